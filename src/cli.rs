@@ -1,0 +1,128 @@
+//! The command line, declared with clap's derive API. Declarations only: doc
+//! comments here are the `--help` text, the completions and the man pages.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
+
+const AFTER_HELP: &str = "\
+Exit status:
+  0  success (also: no findings; broken pipe on stdout)
+  1  findings
+  2  usage or runtime error
+
+Environment:
+  MEMCTL_DIR   memory dir to operate on (like --dir)
+  MEMCTL_NOW   fixed \"now\" in RFC 3339 form, for ages and reproducible output
+  NO_COLOR     disable colour when --color is auto";
+
+/// Inspect and manage Claude Code's auto-memory directory
+///
+/// memctl resolves the memory directory exactly as Claude Code does, lists and shows
+/// the memories in it, and explains what Claude Code sees.
+#[derive(Debug, Parser)]
+#[command(name = "memctl", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    /// Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]
+    #[arg(long, global = true, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub dir: Option<OsString>,
+
+    /// Resolve for this project instead of the current directory
+    #[arg(long, global = true, value_name = "PATH", value_hint = ValueHint::DirPath)]
+    pub project: Option<PathBuf>,
+
+    /// Operate on the team memory dir (<memdir>team/)
+    #[arg(long, global = true)]
+    pub team: bool,
+
+    /// Print one JSON document on stdout (errors as JSON on stderr)
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// When to use colour
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// When to colour output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when the stream is a terminal and NO_COLOR is unset or empty
+    Auto,
+    /// Always colour, even when NO_COLOR is set
+    Always,
+    /// Never colour
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the memory dir Claude Code uses for this project
+    Path(PathArgs),
+    /// List memories in Claude Code's scan order
+    List(ListArgs),
+    /// Show one memory
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PathArgs {
+    /// Print the MEMORY.md path instead
+    #[arg(long, conflicts_with_all = ["transcripts", "key_for"])]
+    pub index: bool,
+
+    /// Print the session transcripts dir instead
+    #[arg(long, conflicts_with_all = ["key_for"])]
+    pub transcripts: bool,
+
+    /// Explain every step of the resolution
+    #[arg(long, conflicts_with_all = ["index", "transcripts", "key_for"])]
+    pub explain: bool,
+
+    /// Print the project key Claude Code derives from STRING (lexically)
+    #[arg(long, value_name = "STRING", allow_hyphen_values = true)]
+    pub key_for: Option<String>,
+}
+
+/// Output formats of `list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// A table on a terminal, tab-separated records otherwise
+    Table,
+    /// Exactly the manifest Claude Code shows the model
+    Manifest,
+    /// One JSON document
+    Json,
+    /// One absolute path per line
+    Paths,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only these types: user, feedback, project, reference, none (repeatable or comma-separated)
+    #[arg(long = "type", value_name = "T", value_delimiter = ',')]
+    pub types: Vec<String>,
+
+    /// Output format [default: table, or json with --json]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ListFormat>,
+
+    /// Lift Claude Code's 200-file cap
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The memory: a relative path, a file stem, or a frontmatter name
+    #[arg(value_name = "REF")]
+    pub reference: String,
+
+    /// Write the file's bytes unchanged, nothing else
+    #[arg(long)]
+    pub raw: bool,
+}

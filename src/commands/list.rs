@@ -1,0 +1,226 @@
+//! `memctl list` (SPEC §3.4).
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use comfy_table::{ContentArrangement, Table, presets::UTF8_BORDERS_ONLY};
+use serde_json::{Value, json};
+
+use crate::age;
+use crate::cli::{ListArgs, ListFormat};
+use crate::context::Context;
+use crate::error::{Error, Kind};
+use crate::memory::{Memory, MemoryType};
+use crate::output::Output;
+use crate::scan::{self, Indexed, MAX_MEMORY_FILES};
+use crate::text::{iso_ms, suggestions};
+
+/// A `--type` filter value: one of the four types, or untyped.
+type TypeFilter = Option<MemoryType>;
+
+pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let filters = parse_types(&args.types)?;
+    let format = if out.json {
+        ListFormat::Json
+    } else {
+        args.format.unwrap_or(ListFormat::Table)
+    };
+    let res = ctx.resolve_existing()?;
+    let scan = scan::scan(&res.dir);
+    for p in &scan.problems {
+        out.warn(p.message());
+    }
+    let indexed = Indexed::load(&res.dir, !res.team);
+    let total = scan.memories.len();
+    let visible = if args.all {
+        &scan.memories[..]
+    } else {
+        scan.claude_view()
+    };
+    let hidden = total.saturating_sub(MAX_MEMORY_FILES);
+    if hidden > 0 {
+        out.note(if args.all {
+            format!("{hidden} of these files are not seen by Claude Code: it sees only the {MAX_MEMORY_FILES} most recently modified")
+        } else {
+            format!("{hidden} more files are not shown: Claude Code sees only the {MAX_MEMORY_FILES} most recently modified (use --all)")
+        });
+    }
+    let manifest = format == ListFormat::Manifest;
+    let shown: Vec<&Memory> = visible
+        .iter()
+        .filter(|m| {
+            filters.is_empty()
+                || filters.contains(&if manifest {
+                    m.claude_type()
+                } else {
+                    m.memory_type()
+                })
+        })
+        .collect();
+    let now_ms = ctx.now_ms();
+    match format {
+        ListFormat::Json => {
+            let entries: Vec<Value> = shown
+                .iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    let mut e = super::memory_json(m, indexed.lines_for(&m.rel), now_ms);
+                    let rank = scan
+                        .memories
+                        .iter()
+                        .position(|x| std::ptr::eq(x, *m))
+                        .unwrap_or(i);
+                    e.insert(
+                        "in_claude_view".into(),
+                        Value::Bool(rank < MAX_MEMORY_FILES),
+                    );
+                    Value::Object(e)
+                })
+                .collect();
+            let doc = json!({
+                "memory_dir": res.shown(),
+                "total": total,
+                "shown": entries.len(),
+                "cap": MAX_MEMORY_FILES,
+                "capped": !args.all && total > MAX_MEMORY_FILES,
+                "entries": entries,
+            });
+            out.emit_json(doc)?;
+        }
+        ListFormat::Manifest => out.print(&render_manifest(&shown))?,
+        ListFormat::Paths => {
+            for m in &shown {
+                out.write_bytes(m.path.as_os_str().as_encoded_bytes())?;
+                out.print("\n")?;
+            }
+        }
+        ListFormat::Table if out.stdout_tty => {
+            let width = comfy_table::Table::new().width().unwrap_or(100);
+            let table = render_table(&shown, &indexed, now_ms, width);
+            out.print(&table)?;
+        }
+        ListFormat::Table => out.print(&render_records(&shown, &indexed, now_ms))?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_types(raw: &[String]) -> Result<Vec<TypeFilter>, Error> {
+    const NAMES: [&str; 5] = ["user", "feedback", "project", "reference", "none"];
+    raw.iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.as_str() {
+            "none" => Ok(None),
+            other => MemoryType::parse(other).map(Some).ok_or_else(|| {
+                let near = suggestions(other, NAMES);
+                let hint = match near.first() {
+                    Some(n) => format!("types are case-sensitive: did you mean `{n}`?"),
+                    None => "use one of user, feedback, project, reference, none".into(),
+                };
+                Error::new(Kind::InvalidInput, format!("invalid type `{other}`: expected one of user, feedback, project, reference, none")).hint(hint)
+            }),
+        })
+        .collect()
+}
+
+/// Claude Code's manifest (SPEC §2.6) plus one final LF; nothing when empty.
+pub fn render_manifest(memories: &[&Memory]) -> String {
+    if memories.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = memories.iter().map(|m| manifest_line(m)).collect();
+    format!("{}\n", lines.join("\n"))
+}
+
+/// One manifest line, using only the top-level `type`.
+pub fn manifest_line(m: &Memory) -> String {
+    let tag = m
+        .claude_type()
+        .map(|t| format!("[{}] ", t.as_str()))
+        .unwrap_or_default();
+    let desc = m
+        .fields
+        .description
+        .as_ref()
+        .map(|d| format!(": {}", d.js_string()))
+        .unwrap_or_default();
+    format!("- {tag}{} ({}){desc}", m.rel, iso_ms(m.mtime_ms))
+}
+
+fn flat(s: &str) -> String {
+    s.replace(['\t', '\n', '\r'], " ")
+}
+
+fn type_label(m: &Memory) -> String {
+    match (m.memory_type(), m.claude_type()) {
+        (Some(t), Some(_)) => t.as_str().to_string(),
+        (Some(t), None) => format!("{}*", t.as_str()),
+        (None, _) => "-".into(),
+    }
+}
+
+/// The tab-separated records printed when stdout is not a terminal.
+pub fn render_records(memories: &[&Memory], indexed: &Indexed, now_ms: f64) -> String {
+    let mut s = String::new();
+    for m in memories {
+        let desc = m
+            .fields
+            .description
+            .as_ref()
+            .map_or_else(|| "-".to_string(), |d| flat(&d.js_string()));
+        s.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\n",
+            m.memory_type().map_or("-", MemoryType::as_str),
+            flat(&m.rel),
+            age::age_days(now_ms, m.mtime_ms),
+            if indexed.lines_for(&m.rel).is_empty() {
+                "no"
+            } else {
+                "yes"
+            },
+            m.name().map_or_else(|| "-".to_string(), |n| flat(&n)),
+            desc
+        ));
+    }
+    s
+}
+
+/// The terminal table, cut to `width` columns.
+pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width: u16) -> String {
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_BORDERS_ONLY)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width)
+        .set_truncation_indicator("…");
+    table.set_header(["TYPE", "NAME", "FILE", "AGE", "IDX", "DESCRIPTION"]);
+    for m in memories {
+        let desc = m
+            .fields
+            .description
+            .as_ref()
+            .map_or_else(String::new, |d| d.js_string().replace('\n', "⏎"));
+        let mut row = comfy_table::Row::from([
+            type_label(m),
+            m.name().unwrap_or_default(),
+            m.rel.clone(),
+            age::age_text(age::age_days(now_ms, m.mtime_ms)),
+            if indexed.lines_for(&m.rel).is_empty() {
+                "no".into()
+            } else {
+                "yes".into()
+            },
+            desc,
+        ]);
+        row.max_height(1);
+        table.add_row(row);
+    }
+    let mut s = table.to_string();
+    s.push('\n');
+    if memories
+        .iter()
+        .any(|m| m.memory_type().is_some() && m.claude_type().is_none())
+    {
+        s.push_str("* type only under `metadata:`; Claude Code sees this memory as untyped\n");
+    }
+    s
+}

@@ -1,0 +1,265 @@
+//! `memctl show REF` (SPEC §3.5).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result};
+use serde_json::Value;
+
+use crate::age;
+use crate::cli::ShowArgs;
+use crate::context::Context;
+use crate::error::{Error, Kind};
+use crate::frontmatter::{self, Fields, Frontmatter, Status};
+use crate::memory::{self, Memory};
+use crate::output::Output;
+use crate::scan::{self, Indexed};
+use crate::text::iso_ms;
+
+/// Files above this size are streamed, not read whole.
+const STREAM_ABOVE: u64 = 10 << 20;
+/// How much of a streamed file is read to find its frontmatter.
+const HEAD_BYTES: u64 = 1 << 20;
+
+pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if args.raw && out.json {
+        return Err(
+            Error::new(Kind::Usage, "--raw cannot be combined with --json")
+                .hint("drop one of them: --raw prints the file's bytes, --json a document")
+                .into(),
+        );
+    }
+    memory::ensure_valid_name(&args.reference, false)?;
+    if args
+        .reference
+        .rsplit(['/', '\\'])
+        .next()
+        .is_some_and(|b| b == "MEMORY.md" || b == "MEMORY")
+    {
+        return Err(Error::new(Kind::InvalidInput, format!("`{}` is the index, not a memory", args.reference))
+            .hint("use `memctl truncate-check --print-loaded` to see what Claude Code loads, or `memctl edit --index` to change it")
+            .into());
+    }
+    let res = ctx.resolve_existing()?;
+    let scan = scan::scan(&res.dir);
+    let m = memory::resolve_ref(&args.reference, &scan.memories, &res.shown())?;
+    if args.raw {
+        let mut f =
+            File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
+        io::copy(&mut f, out.stdout())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let doc = Loaded::read(m)?;
+    let indexed = Indexed::load(&res.dir, !res.team);
+    let lines = indexed.lines_for(&m.rel);
+    let days = age::age_days(ctx.now_ms(), m.mtime_ms);
+    if let Some(note) = window_note(m, &doc) {
+        out.note(note);
+    }
+    if out.json {
+        let mut e = super::memory_json(m, lines, ctx.now_ms());
+        // The whole-file parse decides what `show` reports.
+        e.insert(
+            "name".into(),
+            doc.fields
+                .name
+                .as_ref()
+                .map_or(Value::Null, |n| Value::String(n.js_string())),
+        );
+        e.insert(
+            "description".into(),
+            doc.fields
+                .description
+                .as_ref()
+                .map_or(Value::Null, crate::yaml::Value::to_json),
+        );
+        e.insert(
+            "type".into(),
+            serde_json::to_value(memory::MemoryType::of(doc.fields.type_raw.as_ref()))?,
+        );
+        e.insert(
+            "type_raw".into(),
+            doc.fields
+                .type_raw
+                .as_ref()
+                .map_or(Value::Null, crate::yaml::Value::to_json),
+        );
+        e.insert(
+            "type_source".into(),
+            serde_json::to_value(doc.fields.type_source)?,
+        );
+        e.insert(
+            "frontmatter".into(),
+            doc.fm
+                .map
+                .as_ref()
+                .map_or(Value::Null, crate::yaml::Value::to_json),
+        );
+        e.insert(
+            "frontmatter_status".into(),
+            serde_json::to_value(doc.fm.status)?,
+        );
+        e.insert("body".into(), Value::String(doc.body_text()));
+        e.insert(
+            "freshness_text".into(),
+            Value::String(age::freshness_text(days)),
+        );
+        e.insert(
+            "recall_header".into(),
+            Value::String(age::recall_header(days, &m.path.to_string_lossy())),
+        );
+        out.emit_json(Value::Object(e))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    out.print(&header(m, &doc, lines, days))?;
+    let fresh = age::freshness_text(days);
+    if !fresh.is_empty() {
+        out.print(&format!("\n{fresh}\n"))?;
+    }
+    if doc.has_nul && out.stdout_tty {
+        out.note(format!(
+            "{} contains NUL bytes and is not printed to a terminal; use --raw",
+            m.rel
+        ));
+    } else {
+        doc.write_body(m, out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The file as `show` reads it: whole, or its head when it is streamed.
+struct Loaded {
+    text: String,
+    fm: Frontmatter,
+    fields: Fields,
+    /// Byte offset of the body in `text`.
+    body_start: usize,
+    streamed: bool,
+    has_nul: bool,
+}
+
+impl Loaded {
+    fn read(m: &Memory) -> Result<Loaded> {
+        let mut f =
+            File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
+        let size = f.metadata()?.len();
+        let streamed = size > STREAM_ABOVE;
+        let mut bytes = Vec::new();
+        let limit = if streamed { HEAD_BYTES } else { STREAM_ABOVE };
+        (&mut f)
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("could not read {}", m.path.display()))?;
+        let has_nul = bytes.iter().take(8192).any(|b| *b == 0);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let (fm, body) = frontmatter::parse_document(&text);
+        let body_start = text.len() - body.len();
+        let fields = Fields::from(&fm);
+        Ok(Loaded {
+            fm,
+            fields,
+            body_start,
+            streamed,
+            has_nul,
+            text,
+        })
+    }
+
+    fn body_text(&self) -> String {
+        self.text[self.body_start..].to_string()
+    }
+
+    fn write_body(&self, m: &Memory, out: &mut Output) -> Result<()> {
+        if self.body_start >= self.text.len() && !self.streamed {
+            return Ok(());
+        }
+        out.print("\n")?;
+        if self.streamed {
+            // The body offset in bytes of the (lossily decoded) head equals the file
+            // offset when the head is valid UTF-8, which a frontmatter head is.
+            let mut f = File::open(&m.path)?;
+            f.seek(SeekFrom::Start(self.body_start as u64))?;
+            io::copy(&mut f, out.stdout())?;
+        } else {
+            out.print(&self.text[self.body_start..])?;
+        }
+        Ok(())
+    }
+}
+
+fn value_text(v: Option<&crate::yaml::Value>) -> String {
+    v.map_or_else(|| "-".into(), |v| v.js_string().replace('\n', "⏎"))
+}
+
+fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64) -> String {
+    let f = &doc.fields;
+    let ty = match (memory::MemoryType::of(f.type_raw.as_ref()), &f.type_raw) {
+        (Some(t), _) => format!("{} ({})", t.as_str(), f.type_source.as_str()),
+        (None, Some(raw)) => format!("- (invalid: `{}`)", raw.js_string()),
+        (None, None) => "-".into(),
+    };
+    let indexed = if lines.is_empty() {
+        "no".to_string()
+    } else {
+        lines
+            .iter()
+            .map(|l| format!("{}:{l}", super::index_name_for(&m.rel)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut s = format!("{}\n", m.rel);
+    let mut row =
+        |label: &str, value: String| s.push_str(&format!("  {:<14}{value}\n", format!("{label}:")));
+    row("name", value_text(f.name.as_ref()));
+    row("type", ty);
+    row("description", value_text(f.description.as_ref()));
+    row(
+        "modified",
+        format!("{} ({})", iso_ms(m.mtime_ms), age::age_text(days)),
+    );
+    row("indexed", indexed);
+    row("path", m.path.to_string_lossy().into_owned());
+    if let Some(problem) = status_problem(doc.fm.status, doc.fm.limit_hit) {
+        row("frontmatter", problem);
+    }
+    s
+}
+
+/// A `frontmatter:` line for statuses that are problems, with the lint rule.
+fn status_problem(status: Status, limit_hit: bool) -> Option<String> {
+    let text = match status {
+        Status::Retried if limit_hit => {
+            "parsed only by the quote-retry after exceeding memctl's YAML limits (ML101)"
+        }
+        Status::Retried => "parsed only thanks to Claude Code's quote-retry (ML111)",
+        Status::Failed if limit_hit => "exceeds memctl's YAML limits; no fields are read (ML101)",
+        Status::Failed => "unparseable YAML; Claude Code reads no fields (ML101)",
+        Status::NotMapping => "YAML is not a mapping; Claude Code reads no fields (ML101)",
+        Status::NotAtStart => "block is not on line 1; Claude Code sees no frontmatter (ML102)",
+        Status::BeyondWindow => {
+            "block closes after line 30; Claude Code's scan does not see it (ML104)"
+        }
+        Status::Ok | Status::None => return None,
+    };
+    Some(format!("{} — {text}", status.as_str()))
+}
+
+/// A note when Claude Code's 30-line scan sees something else than the whole file.
+fn window_note(m: &Memory, doc: &Loaded) -> Option<String> {
+    if m.frontmatter.status == doc.fm.status && m.fields == doc.fields {
+        return None;
+    }
+    let desc = m.fields.description.as_ref().map_or_else(
+        || "no description".to_string(),
+        |d| format!("description `{}`", d.js_string()),
+    );
+    let ty = m
+        .claude_type()
+        .map_or_else(|| "untyped".to_string(), |t| format!("type {}", t.as_str()));
+    Some(format!(
+        "Claude Code's scan reads only the first 30 lines of {} and sees: frontmatter {}, {desc}, {ty}",
+        m.rel,
+        m.frontmatter.status.as_str()
+    ))
+}

@@ -1,0 +1,99 @@
+//! What the global options resolve to: the request, the environment snapshot and
+//! "now" (`MEMCTL_NOW` or the clock).
+
+use chrono::{DateTime, Utc};
+
+use crate::cli::Cli;
+use crate::error::{Error, Kind};
+use crate::paths::{self, Env, Request, Resolution};
+
+pub struct Context {
+    pub request: Request,
+    pub env: Env,
+    pub now: DateTime<Utc>,
+}
+
+impl Context {
+    pub fn from_cli(cli: &Cli) -> Result<Context, Error> {
+        let env = Env::from_process()?;
+        let now = parse_now(env.get("MEMCTL_NOW").as_deref())?;
+        Ok(Context {
+            request: Request {
+                dir: cli.dir.clone(),
+                project: cli.project.clone(),
+                team: cli.team,
+            },
+            env,
+            now,
+        })
+    }
+
+    /// Resolve the memory dir (SPEC §2.2).
+    pub fn resolve(&self) -> Result<Resolution, Error> {
+        paths::resolve(&self.request, &self.env)
+    }
+
+    /// Resolve, and require an explicit dir (`--dir`/`MEMCTL_DIR`) to exist.
+    pub fn resolve_existing(&self) -> Result<Resolution, Error> {
+        let res = self.resolve()?;
+        if res.explicit && !res.main_dir.is_dir() {
+            let flag = if res.source == "dir_flag" {
+                "--dir"
+            } else {
+                "MEMCTL_DIR"
+            };
+            return Err(Error::new(
+                Kind::NotFound,
+                format!(
+                    "memory dir does not exist: {}",
+                    paths::with_sep(&res.main_dir)
+                ),
+            )
+            .hint(format!(
+                "check the path given to {flag}, or run `memctl path` to see the resolved dir"
+            )));
+        }
+        Ok(res)
+    }
+
+    pub fn now_ms(&self) -> f64 {
+        crate::text::millis(self.now)
+    }
+}
+
+/// `MEMCTL_NOW` in RFC 3339 form, or the system clock.
+pub fn parse_now(value: Option<&str>) -> Result<DateTime<Utc>, Error> {
+    match value {
+        None => Ok(Utc::now()),
+        Some(v) => DateTime::parse_from_rfc3339(v.trim())
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| {
+                Error::new(
+                    Kind::InvalidInput,
+                    format!("MEMCTL_NOW is not an RFC 3339 time: `{v}` ({e})"),
+                )
+                .hint("set MEMCTL_NOW like 2026-03-10T12:00:00Z, or unset it")
+            }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memctl_now_parses_rfc3339() {
+        assert_eq!(
+            crate::text::iso(parse_now(Some("2026-03-10T12:00:00Z")).unwrap()),
+            "2026-03-10T12:00:00.000Z"
+        );
+        assert_eq!(
+            crate::text::iso(parse_now(Some("2026-03-10T13:00:00+01:00")).unwrap()),
+            "2026-03-10T12:00:00.000Z"
+        );
+        assert_eq!(
+            parse_now(Some("yesterday")).unwrap_err().kind,
+            Kind::InvalidInput
+        );
+    }
+}

@@ -1,0 +1,517 @@
+//! Frontmatter: finding the block (SPEC §2.4.2), parsing it with the runtime's YAML
+//! semantics and the quote-retry rewrite (§2.4.3, §2.4.4), the parse status
+//! (§2.4.5) and the fields memctl and Claude Code read from it (§2.4.1).
+
+use serde::Serialize;
+
+use crate::text::{is_js_line_terminator, is_js_space};
+use crate::yaml::{self, Value};
+
+/// Every frontmatter parse result carries one of these (SPEC §2.4.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Ok,
+    Retried,
+    Failed,
+    NotMapping,
+    None,
+    NotAtStart,
+    BeyondWindow,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Retried => "retried",
+            Status::Failed => "failed",
+            Status::NotMapping => "not-mapping",
+            Status::None => "none",
+            Status::NotAtStart => "not-at-start",
+            Status::BeyondWindow => "beyond-window",
+        }
+    }
+
+    /// Whether Claude Code reads fields from the block.
+    pub fn has_fields(self) -> bool {
+        matches!(self, Status::Ok | Status::Retried)
+    }
+}
+
+/// The result of looking for and parsing a frontmatter block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frontmatter {
+    pub status: Status,
+    /// The parsed mapping when `status` is `ok` or `retried`.
+    pub map: Option<Value>,
+    /// memctl's YAML limits were hit by a parse (lint ML101 detail).
+    pub limit_hit: bool,
+    /// The parser's message when a parse failed.
+    pub error: Option<String>,
+    pub duplicate_keys: Vec<String>,
+    /// 0-based index of the opening and closing delimiter lines, when a block exists.
+    pub open_line: Option<usize>,
+    pub close_line: Option<usize>,
+    /// The YAML text between the delimiters.
+    pub yaml_text: Option<String>,
+}
+
+impl Frontmatter {
+    fn without_block(status: Status) -> Self {
+        Frontmatter {
+            status,
+            map: None,
+            limit_hit: false,
+            error: None,
+            duplicate_keys: Vec::new(),
+            open_line: None,
+            close_line: None,
+            yaml_text: None,
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.map
+            .as_ref()
+            .and_then(|m| m.get(key))
+            .filter(|v| **v != Value::Null)
+    }
+}
+
+/// `---` followed only by spaces or tabs.
+pub fn is_delimiter(line: &str) -> bool {
+    line.strip_prefix("---")
+        .is_some_and(|rest| rest.chars().all(|c| c == ' ' || c == '\t'))
+}
+
+/// Find and parse the frontmatter of `lines` (LF-split, one trailing CR removed each,
+/// BOM removed).
+pub fn parse_lines(lines: &[&str]) -> Frontmatter {
+    if lines.first().is_some_and(|l| is_delimiter(l)) {
+        return match lines.iter().skip(1).position(|l| is_delimiter(l)) {
+            Some(i) => parse_block(lines, 0, i + 1),
+            None => Frontmatter::without_block(Status::None),
+        };
+    }
+    if let Some(fm) = find_not_at_start(lines) {
+        return fm;
+    }
+    Frontmatter::without_block(Status::None)
+}
+
+/// Split text into the scan's lines: BOM removed, LF-split, one trailing CR removed.
+pub fn scan_lines(text: &str) -> Vec<&str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// Parse a whole file: frontmatter plus the body as it is in `text` (line endings kept).
+pub fn parse_document(text: &str) -> (Frontmatter, &str) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines = scan_lines(text);
+    let fm = parse_lines(&lines);
+    let body = match (fm.open_line, fm.close_line) {
+        (Some(0), Some(close)) => {
+            let start: usize = text
+                .split_inclusive('\n')
+                .take(close + 1)
+                .map(str::len)
+                .sum();
+            let rest = &text[start.min(text.len())..];
+            // A closing line that ends the text leaves an empty body.
+            if start >= text.len() && !text.ends_with('\n') {
+                ""
+            } else {
+                rest.trim_start_matches([' ', '\t', '\r', '\n'])
+            }
+        }
+        _ => text,
+    };
+    (fm, body)
+}
+
+fn parse_block(lines: &[&str], open: usize, close: usize) -> Frontmatter {
+    let mut yaml_text = lines[open + 1..close].join("\n");
+    if close > open + 1 {
+        yaml_text.push('\n');
+    }
+    let mut fm = Frontmatter::without_block(Status::None);
+    fm.open_line = Some(open);
+    fm.close_line = Some(close);
+    if !yaml_text.chars().all(is_js_space) {
+        let parsed = parse_yaml(&yaml_text);
+        fm.status = parsed.status;
+        fm.map = parsed.map;
+        fm.limit_hit = parsed.limit_hit;
+        fm.error = parsed.error;
+        fm.duplicate_keys = parsed.duplicate_keys;
+    }
+    fm.yaml_text = Some(yaml_text);
+    fm
+}
+
+/// ML102's conditions: a block after lines that are blank or inside HTML comments,
+/// whose YAML is a mapping with `name`, `description` or `type`.
+fn find_not_at_start(lines: &[&str]) -> Option<Frontmatter> {
+    let open = lines.iter().position(|l| is_delimiter(l))?;
+    let close = open + 1 + lines[open + 1..].iter().position(|l| is_delimiter(l))?;
+    if !only_comments_and_blanks(&lines[..open].join("\n")) {
+        return None;
+    }
+    let mut fm = parse_block(lines, open, close);
+    let has_field = ["name", "description", "type"]
+        .iter()
+        .any(|k| fm.map.as_ref().and_then(|m| m.get(k)).is_some());
+    if !fm.status.has_fields() || !has_field {
+        return None;
+    }
+    fm.status = Status::NotAtStart;
+    Some(fm)
+}
+
+fn only_comments_and_blanks(mut text: &str) -> bool {
+    loop {
+        let Some(start) = text.find("<!--") else {
+            return text.chars().all(is_js_space);
+        };
+        if !text[..start].chars().all(is_js_space) {
+            return false;
+        }
+        match text[start + 4..].find("-->") {
+            Some(end) => text = &text[start + 4 + end + 3..],
+            None => return true, // an unclosed comment runs to the block
+        }
+    }
+}
+
+struct Parsed {
+    status: Status,
+    map: Option<Value>,
+    limit_hit: bool,
+    error: Option<String>,
+    duplicate_keys: Vec<String>,
+}
+
+/// Parse, and on failure retry once on the quote-retry rewrite (SPEC §2.4.4).
+fn parse_yaml(text: &str) -> Parsed {
+    let classify = |doc: yaml::Document, status: Status, limit_hit: bool| match doc.root {
+        Some(map @ Value::Map(_)) => Parsed {
+            status,
+            map: Some(map),
+            limit_hit,
+            error: None,
+            duplicate_keys: doc.duplicate_keys,
+        },
+        _ => Parsed {
+            status: Status::NotMapping,
+            map: None,
+            limit_hit,
+            error: None,
+            duplicate_keys: doc.duplicate_keys,
+        },
+    };
+    match yaml::parse(text) {
+        Ok(doc) => classify(doc, Status::Ok, false),
+        Err(first) => {
+            let limit_hit = matches!(first, yaml::Error::Limit(_));
+            match yaml::parse(&quote_retry(text)) {
+                Ok(doc) => classify(doc, Status::Retried, limit_hit),
+                Err(second) => Parsed {
+                    status: Status::Failed,
+                    map: None,
+                    limit_hit: limit_hit || matches!(second, yaml::Error::Limit(_)),
+                    error: Some(first.to_string()),
+                    duplicate_keys: Vec::new(),
+                },
+            }
+        }
+    }
+}
+
+/// Claude Code's quote-retry rewrite: quote top-level values that hold YAML
+/// indicator characters or `: ` (SPEC §2.4.4).
+pub fn quote_retry(text: &str) -> String {
+    text.split('\n')
+        .map(|line| requote_line(line).unwrap_or_else(|| line.to_string()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The rewritten line, or `None` when the line is left as it is.
+pub fn requote_line(line: &str) -> Option<String> {
+    let (key, value) = retry_match(line)?;
+    if (value.starts_with('"') && value.ends_with('"'))
+        || (value.starts_with('\'') && value.ends_with('\''))
+    {
+        return None;
+    }
+    let special = value.chars().any(|c| "{}[]*&#!|>%@`".contains(c)) || value.contains(": ");
+    if !special {
+        return None;
+    }
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    Some(format!("{key}: \"{escaped}\""))
+}
+
+/// `^([a-zA-Z_-]+):\s+(.+)$` with JavaScript semantics: the key and the value.
+fn retry_match(line: &str) -> Option<(&str, &str)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    if key.is_empty()
+        || !key
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-')
+    {
+        return None;
+    }
+    let after = &line[colon + 1..];
+    let rest = after.trim_start_matches(is_js_space);
+    let ws = &after[..after.len() - rest.len()];
+    if ws.is_empty() {
+        return None;
+    }
+    if rest.is_empty() {
+        // `\s+` backtracks so that `.+` takes the last whitespace char.
+        let last = ws.chars().last()?;
+        if ws.chars().count() < 2 || is_js_line_terminator(last) {
+            return None;
+        }
+        return Some((key, &ws[ws.len() - last.len_utf8()..]));
+    }
+    if rest.chars().any(is_js_line_terminator) {
+        return None;
+    }
+    Some((key, rest))
+}
+
+/// The fields memctl reads (SPEC §2.4.1).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fields {
+    pub name: Option<Value>,
+    /// After the JavaScript falsy rule (SPEC §2.5): `None` when falsy.
+    pub description: Option<Value>,
+    pub type_raw: Option<Value>,
+    pub type_source: TypeSource,
+    /// The top-level `type` (what Claude Code's scan reads).
+    pub claude_type_raw: Option<Value>,
+    pub origin_session_id: Option<Value>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TypeSource {
+    Flat,
+    Nested,
+    #[default]
+    None,
+}
+
+impl TypeSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TypeSource::Flat => "flat",
+            TypeSource::Nested => "nested",
+            TypeSource::None => "none",
+        }
+    }
+}
+
+impl Fields {
+    pub fn from(fm: &Frontmatter) -> Fields {
+        if !fm.status.has_fields() {
+            return Fields::default();
+        }
+        let nested = |key: &str| {
+            fm.get("metadata")
+                .and_then(|m| m.get(key))
+                .filter(|v| **v != Value::Null)
+                .cloned()
+        };
+        let (type_raw, type_source) = match (fm.get("type"), nested("type")) {
+            (Some(t), _) => (Some(t.clone()), TypeSource::Flat),
+            (None, Some(t)) => (Some(t), TypeSource::Nested),
+            (None, None) => (None, TypeSource::None),
+        };
+        Fields {
+            name: fm.get("name").cloned(),
+            description: fm
+                .map
+                .as_ref()
+                .and_then(|m| m.get("description"))
+                .filter(|v| v.is_truthy())
+                .cloned(),
+            type_raw,
+            type_source,
+            claude_type_raw: fm.get("type").cloned(),
+            origin_session_id: fm
+                .get("originSessionId")
+                .cloned()
+                .or_else(|| nested("originSessionId")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> (Frontmatter, Fields) {
+        let fm = parse_lines(&scan_lines(text));
+        let fields = Fields::from(&fm);
+        (fm, fields)
+    }
+
+    fn s(v: &str) -> Option<Value> {
+        Some(Value::String(v.into()))
+    }
+
+    #[test]
+    fn flat_block_with_body() {
+        let text = "---\nname: Testing policy\ndescription: Integration tests hit a real DB\ntype: feedback\n---\n\nBody line\n";
+        let (fm, body) = parse_document(text);
+        let f = Fields::from(&fm);
+        assert_eq!(fm.status, Status::Ok);
+        assert_eq!(f.name, s("Testing policy"));
+        assert_eq!(f.description, s("Integration tests hit a real DB"));
+        assert_eq!(f.type_raw, s("feedback"));
+        assert_eq!(f.type_source, TypeSource::Flat);
+        assert_eq!(body, "Body line\n");
+    }
+
+    #[test]
+    fn crlf_and_trailing_blanks_on_delimiters() {
+        let (fm, body) =
+            parse_document("---\r\ndescription: crlf desc\r\ntype: reference\r\n---\r\nbody");
+        assert_eq!(Fields::from(&fm).description, s("crlf desc"));
+        assert_eq!(body, "body");
+        let (f2, b2) = parse_document("--- \t\ndescription: t\n---\t\nbody");
+        assert_eq!(Fields::from(&f2).description, s("t"));
+        assert_eq!(b2, "body");
+    }
+
+    #[test]
+    fn not_a_block() {
+        assert_eq!(scan("----\nname: x\n----\n").0.status, Status::None);
+        assert_eq!(scan("---\nname: x\nnever closes\n").0.status, Status::None);
+        let (fm, body) = parse_document("---\nname: x\n");
+        assert_eq!(fm.status, Status::None);
+        assert_eq!(body, "---\nname: x\n");
+    }
+
+    #[test]
+    fn indented_delimiter_does_not_close() {
+        let (fm, f) = scan("---\ndescription: x\n  ---\ntype: user\n---\nbody");
+        assert_eq!(fm.status, Status::Ok);
+        assert_eq!(f.description, s("x ---"));
+        assert_eq!(f.type_raw, s("user"));
+    }
+
+    #[test]
+    fn quote_retry_vectors() {
+        let (fm, f) = scan("---\ndescription: note: has colon space\n---\n");
+        assert_eq!(fm.status, Status::Retried);
+        assert_eq!(f.description, s("note: has colon space"));
+        assert_eq!(
+            scan("---\ndescription: [unclosed\n---\n").1.description,
+            s("[unclosed")
+        );
+        assert_eq!(scan("---\ndescription: @x\n---\n").1.description, s("@x"));
+        assert_eq!(scan("---\ndescription: `x`\n---\n").1.description, s("`x`"));
+        let (fm, f) = scan("---\ndescription: - dash\ntype: user\n---\n");
+        assert_eq!(fm.status, Status::Failed);
+        assert_eq!(f, Fields::default());
+    }
+
+    #[test]
+    fn requote_rules() {
+        assert_eq!(
+            requote_line("name: Project Context: SS"),
+            Some("name: \"Project Context: SS\"".into())
+        );
+        assert_eq!(requote_line("d: \"quoted: yes\""), None);
+        assert_eq!(
+            requote_line("d: a \\ \"b\" #c"),
+            Some("d: \"a \\\\ \\\"b\\\" #c\"".into())
+        );
+        assert_eq!(requote_line("  nested: a: b"), None);
+        assert_eq!(requote_line("key1: a: b"), None);
+        assert_eq!(requote_line("d: a\u{2028}: b"), None);
+        assert_eq!(requote_line("d:x: y"), None);
+    }
+
+    #[test]
+    fn null_and_falsy_descriptions() {
+        assert_eq!(
+            scan("---\ndescription:\ntype: user\n---\n").1.description,
+            None
+        );
+        assert_eq!(scan("---\ndescription: 0\n---\n").1.description, None);
+        assert_eq!(
+            scan("---\ndescription: 42\n---\n").1.description,
+            Some(Value::Number(42.0))
+        );
+        assert_eq!(
+            scan("---\ndescription: use C# #tags\n---\n").1.description,
+            s("use C#")
+        );
+    }
+
+    #[test]
+    fn multi_document_is_not_mapping() {
+        let (fm, f) = scan("---\ndescription: x\n...\ntype: user\n---\n");
+        assert_eq!(fm.status, Status::NotMapping);
+        assert_eq!(f, Fields::default());
+    }
+
+    #[test]
+    fn deep_flow_nesting_retries_into_a_string() {
+        let desc = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let (fm, f) = scan(&format!("---\ndescription: {desc}\ntype: user\n---\n"));
+        assert_eq!(fm.status, Status::Retried);
+        assert!(fm.limit_hit);
+        assert_eq!(f.description, Some(Value::String(desc)));
+        assert_eq!(f.type_raw, s("user"));
+    }
+
+    #[test]
+    fn comment_before_block_is_not_at_start() {
+        let (fm, f) = scan("<!-- banner -->\n---\ndescription: x\n---\n");
+        assert_eq!(fm.status, Status::NotAtStart);
+        assert_eq!(f, Fields::default());
+        assert_eq!(
+            scan("text\n---\ndescription: x\n---\n").0.status,
+            Status::None
+        );
+    }
+
+    #[test]
+    fn bom_and_empty_block() {
+        assert_eq!(
+            scan("\u{feff}---\ndescription: x\n---\n").1.description,
+            s("x")
+        );
+        let (fm, body) = parse_document("---\n---\nbody");
+        assert_eq!(fm.status, Status::None);
+        assert_eq!(body, "body");
+    }
+
+    #[test]
+    fn nested_type_and_session() {
+        let (_, f) =
+            scan("---\nname: n\nmetadata: \n  type: feedback\n  originSessionId: abc\n---\n");
+        assert_eq!(f.type_raw, s("feedback"));
+        assert_eq!(f.type_source, TypeSource::Nested);
+        assert_eq!(f.claude_type_raw, None);
+        assert_eq!(f.origin_session_id, s("abc"));
+    }
+
+    #[test]
+    fn closing_line_at_end_of_text_leaves_empty_body() {
+        let (fm, body) = parse_document("---\nname: a\n---");
+        assert_eq!(fm.status, Status::Ok);
+        assert_eq!(body, "");
+    }
+}

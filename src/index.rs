@@ -1,0 +1,409 @@
+//! `MEMORY.md` as an index (SPEC §2.9): the links it holds, with their lines, and
+//! which memory files they point to.
+
+use crate::paths::validate::normalize;
+
+/// Where a link points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A URI with a scheme (`https:`, `mailto:`…): ignored.
+    External,
+    /// Absolute, or leaving the index's directory after normalization (lint ML202).
+    Outside(String),
+    /// A path inside the index's directory, normalized, `/`-separated.
+    Inside(String),
+}
+
+/// One link of the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// 1-based column in chars.
+    pub col: usize,
+    /// The destination as written.
+    pub dest: String,
+    pub target: Target,
+}
+
+impl Link {
+    /// A link whose normalized destination ends in `.md` (case-insensitive).
+    pub fn is_memory_link(&self) -> bool {
+        let path = match &self.target {
+            Target::Inside(p) | Target::Outside(p) => p,
+            Target::External => return false,
+        };
+        path.len() >= 3 && path[path.len() - 3..].eq_ignore_ascii_case(".md")
+    }
+
+    /// The memory file (relative to the index's dir) this link points to, if inside.
+    pub fn memory_target(&self) -> Option<&str> {
+        match &self.target {
+            Target::Inside(p) if self.is_memory_link() => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// The lines of an index: BOM removed, LF-split, one trailing CR removed.
+pub fn lines(text: &str) -> Vec<&str> {
+    crate::frontmatter::scan_lines(text)
+}
+
+/// Every inline link and reference definition outside code and closed comments.
+pub fn extract_links(text: &str) -> Vec<Link> {
+    let lines = lines(text);
+    let masked = mask(&lines);
+    let mut links = Vec::new();
+    for (i, chars) in masked.iter().enumerate() {
+        find_links(chars, i + 1, &mut links);
+    }
+    links
+}
+
+/// The lines as chars with code fences, closed HTML comments and code spans blanked
+/// out (replaced by NUL), so that positions are kept.
+fn mask(lines: &[&str]) -> Vec<Vec<char>> {
+    let text: Vec<Vec<char>> = lines.iter().map(|l| l.chars().collect()).collect();
+    let mut out = text.clone();
+    let mut fence: Option<(char, usize)> = None;
+    let mut in_comment = false;
+    for (li, line) in text.iter().enumerate() {
+        if let Some((ch, len)) = fence {
+            if fence_marker(line).is_some_and(|(c, n, rest)| {
+                c == ch && n >= len && rest.iter().all(|c| c.is_whitespace())
+            }) {
+                fence = None;
+            }
+            out[li].fill('\0');
+            continue;
+        }
+        if !in_comment
+            && let Some((c, n, rest)) = fence_marker(line)
+            && !(c == '`' && rest.contains(&'`'))
+        {
+            fence = Some((c, n));
+            out[li].fill('\0');
+            continue;
+        }
+        let mut i = 0;
+        while i < line.len() {
+            if in_comment {
+                match find(line, i, &['-', '-', '>']) {
+                    Some(end) => {
+                        out[li][i..end + 3].fill('\0');
+                        i = end + 3;
+                        in_comment = false;
+                    }
+                    None => {
+                        out[li][i..].fill('\0');
+                        i = line.len();
+                    }
+                }
+                continue;
+            }
+            if line[i..].starts_with(&['<', '!', '-', '-']) && closes_later(&text, li, i + 4) {
+                out[li][i..i + 4].fill('\0');
+                i += 4;
+                in_comment = true;
+                continue;
+            }
+            if line[i] == '`' {
+                let n = line[i..].iter().take_while(|c| **c == '`').count();
+                match find_backtick_run(line, i + n, n) {
+                    Some(end) => {
+                        out[li][i..end + n].fill('\0');
+                        i = end + n;
+                    }
+                    None => i += n,
+                }
+                continue;
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A fence opener/closer: up to 3 spaces, then 3 or more backticks or tildes.
+fn fence_marker(line: &[char]) -> Option<(char, usize, &[char])> {
+    let indent = line.iter().take_while(|c| **c == ' ').count();
+    if indent > 3 {
+        return None;
+    }
+    let c = *line.get(indent)?;
+    if c != '`' && c != '~' {
+        return None;
+    }
+    let n = line[indent..].iter().take_while(|x| **x == c).count();
+    (n >= 3).then_some((c, n, &line[indent + n..]))
+}
+
+fn find(line: &[char], from: usize, pat: &[char]) -> Option<usize> {
+    (from..line.len().saturating_sub(pat.len() - 1)).find(|&i| line[i..].starts_with(pat))
+}
+
+fn closes_later(text: &[Vec<char>], li: usize, from: usize) -> bool {
+    find(&text[li], from, &['-', '-', '>']).is_some()
+        || text[li + 1..]
+            .iter()
+            .any(|l| find(l, 0, &['-', '-', '>']).is_some())
+}
+
+fn find_backtick_run(line: &[char], from: usize, n: usize) -> Option<usize> {
+    let mut i = from;
+    while i < line.len() {
+        if line[i] == '`' {
+            let run = line[i..].iter().take_while(|c| **c == '`').count();
+            if run == n {
+                return Some(i);
+            }
+            i += run;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+fn find_links(line: &[char], number: usize, out: &mut Vec<Link>) {
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] == '\\' {
+            i += 2;
+            continue;
+        }
+        if line[i] != '[' || (i > 0 && line[i - 1] == '!') {
+            i += 1;
+            continue;
+        }
+        let Some(close) = matching_bracket(line, i) else {
+            i += 1;
+            continue;
+        };
+        let next = line.get(close + 1).copied();
+        let dest = if next == Some('(') {
+            parse_dest(line, close + 2, true)
+        } else if next == Some(':') && line[..i].iter().all(|c| *c == ' ') && i <= 3 {
+            parse_dest(line, close + 2, false)
+        } else {
+            None
+        };
+        match dest {
+            Some((dest, end)) => {
+                if let Some(target) = classify(&dest) {
+                    out.push(Link {
+                        line: number,
+                        col: i + 1,
+                        dest,
+                        target,
+                    });
+                }
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+fn matching_bracket(line: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0;
+    let mut i = open;
+    while i < line.len() {
+        match line[i] {
+            '\\' => i += 1,
+            '\0' => return None,
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A link destination starting at `from`; returns it and the index after the link.
+fn parse_dest(line: &[char], from: usize, inline: bool) -> Option<(String, usize)> {
+    let mut i = from;
+    while i < line.len() && (line[i] == ' ' || line[i] == '\t') {
+        i += 1;
+    }
+    let start = i;
+    let dest: String;
+    if line.get(i) == Some(&'<') {
+        let end = (i + 1..line.len()).find(|&j| line[j] == '>')?;
+        dest = line[i + 1..end].iter().collect();
+        i = end + 1;
+    } else {
+        let mut depth = 0i32;
+        while i < line.len() {
+            let c = line[i];
+            if c.is_whitespace() || c == '\0' {
+                break;
+            }
+            if c == '\\' {
+                i += 2;
+                continue;
+            }
+            if c == '(' {
+                depth += 1;
+            } else if c == ')' {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            i += 1;
+        }
+        let i2 = i.min(line.len());
+        dest = line[start..i2].iter().collect();
+        i = i2;
+    }
+    if inline {
+        // Skip an optional title up to the closing parenthesis.
+        let close = (i..line.len()).find(|&j| line[j] == ')')?;
+        return Some((dest, close + 1));
+    }
+    Some((dest, i))
+}
+
+/// Classify a destination (SPEC §2.9 step 4); `None` for an empty one.
+fn classify(dest: &str) -> Option<Target> {
+    let cut = dest.find(['#', '?']).map_or(dest, |p| &dest[..p]);
+    if cut.is_empty() {
+        return None;
+    }
+    let scheme_end = cut.find(':');
+    if let Some(p) = scheme_end
+        && p >= 2
+        && cut.as_bytes()[0].is_ascii_alphabetic()
+        && cut[..p]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'.' || b == b'-')
+    {
+        return Some(Target::External);
+    }
+    let decoded = percent_decode(cut).replace('\\', "/");
+    let b = decoded.as_bytes();
+    if decoded.starts_with('/') || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') {
+        return Some(Target::Outside(decoded));
+    }
+    let n = normalize(&decoded);
+    if n == ".." || n.starts_with("../") {
+        return Some(Target::Outside(n));
+    }
+    Some(Target::Inside(n.trim_start_matches("./").to_string()))
+}
+
+/// Percent-decoding; invalid UTF-8 results are decoded lossily.
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (
+                (b[i + 1] as char).to_digit(16),
+                (b[i + 2] as char).to_digit(16),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(text: &str) -> Vec<(usize, Option<String>)> {
+        extract_links(text)
+            .iter()
+            .map(|l| (l.line, l.memory_target().map(str::to_string)))
+            .collect()
+    }
+
+    #[test]
+    fn canonical_bold_and_emoji_lines() {
+        let text = "# Index\n- [Title](a.md) — hook\n- **[B](b.md)** — hook\n- 🔔 **[C](sub/c.md)** — x\n- [d.md](d.md)\n";
+        assert_eq!(
+            targets(text),
+            vec![
+                (2, Some("a.md".into())),
+                (3, Some("b.md".into())),
+                (4, Some("sub/c.md".into())),
+                (5, Some("d.md".into()))
+            ]
+        );
+    }
+
+    #[test]
+    fn code_and_comments_are_ignored() {
+        let text = "```\n- [A](a.md)\n```\n<!-- - [B](b.md)\nmore -->\n`[C](c.md)` [D](d.md)\n";
+        assert_eq!(targets(text), vec![(6, Some("d.md".into()))]);
+    }
+
+    #[test]
+    fn unclosed_comment_is_not_ignored() {
+        assert_eq!(
+            targets("<!-- open\n- [A](a.md)\n"),
+            vec![(2, Some("a.md".into()))]
+        );
+    }
+
+    #[test]
+    fn images_externals_and_fragments() {
+        let text = "![img](x.md) [w](https://x.md) [f](a.md#sec) [q](b.md?x=1) [p](my%20file.md) [o](../up.md) [abs](/etc/x.md) [dot](./c.MD)\n";
+        let links = extract_links(text);
+        let t: Vec<_> = links.iter().map(|l| l.target.clone()).collect();
+        assert_eq!(
+            t,
+            vec![
+                Target::External,
+                Target::Inside("a.md".into()),
+                Target::Inside("b.md".into()),
+                Target::Inside("my file.md".into()),
+                Target::Outside("../up.md".into()),
+                Target::Outside("/etc/x.md".into()),
+                Target::Inside("c.MD".into()),
+            ]
+        );
+        assert!(links[6].is_memory_link());
+    }
+
+    #[test]
+    fn reference_definitions_and_angle_brackets() {
+        assert_eq!(
+            targets("[a]: ref.md\n[b](<with space.md> \"title\")\n"),
+            vec![
+                (1, Some("ref.md".into())),
+                (2, Some("with space.md".into()))
+            ]
+        );
+    }
+
+    #[test]
+    fn crlf_and_wikilinks() {
+        assert_eq!(
+            targets("- [A](a.md) — x\r\n[[wiki]]\r\n"),
+            vec![(1, Some("a.md".into()))]
+        );
+    }
+
+    #[test]
+    fn columns_are_one_based_chars() {
+        let links = extract_links("é [A](a.md)");
+        assert_eq!(links[0].col, 3);
+    }
+}

@@ -1,0 +1,123 @@
+//! memctl: inspect and manage Claude Code's file-based auto memory.
+//!
+//! The binary is thin: `main` parses the command line and calls [`run`]; errors are
+//! printed by [`report`] in the form of SPEC §3.1.
+
+pub mod age;
+pub mod cli;
+pub mod commands;
+pub mod context;
+pub mod error;
+pub mod frontmatter;
+pub mod index;
+pub mod memory;
+pub mod output;
+pub mod paths;
+pub mod scan;
+pub mod text;
+pub mod yaml;
+
+use std::io;
+use std::process::ExitCode;
+
+use cli::Cli;
+use error::{Error, Kind};
+
+/// Run a parsed command line. `Ok` carries 0 or 1 (findings); errors are reported
+/// by [`report`].
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let mut out = output::Output::new(wants_json(&cli), cli.color);
+    let ctx = context::Context::from_cli(&cli)?;
+    let code = commands::run(&cli.command, &ctx, &mut out)?;
+    out.flush()?;
+    Ok(code)
+}
+
+/// `--json`, or a `--format json` that implies the JSON contract (SPEC §3.1).
+pub fn wants_json(cli: &Cli) -> bool {
+    cli.json
+        || matches!(&cli.command, cli::Command::List(a) if a.format == Some(cli::ListFormat::Json))
+}
+
+/// A broken pipe anywhere in the chain: the reader went away, exit quietly with 0.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Classify any error as a memctl [`Error`] with its kind.
+pub fn classify(err: &anyhow::Error) -> Error {
+    if let Some(e) = err.chain().find_map(|e| e.downcast_ref::<Error>()) {
+        return e.clone();
+    }
+    if err.chain().any(|e| e.downcast_ref::<io::Error>().is_some()) {
+        return Error::new(Kind::Io, format!("{err:#}")).hint("check the path and its permissions");
+    }
+    Error::new(Kind::Internal, format!("{err:#}")).hint("this is a bug in memctl; please report it")
+}
+
+/// Print an error on stderr (text with its `hint:` line, or the JSON object) and
+/// return its exit code.
+pub fn report(err: &anyhow::Error, json: bool) -> ExitCode {
+    print_error(&classify(err), json)
+}
+
+/// Print a classified error; returns its exit code.
+pub fn print_error(e: &Error, json: bool) -> ExitCode {
+    if json {
+        let doc =
+            serde_json::json!({"error": {"kind": e.kind, "message": e.message, "hint": e.hint}});
+        eprintln!("{doc}");
+    } else {
+        eprintln!("memctl: {}", e.message);
+        if let Some(h) = &e.hint {
+            eprintln!("hint: {h}");
+        }
+    }
+    ExitCode::from(e.kind.exit_code())
+}
+
+/// Turn clap's parse error into a `usage` error (help and version pass through).
+pub fn usage_error(e: &clap::Error) -> Option<Error> {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        e.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        return None;
+    }
+    let rendered = e.render().to_string();
+    let mut lines = rendered.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("invalid command line");
+    let message = first
+        .strip_prefix("error: ")
+        .unwrap_or(first)
+        .replace('\'', "`");
+    let hint = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("tip: ").map(|t| t.replace('\'', "`")))
+        .unwrap_or_else(|| "run `memctl --help` for usage".into());
+    Some(Error::new(Kind::Usage, message).hint(hint))
+}
+
+/// Install a panic hook that reports any panic as an `internal` error (exit 2).
+pub fn install_panic_hook(json: bool) {
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let e = Error::new(Kind::Internal, format!("internal error: {what}{at}"))
+            .hint("this is a bug in memctl; please report it with the command you ran");
+        let _ = print_error(&e, json);
+        std::process::exit(2);
+    }));
+}

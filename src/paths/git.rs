@@ -1,0 +1,133 @@
+//! The git root and the canonical root through worktrees and bare repositories
+//! (SPEC §2.2.6). Every I/O failure falls back to the git root, as Claude Code does.
+
+use std::fs;
+use std::path::Path;
+
+use super::validate::{join, nfc, normalize};
+use crate::text::js_trim;
+
+/// Why the canonical root is what it is (`canonical_reason` in `path --json`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Not a repository: the project root is used.
+    None,
+    Checkout,
+    /// A worktree of the given common dir.
+    Worktree(String),
+    Bare(String),
+    /// A `.git` file whose worktree link failed a check.
+    Rejected(String),
+}
+
+impl Reason {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Reason::None => "none",
+            Reason::Checkout => "checkout",
+            Reason::Worktree(_) => "worktree",
+            Reason::Bare(_) => "bare",
+            Reason::Rejected(_) => "rejected",
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Reason::None => "not a repository".into(),
+            Reason::Checkout => "checkout".into(),
+            Reason::Worktree(common) => format!("worktree of {common}"),
+            Reason::Bare(_) => "bare repository worktree".into(),
+            Reason::Rejected(why) => format!("rejected worktree link: {why}"),
+        }
+    }
+}
+
+/// `findGitRoot(start)`: the nearest ancestor holding a `.git` directory or file.
+pub fn find_git_root(start: &str) -> Option<String> {
+    let mut current = normalize(start);
+    loop {
+        let trimmed = if current.len() > 1 {
+            current.trim_end_matches('/')
+        } else {
+            current.as_str()
+        };
+        let candidate = if trimmed == "/" {
+            "/.git".to_string()
+        } else {
+            format!("{trimmed}/.git")
+        };
+        if let Ok(meta) = fs::metadata(&candidate)
+            && (meta.is_dir() || meta.is_file())
+        {
+            return Some(nfc(trimmed));
+        }
+        if trimmed == "/" {
+            return None;
+        }
+        current = match Path::new(trimmed).parent() {
+            Some(p) => p.to_string_lossy().into_owned(),
+            None => return None,
+        };
+    }
+}
+
+fn resolve(base: &str, p: &str) -> String {
+    if p.starts_with('/') {
+        normalize(p)
+    } else {
+        join(&[base, p])
+    }
+}
+
+fn realpath(p: &str) -> Option<String> {
+    fs::canonicalize(p)
+        .ok()
+        .map(|r| r.to_string_lossy().into_owned())
+}
+
+fn parent(p: &str) -> String {
+    Path::new(p)
+        .parent()
+        .map(|x| x.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.to_string())
+}
+
+/// `resolveCanonicalRoot(gitRoot)` with the reason. `project_root` resolves a relative
+/// back-link in the worktree's `gitdir` file, as Claude Code's cwd would.
+pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
+    let checkout = || (git_root.to_string(), Reason::Checkout);
+    let Ok(dot_git) = fs::read_to_string(format!("{git_root}/.git")) else {
+        return checkout();
+    };
+    let content = js_trim(&dot_git);
+    let Some(link) = content.strip_prefix("gitdir:") else {
+        return checkout();
+    };
+    let worktree_git_dir = resolve(git_root, js_trim(link));
+    let Ok(commondir) = fs::read_to_string(format!("{worktree_git_dir}/commondir")) else {
+        return checkout();
+    };
+    let common_dir = resolve(&worktree_git_dir, js_trim(&commondir));
+    let rejected = |why: &str| (git_root.to_string(), Reason::Rejected(why.into()));
+    if normalize(&parent(&worktree_git_dir)) != join(&[&common_dir, "worktrees"]) {
+        return rejected("the gitdir is not inside <common dir>/worktrees");
+    }
+    let Ok(back) = fs::read_to_string(format!("{worktree_git_dir}/gitdir")) else {
+        return rejected("the worktree's gitdir file cannot be read");
+    };
+    let back = resolve(project_root, js_trim(&back));
+    let (Some(back_real), Some(root_real)) = (realpath(&back), realpath(git_root)) else {
+        return rejected("the worktree's back-link does not resolve");
+    };
+    if back_real != join(&[&root_real, ".git"]) {
+        return rejected("the worktree's back-link points to another checkout");
+    }
+    if Path::new(&common_dir)
+        .file_name()
+        .is_some_and(|n| n == ".git")
+    {
+        (nfc(&parent(&common_dir)), Reason::Worktree(common_dir))
+    } else {
+        (nfc(&common_dir), Reason::Bare(common_dir.clone()))
+    }
+}

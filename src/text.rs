@@ -1,0 +1,257 @@
+//! The text model of SPEC §2.1: how Claude Code (a JavaScript program) measures,
+//! trims, rounds and prints. Everything here is pure.
+
+use chrono::{DateTime, TimeZone, Utc};
+
+/// Length in UTF-16 code units, the unit Claude Code compares with its limits.
+pub fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// The characters JavaScript's `trim` and `\s` remove (SPEC §2.1.3). Not Rust's set:
+/// U+0085 is excluded and U+FEFF included.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// JavaScript's `String.prototype.trim`.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+/// JavaScript line terminators for `.` in regular expressions.
+pub fn is_js_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+/// JavaScript's `Number.prototype.toFixed(1)`: nearest decimal to the exact binary
+/// value, exact ties away from zero (SPEC §2.1.6).
+pub fn to_fixed1(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if x.abs() >= 1e21 {
+        return js_number(x);
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    // `{:.1074}` prints the exact binary expansion: every f64 has at most 1074
+    // fractional binary digits, hence at most 1074 decimal ones.
+    let exact = format!("{:.1074}", x.abs());
+    let (int_part, frac) = exact.split_once('.').unwrap_or((&exact, "0"));
+    let mut digits: Vec<u8> = int_part.bytes().map(|b| b - b'0').collect();
+    let frac = frac.as_bytes();
+    digits.push(frac.first().map_or(0, |b| b - b'0'));
+    if frac.get(1).map_or(0, |b| b - b'0') >= 5 {
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, 1);
+                break;
+            }
+            i -= 1;
+            if digits[i] == 9 {
+                digits[i] = 0;
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let n = digits.len();
+    let int: String = digits[..n - 1]
+        .iter()
+        .map(|d| char::from(b'0' + d))
+        .collect();
+    format!("{sign}{int}.{}", digits[n - 1])
+}
+
+/// JavaScript's `String(number)`: the shortest round-trip form (`42`, `1.5`, `1e+21`).
+pub fn js_number(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let mut buf = ryu_js::Buffer::new();
+    buf.format(x).to_string()
+}
+
+/// Claude Code's `formatFileSize` (SPEC §2.7.1).
+pub fn format_file_size(n: usize) -> String {
+    let kb = n as f64 / 1024.0;
+    if kb < 1.0 {
+        return format!("{n} bytes");
+    }
+    let short = |v: f64| {
+        let s = to_fixed1(v);
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    if kb < 1024.0 {
+        return format!("{}KB", short(kb));
+    }
+    let mb = kb / 1024.0;
+    if mb < 1024.0 {
+        return format!("{}MB", short(mb));
+    }
+    format!("{}GB", short(mb / 1024.0))
+}
+
+/// `Date.prototype.toISOString` for a millisecond timestamp, fractional milliseconds
+/// truncated toward zero (SPEC §2.1.7).
+pub fn iso_ms(ms: f64) -> String {
+    let whole = ms.trunc() as i64;
+    match Utc.timestamp_millis_opt(whole).single() {
+        Some(t) => iso(t),
+        None => "invalid-date".into(),
+    }
+}
+
+/// An instant in Claude Code's form `YYYY-MM-DDTHH:MM:SS.sssZ`.
+pub fn iso(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// An instant as fractional milliseconds since the epoch.
+pub fn millis(t: DateTime<Utc>) -> f64 {
+    t.timestamp() as f64 * 1000.0 + f64::from(t.timestamp_subsec_nanos()) / 1e6
+}
+
+/// Group an integer's digits by three with spaces (`25 500`), for text output.
+pub fn group_digits(n: i64) -> String {
+    let s = n.unsigned_abs().to_string();
+    if s.len() < 4 {
+        return n.to_string();
+    }
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// Levenshtein distance over chars, case-insensitive (for did-you-mean hints).
+pub fn levenshtein_ci(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Up to three candidates within max(2, len/3) edits of `word`, nearest first.
+pub fn suggestions<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let limit = 2.max(word.chars().count() / 3);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .map(|c| (levenshtein_ci(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| c.to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn to_fixed1_rounds_exact_ties_away_from_zero() {
+        assert_eq!(to_fixed1(1.25), "1.3");
+        assert_eq!(to_fixed1(-1.25), "-1.3");
+        assert_eq!(to_fixed1(25.25), "25.3");
+        assert_eq!(to_fixed1(1.15), "1.1");
+        assert_eq!(to_fixed1(25.04), "25.0");
+        assert_eq!(to_fixed1(9.96), "10.0");
+        assert_eq!(to_fixed1(0.0), "0.0");
+        assert_eq!(to_fixed1(-0.04), "-0.0");
+        assert_eq!(to_fixed1(25.0), "25.0");
+    }
+
+    #[test]
+    fn format_file_size_matches_appendix_a12() {
+        for (n, s) in [
+            (0, "0 bytes"),
+            (1023, "1023 bytes"),
+            (1024, "1KB"),
+            (1280, "1.3KB"),
+            (1536, "1.5KB"),
+            (25000, "24.4KB"),
+            (30000, "29.3KB"),
+            (201_728, "197KB"),
+            (1_048_576, "1MB"),
+        ] {
+            assert_eq!(format_file_size(n), s, "{n}");
+        }
+    }
+
+    #[test]
+    fn js_trim_uses_the_javascript_set() {
+        assert_eq!(js_trim("\u{feff} a \u{3000}"), "a");
+        assert_eq!(js_trim("\u{85}a"), "\u{85}a");
+    }
+
+    #[test]
+    fn utf16_counts_astral_as_two() {
+        assert_eq!(utf16_len("a😀é"), 4);
+    }
+
+    #[test]
+    fn js_number_is_shortest_round_trip() {
+        assert_eq!(js_number(42.0), "42");
+        assert_eq!(js_number(1.5), "1.5");
+        assert_eq!(js_number(1e21), "1e+21");
+        assert_eq!(js_number(1e-7), "1e-7");
+    }
+
+    #[test]
+    fn iso_truncates_fractional_milliseconds() {
+        assert_eq!(iso_ms(1000.9), "1970-01-01T00:00:01.000Z");
+        assert_eq!(iso_ms(1_700_000_000_000.0), "2023-11-14T22:13:20.000Z");
+    }
+
+    #[test]
+    fn digits_group_by_three() {
+        assert_eq!(group_digits(25500), "25 500");
+        assert_eq!(group_digits(-500), "-500");
+        assert_eq!(group_digits(1180), "1 180");
+        assert_eq!(group_digits(999), "999");
+    }
+
+    #[test]
+    fn suggestions_are_nearest_first() {
+        let s = suggestions("deploy-notes", ["deploy-note", "other", "deploy-nots"]);
+        assert_eq!(s, vec!["deploy-note", "deploy-nots"]);
+    }
+}
