@@ -77,20 +77,14 @@ mod tests {
         );
         assert_eq!(
             freshness_note(47),
-            format!(
-                "<system-reminder>{}</system-reminder>\n",
-                freshness_text(47)
-            )
+            format!("<system-reminder>{}</system-reminder>\n", freshness_text(47))
         );
         assert_eq!(freshness_note(0), "");
     }
 
     #[test]
     fn recall_headers() {
-        assert_eq!(
-            recall_header(1, "/p/x.md"),
-            "Memory (saved yesterday): /p/x.md:"
-        );
+        assert_eq!(recall_header(1, "/p/x.md"), "Memory (saved yesterday): /p/x.md:");
         assert_eq!(
             recall_header(47, "/p/x.md"),
             format!("{}\n\nMemory: /p/x.md:", freshness_text(47))

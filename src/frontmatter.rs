@@ -103,9 +103,7 @@ pub fn parse_lines(lines: &[&str]) -> Frontmatter {
 /// Split text into the scan's lines: BOM removed, LF-split, one trailing CR removed.
 pub fn scan_lines(text: &str) -> Vec<&str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    text.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
+    text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
 }
 
 /// Parse a whole file: frontmatter plus the body as it is in `text` (line endings kept).
@@ -115,11 +113,7 @@ pub fn parse_document(text: &str) -> (Frontmatter, &str) {
     let fm = parse_lines(&lines);
     let body = match (fm.open_line, fm.close_line) {
         (Some(0), Some(close)) => {
-            let start: usize = text
-                .split_inclusive('\n')
-                .take(close + 1)
-                .map(str::len)
-                .sum();
+            let start: usize = text.split_inclusive('\n').take(close + 1).map(str::len).sum();
             let rest = &text[start.min(text.len())..];
             // A closing line that ends the text leaves an empty body.
             if start >= text.len() && !text.ends_with('\n') {
@@ -243,9 +237,7 @@ pub fn quote_retry(text: &str) -> String {
 /// The rewritten line, or `None` when the line is left as it is.
 pub fn requote_line(line: &str) -> Option<String> {
     let (key, value) = retry_match(line)?;
-    if (value.starts_with('"') && value.ends_with('"'))
-        || (value.starts_with('\'') && value.ends_with('\''))
-    {
+    if (value.starts_with('"') && value.ends_with('"')) || (value.starts_with('\'') && value.ends_with('\'')) {
         return None;
     }
     let special = value.chars().any(|c| "{}[]*&#!|>%@`".contains(c)) || value.contains(": ");
@@ -260,11 +252,7 @@ pub fn requote_line(line: &str) -> Option<String> {
 fn retry_match(line: &str) -> Option<(&str, &str)> {
     let colon = line.find(':')?;
     let key = &line[..colon];
-    if key.is_empty()
-        || !key
-            .bytes()
-            .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-')
-    {
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-') {
         return None;
     }
     let after = &line[colon + 1..];
@@ -346,10 +334,7 @@ impl Fields {
             type_raw,
             type_source,
             claude_type_raw: fm.get("type").cloned(),
-            origin_session_id: fm
-                .get("originSessionId")
-                .cloned()
-                .or_else(|| nested("originSessionId")),
+            origin_session_id: fm.get("originSessionId").cloned().or_else(|| nested("originSessionId")),
         }
     }
 }
@@ -383,8 +368,7 @@ mod tests {
 
     #[test]
     fn crlf_and_trailing_blanks_on_delimiters() {
-        let (fm, body) =
-            parse_document("---\r\ndescription: crlf desc\r\ntype: reference\r\n---\r\nbody");
+        let (fm, body) = parse_document("---\r\ndescription: crlf desc\r\ntype: reference\r\n---\r\nbody");
         assert_eq!(Fields::from(&fm).description, s("crlf desc"));
         assert_eq!(body, "body");
         let (f2, b2) = parse_document("--- \t\ndescription: t\n---\t\nbody");
@@ -414,10 +398,7 @@ mod tests {
         let (fm, f) = scan("---\ndescription: note: has colon space\n---\n");
         assert_eq!(fm.status, Status::Retried);
         assert_eq!(f.description, s("note: has colon space"));
-        assert_eq!(
-            scan("---\ndescription: [unclosed\n---\n").1.description,
-            s("[unclosed")
-        );
+        assert_eq!(scan("---\ndescription: [unclosed\n---\n").1.description, s("[unclosed"));
         assert_eq!(scan("---\ndescription: @x\n---\n").1.description, s("@x"));
         assert_eq!(scan("---\ndescription: `x`\n---\n").1.description, s("`x`"));
         let (fm, f) = scan("---\ndescription: - dash\ntype: user\n---\n");
@@ -444,19 +425,13 @@ mod tests {
 
     #[test]
     fn null_and_falsy_descriptions() {
-        assert_eq!(
-            scan("---\ndescription:\ntype: user\n---\n").1.description,
-            None
-        );
+        assert_eq!(scan("---\ndescription:\ntype: user\n---\n").1.description, None);
         assert_eq!(scan("---\ndescription: 0\n---\n").1.description, None);
         assert_eq!(
             scan("---\ndescription: 42\n---\n").1.description,
             Some(Value::Number(42.0))
         );
-        assert_eq!(
-            scan("---\ndescription: use C# #tags\n---\n").1.description,
-            s("use C#")
-        );
+        assert_eq!(scan("---\ndescription: use C# #tags\n---\n").1.description, s("use C#"));
     }
 
     #[test]
@@ -481,18 +456,12 @@ mod tests {
         let (fm, f) = scan("<!-- banner -->\n---\ndescription: x\n---\n");
         assert_eq!(fm.status, Status::NotAtStart);
         assert_eq!(f, Fields::default());
-        assert_eq!(
-            scan("text\n---\ndescription: x\n---\n").0.status,
-            Status::None
-        );
+        assert_eq!(scan("text\n---\ndescription: x\n---\n").0.status, Status::None);
     }
 
     #[test]
     fn bom_and_empty_block() {
-        assert_eq!(
-            scan("\u{feff}---\ndescription: x\n---\n").1.description,
-            s("x")
-        );
+        assert_eq!(scan("\u{feff}---\ndescription: x\n---\n").1.description, s("x"));
         let (fm, body) = parse_document("---\n---\nbody");
         assert_eq!(fm.status, Status::None);
         assert_eq!(body, "body");
@@ -500,8 +469,7 @@ mod tests {
 
     #[test]
     fn nested_type_and_session() {
-        let (_, f) =
-            scan("---\nname: n\nmetadata: \n  type: feedback\n  originSessionId: abc\n---\n");
+        let (_, f) = scan("---\nname: n\nmetadata: \n  type: feedback\n  originSessionId: abc\n---\n");
         assert_eq!(f.type_raw, s("feedback"));
         assert_eq!(f.type_source, TypeSource::Nested);
         assert_eq!(f.claude_type_raw, None);

@@ -70,9 +70,9 @@ fn mask(lines: &[&str]) -> Vec<Vec<char>> {
     let mut in_comment = false;
     for (li, line) in text.iter().enumerate() {
         if let Some((ch, len)) = fence {
-            if fence_marker(line).is_some_and(|(c, n, rest)| {
-                c == ch && n >= len && rest.iter().all(|c| c.is_whitespace())
-            }) {
+            if fence_marker(line)
+                .is_some_and(|(c, n, rest)| c == ch && n >= len && rest.iter().all(|c| c.is_whitespace()))
+            {
                 fence = None;
             }
             out[li].fill('\0');
@@ -145,9 +145,7 @@ fn find(line: &[char], from: usize, pat: &[char]) -> Option<usize> {
 
 fn closes_later(text: &[Vec<char>], li: usize, from: usize) -> bool {
     find(&text[li], from, &['-', '-', '>']).is_some()
-        || text[li + 1..]
-            .iter()
-            .any(|l| find(l, 0, &['-', '-', '>']).is_some())
+        || text[li + 1..].iter().any(|l| find(l, 0, &['-', '-', '>']).is_some())
 }
 
 fn find_backtick_run(line: &[char], from: usize, n: usize) -> Option<usize> {
@@ -308,10 +306,7 @@ pub fn percent_decode(s: &str) -> String {
     while i < b.len() {
         if b[i] == b'%'
             && i + 2 < b.len()
-            && let (Some(h), Some(l)) = (
-                (b[i + 1] as char).to_digit(16),
-                (b[i + 2] as char).to_digit(16),
-            )
+            && let (Some(h), Some(l)) = ((b[i + 1] as char).to_digit(16), (b[i + 2] as char).to_digit(16))
         {
             out.push((h * 16 + l) as u8);
             i += 3;
@@ -336,7 +331,8 @@ mod tests {
 
     #[test]
     fn canonical_bold_and_emoji_lines() {
-        let text = "# Index\n- [Title](a.md) — hook\n- **[B](b.md)** — hook\n- 🔔 **[C](sub/c.md)** — x\n- [d.md](d.md)\n";
+        let text =
+            "# Index\n- [Title](a.md) — hook\n- **[B](b.md)** — hook\n- 🔔 **[C](sub/c.md)** — x\n- [d.md](d.md)\n";
         assert_eq!(
             targets(text),
             vec![
@@ -356,10 +352,7 @@ mod tests {
 
     #[test]
     fn unclosed_comment_is_not_ignored() {
-        assert_eq!(
-            targets("<!-- open\n- [A](a.md)\n"),
-            vec![(2, Some("a.md".into()))]
-        );
+        assert_eq!(targets("<!-- open\n- [A](a.md)\n"), vec![(2, Some("a.md".into()))]);
     }
 
     #[test]
@@ -386,10 +379,7 @@ mod tests {
     fn reference_definitions_and_angle_brackets() {
         assert_eq!(
             targets("[a]: ref.md\n[b](<with space.md> \"title\")\n"),
-            vec![
-                (1, Some("ref.md".into())),
-                (2, Some("with space.md".into()))
-            ]
+            vec![(1, Some("ref.md".into())), (2, Some("with space.md".into()))]
         );
     }
 

@@ -26,6 +26,11 @@ use error::{Error, Kind};
 /// Run a parsed command line. `Ok` carries 0 or 1 (findings); errors are reported
 /// by [`report`].
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Lets the tests prove that a panic becomes an `internal` error (debug builds only).
+    #[cfg(debug_assertions)]
+    if std::env::var_os("MEMCTL_DEBUG_PANIC").is_some() {
+        panic!("MEMCTL_DEBUG_PANIC is set");
+    }
     let mut out = output::Output::new(wants_json(&cli), cli.color);
     let ctx = context::Context::from_cli(&cli)?;
     let code = commands::run(&cli.command, &ctx, &mut out)?;
@@ -35,8 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// `--json`, or a `--format json` that implies the JSON contract (SPEC §3.1).
 pub fn wants_json(cli: &Cli) -> bool {
-    cli.json
-        || matches!(&cli.command, cli::Command::List(a) if a.format == Some(cli::ListFormat::Json))
+    cli.json || matches!(&cli.command, cli::Command::List(a) if a.format == Some(cli::ListFormat::Json))
 }
 
 /// A broken pipe anywhere in the chain: the reader went away, exit quietly with 0.
@@ -67,8 +71,7 @@ pub fn report(err: &anyhow::Error, json: bool) -> ExitCode {
 /// Print a classified error; returns its exit code.
 pub fn print_error(e: &Error, json: bool) -> ExitCode {
     if json {
-        let doc =
-            serde_json::json!({"error": {"kind": e.kind, "message": e.message, "hint": e.hint}});
+        let doc = serde_json::json!({"error": {"kind": e.kind, "message": e.message, "hint": e.hint}});
         eprintln!("{doc}");
     } else {
         eprintln!("memctl: {}", e.message);
@@ -91,10 +94,7 @@ pub fn usage_error(e: &clap::Error) -> Option<Error> {
     let rendered = e.render().to_string();
     let mut lines = rendered.lines().filter(|l| !l.trim().is_empty());
     let first = lines.next().unwrap_or("invalid command line");
-    let message = first
-        .strip_prefix("error: ")
-        .unwrap_or(first)
-        .replace('\'', "`");
+    let message = first.strip_prefix("error: ").unwrap_or(first).replace('\'', "`");
     let hint = rendered
         .lines()
         .find_map(|l| l.trim().strip_prefix("tip: ").map(|t| t.replace('\'', "`")))

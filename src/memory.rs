@@ -86,40 +86,28 @@ impl Memory {
 
 /// Resolve `reference` among `memories` (SPEC §3.2 steps 2–4; the name rules of
 /// step 1 are checked by the caller). `dir` is shown in messages.
-pub fn resolve_ref<'a>(
-    reference: &str,
-    memories: &'a [Memory],
-    dir: &str,
-) -> Result<&'a Memory, Error> {
+pub fn resolve_ref<'a>(reference: &str, memories: &'a [Memory], dir: &str) -> Result<&'a Memory, Error> {
     let with_md = if reference.ends_with(".md") {
         reference.to_string()
     } else {
         format!("{reference}.md")
     };
-    let steps: [Box<dyn Fn(&Memory) -> bool>; 4] = [
-        Box::new(|m| m.rel == reference || m.rel == with_md),
-        Box::new(|m| m.stem() == reference),
-        Box::new(|m| m.name().as_deref() == Some(reference)),
-        Box::new(|m| {
-            m.name()
-                .is_some_and(|n| n.to_lowercase() == reference.to_lowercase())
-        }),
-    ];
-    for step in &steps {
-        let found: Vec<&Memory> = memories.iter().filter(|m| step(m)).collect();
+    let lower = reference.to_lowercase();
+    for step in 0..4 {
+        let matches = |m: &&Memory| match step {
+            0 => m.rel == reference || m.rel == with_md,
+            1 => m.stem() == reference,
+            2 => m.name().as_deref() == Some(reference),
+            _ => m.name().is_some_and(|n| n.to_lowercase() == lower),
+        };
+        let found: Vec<&Memory> = memories.iter().filter(matches).collect();
         match found.len() {
             0 => continue,
             1 => return Ok(found[0]),
             _ => {
                 let list = found
                     .iter()
-                    .map(|m| {
-                        format!(
-                            "{} ({})",
-                            m.rel,
-                            m.name().unwrap_or_else(|| "no name".into())
-                        )
-                    })
+                    .map(|m| format!("{} ({})", m.rel, m.name().unwrap_or_else(|| "no name".into())))
                     .collect::<Vec<_>>()
                     .join(", ");
                 return Err(Error::new(
@@ -136,19 +124,13 @@ pub fn resolve_ref<'a>(
         .flatten()
         .collect();
     let near = suggestions(reference, names.iter().map(String::as_str));
-    let err = Error::new(
-        Kind::NotFound,
-        format!("no memory named `{reference}` in {dir}"),
-    );
+    let err = Error::new(Kind::NotFound, format!("no memory named `{reference}` in {dir}"));
     Err(if near.is_empty() {
         err.hint("run `memctl list` to see the memories")
     } else {
         err.hint(format!(
             "did you mean {}?",
-            near.iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            near.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
         ))
     })
 }
@@ -173,10 +155,7 @@ pub fn ensure_valid_name(name: &str, require_md: bool) -> Result<(), Error> {
     if slashed.starts_with('/') || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') {
         return Err(bad("must be a relative path inside the memory dir"));
     }
-    if slashed
-        .split('/')
-        .any(|s| s.is_empty() || s == "." || s == "..")
-    {
+    if slashed.split('/').any(|s| s.is_empty() || s == "." || s == "..") {
         return Err(bad("must be a relative path inside the memory dir"));
     }
     if slashed.split('/').any(|s| s.len() > 255) || slashed.len() > 4096 {
@@ -226,14 +205,8 @@ mod tests {
         );
         assert_eq!(resolve_ref("sub/x", &ms, "/d/").unwrap().rel, "sub/x.md");
         assert_eq!(resolve_ref("x", &ms, "/d/").unwrap().rel, "sub/x.md");
-        assert_eq!(
-            resolve_ref("TDD feedback", &ms, "/d/").unwrap().rel,
-            "feedback_tdd.md"
-        );
-        assert_eq!(
-            resolve_ref("tdd FEEDBACK", &ms, "/d/").unwrap().rel,
-            "feedback_tdd.md"
-        );
+        assert_eq!(resolve_ref("TDD feedback", &ms, "/d/").unwrap().rel, "feedback_tdd.md");
+        assert_eq!(resolve_ref("tdd FEEDBACK", &ms, "/d/").unwrap().rel, "feedback_tdd.md");
         let e = resolve_ref("deploy-notes", &ms, "/d/").unwrap_err();
         assert_eq!(e.kind, Kind::NotFound);
         assert_eq!(e.message, "no memory named `deploy-notes` in /d/");

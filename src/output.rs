@@ -97,10 +97,7 @@ impl Output {
     /// Print one JSON document: `doc` must be an object; `warnings` is added.
     pub fn emit_json(&mut self, mut doc: Value) -> io::Result<()> {
         if let Value::Object(map) = &mut doc {
-            map.insert(
-                "warnings".into(),
-                Value::from(std::mem::take(&mut self.warnings)),
-            );
+            map.insert("warnings".into(), Value::from(std::mem::take(&mut self.warnings)));
         }
         serde_json::to_writer_pretty(&mut self.stdout, &doc)?;
         self.stdout.write_all(b"\n")

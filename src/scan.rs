@@ -49,14 +49,8 @@ impl Problem {
     /// The warning text (without the `memctl: warning: ` prefix).
     pub fn message(&self) -> String {
         match &self.kind {
-            ProblemKind::Unreadable(e) => format!(
-                "{}: cannot be read ({e}); Claude Code silently drops it",
-                self.rel
-            ),
-            ProblemKind::Directory => format!(
-                "{}: is a directory, not a memory file; Claude Code drops it",
-                self.rel
-            ),
+            ProblemKind::Unreadable(e) => format!("{}: cannot be read ({e}); Claude Code silently drops it", self.rel),
+            ProblemKind::Directory => format!("{}: is a directory, not a memory file; Claude Code drops it", self.rel),
             ProblemKind::Dangling => {
                 format!("{}: dangling symlink; Claude Code drops it", self.rel)
             }
@@ -110,11 +104,8 @@ pub fn scan(dir: &Path) -> Scan {
     if !dir.exists() {
         return out;
     }
-    let mut walker = WalkDir::new(dir)
-        .follow_links(true)
-        .min_depth(1)
-        .into_iter();
-    while let Some(entry) = walker.next() {
+    let walker = WalkDir::new(dir).follow_links(true).min_depth(1);
+    for entry in walker {
         let entry = match entry {
             Ok(e) => e,
             Err(err) => {
@@ -127,15 +118,9 @@ pub fn scan(dir: &Path) -> Scan {
                     {
                         ProblemKind::Dangling
                     } else if ends_with_md(p) && !p.is_dir() {
-                        ProblemKind::Unreadable(
-                            err.io_error()
-                                .map_or_else(|| err.to_string(), io::Error::to_string),
-                        )
+                        ProblemKind::Unreadable(err.io_error().map_or_else(|| err.to_string(), io::Error::to_string))
                     } else {
-                        ProblemKind::UnlistableDir(
-                            err.io_error()
-                                .map_or_else(|| err.to_string(), io::Error::to_string),
-                        )
+                        ProblemKind::UnlistableDir(err.io_error().map_or_else(|| err.to_string(), io::Error::to_string))
                     };
                     if kind != ProblemKind::Dangling || ends_with_md(p) {
                         out.problems.push(Problem {
@@ -192,10 +177,7 @@ pub fn sort_claude_order(memories: &mut [Memory]) {
 }
 
 fn mtime_ms(meta: &fs::Metadata) -> f64 {
-    match meta
-        .modified()
-        .map(|t| t.duration_since(std::time::UNIX_EPOCH))
-    {
+    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
         Ok(Ok(d)) => d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6,
         Ok(Err(before)) => {
             let d = before.duration();
@@ -311,11 +293,7 @@ pub struct Indexed {
 impl Indexed {
     /// Load the indexes of `dir`; `team_subindex` when `dir` is the main memdir.
     pub fn load(dir: &Path, team_subindex: bool) -> Indexed {
-        let read = |p: PathBuf| {
-            fs::read(p)
-                .ok()
-                .map(|b| index_map(&String::from_utf8_lossy(&b)))
-        };
+        let read = |p: PathBuf| fs::read(p).ok().map(|b| index_map(&String::from_utf8_lossy(&b)));
         let main = read(dir.join("MEMORY.md")).unwrap_or_default();
         let team = if team_subindex {
             read(dir.join("team").join("MEMORY.md"))

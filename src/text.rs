@@ -74,10 +74,7 @@ pub fn to_fixed1(x: f64) -> String {
         }
     }
     let n = digits.len();
-    let int: String = digits[..n - 1]
-        .iter()
-        .map(|d| char::from(b'0' + d))
-        .collect();
+    let int: String = digits[..n - 1].iter().map(|d| char::from(b'0' + d)).collect();
     format!("{sign}{int}.{}", digits[n - 1])
 }
 
@@ -175,11 +172,7 @@ pub fn suggestions<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>
         .collect();
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, c)| c.to_string())
-        .collect()
+    scored.into_iter().take(3).map(|(_, c)| c.to_string()).collect()
 }
 
 #[cfg(test)]

@@ -91,24 +91,14 @@ impl Value {
                 .unwrap_or(J::Null),
             Value::String(s) => J::String(s.clone()),
             Value::Seq(items) => J::Array(items.iter().map(Value::to_json).collect()),
-            Value::Map(entries) => J::Object(
-                entries
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_json()))
-                    .collect(),
-            ),
+            Value::Map(entries) => J::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
         }
     }
 
     fn node_count(&self) -> usize {
         match self {
             Value::Seq(items) => 1 + items.iter().map(Value::node_count).sum::<usize>(),
-            Value::Map(entries) => {
-                1 + entries
-                    .iter()
-                    .map(|(_, v)| 1 + v.node_count())
-                    .sum::<usize>()
-            }
+            Value::Map(entries) => 1 + entries.iter().map(|(_, v)| 1 + v.node_count()).sum::<usize>(),
             _ => 1,
         }
     }
@@ -149,9 +139,7 @@ enum Frame {
 /// Parse YAML text with the semantics of SPEC §2.4.3.
 pub fn parse(text: &str) -> Result<Document, Error> {
     if text.len() > MAX_TEXT_BYTES {
-        return Err(Error::Limit(format!(
-            "text longer than {MAX_TEXT_BYTES} bytes"
-        )));
+        return Err(Error::Limit(format!("text longer than {MAX_TEXT_BYTES} bytes")));
     }
     let mut parser = Parser::new_from_str(text);
     let mut stack: Vec<Frame> = Vec::new();
@@ -208,9 +196,7 @@ pub fn parse(text: &str) -> Result<Document, Error> {
                 let value = anchors.get(&id).cloned().unwrap_or(Value::Null);
                 alias_nodes += value.node_count();
                 if alias_nodes > MAX_ALIAS_NODES {
-                    return Err(Error::Limit(format!(
-                        "alias expansion beyond {MAX_ALIAS_NODES} nodes"
-                    )));
+                    return Err(Error::Limit(format!("alias expansion beyond {MAX_ALIAS_NODES} nodes")));
                 }
                 value
             }
@@ -247,9 +233,7 @@ pub fn parse(text: &str) -> Result<Document, Error> {
 
 fn ensure_depth(depth: usize) -> Result<(), Error> {
     if depth > MAX_DEPTH {
-        return Err(Error::Limit(format!(
-            "nesting deeper than {MAX_DEPTH} levels"
-        )));
+        return Err(Error::Limit(format!("nesting deeper than {MAX_DEPTH} levels")));
     }
     Ok(())
 }
@@ -291,10 +275,7 @@ pub fn resolve_plain(s: &str) -> Option<Value> {
         return radix(hex, 16).map(Value::Number);
     }
     if is_core_float(unsigned) {
-        return unsigned
-            .parse::<f64>()
-            .ok()
-            .map(|n| Value::Number(sign * n));
+        return unsigned.parse::<f64>().ok().map(|n| Value::Number(sign * n));
     }
     None
 }
@@ -304,8 +285,7 @@ fn radix(digits: &str, base: u32) -> Option<f64> {
         return None;
     }
     digits.chars().try_fold(0.0f64, |acc, c| {
-        c.to_digit(base)
-            .map(|d| acc * f64::from(base) + f64::from(d))
+        c.to_digit(base).map(|d| acc * f64::from(base) + f64::from(d))
     })
 }
 
@@ -381,11 +361,7 @@ mod tests {
             "nan",
             "infinity",
         ] {
-            assert_eq!(
-                field(&format!("a: {s}"), "a"),
-                Value::String(s.into()),
-                "{s}"
-            );
+            assert_eq!(field(&format!("a: {s}"), "a"), Value::String(s.into()), "{s}");
         }
         assert_eq!(
             field("modified: 2026-07-21T13:53:16.297Z", "modified"),
@@ -414,14 +390,8 @@ mod tests {
             field("description: use C# #tags", "description"),
             Value::String("use C#".into())
         );
-        assert_eq!(
-            field("description: x\n...\n", "description"),
-            Value::String("x".into())
-        );
-        assert_eq!(
-            parse("description: x\n...\ntype: user\n").unwrap().root,
-            None
-        );
+        assert_eq!(field("description: x\n...\n", "description"), Value::String("x".into()));
+        assert_eq!(parse("description: x\n...\ntype: user\n").unwrap().root, None);
     }
 
     #[test]
@@ -449,18 +419,11 @@ mod tests {
         assert!(matches!(parse(&deep), Err(Error::Limit(_))));
         let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 0..6 {
-            let prev = if i == 0 {
-                "a".to_string()
-            } else {
-                format!("b{}", i - 1)
-            };
+            let prev = if i == 0 { "a".to_string() } else { format!("b{}", i - 1) };
             bomb.push_str(&format!("b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
         }
         assert!(matches!(parse(&bomb), Err(Error::Limit(_))));
-        assert!(matches!(
-            parse(&"a".repeat(MAX_TEXT_BYTES + 1)),
-            Err(Error::Limit(_))
-        ));
+        assert!(matches!(parse(&"a".repeat(MAX_TEXT_BYTES + 1)), Err(Error::Limit(_))));
     }
 
     #[test]

@@ -48,14 +48,7 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let manifest = format == ListFormat::Manifest;
     let shown: Vec<&Memory> = visible
         .iter()
-        .filter(|m| {
-            filters.is_empty()
-                || filters.contains(&if manifest {
-                    m.claude_type()
-                } else {
-                    m.memory_type()
-                })
-        })
+        .filter(|m| filters.is_empty() || filters.contains(&if manifest { m.claude_type() } else { m.memory_type() }))
         .collect();
     let now_ms = ctx.now_ms();
     match format {
@@ -65,15 +58,8 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
                 .enumerate()
                 .map(|(i, m)| {
                     let mut e = super::memory_json(m, indexed.lines_for(&m.rel), now_ms);
-                    let rank = scan
-                        .memories
-                        .iter()
-                        .position(|x| std::ptr::eq(x, *m))
-                        .unwrap_or(i);
-                    e.insert(
-                        "in_claude_view".into(),
-                        Value::Bool(rank < MAX_MEMORY_FILES),
-                    );
+                    let rank = scan.memories.iter().position(|x| std::ptr::eq(x, *m)).unwrap_or(i);
+                    e.insert("in_claude_view".into(), Value::Bool(rank < MAX_MEMORY_FILES));
                     Value::Object(e)
                 })
                 .collect();
@@ -116,7 +102,11 @@ fn parse_types(raw: &[String]) -> Result<Vec<TypeFilter>, Error> {
                     Some(n) => format!("types are case-sensitive: did you mean `{n}`?"),
                     None => "use one of user, feedback, project, reference, none".into(),
                 };
-                Error::new(Kind::InvalidInput, format!("invalid type `{other}`: expected one of user, feedback, project, reference, none")).hint(hint)
+                Error::new(
+                    Kind::InvalidInput,
+                    format!("invalid type `{other}`: expected one of user, feedback, project, reference, none"),
+                )
+                .hint(hint)
             }),
         })
         .collect()

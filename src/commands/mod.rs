@@ -27,11 +27,7 @@ use crate::memory::Memory;
 use crate::text::iso_ms;
 
 /// The JSON fields `list` and `show` share for one memory (SPEC §3.4, §3.5).
-pub(crate) fn memory_json(
-    m: &Memory,
-    index_lines: &[usize],
-    now_ms: f64,
-) -> serde_json::Map<String, Value> {
+pub(crate) fn memory_json(m: &Memory, index_lines: &[usize], now_ms: f64) -> serde_json::Map<String, Value> {
     let days = age::age_days(now_ms, m.mtime_ms);
     let v = json!({
         "file": m.rel,

@@ -42,10 +42,7 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     } else if args.index {
         out.print(&format!("{}\n", res.index_path().display()))?;
     } else if args.transcripts {
-        out.print(&format!(
-            "{}\n",
-            res.transcripts_dir.as_deref().unwrap_or_default()
-        ))?;
+        out.print(&format!("{}\n", res.transcripts_dir.as_deref().unwrap_or_default()))?;
     } else {
         out.print(&format!("{}\n", res.shown()))?;
     }
@@ -55,7 +52,9 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
     let key = sanitize::sanitize(input);
     if out.json {
-        out.emit_json(json!({"input": input, "units": input.encode_utf16().count(), "key": key.wyhash, "key_djb2": key.djb2}))?;
+        out.emit_json(
+            json!({"input": input, "units": input.encode_utf16().count(), "key": key.wyhash, "key_djb2": key.djb2}),
+        )?;
     } else {
         out.print(&format!("{}\n", key.wyhash))?;
     }
@@ -104,10 +103,7 @@ fn explain(res: &Resolution) -> String {
                     }
                 ),
             );
-            line(
-                "git root",
-                p.git_root.clone().unwrap_or_else(|| "none".into()),
-            );
+            line("git root", p.git_root.clone().unwrap_or_else(|| "none".into()));
             line(
                 "canonical root",
                 format!("{} ({})", p.canonical_root, p.reason.describe()),
@@ -157,17 +153,11 @@ fn explain(res: &Resolution) -> String {
     }
     let exists = res.dir.is_dir();
     let count = if exists {
-        format!(
-            "exists, {} memory files",
-            scan::scan(&res.dir).memories.len()
-        )
+        format!("exists, {} memory files", scan::scan(&res.dir).memories.len())
     } else {
         "does not exist yet".into()
     };
-    line(
-        "result",
-        format!("{} ({}; {count})", res.shown(), res.source),
-    );
+    line("result", format!("{} ({}; {count})", res.shown(), res.source));
     line("team dir", with_sep(&res.team_dir()));
     line(
         "transcripts",
@@ -186,11 +176,7 @@ fn explain(res: &Resolution) -> String {
         "auto memory",
         format!(
             "{} ({})",
-            if res.enabled.value {
-                "enabled"
-            } else {
-                "disabled"
-            },
+            if res.enabled.value { "enabled" } else { "disabled" },
             res.enabled.lever
         ),
     );

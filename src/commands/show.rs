@@ -24,11 +24,9 @@ const HEAD_BYTES: u64 = 1 << 20;
 
 pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if args.raw && out.json {
-        return Err(
-            Error::new(Kind::Usage, "--raw cannot be combined with --json")
-                .hint("drop one of them: --raw prints the file's bytes, --json a document")
-                .into(),
-        );
+        return Err(Error::new(Kind::Usage, "--raw cannot be combined with --json")
+            .hint("drop one of them: --raw prints the file's bytes, --json a document")
+            .into());
     }
     memory::ensure_valid_name(&args.reference, false)?;
     if args
@@ -45,8 +43,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let scan = scan::scan(&res.dir);
     let m = memory::resolve_ref(&args.reference, &scan.memories, &res.shown())?;
     if args.raw {
-        let mut f =
-            File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
+        let mut f = File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
         io::copy(&mut f, out.stdout())?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -85,26 +82,14 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
                 .as_ref()
                 .map_or(Value::Null, crate::yaml::Value::to_json),
         );
-        e.insert(
-            "type_source".into(),
-            serde_json::to_value(doc.fields.type_source)?,
-        );
+        e.insert("type_source".into(), serde_json::to_value(doc.fields.type_source)?);
         e.insert(
             "frontmatter".into(),
-            doc.fm
-                .map
-                .as_ref()
-                .map_or(Value::Null, crate::yaml::Value::to_json),
+            doc.fm.map.as_ref().map_or(Value::Null, crate::yaml::Value::to_json),
         );
-        e.insert(
-            "frontmatter_status".into(),
-            serde_json::to_value(doc.fm.status)?,
-        );
+        e.insert("frontmatter_status".into(), serde_json::to_value(doc.fm.status)?);
         e.insert("body".into(), Value::String(doc.body_text()));
-        e.insert(
-            "freshness_text".into(),
-            Value::String(age::freshness_text(days)),
-        );
+        e.insert("freshness_text".into(), Value::String(age::freshness_text(days)));
         e.insert(
             "recall_header".into(),
             Value::String(age::recall_header(days, &m.path.to_string_lossy())),
@@ -141,8 +126,7 @@ struct Loaded {
 
 impl Loaded {
     fn read(m: &Memory) -> Result<Loaded> {
-        let mut f =
-            File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
+        let mut f = File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
         let size = f.metadata()?.len();
         let streamed = size > STREAM_ABOVE;
         let mut bytes = Vec::new();
@@ -209,15 +193,11 @@ fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64) -> String {
             .join(", ")
     };
     let mut s = format!("{}\n", m.rel);
-    let mut row =
-        |label: &str, value: String| s.push_str(&format!("  {:<14}{value}\n", format!("{label}:")));
+    let mut row = |label: &str, value: String| s.push_str(&format!("  {:<14}{value}\n", format!("{label}:")));
     row("name", value_text(f.name.as_ref()));
     row("type", ty);
     row("description", value_text(f.description.as_ref()));
-    row(
-        "modified",
-        format!("{} ({})", iso_ms(m.mtime_ms), age::age_text(days)),
-    );
+    row("modified", format!("{} ({})", iso_ms(m.mtime_ms), age::age_text(days)));
     row("indexed", indexed);
     row("path", m.path.to_string_lossy().into_owned());
     if let Some(problem) = status_problem(doc.fm.status, doc.fm.limit_hit) {
@@ -229,17 +209,13 @@ fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64) -> String {
 /// A `frontmatter:` line for statuses that are problems, with the lint rule.
 fn status_problem(status: Status, limit_hit: bool) -> Option<String> {
     let text = match status {
-        Status::Retried if limit_hit => {
-            "parsed only by the quote-retry after exceeding memctl's YAML limits (ML101)"
-        }
+        Status::Retried if limit_hit => "parsed only by the quote-retry after exceeding memctl's YAML limits (ML101)",
         Status::Retried => "parsed only thanks to Claude Code's quote-retry (ML111)",
         Status::Failed if limit_hit => "exceeds memctl's YAML limits; no fields are read (ML101)",
         Status::Failed => "unparseable YAML; Claude Code reads no fields (ML101)",
         Status::NotMapping => "YAML is not a mapping; Claude Code reads no fields (ML101)",
         Status::NotAtStart => "block is not on line 1; Claude Code sees no frontmatter (ML102)",
-        Status::BeyondWindow => {
-            "block closes after line 30; Claude Code's scan does not see it (ML104)"
-        }
+        Status::BeyondWindow => "block closes after line 30; Claude Code's scan does not see it (ML104)",
         Status::Ok | Status::None => return None,
     };
     Some(format!("{} — {text}", status.as_str()))

@@ -80,9 +80,7 @@ fn resolve(base: &str, p: &str) -> String {
 }
 
 fn realpath(p: &str) -> Option<String> {
-    fs::canonicalize(p)
-        .ok()
-        .map(|r| r.to_string_lossy().into_owned())
+    fs::canonicalize(p).ok().map(|r| r.to_string_lossy().into_owned())
 }
 
 fn parent(p: &str) -> String {
@@ -122,10 +120,7 @@ pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
     if back_real != join(&[&root_real, ".git"]) {
         return rejected("the worktree's back-link points to another checkout");
     }
-    if Path::new(&common_dir)
-        .file_name()
-        .is_some_and(|n| n == ".git")
-    {
+    if Path::new(&common_dir).file_name().is_some_and(|n| n == ".git") {
         (nfc(&parent(&common_dir)), Reason::Worktree(common_dir))
     } else {
         (nfc(&common_dir), Reason::Bare(common_dir.clone()))

@@ -30,11 +30,8 @@ pub struct Env {
 impl Env {
     pub fn from_process() -> Result<Env, Error> {
         let cwd = std::env::current_dir().map_err(|e| {
-            Error::new(
-                Kind::Io,
-                format!("cannot determine the current directory: {e}"),
-            )
-            .hint("cd into an existing directory or pass --project")
+            Error::new(Kind::Io, format!("cannot determine the current directory: {e}"))
+                .hint("cd into an existing directory or pass --project")
         })?;
         Ok(Env {
             vars: std::env::vars_os()
@@ -162,18 +159,11 @@ impl Resolution {
 }
 
 fn truthy(v: &str) -> bool {
-    matches!(
-        v.trim().to_lowercase().as_str(),
-        "1" | "true" | "yes" | "on"
-    )
+    matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes" | "on")
 }
 
 fn defined_falsy(v: &str) -> bool {
-    !v.is_empty()
-        && matches!(
-            v.trim().to_lowercase().as_str(),
-            "0" | "false" | "no" | "off"
-        )
+    !v.is_empty() && matches!(v.trim().to_lowercase().as_str(), "0" | "false" | "no" | "off")
 }
 
 /// Absolute against `base` if relative (lexically).
@@ -201,11 +191,9 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         } else {
             "MEMCTL_DIR"
         };
-        return Err(
-            Error::new(Kind::Usage, format!("{flag} is empty")).hint(format!(
-                "give {flag} a directory, or leave it out to resolve the memory dir"
-            )),
-        );
+        return Err(Error::new(Kind::Usage, format!("{flag} is empty")).hint(format!(
+            "give {flag} a directory, or leave it out to resolve the memory dir"
+        )));
     }
     let cwd = env.cwd.to_string_lossy().into_owned();
     let project = if explicit_dir.is_none() || req.project.is_some() {
@@ -214,10 +202,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         None
     };
     let home = env.home();
-    let need_home = || {
-        Error::new(Kind::Config, "cannot determine the home directory")
-            .hint("set HOME or pass --dir")
-    };
+    let need_home = || Error::new(Kind::Config, "cannot determine the home directory").hint("set HOME or pass --dir");
     let base_dir = project.as_ref().map_or(cwd.clone(), |p| p.root.clone());
 
     let config_home = match env.get("CLAUDE_CONFIG_DIR") {
@@ -231,17 +216,18 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         if c.starts_with('/') {
             c
         } else {
-            warnings.push(format!("CLAUDE_CONFIG_DIR is relative (`{c}`): paths under it are resolved against the project root {base_dir}"));
+            warnings.push(format!(
+                "CLAUDE_CONFIG_DIR is relative (`{c}`): paths under it are resolved against the project root {base_dir}"
+            ));
             absolutize(&c, &base_dir)
         }
     });
-    let memory_base = match env
-        .get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
-        .filter(|v| !v.is_empty())
-    {
+    let memory_base = match env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty()) {
         Some(m) if m.starts_with('/') => Some(m),
         Some(m) => {
-            warnings.push(format!("CLAUDE_CODE_REMOTE_MEMORY_DIR is relative (`{m}`): resolved against the project root {base_dir}"));
+            warnings.push(format!(
+                "CLAUDE_CODE_REMOTE_MEMORY_DIR is relative (`{m}`): resolved against the project root {base_dir}"
+            ));
             Some(absolutize(&m, &base_dir))
         }
         None => config_home.clone(),
@@ -254,22 +240,16 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
             value: None,
             lever: "unset".into(),
         },
-        |(v, lever)| AutoDream {
-            value: Some(v),
-            lever,
-        },
+        |(v, lever)| AutoDream { value: Some(v), lever },
     );
 
-    let key = project
-        .as_ref()
-        .map(|p| sanitize::sanitize(&p.canonical_root));
+    let key = project.as_ref().map(|p| sanitize::sanitize(&p.canonical_root));
     let mut steps = Vec::new();
     let mut hash_variant = None;
     let (main_dir, source) = if let Some(d) = explicit_dir {
         (explicit_path(&d, &env.cwd), explicit_source.to_string())
     } else {
-        let (chosen, source) =
-            setting_steps(env, &settings, home.as_deref(), &mut steps, &mut warnings);
+        let (chosen, source) = setting_steps(env, &settings, home.as_deref(), &mut steps, &mut warnings);
         match chosen {
             Some(dir) => (PathBuf::from(dir), source),
             None => {
@@ -313,8 +293,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let transcripts_dir = match (&project, &config_home) {
         (Some(p), Some(c)) => {
             let projects = join(&[c, "projects"]);
-            let (name, _) =
-                match_long_key(&projects, &sanitize::sanitize(&p.root), "", &mut warnings);
+            let (name, _) = match_long_key(&projects, &sanitize::sanitize(&p.root), "", &mut warnings);
             Some(join(&[&projects, &name]))
         }
         _ => None,
@@ -421,10 +400,7 @@ fn load_settings(env: &Env, config_home: Option<&str>, project: Option<&Project>
         ));
     }
     if let Some(c) = config_home {
-        out.push(settings::load(
-            Source::User,
-            &Path::new(c).join("settings.json"),
-        ));
+        out.push(settings::load(Source::User, &Path::new(c).join("settings.json")));
     }
     if let Some(p) = project {
         out.push(settings::load(
@@ -583,7 +559,10 @@ fn match_long_key(
         return (key.wyhash.clone(), Some("wyhash"));
     }
     if exists(&key.djb2) {
-        warnings.push(format!("this directory was created by a Node.js-hosted Claude Code; the native CLI reads `{}` instead", key.wyhash));
+        warnings.push(format!(
+            "this directory was created by a Node.js-hosted Claude Code; the native CLI reads `{}` instead",
+            key.wyhash
+        ));
         return (key.djb2.clone(), Some("djb2"));
     }
     let prefix = key.prefix();
@@ -629,9 +608,7 @@ pub fn enabled_chain(env: &Env, settings: &[Settings]) -> Enabled {
     let disable = env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY");
     let simple = env.get("CLAUDE_CODE_SIMPLE");
     let remote = env.get("CLAUDE_CODE_REMOTE");
-    let remote_dir = env
-        .get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
-        .filter(|v| !v.is_empty());
+    let remote_dir = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty());
     let merged = merged_bool(settings, "autoMemoryEnabled");
     let mut chain = vec![
         ChainRow {
@@ -678,11 +655,7 @@ pub fn enabled_chain(env: &Env, settings: &[Settings]) -> Enabled {
         (4, true, "default".to_string())
     };
     chain[row].applies = true;
-    Enabled {
-        value,
-        lever,
-        chain,
-    }
+    Enabled { value, lever, chain }
 }
 
 #[cfg(test)]
@@ -691,10 +664,7 @@ mod tests {
 
     fn env(vars: &[(&str, &str)]) -> Env {
         Env {
-            vars: vars
-                .iter()
-                .map(|(k, v)| (k.to_string(), OsString::from(v)))
-                .collect(),
+            vars: vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect(),
             cwd: PathBuf::from("/"),
             policy_file: PathBuf::from("/nonexistent/managed-settings.json"),
         }
@@ -732,10 +702,7 @@ mod tests {
         );
         assert_eq!(
             on(
-                &[
-                    ("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0"),
-                    ("CLAUDE_CODE_SIMPLE", "1")
-                ],
+                &[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0"), ("CLAUDE_CODE_SIMPLE", "1")],
                 &[]
             ),
             (true, "env CLAUDE_CODE_DISABLE_AUTO_MEMORY=0".into())
@@ -743,10 +710,7 @@ mod tests {
         assert!(!on(&[("CLAUDE_CODE_REMOTE", "1")], &[]).0);
         assert!(
             on(
-                &[
-                    ("CLAUDE_CODE_REMOTE", "1"),
-                    ("CLAUDE_CODE_REMOTE_MEMORY_DIR", "/m")
-                ],
+                &[("CLAUDE_CODE_REMOTE", "1"), ("CLAUDE_CODE_REMOTE_MEMORY_DIR", "/m")],
                 &[]
             )
             .0
@@ -755,25 +719,13 @@ mod tests {
         let project_false = setting(Source::Project, "autoMemoryEnabled", Value::Bool(false));
         assert_eq!(
             on(&[], &[user_true, project_false]),
-            (
-                false,
-                "autoMemoryEnabled=false in /project.json (project)".into()
-            )
+            (false, "autoMemoryEnabled=false in /project.json (project)".into())
         );
         let local_false = setting(Source::Local, "autoMemoryEnabled", Value::Bool(false));
         assert_eq!(
             on(&[], std::slice::from_ref(&local_false)),
-            (
-                false,
-                "autoMemoryEnabled=false in /local.json (local)".into()
-            )
+            (false, "autoMemoryEnabled=false in /local.json (local)".into())
         );
-        assert!(
-            on(
-                &[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "false")],
-                &[local_false]
-            )
-            .0
-        );
+        assert!(on(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "false")], &[local_false]).0);
     }
 }

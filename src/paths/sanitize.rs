@@ -115,9 +115,7 @@ pub fn wyhash(input: &[u8]) -> u64 {
             a = (r32(input, 0) << 32) | r32(input, q);
             b = (r32(input, len - 4) << 32) | r32(input, len - 4 - q);
         } else if len >= 1 {
-            a = (u64::from(input[0]) << 16)
-                | (u64::from(input[len >> 1]) << 8)
-                | u64::from(input[len - 1]);
+            a = (u64::from(input[0]) << 16) | (u64::from(input[len >> 1]) << 8) | u64::from(input[len - 1]);
             b = 0;
         } else {
             a = 0;
@@ -128,10 +126,7 @@ pub fn wyhash(input: &[u8]) -> u64 {
         if len >= 48 {
             while i + 48 < len {
                 for k in 0..3 {
-                    st[k] = mix(
-                        r64(input, i + 16 * k) ^ secrets[k],
-                        r64(input, i + 16 * k + 8) ^ st[k],
-                    );
+                    st[k] = mix(r64(input, i + 16 * k) ^ secrets[k], r64(input, i + 16 * k + 8) ^ st[k]);
                 }
                 i += 48;
             }
@@ -180,11 +175,7 @@ mod tests {
     #[test]
     fn long_keys_match_appendix_a1() {
         for (input, wy, dj) in [
-            (
-                format!("/home/user/{}", "a".repeat(195)),
-                "-16jaymsy6oeq3",
-                "-odqgte",
-            ),
+            (format!("/home/user/{}", "a".repeat(195)), "-16jaymsy6oeq3", "-odqgte"),
             (format!("/{}", "b".repeat(200)), "-17qtydk7w96d8", "-86ms41"),
             (
                 format!("/tmp/\u{fc}ber/{}", "c".repeat(200)),
@@ -220,10 +211,7 @@ mod tests {
             wyhash(format!("/home/user/{}", "a".repeat(16)).as_bytes()),
             6997869433570266928
         );
-        assert_eq!(
-            base36(wyhash("/tmp/über/project".as_bytes())),
-            "1qkw62fg357vt"
-        );
+        assert_eq!(base36(wyhash("/tmp/über/project".as_bytes())), "1qkw62fg357vt");
         assert_eq!(base36(wyhash("/tmp/😀".as_bytes())), "2dtn6e4t3rj5b");
         assert_eq!(base36(wyhash(b"")), "27k1wwwhf13t");
         let alphabet = "abcdefghijklmnopqrstuvwxyz0123456789".repeat(3);

@@ -73,11 +73,7 @@ impl Settings {
     }
 }
 
-const KEYS: [&str; 3] = [
-    "autoMemoryDirectory",
-    "autoMemoryEnabled",
-    "autoDreamEnabled",
-];
+const KEYS: [&str; 3] = ["autoMemoryDirectory", "autoMemoryEnabled", "autoDreamEnabled"];
 
 /// Read one settings file: `Ok(None)` when it does not exist, `Err(why)` when ignored.
 fn read_file(path: &Path) -> Result<Option<Map<String, Value>>, String> {
@@ -113,10 +109,7 @@ fn read_file(path: &Path) -> Result<Option<Map<String, Value>>, String> {
 
 fn pick(map: &Map<String, Value>, file: &str) -> Vec<(String, Value, String)> {
     KEYS.iter()
-        .filter_map(|k| {
-            map.get(*k)
-                .map(|v| (k.to_string(), v.clone(), file.to_string()))
-        })
+        .filter_map(|k| map.get(*k).map(|v| (k.to_string(), v.clone(), file.to_string())))
         .collect()
 }
 
@@ -190,17 +183,9 @@ mod tests {
     fn wrong_types_ignore_the_whole_file() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("s.json");
-        fs::write(
-            &f,
-            r#"{"autoMemoryEnabled": "yes", "autoMemoryDirectory": "/x/y"}"#,
-        )
-        .unwrap();
+        fs::write(&f, r#"{"autoMemoryEnabled": "yes", "autoMemoryDirectory": "/x/y"}"#).unwrap();
         assert!(matches!(load(Source::User, &f).state, State::Ignored(_)));
-        fs::write(
-            &f,
-            r#"{"autoMemoryEnabled": null, "autoMemoryDirectory": "/x/y"}"#,
-        )
-        .unwrap();
+        fs::write(&f, r#"{"autoMemoryEnabled": null, "autoMemoryDirectory": "/x/y"}"#).unwrap();
         let s = load(Source::User, &f);
         assert_eq!(
             s.get("autoMemoryDirectory").map(|(v, _)| v.clone()),
@@ -213,10 +198,7 @@ mod tests {
         assert!(matches!(load(Source::User, &f).state, State::Ignored(_)));
         fs::write(&f, "{oops").unwrap();
         assert!(matches!(load(Source::User, &f).state, State::Ignored(_)));
-        assert_eq!(
-            load(Source::User, &dir.path().join("none.json")).state,
-            State::NoFile
-        );
+        assert_eq!(load(Source::User, &dir.path().join("none.json")).state, State::NoFile);
     }
 
     #[test]

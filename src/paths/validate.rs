@@ -52,11 +52,7 @@ pub fn join(parts: &[&str]) -> String {
 
 /// `validateMemoryPath(raw, expandTilde)`: an absolute directory with one trailing
 /// separator, or `Err(reason)`.
-pub fn validate_memory_path(
-    raw: Option<&str>,
-    expand_tilde: bool,
-    home: Option<&str>,
-) -> Result<String, String> {
+pub fn validate_memory_path(raw: Option<&str>, expand_tilde: bool, home: Option<&str>) -> Result<String, String> {
     let raw = match raw {
         None | Some("") => return Err("empty".into()),
         Some(r) => r,
@@ -65,9 +61,7 @@ pub fn validate_memory_path(
         let rest = &raw[2..];
         let n = normalize(if rest.is_empty() { "." } else { rest });
         if n == "." || n == ".." {
-            return Err(format!(
-                "`{raw}` names the home directory itself or its parent"
-            ));
+            return Err(format!("`{raw}` names the home directory itself or its parent"));
         }
         let home = home.ok_or_else(|| "no home directory to expand `~`".to_string())?;
         join(&[home, rest])
@@ -108,16 +102,7 @@ mod tests {
     #[test]
     fn rejections_match_appendix_a3() {
         assert!(validate_memory_path(None, true, HOME).is_err());
-        for raw in [
-            "",
-            "~",
-            "~/",
-            "~/.",
-            "~/..",
-            "~/foo/..",
-            "~/foo/../..",
-            "~user/mem",
-        ] {
+        for raw in ["", "~", "~/", "~/.", "~/..", "~/foo/..", "~/foo/../..", "~user/mem"] {
             assert!(v(raw, true).is_err(), "{raw:?}");
         }
         assert!(v("~/mem", false).is_err());

@@ -1,0 +1,86 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[memctl] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'memctl'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'memctl'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand path 'Print the memory dir Claude Code uses for this project'
+            cand list 'List memories in Claude Code''s scan order'
+            cand show 'Show one memory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;path'= {
+            cand --key-for 'Print the project key Claude Code derives from STRING (lexically)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --index 'Print the MEMORY.md path instead'
+            cand --transcripts 'Print the session transcripts dir instead'
+            cand --explain 'Explain every step of the resolution'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;list'= {
+            cand --type 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)'
+            cand --format 'Output format [default: table, or json with --json]'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --all 'Lift Claude Code''s 200-file cap'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;show'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --raw 'Write the file''s bytes unchanged, nothing else'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;help'= {
+            cand path 'Print the memory dir Claude Code uses for this project'
+            cand list 'List memories in Claude Code''s scan order'
+            cand show 'Show one memory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;help;path'= {
+        }
+        &'memctl;help;list'= {
+        }
+        &'memctl;help;show'= {
+        }
+        &'memctl;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

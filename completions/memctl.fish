@@ -1,0 +1,78 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_memctl_global_optspecs
+    string join \n dir= project= team json color= h/help V/version
+end
+
+function __fish_memctl_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_memctl_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_memctl_using_subcommand
+    set -l cmd (__fish_memctl_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c memctl -n "__fish_memctl_needs_command" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_needs_command" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_needs_command" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_needs_command" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_needs_command" -s V -l version -d 'Print version'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "list" -d 'List memories in Claude Code\'s scan order'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "show" -d 'Show one memory'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l key-for -d 'Print the project key Claude Code derives from STRING (lexically)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l index -d 'Print the MEMORY.md path instead'
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l transcripts -d 'Print the session transcripts dir instead'
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l explain -d 'Explain every step of the resolution'
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l type -d 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l format -d 'Output format [default: table, or json with --json]' -r -f -a "table\t'A table on a terminal, tab-separated records otherwise'
+manifest\t'Exactly the manifest Claude Code shows the model'
+json\t'One JSON document'
+paths\t'One absolute path per line'"
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l all -d 'Lift Claude Code\'s 200-file cap'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand show" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand show" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand show" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand show" -l raw -d 'Write the file\'s bytes unchanged, nothing else'
+complete -c memctl -n "__fish_memctl_using_subcommand show" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand show" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show help" -f -a "show" -d 'Show one memory'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,163 @@
+//! The global contracts of SPEC §3.1: JSON errors, exit codes, hints, colour,
+//! `MEMCTL_NOW`, `--dir`, broken pipes and the panic hook.
+
+use std::io::Read;
+use std::process::Stdio;
+
+use crate::support::Env;
+
+#[test]
+fn bad_memctl_now_is_invalid_input_naming_the_variable() {
+    Env::new()
+        .env("MEMCTL_NOW", "yesterday")
+        .args(["list"])
+        .run()
+        .code(2)
+        .stdout("")
+        .stderr("memctl: MEMCTL_NOW is not an RFC 3339 time: `yesterday`\nhint: set MEMCTL_NOW like 2026-03-10T12:00:00Z, or unset it\n");
+}
+
+#[test]
+fn errors_are_json_on_stderr_with_json() {
+    let env = Env::new();
+    let dir = env.dir_shown();
+    let run = env.args(["--json", "show", "nothing"]).run().code(2).stdout("");
+    let err = run.stderr_json();
+    assert_eq!(err["error"]["kind"], "not_found");
+    assert_eq!(err["error"]["message"], format!("no memory named `nothing` in {dir}"));
+    assert_eq!(err["error"]["hint"], "run `memctl list` to see the memories");
+}
+
+#[test]
+fn empty_dir_flag_is_a_usage_error() {
+    Env::new()
+        .args(["--dir", "", "list"])
+        .run()
+        .code(2)
+        .stdout("")
+        .stderr("memctl: --dir is empty\nhint: give --dir a directory, or leave it out to resolve the memory dir\n");
+}
+
+#[test]
+fn missing_explicit_dir_is_not_found() {
+    let env = Env::new();
+    let missing = env.root().join("nope");
+    env.arg("--dir")
+        .arg(&missing)
+        .arg("list")
+        .run()
+        .code(2)
+        .stderr(&format!("memctl: memory dir does not exist: {}/\nhint: check the path given to --dir, or run `memctl path` to see the resolved dir\n", missing.display()));
+}
+
+#[test]
+fn dir_flag_wins_over_memctl_dir() {
+    let env = Env::new().memory("a.md", "---\ntype: user\n---\n");
+    let other = env.root().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let expected = format!("{}a.md\n", env.dir_shown());
+    let mem = env.dir();
+    env.env("MEMCTL_DIR", &other)
+        .arg("--dir")
+        .arg(mem)
+        .args(["list", "--format", "paths"])
+        .run()
+        .success()
+        .stdout(&expected);
+}
+
+#[test]
+fn unknown_flags_are_usage_errors_with_a_hint() {
+    Env::new()
+        .args(["list", "--jsn"])
+        .run()
+        .code(2)
+        .stdout("")
+        .stderr("memctl: unexpected argument `--jsn` found\nhint: a similar argument exists: `--json`\n");
+}
+
+#[test]
+fn usage_errors_are_json_with_json() {
+    let run = Env::new().args(["--json", "list", "--bogus"]).run().code(2);
+    assert_eq!(run.stderr_json()["error"]["kind"], "usage");
+}
+
+#[test]
+fn color_always_paints_warnings_and_never_does_not() {
+    let env = Env::new();
+    std::os::unix::fs::symlink(env.root().join("missing"), env.dir().join("gone.md")).unwrap();
+    let painted = env.args(["--color", "always", "list"]).run().success();
+    assert_eq!(
+        painted.stderr,
+        "\u{1b}[33mmemctl: warning:\u{1b}[0m gone.md: dangling symlink; Claude Code drops it\n"
+    );
+    let env = Env::new();
+    std::os::unix::fs::symlink(env.root().join("missing"), env.dir().join("gone.md")).unwrap();
+    env.env("NO_COLOR", "1")
+        .args(["--color", "auto", "list"])
+        .run()
+        .success()
+        .stderr("memctl: warning: gone.md: dangling symlink; Claude Code drops it\n");
+}
+
+#[test]
+fn json_puts_warnings_in_the_document() {
+    let env = Env::new();
+    std::os::unix::fs::symlink(env.root().join("missing"), env.dir().join("gone.md")).unwrap();
+    let run = env.args(["list", "--json"]).run().success().stderr("");
+    assert_eq!(
+        run.json()["warnings"],
+        serde_json::json!(["gone.md: dangling symlink; Claude Code drops it"])
+    );
+}
+
+#[test]
+fn broken_pipe_exits_zero() {
+    let mut env = Env::new();
+    for i in 0..300 {
+        env = env.memory(
+            &format!("m{i:03}.md"),
+            &format!("---\ndescription: {}\n---\n", "x".repeat(200)),
+        );
+    }
+    let env = env.args(["list", "--all"]);
+    let mut child = env
+        .command()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "stderr: {err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}
+
+#[test]
+#[cfg(debug_assertions)]
+fn panics_become_internal_errors() {
+    let run = Env::new().env("MEMCTL_DEBUG_PANIC", "1").args(["list"]).run().code(2);
+    assert!(run.stderr.starts_with("memctl: internal error: "), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .ends_with("hint: this is a bug in memctl; please report it with the command you ran\n"),
+        "{}",
+        run.stderr
+    );
+    let run = Env::new()
+        .env("MEMCTL_DEBUG_PANIC", "1")
+        .args(["--json", "list"])
+        .run()
+        .code(2);
+    assert_eq!(run.stderr_json()["error"]["kind"], "internal");
+}
+
+#[test]
+fn version_and_help_work() {
+    let v = Env::new().arg("--version").run().success();
+    assert_eq!(v.stdout, format!("memctl {}\n", env!("CARGO_PKG_VERSION")));
+    let h = Env::new().arg("--help").run().success();
+    assert!(h.stdout.contains("Exit status:"));
+}

@@ -1,0 +1,276 @@
+//! `memctl list` (SPEC §3.4) and the scan it shows (§2.5, §2.6).
+
+use crate::support::{Env, iso_hours_before_now};
+
+fn fm(ty: &str, desc: &str) -> String {
+    format!("---\ntype: {ty}\ndescription: {desc}\n---\n")
+}
+
+/// The directory of Appendix A.9.
+fn a9() -> Env {
+    let late = format!("---\n{}description: late\n---\n", "# filler\n".repeat(30));
+    let at30 = format!("---\ndescription: just fits\n{}---\n", "# c\n".repeat(27));
+    let env = Env::new()
+        .index("- [a](a.md) — alpha\n")
+        .memory_aged("team/MEMORY.md", "- [t](t.md) — team\n", 1.0)
+        .memory_aged("sub/deeper/c.md", &fm("project", "nested"), 2.4)
+        .memory_aged("b.md", "no frontmatter\n", 24.0)
+        .memory_aged(".dot.md", &fm("reference", "dot file"), 48.0)
+        .memory_aged(".hidden/h.md", &fm("reference", "hidden dir"), 48.0)
+        .memory_aged("a.md", &fm("feedback", "alpha"), 72.0)
+        .memory_aged("late.md", &late, 84.0)
+        .memory_aged("at30.md", &at30, 96.0)
+        .memory_aged("team/t.md", &fm("user", "team note"), 120.0)
+        .memory_aged("bad.md", "---\ndescription: - dash\ntype: user\n---\n", 144.0)
+        .memory_aged("UPPER.MD", &fm("user", "upper"), 1.0)
+        .memory_aged("notes.txt", "x", 1.0);
+    std::fs::create_dir(env.dir().join("dir.md")).unwrap();
+    env
+}
+
+#[test]
+fn manifest_matches_appendix_a9() {
+    a9().args(["list", "--format", "manifest"])
+        .run()
+        .success()
+        .stdout(
+            "- [project] sub/deeper/c.md (2026-03-10T09:36:00.000Z): nested
+- b.md (2026-03-09T12:00:00.000Z)
+- [reference] .dot.md (2026-03-08T12:00:00.000Z): dot file
+- [reference] .hidden/h.md (2026-03-08T12:00:00.000Z): hidden dir
+- [feedback] a.md (2026-03-07T12:00:00.000Z): alpha
+- late.md (2026-03-07T00:00:00.000Z)
+- at30.md (2026-03-06T12:00:00.000Z): just fits
+- [user] team/t.md (2026-03-05T12:00:00.000Z): team note
+- bad.md (2026-03-04T12:00:00.000Z)
+",
+        )
+        .stderr("memctl: warning: dir.md: is a directory, not a memory file; Claude Code drops it\n");
+}
+
+#[test]
+fn piped_table_is_tab_separated_records() {
+    a9().args(["list"]).run().success().stdout(
+        "project\tsub/deeper/c.md\t0\tno\t-\tnested
+-\tb.md\t1\tno\t-\t-
+reference\t.dot.md\t2\tno\t-\tdot file
+reference\t.hidden/h.md\t2\tno\t-\thidden dir
+feedback\ta.md\t3\tyes\t-\talpha
+-\tlate.md\t3\tno\t-\t-
+-\tat30.md\t4\tno\t-\tjust fits
+user\tteam/t.md\t5\tyes\t-\tteam note
+-\tbad.md\t6\tno\t-\t-
+",
+    );
+}
+
+#[test]
+fn json_reports_statuses_and_index_lines() {
+    let run = a9().args(["list", "--json"]).run().success().stderr("");
+    let doc = run.json();
+    assert_eq!(doc["total"], 9);
+    assert_eq!(doc["shown"], 9);
+    assert_eq!(doc["cap"], 200);
+    assert_eq!(doc["capped"], false);
+    assert_eq!(
+        doc["warnings"],
+        serde_json::json!(["dir.md: is a directory, not a memory file; Claude Code drops it"])
+    );
+    let entries = doc["entries"].as_array().unwrap();
+    let by = |f: &str| entries.iter().find(|e| e["file"] == f).unwrap().clone();
+    assert_eq!(by("late.md")["frontmatter_status"], "beyond-window");
+    assert_eq!(by("bad.md")["frontmatter_status"], "failed");
+    assert_eq!(by("b.md")["frontmatter_status"], "none");
+    let a = by("a.md");
+    assert_eq!(a["indexed"], true);
+    assert_eq!(a["index_lines"], serde_json::json!([1]));
+    assert_eq!(a["type"], "feedback");
+    assert_eq!(a["claude_type"], "feedback");
+    assert_eq!(a["type_source"], "flat");
+    assert_eq!(a["mtime"], iso_hours_before_now(72.0));
+    assert_eq!(a["age_days"], 3);
+    assert_eq!(a["age"], "3 days ago");
+    assert_eq!(a["in_claude_view"], true);
+    assert!(a["path"].as_str().unwrap().ends_with("/mem/a.md"));
+    assert_eq!(
+        doc["memory_dir"].as_str().unwrap(),
+        a["path"].as_str().unwrap().trim_end_matches("a.md")
+    );
+    assert_eq!(by("team/t.md")["index_lines"], serde_json::json!([1]));
+}
+
+#[test]
+fn nested_types_show_with_a_star_and_stay_untyped_in_the_manifest() {
+    let nested = "---\nname: n\ndescription: d\nmetadata:\n  type: feedback\n---\n";
+    let env = Env::new().memory("n.md", nested);
+    env.args(["list", "--format", "manifest"])
+        .run()
+        .success()
+        .stdout("- n.md (2026-03-09T12:00:00.000Z): d\n");
+    let run = Env::new()
+        .memory("n.md", nested)
+        .args(["list", "--json"])
+        .run()
+        .success();
+    let e = &run.json()["entries"][0];
+    assert_eq!(e["type"], "feedback");
+    assert_eq!(e["type_source"], "nested");
+    assert_eq!(e["claude_type"], serde_json::Value::Null);
+}
+
+#[test]
+fn type_filter_matches_resolved_type_and_none() {
+    let env = Env::new()
+        .memory_aged("u.md", &fm("user", "u"), 1.0)
+        .memory_aged("f.md", &fm("feedback", "f"), 2.0)
+        .memory_aged("x.md", "plain\n", 3.0)
+        .memory_aged("n.md", "---\nmetadata:\n  type: user\n---\n", 4.0);
+    let d = env.dir_shown();
+    env.args(["list", "--type", "user", "--type", "none", "--format", "paths"])
+        .run()
+        .success()
+        .stdout(&format!("{d}u.md\n{d}x.md\n{d}n.md\n"));
+}
+
+#[test]
+fn manifest_type_filter_uses_claude_type() {
+    Env::new()
+        .memory_aged("u.md", &fm("user", "u"), 1.0)
+        .memory_aged("n.md", "---\nmetadata:\n  type: user\n---\n", 4.0)
+        .args(["list", "--type", "user", "--format", "manifest"])
+        .run()
+        .success()
+        .stdout("- [user] u.md (2026-03-10T11:00:00.000Z): u\n");
+}
+
+#[test]
+fn invalid_type_is_invalid_input_with_case_hint() {
+    Env::new()
+        .args(["list", "--type", "User"])
+        .run()
+        .code(2)
+        .stdout("")
+        .stderr("memctl: invalid type `User`: expected one of user, feedback, project, reference, none\nhint: types are case-sensitive: did you mean `user`?\n");
+}
+
+#[test]
+fn cap_keeps_the_200_newest_and_says_so() {
+    let mut env = Env::new();
+    for i in 0..203 {
+        env = env.memory_aged(&format!("m{i:03}.md"), "---\ntype: user\n---\n", f64::from(i));
+    }
+    let run = env.args(["list", "--format", "manifest"]).run().success();
+    assert_eq!(run.stdout.lines().count(), 200);
+    assert!(run.stdout.ends_with("m199.md (2026-03-02T05:00:00.000Z)\n"));
+    assert_eq!(
+        run.stderr,
+        "memctl: note: 3 more files are not shown: Claude Code sees only the 200 most recently modified (use --all)\n"
+    );
+}
+
+#[test]
+fn all_lifts_the_cap_and_marks_files_claude_cannot_see() {
+    let mut env = Env::new();
+    for i in 0..202 {
+        env = env.memory_aged(&format!("m{i:03}.md"), "---\ntype: user\n---\n", f64::from(i));
+    }
+    let run = env.args(["list", "--all", "--json"]).run().success();
+    let doc = run.json();
+    assert_eq!(doc["total"], 202);
+    assert_eq!(doc["shown"], 202);
+    assert_eq!(doc["capped"], false);
+    assert_eq!(doc["entries"][199]["in_claude_view"], true);
+    assert_eq!(doc["entries"][200]["in_claude_view"], false);
+    assert_eq!(
+        doc["warnings"],
+        serde_json::json!([
+            "note: 2 of these files are not seen by Claude Code: it sees only the 200 most recently modified"
+        ])
+    );
+}
+
+#[test]
+fn missing_resolved_dir_lists_nothing() {
+    Env::new()
+        .resolved()
+        .args(["list"])
+        .run()
+        .success()
+        .stdout("")
+        .stderr("");
+    Env::new()
+        .resolved()
+        .args(["list", "--format", "manifest"])
+        .run()
+        .success()
+        .stdout("");
+}
+
+#[test]
+fn descriptions_that_are_not_strings_print_as_javascript_does() {
+    Env::new()
+        .memory_aged("a.md", "---\ndescription: [1, [2, 3], null, a]\n---\n", 1.0)
+        .memory_aged("b.md", "---\ndescription: {a: 1}\n---\n", 2.0)
+        .memory_aged("c.md", "---\ndescription: |\n  two\n  lines\n---\n", 3.0)
+        .memory_aged("d.md", "---\ndescription: 0\n---\n", 4.0)
+        .args(["list", "--format", "manifest"])
+        .run()
+        .success()
+        .stdout("- a.md (2026-03-10T11:00:00.000Z): 1,2,3,,a\n- b.md (2026-03-10T10:00:00.000Z): [object Object]\n- c.md (2026-03-10T09:00:00.000Z): two\nlines\n\n- d.md (2026-03-10T08:00:00.000Z)\n");
+}
+
+#[test]
+fn records_replace_tabs_and_newlines_in_values() {
+    Env::new()
+        .memory(
+            "a.md",
+            "---\nname: \"tab\\there\"\ndescription: |\n  two\n  lines\n---\n",
+        )
+        .args(["list"])
+        .run()
+        .success()
+        .stdout("-\ta.md\t1\tno\ttab here\ttwo lines \n");
+}
+
+#[test]
+fn unreadable_entries_warn_and_are_dropped() {
+    let env = Env::new().memory("ok.md", "---\ntype: user\n---\n");
+    std::os::unix::fs::symlink(env.root().join("nowhere"), env.dir().join("gone.md")).unwrap();
+    env.args(["list", "--format", "manifest"])
+        .run()
+        .success()
+        .stdout("- [user] ok.md (2026-03-09T12:00:00.000Z)\n")
+        .stderr("memctl: warning: gone.md: dangling symlink; Claude Code drops it\n");
+}
+
+#[test]
+fn non_utf8_names_are_warned_with_escapes() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::new();
+    std::fs::write(env.dir().join(std::ffi::OsStr::from_bytes(b"bad\xff.md")), "x").unwrap();
+    env.args(["list"]).run().success().stdout("").stderr(
+        "memctl: warning: bad\\xff.md: file name is not valid UTF-8; Claude Code cannot open it (rename it with mv)\n",
+    );
+}
+
+#[test]
+fn symlinked_directories_are_followed_and_cycles_skipped() {
+    let env = Env::new().file("elsewhere/x.md", b"---\ntype: user\n---\n");
+    std::os::unix::fs::symlink(env.root().join("elsewhere"), env.dir().join("linked")).unwrap();
+    std::os::unix::fs::symlink(env.dir(), env.dir().join("loop")).unwrap();
+    let run = env.args(["list", "--format", "manifest"]).run().success();
+    assert!(run.stdout.contains("[user] linked/x.md"), "{}", run.stdout);
+    assert_eq!(run.stderr, "memctl: warning: loop: symlink cycle, skipped\n");
+}
+
+#[test]
+fn team_flag_lists_the_team_dir_with_its_own_index() {
+    Env::new()
+        .memory("x.md", "---\ntype: user\n---\n")
+        .memory("team/t.md", "---\ntype: project\n---\n")
+        .memory("team/MEMORY.md", "- [t](t.md) — team\n")
+        .args(["--team", "list"])
+        .run()
+        .success()
+        .stdout("project\tt.md\t1\tyes\t-\t-\n");
+}

@@ -1,0 +1,9 @@
+//! memctl's integration tests: one binary, one module per subcommand.
+
+mod support;
+
+mod generated;
+mod global;
+mod list;
+mod path;
+mod show;

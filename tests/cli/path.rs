@@ -1,0 +1,436 @@
+//! `memctl path` (SPEC §3.3) and resolution end to end (§2.2, Appendix A.4), on
+//! real git checkouts, worktrees and bare repositories made in a temp dir.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use memctl::paths::sanitize::sanitize;
+
+use crate::support::{Env, git};
+
+fn key(p: &Path) -> String {
+    sanitize(&p.to_string_lossy()).wyhash
+}
+
+/// `<root>/src/app` (a checkout with one commit) and its worktree `<root>/src/app-wt`.
+fn repo_with_worktree(env: &Env) -> (PathBuf, PathBuf) {
+    let app = env.root().join("src/app");
+    fs::create_dir_all(&app).unwrap();
+    git(&app, &["init", "-q"]);
+    git(&app, &["commit", "-q", "--allow-empty", "-m", "init"]);
+    git(&app, &["worktree", "add", "-q", "../app-wt"]);
+    (app, env.root().join("src/app-wt"))
+}
+
+fn resolved_path(env: Env) -> String {
+    env.resolved().arg("path").run().success().stdout
+}
+
+#[test]
+fn worktrees_share_the_main_checkouts_memory() {
+    let env = Env::new();
+    let (app, wt) = repo_with_worktree(&env);
+    let home = env.home();
+    let run = env
+        .resolved()
+        .arg("--project")
+        .arg(&wt)
+        .args(["path", "--json"])
+        .run()
+        .success();
+    let doc = run.json();
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/.claude/projects/{}/memory/", home.display(), key(&app))
+    );
+    assert_eq!(
+        doc["transcripts_dir"],
+        format!("{}/.claude/projects/{}", home.display(), key(&wt))
+    );
+    assert_eq!(doc["canonical_root"], app.to_string_lossy().as_ref());
+    assert_eq!(doc["git_root"], wt.to_string_lossy().as_ref());
+    assert_eq!(doc["canonical_reason"], "worktree");
+    assert_eq!(doc["source"], "default");
+    assert_eq!(doc["exists"], false);
+    assert_eq!(doc["hash_variant"], serde_json::Value::Null);
+    assert_eq!(doc["enabled"]["value"], true);
+    assert_eq!(doc["enabled"]["lever"], "default");
+    assert_eq!(doc["auto_dream"], serde_json::json!({"value": null, "lever": "unset"}));
+}
+
+#[test]
+fn plain_path_prints_the_dir_with_one_trailing_separator() {
+    let env = Env::new();
+    let (app, wt) = repo_with_worktree(&env);
+    let home = env.home();
+    let out = resolved_path(env.cwd(wt.join("")));
+    assert_eq!(
+        out,
+        format!("{}/.claude/projects/{}/memory/\n", home.display(), key(&app))
+    );
+}
+
+#[test]
+fn subdirectories_use_the_repository_key_for_memory_and_their_own_for_transcripts() {
+    let env = Env::new();
+    let (app, _) = repo_with_worktree(&env);
+    let sub = app.join("sub/dir");
+    fs::create_dir_all(&sub).unwrap();
+    let home = env.home();
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(&sub)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/.claude/projects/{}/memory/", home.display(), key(&app))
+    );
+    assert_eq!(
+        doc["transcripts_dir"],
+        format!("{}/.claude/projects/{}", home.display(), key(&sub))
+    );
+    assert_eq!(doc["canonical_reason"], "checkout");
+}
+
+#[test]
+fn bare_repository_worktrees_are_keyed_by_the_bare_dir() {
+    let env = Env::new();
+    let (app, _) = repo_with_worktree(&env);
+    let root = env.root();
+    git(&root, &["clone", "-q", "--bare", &app.to_string_lossy(), "bare.git"]);
+    git(&root.join("bare.git"), &["worktree", "add", "-q", "../bwt"]);
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(root.join("bwt"))
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["key"], key(&root.join("bare.git")));
+    assert_eq!(doc["canonical_reason"], "bare");
+}
+
+#[test]
+fn forged_and_submodule_git_files_are_keyed_by_their_own_dir() {
+    let env = Env::new();
+    let (app, _) = repo_with_worktree(&env);
+    let forged = env.root().join("forged");
+    fs::create_dir_all(&forged).unwrap();
+    fs::write(
+        forged.join(".git"),
+        format!("gitdir: {}/.git/worktrees/app-wt\n", app.display()),
+    )
+    .unwrap();
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(&forged)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["key"], key(&forged));
+    assert_eq!(doc["canonical_reason"], "rejected");
+    let env = Env::new();
+    let sub = env.root().join("submod");
+    fs::create_dir_all(env.root().join("modules/x")).unwrap();
+    fs::create_dir_all(&sub).unwrap();
+    fs::write(sub.join(".git"), "gitdir: ../modules/x\n").unwrap();
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(&sub)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["key"], key(&sub));
+    assert_eq!(doc["canonical_reason"], "checkout");
+}
+
+#[test]
+fn config_dir_and_remote_memory_dir_move_the_memory() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let root = env.root();
+    let doc = env
+        .resolved()
+        .env("CLAUDE_CONFIG_DIR", root.join("cfg"))
+        .env("CLAUDE_CODE_REMOTE_MEMORY_DIR", root.join("mnt"))
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/mnt/projects/{}/memory/", root.display(), key(&proj))
+    );
+    assert_eq!(
+        doc["transcripts_dir"],
+        format!("{}/cfg/projects/{}", root.display(), key(&proj))
+    );
+}
+
+fn user_settings(env: &Env, json: &str) {
+    let dir = env.home().join(".claude");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("settings.json"), json).unwrap();
+}
+
+#[test]
+fn user_setting_moves_memory_and_project_setting_is_ignored_with_a_warning() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    user_settings(&env, r#"{"autoMemoryDirectory": "~/mymem"}"#);
+    fs::write(
+        proj.join(".claude/settings.json"),
+        r#"{"autoMemoryDirectory": "/proj/evil"}"#,
+    )
+    .unwrap();
+    let home = env.home();
+    env.resolved().arg("--project").arg(&proj).arg("path").run().success().stdout(&format!("{}/mymem/\n", home.display())).stderr(&format!(
+        "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json or the user settings instead\n",
+        proj.display()
+    ));
+}
+
+#[test]
+fn an_invalid_local_setting_masks_a_valid_user_setting() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    user_settings(&env, r#"{"autoMemoryDirectory": "~/mymem"}"#);
+    fs::write(
+        proj.join(".claude/settings.local.json"),
+        r#"{"autoMemoryDirectory": "relative"}"#,
+    )
+    .unwrap();
+    let home = env.home();
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/.claude/projects/{}/memory/", home.display(), key(&proj))
+    );
+    let local = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"] == "settings.local")
+        .unwrap()
+        .clone();
+    assert_eq!(local["status"], "rejected");
+    let user = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"] == "settings.user")
+        .unwrap()
+        .clone();
+    assert_eq!(user["status"], "shadowed");
+}
+
+#[test]
+fn cowork_override_wins_and_never_expands_tilde() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let root = env.root();
+    let out = env
+        .resolved()
+        .env("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", root.join("cowork/mem"))
+        .arg("--project")
+        .arg(&proj)
+        .arg("path")
+        .run()
+        .success()
+        .stdout;
+    assert_eq!(out, format!("{}/cowork/mem/\n", root.display()));
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let home = env.home();
+    let doc = env
+        .resolved()
+        .env("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "~/x")
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/.claude/projects/{}/memory/", home.display(), key(&proj))
+    );
+    assert_eq!(doc["steps"][0]["status"], "rejected");
+}
+
+#[test]
+fn key_for_matches_appendix_a1_including_long_keys() {
+    Env::new()
+        .args(["path", "--key-for", "/home/a/my repo"])
+        .run()
+        .success()
+        .stdout("-home-a-my-repo\n");
+    let long = format!("/home/user/{}", "a".repeat(195));
+    let run = Env::new().args(["path", "--json", "--key-for", &long]).run().success();
+    let doc = run.json();
+    let prefix = format!("-home-user-{}", "a".repeat(189));
+    assert_eq!(doc["key"], format!("{prefix}-16jaymsy6oeq3"));
+    assert_eq!(doc["key_djb2"], format!("{prefix}-odqgte"));
+    assert_eq!(doc["units"], 206);
+    assert_eq!(doc["input"], long);
+    Env::new()
+        .args(["path", "--key-for", "/tmp/u\u{308}ber"])
+        .run()
+        .success()
+        .stdout("-tmp-u-ber\n");
+}
+
+#[test]
+fn long_keys_match_an_existing_djb2_directory_with_a_warning() {
+    let env = Env::new();
+    let proj = env.root().join(format!("p{}", "x".repeat(210)));
+    fs::create_dir_all(&proj).unwrap();
+    let k = sanitize(&proj.to_string_lossy());
+    let home = env.home();
+    fs::create_dir_all(home.join(".claude/projects").join(&k.djb2).join("memory")).unwrap();
+    let run = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success();
+    let doc = run.json();
+    assert_eq!(doc["hash_variant"], "djb2");
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/.claude/projects/{}/memory/", home.display(), k.djb2)
+    );
+    assert_eq!(
+        doc["warnings"][0],
+        format!(
+            "this directory was created by a Node.js-hosted Claude Code; the native CLI reads `{}` instead",
+            k.wyhash
+        )
+    );
+}
+
+#[test]
+fn transcripts_need_a_project_under_dir() {
+    Env::new().args(["path", "--transcripts"]).run().code(2).stderr("memctl: no project: the transcripts dir is keyed by the project root\nhint: pass --project with --dir or MEMCTL_DIR\n");
+}
+
+#[test]
+fn index_and_team_paths() {
+    let env = Env::new();
+    let d = env.dir_shown();
+    Env::new();
+    env.args(["path", "--index"])
+        .run()
+        .success()
+        .stdout(&format!("{d}MEMORY.md\n"));
+    let env = Env::new();
+    let d = env.dir_shown();
+    env.args(["--team", "path"])
+        .run()
+        .success()
+        .stdout(&format!("{d}team/\n"));
+}
+
+#[test]
+fn disabled_memory_still_prints_the_path_with_a_warning() {
+    let env = Env::new();
+    let d = env.dir_shown();
+    env.env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+        .arg("path")
+        .run()
+        .success()
+        .stdout(&format!("{d}\n"))
+        .stderr("memctl: warning: auto memory is disabled (env CLAUDE_CODE_DISABLE_AUTO_MEMORY=1): Claude Code will not read or write this directory\n");
+}
+
+#[test]
+fn local_setting_disables_memory_and_explain_names_the_lever() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::write(
+        proj.join(".claude/settings.local.json"),
+        r#"{"autoMemoryEnabled": false, "autoDreamEnabled": true}"#,
+    )
+    .unwrap();
+    let run = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--explain"])
+        .run()
+        .success();
+    let lever = format!(
+        "autoMemoryEnabled=false in {}/.claude/settings.local.json (local)",
+        proj.display()
+    );
+    assert!(
+        run.stdout.contains(&format!("auto memory     disabled ({lever})")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "auto-dream      enabled (autoDreamEnabled=true in {}/.claude/settings.local.json (local))",
+            proj.display()
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("not visible to memctl"));
+    assert!(run.stderr.contains("auto memory is disabled"));
+}
+
+#[test]
+fn missing_project_path_is_not_found() {
+    let env = Env::new();
+    let missing = env.root().join("missing");
+    let run = env.resolved().arg("--project").arg(&missing).arg("path").run().code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memctl: project path does not exist: {}\nhint: pass an existing directory to --project\n",
+            missing.display()
+        )
+    );
+}
+
+#[test]
+fn no_home_is_a_config_error_with_hint() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    env.resolved()
+        .env("HOME", "")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .arg("--project")
+        .arg(&proj)
+        .arg("path")
+        .run()
+        .code(2)
+        .stderr("memctl: cannot determine the home directory\nhint: set HOME or pass --dir\n");
+}

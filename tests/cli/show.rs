@@ -1,0 +1,187 @@
+//! `memctl show REF` (SPEC §3.2, §3.5).
+
+use crate::support::Env;
+
+const TESTING: &str = "---\nname: Testing policy\ndescription: Integration tests hit a real DB\ntype: feedback\n---\n\nUse the real DB.\n\n**Why:** mocks hid a bug.\n";
+
+const FRESHNESS: &str = "This memory is 47 days old. Memories are point-in-time observations, not live state — claims about code behavior or file:line citations may be outdated. Verify against current code before asserting as fact.";
+
+#[test]
+fn shows_header_freshness_and_body() {
+    let env = Env::new()
+        .memory_aged("feedback_testing.md", TESTING, 47.0 * 24.0)
+        .index("# Index\n- [Testing](feedback_testing.md) — x\n");
+    let d = env.dir_shown();
+    env.args(["show", "feedback_testing"])
+        .run()
+        .success()
+        .stderr("")
+        .stdout(&format!(
+            "feedback_testing.md
+  name:         Testing policy
+  type:         feedback (flat)
+  description:  Integration tests hit a real DB
+  modified:     2026-01-22T12:00:00.000Z (47 days ago)
+  indexed:      MEMORY.md:2
+  path:         {d}feedback_testing.md
+
+{FRESHNESS}
+
+Use the real DB.
+
+**Why:** mocks hid a bug.
+"
+        ));
+}
+
+#[test]
+fn fresh_memories_have_no_freshness_paragraph() {
+    let run = Env::new()
+        .memory_aged("a.md", "---\nname: A\n---\nbody\n", 30.0)
+        .args(["show", "a.md"])
+        .run()
+        .success();
+    assert!(run.stdout.contains("  indexed:      no\n"));
+    assert!(run.stdout.ends_with("\n\nbody\n"), "{}", run.stdout);
+    assert!(!run.stdout.contains("days old"));
+}
+
+#[test]
+fn resolves_by_name_case_insensitively() {
+    let run = Env::new()
+        .memory("feedback_testing.md", TESTING)
+        .args(["show", "testing POLICY"])
+        .run()
+        .success();
+    assert!(run.stdout.starts_with("feedback_testing.md\n"));
+}
+
+#[test]
+fn ambiguous_names_list_every_candidate() {
+    let env = Env::new()
+        .memory("a.md", "---\nname: Same\n---\n")
+        .memory("b.md", "---\nname: Same\n---\n");
+    let d = env.dir_shown();
+    env.args(["show", "Same"]).run().code(2).stdout("").stderr(&format!(
+        "memctl: `Same` matches several memories in {d}: a.md (Same), b.md (Same)\nhint: name the file instead, e.g. its relative path\n"
+    ));
+}
+
+#[test]
+fn unknown_names_suggest_near_ones() {
+    let env = Env::new().memory("deploy-note.md", "x\n");
+    let d = env.dir_shown();
+    env.args(["show", "deploy-notes"]).run().code(2).stderr(&format!(
+        "memctl: no memory named `deploy-notes` in {d}\nhint: did you mean `deploy-note`?\n"
+    ));
+}
+
+#[test]
+fn traversal_is_rejected_before_any_access() {
+    for bad in ["../x", "/etc/passwd", "a/../../b.md", "a\nb"] {
+        let run = Env::new().args(["show", bad]).run().code(2);
+        assert!(
+            run.stderr.contains("must be a relative path inside the memory dir")
+                || run.stderr.contains("control characters"),
+            "{bad:?}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.starts_with("memctl: invalid memory file name"));
+    }
+}
+
+#[test]
+fn the_index_is_not_a_memory() {
+    Env::new().index("x\n").args(["show", "MEMORY.md"]).run().code(2).stderr(
+        "memctl: `MEMORY.md` is the index, not a memory\nhint: use `memctl truncate-check --print-loaded` to see what Claude Code loads, or `memctl edit --index` to change it\n",
+    );
+}
+
+#[test]
+fn raw_prints_the_bytes_unchanged() {
+    let bytes = "\u{feff}---\r\nname: A\r\n---\r\nbody\r\n";
+    Env::new()
+        .memory("a.md", bytes)
+        .args(["show", "--raw", "a"])
+        .run()
+        .success()
+        .stdout(bytes)
+        .stderr("");
+}
+
+#[test]
+fn raw_with_json_is_a_usage_error() {
+    let run = Env::new()
+        .memory("a.md", "x")
+        .args(["--json", "show", "--raw", "a"])
+        .run()
+        .code(2);
+    assert_eq!(run.stderr_json()["error"]["kind"], "usage");
+}
+
+#[test]
+fn json_carries_frontmatter_and_body() {
+    let env = Env::new().memory_aged("feedback_testing.md", TESTING, 47.0 * 24.0);
+    let d = env.dir_shown();
+    let run = env.args(["show", "--json", "Testing policy"]).run().success();
+    let doc = run.json();
+    assert_eq!(doc["file"], "feedback_testing.md");
+    assert_eq!(
+        doc["frontmatter"],
+        serde_json::json!({"name": "Testing policy", "description": "Integration tests hit a real DB", "type": "feedback"})
+    );
+    assert_eq!(doc["frontmatter_status"], "ok");
+    assert_eq!(doc["body"], "Use the real DB.\n\n**Why:** mocks hid a bug.\n");
+    assert_eq!(doc["age_days"], 47);
+    assert_eq!(doc["freshness_text"], FRESHNESS);
+    assert_eq!(
+        doc["recall_header"],
+        format!("{FRESHNESS}\n\nMemory: {d}feedback_testing.md:")
+    );
+    assert_eq!(doc["indexed"], false);
+    assert_eq!(doc["size_bytes"], TESTING.len());
+    assert_eq!(doc["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn retried_frontmatter_is_flagged() {
+    let run = Env::new()
+        .memory("p.md", "---\nname: Project Context: SS\ntype: project\n---\n")
+        .args(["show", "p"])
+        .run()
+        .success();
+    assert!(run.stdout.contains("  name:         Project Context: SS\n"));
+    assert!(
+        run.stdout
+            .contains("  frontmatter:  retried — parsed only thanks to Claude Code's quote-retry (ML111)\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn notes_when_the_scan_window_sees_less() {
+    let text = format!(
+        "---\n{}description: late\ntype: user\n---\nbody\n",
+        "# filler\n".repeat(30)
+    );
+    let run = Env::new()
+        .memory("late.md", &text)
+        .args(["show", "late"])
+        .run()
+        .success();
+    assert!(run.stdout.contains("  description:  late\n"));
+    assert_eq!(
+        run.stderr,
+        "memctl: note: Claude Code's scan reads only the first 30 lines of late.md and sees: frontmatter beyond-window, no description, untyped\n"
+    );
+}
+
+#[test]
+fn files_with_nul_bytes_print_when_piped() {
+    Env::new()
+        .memory("bin.md", "a\0b\n")
+        .args(["show", "bin"])
+        .run()
+        .success();
+}

@@ -1,0 +1,263 @@
+//! The test harness: a temp memory dir and home, an isolated environment, and a
+//! builder that runs memctl and compares exact output.
+
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use tempfile::TempDir;
+
+/// `MEMCTL_NOW` in every test unless changed: 2026-03-10T12:00:00Z.
+pub const NOW: &str = "2026-03-10T12:00:00Z";
+pub const NOW_MS: u64 = 1_773_144_000_000;
+
+pub struct Env {
+    pub tmp: TempDir,
+    args: Vec<OsString>,
+    vars: Vec<(String, OsString)>,
+    removed: Vec<String>,
+    use_memctl_dir: bool,
+    cwd: Option<PathBuf>,
+    stdin: Option<Vec<u8>>,
+}
+
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Env {
+    /// A temp dir holding `home/` and the memory dir `mem/` (passed as `MEMCTL_DIR`).
+    pub fn new() -> Env {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        fs::create_dir_all(tmp.path().join("home")).unwrap();
+        fs::create_dir_all(tmp.path().join("mem")).unwrap();
+        Env {
+            tmp,
+            args: Vec::new(),
+            vars: Vec::new(),
+            removed: Vec::new(),
+            use_memctl_dir: true,
+            cwd: None,
+            stdin: None,
+        }
+    }
+
+    /// The canonical temp root (tempdirs may live behind a symlink).
+    pub fn root(&self) -> PathBuf {
+        fs::canonicalize(self.tmp.path()).unwrap()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.root().join("mem")
+    }
+
+    /// `<mem>/` as memctl prints it.
+    pub fn dir_shown(&self) -> String {
+        format!("{}/", self.dir().display())
+    }
+
+    /// Write a memory file with its mtime `hours` before `NOW`.
+    pub fn memory_aged(self, rel: &str, content: &str, hours: f64) -> Env {
+        let path = self.dir().join(rel);
+        write_aged(&path, content.as_bytes(), hours);
+        self
+    }
+
+    /// Write a memory file modified one day before `NOW`.
+    pub fn memory(self, rel: &str, content: &str) -> Env {
+        self.memory_aged(rel, content, 24.0)
+    }
+
+    pub fn index(self, content: &str) -> Env {
+        let path = self.dir().join("MEMORY.md");
+        fs::write(path, content).unwrap();
+        self
+    }
+
+    pub fn file(self, rel: &str, content: &[u8]) -> Env {
+        let path = self.root().join(rel);
+        if let Some(p) = path.parent() {
+            fs::create_dir_all(p).unwrap();
+        }
+        fs::write(path, content).unwrap();
+        self
+    }
+
+    pub fn arg(mut self, a: impl Into<OsString>) -> Env {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Env
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: impl Into<OsString>) -> Env {
+        self.vars.push((k.into(), v.into()));
+        self
+    }
+
+    pub fn env_remove(mut self, k: &str) -> Env {
+        self.removed.push(k.into());
+        self
+    }
+
+    /// Resolve the memory dir instead of passing `MEMCTL_DIR`.
+    pub fn resolved(mut self) -> Env {
+        self.use_memctl_dir = false;
+        self
+    }
+
+    pub fn cwd(mut self, p: impl Into<PathBuf>) -> Env {
+        self.cwd = Some(p.into());
+        self
+    }
+
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Env {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    pub fn command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_memctl"));
+        cmd.env_clear();
+        cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        cmd.env("HOME", self.home());
+        cmd.env("CLAUDE_CONFIG_DIR", self.home().join(".claude"));
+        cmd.env("MEMCTL_NOW", NOW);
+        if self.use_memctl_dir {
+            cmd.env("MEMCTL_DIR", self.dir());
+        }
+        for (k, v) in &self.vars {
+            cmd.env(k, v);
+        }
+        for k in &self.removed {
+            cmd.env_remove(k);
+        }
+        cmd.current_dir(self.cwd.clone().unwrap_or_else(|| self.root()));
+        cmd.args(&self.args);
+        cmd
+    }
+
+    #[track_caller]
+    pub fn run(&self) -> Run {
+        let mut cmd = assert_cmd::Command::from_std(self.command());
+        if let Some(input) = &self.stdin {
+            cmd.write_stdin(input.clone());
+        }
+        let out = cmd.output().expect("memctl runs");
+        Run {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+}
+
+impl Run {
+    #[track_caller]
+    pub fn stdout(self, expected: &str) -> Run {
+        assert_eq!(self.stdout, expected, "stdout differs; stderr was:\n{}", self.stderr);
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr(self, expected: &str) -> Run {
+        assert_eq!(self.stderr, expected, "stderr differs; stdout was:\n{}", self.stdout);
+        self
+    }
+
+    #[track_caller]
+    pub fn code(self, code: i32) -> Run {
+        assert_eq!(
+            self.code, code,
+            "exit code; stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn success(self) -> Run {
+        self.code(0)
+    }
+
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+
+    #[track_caller]
+    pub fn stderr_json(&self) -> serde_json::Value {
+        serde_json::from_str(self.stderr.trim())
+            .unwrap_or_else(|e| panic!("stderr is not JSON ({e}):\n{}", self.stderr))
+    }
+}
+
+/// Write a file whose mtime is `hours` before `NOW`.
+pub fn write_aged(path: &Path, content: &[u8], hours: f64) {
+    if let Some(p) = path.parent() {
+        fs::create_dir_all(p).unwrap();
+    }
+    fs::write(path, content).unwrap();
+    set_age(path, hours);
+}
+
+pub fn set_age(path: &Path, hours: f64) {
+    let ms = NOW_MS as f64 - hours * 3_600_000.0;
+    let t = UNIX_EPOCH + Duration::from_micros((ms * 1000.0).round() as u64);
+    let f = fs::File::options()
+        .write(true)
+        .open(path)
+        .or_else(|_| fs::File::open(path))
+        .unwrap();
+    f.set_modified(t).unwrap();
+}
+
+/// A unix time in ms as Claude Code prints it.
+pub fn iso_hours_before_now(hours: f64) -> String {
+    let ms = (NOW_MS as f64 - hours * 3_600_000.0) as i64;
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
+}
+
+/// Run git in `dir`.
+#[track_caller]
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
