@@ -330,3 +330,70 @@ fn index_map(text: &str) -> HashMap<String, Vec<usize>> {
     }
     map
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status_of(text: &str) -> (Status, Option<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.md");
+        fs::write(&p, text).unwrap();
+        let m = read_memory(&p, "m.md").unwrap();
+        (m.frontmatter.status, m.fields.description.map(|d| d.js_string()))
+    }
+
+    #[test]
+    fn closing_line_30_is_inside_the_window() {
+        let text = format!("---\ndescription: just fits\n{}---\nbody\n", "# c\n".repeat(27));
+        assert_eq!(status_of(&text), (Status::Ok, Some("just fits".into())));
+    }
+
+    #[test]
+    fn closing_line_31_is_beyond_the_window() {
+        let text = format!("---\ndescription: too late\n{}---\nbody\n", "# c\n".repeat(28));
+        assert_eq!(status_of(&text), (Status::BeyondWindow, None));
+    }
+
+    #[test]
+    fn a_block_that_never_closes_is_no_frontmatter() {
+        let text = format!("---\ndescription: x\n{}", "line\n".repeat(40));
+        assert_eq!(status_of(&text), (Status::None, None));
+    }
+
+    #[test]
+    fn thirty_lines_over_one_mib_are_beyond_the_window() {
+        let text = format!("---\ndescription: {}\n---\n", "x".repeat(WINDOW_MAX_BYTES));
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.md");
+        fs::write(&p, text).unwrap();
+        let m = read_memory(&p, "m.md").unwrap();
+        assert_eq!(m.frontmatter.status, Status::BeyondWindow);
+        assert!(m.window_exceeded);
+    }
+
+    #[test]
+    fn crlf_and_bom_are_handled_in_the_window() {
+        assert_eq!(
+            status_of("\u{feff}---\r\ndescription: crlf\r\n---\r\n"),
+            (Status::Ok, Some("crlf".into()))
+        );
+    }
+
+    #[test]
+    fn scan_sorts_newest_first_with_path_ties() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.md", "a.md", "c.md"] {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        for (name, secs) in [("a.md", 0), ("b.md", 0), ("c.md", 5)] {
+            let f = File::options().write(true).open(dir.path().join(name)).unwrap();
+            f.set_modified(t + std::time::Duration::from_secs(secs)).unwrap();
+        }
+        fs::write(dir.path().join("MEMORY.md"), "x").unwrap();
+        let s = scan(dir.path());
+        let order: Vec<&str> = s.memories.iter().map(|m| m.rel.as_str()).collect();
+        assert_eq!(order, ["c.md", "a.md", "b.md"]);
+    }
+}

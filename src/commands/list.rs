@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use comfy_table::{ContentArrangement, Table, presets::UTF8_BORDERS_ONLY};
+use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets::NOTHING};
 use serde_json::{Value, json};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::age;
 use crate::cli::{ListArgs, ListFormat};
@@ -81,8 +82,9 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             }
         }
         ListFormat::Table if out.stdout_tty => {
-            let width = comfy_table::Table::new().width().unwrap_or(100);
-            let table = render_table(&shown, &indexed, now_ms, width);
+            // A terminal that reports no size (0 columns) gets a sensible width.
+            let width = Table::new().width().filter(|w| *w >= 40).unwrap_or(100);
+            let table = render_table(&shown, &indexed, now_ms, width, out.color_stdout);
             out.print(&table)?;
         }
         ListFormat::Table => out.print(&render_records(&shown, &indexed, now_ms))?,
@@ -174,38 +176,60 @@ pub fn render_records(memories: &[&Memory], indexed: &Indexed, now_ms: f64) -> S
     s
 }
 
-/// The terminal table, cut to `width` columns.
-pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width: u16) -> String {
+/// The terminal table, cut to `width` columns: TYPE, FILE, AGE and IDX keep their
+/// width; NAME and DESCRIPTION share the rest and are cut with `…`.
+pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width: u16, bold: bool) -> String {
+    let rows: Vec<[String; 6]> = memories
+        .iter()
+        .map(|m| {
+            [
+                type_label(m),
+                flat(&m.name().unwrap_or_default()),
+                m.rel.clone(),
+                age::age_text(age::age_days(now_ms, m.mtime_ms)),
+                if indexed.lines_for(&m.rel).is_empty() {
+                    "no".into()
+                } else {
+                    "yes".into()
+                },
+                m.fields
+                    .description
+                    .as_ref()
+                    .map_or_else(String::new, |d| d.js_string().replace('\n', "⏎")),
+            ]
+        })
+        .collect();
+    let header = ["TYPE", "NAME", "FILE", "AGE", "IDX", "DESCRIPTION"];
+    let col = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].width())
+            .chain([header[i].width()])
+            .max()
+            .unwrap_or(0)
+    };
+    let fixed = col(0) + col(2) + col(3) + col(4) + 6 * 2;
+    let rest = usize::from(width).saturating_sub(fixed).max(24);
+    let name_w = col(1).min((rest * 2 / 5).max(10));
+    let desc_w = rest.saturating_sub(name_w);
     let mut table = Table::new();
     table
-        .load_style(UTF8_BORDERS_ONLY)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(width)
-        .set_truncation_indicator("…");
-    table.set_header(["TYPE", "NAME", "FILE", "AGE", "IDX", "DESCRIPTION"]);
-    for m in memories {
-        let desc = m
-            .fields
-            .description
-            .as_ref()
-            .map_or_else(String::new, |d| d.js_string().replace('\n', "⏎"));
-        let mut row = comfy_table::Row::from([
-            type_label(m),
-            m.name().unwrap_or_default(),
-            m.rel.clone(),
-            age::age_text(age::age_days(now_ms, m.mtime_ms)),
-            if indexed.lines_for(&m.rel).is_empty() {
-                "no".into()
-            } else {
-                "yes".into()
-            },
-            desc,
-        ]);
-        row.max_height(1);
-        table.add_row(row);
+        .load_style(NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if bold {
+        table.enforce_styling();
     }
-    let mut s = table.to_string();
-    s.push('\n');
+    table.set_header(header.map(|h| {
+        if bold {
+            Cell::new(h).add_attribute(Attribute::Bold)
+        } else {
+            Cell::new(h)
+        }
+    }));
+    for r in rows {
+        let [ty, name, file, age, idx, desc] = r;
+        table.add_row([ty, fit(&name, name_w), file, age, idx, fit(&desc, desc_w)]);
+    }
+    let mut s: String = table.lines().map(|l| format!("{}\n", l.trim_end())).collect();
     if memories
         .iter()
         .any(|m| m.memory_type().is_some() && m.claude_type().is_none())
@@ -213,4 +237,66 @@ pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width:
         s.push_str("* type only under `metadata:`; Claude Code sees this memory as untyped\n");
     }
     s
+}
+
+/// Cut `s` to `width` terminal columns, ending in `…` when cut.
+fn fit(s: &str, width: usize) -> String {
+    if s.width() <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontmatter::{Fields, parse_lines, scan_lines};
+
+    fn mem(rel: &str, text: &str) -> Memory {
+        let fm = parse_lines(&scan_lines(text));
+        Memory {
+            rel: rel.into(),
+            path: rel.into(),
+            mtime_ms: 0.0,
+            size: 0,
+            fields: Fields::from(&fm),
+            frontmatter: fm,
+            window_exceeded: false,
+        }
+    }
+
+    #[test]
+    fn table_cuts_long_descriptions_and_marks_nested_types() {
+        let long = format!(
+            "---\nname: Long one\ndescription: {}\ntype: user\n---\n",
+            "word ".repeat(40)
+        );
+        let nested = "---\nname: Nested\ndescription: d\nmetadata:\n  type: feedback\n---\n";
+        let ms = [mem("user_long.md", &long), mem("feedback_nested.md", nested)];
+        let refs: Vec<&Memory> = ms.iter().collect();
+        let out = render_table(&refs, &Indexed::default(), 0.0, 80, false);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with(" TYPE "), "{out}");
+        assert!(lines[1].contains("user_long.md") && lines[1].ends_with('…'), "{out}");
+        assert!(
+            lines[2].contains("feedback*") && lines[2].contains("feedback_nested.md"),
+            "{out}"
+        );
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{out}");
+        assert_eq!(
+            lines[3],
+            "* type only under `metadata:`; Claude Code sees this memory as untyped"
+        );
+    }
 }
