@@ -72,7 +72,7 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
                 "capped": !args.all && total > MAX_MEMORY_FILES,
                 "entries": entries,
             });
-            out.emit_json(doc)?;
+            out.emit_json(super::with_lossy(doc, &res.dir))?;
         }
         ListFormat::Manifest => out.print(&render_manifest(&shown))?,
         ListFormat::Paths => {

@@ -62,3 +62,14 @@ pub(crate) fn index_name_for(rel: &str) -> &'static str {
         "MEMORY.md"
     }
 }
+
+/// Mark a JSON document `"lossy": true` when `dir` is not valid UTF-8, so its
+/// paths were printed with U+FFFD (SPEC §3.1).
+pub(crate) fn with_lossy(mut doc: Value, dir: &std::path::Path) -> Value {
+    if dir.to_str().is_none()
+        && let Value::Object(map) = &mut doc
+    {
+        map.insert("lossy".into(), Value::Bool(true));
+    }
+    doc
+}

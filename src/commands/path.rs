@@ -35,7 +35,7 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         .into());
     }
     if out.json {
-        let doc = json_doc(&res);
+        let doc = super::with_lossy(json_doc(&res), &res.dir);
         out.emit_json(doc)?;
     } else if args.explain {
         out.print(&explain(&res))?;
@@ -82,7 +82,6 @@ fn json_doc(res: &Resolution) -> serde_json::Value {
         "enabled": res.enabled,
         "auto_dream": res.auto_dream,
         "steps": res.steps,
-        "lossy": res.dir.to_str().is_none(),
     })
 }
 

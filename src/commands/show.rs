@@ -94,7 +94,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             "recall_header".into(),
             Value::String(age::recall_header(days, &m.path.to_string_lossy())),
         );
-        out.emit_json(Value::Object(e))?;
+        out.emit_json(super::with_lossy(Value::Object(e), &res.dir))?;
         return Ok(ExitCode::SUCCESS);
     }
     out.print(&header(m, &doc, lines, days))?;
