@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one memory')
+            [CompletionResult]::new('truncate-check', 'truncate-check', [CompletionResultType]::ParameterValue, 'Report exactly what Claude Code loads from MEMORY.md, and what it drops')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -74,10 +75,23 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memctl;truncate-check' {
+            [CompletionResult]::new('--warn-at', '--warn-at', [CompletionResultType]::ParameterName, 'Also exit 1 when lines or units reach PERCENT of a cap')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--print-loaded', '--print-loaded', [CompletionResultType]::ParameterName, 'Print exactly the text Claude Code loads, and nothing else')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memctl;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one memory')
+            [CompletionResult]::new('truncate-check', 'truncate-check', [CompletionResultType]::ParameterValue, 'Report exactly what Claude Code loads from MEMORY.md, and what it drops')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -88,6 +102,9 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;help;show' {
+            break
+        }
+        'memctl;help;truncate-check' {
             break
         }
         'memctl;help;help' {

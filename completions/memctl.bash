@@ -28,6 +28,9 @@ _memctl() {
             memctl,show)
                 cmd="memctl__subcmd__show"
                 ;;
+            memctl,truncate-check)
+                cmd="memctl__subcmd__truncate__subcmd__check"
+                ;;
             memctl__subcmd__help,help)
                 cmd="memctl__subcmd__help__subcmd__help"
                 ;;
@@ -40,6 +43,9 @@ _memctl() {
             memctl__subcmd__help,show)
                 cmd="memctl__subcmd__help__subcmd__show"
                 ;;
+            memctl__subcmd__help,truncate-check)
+                cmd="memctl__subcmd__help__subcmd__truncate__subcmd__check"
+                ;;
             *)
                 ;;
         esac
@@ -47,7 +53,7 @@ _memctl() {
 
     case "${cmd}" in
         memctl)
-            opts="-h -V --dir --project --team --json --color --help --version path list show help"
+            opts="-h -V --dir --project --team --json --color --help --version path list show truncate-check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -79,7 +85,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help)
-            opts="path list show help"
+            opts="path list show truncate-check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -135,6 +141,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__truncate__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -231,6 +251,42 @@ _memctl() {
                 return 0
             fi
             case "${prev}" in
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__truncate__subcmd__check)
+            opts="-h --print-loaded --warn-at --dir --project --team --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --warn-at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

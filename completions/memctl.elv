@@ -30,6 +30,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
             cand show 'Show one memory'
+            cand truncate-check 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -67,10 +68,22 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;truncate-check'= {
+            cand --warn-at 'Also exit 1 when lines or units reach PERCENT of a cap'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --print-loaded 'Print exactly the text Claude Code loads, and nothing else'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
             cand show 'Show one memory'
+            cand truncate-check 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -78,6 +91,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;list'= {
         }
         &'memctl;help;show'= {
+        }
+        &'memctl;help;truncate-check'= {
         }
         &'memctl;help;help'= {
         }

@@ -67,6 +67,11 @@ pub enum Command {
     List(ListArgs),
     /// Show one memory
     Show(ShowArgs),
+    /// Report exactly what Claude Code loads from MEMORY.md, and what it drops
+    ///
+    /// Claude Code loads MEMORY.md into every conversation but cuts it at 200 lines or
+    /// 25 000 UTF-16 units. Exit status 1 when it would be cut (or is over --warn-at).
+    TruncateCheck(TruncateCheckArgs),
 }
 
 #[derive(Debug, Args)]
@@ -125,4 +130,19 @@ pub struct ShowArgs {
     /// Write the file's bytes unchanged, nothing else
     #[arg(long)]
     pub raw: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TruncateCheckArgs {
+    /// The index file to check, or - for standard input [default: the dir's MEMORY.md]
+    #[arg(value_name = "PATH", value_hint = ValueHint::FilePath)]
+    pub path: Option<PathBuf>,
+
+    /// Print exactly the text Claude Code loads, and nothing else
+    #[arg(long)]
+    pub print_loaded: bool,
+
+    /// Also exit 1 when lines or units reach PERCENT of a cap
+    #[arg(long, value_name = "PERCENT", value_parser = crate::text::parse_percent)]
+    pub warn_at: Option<f64>,
 }

@@ -248,3 +248,43 @@ mod tests {
         assert_eq!(s, vec!["deploy-note", "deploy-nots"]);
     }
 }
+
+/// A `--warn-at` percentage: a decimal number in (0, 100].
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err(format!("`{s}` is not a percentage in (0, 100]")),
+    }
+}
+
+/// Cut `s` to `max` chars, the last being `…`, when it is longer.
+pub fn ellipsize(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod percent_tests {
+    use super::*;
+
+    #[test]
+    fn percent_range() {
+        assert_eq!(parse_percent("90"), Ok(90.0));
+        assert_eq!(parse_percent("100"), Ok(100.0));
+        assert_eq!(parse_percent("0.5"), Ok(0.5));
+        assert!(parse_percent("0").is_err());
+        assert!(parse_percent("100.1").is_err());
+        assert!(parse_percent("x").is_err());
+        assert!(parse_percent("NaN").is_err());
+    }
+
+    #[test]
+    fn ellipsize_counts_chars() {
+        assert_eq!(ellipsize("abcdef", 4), "abc…");
+        assert_eq!(ellipsize("abcd", 4), "abcd");
+    }
+}

@@ -3,6 +3,7 @@
 mod list;
 mod path;
 mod show;
+pub mod truncate_check;
 
 use std::process::ExitCode;
 
@@ -17,6 +18,7 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Path(args) => path::run(args, ctx, out),
         Command::List(args) => list::run(args, ctx, out),
         Command::Show(args) => show::run(args, ctx, out),
+        Command::TruncateCheck(args) => truncate_check::run(args, ctx, out),
     }
 }
 

@@ -282,7 +282,13 @@ fn non_utf8_memory_dir_marks_json_lossy() {
     let dir = env.root().join(std::ffi::OsStr::from_bytes(b"m\xffem"));
     std::fs::create_dir(&dir).unwrap();
     std::fs::write(dir.join("a.md"), "---\ntype: user\n---\n").unwrap();
-    let doc = env.arg("--dir").arg(&dir).args(["list", "--json"]).run().success().json();
+    let doc = env
+        .arg("--dir")
+        .arg(&dir)
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
     assert_eq!(doc["lossy"], true);
     assert!(doc["entries"][0]["path"].as_str().unwrap().contains("m\u{fffd}em/a.md"));
     let plain = Env::new().args(["list", "--json"]).run().success().json();

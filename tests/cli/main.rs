@@ -7,3 +7,4 @@ mod global;
 mod list;
 mod path;
 mod show;
+mod truncate_check;

@@ -1,6 +1,8 @@
 //! `MEMORY.md` as an index (SPEC §2.9): the links it holds, with their lines, and
 //! which memory files they point to.
 
+pub mod load;
+
 use crate::paths::validate::normalize;
 
 /// Where a link points.

@@ -1,0 +1,264 @@
+//! `memctl truncate-check [PATH | -]` (SPEC §3.10).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+use serde_json::{Value, json};
+
+use crate::cli::TruncateCheckArgs;
+use crate::context::Context;
+use crate::error::{Error, Kind};
+use crate::index::load::{self, Load, MAX_LINES, MAX_UNITS};
+use crate::output::Output;
+use crate::text::{ellipsize, group_digits, to_fixed1};
+
+/// Index files up to this size are modelled (memctl choice).
+pub const MAX_INDEX_BYTES: u64 = 256 << 20;
+/// The text output lists at most this many dropped entries.
+const LIST_DROPPED: usize = 50;
+/// The JSON output holds at most this many dropped entries.
+const JSON_DROPPED: usize = 10_000;
+
+/// An index file and what Claude Code loads from it.
+pub struct Checked {
+    /// The name shown in text output.
+    pub label: String,
+    pub path: Option<PathBuf>,
+    pub exists: bool,
+    pub load: Load,
+    /// The file's own lines (LF-split, CR removed), to quote dropped entries as they are.
+    pub file_lines: Vec<String>,
+}
+
+pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if args.print_loaded && out.json {
+        return Err(Error::new(Kind::Usage, "--print-loaded cannot be combined with --json")
+            .hint("drop --json to print the loaded text, or drop --print-loaded for the report")
+            .into());
+    }
+    let checked = match &args.path {
+        Some(p) if p.as_os_str() == "-" => read_stdin()?,
+        Some(p) => read_explicit(p)?,
+        None => {
+            let res = ctx.resolve_existing()?;
+            if !res.enabled.value && !res.explicit {
+                out.note(format!(
+                    "auto memory is disabled ({}): Claude Code loads nothing at all",
+                    res.enabled.lever
+                ));
+            }
+            let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
+            read_default(&res.index_path(), label, &res.dir, out)?
+        }
+    };
+    if args.print_loaded {
+        out.print(&checked.load.loaded)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let over = over_threshold(&checked.load, args.warn_at);
+    if out.json {
+        out.emit_json(truncation_json(&checked, args.warn_at))?;
+    } else {
+        out.print(&render_text(&checked, args.warn_at))?;
+    }
+    Ok(if (checked.exists && checked.load.truncated()) || over {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn bounded_text(mut reader: impl Read, shown: &str) -> Result<String> {
+    let mut bytes = Vec::new();
+    reader.by_ref().take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INDEX_BYTES {
+        return Err(Error::new(Kind::Io, format!("index larger than 256 MiB: {shown}"))
+            .hint("memctl models index files up to 256 MiB; Claude Code loads at most 25 000 units of it anyway")
+            .into());
+    }
+    Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+fn checked(label: String, path: Option<PathBuf>, text: &str) -> Checked {
+    let file_lines = crate::index::lines(text).into_iter().map(str::to_string).collect();
+    Checked {
+        label,
+        path,
+        exists: true,
+        load: load::load(text),
+        file_lines,
+    }
+}
+
+fn read_stdin() -> Result<Checked> {
+    let text = bounded_text(std::io::stdin().lock(), "standard input")?;
+    Ok(checked("<stdin>".into(), None, &text))
+}
+
+fn open_index(path: &Path) -> Result<File> {
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(
+            Error::new(Kind::Io, format!("is a directory, not an index file: {shown}"))
+                .hint("pass the MEMORY.md file itself")
+                .into(),
+        );
+    }
+    File::open(path).map_err(|e| {
+        let kind = if e.kind() == std::io::ErrorKind::NotFound {
+            Kind::NotFound
+        } else {
+            Kind::Io
+        };
+        Error::new(kind, format!("cannot read {shown}: {e}"))
+            .hint("check the path and its permissions")
+            .into()
+    })
+}
+
+fn read_explicit(path: &Path) -> Result<Checked> {
+    let file = open_index(path)?;
+    let text = bounded_text(file, &path.display().to_string())?;
+    Ok(checked(path.display().to_string(), Some(path.to_path_buf()), &text))
+}
+
+fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Result<Checked> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(Checked {
+            label: label.into(),
+            path: Some(path.to_path_buf()),
+            exists: false,
+            load: load::load(""),
+            file_lines: vec![],
+        });
+    }
+    if let (Ok(real), Ok(real_dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir))
+        && !real.starts_with(&real_dir)
+    {
+        out.warn(format!(
+            "{label} is a symlink leaving the memory dir (to {})",
+            real.display()
+        ));
+    }
+    let text = bounded_text(open_index(path)?, &path.display().to_string())?;
+    if text.contains('\u{fffd}') && std::fs::read(path).is_ok_and(|b| std::str::from_utf8(&b).is_err()) {
+        out.warn(format!(
+            "{label} is not valid UTF-8; modelled on the lossily decoded text, as Claude Code reads it"
+        ));
+    }
+    Ok(checked(label.into(), Some(path.to_path_buf()), &text))
+}
+
+fn over_threshold(l: &Load, warn_at: Option<f64>) -> bool {
+    warn_at.is_some_and(|p| {
+        l.line_count as f64 >= p / 100.0 * MAX_LINES as f64 || l.unit_count as f64 >= p / 100.0 * MAX_UNITS as f64
+    })
+}
+
+/// The file's own text of line `n` (1-based).
+fn file_line(c: &Checked, n: usize, processed: &str) -> String {
+    c.file_lines
+        .get(n.wrapping_sub(1))
+        .cloned()
+        .unwrap_or_else(|| processed.to_string())
+}
+
+/// The `truncate-check` JSON object (also embedded by other commands).
+pub fn truncation_json(c: &Checked, warn_at: Option<f64>) -> Value {
+    let l = &c.load;
+    let (lines, units, bytes) = if c.exists {
+        (l.line_count, l.unit_count, l.utf8_bytes)
+    } else {
+        (0, 0, 0)
+    };
+    let dropped: Vec<Value> = l
+        .dropped
+        .iter()
+        .take(JSON_DROPPED)
+        .map(|(n, t)| json!({"line": n, "text": file_line(c, *n, t)}))
+        .collect();
+    json!({
+        "path": c.path.as_ref().map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned()),
+        "exists": c.exists,
+        "line_count": lines,
+        "byte_count": units,
+        "utf8_bytes": bytes,
+        "line_truncated": l.line_truncated,
+        "byte_truncated": l.unit_truncated,
+        "truncated": l.truncated(),
+        "warning": l.warning,
+        "loaded": l.loaded,
+        "dropped_entries": dropped,
+        "dropped_entries_total": l.dropped.len(),
+        "headroom_lines": MAX_LINES as i64 - lines as i64,
+        "headroom_bytes": MAX_UNITS as i64 - units as i64,
+        "frontmatter_stripped": l.frontmatter_stripped,
+        "html_comments_stripped": l.html_comments_stripped,
+        "limits": {"lines": MAX_LINES, "bytes": MAX_UNITS},
+        "warn_at": warn_at,
+        "over_threshold": over_threshold(l, warn_at),
+    })
+}
+
+/// The text report of SPEC §3.10.
+pub fn render_text(c: &Checked, warn_at: Option<f64>) -> String {
+    let l = &c.load;
+    if !c.exists {
+        return format!("{}: does not exist; nothing is loaded\n", c.label);
+    }
+    let g = |n: usize| group_digits(n as i64);
+    let pct = to_fixed1(100.0 * l.unit_count as f64 / MAX_UNITS as f64);
+    let mut s = format!(
+        "{}: {} lines, {} / {} units ({pct}%), {} UTF-8 bytes\n",
+        c.label,
+        g(l.line_count),
+        g(l.unit_count),
+        g(MAX_UNITS),
+        g(l.utf8_bytes)
+    );
+    if l.truncated() {
+        let cap = match (l.line_truncated, l.unit_truncated) {
+            (true, true) => "line and unit caps",
+            (true, false) => "line cap",
+            _ => "unit cap",
+        };
+        let loaded = match (
+            l.processed.origin.first(),
+            l.kept_lines.checked_sub(1).and_then(|i| l.processed.origin.get(i)),
+        ) {
+            (Some(first), Some(last)) => format!("loaded lines {first}–{last}"),
+            _ => "no line loaded in full".to_string(),
+        };
+        s.push_str(&format!("truncated: yes ({cap}); {loaded}\n"));
+        s.push_str(&format!("dropped entries ({}):\n", g(l.dropped.len())));
+        for (n, t) in l.dropped.iter().take(LIST_DROPPED) {
+            s.push_str(&ellipsize(&format!("  {n}: {}", file_line(c, *n, t)), 78));
+            s.push('\n');
+        }
+        if l.dropped.len() > LIST_DROPPED {
+            s.push_str(&format!("  … and {} more\n", g(l.dropped.len() - LIST_DROPPED)));
+        }
+        s.push_str(&format!(
+            "Claude Code appends:\n  {}\n",
+            l.warning.as_deref().unwrap_or_default()
+        ));
+    } else {
+        s.push_str("truncated: no\n");
+    }
+    if let Some(p) = warn_at.filter(|_| over_threshold(l, warn_at)) {
+        s.push_str(&format!(
+            "over --warn-at {}%: {} of 200 lines, {pct}% of 25 000 units\n",
+            crate::text::js_number(p),
+            g(l.line_count)
+        ));
+    }
+    s.push_str(&format!(
+        "headroom: {} lines, {} units\n",
+        group_digits(MAX_LINES as i64 - l.line_count as i64),
+        group_digits(MAX_UNITS as i64 - l.unit_count as i64)
+    ));
+    s
+}
