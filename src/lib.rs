@@ -10,10 +10,12 @@ pub mod context;
 pub mod error;
 pub mod frontmatter;
 pub mod index;
+pub mod lock;
 pub mod memory;
 pub mod output;
 pub mod paths;
 pub mod scan;
+pub mod store;
 pub mod text;
 pub mod yaml;
 

@@ -1,0 +1,253 @@
+//! Every write memctl makes (SPEC §4): atomic replacement through a temp file in the
+//! same directory, the write lock, respect for a running auto-dream, physical
+//! containment inside the memory dir, and the trash.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{Error, Kind};
+use crate::lock::{self, PidStatus};
+
+/// memctl's write lock, in the main memory dir (never ends in `.md`).
+pub const WRITE_LOCK: &str = ".memctl.lock";
+/// How long memctl waits for another writer.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::new(Kind::Io, format!("{what} {}: {e}", path.display())).hint("check the directory's permissions and free space")
+}
+
+/// The held write lock; released when dropped.
+pub struct WriteLock {
+    _file: File,
+}
+
+/// Take `<main_dir>.memctl.lock`, polling for up to 10 seconds.
+pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
+    let path = main_dir.join(WRITE_LOCK);
+    let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| io_err("cannot open the write lock", &path, e))?;
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(WriteLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => std::thread::sleep(Duration::from_millis(20)),
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(Error::new(Kind::Busy, format!("another memctl holds the write lock: {}", path.display()))
+                    .hint("another memctl is writing; try again when it has finished"));
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io_err("cannot lock", &path, e)),
+        }
+    }
+}
+
+/// Refuse to write while a fresh `.consolidate-lock` names a live process (a
+/// process of another user counts as live here), unless `force` (SPEC §4.3).
+pub fn ensure_no_dream(main_dir: &Path, now: DateTime<Utc>, force: bool) -> Result<(), Error> {
+    if force {
+        return Ok(());
+    }
+    let now_ms = crate::text::millis(now);
+    let info = lock::inspect(main_dir, now_ms);
+    let live = matches!(info.pid_status, PidStatus::Alive | PidStatus::Eperm);
+    if info.exists && info.is_fresh(now_ms) && live && info.body.as_deref().is_some_and(|b| !b.is_empty()) {
+        let minutes = ((now_ms - info.mtime_ms.unwrap_or(now_ms)) / 60_000.0).floor().max(0.0);
+        return Err(Error::new(
+            Kind::DreamRunning,
+            format!("auto-dream lock taken {minutes} min ago by live Claude Code PID {}; a consolidation may still be running", info.pid.unwrap_or_default()),
+        )
+        .hint("wait for it to finish, or pass --force"));
+    }
+    Ok(())
+}
+
+/// The real path of `dir`, for containment checks.
+fn real(dir: &Path) -> Result<PathBuf, Error> {
+    fs::canonicalize(dir).map_err(|e| io_err("cannot resolve", dir, e))
+}
+
+/// Require the real parent of `target` (and `target`, if it exists) to lie inside
+/// the real `root` (SPEC §4.4).
+pub fn ensure_contained(root: &Path, target: &Path) -> Result<(), Error> {
+    let root_real = real(root)?;
+    let parent = target.parent().unwrap_or(root);
+    let escapes = |p: &Path| Error::new(Kind::Containment, format!("write target resolves outside the memory dir: {}", p.display())).hint("memctl does not write through symlinks that leave the memory dir; edit the target directly");
+    if !real(parent)?.starts_with(&root_real) {
+        return Err(escapes(target));
+    }
+    if fs::symlink_metadata(target).is_ok() {
+        match fs::canonicalize(target) {
+            Ok(t) if !t.starts_with(&root_real) => return Err(escapes(target)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn random_hex() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(Instant::now().elapsed().as_nanos());
+    format!("{:08x}", h.finish() as u32)
+}
+
+/// The temp-file name pattern of SPEC §4.1: `.<base>.<pid>.<8 hex>.tmp`.
+pub fn temp_name(base: &str) -> String {
+    format!(".{base}.{}.{}.tmp", std::process::id(), random_hex())
+}
+
+/// Parse a memctl temp-file name: the PID it names.
+pub fn parse_temp_name(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (rest, hex) = rest.rsplit_once('.')?;
+    let (base, pid) = rest.rsplit_once('.')?;
+    if base.is_empty() || hex.len() != 8 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+#[cfg(unix)]
+fn set_mode(f: &File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    f.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Replace `target` with `content` atomically: temp file in the same directory,
+/// fsync, permission bits copied, rename, directory fsync. A symlinked target is
+/// written through to its (contained) real path.
+pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Error> {
+    ensure_contained(root, target)?;
+    let target = match fs::symlink_metadata(target) {
+        Ok(m) if m.file_type().is_symlink() => real(target)?,
+        _ => target.to_path_buf(),
+    };
+    let dir = target.parent().unwrap_or(root);
+    let base = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(temp_name(&base));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        set_mode(&f, 0o600)?;
+        f.write_all(content)?;
+        f.sync_all()?;
+        if let Ok(meta) = fs::metadata(&target) {
+            f.set_permissions(meta.permissions())?;
+        }
+        drop(f);
+        fs::rename(&tmp, &target)?;
+        sync_dir(dir)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io_err("cannot write", &target, e)
+    })
+}
+
+/// Create a directory (and parents) with mode 0700.
+pub fn create_dir(dir: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| io_err("cannot create", dir, e))
+}
+
+/// A fresh `<dir>.trash/<UTC stamp>[-n]/` directory.
+pub fn trash_dir(dir: &Path, now: DateTime<Utc>) -> Result<PathBuf, Error> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = dir.join(".trash");
+    create_dir(&base)?;
+    let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
+    let mut n = 1;
+    loop {
+        let name = if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") };
+        let candidate = base.join(&name);
+        match fs::DirBuilder::new().mode(0o700).create(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+            Err(e) => return Err(io_err("cannot create", &candidate, e)),
+        }
+    }
+}
+
+/// Move `path` (an entry of `root`, handled with lstat semantics) to `dest`.
+pub fn move_entry(root: &Path, path: &Path, dest: &Path) -> Result<(), Error> {
+    let root_real = real(root)?;
+    if let Some(parent) = path.parent()
+        && !real(parent)?.starts_with(&root_real)
+    {
+        return Err(Error::new(Kind::Containment, format!("entry resolves outside the memory dir: {}", path.display())).hint("move it by hand"));
+    }
+    if let Some(p) = dest.parent() {
+        create_dir(p)?;
+    }
+    fs::rename(path, dest).map_err(|e| io_err("cannot move", path, e))?;
+    if let Some(p) = path.parent() {
+        let _ = sync_dir(p);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_round_trip_and_never_end_in_md() {
+        let n = temp_name("MEMORY.md");
+        assert!(n.starts_with(".MEMORY.md.") && n.ends_with(".tmp"));
+        assert_eq!(parse_temp_name(&n), Some(std::process::id()));
+        assert_eq!(parse_temp_name(".x.md.123.zzzzzzzz.tmp"), None);
+        assert_eq!(parse_temp_name("x.md"), None);
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_keeps_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        fs::write(&p, "old").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();
+        write_atomic(dir.path(), &p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o644);
+        let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn writes_through_escaping_symlinks_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("x.md"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("x.md"), dir.path().join("x.md")).unwrap();
+        let e = write_atomic(dir.path(), &dir.path().join("x.md"), b"y").unwrap_err();
+        assert_eq!(e.kind, Kind::Containment);
+        assert_eq!(fs::read_to_string(outside.path().join("x.md")).unwrap(), "x");
+    }
+
+    #[test]
+    fn trash_stamps_get_suffixes() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z").unwrap().with_timezone(&Utc);
+        let a = trash_dir(dir.path(), now).unwrap();
+        let b = trash_dir(dir.path(), now).unwrap();
+        assert!(a.ends_with(".trash/20261130T120000Z"));
+        assert!(b.ends_with(".trash/20261130T120000Z-2"));
+    }
+
+    #[test]
+    fn write_lock_is_exclusive() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = lock(dir.path()).unwrap();
+        let other = File::options().write(true).open(dir.path().join(WRITE_LOCK)).unwrap();
+        assert!(matches!(other.try_lock(), Err(fs::TryLockError::WouldBlock)));
+        drop(held);
+        assert!(other.try_lock().is_ok());
+    }
+}
