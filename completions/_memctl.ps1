@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one memory')
             [CompletionResult]::new('truncate-check', 'truncate-check', [CompletionResultType]::ParameterValue, 'Report exactly what Claude Code loads from MEMORY.md, and what it drops')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check the memory dir for everything that makes Claude Code lose or misread memories')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -87,11 +88,31 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memctl;lint' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text, or json with --json]')
+            [CompletionResult]::new('--rule', '--rule', [CompletionResultType]::ParameterName, 'Run only this rule (repeatable)')
+            [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Skip this rule (repeatable)')
+            [CompletionResult]::new('--min-severity', '--min-severity', [CompletionResultType]::ParameterName, 'Hide findings below this severity')
+            [CompletionResult]::new('--warn-at', '--warn-at', [CompletionResultType]::ParameterName, 'ML207 threshold: warn when lines or units reach PERCENT of a cap')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Warnings also cause exit status 1')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --fix: write even while a live auto-dream holds the lock')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memctl;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one memory')
             [CompletionResult]::new('truncate-check', 'truncate-check', [CompletionResultType]::ParameterValue, 'Report exactly what Claude Code loads from MEMORY.md, and what it drops')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check the memory dir for everything that makes Claude Code lose or misread memories')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -105,6 +126,9 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;help;truncate-check' {
+            break
+        }
+        'memctl;help;lint' {
             break
         }
         'memctl;help;help' {

@@ -19,6 +19,9 @@ _memctl() {
             memctl,help)
                 cmd="memctl__subcmd__help"
                 ;;
+            memctl,lint)
+                cmd="memctl__subcmd__lint"
+                ;;
             memctl,list)
                 cmd="memctl__subcmd__list"
                 ;;
@@ -33,6 +36,9 @@ _memctl() {
                 ;;
             memctl__subcmd__help,help)
                 cmd="memctl__subcmd__help__subcmd__help"
+                ;;
+            memctl__subcmd__help,lint)
+                cmd="memctl__subcmd__help__subcmd__lint"
                 ;;
             memctl__subcmd__help,list)
                 cmd="memctl__subcmd__help__subcmd__list"
@@ -53,7 +59,7 @@ _memctl() {
 
     case "${cmd}" in
         memctl)
-            opts="-h -V --dir --project --team --json --color --help --version path list show truncate-check help"
+            opts="-h -V --dir --project --team --json --color --help --version path list show truncate-check lint help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,7 +91,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help)
-            opts="path list show truncate-check help"
+            opts="path list show truncate-check lint help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -99,6 +105,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__lint)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -161,6 +181,58 @@ _memctl() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__lint)
+            opts="-h --format --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json sarif github" -- "${cur}"))
+                    return 0
+                    ;;
+                --rule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --disable)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-severity)
+                    COMPREPLY=($(compgen -W "error warning info" -- "${cur}"))
+                    return 0
+                    ;;
+                --warn-at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand list 'List memories in Claude Code''s scan order'
             cand show 'Show one memory'
             cand truncate-check 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+            cand lint 'Check the memory dir for everything that makes Claude Code lose or misread memories'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -79,11 +80,30 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;lint'= {
+            cand --format 'Output format [default: text, or json with --json]'
+            cand --rule 'Run only this rule (repeatable)'
+            cand --disable 'Skip this rule (repeatable)'
+            cand --min-severity 'Hide findings below this severity'
+            cand --warn-at 'ML207 threshold: warn when lines or units reach PERCENT of a cap'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --strict 'Warnings also cause exit status 1'
+            cand --fix 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
+            cand --dry-run 'With --fix: print unified diffs and write nothing'
+            cand --force 'With --fix: write even while a live auto-dream holds the lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
             cand show 'Show one memory'
             cand truncate-check 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+            cand lint 'Check the memory dir for everything that makes Claude Code lose or misread memories'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -93,6 +113,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;show'= {
         }
         &'memctl;help;truncate-check'= {
+        }
+        &'memctl;help;lint'= {
         }
         &'memctl;help;help'= {
         }

@@ -37,6 +37,7 @@ complete -c memctl -n "__fish_memctl_needs_command" -f -a "path" -d 'Print the m
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "list" -d 'List memories in Claude Code\'s scan order'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "show" -d 'Show one memory'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l key-for -d 'Print the project key Claude Code derives from STRING (lexically)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
@@ -83,8 +84,31 @@ complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l print-l
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check help" -f -a "show" -d 'Show one memory'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l format -d 'Output format [default: text, or json with --json]' -r -f -a "text\t'One line per finding, and a summary on stderr'
+json\t'One JSON document'
+sarif\t'SARIF 2.1.0, for code-scanning tools'
+github\t'GitHub Actions workflow commands'"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l rule -d 'Run only this rule (repeatable)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l disable -d 'Skip this rule (repeatable)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l min-severity -d 'Hide findings below this severity' -r -f -a "error\t''
+warning\t''
+info\t''"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l warn-at -d 'ML207 threshold: warn when lines or units reach PERCENT of a cap' -r
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l strict -d 'Warnings also cause exit status 1'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l fix -d 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l dry-run -d 'With --fix: print unified diffs and write nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l force -d 'With --fix: write even while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "show" -d 'Show one memory'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

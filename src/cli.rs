@@ -72,6 +72,10 @@ pub enum Command {
     /// Claude Code loads MEMORY.md into every conversation but cuts it at 200 lines or
     /// 25 000 UTF-16 units. Exit status 1 when it would be cut (or is over --warn-at).
     TruncateCheck(TruncateCheckArgs),
+    /// Check the memory dir for everything that makes Claude Code lose or misread memories
+    ///
+    /// Exit status 1 when errors (or, with --strict, warnings) are found.
+    Lint(LintArgs),
 }
 
 #[derive(Debug, Args)]
@@ -145,4 +149,64 @@ pub struct TruncateCheckArgs {
     /// Also exit 1 when lines or units reach PERCENT of a cap
     #[arg(long, value_name = "PERCENT", value_parser = crate::text::parse_percent)]
     pub warn_at: Option<f64>,
+}
+
+/// Output formats of `lint`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    /// One line per finding, and a summary on stderr
+    Text,
+    /// One JSON document
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools
+    Sarif,
+    /// GitHub Actions workflow commands
+    Github,
+}
+
+/// The lowest severity `lint` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MinSeverity {
+    Error,
+    Warning,
+    Info,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Output format [default: text, or json with --json]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<LintFormat>,
+
+    /// Warnings also cause exit status 1
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: print unified diffs and write nothing
+    #[arg(long, requires = "fix")]
+    pub dry_run: bool,
+
+    /// Run only this rule (repeatable)
+    #[arg(long = "rule", value_name = "ID")]
+    pub rules: Vec<String>,
+
+    /// Skip this rule (repeatable)
+    #[arg(long = "disable", value_name = "ID")]
+    pub disable: Vec<String>,
+
+    /// Hide findings below this severity
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = MinSeverity::Info)]
+    pub min_severity: MinSeverity,
+
+    /// ML207 threshold: warn when lines or units reach PERCENT of a cap
+    #[arg(long, value_name = "PERCENT", default_value = "90", value_parser = crate::text::parse_percent)]
+    pub warn_at: f64,
+
+    /// With --fix: write even while a live auto-dream holds the lock
+    #[arg(long, requires = "fix")]
+    pub force: bool,
 }

@@ -7,9 +7,11 @@ pub mod age;
 pub mod cli;
 pub mod commands;
 pub mod context;
+pub mod dates;
 pub mod error;
 pub mod frontmatter;
 pub mod index;
+pub mod lint;
 pub mod lock;
 pub mod memory;
 pub mod output;
@@ -42,7 +44,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// `--json`, or a `--format json` that implies the JSON contract (SPEC §3.1).
 pub fn wants_json(cli: &Cli) -> bool {
-    cli.json || matches!(&cli.command, cli::Command::List(a) if a.format == Some(cli::ListFormat::Json))
+    cli.json
+        || matches!(&cli.command, cli::Command::List(a) if a.format == Some(cli::ListFormat::Json))
+        || matches!(&cli.command, cli::Command::Lint(a) if a.format == Some(cli::LintFormat::Json))
 }
 
 /// A broken pipe anywhere in the chain: the reader went away, exit quietly with 0.

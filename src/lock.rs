@@ -141,7 +141,16 @@ pub fn inspect(main_dir: &Path, now_ms: f64) -> LockInfo {
     let path = main_dir.join(LOCK_FILE);
     let meta = std::fs::metadata(&path);
     let Ok(meta) = meta else {
-        return LockInfo { path, exists: false, unreadable: None, body: None, pid: None, pid_status: PidStatus::None, mtime_ms: None, state: State::Absent };
+        return LockInfo {
+            path,
+            exists: false,
+            unreadable: None,
+            body: None,
+            pid: None,
+            pid_status: PidStatus::None,
+            mtime_ms: None,
+            state: State::Absent,
+        };
     };
     let mtime = mtime_ms(&meta);
     let (body, unreadable) = match std::fs::read(&path) {
@@ -156,7 +165,16 @@ pub fn inspect(main_dir: &Path, now_ms: f64) -> LockInfo {
     };
     let body_empty = body.as_deref().is_some_and(str::is_empty);
     let state = state_of(true, body_empty, mtime, pid_status, now_ms);
-    LockInfo { path, exists: true, unreadable, body, pid, pid_status, mtime_ms: mtime, state }
+    LockInfo {
+        path,
+        exists: true,
+        unreadable,
+        body,
+        pid,
+        pid_status,
+        mtime_ms: mtime,
+        state,
+    }
 }
 
 #[cfg(test)]
@@ -180,11 +198,26 @@ mod tests {
         let now = 10_000_000.0;
         assert_eq!(state_of(false, false, None, PidStatus::None, now), State::Absent);
         assert_eq!(state_of(true, true, Some(now), PidStatus::None, now), State::RolledBack);
-        assert_eq!(state_of(true, false, Some(now - HOLDER_STALE_MS), PidStatus::Alive, now), State::Stale);
-        assert_eq!(state_of(true, false, Some(now - 1.0), PidStatus::Alive, now), State::Held);
-        assert_eq!(state_of(true, false, Some(now - 1.0), PidStatus::Dead, now), State::Reclaimable);
-        assert_eq!(state_of(true, false, Some(now - 1.0), PidStatus::Eperm, now), State::Reclaimable);
-        assert_eq!(state_of(true, false, Some(now + 7_200_000.0), PidStatus::Dead, now), State::Reclaimable);
+        assert_eq!(
+            state_of(true, false, Some(now - HOLDER_STALE_MS), PidStatus::Alive, now),
+            State::Stale
+        );
+        assert_eq!(
+            state_of(true, false, Some(now - 1.0), PidStatus::Alive, now),
+            State::Held
+        );
+        assert_eq!(
+            state_of(true, false, Some(now - 1.0), PidStatus::Dead, now),
+            State::Reclaimable
+        );
+        assert_eq!(
+            state_of(true, false, Some(now - 1.0), PidStatus::Eperm, now),
+            State::Reclaimable
+        );
+        assert_eq!(
+            state_of(true, false, Some(now + 7_200_000.0), PidStatus::Dead, now),
+            State::Reclaimable
+        );
     }
 
     #[test]

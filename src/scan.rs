@@ -66,11 +66,26 @@ impl Problem {
     }
 }
 
-/// The result of a scan: every memory (sorted, uncapped) and the problems.
+/// A memctl temp file left in the dir (SPEC §4.1), for lint ML132.
+#[derive(Clone, Debug)]
+pub struct TempFile {
+    pub rel: String,
+    pub path: PathBuf,
+    pub pid: u32,
+    pub mtime_ms: f64,
+}
+
+/// The result of a scan: every memory (sorted, uncapped), the problems, and the
+/// other entries lint looks at.
 #[derive(Clone, Debug, Default)]
 pub struct Scan {
     pub memories: Vec<Memory>,
     pub problems: Vec<Problem>,
+    /// Files ending in `.MD`, `.Md` or `.mD` (not scanned by Claude Code).
+    pub extension_case: Vec<(String, PathBuf)>,
+    pub temp_files: Vec<TempFile>,
+    /// Symlinks whose target resolves outside the dir: (relative path, target).
+    pub escaping: Vec<(String, PathBuf)>,
 }
 
 impl Scan {
@@ -104,6 +119,7 @@ pub fn scan(dir: &Path) -> Scan {
     if !dir.exists() {
         return out;
     }
+    let real_dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let walker = WalkDir::new(dir).follow_links(true).min_depth(1);
     for entry in walker {
         let entry = match entry {
@@ -134,7 +150,18 @@ pub fn scan(dir: &Path) -> Scan {
             }
         };
         let path = entry.path();
-        if !ends_with_md(path) || entry.file_name() == "MEMORY.md" {
+        if entry.path_is_symlink()
+            && let Ok(target) = fs::canonicalize(path)
+            && !target.starts_with(&real_dir)
+        {
+            out.escaping
+                .push((escape_path(path.strip_prefix(dir).unwrap_or(path)), target));
+        }
+        if !ends_with_md(path) {
+            note_other(&mut out, dir, path, &entry);
+            continue;
+        }
+        if entry.file_name() == "MEMORY.md" {
             continue;
         }
         let rel_path = path.strip_prefix(dir).unwrap_or(path);
@@ -165,6 +192,24 @@ pub fn scan(dir: &Path) -> Scan {
     }
     sort_claude_order(&mut out.memories);
     out
+}
+
+/// Remember non-`.md` entries lint reports: wrong-case extensions and temp files.
+fn note_other(out: &mut Scan, dir: &Path, path: &Path, entry: &walkdir::DirEntry) {
+    let Some(name) = entry.file_name().to_str() else { return };
+    let rel = || path.strip_prefix(dir).unwrap_or(path).to_string_lossy().into_owned();
+    if name.len() > 3 && name[name.len() - 3..].eq_ignore_ascii_case(".md") && entry.file_type().is_file() {
+        out.extension_case.push((rel(), path.to_path_buf()));
+    } else if let Some(pid) = crate::store::parse_temp_name(name)
+        && let Ok(meta) = entry.metadata()
+    {
+        out.temp_files.push(TempFile {
+            rel: rel(),
+            path: path.to_path_buf(),
+            pid,
+            mtime_ms: mtime_ms(&meta),
+        });
+    }
 }
 
 /// Newest first; ties by relative path in byte order (memctl's tie rule).

@@ -18,7 +18,8 @@ pub const WRITE_LOCK: &str = ".memctl.lock";
 const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(Kind::Io, format!("{what} {}: {e}", path.display())).hint("check the directory's permissions and free space")
+    Error::new(Kind::Io, format!("{what} {}: {e}", path.display()))
+        .hint("check the directory's permissions and free space")
 }
 
 /// The held write lock; released when dropped.
@@ -29,15 +30,25 @@ pub struct WriteLock {
 /// Take `<main_dir>.memctl.lock`, polling for up to 10 seconds.
 pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
     let path = main_dir.join(WRITE_LOCK);
-    let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| io_err("cannot open the write lock", &path, e))?;
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_err("cannot open the write lock", &path, e))?;
     let start = Instant::now();
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(WriteLock { _file: file }),
-            Err(fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => std::thread::sleep(Duration::from_millis(20)),
+            Err(fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
             Err(fs::TryLockError::WouldBlock) => {
-                return Err(Error::new(Kind::Busy, format!("another memctl holds the write lock: {}", path.display()))
-                    .hint("another memctl is writing; try again when it has finished"));
+                return Err(Error::new(
+                    Kind::Busy,
+                    format!("another memctl holds the write lock: {}", path.display()),
+                )
+                .hint("another memctl is writing; try again when it has finished"));
             }
             Err(fs::TryLockError::Error(e)) => return Err(io_err("cannot lock", &path, e)),
         }
@@ -74,7 +85,13 @@ fn real(dir: &Path) -> Result<PathBuf, Error> {
 pub fn ensure_contained(root: &Path, target: &Path) -> Result<(), Error> {
     let root_real = real(root)?;
     let parent = target.parent().unwrap_or(root);
-    let escapes = |p: &Path| Error::new(Kind::Containment, format!("write target resolves outside the memory dir: {}", p.display())).hint("memctl does not write through symlinks that leave the memory dir; edit the target directly");
+    let escapes = |p: &Path| {
+        Error::new(
+            Kind::Containment,
+            format!("write target resolves outside the memory dir: {}", p.display()),
+        )
+        .hint("memctl does not write through symlinks that leave the memory dir; edit the target directly")
+    };
     if !real(parent)?.starts_with(&root_real) {
         return Err(escapes(target));
     }
@@ -131,7 +148,10 @@ pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Er
         _ => target.to_path_buf(),
     };
     let dir = target.parent().unwrap_or(root);
-    let base = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(temp_name(&base));
     let result = (|| -> std::io::Result<()> {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
@@ -154,7 +174,11 @@ pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Er
 /// Create a directory (and parents) with mode 0700.
 pub fn create_dir(dir: &Path) -> Result<(), Error> {
     use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| io_err("cannot create", dir, e))
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| io_err("cannot create", dir, e))
 }
 
 /// A fresh `<dir>.trash/<UTC stamp>[-n]/` directory.
@@ -181,7 +205,11 @@ pub fn move_entry(root: &Path, path: &Path, dest: &Path) -> Result<(), Error> {
     if let Some(parent) = path.parent()
         && !real(parent)?.starts_with(&root_real)
     {
-        return Err(Error::new(Kind::Containment, format!("entry resolves outside the memory dir: {}", path.display())).hint("move it by hand"));
+        return Err(Error::new(
+            Kind::Containment,
+            format!("entry resolves outside the memory dir: {}", path.display()),
+        )
+        .hint("move it by hand"));
     }
     if let Some(p) = dest.parent() {
         create_dir(p)?;
@@ -216,7 +244,11 @@ mod tests {
         write_atomic(dir.path(), &p, b"new").unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "new");
         assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o644);
-        let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
         assert!(leftovers.is_empty());
     }
 
@@ -234,7 +266,9 @@ mod tests {
     #[test]
     fn trash_stamps_get_suffixes() {
         let dir = tempfile::tempdir().unwrap();
-        let now = DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z").unwrap().with_timezone(&Utc);
+        let now = DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
         let a = trash_dir(dir.path(), now).unwrap();
         let b = trash_dir(dir.path(), now).unwrap();
         assert!(a.ends_with(".trash/20261130T120000Z"));

@@ -1,5 +1,6 @@
 //! One file per subcommand; this is the dispatch.
 
+mod lint;
 mod list;
 mod path;
 mod show;
@@ -19,6 +20,7 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::List(args) => list::run(args, ctx, out),
         Command::Show(args) => show::run(args, ctx, out),
         Command::TruncateCheck(args) => truncate_check::run(args, ctx, out),
+        Command::Lint(args) => lint::run(args, ctx, out),
     }
 }
 

@@ -178,7 +178,7 @@ pub fn truncation_json(c: &Checked, warn_at: Option<f64>) -> Value {
         .dropped
         .iter()
         .take(JSON_DROPPED)
-        .map(|(n, t)| json!({"line": n, "text": file_line(c, *n, t)}))
+        .map(|d| json!({"line": d.line, "text": file_line(c, d.line, &d.text)}))
         .collect();
     json!({
         "path": c.path.as_ref().map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned()),
@@ -234,8 +234,11 @@ pub fn render_text(c: &Checked, warn_at: Option<f64>) -> String {
         };
         s.push_str(&format!("truncated: yes ({cap}); {loaded}\n"));
         s.push_str(&format!("dropped entries ({}):\n", g(l.dropped.len())));
-        for (n, t) in l.dropped.iter().take(LIST_DROPPED) {
-            s.push_str(&ellipsize(&format!("  {n}: {}", file_line(c, *n, t)), 78));
+        for d in l.dropped.iter().take(LIST_DROPPED) {
+            s.push_str(&ellipsize(
+                &format!("  {}: {}", d.line, file_line(c, d.line, &d.text)),
+                78,
+            ));
             s.push('\n');
         }
         if l.dropped.len() > LIST_DROPPED {

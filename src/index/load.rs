@@ -57,13 +57,24 @@ pub struct Load {
     pub kept_units: usize,
     /// The number of kept lines, counting a partly kept line.
     pub kept_lines: usize,
-    /// Non-blank processed lines not loaded in full: (file line, processed text).
-    pub dropped: Vec<(usize, String)>,
+    /// Non-blank processed lines not loaded in full.
+    pub dropped: Vec<Dropped>,
     pub frontmatter_stripped: bool,
     pub html_comments_stripped: bool,
     /// The trimmed text with its line mapping (lint and dream reuse it).
     #[serde(skip)]
     pub processed: Mapped,
+}
+
+/// A line Claude Code does not load in full.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Dropped {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// 0-based line of the processed (trimmed) text: ≥ 200 means cut by the line cap.
+    pub index: usize,
+    /// The processed line.
+    pub text: String,
 }
 
 impl Load {
@@ -182,7 +193,11 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
         if end <= kept.len() {
             fully_kept = i + 1;
         } else if !l.chars().all(is_js_space) {
-            load.dropped.push((t.origin[i], l.to_string()));
+            load.dropped.push(Dropped {
+                line: t.origin[i],
+                index: i,
+                text: l.to_string(),
+            });
         }
         offset = end + 1;
     }
@@ -651,7 +666,10 @@ mod tests {
             )
         );
         assert_eq!(l.dropped.len(), 50);
-        assert_eq!(l.dropped[0], (201, "- [T201](t201.md) — hook 201".to_string()));
+        assert_eq!(
+            (l.dropped[0].line, l.dropped[0].text.as_str()),
+            (201, "- [T201](t201.md) — hook 201")
+        );
         assert_eq!(l.kept_lines, 200);
     }
 
@@ -681,7 +699,7 @@ mod tests {
             ))
         );
         assert_eq!(l.kept_lines, 8);
-        assert_eq!(l.dropped.iter().map(|d| d.0).collect::<Vec<_>>(), vec![9, 10]);
+        assert_eq!(l.dropped.iter().map(|d| d.line).collect::<Vec<_>>(), vec![9, 10]);
     }
 
     #[test]
@@ -708,7 +726,14 @@ mod tests {
             l.loaded
                 .starts_with(&format!("{}\n\n> WARNING: MEMORY.md is 29.3KB", "y".repeat(25_000)))
         );
-        assert_eq!(l.dropped, vec![(1, "y".repeat(30_000))]);
+        assert_eq!(
+            l.dropped,
+            vec![Dropped {
+                line: 1,
+                index: 0,
+                text: "y".repeat(30_000)
+            }]
+        );
         let l = load(&format!("a\n{}", "b".repeat(30_000)));
         assert!(l.loaded.starts_with("a\n\n> WARNING: MEMORY.md is 29.3KB"));
         assert_eq!(l.dropped.len(), 1);
@@ -751,7 +776,14 @@ mod tests {
         let l = load(&text);
         assert_eq!(l.kept_units, 25_000);
         assert_eq!(l.kept_lines, 1);
-        assert_eq!(l.dropped, vec![(2, "b".repeat(10))]);
+        assert_eq!(
+            l.dropped,
+            vec![Dropped {
+                line: 2,
+                index: 1,
+                text: "b".repeat(10)
+            }]
+        );
     }
 
     #[test]

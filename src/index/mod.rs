@@ -55,7 +55,7 @@ pub fn lines(text: &str) -> Vec<&str> {
 /// Every inline link and reference definition outside code and closed comments.
 pub fn extract_links(text: &str) -> Vec<Link> {
     let lines = lines(text);
-    let masked = mask(&lines);
+    let (masked, _) = mask(&lines);
     let mut links = Vec::new();
     for (i, chars) in masked.iter().enumerate() {
         find_links(chars, i + 1, &mut links);
@@ -65,9 +65,10 @@ pub fn extract_links(text: &str) -> Vec<Link> {
 
 /// The lines as chars with code fences, closed HTML comments and code spans blanked
 /// out (replaced by NUL), so that positions are kept.
-fn mask(lines: &[&str]) -> Vec<Vec<char>> {
+fn mask(lines: &[&str]) -> (Vec<Vec<char>>, Vec<LineKind>) {
     let text: Vec<Vec<char>> = lines.iter().map(|l| l.chars().collect()).collect();
     let mut out = text.clone();
+    let mut kinds = vec![LineKind::default(); lines.len()];
     let mut fence: Option<(char, usize)> = None;
     let mut in_comment = false;
     for (li, line) in text.iter().enumerate() {
@@ -78,6 +79,7 @@ fn mask(lines: &[&str]) -> Vec<Vec<char>> {
                 fence = None;
             }
             out[li].fill('\0');
+            kinds[li].code = true;
             continue;
         }
         if !in_comment
@@ -86,11 +88,13 @@ fn mask(lines: &[&str]) -> Vec<Vec<char>> {
         {
             fence = Some((c, n));
             out[li].fill('\0');
+            kinds[li].code = true;
             continue;
         }
         let mut i = 0;
         while i < line.len() {
             if in_comment {
+                kinds[li].comment = true;
                 match find(line, i, &['-', '-', '>']) {
                     Some(end) => {
                         out[li][i..end + 3].fill('\0');
@@ -106,6 +110,7 @@ fn mask(lines: &[&str]) -> Vec<Vec<char>> {
             }
             if line[i..].starts_with(&['<', '!', '-', '-']) && closes_later(&text, li, i + 4) {
                 out[li][i..i + 4].fill('\0');
+                kinds[li].comment = true;
                 i += 4;
                 in_comment = true;
                 continue;
@@ -124,7 +129,16 @@ fn mask(lines: &[&str]) -> Vec<Vec<char>> {
             i += 1;
         }
     }
-    out
+    (out, kinds)
+}
+
+/// What blanked part of a line out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LineKind {
+    /// A fence delimiter or a line inside fenced code.
+    code: bool,
+    /// Part of a closed HTML comment.
+    comment: bool,
 }
 
 /// A fence opener/closer: up to 3 spaces, then 3 or more backticks or tildes.
@@ -274,12 +288,17 @@ fn parse_dest(line: &[char], from: usize, inline: bool) -> Option<(String, usize
 
 /// Classify a destination (SPEC §2.9 step 4); `None` for an empty one.
 fn classify(dest: &str) -> Option<Target> {
+    resolve_dest(dest, "")
+}
+
+/// Classify a destination written in a file whose directory is `base` (relative
+/// to the memory dir, `""` for the dir itself).
+pub fn resolve_dest(dest: &str, base: &str) -> Option<Target> {
     let cut = dest.find(['#', '?']).map_or(dest, |p| &dest[..p]);
     if cut.is_empty() {
         return None;
     }
-    let scheme_end = cut.find(':');
-    if let Some(p) = scheme_end
+    if let Some(p) = cut.find(':')
         && p >= 2
         && cut.as_bytes()[0].is_ascii_alphabetic()
         && cut[..p]
@@ -293,11 +312,27 @@ fn classify(dest: &str) -> Option<Target> {
     if decoded.starts_with('/') || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') {
         return Some(Target::Outside(decoded));
     }
-    let n = normalize(&decoded);
+    let joined = if base.is_empty() {
+        decoded
+    } else {
+        format!("{base}/{decoded}")
+    };
+    let n = normalize(&joined);
     if n == ".." || n.starts_with("../") {
         return Some(Target::Outside(n));
     }
     Some(Target::Inside(n.trim_start_matches("./").to_string()))
+}
+
+/// Lines (0-based) that hold nothing but (parts of) closed HTML comments.
+pub fn comment_lines(text: &str) -> Vec<bool> {
+    let lines = lines(text);
+    let (masked, kinds) = mask(&lines);
+    masked
+        .iter()
+        .zip(&kinds)
+        .map(|(m, k)| k.comment && m.iter().all(|c| *c == '\0' || c.is_whitespace()))
+        .collect()
 }
 
 /// Percent-decoding; invalid UTF-8 results are decoded lossily.
@@ -318,6 +353,75 @@ pub fn percent_decode(s: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Index lines longer than this are shortened (memctl choice, after Claude Code's
+/// "under ~150 characters").
+pub const MAX_ENTRY_CHARS: usize = 150;
+
+/// `[`, `]` and `\` escaped for link text.
+fn escape_title(t: &str) -> String {
+    let mut s = String::new();
+    for c in t.chars() {
+        if matches!(c, '[' | ']' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s
+}
+
+/// Space, `#`, `?`, `%`, `(`, `)`, `<`, `>` percent-encoded (UTF-8, upper-case hex).
+pub fn encode_file(f: &str) -> String {
+    let mut s = String::new();
+    for c in f.chars() {
+        if matches!(c, ' ' | '#' | '?' | '%' | '(' | ')' | '<' | '>') {
+            s.push_str(&format!("%{:02X}", c as u32));
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// Cut `text` for a line that fits when `text` has at most `n` chars plus `…`:
+/// before the last space among chars max(2, n−29)..=n+1 (1-based), else after
+/// char max(1, n).
+fn shorten(text: &str, n: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let lo = 2.max(n.saturating_sub(29));
+    let hi = (n + 1).min(chars.len());
+    let cut = (lo..=hi)
+        .rev()
+        .find(|k| chars.get(k - 1) == Some(&' '))
+        .map_or(1.max(n).min(chars.len()), |k| k - 1);
+    let mut s: String = chars[..cut].iter().collect();
+    s.push('…');
+    s
+}
+
+/// The canonical index line `- [title](file) — hook` (SPEC §3.6), kept within 150
+/// chars by shortening the hook, then the title. The flag is true when the line
+/// is still too long (the file name alone is).
+pub fn render_entry(title: &str, file: &str, hook: &str) -> (String, bool) {
+    let line = |t: &str, h: &str| format!("- [{}]({}) — {h}", escape_title(t), encode_file(file));
+    let len = |s: &str| s.chars().count();
+    let mut hook = hook.to_string();
+    let mut title = title.to_string();
+    if len(&line(&title, &hook)) > MAX_ENTRY_CHARS {
+        let fixed = len(&line(&title, ""));
+        let n = MAX_ENTRY_CHARS.saturating_sub(fixed + 1);
+        hook = shorten(&hook, n);
+    }
+    if len(&line(&title, &hook)) > MAX_ENTRY_CHARS {
+        let fixed = len(&line("", &hook));
+        let escapes = len(&escape_title(&title)) - len(&title);
+        let n = MAX_ENTRY_CHARS.saturating_sub(fixed + 1 + escapes);
+        title = shorten(&title, n);
+    }
+    let out = line(&title, &hook);
+    let too_long = len(&out) > MAX_ENTRY_CHARS;
+    (out, too_long)
 }
 
 #[cfg(test)]
@@ -391,6 +495,41 @@ mod tests {
             targets("- [A](a.md) — x\r\n[[wiki]]\r\n"),
             vec![(1, Some("a.md".into()))]
         );
+    }
+
+    #[test]
+    fn comment_lines_cover_closed_comments_only() {
+        let text = "a\n<!-- x\ny -->\n```\ncode\n```\n<!-- open\nz";
+        assert_eq!(
+            comment_lines(text),
+            vec![false, true, true, false, false, false, false, false]
+        );
+    }
+
+    #[test]
+    fn entries_are_canonical_escaped_and_short() {
+        assert_eq!(
+            render_entry(
+                "Testing policy",
+                "feedback_testing_policy.md",
+                "Integration tests hit a real DB"
+            )
+            .0,
+            "- [Testing policy](feedback_testing_policy.md) — Integration tests hit a real DB"
+        );
+        assert_eq!(
+            render_entry("a [b] \\c", "my file (1).md", "h").0,
+            "- [a \\[b\\] \\\\c](my%20file%20%281%29.md) — h"
+        );
+        let hook = "word ".repeat(60);
+        let (line, long) = render_entry("T", "t.md", hook.trim());
+        assert!(!long);
+        assert!(line.chars().count() <= MAX_ENTRY_CHARS, "{line}");
+        assert!(line.ends_with("word…"), "{line}");
+        let (line, long) = render_entry(&"title ".repeat(40), "t.md", "h");
+        assert!(!long && line.chars().count() <= MAX_ENTRY_CHARS, "{line}");
+        let (_, long) = render_entry("T", &format!("{}.md", "f".repeat(200)), "h");
+        assert!(long);
     }
 
     #[test]

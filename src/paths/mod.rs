@@ -104,6 +104,9 @@ pub struct Enabled {
     pub value: bool,
     pub lever: String,
     pub chain: Vec<ChainRow>,
+    /// The settings file that decided, when a setting did.
+    #[serde(skip)]
+    pub file: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -134,6 +137,8 @@ pub struct Resolution {
     pub auto_dream: AutoDream,
     pub settings: Vec<Settings>,
     pub warnings: Vec<String>,
+    /// The home directory (for `~` expansion in settings checks).
+    pub home: Option<String>,
 }
 
 /// A directory path with exactly one trailing separator, for display.
@@ -332,6 +337,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         auto_dream,
         settings,
         warnings,
+        home,
     })
 }
 
@@ -587,6 +593,10 @@ fn match_long_key(
 /// The merged value of a boolean setting: the highest-priority source that defines
 /// it (policy > flag > local > project > user), with its lever text.
 fn merged_bool(settings: &[Settings], key: &str) -> Option<(bool, String)> {
+    merged_bool_with_file(settings, key).map(|(b, lever, _)| (b, lever))
+}
+
+fn merged_bool_with_file(settings: &[Settings], key: &str) -> Option<(bool, String, String)> {
     [
         Source::Policy,
         Source::Flag,
@@ -599,7 +609,7 @@ fn merged_bool(settings: &[Settings], key: &str) -> Option<(bool, String)> {
         let s = settings.iter().find(|s| s.source == *src)?;
         let (v, file) = s.get(key)?;
         let b = v.as_bool()?;
-        Some((b, format!("{key}={b} in {file} ({})", src.name())))
+        Some((b, format!("{key}={b} in {file} ({})", src.name()), file.to_string()))
     })
 }
 
@@ -609,7 +619,7 @@ pub fn enabled_chain(env: &Env, settings: &[Settings]) -> Enabled {
     let simple = env.get("CLAUDE_CODE_SIMPLE");
     let remote = env.get("CLAUDE_CODE_REMOTE");
     let remote_dir = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty());
-    let merged = merged_bool(settings, "autoMemoryEnabled");
+    let merged = merged_bool_with_file(settings, "autoMemoryEnabled");
     let mut chain = vec![
         ChainRow {
             rule: "disable_env",
@@ -628,7 +638,7 @@ pub fn enabled_chain(env: &Env, settings: &[Settings]) -> Enabled {
         },
         ChainRow {
             rule: "setting",
-            value: merged.as_ref().map(|(b, _)| b.to_string()),
+            value: merged.as_ref().map(|(b, _, _)| b.to_string()),
             applies: false,
         },
         ChainRow {
@@ -649,13 +659,19 @@ pub fn enabled_chain(env: &Env, settings: &[Settings]) -> Enabled {
             false,
             "env CLAUDE_CODE_REMOTE without CLAUDE_CODE_REMOTE_MEMORY_DIR".to_string(),
         )
-    } else if let Some((b, lever)) = merged {
+    } else if let Some((b, lever, _)) = merged.clone() {
         (3, b, lever)
     } else {
         (4, true, "default".to_string())
     };
     chain[row].applies = true;
-    Enabled { value, lever, chain }
+    let file = if row == 3 { merged.map(|(_, _, f)| f) } else { None };
+    Enabled {
+        value,
+        lever,
+        chain,
+        file,
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,109 @@
+//! Rules on the dream lock and the settings (ML301, ML302, ML401–ML403), and the
+//! CLAUDE.md text ML119 compares with.
+
+use std::path::Path;
+
+use crate::lock::{self, State};
+use crate::paths::settings::Source;
+use crate::paths::validate::validate_memory_path;
+
+use super::{Finding, Input};
+
+/// Collapsed lines of the project's CLAUDE.md files; `None` (with a note) without
+/// a project.
+pub fn claude_md_lines(res: &crate::paths::Resolution, notes: &mut Vec<String>) -> Option<Vec<String>> {
+    let Some(p) = &res.project else {
+        notes.push("ML119 skipped: no project (pass --project with --dir to compare with its CLAUDE.md)".into());
+        return None;
+    };
+    let files = [
+        Path::new(&p.canonical_root).join("CLAUDE.md"),
+        Path::new(&p.canonical_root).join(".claude/CLAUDE.md"),
+        Path::new(&p.root).join("CLAUDE.md"),
+    ];
+    let mut out = Vec::new();
+    for f in files.iter() {
+        if let Ok(t) = std::fs::read_to_string(f) {
+            out.push(t.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+    Some(out)
+}
+
+fn json_key_line(file: &str, key: &str) -> usize {
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| t.split('\n').position(|l| l.contains(&format!("\"{key}\""))))
+        .map_or(1, |i| i + 1)
+}
+
+pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
+    let res = input.res;
+    let info = lock::inspect(&res.main_dir, input.now_ms);
+    if let Some(m) = info.mtime_ms.filter(|m| *m > input.now_ms) {
+        out.push(Finding::file("ML301", &info.path, format!("lock mtime {} is in the future; auto-dream waits until it is 24 h in the past: touch the file or delete it", crate::text::iso_ms(m))));
+    }
+    if info.state == State::RolledBack {
+        out.push(Finding::file(
+            "ML302",
+            &info.path,
+            "empty lock file: the last consolidation failed or was killed and was rolled back",
+        ));
+    }
+    if res.project.is_none() {
+        notes.push("ML401–ML403 skipped: no project (pass --project with --dir to check the settings)".into());
+        return;
+    }
+    if let Some(s) = res.settings.iter().find(|s| s.source == Source::Project)
+        && let Some((v, _)) = s.get("autoMemoryDirectory")
+    {
+        out.push(Finding::new(
+            "ML401",
+            Path::new(&s.file),
+            json_key_line(&s.file, "autoMemoryDirectory"),
+            1,
+            format!("autoMemoryDirectory {v} is ignored in project settings; set it in .claude/settings.local.json or the user settings"),
+        ));
+    }
+    let home = res.home.clone();
+    let defined: Vec<(&str, String)> = [Source::Policy, Source::Local, Source::User]
+        .iter()
+        .filter_map(|src| res.settings.iter().find(|s| s.source == *src))
+        .filter_map(|s| {
+            s.get("autoMemoryDirectory")
+                .and_then(|(v, _)| v.as_str().map(|v| (s.file.as_str(), v.to_string())))
+        })
+        .collect();
+    if let Some((file, first)) = defined.first()
+        && let Err(why) = validate_memory_path(Some(first), true, home.as_deref())
+        && let Some((lower_file, lower)) = defined
+            .iter()
+            .skip(1)
+            .find(|(_, v)| validate_memory_path(Some(v), true, home.as_deref()).is_ok())
+    {
+        out.push(Finding::new(
+            "ML402",
+            Path::new(file),
+            json_key_line(file, "autoMemoryDirectory"),
+            1,
+            format!("autoMemoryDirectory `{first}` is invalid ({why}) and masks `{lower}` in {lower_file}; Claude Code uses the default path"),
+        ));
+    }
+    if !res.enabled.value {
+        let msg = format!(
+            "auto memory is disabled ({}): Claude Code loads and saves nothing",
+            res.enabled.lever
+        );
+        out.push(match &res.enabled.file {
+            Some(f) => Finding::new("ML403", Path::new(f), json_key_line(f, "autoMemoryEnabled"), 1, msg),
+            None => Finding {
+                id: "ML403",
+                severity: super::Severity::Info,
+                path: None,
+                line: 1,
+                col: 1,
+                message: msg,
+            },
+        });
+    }
+}

@@ -1,0 +1,325 @@
+//! `memctl lint` (SPEC §3.9): a table of rules, the findings they produce, and the
+//! driver that walks a memory dir, its index files, the lock and the settings.
+
+mod config;
+pub mod fix;
+pub mod format;
+mod index_rules;
+mod topic;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::paths::Resolution;
+use crate::scan::{self, Scan};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// One lint rule (SPEC §3.9.3).
+#[derive(Debug)]
+pub struct Rule {
+    pub id: &'static str,
+    pub name: &'static str,
+    /// The default severity (some rules lower or raise it per finding).
+    pub severity: Severity,
+    /// What Claude Code does because of the problem.
+    pub consequence: &'static str,
+    pub fixable: bool,
+}
+
+macro_rules! rules {
+    ($($id:literal $name:literal $sev:ident $fix:literal $cons:literal;)*) => {
+        pub static RULES: &[Rule] = &[$(Rule { id: $id, name: $name, severity: Severity::$sev, consequence: $cons, fixable: $fix }),*];
+    };
+}
+
+rules! {
+    "ML101" "frontmatter-unparseable" Error false "all fields dropped: untyped, no description in the manifest";
+    "ML102" "frontmatter-not-at-start" Error true "no frontmatter seen";
+    "ML103" "frontmatter-missing" Warning false "untyped, no description; relevance selection sees only the file name";
+    "ML104" "frontmatter-beyond-window" Error false "the scan reads 30 lines: description and type invisible";
+    "ML105" "description-missing" Warning false "manifest line without description";
+    "ML106" "description-not-string" Warning false "manifest prints `42`, `a,b`, `[object Object]` or several lines";
+    "ML107" "type-missing" Warning false "untyped memory";
+    "ML108" "type-invalid" Error false "untyped memory";
+    "ML109" "type-nested-only" Info false "Claude Code's scan reads only the top-level `type`";
+    "ML110" "name-missing" Warning false "against the frontmatter format Claude Code asks for";
+    "ML111" "yaml-needs-quoting" Warning true "parsed only thanks to the retry; stricter YAML readers drop the file";
+    "ML112" "value-cut-by-comment" Warning false "text after ` #` silently lost";
+    "ML113" "duplicate-key" Warning false "last value wins; other readers reject the file";
+    "ML114" "type-prefix-mismatch" Info false "none directly; misleads readers";
+    "ML115" "why-how-missing" Info false "weaker memory (Claude Code asks for **Why:** and **How to apply:**)";
+    "ML116" "relative-date" Warning false "the memory becomes wrong or unreadable as time passes";
+    "ML117" "content-code-heavy" Info false "\"code patterns are derivable from the code\"";
+    "ML118" "content-git-history" Info false "\"git history belongs to git\"";
+    "ML119" "content-in-claude-md" Info false "\"already in CLAUDE.md\"";
+    "ML120" "content-ephemeral" Info false "\"ephemeral task details\"";
+    "ML121" "secret-like" Warning false "loaded into model context";
+    "ML122" "file-large" Warning false "relevance recall reads only 200 lines / 4096 bytes of a file";
+    "ML123" "content-not-utf8" Error false "Claude Code reads U+FFFD in place of the bytes";
+    "ML124" "bom" Info false "none (handled)";
+    "ML125" "tool-artifact" Info false "stray text loaded with the memory";
+    "ML126" "frontmatter-ambiguous-close" Warning false "some Claude Code versions end the block at the first `---` anywhere, dropping the fields after it";
+    "ML127" "scan-cap" Warning false "only the 200 newest files reach the manifest";
+    "ML128" "name-not-utf8" Error false "invisible to Claude Code";
+    "ML129" "extension-case" Warning false "not scanned (`.md` is case-sensitive)";
+    "ML130" "symlink-escape" Warning false "Claude Code reads it; memctl will not write through it";
+    "ML131" "unreadable" Error false "silently dropped from the scan";
+    "ML132" "stale-temp" Info true "none (not `.md`); left by an interrupted write";
+    "ML133" "binary" Error false "garbage in context";
+    "ML201" "index-dangling" Error false "the model follows a pointer to nothing";
+    "ML202" "index-link-outside" Warning false "outside the memory dir; Claude Code's memory agents may not write there";
+    "ML203" "index-unindexed" Warning true "the memory is never loaded: Claude Code loads only the index";
+    "ML204" "index-line-long" Info false "against Claude Code's guidance; consumes the 25 000-unit budget";
+    "ML205" "index-over-lines" Error false "lines after 200 are not loaded";
+    "ML206" "index-over-bytes" Error false "the index is cut at the last line break before 25 000 units";
+    "ML207" "index-near-cap" Warning false "the next entries will be dropped";
+    "ML208" "index-frontmatter" Warning false "stripped before loading; Claude Code says the index has none";
+    "ML209" "index-duplicate-target" Warning false "one memory indexed several times (wasted budget, conflicting hooks)";
+    "ML210" "index-noncanonical" Info false "none; harder to maintain";
+    "ML211" "index-content" Info false "memory content in the index counts toward the caps";
+    "ML212" "index-unclosed-comment" Warning false "an unclosed `<!--` is loaded verbatim";
+    "ML213" "index-missing" Warning false "no memory is loaded at all";
+    "ML214" "index-link-not-md" Info false "none";
+    "ML215" "index-crlf" Info false "each CR counts toward the 25 000 units (unless the file has comments)";
+    "ML301" "lock-future-mtime" Warning false "auto-dream blocked until the mtime is 24 h in the past";
+    "ML302" "lock-rolled-back" Info false "the last consolidation failed or was killed";
+    "ML401" "project-setting-ignored" Warning false "the memory is not where the user thinks";
+    "ML402" "setting-masked" Warning false "the default path is used instead of the intended one";
+    "ML403" "memory-disabled" Info false "nothing is loaded or saved";
+}
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// One problem found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub id: &'static str,
+    pub severity: Severity,
+    /// The file concerned (absolute), or `None` (e.g. ML403 decided by a variable).
+    pub path: Option<PathBuf>,
+    /// 1-based line and column (chars); 1:1 for a whole file.
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn new(id: &'static str, path: &Path, line: usize, col: usize, message: impl Into<String>) -> Finding {
+        let severity = rule(id).map_or(Severity::Error, |r| r.severity);
+        Finding {
+            id,
+            severity,
+            path: Some(path.to_path_buf()),
+            line: line.max(1),
+            col: col.max(1),
+            message: message.into(),
+        }
+    }
+
+    pub fn file(id: &'static str, path: &Path, message: impl Into<String>) -> Finding {
+        Finding::new(id, path, 1, 1, message)
+    }
+
+    pub fn with_severity(mut self, s: Severity) -> Finding {
+        self.severity = s;
+        self
+    }
+
+    pub fn rule(&self) -> &'static Rule {
+        rule(self.id).unwrap_or(&RULES[0])
+    }
+}
+
+/// What lint looks at.
+pub struct Input<'a> {
+    /// The dir linted (the team dir under `--team`).
+    pub dir: &'a Path,
+    pub res: &'a Resolution,
+    pub now_ms: f64,
+    /// `--warn-at` for ML207.
+    pub warn_at: f64,
+}
+
+/// A topic file's whole content, as lint reads it.
+pub struct FileText {
+    pub text: String,
+    pub size: u64,
+    /// Byte offset of the first invalid UTF-8 sequence.
+    pub invalid_utf8_at: Option<usize>,
+    pub has_nul: bool,
+    pub bom: bool,
+}
+
+/// Lint reads at most this much of a file for its content rules.
+pub const READ_CAP: u64 = 16 << 20;
+
+/// Read a topic file for lint, bounded by [`READ_CAP`].
+pub fn read_text(path: &Path) -> std::io::Result<FileText> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut bytes = Vec::with_capacity(size.min(READ_CAP) as usize);
+    file.take(READ_CAP).read_to_end(&mut bytes)?;
+    let invalid_utf8_at = std::str::from_utf8(&bytes).err().map(|e| e.valid_up_to());
+    let has_nul = bytes.iter().take(8192).any(|b| *b == 0);
+    let bom = bytes.starts_with(b"\xef\xbb\xbf");
+    Ok(FileText {
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+        size,
+        invalid_utf8_at,
+        has_nul,
+        bom,
+    })
+}
+
+/// The outcome of a lint run.
+pub struct Report {
+    pub findings: Vec<Finding>,
+    /// Files examined.
+    pub files: usize,
+    /// Notes about skipped rules and walk problems.
+    pub notes: Vec<String>,
+}
+
+/// Run every rule on the dir.
+pub fn lint(input: &Input) -> Report {
+    let scan = scan::scan(input.dir);
+    let mut findings = Vec::new();
+    let mut notes = Vec::new();
+    let texts: HashMap<&str, FileText> = scan
+        .memories
+        .iter()
+        .filter_map(|m| read_text(&m.path).ok().map(|t| (m.rel.as_str(), t)))
+        .collect();
+    let claude_md = config::claude_md_lines(input.res, &mut notes);
+    for m in &scan.memories {
+        if let Some(t) = texts.get(m.rel.as_str()) {
+            topic::check(m, t, claude_md.as_ref(), &mut findings);
+        }
+    }
+    walk_findings(&scan, input, &mut findings, &mut notes);
+    let mut files = scan.memories.len();
+    let reach = index_rules::Reach::build(&scan.memories, &texts);
+    for scope in index_rules::scopes(input.dir, !input.res.team) {
+        files += index_rules::check(&scope, &scan.memories, &reach, input.warn_at, &mut findings);
+    }
+    config::check(input, &mut findings, &mut notes);
+    findings.sort_by(|a, b| {
+        a.path
+            .cmp(&b.path)
+            .then(a.line.cmp(&b.line))
+            .then(a.col.cmp(&b.col))
+            .then(a.id.cmp(b.id))
+    });
+    Report { findings, files, notes }
+}
+
+/// Findings about entries the scan could not use, the cap and temp files.
+fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
+    use crate::scan::ProblemKind as P;
+    for p in &scan.problems {
+        match &p.kind {
+            P::Unreadable(e) => out.push(Finding::file(
+                "ML131",
+                &p.path,
+                format!("cannot be read ({e}); Claude Code silently drops it"),
+            )),
+            P::Dangling => out.push(Finding::file(
+                "ML131",
+                &p.path,
+                "dangling symlink; Claude Code silently drops it",
+            )),
+            P::Directory => out.push(
+                Finding::file("ML131", &p.path, "a directory named `.md`; the scan drops it")
+                    .with_severity(Severity::Info),
+            ),
+            P::NotUtf8Name => out.push(Finding::file(
+                "ML128",
+                &p.path,
+                format!("file name `{}` is not valid UTF-8; rename it with mv", p.rel),
+            )),
+            P::Cycle | P::UnlistableDir(_) => notes.push(p.message()),
+        }
+    }
+    let total = scan.memories.len();
+    for m in scan.memories.iter().skip(scan::MAX_MEMORY_FILES) {
+        out.push(Finding::file(
+            "ML127",
+            &m.path,
+            format!(
+                "not among the 200 most recently modified of {total} files; Claude Code's manifest does not list it"
+            ),
+        ));
+    }
+    for (rel, path) in &scan.extension_case {
+        out.push(Finding::file(
+            "ML129",
+            path,
+            format!("`{rel}` is not scanned: rename it to end in lower-case `.md`"),
+        ));
+    }
+    for (rel, target) in &scan.escaping {
+        out.push(Finding::file(
+            "ML130",
+            &input.dir.join(rel),
+            format!("symlink leaves the memory dir (to {})", target.display()),
+        ));
+    }
+    for t in &scan.temp_files {
+        let old = input.now_ms - t.mtime_ms >= crate::lock::HOLDER_STALE_MS;
+        let live = matches!(
+            crate::lock::liveness(i64::from(t.pid)),
+            crate::lock::PidStatus::Alive | crate::lock::PidStatus::Eperm
+        );
+        if old && !live {
+            out.push(Finding::file(
+                "ML132",
+                &t.path,
+                format!(
+                    "stale memctl temp file of PID {} (not running); `memctl lint --fix` moves it to .trash/",
+                    t.pid
+                ),
+            ));
+        }
+    }
+}
+
+/// Which findings `--rule`, `--disable` and `--min-severity` keep.
+pub fn filter(findings: Vec<Finding>, only: &[String], disable: &[String], min: Severity) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .filter(|f| {
+            (only.is_empty() || only.iter().any(|r| r == f.id))
+                && !disable.iter().any(|r| r == f.id)
+                && f.severity >= min
+        })
+        .collect()
+}
+
+/// Counts by severity.
+pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
+    let n = |s| findings.iter().filter(|f| f.severity == s).count();
+    (n(Severity::Error), n(Severity::Warning), n(Severity::Info))
+}
