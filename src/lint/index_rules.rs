@@ -330,13 +330,16 @@ pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, ou
         if link_lines.contains(&n) {
             let len = line.chars().count();
             if len > 200 {
-                out.push(Finding::new(
-                    "ML204",
-                    idx,
-                    n,
-                    1,
-                    format!("index line is {len} chars (guidance: under ~150; the load warning says ~200)"),
-                ));
+                out.push(
+                    Finding::new(
+                        "ML204",
+                        idx,
+                        n,
+                        1,
+                        format!("index line is {len} chars (guidance: under ~150; the load warning says ~200)"),
+                    )
+                    .with_severity(Severity::Warning),
+                );
             } else if len > 150 {
                 out.push(
                     Finding::new(

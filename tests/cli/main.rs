@@ -4,6 +4,7 @@ mod support;
 
 mod generated;
 mod global;
+mod lint;
 mod list;
 mod path;
 mod show;

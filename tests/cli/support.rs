@@ -24,10 +24,13 @@ pub struct Env {
     stdin: Option<Vec<u8>>,
 }
 
+/// The result of a run. It owns the `Env`, so the temp dir lives as long as the
+/// `Run` is kept (bind it to read files afterwards).
 pub struct Run {
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+    _env: Env,
 }
 
 impl Env {
@@ -154,7 +157,7 @@ impl Env {
     }
 
     #[track_caller]
-    pub fn run(&self) -> Run {
+    pub fn run(self) -> Run {
         let mut cmd = assert_cmd::Command::from_std(self.command());
         if let Some(input) = &self.stdin {
             cmd.write_stdin(input.clone());
@@ -164,6 +167,7 @@ impl Env {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             code: out.status.code().unwrap_or(-1),
+            _env: self,
         }
     }
 }

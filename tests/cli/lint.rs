@@ -1,0 +1,787 @@
+//! `memctl lint` (SPEC §3.9): every rule fires on a fixture made for it and stays
+//! quiet on its corrected twin; the output formats, options and `--fix`.
+
+use std::fs;
+
+use crate::support::{Env, set_age};
+
+const GOOD: &str = "---\nname: Good\ndescription: A good memory\ntype: user\n---\n\nBody.\n";
+const GOOD_INDEX: &str = "- [Good](good.md) — A good memory\n";
+
+/// A dir with one good, indexed memory.
+fn good() -> Env {
+    Env::new().memory("good.md", GOOD).index(GOOD_INDEX)
+}
+
+/// A dir whose only memory is `text` (indexed as `m.md`).
+fn one(text: &str) -> Env {
+    Env::new().memory("m.md", text).index("- [M](m.md) — m\n")
+}
+
+fn ids(env: Env) -> Vec<String> {
+    let run = env.args(["lint", "--json"]).run();
+    assert!(run.code == 0 || run.code == 1, "exit {}: {}", run.code, run.stderr);
+    run.json()["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn severity_of(env: Env, id: &str) -> String {
+    let doc = env.args(["lint", "--json", "--rule", id]).run().json();
+    doc["findings"][0]["severity"].as_str().unwrap_or("none").to_string()
+}
+
+#[track_caller]
+fn case(id: &str, fires: Env, quiet: Env) {
+    let hit = ids(fires);
+    assert!(hit.iter().any(|x| x == id), "{id} should fire, got {hit:?}");
+    let miss = ids(quiet);
+    assert!(!miss.iter().any(|x| x == id), "{id} should stay quiet, got {miss:?}");
+}
+
+fn with_fm(fields: &str, body: &str) -> String {
+    format!("---\n{fields}---\n\n{body}")
+}
+
+#[test]
+fn frontmatter_rules() {
+    case("ML101", one("---\ndescription: - dash\ntype: user\n---\n"), good());
+    case("ML101", one("---\n- a\n- b\n---\n"), good());
+    case(
+        "ML102",
+        one("<!-- banner -->\n---\nname: x\ndescription: d\ntype: user\n---\nbody\n"),
+        good(),
+    );
+    case("ML103", one("just text\n"), good());
+    case("ML103", one("---\n---\nbody\n"), good());
+    let late = format!("---\nname: n\n{}description: d\ntype: user\n---\n", "# c\n".repeat(30));
+    case("ML104", one(&late), good());
+    case("ML105", one(&with_fm("name: n\ntype: user\n", "b\n")), good());
+    case(
+        "ML105",
+        one(&with_fm("name: n\ndescription: 0\ntype: user\n", "b\n")),
+        good(),
+    );
+    case(
+        "ML106",
+        one(&with_fm("name: n\ndescription: 42\ntype: user\n", "b\n")),
+        good(),
+    );
+    case(
+        "ML106",
+        one(&with_fm("name: n\ndescription: |\n  two\n  lines\ntype: user\n", "b\n")),
+        good(),
+    );
+    case("ML107", one(&with_fm("name: n\ndescription: d\n", "b\n")), good());
+    case(
+        "ML108",
+        one(&with_fm("name: n\ndescription: d\ntype: User\n", "b\n")),
+        good(),
+    );
+    case(
+        "ML109",
+        one(&with_fm("name: n\ndescription: d\nmetadata:\n  type: user\n", "b\n")),
+        good(),
+    );
+    case("ML110", one(&with_fm("description: d\ntype: user\n", "b\n")), good());
+    case(
+        "ML111",
+        one(&with_fm(
+            "name: Project Context: SS\ndescription: d\ntype: user\n",
+            "b\n",
+        )),
+        one(&with_fm(
+            "name: \"Project Context: SS\"\ndescription: d\ntype: user\n",
+            "b\n",
+        )),
+    );
+    case(
+        "ML112",
+        one(&with_fm("name: n\ndescription: use C# #tags\ntype: user\n", "b\n")),
+        one(&with_fm("name: n\ndescription: \"use C# #tags\"\ntype: user\n", "b\n")),
+    );
+    case(
+        "ML113",
+        one(&with_fm("name: a\nname: b\ndescription: d\ntype: user\n", "b\n")),
+        good(),
+    );
+    case(
+        "ML126",
+        one("---\nname: n\ndescription: x\n  ---\ntype: user\n---\nb\n"),
+        good(),
+    );
+}
+
+#[test]
+fn problems_after_a_parse_failure_are_not_reported_twice() {
+    let hit = ids(one("---\ndescription: - dash\ntype: user\n---\n"));
+    assert!(
+        !hit.iter().any(|x| x == "ML105" || x == "ML107" || x == "ML110"),
+        "{hit:?}"
+    );
+    let empty = ids(one("---\n---\nbody\n"));
+    assert!(
+        !empty.iter().any(|x| x == "ML105" || x == "ML107" || x == "ML110"),
+        "{empty:?}"
+    );
+}
+
+#[test]
+fn type_and_content_rules() {
+    let fb = |body: &str| with_fm("name: n\ndescription: d\ntype: feedback\n", body);
+    let why_how = "Rule.\n\n**Why:** w\n**How to apply:** h\n";
+    case(
+        "ML114",
+        Env::new()
+            .memory("user_x.md", &fb(why_how))
+            .index("- [X](user_x.md) — x\n"),
+        Env::new()
+            .memory("feedback_x.md", &fb(why_how))
+            .index("- [X](feedback_x.md) — x\n"),
+    );
+    case("ML115", one(&fb("Rule only.\n")), one(&fb(why_how)));
+    case(
+        "ML116",
+        one(&fb(&format!("Ship tomorrow.\n{why_how}"))),
+        one(&fb(&format!("Ship 2026-03-11.\n{why_how}"))),
+    );
+    let code = format!("```\n{}```\n", "let x = 1;\n".repeat(6));
+    case(
+        "ML117",
+        one(&with_fm("name: n\ndescription: d\ntype: user\n", &code)),
+        good(),
+    );
+    let commits = "a1b2c3d4 fixed it\nthen 0f9e8d7c broke it\nreverted in 1234abcd\n";
+    case(
+        "ML118",
+        one(&with_fm("name: n\ndescription: d\ntype: user\n", commits)),
+        good(),
+    );
+    case(
+        "ML120",
+        one(&with_fm("name: WIP auth refactor\ndescription: d\ntype: user\n", "b\n")),
+        good(),
+    );
+    case(
+        "ML121",
+        one(&with_fm(
+            "name: n\ndescription: d\ntype: user\n",
+            &format!("token ghp_{}\n", "a".repeat(30)),
+        )),
+        good(),
+    );
+    case(
+        "ML122",
+        one(&with_fm("name: n\ndescription: d\ntype: user\n", &"word ".repeat(1000))),
+        good(),
+    );
+    case(
+        "ML125",
+        one(&with_fm("name: n\ndescription: d\ntype: user\n", "body\n</content>\n")),
+        good(),
+    );
+}
+
+#[test]
+fn relative_dates_are_warnings_in_project_memories_and_infos_elsewhere() {
+    let project = with_fm("name: n\ndescription: d\ntype: project\n", "Due tomorrow.\n");
+    assert_eq!(severity_of(one(&project), "ML116"), "warning");
+    let user = with_fm("name: n\ndescription: d\ntype: user\n", "Due tomorrow.\n");
+    assert_eq!(severity_of(one(&user), "ML116"), "info");
+}
+
+#[test]
+fn content_in_claude_md_needs_a_project() {
+    let line = "Always run the integration suite against the staging database first.";
+    let env = one(&with_fm("name: n\ndescription: d\ntype: user\n", &format!("{line}\n")))
+        .file("proj/CLAUDE.md", format!("# Rules\n\n{line}\n").as_bytes());
+    let proj = env.root().join("proj");
+    let hit = ids(env.arg("--project").arg(&proj));
+    assert!(hit.contains(&"ML119".to_string()), "{hit:?}");
+    let env = one(&with_fm(
+        "name: n\ndescription: d\ntype: user\n",
+        "Something else entirely that is long enough to count.\n",
+    ))
+    .file("proj/CLAUDE.md", format!("{line}\n").as_bytes());
+    let proj = env.root().join("proj");
+    assert!(!ids(env.arg("--project").arg(&proj)).contains(&"ML119".to_string()));
+    let run = one("x\n").args(["lint"]).run();
+    assert!(
+        run.stderr.contains("memctl: note: ML119 skipped: no project"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn byte_level_rules() {
+    case(
+        "ML123",
+        Env::new()
+            .file(
+                "mem/m.md",
+                b"---\nname: n\ndescription: d\ntype: user\n---\n\xff\xfe bad\n",
+            )
+            .index("- [M](m.md) — m\n"),
+        good(),
+    );
+    case("ML124", one(&format!("\u{feff}{GOOD}")), good());
+    case(
+        "ML133",
+        Env::new().file("mem/m.md", b"bin\0ary\n").index("- [M](m.md) — m\n"),
+        good(),
+    );
+}
+
+#[test]
+fn walk_rules() {
+    let mut many = Env::new();
+    let mut index = String::new();
+    for i in 0..201 {
+        many = many.memory_aged(&format!("m{i:03}.md"), GOOD, f64::from(i));
+        index.push_str(&format!("- [M](m{i:03}.md) — m\n"));
+    }
+    case("ML127", many.index(&index), good());
+    use std::os::unix::ffi::OsStrExt;
+    let bad_name = good();
+    fs::write(bad_name.dir().join(std::ffi::OsStr::from_bytes(b"x\xff.md")), GOOD).unwrap();
+    case("ML128", bad_name, good());
+    case("ML129", good().memory("upper.MD", GOOD), good());
+    let escaping = good().file("outside/x.md", GOOD.as_bytes());
+    std::os::unix::fs::symlink(escaping.root().join("outside/x.md"), escaping.dir().join("x.md")).unwrap();
+    case("ML130", escaping, good());
+    let dangling = good();
+    std::os::unix::fs::symlink(dangling.root().join("nowhere.md"), dangling.dir().join("gone.md")).unwrap();
+    case("ML131", dangling, good());
+    let dir_md = good();
+    fs::create_dir(dir_md.dir().join("dir.md")).unwrap();
+    assert_eq!(severity_of(dir_md, "ML131"), "info");
+}
+
+/// A PID that no longer runs: a child that has exited and been reaped.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn stale_temp_files() {
+    let pid = dead_pid();
+    let stale = good();
+    let tmp = stale.dir().join(format!(".MEMORY.md.{pid}.0123abcd.tmp"));
+    fs::write(&tmp, "partial").unwrap();
+    set_age(&tmp, 2.0);
+    let fresh = good();
+    let tmp2 = fresh.dir().join(format!(".MEMORY.md.{pid}.0123abcd.tmp"));
+    fs::write(&tmp2, "partial").unwrap();
+    set_age(&tmp2, 0.5);
+    case("ML132", stale, fresh);
+    let live = good();
+    let tmp3 = live
+        .dir()
+        .join(format!(".MEMORY.md.{}.0123abcd.tmp", std::process::id()));
+    fs::write(&tmp3, "partial").unwrap();
+    set_age(&tmp3, 2.0);
+    assert!(!ids(live).contains(&"ML132".to_string()));
+}
+
+#[test]
+fn index_link_rules() {
+    case(
+        "ML201",
+        good().index(&format!("{GOOD_INDEX}- [Gone](gone.md) — x\n")),
+        good(),
+    );
+    let run = good()
+        .index("- [Good](GOOD.md) — case\n")
+        .args(["lint", "--json", "--rule", "ML201"])
+        .run()
+        .json();
+    assert!(
+        run["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("case differs from good.md"),
+        "{run}"
+    );
+    case(
+        "ML202",
+        good().index(&format!("{GOOD_INDEX}- [Up](../up.md) — x\n")),
+        good(),
+    );
+    case("ML203", good().memory("extra.md", GOOD), good());
+    case(
+        "ML209",
+        good().index(&format!("{GOOD_INDEX}- [Again](good.md) — again\n")),
+        good(),
+    );
+    case("ML210", good().index("- **[Good](good.md)** — bold\n"), good());
+    case(
+        "ML211",
+        good().index(&format!("# Index\n{GOOD_INDEX}Remember to always deploy on Fridays.\n")),
+        good().index(&format!("# Index\n\n> quote\n---\n<!-- note -->\n{GOOD_INDEX}")),
+    );
+    case(
+        "ML212",
+        good().index(&format!("{GOOD_INDEX}<!-- never closed\n")),
+        good().index(&format!("{GOOD_INDEX}<!-- closed -->\n")),
+    );
+    case("ML213", Env::new().memory("good.md", GOOD), good());
+    case(
+        "ML214",
+        good().index(&format!("{GOOD_INDEX}- [Code](src/main.rs) — x\n")),
+        good(),
+    );
+    case("ML215", good().index(&GOOD_INDEX.replace('\n', "\r\n")), good());
+    case(
+        "ML208",
+        good().index(&format!("---\ntitle: idx\n---\n{GOOD_INDEX}")),
+        good(),
+    );
+}
+
+#[test]
+fn unindexed_files_reachable_from_indexed_ones_are_infos() {
+    let linked = with_fm(
+        "name: Good\ndescription: d\ntype: user\n",
+        "See [extra](extra.md) and [[Wiki Target]].\n",
+    );
+    let env = Env::new()
+        .memory("good.md", &linked)
+        .memory("extra.md", GOOD)
+        .memory(
+            "wiki.md",
+            &with_fm("name: Wiki Target\ndescription: d\ntype: user\n", "b\n"),
+        )
+        .memory("lonely.md", GOOD)
+        .index(GOOD_INDEX);
+    let doc = env.args(["lint", "--json", "--rule", "ML203"]).run().json();
+    let sev: Vec<(String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().rsplit('/').next().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sev,
+        vec![
+            ("extra.md".into(), "info".into()),
+            ("lonely.md".into(), "warning".into()),
+            ("wiki.md".into(), "info".into())
+        ]
+    );
+}
+
+#[test]
+fn team_files_belong_to_the_team_index() {
+    let env = good()
+        .memory("team/t.md", GOOD)
+        .memory("team/MEMORY.md", "- [T](t.md) — t\n")
+        .memory("logs/2026/03/2026-03-05.md", "log\n");
+    let hit = ids(env);
+    assert!(!hit.contains(&"ML203".to_string()), "{hit:?}");
+    let env = good().memory("team/t.md", GOOD).memory("team/MEMORY.md", "# nothing\n");
+    let doc = env.args(["lint", "--json", "--rule", "ML203"]).run().json();
+    assert_eq!(
+        doc["findings"][0]["message"],
+        "not in team/MEMORY.md: Claude Code never loads it; add an index line (`memctl lint --fix`)"
+    );
+}
+
+#[test]
+fn index_size_rules() {
+    let long = format!("- [Good](good.md) — {}\n", "x".repeat(140));
+    assert_eq!(severity_of(good().index(&long), "ML204"), "info");
+    let longer = format!("- [Good](good.md) — {}\n", "x".repeat(200));
+    assert_eq!(severity_of(good().index(&longer), "ML204"), "warning");
+    assert!(!ids(good()).contains(&"ML204".to_string()));
+    let lines = |n: usize| (0..n).map(|_| GOOD_INDEX).collect::<String>();
+    case("ML205", good().index(&lines(201)), good().index(&lines(150)));
+    let big = format!(
+        "{GOOD_INDEX}{}",
+        format!("- [Good](good.md) — {}\n", "y".repeat(150)).repeat(170)
+    );
+    case("ML206", good().index(&big), good());
+    case("ML207", good().index(&lines(185)), good().index(&lines(170)));
+    let quiet = good()
+        .index(&lines(185))
+        .args(["lint", "--json", "--warn-at", "95"])
+        .run()
+        .json();
+    assert!(!quiet["findings"].as_array().unwrap().iter().any(|f| f["id"] == "ML207"));
+}
+
+#[test]
+fn over_lines_message_lists_the_dropped_entries() {
+    let index: String = (1..=202).map(|i| format!("- [M{i}](good.md) — m\n")).collect();
+    let doc = good()
+        .index(&index)
+        .args(["lint", "--json", "--rule", "ML205"])
+        .run()
+        .code(1)
+        .json();
+    assert_eq!(
+        doc["findings"][0]["message"],
+        "202 lines (limit: 200): entries after line 200 are not loaded: lines 201, 202"
+    );
+    assert_eq!(doc["findings"][0]["line"], 201);
+}
+
+#[test]
+fn lock_rules() {
+    let future = good();
+    let lock = future.dir().join(".consolidate-lock");
+    fs::write(&lock, dead_pid().to_string()).unwrap();
+    set_age(&lock, -2.0);
+    case("ML301", future, good());
+    let rolled = good();
+    fs::write(rolled.dir().join(".consolidate-lock"), "").unwrap();
+    case("ML302", rolled, good());
+}
+
+fn project_env(local: Option<&str>, project: Option<&str>, user: Option<&str>) -> Env {
+    let env = good();
+    if let Some(l) = local {
+        fs::create_dir_all(env.root().join("proj/.claude")).unwrap();
+        fs::write(env.root().join("proj/.claude/settings.local.json"), l).unwrap();
+    }
+    if let Some(p) = project {
+        fs::create_dir_all(env.root().join("proj/.claude")).unwrap();
+        fs::write(env.root().join("proj/.claude/settings.json"), p).unwrap();
+    }
+    if let Some(u) = user {
+        fs::create_dir_all(env.home().join(".claude")).unwrap();
+        fs::write(env.home().join(".claude/settings.json"), u).unwrap();
+    }
+    fs::create_dir_all(env.root().join("proj")).unwrap();
+    let proj = env.root().join("proj");
+    env.arg("--project").arg(proj)
+}
+
+#[test]
+fn configuration_rules() {
+    case(
+        "ML401",
+        project_env(None, Some(r#"{"autoMemoryDirectory": "/elsewhere"}"#), None),
+        project_env(None, None, None),
+    );
+    case(
+        "ML402",
+        project_env(
+            Some(r#"{"autoMemoryDirectory": "relative"}"#),
+            None,
+            Some(r#"{"autoMemoryDirectory": "~/mem"}"#),
+        ),
+        project_env(None, None, Some(r#"{"autoMemoryDirectory": "~/mem"}"#)),
+    );
+    case(
+        "ML403",
+        project_env(None, None, None).env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1"),
+        project_env(None, None, None),
+    );
+    let doc = project_env(None, None, None)
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+        .args(["lint", "--json", "--rule", "ML403"])
+        .run()
+        .json();
+    assert_eq!(doc["findings"][0]["path"], serde_json::Value::Null);
+    assert_eq!(doc["findings"][0]["line"], serde_json::Value::Null);
+    let text = project_env(None, None, None)
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+        .args(["lint", "--rule", "ML403"])
+        .run();
+    assert_eq!(
+        text.stdout,
+        "-:1:1: info[ML403/memory-disabled]: auto memory is disabled (env CLAUDE_CODE_DISABLE_AUTO_MEMORY=1): Claude Code loads and saves nothing\n"
+    );
+    let run = good().args(["lint"]).run();
+    assert!(run.stderr.contains("ML401–ML403 skipped: no project"));
+}
+
+#[test]
+fn a_clean_dir_is_clean() {
+    good().args(["lint"]).run().success().stdout("").stderr(
+        "memctl: note: ML119 skipped: no project (pass --project with --dir to compare with its CLAUDE.md)\nmemctl: note: ML401–ML403 skipped: no project (pass --project with --dir to check the settings)\n0 errors, 0 warnings, 0 infos in 2 files\n",
+    );
+}
+
+#[test]
+fn text_format_and_summary() {
+    let env = good()
+        .memory("m.md", "---\nname: n\ndescription: d\ntype: User\n---\nb\n")
+        .index(&format!("{GOOD_INDEX}- [M](m.md) — m\n"));
+    let run = env
+        .cwd(Env::new().root())
+        .args(["lint", "--rule", "ML108"])
+        .run()
+        .code(1);
+    assert!(run.stdout.ends_with("/mem/m.md:4:1: error[ML108/type-invalid]: type `User` is not one of user, feedback, project, reference (case-sensitive): write `type: user`\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with('/'),
+        "outside the cwd the path is absolute: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.ends_with("1 error, 0 warnings, 0 infos in 3 files\n"),
+        "{}",
+        run.stderr
+    );
+    let env = good().memory("m.md", "---\nname: n\ndescription: d\ntype: User\n---\nb\n");
+    let run = env.args(["lint", "--rule", "ML108"]).run().code(1);
+    assert_eq!(
+        run.stdout,
+        "mem/m.md:4:1: error[ML108/type-invalid]: type `User` is not one of user, feedback, project, reference (case-sensitive): write `type: user`\n"
+    );
+}
+
+#[test]
+fn json_format_fields() {
+    let env = good().index(&format!("{GOOD_INDEX}- [Gone](gone.md) — x\n"));
+    let d = env.dir_shown();
+    let doc = env.args(["lint", "--format", "json"]).run().code(1).json();
+    assert_eq!(doc["memory_dir"], d);
+    assert_eq!(
+        doc["summary"],
+        serde_json::json!({"errors": 1, "warnings": 0, "infos": 0, "files": 2})
+    );
+    let f = &doc["findings"][0];
+    assert_eq!(f["id"], "ML201");
+    assert_eq!(f["name"], "index-dangling");
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["path"], "mem/MEMORY.md");
+    assert_eq!(f["abs_path"], format!("{d}MEMORY.md"));
+    assert_eq!((f["line"].as_u64(), f["col"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(f["message"], "link target gone.md does not exist");
+    assert_eq!(f["consequence"], "the model follows a pointer to nothing");
+    assert_eq!(f["fixable"], false);
+    assert_eq!(doc["fixes"], serde_json::json!([]));
+    assert!(
+        doc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("note: ML119 skipped"))
+    );
+}
+
+#[test]
+fn sarif_has_the_required_fields() {
+    let env = good()
+        .index(&format!("{GOOD_INDEX}- [Gone](gone.md) — x\n"))
+        .memory("m.md", "plain\n");
+    let run = env.args(["lint", "--format", "sarif"]).run().code(1);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["version"], "2.1.0");
+    assert!(doc["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let driver = &runs[0]["tool"]["driver"];
+    assert_eq!(driver["name"], "memctl");
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), memctl::lint::RULES.len());
+    for r in rules {
+        assert!(r["id"].is_string() && r["name"].is_string());
+        assert!(r["shortDescription"]["text"].is_string() && r["fullDescription"]["text"].is_string());
+        assert!(["error", "warning", "note"].contains(&r["defaultConfiguration"]["level"].as_str().unwrap()));
+    }
+    let results = runs[0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[idx]["id"], r["ruleId"]);
+        assert!(["error", "warning", "note"].contains(&r["level"].as_str().unwrap()));
+        assert!(r["message"]["text"].is_string());
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert!(loc["artifactLocation"]["uri"].as_str().unwrap().starts_with("mem/"));
+        assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+        assert!(loc["region"]["startColumn"].as_u64().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn github_format_escapes() {
+    let env = good().index(&format!("{GOOD_INDEX}- [Gone](gone,1%.md) — x\n"));
+    let run = env
+        .args(["lint", "--format", "github", "--rule", "ML201"])
+        .run()
+        .code(1);
+    assert_eq!(
+        run.stdout,
+        "::error file=mem/MEMORY.md,line=2,col=3,title=ML201 index-dangling::link target gone,1%25.md does not exist\n"
+    );
+}
+
+#[test]
+fn strict_min_severity_rule_and_disable() {
+    let env = || good().memory("extra.md", GOOD);
+    env().args(["lint"]).run().success();
+    env().args(["lint", "--strict"]).run().code(1);
+    env().args(["lint", "--strict", "--disable", "ML203"]).run().success();
+    let doc = env()
+        .args(["lint", "--json", "--min-severity", "error"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["findings"], serde_json::json!([]));
+    let doc = env()
+        .args(["lint", "--json", "--rule", "ML203", "--rule", "ML201"])
+        .run()
+        .json();
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn unknown_rules_are_usage_errors() {
+    good()
+        .args(["lint", "--rule", "ML999"])
+        .run()
+        .code(2)
+        .stderr("memctl: unknown rule `ML999` given to --rule\nhint: did you mean `ML109`?\n");
+}
+
+#[test]
+fn fix_moves_frontmatter_to_the_top() {
+    let env = one("<!-- banner -->\n---\nname: x\ndescription: d\ntype: user\n---\nbody\n");
+    let d = env.dir();
+    let _run = env.args(["lint", "--fix", "--rule", "ML102"]).run().success();
+    assert_eq!(
+        fs::read_to_string(d.join("m.md")).unwrap(),
+        "---\nname: x\ndescription: d\ntype: user\n---\n<!-- banner -->\nbody\n"
+    );
+}
+
+#[test]
+fn fix_quotes_values_that_need_the_retry() {
+    let env = one("---\nname: Project Context: SS\ndescription: d\ntype: user\n---\nb\n");
+    let d = env.dir();
+    let run = env.args(["lint", "--fix", "--rule", "ML111"]).run().success();
+    assert!(
+        run.stderr.contains("memctl: note: fixed ML111 in m.md"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        fs::read_to_string(d.join("m.md")).unwrap(),
+        "---\nname: \"Project Context: SS\"\ndescription: d\ntype: user\n---\nb\n"
+    );
+}
+
+#[test]
+fn fix_indexes_unindexed_files() {
+    let env = good().memory(
+        "extra.md",
+        "---\nname: Extra [x]\ndescription: An extra memory\ntype: user\n---\nb\n",
+    );
+    let d = env.dir();
+    let _run = env.args(["lint", "--fix", "--rule", "ML203"]).run().success();
+    assert_eq!(
+        fs::read_to_string(d.join("MEMORY.md")).unwrap(),
+        format!("{GOOD_INDEX}- [Extra \\[x\\]](extra.md) — An extra memory\n")
+    );
+}
+
+#[test]
+fn fix_skips_files_without_a_string_description() {
+    let env = good().memory("extra.md", "---\nname: Extra\ntype: user\n---\nb\n");
+    let d = env.dir();
+    let run = env.args(["lint", "--fix", "--rule", "ML203"]).run().success();
+    assert!(
+        run.stderr
+            .contains("not fixed: ML203 extra.md: no string description to use as the hook"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
+}
+
+#[test]
+fn fix_does_not_index_past_the_cut() {
+    let full: String = (0..200).map(|_| GOOD_INDEX).collect();
+    let env = good().index(&full).memory("extra.md", GOOD);
+    let d = env.dir();
+    let run = env.args(["lint", "--fix", "--rule", "ML203"]).run();
+    assert!(
+        run.stderr.contains("would fall past Claude Code's truncation cut"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), full);
+}
+
+#[test]
+fn fix_moves_stale_temp_files_to_the_trash() {
+    let env = good();
+    let name = format!(".MEMORY.md.{}.0123abcd.tmp", dead_pid());
+    let tmp = env.dir().join(&name);
+    fs::write(&tmp, "partial").unwrap();
+    set_age(&tmp, 2.0);
+    let d = env.dir();
+    let _run = env.args(["lint", "--fix", "--rule", "ML132"]).run().success();
+    assert!(!tmp.exists());
+    assert_eq!(
+        fs::read_to_string(d.join(".trash/20260310T120000Z").join(&name)).unwrap(),
+        "partial"
+    );
+}
+
+#[test]
+fn dry_run_prints_diffs_and_writes_nothing() {
+    let env = good().memory("extra.md", GOOD);
+    let d = env.dir();
+    let run = env.args(["lint", "--fix", "--dry-run"]).run().success();
+    assert!(run.stdout.starts_with("--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1,1 +1,2 @@\n - [Good](good.md) — A good memory\n+- [Good](extra.md) — A good memory\n"), "{}", run.stdout);
+    assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
+    let doc = good()
+        .memory("extra.md", GOOD)
+        .args(["lint", "--fix", "--dry-run", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["fixes"][0]["id"], "ML203");
+    assert_eq!(doc["fixes"][0]["applied"], false);
+    assert!(doc["fixes"][0]["diff"].as_str().unwrap().starts_with("--- a/MEMORY.md"));
+    assert_eq!(doc["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn fix_respects_a_live_dream_unless_forced() {
+    let env = good().memory("extra.md", GOOD);
+    let lock = env.dir().join(".consolidate-lock");
+    fs::write(&lock, std::process::id().to_string()).unwrap();
+    set_age(&lock, 0.2);
+    let d = env.dir();
+    let run = env.args(["lint", "--fix"]).run().code(2);
+    assert!(run.stderr.starts_with(&format!("memctl: auto-dream lock taken 12 min ago by live Claude Code PID {}; a consolidation may still be running\nhint: wait for it to finish, or pass --force\n", std::process::id())), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
+    let env = good().memory("extra.md", GOOD);
+    let lock = env.dir().join(".consolidate-lock");
+    fs::write(&lock, std::process::id().to_string()).unwrap();
+    set_age(&lock, 0.2);
+    let d = env.dir();
+    let _run = env.args(["lint", "--fix", "--force"]).run().success();
+    assert!(fs::read_to_string(d.join("MEMORY.md")).unwrap().contains("(extra.md)"));
+}
+
+#[test]
+fn exit_code_reflects_what_remains_after_fix() {
+    let env = one("<!-- banner -->\n---\nname: x\ndescription: d\ntype: user\n---\nbody\n");
+    let _run = env
+        .args(["lint", "--fix", "--dry-run", "--rule", "ML102"])
+        .run()
+        .success();
+    one("<!-- banner -->\n---\nname: x\ndescription: d\ntype: user\n---\nbody\n")
+        .args(["lint", "--rule", "ML102"])
+        .run()
+        .code(1);
+}
