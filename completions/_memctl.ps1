@@ -35,6 +35,9 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one memory')
             [CompletionResult]::new('truncate-check', 'truncate-check', [CompletionResultType]::ParameterValue, 'Report exactly what Claude Code loads from MEMORY.md, and what it drops')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check the memory dir for everything that makes Claude Code lose or misread memories')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Create a memory file and its index line')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove memories and their index lines, keeping a copy in .trash/')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -107,12 +110,69 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memctl;add' {
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Memory type: user, feedback, project or reference')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name (one line, 1–100 characters)')
+            [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'One-line description, the manifest''s hook (1–500 characters)')
+            [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'The memory''s content')
+            [CompletionResult]::new('--body-file', '--body-file', [CompletionResultType]::ParameterName, 'Read the content from a file, or - for standard input')
+            [CompletionResult]::new('--why', '--why', [CompletionResultType]::ParameterName, 'Why the rule or fact holds (feedback and project only)')
+            [CompletionResult]::new('--how', '--how', [CompletionResultType]::ParameterName, 'How to apply it (feedback and project only)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'File name instead of the generated <type>_<slug>.md')
+            [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'Index line title [default: the name]')
+            [CompletionResult]::new('--hook', '--hook', [CompletionResultType]::ParameterName, 'Index line hook [default: the description]')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--edit', '--edit', [CompletionResultType]::ParameterName, 'Compose the content in the editor')
+            [CompletionResult]::new('--no-index', '--no-index', [CompletionResultType]::ParameterName, 'Do not touch MEMORY.md')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Refuse to write when there is any warning')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the file and the index diff; write nothing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Write even while a live auto-dream holds the lock')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;forget' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would be moved and the index diff; change nothing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Write even while a live auto-dream holds the lock')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;edit' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Edit MEMORY.md (the team index with --team)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'With --index: create a missing MEMORY.md without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'With --index: create a missing MEMORY.md without asking')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'With --index: exit 1 when Claude Code would truncate the saved index')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Save even while a live auto-dream holds the lock')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memctl;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one memory')
             [CompletionResult]::new('truncate-check', 'truncate-check', [CompletionResultType]::ParameterValue, 'Report exactly what Claude Code loads from MEMORY.md, and what it drops')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check the memory dir for everything that makes Claude Code lose or misread memories')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Create a memory file and its index line')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove memories and their index lines, keeping a copy in .trash/')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -129,6 +189,15 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;help;lint' {
+            break
+        }
+        'memctl;help;add' {
+            break
+        }
+        'memctl;help;forget' {
+            break
+        }
+        'memctl;help;edit' {
             break
         }
         'memctl;help;help' {

@@ -32,6 +32,9 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand show 'Show one memory'
             cand truncate-check 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
             cand lint 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+            cand add 'Create a memory file and its index line'
+            cand forget 'Remove memories and their index lines, keeping a copy in .trash/'
+            cand edit 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -98,12 +101,66 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;add'= {
+            cand --type 'Memory type: user, feedback, project or reference'
+            cand --name 'Name (one line, 1–100 characters)'
+            cand --description 'One-line description, the manifest''s hook (1–500 characters)'
+            cand --body 'The memory''s content'
+            cand --body-file 'Read the content from a file, or - for standard input'
+            cand --why 'Why the rule or fact holds (feedback and project only)'
+            cand --how 'How to apply it (feedback and project only)'
+            cand --file 'File name instead of the generated <type>_<slug>.md'
+            cand --title 'Index line title [default: the name]'
+            cand --hook 'Index line hook [default: the description]'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --edit 'Compose the content in the editor'
+            cand --no-index 'Do not touch MEMORY.md'
+            cand --strict 'Refuse to write when there is any warning'
+            cand --dry-run 'Print the file and the index diff; write nothing'
+            cand --force 'Write even while a live auto-dream holds the lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;forget'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --dry-run 'Show what would be moved and the index diff; change nothing'
+            cand --force 'Write even while a live auto-dream holds the lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;edit'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --index 'Edit MEMORY.md (the team index with --team)'
+            cand -y 'With --index: create a missing MEMORY.md without asking'
+            cand --yes 'With --index: create a missing MEMORY.md without asking'
+            cand --strict 'With --index: exit 1 when Claude Code would truncate the saved index'
+            cand --force 'Save even while a live auto-dream holds the lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
             cand show 'Show one memory'
             cand truncate-check 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
             cand lint 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+            cand add 'Create a memory file and its index line'
+            cand forget 'Remove memories and their index lines, keeping a copy in .trash/'
+            cand edit 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -115,6 +172,12 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;truncate-check'= {
         }
         &'memctl;help;lint'= {
+        }
+        &'memctl;help;add'= {
+        }
+        &'memctl;help;forget'= {
+        }
+        &'memctl;help;edit'= {
         }
         &'memctl;help;help'= {
         }

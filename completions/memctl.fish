@@ -38,6 +38,9 @@ complete -c memctl -n "__fish_memctl_needs_command" -f -a "list" -d 'List memori
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "show" -d 'Show one memory'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "add" -d 'Create a memory file and its index line'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l key-for -d 'Print the project key Claude Code derives from STRING (lexically)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
@@ -106,9 +109,58 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -l force -d 'With --
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "show" -d 'Show one memory'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l type -d 'Memory type: user, feedback, project or reference' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l name -d 'Name (one line, 1–100 characters)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l description -d 'One-line description, the manifest\'s hook (1–500 characters)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l body -d 'The memory\'s content' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l body-file -d 'Read the content from a file, or - for standard input' -r -F
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l why -d 'Why the rule or fact holds (feedback and project only)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l how -d 'How to apply it (feedback and project only)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l file -d 'File name instead of the generated <type>_<slug>.md' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l title -d 'Index line title [default: the name]' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l hook -d 'Index line hook [default: the description]' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l edit -d 'Compose the content in the editor'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l no-index -d 'Do not touch MEMORY.md'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l strict -d 'Refuse to write when there is any warning'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l dry-run -d 'Print the file and the index diff; write nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l force -d 'Write even while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l dry-run -d 'Show what would be moved and the index diff; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l force -d 'Write even while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l index -d 'Edit MEMORY.md (the team index with --team)'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -s y -l yes -d 'With --index: create a missing MEMORY.md without asking'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l strict -d 'With --index: exit 1 when Claude Code would truncate the saved index'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l force -d 'Save even while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "show" -d 'Show one memory'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "add" -d 'Create a memory file and its index line'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

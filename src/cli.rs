@@ -76,6 +76,17 @@ pub enum Command {
     ///
     /// Exit status 1 when errors (or, with --strict, warnings) are found.
     Lint(LintArgs),
+    /// Create a memory file and its index line
+    ///
+    /// Missing values are prompted for on a terminal; without one, give them as flags.
+    Add(AddArgs),
+    /// Remove memories and their index lines, keeping a copy in .trash/
+    Forget(ForgetArgs),
+    /// Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR
+    ///
+    /// The edit happens on a draft outside the memory dir; it is validated, and saved
+    /// only if the file did not change meanwhile. A draft is never deleted unsaved.
+    Edit(EditArgs),
 }
 
 #[derive(Debug, Args)]
@@ -208,5 +219,110 @@ pub struct LintArgs {
 
     /// With --fix: write even while a live auto-dream holds the lock
     #[arg(long, requires = "fix")]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// Memory type: user, feedback, project or reference
+    #[arg(long = "type", value_name = "T")]
+    pub memory_type: Option<String>,
+
+    /// Name (one line, 1–100 characters)
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+
+    /// One-line description, the manifest's hook (1–500 characters)
+    #[arg(long, value_name = "TEXT")]
+    pub description: Option<String>,
+
+    /// The memory's content
+    #[arg(long, value_name = "TEXT", conflicts_with = "body_file")]
+    pub body: Option<String>,
+
+    /// Read the content from a file, or - for standard input
+    #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath)]
+    pub body_file: Option<PathBuf>,
+
+    /// Why the rule or fact holds (feedback and project only)
+    #[arg(long, value_name = "TEXT")]
+    pub why: Option<String>,
+
+    /// How to apply it (feedback and project only)
+    #[arg(long, value_name = "TEXT")]
+    pub how: Option<String>,
+
+    /// Compose the content in the editor
+    #[arg(long, conflicts_with_all = ["body", "body_file"])]
+    pub edit: bool,
+
+    /// File name instead of the generated <type>_<slug>.md
+    #[arg(long, value_name = "NAME")]
+    pub file: Option<String>,
+
+    /// Index line title [default: the name]
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+
+    /// Index line hook [default: the description]
+    #[arg(long, value_name = "TEXT")]
+    pub hook: Option<String>,
+
+    /// Do not touch MEMORY.md
+    #[arg(long)]
+    pub no_index: bool,
+
+    /// Refuse to write when there is any warning
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print the file and the index diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write even while a live auto-dream holds the lock
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// The memories: relative paths, file stems or frontmatter names
+    #[arg(value_name = "REF", required = true)]
+    pub references: Vec<String>,
+
+    /// Do not ask for confirmation (required without a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+
+    /// Show what would be moved and the index diff; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write even while a live auto-dream holds the lock
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// The memory: a relative path, a file stem or a frontmatter name
+    #[arg(value_name = "REF", required_unless_present = "index", conflicts_with = "index")]
+    pub reference: Option<String>,
+
+    /// Edit MEMORY.md (the team index with --team)
+    #[arg(long)]
+    pub index: bool,
+
+    /// With --index: create a missing MEMORY.md without asking
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+
+    /// With --index: exit 1 when Claude Code would truncate the saved index
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Save even while a live auto-dream holds the lock
+    #[arg(long)]
     pub force: bool,
 }

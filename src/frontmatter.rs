@@ -339,6 +339,40 @@ impl Fields {
     }
 }
 
+/// A YAML scalar for a value memctl writes (SPEC §3.6): plain when safe, else
+/// double-quoted with `\\` and `\"` escapes.
+pub fn render_scalar(v: &str) -> String {
+    const FIRST: &str = "-?:,[]{}#&*!|>'\"%@`";
+    const ANY: &str = "{}[]*&#!|>%@`";
+    let safe = !v.is_empty()
+        && v.trim() == v
+        && !v.starts_with(|c| FIRST.contains(c))
+        && !v.chars().any(|c| ANY.contains(c))
+        && !v.contains(": ")
+        && !v.ends_with(':')
+        && crate::yaml::resolve_plain(v).is_none();
+    if safe {
+        v.to_string()
+    } else {
+        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// A new memory file in the flat shape (SPEC §3.6 "File content").
+pub fn render_memory(name: &str, description: &str, ty: &str, body: &str) -> String {
+    let mut s = format!(
+        "---\nname: {}\ndescription: {}\ntype: {}\n---\n",
+        render_scalar(name),
+        render_scalar(description),
+        render_scalar(ty)
+    );
+    if !body.is_empty() {
+        s.push('\n');
+        s.push_str(body);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,6 +508,43 @@ mod tests {
         assert_eq!(f.type_source, TypeSource::Nested);
         assert_eq!(f.claude_type_raw, None);
         assert_eq!(f.origin_session_id, s("abc"));
+    }
+
+    #[test]
+    fn scalars_render_plain_when_safe_and_round_trip() {
+        for (v, out) in [
+            ("Testing policy", "Testing policy"),
+            ("a: b", "\"a: b\""),
+            ("ends:", "\"ends:\""),
+            ("- dash", "\"- dash\""),
+            ("use C# #tags", "\"use C# #tags\""),
+            ("yes", "yes"),
+            ("true", "\"true\""),
+            ("42", "\"42\""),
+            ("null", "\"null\""),
+            (" padded", "\" padded\""),
+            ("say \"hi\" \\ bye", "say \"hi\" \\ bye"),
+            ("\"quoted\" \\ x: y", "\"\\\"quoted\\\" \\\\ x: y\""),
+            ("`code`", "\"`code`\""),
+        ] {
+            assert_eq!(render_scalar(v), out, "{v:?}");
+            let text = render_memory(v, v, "user", "");
+            let (fm, _) = parse_document(&text);
+            assert_eq!(fm.status, Status::Ok, "{text}");
+            assert_eq!(Fields::from(&fm).name, Some(Value::String(v.into())), "{text}");
+        }
+    }
+
+    #[test]
+    fn empty_body_ends_at_the_delimiter() {
+        assert_eq!(
+            render_memory("n", "d", "user", ""),
+            "---\nname: n\ndescription: d\ntype: user\n---\n"
+        );
+        assert_eq!(
+            render_memory("n", "d", "user", "b\n"),
+            "---\nname: n\ndescription: d\ntype: user\n---\n\nb\n"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod context;
 pub mod dates;
+pub mod editor;
 pub mod error;
 pub mod frontmatter;
 pub mod index;

@@ -167,6 +167,75 @@ pub fn ensure_valid_name(name: &str, require_md: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// The file-name slug of a memory name (SPEC §3.6): NFC, lower case, runs of
+/// non-alphanumeric chars as `_`, at most 64 chars cut at a `_` where possible.
+pub fn slug(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let lower: String = name.nfc().collect::<String>().to_lowercase();
+    let mut s = String::new();
+    for c in lower.chars() {
+        if c.is_alphanumeric() {
+            s.push(c);
+        } else if !s.ends_with('_') {
+            s.push('_');
+        }
+    }
+    let chars: Vec<char> = s.trim_matches('_').chars().collect();
+    let cut = if chars.len() > 64 {
+        // Before the last `_` among chars 49–65 (1-based), else after char 64.
+        (49..=65)
+            .rev()
+            .find(|k| chars.get(k - 1) == Some(&'_'))
+            .map_or(64, |k| k - 1)
+    } else {
+        chars.len()
+    };
+    let out: String = chars[..cut].iter().collect::<String>().trim_matches('_').to_string();
+    if out.is_empty() { "untitled".into() } else { out }
+}
+
+/// A single-line text field: trimmed length within `1..=max` chars, no control
+/// characters. Returns the trimmed value.
+pub fn ensure_line(flag: &str, value: &str, max: usize) -> Result<String, Error> {
+    if value.chars().any(char::is_control) {
+        return Err(Error::new(
+            Kind::InvalidInput,
+            format!(
+                "{flag} must be a single line without control characters: `{}`",
+                value.escape_debug()
+            ),
+        )
+        .hint(format!("put line breaks in the body, not in {flag}")));
+    }
+    let t = crate::text::js_trim(value);
+    let n = t.chars().count();
+    if n == 0 || n > max {
+        return Err(Error::new(
+            Kind::InvalidInput,
+            format!("{flag} must be 1–{max} characters, got {n}: `{t}`"),
+        )
+        .hint(format!("shorten {flag}; move detail into the body")));
+    }
+    Ok(t.to_string())
+}
+
+/// Exact type validation with the case hint (SPEC §3.6).
+pub fn parse_type(raw: &str) -> Result<MemoryType, Error> {
+    MemoryType::parse(raw).ok_or_else(|| {
+        let e = Error::new(
+            Kind::InvalidInput,
+            format!("invalid type `{raw}`: expected one of user, feedback, project, reference"),
+        );
+        match MemoryType::ALL
+            .iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(raw.trim()))
+        {
+            Some(t) => e.hint(format!("types are case-sensitive: did you mean `{}`?", t.as_str())),
+            None => e.hint("use one of user, feedback, project, reference"),
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +252,40 @@ mod tests {
             frontmatter: fm,
             window_exceeded: false,
         }
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slug("Testing policy"), "testing_policy");
+        assert_eq!(slug("  Über -- Größe!  "), "über_größe");
+        assert_eq!(slug("!!!"), "untitled");
+        let long = "word ".repeat(20);
+        let s = slug(&long);
+        assert!(s.chars().count() <= 64 && !s.ends_with('_'), "{s}");
+        assert_eq!(s, vec!["word"; 13].join("_"));
+        assert_eq!(slug(&"x".repeat(80)).chars().count(), 64);
+    }
+
+    #[test]
+    fn type_case_hint() {
+        let e = parse_type("User").unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid type `User`: expected one of user, feedback, project, reference"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("types are case-sensitive: did you mean `user`?")
+        );
+        assert!(parse_type("feedback").is_ok());
+    }
+
+    #[test]
+    fn lines_are_trimmed_and_bounded() {
+        assert_eq!(ensure_line("--name", "  a  ", 100).unwrap(), "a");
+        assert!(ensure_line("--name", "a\nb", 100).is_err());
+        assert!(ensure_line("--name", "   ", 100).is_err());
+        assert!(ensure_line("--name", &"x".repeat(101), 100).is_err());
     }
 
     #[test]

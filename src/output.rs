@@ -42,6 +42,11 @@ impl Output {
         }
     }
 
+    /// Prompts are allowed: stdin and stderr are terminals and `--json` is absent.
+    pub fn interactive(&self) -> bool {
+        !self.json && io::stdin().is_terminal() && io::stderr().is_terminal()
+    }
+
     /// Write text to stdout as is.
     pub fn print(&mut self, text: &str) -> io::Result<()> {
         self.stdout.write_all(text.as_bytes())

@@ -104,16 +104,24 @@ pub fn ensure_contained(root: &Path, target: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-fn random_hex() -> String {
+/// `n` (at most 16) random lower-case hex digits (std's per-process random hasher keys
+/// mixed with the clock; unpredictability is not needed, uniqueness is).
+pub fn random_hex(n: usize) -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(Instant::now().elapsed().as_nanos());
-    format!("{:08x}", h.finish() as u32)
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    let s = format!("{:016x}", h.finish());
+    s[..n.min(16)].to_string()
 }
 
 /// The temp-file name pattern of SPEC §4.1: `.<base>.<pid>.<8 hex>.tmp`.
 pub fn temp_name(base: &str) -> String {
-    format!(".{base}.{}.{}.tmp", std::process::id(), random_hex())
+    format!(".{base}.{}.{}.tmp", std::process::id(), random_hex(8))
 }
 
 /// Parse a memctl temp-file name: the PID it names.
@@ -138,10 +146,29 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// A file's size and mtime, to notice a change by another writer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stamp(Option<(u64, std::time::SystemTime)>);
+
+/// The stamp of `path` now (`None` inside when it does not exist).
+pub fn stamp(path: &Path) -> Stamp {
+    Stamp(
+        fs::metadata(path)
+            .ok()
+            .and_then(|m| Some((m.len(), m.modified().ok()?))),
+    )
+}
+
 /// Replace `target` with `content` atomically: temp file in the same directory,
 /// fsync, permission bits copied, rename, directory fsync. A symlinked target is
 /// written through to its (contained) real path.
 pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Error> {
+    write_checked(root, target, content, None).map(|_| ())
+}
+
+/// Like [`write_atomic`], but when `expect` is given, renames only if the target
+/// still has that stamp right before the rename. Returns whether it wrote.
+pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<Stamp>) -> Result<bool, Error> {
     ensure_contained(root, target)?;
     let target = match fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => real(target)?,
@@ -153,7 +180,7 @@ pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Er
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(temp_name(&base));
-    let result = (|| -> std::io::Result<()> {
+    let result = (|| -> std::io::Result<bool> {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         set_mode(&f, 0o600)?;
         f.write_all(content)?;
@@ -162,13 +189,84 @@ pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Er
             f.set_permissions(meta.permissions())?;
         }
         drop(f);
+        if expect.is_some_and(|e| e != stamp(&target)) {
+            fs::remove_file(&tmp)?;
+            return Ok(false);
+        }
         fs::rename(&tmp, &target)?;
-        sync_dir(dir)
+        sync_dir(dir)?;
+        Ok(true)
     })();
     result.map_err(|e| {
         let _ = fs::remove_file(&tmp);
         io_err("cannot write", &target, e)
     })
+}
+
+/// Read-modify-write `target` (a missing file reads as empty): `change` computes
+/// the new text from the fresh one; if another writer changed the file before the
+/// rename, re-read and re-apply, up to 3 times, then `conflict` (SPEC §4.2).
+/// Returns the old and the new text.
+pub fn update(
+    root: &Path,
+    target: &Path,
+    mut change: impl FnMut(&str) -> Result<String, Error>,
+) -> Result<(String, String), Error> {
+    for _ in 0..3 {
+        let before = stamp(target);
+        let old = match fs::read(target) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(io_err("cannot read", target, e)),
+        };
+        let new = change(&old)?;
+        if new == old || write_checked(root, target, new.as_bytes(), Some(before))? {
+            return Ok((old, new));
+        }
+    }
+    Err(Error::new(
+        Kind::Conflict,
+        format!("{} keeps changing while memctl writes it", target.display()),
+    )
+    .hint("another program (Claude Code?) is writing the index; try again in a moment"))
+}
+
+/// Create `target` with `content`, never overwriting (`exists` if present): the
+/// fsynced temp file is hard-linked to the target, or, where the filesystem has no
+/// hard links, renamed after an existence check under the write lock.
+pub fn create_new(root: &Path, target: &Path, content: &[u8]) -> Result<(), Error> {
+    ensure_contained(root, target)?;
+    let dir = target.parent().unwrap_or(root);
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(temp_name(&base));
+    let exists = || {
+        Error::new(Kind::Exists, format!("file exists: {}", target.display()))
+            .hint("pass --file with another name, or choose another --name")
+    };
+    let result = (|| -> Result<(), Error> {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| io_err("cannot create", &tmp, e))?;
+        set_mode(&f, 0o600).map_err(|e| io_err("cannot set the mode of", &tmp, e))?;
+        f.write_all(content)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| io_err("cannot write", &tmp, e))?;
+        drop(f);
+        match fs::hard_link(&tmp, target) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(exists()),
+            Err(_) if fs::symlink_metadata(target).is_ok() => return Err(exists()),
+            Err(_) => fs::rename(&tmp, target).map_err(|e| io_err("cannot create", target, e))?,
+        }
+        sync_dir(dir).map_err(|e| io_err("cannot sync", dir, e))
+    })();
+    let _ = fs::remove_file(&tmp);
+    result
 }
 
 /// Create a directory (and parents) with mode 0700.
@@ -261,6 +359,27 @@ mod tests {
         let e = write_atomic(dir.path(), &dir.path().join("x.md"), b"y").unwrap_err();
         assert_eq!(e.kind, Kind::Containment);
         assert_eq!(fs::read_to_string(outside.path().join("x.md")).unwrap(), "x");
+    }
+
+    #[test]
+    fn create_new_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        create_new(dir.path(), &p, b"one").unwrap();
+        let e = create_new(dir.path(), &p, b"two").unwrap_err();
+        assert_eq!(e.kind, Kind::Exists);
+        assert_eq!(fs::read_to_string(&p).unwrap(), "one");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn update_applies_the_change_to_fresh_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("MEMORY.md");
+        let (old, new) = update(dir.path(), &p, |t| Ok(format!("{t}- a\n"))).unwrap();
+        assert_eq!((old.as_str(), new.as_str()), ("", "- a\n"));
+        update(dir.path(), &p, |t| Ok(format!("{t}- b\n"))).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "- a\n- b\n");
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! One file per subcommand; this is the dispatch.
 
+mod add;
+mod edit;
+mod forget;
 mod lint;
 mod list;
 mod path;
@@ -21,6 +24,9 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Show(args) => show::run(args, ctx, out),
         Command::TruncateCheck(args) => truncate_check::run(args, ctx, out),
         Command::Lint(args) => lint::run(args, ctx, out),
+        Command::Add(args) => add::run(args, ctx, out),
+        Command::Forget(args) => forget::run(args, ctx, out),
+        Command::Edit(args) => edit::run(args, ctx, out),
     }
 }
 

@@ -82,7 +82,8 @@ fn bounded_text(mut reader: impl Read, shown: &str) -> Result<String> {
     Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
-fn checked(label: String, path: Option<PathBuf>, text: &str) -> Checked {
+/// Model the load of `text` as the index file `path`.
+pub fn checked(label: String, path: Option<PathBuf>, text: &str) -> Checked {
     let file_lines = crate::index::lines(text).into_iter().map(str::to_string).collect();
     Checked {
         label,

@@ -51,6 +51,8 @@ pub struct Load {
     pub unit_truncated: bool,
     /// The appended warning line (without its two leading LFs), if truncated.
     pub warning: Option<String>,
+    /// Why it is truncated (`203 lines (limit: 200)` …), if it is.
+    pub reason: Option<String>,
     /// Exactly what Claude Code places in context (content plus warning).
     pub loaded: String,
     /// Units of the kept content (before the warning).
@@ -154,6 +156,7 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
         line_truncated,
         unit_truncated,
         warning: None,
+        reason: None,
         loaded: t.text.clone(),
         kept_units: unit_count,
         kept_lines: line_count,
@@ -205,6 +208,7 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
     load.kept_units = kept_units;
     load.loaded = format!("{kept}{}\n\n{warning}", if lone_high { "\u{fffd}" } else { "" });
     load.warning = Some(warning);
+    load.reason = Some(reason);
     load.processed = t;
     load
 }

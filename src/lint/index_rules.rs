@@ -13,6 +13,8 @@ use super::{FileText, Finding, Severity};
 /// An index file and the topic files it is expected to link.
 pub struct Scope {
     pub index: PathBuf,
+    /// The directory the index's links resolve in.
+    base: PathBuf,
     /// The index's dir relative to the linted dir (`""` or `team`).
     pub prefix: String,
     /// Files under `team/` belong to another scope.
@@ -20,6 +22,16 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// An index file checked on its own, its links resolved in `base`.
+    pub fn single(index: &Path, base: &Path) -> Scope {
+        Scope {
+            index: index.to_path_buf(),
+            base: base.to_path_buf(),
+            prefix: String::new(),
+            exclude_team: false,
+        }
+    }
+
     /// Whether a scanned file (relative to the linted dir) belongs to this index.
     fn owns(&self, rel: &str) -> bool {
         if rel.starts_with("logs/") {
@@ -48,12 +60,14 @@ pub fn scopes(dir: &Path, with_team: bool) -> Vec<Scope> {
     let team = with_team && dir.join("team").is_dir();
     let mut out = vec![Scope {
         index: dir.join("MEMORY.md"),
+        base: dir.to_path_buf(),
         prefix: String::new(),
         exclude_team: team,
     }];
     if team {
         out.push(Scope {
             index: dir.join("team").join("MEMORY.md"),
+            base: dir.join("team"),
             prefix: "team".into(),
             exclude_team: false,
         });
@@ -216,7 +230,7 @@ pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, ou
         return 0;
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let dir = idx.parent().unwrap_or(Path::new("."));
+    let dir = scope.base.as_path();
     let lines = index::lines(&text);
     let loaded = load::load(&text);
     if loaded.frontmatter_stripped {

@@ -306,6 +306,28 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
     }
 }
 
+/// The single-file rules (ML101–ML133 that need no directory) on one topic file.
+pub fn file_findings(path: &Path) -> Vec<Finding> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    if let (Ok(m), Ok(t)) = (scan::read_memory(path, &name), read_text(path)) {
+        topic::check(&m, &t, None, &mut out);
+    }
+    out
+}
+
+/// The index rules on an index file at `path` whose links resolve in `dir`.
+pub fn index_findings(path: &Path, dir: &Path) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let scope = index_rules::Scope::single(path, dir);
+    let reach = index_rules::Reach::build(&[], &HashMap::new());
+    index_rules::check(&scope, &[], &reach, 90.0, &mut out);
+    out
+}
+
 /// Which findings `--rule`, `--disable` and `--min-severity` keep.
 pub fn filter(findings: Vec<Finding>, only: &[String], disable: &[String], min: Severity) -> Vec<Finding> {
     findings

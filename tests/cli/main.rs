@@ -2,10 +2,14 @@
 
 mod support;
 
+mod add;
+mod edit;
+mod forget;
 mod generated;
 mod global;
 mod lint;
 mod list;
 mod path;
+mod safety;
 mod show;
 mod truncate_check;

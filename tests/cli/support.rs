@@ -212,6 +212,21 @@ impl Run {
     }
 }
 
+/// Write an executable shell script (a stub editor) under the temp root.
+pub fn script(env: &Env, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = env.root().join(name);
+    fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+/// Read a file under the memory dir.
+#[track_caller]
+pub fn read(env_dir: &Path, rel: &str) -> String {
+    fs::read_to_string(env_dir.join(rel)).unwrap_or_else(|e| panic!("cannot read {rel}: {e}"))
+}
+
 /// Write a file whose mtime is `hours` before `NOW`.
 pub fn write_aged(path: &Path, content: &[u8], hours: f64) {
     if let Some(p) = path.parent() {

@@ -1,0 +1,322 @@
+//! `memctl edit REF` and `memctl edit --index` (SPEC §3.8).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+use serde_json::{Value, json};
+
+use crate::cli::EditArgs;
+use crate::context::Context;
+use crate::editor;
+use crate::error::{Error, Kind};
+use crate::lint::{self, Finding, Severity};
+use crate::memory;
+use crate::output::Output;
+use crate::paths::Resolution;
+use crate::{scan, store};
+
+use super::truncate_check::{checked, render_text, truncation_json};
+
+/// Files above this size are not edited through memctl.
+const MAX_EDIT_BYTES: u64 = 10 << 20;
+
+/// What memctl remembers of the original to notice a concurrent change.
+#[derive(PartialEq)]
+struct Original {
+    stamp: store::Stamp,
+    bytes: Vec<u8>,
+}
+
+fn original(path: &Path) -> Original {
+    Original {
+        stamp: store::stamp(path),
+        bytes: std::fs::read(path).unwrap_or_default(),
+    }
+}
+
+pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let res = ctx.resolve()?;
+    let target = resolve_target(args, &res, out)?;
+    let meta = std::fs::metadata(&target).map_err(|e| {
+        Error::new(Kind::Io, format!("cannot read {}: {e}", target.display())).hint("check the file's permissions")
+    })?;
+    if meta.len() > MAX_EDIT_BYTES {
+        return Err(Error::new(
+            Kind::InvalidInput,
+            format!("file larger than 10 MiB: {}", target.display()),
+        )
+        .hint("edit it directly with your editor")
+        .into());
+    }
+    let editor = editor::resolve(&ctx.env)?;
+    let before = original(&target);
+    let base = target
+        .file_name()
+        .map_or_else(|| "MEMORY.md".into(), |n| n.to_string_lossy().into_owned());
+    let draft_dir = editor::draft_dir("memctl-edit")?;
+    let draft = draft_dir.join(&base);
+    editor::write_draft(&draft, &before.bytes)?;
+    let rel = target
+        .strip_prefix(&res.dir)
+        .unwrap_or(&target)
+        .to_string_lossy()
+        .into_owned();
+    let kept = |out: &mut Output, why: &str| {
+        out.warn(format!("{why}; your edit is kept in {}", draft.display()));
+    };
+    loop {
+        if let Err(e) = editor::run(&editor, &draft) {
+            kept(out, "the editor failed");
+            return Err(e.into());
+        }
+        let after = std::fs::read(&draft)
+            .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
+        if after == before.bytes {
+            let _ = std::fs::remove_dir_all(&draft_dir);
+            out.note("no changes");
+            return finish(out, args, &res, &target, &rel, false, None, Vec::new(), &ctx.env.cwd);
+        }
+        let new_errors = blocking_errors(args.index, &res, &target, &draft, &before.bytes);
+        if !new_errors.is_empty() {
+            for f in &new_errors {
+                out.warn(format!(
+                    "{}:{}: {}[{}]: {}",
+                    rel,
+                    f.line,
+                    f.severity.as_str(),
+                    f.id,
+                    f.message
+                ));
+            }
+            if out.interactive() {
+                let choice = dialoguer::Select::new()
+                    .with_prompt("The edit has new errors")
+                    .items(["edit again", "save anyway", "keep draft and quit"])
+                    .default(0)
+                    .interact()
+                    .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))?;
+                match choice {
+                    0 => continue,
+                    1 => {}
+                    _ => {
+                        kept(out, "not saved");
+                        return finish(
+                            out,
+                            args,
+                            &res,
+                            &target,
+                            &rel,
+                            false,
+                            Some(&draft),
+                            new_errors,
+                            &ctx.env.cwd,
+                        )
+                        .map(|_| ExitCode::from(1));
+                    }
+                }
+            } else {
+                kept(out, "not saved: the edit has new errors");
+                return finish(
+                    out,
+                    args,
+                    &res,
+                    &target,
+                    &rel,
+                    false,
+                    Some(&draft),
+                    new_errors,
+                    &ctx.env.cwd,
+                )
+                .map(|_| ExitCode::from(1));
+            }
+        }
+        save(ctx, args, &res, &target, &draft, &before, out)?;
+        let _ = std::fs::remove_dir_all(&draft_dir);
+        return finish(out, args, &res, &target, &rel, true, None, new_errors, &ctx.env.cwd);
+    }
+}
+
+/// Which file to edit; `--index` creates a missing dir and index.
+fn resolve_target(args: &EditArgs, res: &Resolution, out: &mut Output) -> Result<PathBuf, Error> {
+    if args.index {
+        let index = res.index_path();
+        if std::fs::symlink_metadata(&index).is_err() {
+            if res.explicit && !res.main_dir.is_dir() {
+                return Err(
+                    Error::new(Kind::NotFound, format!("memory dir does not exist: {}", res.shown()))
+                        .hint("check --dir or MEMCTL_DIR"),
+                );
+            }
+            let ok = if args.yes {
+                true
+            } else if out.interactive() {
+                dialoguer::Confirm::new()
+                    .with_prompt(format!("Create {}?", index.display()))
+                    .default(true)
+                    .interact()
+                    .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))?
+            } else {
+                return Err(Error::new(
+                    Kind::Usage,
+                    format!(
+                        "{} does not exist, and there is no terminal to confirm creating it",
+                        index.display()
+                    ),
+                )
+                .hint("pass --yes to create it"));
+            };
+            if !ok {
+                return Err(Error::new(Kind::Usage, "MEMORY.md not created").hint("pass --yes to create it"));
+            }
+            store::create_dir(&res.dir)?;
+            let _lock = store::lock(&res.main_dir)?;
+            match store::create_new(&res.dir, &index, b"") {
+                Ok(()) | Err(Error { kind: Kind::Exists, .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        store::ensure_contained(&res.dir, &index)?;
+        return Ok(index);
+    }
+    let reference = args.reference.as_deref().unwrap_or_default();
+    memory::ensure_valid_name(reference, false)?;
+    if res.explicit && !res.main_dir.is_dir() {
+        return Err(
+            Error::new(Kind::NotFound, format!("memory dir does not exist: {}", res.shown()))
+                .hint("check --dir or MEMCTL_DIR"),
+        );
+    }
+    let scan = scan::scan(&res.dir);
+    let m = memory::resolve_ref(reference, &scan.memories, &res.shown())?;
+    store::ensure_contained(&res.dir, &m.path)?;
+    Ok(m.path.clone())
+}
+
+/// Error findings of the draft that the original did not have (rule and message),
+/// ignoring ML205/ML206 (reported after saving).
+fn blocking_errors(is_index: bool, res: &Resolution, target: &Path, draft: &Path, before: &[u8]) -> Vec<Finding> {
+    let findings = |path: &Path| -> Vec<Finding> {
+        let all = if is_index {
+            lint::index_findings(path, &res.dir)
+        } else {
+            lint::file_findings(path)
+        };
+        all.into_iter()
+            .filter(|f| f.severity == Severity::Error && f.id != "ML205" && f.id != "ML206")
+            .collect()
+    };
+    let old_dir = match editor::draft_dir("memctl-orig") {
+        Ok(d) => d,
+        Err(_) => return findings(draft),
+    };
+    let old = old_dir.join(target.file_name().unwrap_or_default());
+    let _ = std::fs::write(&old, before);
+    let had: Vec<(String, String)> = findings(&old)
+        .into_iter()
+        .map(|f| (f.id.to_string(), f.message))
+        .collect();
+    let _ = std::fs::remove_dir_all(&old_dir);
+    findings(draft)
+        .into_iter()
+        .filter(|f| !had.contains(&(f.id.to_string(), f.message.clone())))
+        .collect()
+}
+
+/// Replace the original with the draft under the write lock, unless it changed
+/// meanwhile (`conflict`) or a live dream holds the lock.
+fn save(
+    ctx: &Context,
+    args: &EditArgs,
+    res: &Resolution,
+    target: &Path,
+    draft: &Path,
+    before: &Original,
+    out: &mut Output,
+) -> Result<(), Error> {
+    let keep = |out: &mut Output| out.warn(format!("not saved; your edit is kept in {}", draft.display()));
+    let _lock = store::lock(&res.main_dir)?;
+    if let Err(e) = store::ensure_no_dream(&res.main_dir, ctx.now, args.force) {
+        keep(out);
+        return Err(e);
+    }
+    if original(target) != *before {
+        keep(out);
+        return Err(Error::new(
+            Kind::Conflict,
+            format!("{} changed on disk while you were editing it", target.display()),
+        )
+        .hint(format!("compare it with your draft {} and edit again", draft.display())));
+    }
+    let content = std::fs::read(draft)
+        .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
+    if let Err(e) = store::write_checked(&res.dir, target, &content, Some(before.stamp)).and_then(|ok| {
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::new(
+                Kind::Conflict,
+                format!("{} changed on disk while saving", target.display()),
+            )
+            .hint("edit again"))
+        }
+    }) {
+        keep(out);
+        return Err(e);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    out: &mut Output,
+    args: &EditArgs,
+    res: &Resolution,
+    target: &Path,
+    rel: &str,
+    saved: bool,
+    draft: Option<&Path>,
+    mut findings: Vec<Finding>,
+    cwd: &Path,
+) -> Result<ExitCode> {
+    for f in &mut findings {
+        f.path = Some(target.to_path_buf());
+    }
+    let mut code = ExitCode::SUCCESS;
+    let truncation = if args.index && saved {
+        let text = std::fs::read(target)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
+        let c = checked(label.into(), Some(target.to_path_buf()), &text);
+        if c.load.truncated() {
+            out.warn(format!(
+                "Claude Code would truncate {label}: {}",
+                c.load.reason.clone().unwrap_or_default()
+            ));
+            if args.strict {
+                code = ExitCode::from(1);
+            }
+        }
+        if !out.json {
+            eprint!("{}", render_text(&c, None));
+        }
+        Some(truncation_json(&c, None))
+    } else {
+        None
+    };
+    if out.json {
+        let doc = lint::format::json(&findings, 1, "", &[], cwd);
+        out.emit_json(json!({
+            "file": rel,
+            "path": target.to_string_lossy(),
+            "saved": saved,
+            "draft_path": draft.map(|d| d.to_string_lossy().into_owned()),
+            "findings": doc["findings"].clone(),
+            "truncation": truncation.unwrap_or(Value::Null),
+        }))?;
+    } else if saved {
+        out.print(&format!("saved {rel}\n"))?;
+    }
+    Ok(code)
+}

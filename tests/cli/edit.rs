@@ -1,0 +1,259 @@
+//! `memctl edit` (SPEC §3.8), with stub editor scripts that change, break or
+//! leave the draft.
+
+use std::fs;
+
+use crate::support::{Env, read, script};
+
+const M: &str = "---\nname: Merge freeze\ndescription: Freeze from 2026-03-05\ntype: project\n---\n\nFreeze.\n";
+
+fn with_editor(body: &str) -> Env {
+    let env = Env::new()
+        .memory("project_freeze.md", M)
+        .index("- [Freeze](project_freeze.md) — f\n");
+    let ed = script(&env, "ed.sh", body);
+    env.env("EDITOR", ed)
+}
+
+fn draft_from(stderr: &str) -> std::path::PathBuf {
+    let at = stderr.find("kept in ").expect("draft path printed") + "kept in ".len();
+    stderr[at..].lines().next().unwrap().trim().into()
+}
+
+#[test]
+fn saves_a_valid_edit_atomically_keeping_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = with_editor("sed -i 's/Freeze\\./Freeze until the cut./' \"$1\"");
+    let d = env.dir();
+    fs::set_permissions(d.join("project_freeze.md"), fs::Permissions::from_mode(0o644)).unwrap();
+    let _run = env
+        .args(["edit", "Merge freeze"])
+        .run()
+        .success()
+        .stdout("saved project_freeze.md\n");
+    assert!(read(&d, "project_freeze.md").ends_with("Freeze until the cut.\n"));
+    assert_eq!(
+        fs::metadata(d.join("project_freeze.md")).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+}
+
+#[test]
+fn unchanged_drafts_are_no_changes() {
+    let env = with_editor("exit 0");
+    let _run = env
+        .args(["edit", "project_freeze"])
+        .run()
+        .success()
+        .stdout("")
+        .stderr("memctl: note: no changes\n");
+}
+
+#[test]
+fn new_errors_keep_the_draft_and_exit_1() {
+    let env = with_editor("printf -- '---\\nname: x\\ndescription: d\\ntype: Project\\n---\\n' > \"$1\"");
+    let d = env.dir();
+    let run = env.args(["edit", "project_freeze"]).run().code(1);
+    assert!(
+        run.stderr.contains("error[ML108]: type `Project` is not one of"),
+        "{}",
+        run.stderr
+    );
+    let draft = draft_from(&run.stderr);
+    assert_eq!(
+        fs::read_to_string(&draft).unwrap(),
+        "---\nname: x\ndescription: d\ntype: Project\n---\n"
+    );
+    assert_eq!(read(&d, "project_freeze.md"), M);
+    fs::remove_dir_all(draft.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn errors_the_original_already_had_do_not_block() {
+    let env = Env::new().memory("bad.md", "---\nname: x\ntype: User\n---\nold\n");
+    let ed = script(&env, "ed.sh", "sed -i 's/old/new/' \"$1\"");
+    let d = env.dir();
+    let _run = env.env("EDITOR", ed).args(["edit", "bad"]).run().success();
+    assert!(read(&d, "bad.md").ends_with("new\n"));
+}
+
+#[test]
+fn a_failing_editor_keeps_the_draft_and_exits_2() {
+    let env = with_editor("echo changed >> \"$1\"; exit 3");
+    let d = env.dir();
+    let run = env.args(["edit", "project_freeze"]).run().code(2);
+    assert!(run.stderr.contains("memctl: the editor "), "{}", run.stderr);
+    assert!(run.stderr.contains("exited with exit status: 3"), "{}", run.stderr);
+    let draft = draft_from(&run.stderr);
+    assert!(fs::read_to_string(&draft).unwrap().ends_with("changed\n"));
+    assert_eq!(read(&d, "project_freeze.md"), M);
+    fs::remove_dir_all(draft.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn a_concurrent_change_is_a_conflict_and_nothing_is_lost() {
+    let env = Env::new().memory("project_freeze.md", M);
+    let target = env.dir().join("project_freeze.md");
+    let ed = script(
+        &env,
+        "ed.sh",
+        &format!("echo mine >> \"$1\"; echo theirs >> '{}'", target.display()),
+    );
+    let d = env.dir();
+    let run = env.env("EDITOR", ed).args(["edit", "project_freeze"]).run().code(2);
+    assert!(
+        run.stderr.contains("changed on disk while you were editing it"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&d, "project_freeze.md"), format!("{M}theirs\n"));
+    let draft = draft_from(&run.stderr);
+    assert_eq!(fs::read_to_string(&draft).unwrap(), format!("{M}mine\n"));
+    fs::remove_dir_all(draft.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn the_draft_lives_outside_the_memory_dir_with_the_same_base_name() {
+    let env = Env::new().memory("project_freeze.md", M);
+    let log = env.root().join("draft-path");
+    let ed = script(
+        &env,
+        "ed.sh",
+        &format!(
+            "echo \"$1\" > '{}'; stat -c %a \"$1\" >> '{}'",
+            log.display(),
+            log.display()
+        ),
+    );
+    let d = env.dir();
+    let _run = env.env("EDITOR", ed).args(["edit", "project_freeze"]).run().success();
+    let seen = fs::read_to_string(&log).unwrap();
+    let mut lines = seen.lines();
+    let path = lines.next().unwrap();
+    assert!(
+        path.ends_with("/project_freeze.md") && path.contains("/memctl-edit-"),
+        "{path}"
+    );
+    assert!(!path.starts_with(&*d.to_string_lossy()));
+    assert_eq!(lines.next(), Some("600"));
+    assert!(
+        !std::path::Path::new(path).exists(),
+        "the draft is deleted when unchanged"
+    );
+}
+
+#[test]
+fn visual_wins_over_editor_and_a_broken_visual_is_an_error() {
+    let env = with_editor("exit 1");
+    let good = script(&env, "good.sh", "echo edited >> \"$1\"");
+    let _run = env
+        .env("VISUAL", &good)
+        .args(["edit", "project_freeze"])
+        .run()
+        .success();
+    with_editor("exit 0").env("VISUAL", "no-such-editor-here").args(["edit", "project_freeze"]).run().code(2).stderr(
+        "memctl: $VISUAL names `no-such-editor-here`, which is not an executable on PATH\nhint: fix $VISUAL, or unset it to let memctl look for an editor\n",
+    );
+}
+
+#[test]
+fn symlinks_leaving_the_dir_are_refused() {
+    let env = Env::new().file("outside/x.md", b"---\nname: x\n---\n");
+    std::os::unix::fs::symlink(env.root().join("outside/x.md"), env.dir().join("x.md")).unwrap();
+    let ed = script(&env, "ed.sh", "echo changed >> \"$1\"");
+    let root = env.root();
+    let run = env.env("EDITOR", ed).args(["edit", "x"]).run().code(2);
+    assert!(
+        run.stderr
+            .starts_with("memctl: write target resolves outside the memory dir"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("outside/x.md")).unwrap(),
+        "---\nname: x\n---\n"
+    );
+}
+
+#[test]
+fn index_edit_reports_truncation_and_strict_exits_1() {
+    let env = Env::new().index("# I\n").memory("a.md", M);
+    let ed = script(
+        &env,
+        "ed.sh",
+        "i=0; while [ $i -lt 205 ]; do echo \"- [E$i](a.md) — e\" >> \"$1\"; i=$((i+1)); done",
+    );
+    let d = env.dir();
+    let run = env.env("EDITOR", &ed).args(["edit", "--index"]).run().success();
+    assert_eq!(run.stdout, "saved MEMORY.md\n");
+    assert!(
+        run.stderr
+            .contains("memctl: warning: Claude Code would truncate MEMORY.md: 206 lines (limit: 200)\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("MEMORY.md: 206 lines,"), "{}", run.stderr);
+    assert_eq!(read(&d, "MEMORY.md").lines().count(), 206);
+    let env = Env::new().index("# I\n").memory("a.md", M);
+    let ed = script(
+        &env,
+        "ed.sh",
+        "i=0; while [ $i -lt 205 ]; do echo \"- [E$i](a.md) — e\" >> \"$1\"; i=$((i+1)); done",
+    );
+    env.env("EDITOR", &ed)
+        .args(["edit", "--index", "--strict"])
+        .run()
+        .code(1);
+}
+
+#[test]
+fn index_edit_creates_a_missing_index_only_with_yes() {
+    let env = Env::new();
+    let ed = script(&env, "ed.sh", "echo '- [A](a.md) — a' >> \"$1\"");
+    let d = env.dir();
+    let expected = format!(
+        "memctl: {}/MEMORY.md does not exist, and there is no terminal to confirm creating it\nhint: pass --yes to create it\n",
+        d.display()
+    );
+    let _run = env
+        .env("EDITOR", &ed)
+        .args(["edit", "--index"])
+        .run()
+        .code(2)
+        .stderr(&expected);
+    let env = Env::new().memory("a.md", M);
+    let ed = script(&env, "ed.sh", "echo '- [A](a.md) — a' >> \"$1\"");
+    let d = env.dir();
+    let _run = env
+        .env("EDITOR", &ed)
+        .args(["edit", "--index", "--yes"])
+        .run()
+        .success();
+    assert_eq!(read(&d, "MEMORY.md"), "- [A](a.md) — a\n");
+}
+
+#[test]
+fn json_reports_the_outcome() {
+    let env = with_editor("echo more >> \"$1\"");
+    let d = env.dir_shown();
+    let doc = env.args(["edit", "--json", "project_freeze"]).run().success().json();
+    assert_eq!(doc["file"], "project_freeze.md");
+    assert_eq!(doc["path"], format!("{d}project_freeze.md"));
+    assert_eq!(doc["saved"], true);
+    assert_eq!(doc["draft_path"], serde_json::Value::Null);
+    assert_eq!(doc["findings"], serde_json::json!([]));
+    assert_eq!(doc["truncation"], serde_json::Value::Null);
+}
+
+#[test]
+fn files_over_10_mib_are_refused() {
+    let env = Env::new().memory("big.md", &"x".repeat((10 << 20) + 1));
+    let ed = script(&env, "ed.sh", "exit 0");
+    let run = env.env("EDITOR", ed).args(["edit", "big"]).run().code(2);
+    assert!(
+        run.stderr.starts_with("memctl: file larger than 10 MiB"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.ends_with("hint: edit it directly with your editor\n"));
+}

@@ -1,0 +1,214 @@
+//! `memctl forget` (SPEC §3.7).
+
+use std::fs;
+
+use crate::support::{Env, read};
+
+const M: &str = "---\nname: Testing policy\ndescription: d\ntype: feedback\n---\nbody\n";
+
+fn dir_with_links() -> Env {
+    Env::new()
+        .memory("feedback_testing.md", M)
+        .memory("other.md", "---\nname: Other\n---\n")
+        .index("# Index\n- [Testing](feedback_testing.md) — canonical\n- **[feedback_testing.md](feedback_testing.md)** — bold\n- [Other](other.md) — o\n- 🔔 [Both](feedback_testing.md) and [o](other.md)\n")
+}
+
+#[test]
+fn removes_the_file_and_every_linking_line_and_keeps_a_copy() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let shown = env.dir_shown();
+    let run = env.args(["forget", "--yes", "feedback_testing"]).run().success();
+    let trash = format!("{shown}.trash/20260310T120000Z/");
+    assert_eq!(
+        run.stdout,
+        format!(
+            "forgot feedback_testing.md (3 index lines)\n  kept in .trash/20260310T120000Z/\n  restore: mv '{trash}feedback_testing.md.deleted' '{shown}feedback_testing.md' && cat '{trash}feedback_testing.md.index-lines' >> '{shown}MEMORY.md'\n"
+        )
+    );
+    assert_eq!(
+        run.stderr,
+        "memctl: warning: a removed index line of feedback_testing.md also links other.md; they become unindexed\n"
+    );
+    assert!(!d.join("feedback_testing.md").exists());
+    assert_eq!(read(&d, "MEMORY.md"), "# Index\n- [Other](other.md) — o\n");
+    assert_eq!(read(&d, ".trash/20260310T120000Z/feedback_testing.md.deleted"), M);
+    assert_eq!(
+        read(&d, ".trash/20260310T120000Z/feedback_testing.md.index-lines"),
+        "- [Testing](feedback_testing.md) — canonical\n- **[feedback_testing.md](feedback_testing.md)** — bold\n- 🔔 [Both](feedback_testing.md) and [o](other.md)\n"
+    );
+}
+
+#[test]
+fn the_printed_restore_command_works_when_pasted() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let before = read(&d, "MEMORY.md");
+    let run = env
+        .args(["forget", "--yes", "--json", "Testing policy"])
+        .run()
+        .success();
+    let restore = run.json()["forgotten"][0]["restore"].as_str().unwrap().to_string();
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&restore)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(read(&d, "feedback_testing.md"), M);
+    let after = read(&d, "MEMORY.md");
+    let mut a: Vec<&str> = after.lines().collect();
+    let mut b: Vec<&str> = before.lines().collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "every index line is back");
+}
+
+#[test]
+fn json_lists_what_was_forgotten() {
+    let env = dir_with_links();
+    let shown = env.dir_shown();
+    let doc = env
+        .args(["forget", "--yes", "--json", "feedback_testing.md"])
+        .run()
+        .success()
+        .json();
+    let f = &doc["forgotten"][0];
+    assert_eq!(f["file"], "feedback_testing.md");
+    assert_eq!(f["trash_dir"], format!("{shown}.trash/20260310T120000Z/"));
+    assert_eq!(
+        f["trash_file"],
+        format!("{shown}.trash/20260310T120000Z/feedback_testing.md.deleted")
+    );
+    assert_eq!(
+        f["removed_index_lines"][0],
+        serde_json::json!({"line": 2, "text": "- [Testing](feedback_testing.md) — canonical"})
+    );
+    assert_eq!(doc["dry_run"], false);
+    assert_eq!(
+        doc["warnings"][0],
+        "a removed index line of feedback_testing.md also links other.md; they become unindexed"
+    );
+}
+
+#[test]
+fn needs_yes_without_a_terminal() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let _run = env.args(["forget", "feedback_testing"]).run().code(2).stderr("memctl: forget needs confirmation, and there is no terminal to ask\nhint: pass --yes to forget without asking\n");
+    assert!(d.join("feedback_testing.md").exists());
+    let run = dir_with_links()
+        .args(["--json", "forget", "feedback_testing"])
+        .run()
+        .code(2);
+    assert_eq!(run.stderr_json()["error"]["kind"], "usage");
+}
+
+#[test]
+fn dry_run_changes_nothing() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let before = read(&d, "MEMORY.md");
+    let run = env.args(["forget", "--dry-run", "feedback_testing"]).run().success();
+    assert!(run.stdout.starts_with("would move feedback_testing.md to .trash/<stamp>/feedback_testing.md.deleted\n--- a/MEMORY.md\n+++ b/MEMORY.md\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("\n-- [Testing](feedback_testing.md) — canonical\n"));
+    assert_eq!(read(&d, "MEMORY.md"), before);
+    assert!(d.join("feedback_testing.md").exists());
+    assert!(!d.join(".trash").exists());
+}
+
+#[test]
+fn several_refs_are_all_or_nothing() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let _run = env.args(["forget", "--yes", "feedback_testing", "nope"]).run().code(2);
+    assert!(d.join("feedback_testing.md").exists());
+    let env = dir_with_links();
+    let d = env.dir();
+    let _run = env
+        .args(["forget", "--yes", "feedback_testing", "other"])
+        .run()
+        .success();
+    assert_eq!(read(&d, "MEMORY.md"), "# Index\n");
+    assert_eq!(
+        read(&d, ".trash/20260310T120000Z/other.md.index-lines"),
+        "- [Other](other.md) — o\n"
+    );
+}
+
+#[test]
+fn backlinks_from_other_memories_are_warned() {
+    let run = Env::new()
+        .memory("a.md", M)
+        .memory("b.md", "---\nname: B\n---\nsee [a](a.md)\n")
+        .index("- [A](a.md) — a\n")
+        .args(["forget", "--yes", "a"])
+        .run()
+        .success();
+    assert_eq!(
+        run.stderr,
+        "memctl: warning: a.md is still linked from b.md (not changed)\n"
+    );
+}
+
+#[test]
+fn symlinks_are_moved_as_links() {
+    let env = Env::new().file("outside/target.md", b"outside\n");
+    std::os::unix::fs::symlink(env.root().join("outside/target.md"), env.dir().join("link.md")).unwrap();
+    std::os::unix::fs::symlink(env.root().join("nowhere.md"), env.dir().join("dangling.md")).unwrap();
+    let d = env.dir();
+    let root = env.root();
+    let _run = env.args(["forget", "--yes", "link", "dangling"]).run().success();
+    assert!(
+        fs::symlink_metadata(d.join(".trash/20260310T120000Z/link.md.deleted"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        fs::symlink_metadata(d.join(".trash/20260310T120000Z/dangling.md.deleted"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(root.join("outside/target.md")).unwrap(), "outside\n");
+}
+
+#[test]
+fn team_files_lose_their_team_index_lines() {
+    let env = Env::new()
+        .memory("team/t.md", M)
+        .memory("team/MEMORY.md", "- [T](t.md) — t\n- [U](u.md) — u\n");
+    let d = env.dir();
+    let _run = env.args(["forget", "--yes", "team/t.md"]).run().success();
+    assert_eq!(read(&d, "team/MEMORY.md"), "- [U](u.md) — u\n");
+    assert!(d.join(".trash/20260310T120000Z/team/t.md.deleted").exists());
+}
+
+#[test]
+fn the_index_and_traversal_are_refused() {
+    dir_with_links()
+        .args(["forget", "--yes", "MEMORY.md"])
+        .run()
+        .code(2)
+        .stderr(
+            "memctl: `MEMORY.md` is the index, not a memory\nhint: use `memctl edit --index` to change the index\n",
+        );
+    let run = dir_with_links().args(["forget", "--yes", "../x"]).run().code(2);
+    assert!(run.stderr.starts_with("memctl: invalid memory file name `../x`"));
+}
+
+#[test]
+fn trash_stamps_do_not_collide() {
+    let env = Env::new().memory("a.md", M).memory("b.md", M);
+    let d = env.dir();
+    let _run = env.args(["forget", "--yes", "a"]).run().success();
+    let _run2 = Env::new()
+        .arg("--dir")
+        .arg(&d)
+        .args(["forget", "--yes", "b"])
+        .run()
+        .success();
+    assert!(d.join(".trash/20260310T120000Z/a.md.deleted").exists());
+    assert!(d.join(".trash/20260310T120000Z-2/b.md.deleted").exists());
+}
