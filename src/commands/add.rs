@@ -243,6 +243,9 @@ fn ask(prompt: &str, allow_empty: bool) -> Result<String, Error> {
 
 /// Collect and validate the values: flags, the editor, or prompts on a terminal.
 fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Error> {
+    if let Some(f) = &args.file {
+        memory::ensure_valid_name(f, true)?;
+    }
     let interactive = out.interactive();
     let body_given = args.body.is_some() || args.body_file.is_some() || args.edit;
     let ty_raw = match &args.memory_type {
@@ -338,10 +341,7 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
     let why = why.map(|w| memory::ensure_line("--why", &w, 500)).transpose()?;
     let how = how.map(|h| memory::ensure_line("--how", &h, 500)).transpose()?;
     let file = match &args.file {
-        Some(f) => {
-            memory::ensure_valid_name(f, true)?;
-            f.replace('\\', "/")
-        }
+        Some(f) => f.replace('\\', "/"),
         None => format!("{}_{}.md", ty.as_str(), memory::slug(&name)),
     };
     let title = args

@@ -36,6 +36,9 @@ fn original(path: &Path) -> Original {
 }
 
 pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if let Some(r) = &args.reference {
+        memory::ensure_valid_name(r, false)?;
+    }
     let res = ctx.resolve()?;
     let target = resolve_target(args, &res, out)?;
     let meta = std::fs::metadata(&target).map_err(|e| {

@@ -37,7 +37,6 @@ fn resolve_targets(args: &ForgetArgs, res: &Resolution) -> Result<Vec<Target>, E
     let shown = res.shown();
     let mut out: Vec<Target> = Vec::new();
     for r in &args.references {
-        memory::ensure_valid_name(r, false)?;
         if r.rsplit('/').next().is_some_and(|b| b == "MEMORY.md" || b == "MEMORY") {
             return Err(
                 Error::new(Kind::InvalidInput, format!("`{r}` is the index, not a memory"))
@@ -117,6 +116,9 @@ fn without_lines(text: &str, remove: &BTreeMap<usize, String>) -> String {
 }
 
 pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    for r in &args.references {
+        memory::ensure_valid_name(r, false)?;
+    }
     let res = ctx.resolve_existing()?;
     let targets = resolve_targets(args, &res)?;
     if !args.yes && !args.dry_run && !out.interactive() {

@@ -487,3 +487,19 @@ fn a_live_dream_refuses_and_force_overrides() {
         .run()
         .success();
 }
+
+#[test]
+fn prompts_on_a_terminal() {
+    let env = Env::new();
+    let d = env.dir();
+    let out = crate::support::run_in_pty(
+        &env,
+        &["add", "--type", "feedback"],
+        &[("Name", "Prompted\rA prompted memory\rThe rule\rbecause\rlike so\r")],
+    );
+    assert!(out.contains("created feedback_prompted.md"), "{out}");
+    assert_eq!(
+        read(&d, "feedback_prompted.md"),
+        "---\nname: Prompted\ndescription: A prompted memory\ntype: feedback\n---\n\nThe rule\n\n**Why:** because\n**How to apply:** like so\n"
+    );
+}

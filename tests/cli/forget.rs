@@ -212,3 +212,23 @@ fn trash_stamps_do_not_collide() {
     assert!(d.join(".trash/20260310T120000Z/a.md.deleted").exists());
     assert!(d.join(".trash/20260310T120000Z-2/b.md.deleted").exists());
 }
+
+#[test]
+fn asks_on_a_terminal() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let out = crate::support::run_in_pty(
+        &env,
+        &["forget", "other"],
+        &[("Forget other.md and 2 index lines?", "n")],
+    );
+    assert!(out.contains("nothing forgotten"), "{out}");
+    assert!(d.join("other.md").exists());
+    let out = crate::support::run_in_pty(
+        &env,
+        &["forget", "other"],
+        &[("Forget other.md and 2 index lines?", "y")],
+    );
+    assert!(out.contains("forgot other.md (2 index lines)"), "{out}");
+    assert!(!d.join("other.md").exists());
+}

@@ -95,7 +95,9 @@ fn kill_9_during_add_and_forget_never_tears_a_file() {
     let env = Env::new();
     let mut kills = 0;
     let mut d = delays(7);
-    for i in 0..120 {
+    let mut i = 0;
+    while kills < 100 && i < 600 {
+        i += 1;
         let mut child = if i % 3 == 2 {
             let mut cmd = env.command();
             cmd.args(["forget", "--yes", &format!("user_note_{}", i - 2)])
@@ -112,7 +114,10 @@ fn kill_9_during_add_and_forget_never_tears_a_file() {
         }
         child.wait().unwrap();
     }
-    assert!(kills >= 60, "only {kills} processes were still running when killed");
+    assert!(
+        kills >= 100,
+        "only {kills} processes were still running when killed, in {i} runs"
+    );
     assert_consistent(&env);
 }
 

@@ -280,3 +280,75 @@ pub fn git(dir: &Path, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Run memctl in a pseudo-terminal (through util-linux `script`), answering
+/// prompts: for each step, wait until the output holds `wait_for`, then type
+/// `send`. Returns the terminal output once memctl exits.
+#[track_caller]
+pub fn run_in_pty(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> String {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    let mut cmd = env.command();
+    cmd.args(args);
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut line = shell_words_quote(&program);
+    for a in cmd.get_args() {
+        line.push(' ');
+        line.push_str(&shell_words_quote(&a.to_string_lossy()));
+    }
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(cmd.get_current_dir().unwrap_or(Path::new("/")));
+    script.env_clear();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            script.env(k, v);
+        }
+    }
+    let mut child = script
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("script runs");
+    let output = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = Arc::clone(&output);
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    for (wait_for, send) in steps {
+        let start = std::time::Instant::now();
+        while !output.lock().unwrap().contains(wait_for) {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "prompt {wait_for:?} never appeared in {:?}",
+                output.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        stdin.write_all(send.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+    let status = child.wait().unwrap();
+    drop(stdin);
+    reader.join().unwrap();
+    assert!(
+        status.success(),
+        "memctl in the pty failed: {:?}",
+        output.lock().unwrap()
+    );
+    let out = output.lock().unwrap().clone();
+    out
+}
+
+fn shell_words_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
