@@ -345,8 +345,7 @@ pub fn run_in_pty(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> String {
         "memctl in the pty failed: {:?}",
         output.lock().unwrap()
     );
-    let out = output.lock().unwrap().clone();
-    out
+    output.lock().unwrap().clone()
 }
 
 fn shell_words_quote(s: &str) -> String {
