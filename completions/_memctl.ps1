@@ -38,6 +38,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Create a memory file and its index line')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove memories and their index lines, keeping a copy in .trash/')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR')
+            [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Inspect the auto-dream lock (.consolidate-lock)')
+            [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Preview auto-dream: whether it would run now, and a consolidation plan')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -164,6 +166,53 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memctl;lock' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the lock''s state and what Claude Code''s next acquire would do')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memctl;lock;status' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;lock;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the lock''s state and what Claude Code''s next acquire would do')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memctl;lock;help;status' {
+            break
+        }
+        'memctl;lock;help;help' {
+            break
+        }
+        'memctl;dream' {
+            [CompletionResult]::new('--min-hours', '--min-hours', [CompletionResultType]::ParameterName, 'What-if threshold for the time gate, in hours [default: 24]')
+            [CompletionResult]::new('--min-sessions', '--min-sessions', [CompletionResultType]::ParameterName, 'What-if threshold for the sessions gate [default: 5]')
+            [CompletionResult]::new('--current-session', '--current-session', [CompletionResultType]::ParameterName, 'Exclude this session id, as Claude Code excludes the session doing the check')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the gates and the plan; change nothing')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memctl;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
@@ -173,6 +222,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Create a memory file and its index line')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove memories and their index lines, keeping a copy in .trash/')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR')
+            [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Inspect the auto-dream lock (.consolidate-lock)')
+            [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Preview auto-dream: whether it would run now, and a consolidation plan')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -198,6 +249,16 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;help;edit' {
+            break
+        }
+        'memctl;help;lock' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the lock''s state and what Claude Code''s next acquire would do')
+            break
+        }
+        'memctl;help;lock;status' {
+            break
+        }
+        'memctl;help;dream' {
             break
         }
         'memctl;help;help' {

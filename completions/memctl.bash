@@ -19,6 +19,9 @@ _memctl() {
             memctl,add)
                 cmd="memctl__subcmd__add"
                 ;;
+            memctl,dream)
+                cmd="memctl__subcmd__dream"
+                ;;
             memctl,edit)
                 cmd="memctl__subcmd__edit"
                 ;;
@@ -34,6 +37,9 @@ _memctl() {
             memctl,list)
                 cmd="memctl__subcmd__list"
                 ;;
+            memctl,lock)
+                cmd="memctl__subcmd__lock"
+                ;;
             memctl,path)
                 cmd="memctl__subcmd__path"
                 ;;
@@ -45,6 +51,9 @@ _memctl() {
                 ;;
             memctl__subcmd__help,add)
                 cmd="memctl__subcmd__help__subcmd__add"
+                ;;
+            memctl__subcmd__help,dream)
+                cmd="memctl__subcmd__help__subcmd__dream"
                 ;;
             memctl__subcmd__help,edit)
                 cmd="memctl__subcmd__help__subcmd__edit"
@@ -61,6 +70,9 @@ _memctl() {
             memctl__subcmd__help,list)
                 cmd="memctl__subcmd__help__subcmd__list"
                 ;;
+            memctl__subcmd__help,lock)
+                cmd="memctl__subcmd__help__subcmd__lock"
+                ;;
             memctl__subcmd__help,path)
                 cmd="memctl__subcmd__help__subcmd__path"
                 ;;
@@ -70,6 +82,21 @@ _memctl() {
             memctl__subcmd__help,truncate-check)
                 cmd="memctl__subcmd__help__subcmd__truncate__subcmd__check"
                 ;;
+            memctl__subcmd__help__subcmd__lock,status)
+                cmd="memctl__subcmd__help__subcmd__lock__subcmd__status"
+                ;;
+            memctl__subcmd__lock,help)
+                cmd="memctl__subcmd__lock__subcmd__help"
+                ;;
+            memctl__subcmd__lock,status)
+                cmd="memctl__subcmd__lock__subcmd__status"
+                ;;
+            memctl__subcmd__lock__subcmd__help,help)
+                cmd="memctl__subcmd__lock__subcmd__help__subcmd__help"
+                ;;
+            memctl__subcmd__lock__subcmd__help,status)
+                cmd="memctl__subcmd__lock__subcmd__help__subcmd__status"
+                ;;
             *)
                 ;;
         esac
@@ -77,7 +104,7 @@ _memctl() {
 
     case "${cmd}" in
         memctl)
-            opts="-h -V --dir --project --team --json --color --help --version path list show truncate-check lint add forget edit help"
+            opts="-h -V --dir --project --team --json --color --help --version path list show truncate-check lint add forget edit lock dream help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -191,6 +218,50 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__dream)
+            opts="-h --dry-run --min-hours --min-sessions --current-session --dir --project --team --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --min-hours)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-sessions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --current-session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__edit)
             opts="-y -h --index --yes --strict --force --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -256,7 +327,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help)
-            opts="path list show truncate-check lint add forget edit help"
+            opts="path list show truncate-check lint add forget edit lock dream help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +341,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__dream)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -342,6 +427,34 @@ _memctl() {
         memctl__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__lock)
+            opts="status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__lock__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -462,6 +575,112 @@ _memctl() {
                     COMPREPLY=($(compgen -W "table manifest json paths" -- "${cur}"))
                     return 0
                     ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__lock)
+            opts="-h --dir --project --team --json --color --help status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__lock__subcmd__help)
+            opts="status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__lock__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__lock__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__lock__subcmd__status)
+            opts="-h --dir --project --team --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -35,6 +35,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand add 'Create a memory file and its index line'
             cand forget 'Remove memories and their index lines, keeping a copy in .trash/'
             cand edit 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
+            cand lock 'Inspect the auto-dream lock (.consolidate-lock)'
+            cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -152,6 +154,47 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;lock'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand status 'Show the lock''s state and what Claude Code''s next acquire would do'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;lock;status'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;lock;help'= {
+            cand status 'Show the lock''s state and what Claude Code''s next acquire would do'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;lock;help;status'= {
+        }
+        &'memctl;lock;help;help'= {
+        }
+        &'memctl;dream'= {
+            cand --min-hours 'What-if threshold for the time gate, in hours [default: 24]'
+            cand --min-sessions 'What-if threshold for the sessions gate [default: 5]'
+            cand --current-session 'Exclude this session id, as Claude Code excludes the session doing the check'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --dry-run 'Show the gates and the plan; change nothing'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
@@ -161,6 +204,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand add 'Create a memory file and its index line'
             cand forget 'Remove memories and their index lines, keeping a copy in .trash/'
             cand edit 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
+            cand lock 'Inspect the auto-dream lock (.consolidate-lock)'
+            cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -178,6 +223,13 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;forget'= {
         }
         &'memctl;help;edit'= {
+        }
+        &'memctl;help;lock'= {
+            cand status 'Show the lock''s state and what Claude Code''s next acquire would do'
+        }
+        &'memctl;help;lock;status'= {
+        }
+        &'memctl;help;dream'= {
         }
         &'memctl;help;help'= {
         }

@@ -87,6 +87,12 @@ pub enum Command {
     /// The edit happens on a draft outside the memory dir; it is validated, and saved
     /// only if the file did not change meanwhile. A draft is never deleted unsaved.
     Edit(EditArgs),
+    /// Inspect the auto-dream lock (.consolidate-lock)
+    Lock(LockArgs),
+    /// Preview auto-dream: whether it would run now, and a consolidation plan
+    ///
+    /// Only --dry-run exists: consolidating needs a model; memctl shows the plan.
+    Dream(DreamArgs),
 }
 
 #[derive(Debug, Args)]
@@ -325,4 +331,35 @@ pub struct EditArgs {
     /// Save even while a live auto-dream holds the lock
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LockArgs {
+    #[command(subcommand)]
+    pub command: LockCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LockCommand {
+    /// Show the lock's state and what Claude Code's next acquire would do
+    Status,
+}
+
+#[derive(Debug, Args)]
+pub struct DreamArgs {
+    /// Show the gates and the plan; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// What-if threshold for the time gate, in hours [default: 24]
+    #[arg(long, value_name = "H", value_parser = crate::text::parse_positive)]
+    pub min_hours: Option<f64>,
+
+    /// What-if threshold for the sessions gate [default: 5]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub min_sessions: Option<u64>,
+
+    /// Exclude this session id, as Claude Code excludes the session doing the check
+    #[arg(long, value_name = "UUID")]
+    pub current_session: Option<String>,
 }

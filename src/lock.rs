@@ -177,6 +177,163 @@ pub fn inspect(main_dir: &Path, now_ms: f64) -> LockInfo {
     }
 }
 
+/// What Claude Code's next acquire would do.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NextAcquire {
+    /// `create`, `reclaim` or `refuse`.
+    pub action: &'static str,
+    pub reason: String,
+    /// The mtime acquire returns for rollback (0 without a lock).
+    pub prior_mtime_ms: f64,
+}
+
+/// The time gate as the lock decides it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeGate {
+    pub hours_since: f64,
+    pub min_hours: f64,
+    pub passes: bool,
+}
+
+/// `memctl lock status` (SPEC §3.12), everything but the path and warnings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Status {
+    pub info: LockInfo,
+    pub now_ms: f64,
+    pub next_acquire: NextAcquire,
+    pub time_gate: TimeGate,
+}
+
+/// `(now − last) / 1 h`, where `last` is the lock's mtime or 0.
+pub fn hours_since(info: &LockInfo, now_ms: f64) -> f64 {
+    (now_ms - info.mtime_ms.unwrap_or(0.0)) / 3_600_000.0
+}
+
+/// Describe the lock for `lock status` and `dream`.
+pub fn status(info: LockInfo, now_ms: f64, min_hours: f64) -> Status {
+    let prior = info.mtime_ms.unwrap_or(0.0);
+    let next_acquire = match info.state {
+        State::Absent => NextAcquire {
+            action: "create",
+            reason: "no lock file".into(),
+            prior_mtime_ms: 0.0,
+        },
+        State::RolledBack => NextAcquire {
+            action: "reclaim",
+            reason: "empty body (rolled back)".into(),
+            prior_mtime_ms: prior,
+        },
+        State::Stale => NextAcquire {
+            action: "reclaim",
+            reason: "older than 1 h".into(),
+            prior_mtime_ms: prior,
+        },
+        State::Held => NextAcquire {
+            action: "refuse",
+            reason: format!("held by live PID {}", info.pid.unwrap_or_default()),
+            prior_mtime_ms: prior,
+        },
+        State::Reclaimable => {
+            let why = match info.pid_status {
+                PidStatus::Dead => "holder PID is dead",
+                PidStatus::Eperm => "holder PID belongs to another user (Claude Code treats it as dead)",
+                PidStatus::Invalid => "body is not a valid PID",
+                _ => "body holds no PID",
+            };
+            NextAcquire {
+                action: "reclaim",
+                reason: why.into(),
+                prior_mtime_ms: prior,
+            }
+        }
+    };
+    let h = hours_since(&info, now_ms);
+    Status {
+        time_gate: TimeGate {
+            hours_since: h,
+            min_hours,
+            passes: h >= min_hours,
+        },
+        next_acquire,
+        info,
+        now_ms,
+    }
+}
+
+impl Status {
+    /// The JSON object of SPEC §3.12 (without `warnings`).
+    pub fn to_json(&self) -> serde_json::Value {
+        let i = &self.info;
+        serde_json::json!({
+            "path": i.path.to_string_lossy(),
+            "state": i.state,
+            "exists": i.exists,
+            "body": i.body.as_ref().map(|b| b.chars().take(64).collect::<String>()),
+            "pid": i.pid,
+            "pid_status": i.pid_status,
+            "mtime": i.mtime_ms.map(crate::text::iso_ms),
+            "mtime_ms": i.mtime_ms,
+            "age_seconds": i.mtime_ms.map(|m| ((self.now_ms - m) / 1000.0).floor()),
+            "stale_after_seconds": 3600,
+            "last_consolidated_at": i.mtime_ms.filter(|_| i.exists).map(crate::text::iso_ms),
+            "next_acquire": self.next_acquire,
+            "time_gate": self.time_gate,
+        })
+    }
+
+    /// The text form of SPEC §3.12.
+    pub fn to_text(&self) -> String {
+        let i = &self.info;
+        let h = crate::text::to_fixed1(self.time_gate.hours_since);
+        let min = crate::text::js_number(self.time_gate.min_hours);
+        let gate = if self.time_gate.passes {
+            format!("time gate passes ({h} h ≥ {min} h)")
+        } else {
+            format!("time gate closed ({h} h < {min} h)")
+        };
+        let mut s = format!("{}: {}\n", LOCK_FILE, i.state.as_str());
+        if !i.exists {
+            s.push_str("  last consolidated: never\n");
+            s.push_str(&format!(
+                "  next acquire: creates it; time gate passes (no lock: last consolidation at 0, {h} h ago)\n"
+            ));
+            return s;
+        }
+        let pid = match i.pid_status {
+            PidStatus::Alive => "PID alive".to_string(),
+            PidStatus::Dead => "PID dead: no such process".into(),
+            PidStatus::Eperm => "PID exists but belongs to another user; Claude Code treats it as dead".into(),
+            PidStatus::Invalid => "not a valid PID".into(),
+            PidStatus::None if i.unreadable.is_some() => "unreadable".into(),
+            PidStatus::None => "no PID".into(),
+        };
+        let body = i.body.as_deref().map_or_else(
+            || "-".to_string(),
+            |b| {
+                if b.is_empty() {
+                    "(empty)".into()
+                } else {
+                    b.trim().chars().take(64).collect()
+                }
+            },
+        );
+        s.push_str(&format!("  body:     {body} ({pid})\n"));
+        if let Some(m) = i.mtime_ms {
+            s.push_str(&format!(
+                "  mtime:    {} ({h} h ago) = last consolidated\n",
+                crate::text::iso_ms(m)
+            ));
+        }
+        let action = match self.next_acquire.action {
+            "refuse" => format!("refuses ({})", self.next_acquire.reason),
+            "create" => "creates it".to_string(),
+            _ => format!("reclaims ({})", self.next_acquire.reason),
+        };
+        s.push_str(&format!("  next acquire: {action}; {gate}\n"));
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +374,90 @@ mod tests {
         assert_eq!(
             state_of(true, false, Some(now + 7_200_000.0), PidStatus::Dead, now),
             State::Reclaimable
+        );
+    }
+
+    fn info(exists: bool, body: Option<&str>, mtime: Option<f64>, now: f64) -> LockInfo {
+        let parsed = body.and_then(parse_int);
+        let (pid, pid_status) = match parsed {
+            None => (None, PidStatus::None),
+            Some(p) => (Some(p as i64), liveness(p as i64)),
+        };
+        let state = state_of(exists, body.is_some_and(str::is_empty), mtime, pid_status, now);
+        LockInfo {
+            path: PathBuf::from("/m/.consolidate-lock"),
+            exists,
+            unreadable: None,
+            body: body.map(str::to_string),
+            pid,
+            pid_status,
+            mtime_ms: mtime,
+            state,
+        }
+    }
+
+    #[test]
+    fn lock_vectors_of_appendix_a10() {
+        let now = 1_773_144_000_000.0;
+        let me = std::process::id().to_string();
+        let dead = {
+            let mut c = std::process::Command::new("true").spawn().unwrap();
+            let p = c.id();
+            c.wait().unwrap();
+            p.to_string()
+        };
+        let st = |i: LockInfo| status(i, now, 24.0);
+        assert_eq!(st(info(false, None, None, now)).next_acquire.action, "create");
+        assert_eq!(st(info(true, Some(&me), Some(now), now)).info.state, State::Held);
+        assert_eq!(st(info(true, Some(&me), Some(now), now)).next_acquire.action, "refuse");
+        assert_eq!(
+            st(info(true, Some(&dead), Some(now - 600_000.0), now)).info.state,
+            State::Reclaimable
+        );
+        assert_eq!(
+            st(info(true, Some(&dead), Some(now - 600_000.0), now)).info.pid_status,
+            PidStatus::Dead
+        );
+        assert_eq!(
+            st(info(true, Some("garbage"), Some(now), now)).info.state,
+            State::Reclaimable
+        );
+        assert_eq!(
+            st(info(true, Some("1"), Some(now), now)).info.pid_status,
+            PidStatus::Invalid
+        );
+        assert_eq!(
+            st(info(true, Some(""), Some(now - 1.0), now)).info.state,
+            State::RolledBack
+        );
+        assert_eq!(
+            st(info(true, Some(&format!("  {me} abc\n")), Some(now), now))
+                .info
+                .state,
+            State::Held
+        );
+        assert_eq!(
+            st(info(true, Some(&me), Some(now - 3_601_000.0), now)).info.state,
+            State::Stale
+        );
+        let future = st(info(true, Some(&dead), Some(now + 7_200_000.0), now));
+        assert_eq!(future.info.state, State::Reclaimable);
+        assert!(!future.time_gate.passes);
+        let never = st(info(false, None, None, now));
+        assert!(never.time_gate.passes);
+        assert!(never.time_gate.hours_since > 4.9e5);
+    }
+
+    #[test]
+    fn text_form_matches_the_spec_example() {
+        let now = 1_773_144_000_000.0;
+        let mut i = info(true, Some("4242"), Some(now - 25.0 * 3_600_000.0), now);
+        i.pid_status = PidStatus::Dead;
+        i.state = State::Stale;
+        let s = status(i, now, 24.0);
+        assert_eq!(
+            s.to_text(),
+            ".consolidate-lock: stale\n  body:     4242 (PID dead: no such process)\n  mtime:    2026-03-09T11:00:00.000Z (25.0 h ago) = last consolidated\n  next acquire: reclaims (older than 1 h); time gate passes (25.0 h ≥ 24 h)\n"
         );
     }
 

@@ -257,6 +257,14 @@ pub fn parse_percent(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A finite number greater than 0 (`--min-hours`).
+pub fn parse_positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a number greater than 0")),
+    }
+}
+
 /// Cut `s` to `max` chars, the last being `…`, when it is longer.
 pub fn ellipsize(s: &str, max: usize) -> String {
     if s.chars().count() <= max {

@@ -1,10 +1,12 @@
 //! One file per subcommand; this is the dispatch.
 
 mod add;
+mod dream;
 mod edit;
 mod forget;
 mod lint;
 mod list;
+mod lock;
 mod path;
 mod show;
 pub mod truncate_check;
@@ -27,6 +29,8 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Add(args) => add::run(args, ctx, out),
         Command::Forget(args) => forget::run(args, ctx, out),
         Command::Edit(args) => edit::run(args, ctx, out),
+        Command::Lock(args) => lock::run(args, ctx, out),
+        Command::Dream(args) => dream::run(args, ctx, out),
     }
 }
 

@@ -613,6 +613,11 @@ fn merged_bool_with_file(settings: &[Settings], key: &str) -> Option<(bool, Stri
     })
 }
 
+/// A remote session: `CLAUDE_CODE_REMOTE` is truthy (the dream's enabled gate).
+pub fn is_remote(env: &Env) -> bool {
+    env.get("CLAUDE_CODE_REMOTE").as_deref().is_some_and(truthy)
+}
+
 /// The enabled chain of SPEC §2.3.
 pub fn enabled_chain(env: &Env, settings: &[Settings]) -> Enabled {
     let disable = env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY");

@@ -3,12 +3,14 @@
 mod support;
 
 mod add;
+mod dream;
 mod edit;
 mod forget;
 mod generated;
 mod global;
 mod lint;
 mod list;
+mod lock;
 mod path;
 mod safety;
 mod show;

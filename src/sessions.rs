@@ -1,0 +1,132 @@
+//! Session transcripts (SPEC §2.10): which `<uuid>.jsonl` entries of the transcripts
+//! dir count as touched since the last consolidation, and why others do not.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+/// One `*.jsonl` entry of the transcripts dir.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Session {
+    /// The entry's name.
+    pub name: String,
+    /// The session id (the name without `.jsonl`) when it is one.
+    pub id: Option<String>,
+    /// Modification time in whole milliseconds (truncated), when it could be stat'ed.
+    pub mtime_ms: Option<i64>,
+    pub counted: bool,
+    /// `counted`, `older`, `not a session id`, `agent transcript`, `stat failed` or
+    /// `current session`.
+    pub reason: &'static str,
+}
+
+/// `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`, case-insensitive.
+pub fn is_session_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() == 5
+        && parts
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Classify one entry given its name and (whole-millisecond) mtime.
+pub fn classify(name: &str, mtime_ms: Option<i64>, since_ms: f64, current: Option<&str>) -> Session {
+    let stem = name.strip_suffix(".jsonl").unwrap_or(name);
+    let make = |counted, reason, id: Option<&str>| Session {
+        name: name.to_string(),
+        id: id.map(str::to_string),
+        mtime_ms,
+        counted,
+        reason,
+    };
+    if !is_session_id(stem) {
+        let reason = if stem.starts_with("agent-") {
+            "agent transcript"
+        } else {
+            "not a session id"
+        };
+        return make(false, reason, None);
+    }
+    let Some(m) = mtime_ms else {
+        return make(false, "stat failed", Some(stem));
+    };
+    if (m as f64) <= since_ms {
+        return make(false, "older", Some(stem));
+    }
+    if current.is_some_and(|c| c.eq_ignore_ascii_case(stem)) {
+        return make(false, "current session", Some(stem));
+    }
+    make(true, "counted", Some(stem))
+}
+
+/// Every `*.jsonl` entry of `dir` (non-recursive), sorted by name; a missing dir
+/// gives none.
+pub fn list(dir: &Path, since_ms: f64, current: Option<&str>) -> Vec<Session> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Session> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            if !name.ends_with(".jsonl") {
+                return None;
+            }
+            // Following symlinks; a directory named `<uuid>.jsonl` counts too.
+            let mtime = std::fs::metadata(e.path())
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .map(|t| match t.duration_since(std::time::UNIX_EPOCH) {
+                    Ok(d) => d.as_millis() as i64,
+                    Err(e) => -(e.duration().as_millis() as i64),
+                });
+            Some(classify(&name, mtime, since_ms, current))
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: i64 = 3_600_000;
+
+    #[test]
+    fn classification_matches_appendix_a11() {
+        let n: i64 = 1_773_144_000_000;
+        let since = (n - 24 * H) as f64;
+        let c = |name: &str, m: i64, since: f64| classify(name, Some(m), since, None);
+        assert!(c("11111111-1111-1111-1111-111111111111.jsonl", n - H, since).counted);
+        assert_eq!(
+            c("22222222-2222-2222-2222-222222222222.jsonl", n - 30 * H, since).reason,
+            "older"
+        );
+        assert!(c("22222222-2222-2222-2222-222222222222.jsonl", n - 30 * H, 0.0).counted);
+        assert!(c("AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA.jsonl", n - 2 * H, since).counted);
+        assert_eq!(
+            c("agent-33333333-3333-3333-3333-333333333333.jsonl", n - H, 0.0).reason,
+            "agent transcript"
+        );
+        assert_eq!(c("not-a-uuid.jsonl", n - H, 0.0).reason, "not a session id");
+        assert_eq!(
+            classify("55555555-5555-5555-5555-555555555555.jsonl", None, 0.0, None).reason,
+            "stat failed"
+        );
+        let cur = classify(
+            "11111111-1111-1111-1111-111111111111.jsonl",
+            Some(n),
+            0.0,
+            Some("11111111-1111-1111-1111-111111111111"),
+        );
+        assert_eq!(cur.reason, "current session");
+    }
+
+    #[test]
+    fn whole_milliseconds_are_compared_with_a_fractional_last() {
+        assert!(!classify("11111111-1111-1111-1111-111111111111.jsonl", Some(1000), 1000.5, None).counted);
+        assert!(classify("11111111-1111-1111-1111-111111111111.jsonl", Some(1001), 1000.5, None).counted);
+    }
+}

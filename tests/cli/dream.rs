@@ -1,0 +1,296 @@
+//! `memctl dream --dry-run` (SPEC §3.11) on the walk-throughs of Appendix A.11.
+
+use std::fs;
+use std::path::PathBuf;
+
+use memctl::paths::sanitize::sanitize;
+
+use crate::support::{Env, set_age};
+
+fn uuid(i: u32) -> String {
+    let d = char::from_digit(i % 10, 10).unwrap().to_string();
+    format!(
+        "{}-{}-{}-{}-{}",
+        d.repeat(8),
+        d.repeat(4),
+        d.repeat(4),
+        d.repeat(4),
+        d.repeat(12)
+    )
+}
+
+/// A project, its transcripts dir, auto-dream on in the user settings.
+fn setup(dream: Option<bool>) -> (Env, PathBuf) {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let claude = env.home().join(".claude");
+    let transcripts = claude.join("projects").join(sanitize(&proj.to_string_lossy()).wyhash);
+    fs::create_dir_all(&transcripts).unwrap();
+    if let Some(d) = dream {
+        fs::write(claude.join("settings.json"), format!("{{\"autoDreamEnabled\": {d}}}")).unwrap();
+    }
+    let env = env.arg("--project").arg(&proj);
+    (env, transcripts)
+}
+
+fn session(dir: &std::path::Path, name: &str, hours: f64) {
+    let p = dir.join(name);
+    fs::write(&p, "{}\n").unwrap();
+    set_age(&p, hours);
+}
+
+fn lock(env: &Env, hours: f64) {
+    let mut c = std::process::Command::new("true").spawn().unwrap();
+    let pid = c.id();
+    c.wait().unwrap();
+    let p = env.dir().join(".consolidate-lock");
+    fs::write(&p, pid.to_string()).unwrap();
+    set_age(&p, hours);
+}
+
+fn dream(env: Env) -> serde_json::Value {
+    env.args(["dream", "--dry-run", "--json"]).run().success().json()
+}
+
+#[test]
+fn lock_23_hours_old_is_closed_at_time_and_silent() {
+    let (env, t) = setup(Some(true));
+    lock(&env, 23.0);
+    for i in 1..=6 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
+    }
+    let doc = dream(env);
+    assert_eq!(doc["verdict"], "closed at time");
+    assert_eq!(doc["log_line"], "silent");
+    assert_eq!(doc["would_fire"], false);
+    assert_eq!(doc["gates"][1]["status"], "closed");
+}
+
+#[test]
+fn lock_25_hours_old_with_4_sessions_skips() {
+    let (env, t) = setup(Some(true));
+    lock(&env, 25.0);
+    for i in 1..=4 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
+    }
+    let doc = dream(env);
+    assert_eq!(doc["verdict"], "closed at sessions");
+    assert_eq!(
+        doc["log_line"],
+        "[autoDream] skip — 4 sessions since last consolidation, need 5"
+    );
+}
+
+#[test]
+fn lock_25_hours_old_with_5_sessions_fires() {
+    let (env, t) = setup(Some(true));
+    lock(&env, 25.0);
+    for i in 1..=5 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
+    }
+    let doc = dream(env);
+    assert_eq!(doc["verdict"], "would fire");
+    assert_eq!(doc["would_fire"], true);
+    assert_eq!(
+        doc["log_line"],
+        "[autoDream] firing — 25.0h since last, 5 sessions to review"
+    );
+    assert_eq!(
+        doc["gates"][2],
+        serde_json::json!({"gate": "scan throttle", "status": "n/a", "detail": "per Claude Code process: at most one session scan every 10 minutes"})
+    );
+    assert_eq!(doc["gates"][4]["status"], "pass");
+}
+
+#[test]
+fn no_lock_file_counts_every_transcript() {
+    let (env, t) = setup(Some(true));
+    for i in 1..=3 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1000.0 * f64::from(i));
+    }
+    let doc = dream(env);
+    assert_eq!(doc["gates"][1]["status"], "pass");
+    assert!(doc["hours_since"].as_f64().unwrap() > 4.9e5);
+    assert_eq!(doc["last_consolidated_at"], serde_json::Value::Null);
+    assert_eq!(doc["verdict"], "closed at sessions");
+    assert_eq!(
+        doc["log_line"],
+        "[autoDream] skip — 3 sessions since last consolidation, need 5"
+    );
+}
+
+#[test]
+fn unset_auto_dream_would_fire_if_enabled() {
+    let (env, t) = setup(None);
+    lock(&env, 25.0);
+    for i in 1..=5 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
+    }
+    let doc = dream(env);
+    assert_eq!(doc["verdict"], "would fire if auto-dream is enabled");
+    assert_eq!(doc["would_fire"], serde_json::Value::Null);
+    assert_eq!(doc["gates"][0]["status"], "unknown");
+}
+
+#[test]
+fn session_entries_are_classified_as_in_appendix_a11() {
+    let (env, t) = setup(Some(true));
+    lock(&env, 24.0);
+    session(&t, "11111111-1111-1111-1111-111111111111.jsonl", 1.0);
+    session(&t, "22222222-2222-2222-2222-222222222222.jsonl", 30.0);
+    session(&t, "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA.jsonl", 2.0);
+    session(&t, "agent-33333333-3333-3333-3333-333333333333.jsonl", 1.0);
+    session(&t, "not-a-uuid.jsonl", 1.0);
+    session(&t, "44444444-4444-4444-4444-444444444444.json", 1.0);
+    fs::create_dir(t.join("55555555-5555-5555-5555-555555555555")).unwrap();
+    let dir66 = t.join("66666666-6666-6666-6666-666666666666.jsonl");
+    fs::create_dir(&dir66).unwrap();
+    set_age(&dir66, 1.0);
+    let doc = dream(env);
+    let got: Vec<(String, bool, String)> = doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["counted"].as_bool().unwrap(),
+                s["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = vec![
+        ("11111111-1111-1111-1111-111111111111.jsonl", true, "counted"),
+        ("22222222-2222-2222-2222-222222222222.jsonl", false, "older"),
+        ("66666666-6666-6666-6666-666666666666.jsonl", true, "counted"),
+        ("AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA.jsonl", true, "counted"),
+        (
+            "agent-33333333-3333-3333-3333-333333333333.jsonl",
+            false,
+            "agent transcript",
+        ),
+        ("not-a-uuid.jsonl", false, "not a session id"),
+    ];
+    let want: Vec<(String, bool, String)> = want
+        .into_iter()
+        .map(|(a, b, c)| (a.to_string(), b, c.to_string()))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn current_session_and_what_if_thresholds() {
+    let (env, t) = setup(Some(true));
+    lock(&env, 25.0);
+    for i in 1..=5 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
+    }
+    let doc = env
+        .args([
+            "dream",
+            "--dry-run",
+            "--json",
+            "--current-session",
+            &uuid(3),
+            "--min-hours",
+            "30",
+            "--min-sessions",
+            "2",
+        ])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["verdict"], "closed at time");
+    assert_eq!(doc["min_hours"], 30.0);
+    assert_eq!(doc["min_sessions"], 2);
+    let current: Vec<&serde_json::Value> = doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["reason"] == "current session")
+        .collect();
+    assert_eq!(current.len(), 1);
+}
+
+#[test]
+fn without_a_project_the_sessions_gate_is_unknown() {
+    let env = Env::new();
+    lock(&env, 25.0);
+    let doc = env.args(["dream", "--dry-run", "--json"]).run().success().json();
+    assert_eq!(doc["gates"][3]["status"], "unknown");
+    assert_eq!(doc["log_line"], serde_json::Value::Null);
+    assert_eq!(doc["verdict"], "unknown at sessions");
+    assert_eq!(doc["would_fire"], serde_json::Value::Null);
+}
+
+#[test]
+fn dream_without_dry_run_is_unsupported() {
+    Env::new().args(["dream"]).run().code(2).stderr(
+        "memctl: memctl cannot consolidate memories: merging and rewriting them needs a model.\nhint: run `memctl dream --dry-run` for the plan, `memctl lint --fix` for the mechanical fixes, or let Claude Code's auto-dream run\n",
+    );
+}
+
+#[test]
+fn the_plan_names_files_and_lines() {
+    let (env, _) = setup(Some(true));
+    let proj = env.root().join("proj");
+    fs::create_dir_all(proj.join("src")).unwrap();
+    fs::write(proj.join("src/real.rs"), "").unwrap();
+    let env = env
+        .memory_aged("feedback_concurrent.md", "---\nname: Concurrent sessions corrupt memory writes\ndescription: Never let two sessions write memory files at once\ntype: feedback\n---\nSee `src/real.rs:3` and `src/gone.rs:10`.\nDecided yesterday.\n", 48.0)
+        .memory_aged("feedback_multi.md", "---\nname: Multiple sessions memory writes\ndescription: Two sessions must never write memory files together\ntype: feedback\n---\nb\n", 24.0)
+        .memory_aged("old.md", "---\nname: Old\ndescription: SUPERSEDED by feedback_multi\n---\n", 24.0)
+        .index("- [A](feedback_concurrent.md) — a\n- [B](feedback_multi.md) — b\n- [Again](feedback_multi.md) — again\n- [Gone](gone.md) — g\n");
+    let doc = dream(env);
+    let plan = &doc["plan"];
+    assert_eq!(
+        plan["gather"]["missing_citations"],
+        serde_json::json!([{"file": "feedback_concurrent.md", "line": 6, "citation": "src/gone.rs:10", "path": "src/gone.rs"}])
+    );
+    assert_eq!(
+        plan["consolidate"]["relative_dates"],
+        serde_json::json!([{"file": "feedback_concurrent.md", "line": 7, "col": 9, "phrase": "yesterday", "suggestion": "2026-03-07"}])
+    );
+    let clusters = plan["consolidate"]["duplicate_clusters"].as_array().unwrap();
+    assert!(
+        clusters
+            .iter()
+            .any(|c| c["reason"] == "index lines" && c["lines"] == serde_json::json!([2, 3])),
+        "{clusters:?}"
+    );
+    assert!(
+        clusters
+            .iter()
+            .any(|c| c["reason"].as_str().unwrap().starts_with("similar")
+                && c["files"] == serde_json::json!(["feedback_concurrent.md", "feedback_multi.md"])),
+        "{clusters:?}"
+    );
+    assert_eq!(plan["consolidate"]["superseded"][0]["file"], "old.md");
+    assert_eq!(plan["prune_and_index"]["dangling"][0]["file"], "MEMORY.md");
+    assert_eq!(plan["prune_and_index"]["dangling"][0]["line"], 4);
+    assert_eq!(plan["prune_and_index"]["unindexed"][0]["file"], "old.md");
+    assert_eq!(plan["prune_and_index"]["duplicate_targets"][0]["line"], 3);
+    assert_eq!(plan["prune_and_index"]["caps"]["line_count"], 4);
+    assert_eq!(plan["orient"]["by_type"]["feedback"], 2);
+    assert_eq!(plan["orient"]["by_type"]["untyped"], 1);
+}
+
+#[test]
+fn text_output_has_the_gate_table_and_the_four_phases() {
+    let (env, t) = setup(Some(true));
+    lock(&env, 25.0);
+    session(&t, &format!("{}.jsonl", uuid(1)), 1.0);
+    let run = env.args(["dream", "--dry-run"]).run().success();
+    for needle in [
+        "gates:\n  enabled        pass",
+        "  time           pass     25.0 h since the last consolidation ≥ 24 h\n",
+        "verdict: closed at sessions\nlog: [autoDream] skip — 1 sessions since last consolidation, need 5\n",
+        "Phase 1 — Orient",
+        "Phase 2 — Gather recent signal",
+        "Phase 3 — Consolidate",
+        "Phase 4 — Prune and index",
+    ] {
+        assert!(run.stdout.contains(needle), "missing {needle:?} in\n{}", run.stdout);
+    }
+}
