@@ -62,6 +62,24 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// A memory parsed from text as the scan would see it (no file behind it).
+    pub fn from_text(rel: &str, text: &str) -> Memory {
+        let window: Vec<&str> = crate::frontmatter::scan_lines(text)
+            .into_iter()
+            .take(crate::scan::FRONTMATTER_MAX_LINES)
+            .collect();
+        let frontmatter = crate::frontmatter::parse_lines(&window);
+        Memory {
+            rel: rel.into(),
+            path: rel.into(),
+            mtime_ms: 0.0,
+            size: text.len() as u64,
+            fields: Fields::from(&frontmatter),
+            frontmatter,
+            window_exceeded: false,
+        }
+    }
+
     /// memctl's resolved type (nested types included).
     pub fn memory_type(&self) -> Option<MemoryType> {
         MemoryType::of(self.fields.type_raw.as_ref())
@@ -239,19 +257,9 @@ pub fn parse_type(raw: &str) -> Result<MemoryType, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontmatter::{parse_lines, scan_lines};
 
     fn mem(rel: &str, text: &str) -> Memory {
-        let fm = parse_lines(&scan_lines(text));
-        Memory {
-            rel: rel.into(),
-            path: rel.into(),
-            mtime_ms: 0.0,
-            size: 0,
-            fields: Fields::from(&fm),
-            frontmatter: fm,
-            window_exceeded: false,
-        }
+        Memory::from_text(rel, text)
     }
 
     #[test]

@@ -119,6 +119,16 @@ pub fn random_hex(n: usize) -> String {
     s[..n.min(16)].to_string()
 }
 
+/// A fresh temp-file path beside `target` (same directory, SPEC §4.1 name).
+fn temp_beside(target: &Path, root: &Path) -> PathBuf {
+    let dir = target.parent().unwrap_or(root);
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dir.join(temp_name(&base))
+}
+
 /// The temp-file name pattern of SPEC §4.1: `.<base>.<pid>.<8 hex>.tmp`.
 pub fn temp_name(base: &str) -> String {
     format!(".{base}.{}.{}.tmp", std::process::id(), random_hex(8))
@@ -175,11 +185,7 @@ pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<
         _ => target.to_path_buf(),
     };
     let dir = target.parent().unwrap_or(root);
-    let base = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(temp_name(&base));
+    let tmp = temp_beside(&target, root);
     let result = (|| -> std::io::Result<bool> {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         set_mode(&f, 0o600)?;
@@ -237,11 +243,7 @@ pub fn update(
 pub fn create_new(root: &Path, target: &Path, content: &[u8]) -> Result<(), Error> {
     ensure_contained(root, target)?;
     let dir = target.parent().unwrap_or(root);
-    let base = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(temp_name(&base));
+    let tmp = temp_beside(target, root);
     let exists = || {
         Error::new(Kind::Exists, format!("file exists: {}", target.display()))
             .hint("pass --file with another name, or choose another --name")

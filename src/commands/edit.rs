@@ -92,46 +92,25 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
                     f.message
                 ));
             }
-            if out.interactive() {
-                let choice = dialoguer::Select::new()
+            let choice = if out.interactive() {
+                dialoguer::Select::new()
                     .with_prompt("The edit has new errors")
                     .items(["edit again", "save anyway", "keep draft and quit"])
                     .default(0)
                     .interact()
-                    .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))?;
-                match choice {
-                    0 => continue,
-                    1 => {}
-                    _ => {
-                        kept(out, "not saved");
-                        return finish(
-                            out,
-                            args,
-                            &res,
-                            &target,
-                            &rel,
-                            false,
-                            Some(&draft),
-                            new_errors,
-                            &ctx.env.cwd,
-                        )
-                        .map(|_| ExitCode::from(1));
-                    }
-                }
+                    .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))?
             } else {
-                kept(out, "not saved: the edit has new errors");
-                return finish(
-                    out,
-                    args,
-                    &res,
-                    &target,
-                    &rel,
-                    false,
-                    Some(&draft),
-                    new_errors,
-                    &ctx.env.cwd,
-                )
-                .map(|_| ExitCode::from(1));
+                2
+            };
+            match choice {
+                0 => continue,
+                1 => {}
+                _ => {
+                    kept(out, "not saved: the edit has new errors");
+                    let cwd = &ctx.env.cwd;
+                    return finish(out, args, &res, &target, &rel, false, Some(&draft), new_errors, cwd)
+                        .map(|_| ExitCode::from(1));
+                }
             }
         }
         save(ctx, args, &res, &target, &draft, &before, out)?;

@@ -261,19 +261,9 @@ fn fit(s: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontmatter::{Fields, parse_lines, scan_lines};
 
     fn mem(rel: &str, text: &str) -> Memory {
-        let fm = parse_lines(&scan_lines(text));
-        Memory {
-            rel: rel.into(),
-            path: rel.into(),
-            mtime_ms: 0.0,
-            size: 0,
-            fields: Fields::from(&fm),
-            frontmatter: fm,
-            window_exceeded: false,
-        }
+        Memory::from_text(rel, text)
     }
 
     #[test]
