@@ -7,8 +7,6 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use walkdir::WalkDir;
-
 use crate::frontmatter::{self, Fields, Status};
 use crate::index;
 use crate::memory::Memory;
@@ -116,92 +114,169 @@ fn ends_with_md(p: &Path) -> bool {
 /// Scan `dir`. A missing dir gives an empty scan.
 pub fn scan(dir: &Path) -> Scan {
     let mut out = Scan::default();
-    if !dir.exists() {
-        return out;
-    }
+    let Ok(root_meta) = fs::metadata(dir) else { return out };
     let real_dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let walker = WalkDir::new(dir).follow_links(true).min_depth(1);
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(err) => {
-                if let Some(p) = err.path() {
-                    let rel = escape_path(p.strip_prefix(dir).unwrap_or(p));
-                    let kind = if err.loop_ancestor().is_some() {
-                        ProblemKind::Cycle
-                    } else if fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
-                        && fs::metadata(p).is_err()
-                    {
-                        ProblemKind::Dangling
-                    } else if ends_with_md(p) && !p.is_dir() {
-                        ProblemKind::Unreadable(err.io_error().map_or_else(|| err.to_string(), io::Error::to_string))
-                    } else {
-                        ProblemKind::UnlistableDir(err.io_error().map_or_else(|| err.to_string(), io::Error::to_string))
-                    };
-                    if kind != ProblemKind::Dangling || ends_with_md(p) {
-                        out.problems.push(Problem {
-                            rel,
-                            path: p.to_path_buf(),
-                            kind,
-                        });
-                    }
-                }
-                continue;
-            }
-        };
-        let path = entry.path();
-        if entry.path_is_symlink()
-            && let Ok(target) = fs::canonicalize(path)
-            && !target.starts_with(&real_dir)
-        {
-            out.escaping
-                .push((escape_path(path.strip_prefix(dir).unwrap_or(path)), target));
-        }
-        if !ends_with_md(path) {
-            note_other(&mut out, dir, path, &entry);
-            continue;
-        }
-        if entry.file_name() == "MEMORY.md" {
-            continue;
-        }
-        let rel_path = path.strip_prefix(dir).unwrap_or(path);
-        let Some(rel) = rel_path.to_str() else {
-            out.problems.push(Problem {
-                rel: escape_path(rel_path),
-                path: path.to_path_buf(),
-                kind: ProblemKind::NotUtf8Name,
-            });
-            continue;
-        };
-        if entry.file_type().is_dir() {
-            out.problems.push(Problem {
-                rel: rel.to_string(),
-                path: path.to_path_buf(),
-                kind: ProblemKind::Directory,
-            });
-            continue;
-        }
-        match read_memory(path, rel) {
-            Ok(m) => out.memories.push(m),
-            Err(e) => out.problems.push(Problem {
-                rel: rel.to_string(),
-                path: path.to_path_buf(),
-                kind: ProblemKind::Unreadable(e.to_string()),
-            }),
-        }
-    }
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let mut walk = Walk {
+        root: dir,
+        real_root: &real_dir,
+        out: &mut out,
+        files: &mut files,
+        ancestors: vec![dev_ino(&root_meta)],
+    };
+    walk.dir(dir);
+    read_all(files, &mut out);
     sort_claude_order(&mut out.memories);
     out
 }
 
+#[cfg(unix)]
+fn dev_ino(m: &fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
+/// A recursive walk that follows symlinked directories (with cycle protection by
+/// device and inode) and stats only symlinks: the directory entry's type is enough
+/// for everything else.
+struct Walk<'a> {
+    root: &'a Path,
+    real_root: &'a Path,
+    out: &'a mut Scan,
+    files: &'a mut Vec<(String, PathBuf)>,
+    /// (device, inode) of the directories on the current path.
+    ancestors: Vec<(u64, u64)>,
+}
+
+impl Walk<'_> {
+    fn rel(&self, p: &Path) -> String {
+        escape_path(p.strip_prefix(self.root).unwrap_or(p))
+    }
+
+    fn problem(&mut self, path: &Path, kind: ProblemKind) {
+        let rel = self.rel(path);
+        self.out.problems.push(Problem {
+            rel,
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+
+    fn dir(&mut self, dir: &Path) {
+        let entries = match fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) => return self.problem(dir, ProblemKind::UnlistableDir(e.to_string())),
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let Ok(ft) = entry.file_type() else { continue };
+            let md = ends_with_md(&path);
+            let (is_dir, is_file, meta) = if ft.is_symlink() {
+                match fs::metadata(&path) {
+                    Ok(m) => {
+                        if let Ok(target) = fs::canonicalize(&path)
+                            && !target.starts_with(self.real_root)
+                        {
+                            let rel = self.rel(&path);
+                            self.out.escaping.push((rel, target));
+                        }
+                        (m.is_dir(), m.is_file(), Some(m))
+                    }
+                    Err(_) => {
+                        if md {
+                            self.problem(&path, ProblemKind::Dangling);
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                (ft.is_dir(), ft.is_file(), None)
+            };
+            if is_dir {
+                if md {
+                    self.problem(&path, ProblemKind::Directory);
+                }
+                let id = match &meta {
+                    Some(m) => dev_ino(m),
+                    None => match entry.metadata() {
+                        Ok(m) => dev_ino(&m),
+                        Err(_) => continue,
+                    },
+                };
+                if self.ancestors.contains(&id) {
+                    self.problem(&path, ProblemKind::Cycle);
+                    continue;
+                }
+                self.ancestors.push(id);
+                self.dir(&path);
+                self.ancestors.pop();
+                continue;
+            }
+            if !md {
+                note_other(self.out, self.root, &path, &entry.file_name(), is_file);
+                continue;
+            }
+            if !is_file || entry.file_name() == "MEMORY.md" {
+                continue;
+            }
+            let rel_path = path.strip_prefix(self.root).unwrap_or(&path);
+            match rel_path.to_str() {
+                Some(rel) => self.files.push((rel.to_string(), path.clone())),
+                None => self.problem(&path, ProblemKind::NotUtf8Name),
+            }
+        }
+    }
+}
+
+/// Read every file's window, in parallel across the cores for larger dirs.
+fn read_all(files: Vec<(String, PathBuf)>, out: &mut Scan) {
+    let read = |chunk: &[(String, PathBuf)]| -> (Vec<Memory>, Vec<Problem>) {
+        let mut buf = Vec::with_capacity(16 << 10);
+        let (mut ok, mut bad) = (Vec::with_capacity(chunk.len()), Vec::new());
+        for (rel, path) in chunk {
+            match read_memory_with(path, rel, &mut buf) {
+                Ok(m) => ok.push(m),
+                Err(e) => bad.push(Problem {
+                    rel: rel.clone(),
+                    path: path.clone(),
+                    kind: ProblemKind::Unreadable(e.to_string()),
+                }),
+            }
+        }
+        (ok, bad)
+    };
+    out.memories.reserve(files.len());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if threads < 2 || files.len() < 64 {
+        let (ok, bad) = read(&files);
+        out.memories.extend(ok);
+        out.problems.extend(bad);
+        return;
+    }
+    let per = files.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files.chunks(per).map(|c| s.spawn(move || read(c))).collect();
+        for h in handles {
+            if let Ok((ok, bad)) = h.join() {
+                out.memories.extend(ok);
+                out.problems.extend(bad);
+            }
+        }
+    });
+}
+
 /// Remember non-`.md` entries lint reports: wrong-case extensions and temp files.
-fn note_other(out: &mut Scan, dir: &Path, path: &Path, entry: &walkdir::DirEntry) {
-    let Some(name) = entry.file_name().to_str() else { return };
+fn note_other(out: &mut Scan, dir: &Path, path: &Path, name: &std::ffi::OsStr, is_file: bool) {
+    let Some(name) = name.to_str() else { return };
     let rel = || path.strip_prefix(dir).unwrap_or(path).to_string_lossy().into_owned();
-    if name.len() > 3 && name[name.len() - 3..].eq_ignore_ascii_case(".md") && entry.file_type().is_file() {
+    if name.len() > 3
+        && name.is_char_boundary(name.len() - 3)
+        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
+        && is_file
+    {
         out.extension_case.push((rel(), path.to_path_buf()));
     } else if let Some(pid) = crate::store::parse_temp_name(name)
-        && let Ok(meta) = entry.metadata()
+        && let Ok(meta) = fs::symlink_metadata(path)
     {
         out.temp_files.push(TempFile {
             rel: rel(),
@@ -234,10 +309,19 @@ fn mtime_ms(meta: &fs::Metadata) -> f64 {
 
 /// Read one memory file's window and metadata.
 pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
+    read_memory_with(path, rel, &mut Vec::new())
+}
+
+/// [`read_memory`] with a caller's scratch buffer (no allocation per file).
+fn read_memory_with(path: &Path, rel: &str, buf: &mut Vec<u8>) -> io::Result<Memory> {
     let mut file = File::open(path)?;
     let meta = file.metadata()?;
-    let window = read_window(&mut file)?;
-    let lines = frontmatter::scan_lines(&window.text);
+    if meta.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+    }
+    let window = read_window(&mut file, buf, meta.len())?;
+    let text = String::from_utf8_lossy(&buf[..window.len]);
+    let lines = frontmatter::scan_lines(&text);
     let mut fm = frontmatter::parse_lines(&lines);
     let opens = lines.first().is_some_and(|l| frontmatter::is_delimiter(l));
     if opens
@@ -247,6 +331,10 @@ pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
         fm.status = Status::BeyondWindow;
     }
     let fields = Fields::from(&fm);
+    // Keep only what is read after the scan: the fields above are extracted, the
+    // YAML text and other keys would only cost memory on large dirs.
+    fm.yaml_text = None;
+    fm.map = fm.map.take().map(keep_plan_keys);
     Ok(Memory {
         rel: rel.to_string(),
         path: path.to_path_buf(),
@@ -259,8 +347,8 @@ pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
 }
 
 struct Window {
-    /// The first 30 lines (BOM and trailing CRs are handled by the caller).
-    text: String,
+    /// Length of the first 30 lines in the buffer (BOM and CRs are handled later).
+    len: usize,
     /// The 30 lines did not fit in 1 MiB.
     exceeded: bool,
     /// The file has more text after the window.
@@ -268,39 +356,72 @@ struct Window {
     bytes_read: usize,
 }
 
-fn read_window(file: &mut File) -> io::Result<Window> {
-    let mut buf = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 8192];
-    let mut newlines = 0;
+/// `---` followed only by spaces or tabs (a frontmatter delimiter line).
+fn is_delimiter_bytes(line: &[u8]) -> bool {
+    line.strip_prefix(b"---")
+        .is_some_and(|rest| rest.iter().all(|b| *b == b' ' || *b == b'\t'))
+}
+
+/// Read the lines the frontmatter result depends on: the first 30, or fewer when
+/// line 1 opens a block that closes earlier (the lines after the closing line
+/// change nothing). Reads at most 1 MiB.
+fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Window> {
+    buf.clear();
+    let mut line_start = 0;
+    let mut lines = 0;
+    let mut opener = false;
     let mut end = None;
+    let mut want = 1024;
     loop {
-        let n = file.read(&mut chunk)?;
+        let old = buf.len();
+        let room = WINDOW_MAX_BYTES - old;
+        if room == 0 {
+            break;
+        }
+        buf.resize(old + want.min(room), 0);
+        let n = file.read(&mut buf[old..])?;
+        buf.truncate(old + n);
+        want = 8192;
         if n == 0 {
             break;
         }
-        let start = buf.len();
-        buf.extend_from_slice(&chunk[..n]);
-        for (i, b) in buf[start..].iter().enumerate() {
-            if *b == b'\n' {
-                newlines += 1;
-                if newlines == FRONTMATTER_MAX_LINES {
-                    end = Some(start + i);
-                    break;
-                }
+        let mut pos = old;
+        while let Some(off) = buf[pos..].iter().position(|b| *b == b'\n') {
+            let lf = pos + off;
+            let line = &buf[line_start..lf];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            lines += 1;
+            if lines == 1 {
+                opener = is_delimiter_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
+            } else if opener && is_delimiter_bytes(line) {
+                end = Some((lf, true));
+                break;
             }
+            if lines == FRONTMATTER_MAX_LINES {
+                end = Some((lf, false));
+                break;
+            }
+            line_start = lf + 1;
+            pos = lf + 1;
         }
-        if end.is_some() || buf.len() >= WINDOW_MAX_BYTES {
+        // The size from fstat saves the read that would return 0.
+        if end.is_some() || buf.len() >= WINDOW_MAX_BYTES || buf.len() as u64 >= size {
             break;
         }
     }
     let bytes_read = buf.len();
-    let (slice, exceeded, more) = match end {
-        Some(e) => (&buf[..e], false, bytes_read > e + 1 || file_has_more(file)?),
-        None if buf.len() >= WINDOW_MAX_BYTES => (&buf[..WINDOW_MAX_BYTES], true, true),
-        None => (&buf[..], false, false),
+    let (len, exceeded, more) = match end {
+        Some((e, true)) => (e, false, true),
+        Some((e, false)) => (
+            e,
+            false,
+            bytes_read > e + 1 || size > (e + 1) as u64 || (size == 0 && file_has_more(file)?),
+        ),
+        None if buf.len() >= WINDOW_MAX_BYTES => (WINDOW_MAX_BYTES, true, true),
+        None => (buf.len(), false, false),
     };
     Ok(Window {
-        text: String::from_utf8_lossy(slice).into_owned(),
+        len,
         exceeded,
         more,
         bytes_read,
@@ -310,6 +431,26 @@ fn read_window(file: &mut File) -> io::Result<Window> {
 fn file_has_more(file: &mut File) -> io::Result<bool> {
     let mut one = [0u8; 1];
     Ok(file.read(&mut one)? > 0)
+}
+
+/// The frontmatter keys read after the scan (dream's superseded check).
+fn keep_plan_keys(map: crate::yaml::Value) -> crate::yaml::Value {
+    use crate::yaml::Value;
+    const KEEP: [&str; 2] = ["supersedes", "status"];
+    let Value::Map(entries) = map else { return map };
+    let kept = entries
+        .into_iter()
+        .filter_map(|(k, v)| match (k.as_str(), v) {
+            (k2, v) if KEEP.contains(&k2) => Some((k, v)),
+            ("metadata", Value::Map(inner)) => {
+                let inner: Vec<(String, Value)> =
+                    inner.into_iter().filter(|(k, _)| KEEP.contains(&k.as_str())).collect();
+                (!inner.is_empty()).then(|| (k, Value::Map(inner)))
+            }
+            _ => None,
+        })
+        .collect();
+    Value::Map(kept)
 }
 
 /// Whether a closing delimiter line appears after the window (bounded by 1 MiB).

@@ -138,6 +138,128 @@ enum Frame {
 
 /// Parse YAML text with the semantics of SPEC §2.4.3.
 pub fn parse(text: &str) -> Result<Document, Error> {
+    match parse_simple(text) {
+        Some(doc) => Ok(doc),
+        None => parse_events(text),
+    }
+}
+
+/// The shape almost every frontmatter has: `key: value` lines, and one level of
+/// `key: value` lines indented under a `key:` line, with plain or simply quoted
+/// scalars. Parsed directly, without the event parser; anything else (comments,
+/// flow collections, block scalars, anchors, tags, escapes, odd indentation, keys
+/// or values that need YAML's finer rules) returns `None` and takes the full path.
+/// The unit tests and the property tests check both paths agree.
+pub fn parse_simple(text: &str) -> Option<Document> {
+    let mut top: Vec<(String, Value)> = Vec::new();
+    let mut nested: Option<(String, Vec<(String, Value)>, usize)> = None;
+    let mut duplicate_keys = Vec::new();
+    fn insert(map: &mut Vec<(String, Value)>, key: String, v: Value, dups: &mut Vec<String>) {
+        if let Some(slot) = map.iter_mut().find(|(k, _)| *k == key) {
+            dups.push(key);
+            slot.1 = v;
+        } else {
+            map.push((key, v));
+        }
+    }
+    let close = |nested: &mut Option<(String, Vec<(String, Value)>, usize)>,
+                 top: &mut Vec<(String, Value)>,
+                 dups: &mut Vec<String>| {
+        if let Some((k, entries, _)) = nested.take() {
+            let v = if entries.is_empty() {
+                Value::Null
+            } else {
+                Value::Map(entries)
+            };
+            insert(top, k, v, dups);
+        }
+    };
+    if text.len() > MAX_TEXT_BYTES {
+        return None;
+    }
+    for line in text.split('\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let indent = line.bytes().take_while(|b| *b == b' ').count();
+        let (key, value) = split_simple_pair(&line[indent..])?;
+        if indent == 0 {
+            close(&mut nested, &mut top, &mut duplicate_keys);
+            match value {
+                None => nested = Some((key.to_string(), Vec::new(), 0)),
+                Some(v) => insert(&mut top, key.to_string(), simple_scalar(v)?, &mut duplicate_keys),
+            }
+        } else {
+            let (_, entries, width) = nested.as_mut()?;
+            if *width == 0 {
+                *width = indent;
+            }
+            if indent != *width {
+                return None;
+            }
+            // A nested key without a value would open a deeper level: not simple.
+            let v = simple_scalar(value?)?;
+            insert(entries, key.to_string(), v, &mut duplicate_keys);
+        }
+    }
+    close(&mut nested, &mut top, &mut duplicate_keys);
+    if top.is_empty() {
+        return None;
+    }
+    Some(Document {
+        root: Some(Value::Map(top)),
+        duplicate_keys,
+    })
+}
+
+/// `key:` or `key: value` with a plain identifier key; the value is the text after
+/// the separating spaces (trailing spaces removed), or `None` for an empty value.
+fn split_simple_pair(line: &str) -> Option<(&str, Option<&str>)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    let b = key.as_bytes();
+    if b.is_empty()
+        || !(b[0].is_ascii_alphabetic() || b[0] == b'_')
+        || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
+    {
+        return None;
+    }
+    let rest = &line[colon + 1..];
+    if rest.is_empty() || rest.bytes().all(|c| c == b' ') {
+        return Some((key, None));
+    }
+    let value = rest.strip_prefix(' ')?.trim_start_matches(' ').trim_end_matches(' ');
+    Some((key, Some(value)))
+}
+
+/// A scalar the fast path can resolve exactly, else `None`.
+fn simple_scalar(v: &str) -> Option<Value> {
+    if v.chars()
+        .any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}')
+    {
+        return None;
+    }
+    let first = v.chars().next()?;
+    if first == '"' {
+        let inner = v.strip_prefix('"')?.strip_suffix('"')?;
+        return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_string()));
+    }
+    if first == '\'' {
+        let inner = v.strip_prefix('\'')?.strip_suffix('\'')?;
+        return (!inner.contains('\'')).then(|| Value::String(inner.to_string()));
+    }
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first)
+        || v.contains(": ")
+        || v.contains(" #")
+        || v.ends_with(':')
+        || v.contains('\t')
+    {
+        return None;
+    }
+    Some(resolve_plain(v).unwrap_or_else(|| Value::String(v.to_string())))
+}
+
+fn parse_events(text: &str) -> Result<Document, Error> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(Error::Limit(format!("text longer than {MAX_TEXT_BYTES} bytes")));
     }
@@ -424,6 +546,47 @@ mod tests {
         }
         assert!(matches!(parse(&bomb), Err(Error::Limit(_))));
         assert!(matches!(parse(&"a".repeat(MAX_TEXT_BYTES + 1)), Err(Error::Limit(_))));
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_event_parser() {
+        let cases = [
+            "name: Testing policy\ndescription: Integration tests hit a real DB\ntype: feedback\n",
+            "name: n\nmetadata: \n  node_type: memory\n  type: feedback\n  originSessionId: 14a82ccb-8561-4527-8fab-6175f28bf954\n  modified: 2026-07-21T13:53:16.297Z\n",
+            "a: 1\na: 2\n",
+            "d: \"quoted: yes\"\ne: 'single'\n",
+            "d: yes\ne: ~\nf: 0x1F\ng: .inf\nh: 017\ni: 1e3\nj: true\nk:\n",
+            "d: use C#\ne: x,y [z] {w}\nf: a-b_c\n",
+            "empty:\nnext: 1\n",
+            "k-e_y1: v\n_x: y\n",
+            "d: trailing   \n",
+            "metadata:\n  type: user\n\nname: after blank\n",
+            "d: é 因子 ✓\n",
+            "d: \"\"\n",
+        ];
+        for c in cases {
+            let fast = parse_simple(c).unwrap_or_else(|| panic!("fast path declined {c:?}"));
+            assert_eq!(Some(fast), parse_events(c).ok(), "{c:?}");
+        }
+        for c in [
+            "d: a: b\n",
+            "d: [a]\n",
+            "d: |\n  x\n",
+            "# c\nd: x\n",
+            "d: &a x\n",
+            "d: !t x\n",
+            "  d: x\n",
+            "m:\n  n:\n    o: 1\n",
+            "d: x #c\n",
+            "d: \"a\\\"b\"\n",
+            "d:\tx\n",
+            "just text\n",
+            "- a\n",
+            "d: x\n...\n",
+            "m:\n  a: 1\n   b: 2\n",
+        ] {
+            assert_eq!(parse_simple(c), None, "{c:?}");
+        }
     }
 
     #[test]

@@ -54,72 +54,88 @@ pub fn lines(text: &str) -> Vec<&str> {
 
 /// Every inline link and reference definition outside code and closed comments.
 pub fn extract_links(text: &str) -> Vec<Link> {
-    let lines = lines(text);
-    let (masked, _) = mask(&lines);
     let mut links = Vec::new();
-    for (i, chars) in masked.iter().enumerate() {
-        find_links(chars, i + 1, &mut links);
+    if !text.contains("](") && !text.contains("]:") {
+        return links;
     }
+    masked_lines(text, |n, chars, _| find_links(chars, n, &mut links));
     links
 }
 
-/// The lines as chars with code fences, closed HTML comments and code spans blanked
-/// out (replaced by NUL), so that positions are kept.
-fn mask(lines: &[&str]) -> (Vec<Vec<char>>, Vec<LineKind>) {
-    let text: Vec<Vec<char>> = lines.iter().map(|l| l.chars().collect()).collect();
-    let mut out = text.clone();
-    let mut kinds = vec![LineKind::default(); lines.len()];
+/// Walk the index's lines (BOM removed, one trailing CR dropped) with code fences,
+/// closed HTML comments and code spans blanked out (NUL), positions kept. `f` gets
+/// the 1-based line number, the masked chars and what was blanked.
+fn masked_lines(text: &str, mut f: impl FnMut(usize, &[char], LineKind)) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // A `<!--` is a comment only if some `-->` follows it.
+    let last_close = text.rfind("-->");
     let mut fence: Option<(char, usize)> = None;
     let mut in_comment = false;
-    for (li, line) in text.iter().enumerate() {
+    let mut orig: Vec<char> = Vec::new();
+    let mut out: Vec<char> = Vec::new();
+    let mut offset = 0;
+    for (li, raw) in text.split('\n').enumerate() {
+        let line_end = offset + raw.len();
+        offset = line_end + 1;
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        orig.clear();
+        orig.extend(line.chars());
+        out.clear();
+        out.extend_from_slice(&orig);
+        let mut kind = LineKind::default();
         if let Some((ch, len)) = fence {
-            if fence_marker(line)
+            if fence_marker(&orig)
                 .is_some_and(|(c, n, rest)| c == ch && n >= len && rest.iter().all(|c| c.is_whitespace()))
             {
                 fence = None;
             }
-            out[li].fill('\0');
-            kinds[li].code = true;
+            out.fill('\0');
+            kind.code = true;
+            f(li + 1, &out, kind);
             continue;
         }
         if !in_comment
-            && let Some((c, n, rest)) = fence_marker(line)
+            && let Some((c, n, rest)) = fence_marker(&orig)
             && !(c == '`' && rest.contains(&'`'))
         {
             fence = Some((c, n));
-            out[li].fill('\0');
-            kinds[li].code = true;
+            out.fill('\0');
+            kind.code = true;
+            f(li + 1, &out, kind);
             continue;
         }
         let mut i = 0;
-        while i < line.len() {
+        while i < orig.len() {
             if in_comment {
-                kinds[li].comment = true;
-                match find(line, i, &['-', '-', '>']) {
+                kind.comment = true;
+                match find(&orig, i, &['-', '-', '>']) {
                     Some(end) => {
-                        out[li][i..end + 3].fill('\0');
+                        out[i..end + 3].fill('\0');
                         i = end + 3;
                         in_comment = false;
                     }
                     None => {
-                        out[li][i..].fill('\0');
-                        i = line.len();
+                        out[i..].fill('\0');
+                        i = orig.len();
                     }
                 }
                 continue;
             }
-            if line[i..].starts_with(&['<', '!', '-', '-']) && closes_later(&text, li, i + 4) {
-                out[li][i..i + 4].fill('\0');
-                kinds[li].comment = true;
-                i += 4;
-                in_comment = true;
-                continue;
+            if orig[i..].starts_with(&['<', '!', '-', '-']) {
+                let closes = find(&orig, i + 4, &['-', '-', '>']).is_some() || last_close.is_some_and(|c| c > line_end);
+                if closes {
+                    out[i..i + 4].fill('\0');
+                    kind.comment = true;
+                    i += 4;
+                    in_comment = true;
+                    continue;
+                }
             }
-            if line[i] == '`' {
-                let n = line[i..].iter().take_while(|c| **c == '`').count();
-                match find_backtick_run(line, i + n, n) {
+            if orig[i] == '`' {
+                let n = orig[i..].iter().take_while(|c| **c == '`').count();
+                match find_backtick_run(&orig, i + n, n) {
                     Some(end) => {
-                        out[li][i..end + n].fill('\0');
+                        out[i..end + n].fill('\0');
                         i = end + n;
                     }
                     None => i += n,
@@ -128,8 +144,8 @@ fn mask(lines: &[&str]) -> (Vec<Vec<char>>, Vec<LineKind>) {
             }
             i += 1;
         }
+        f(li + 1, &out, kind);
     }
-    (out, kinds)
 }
 
 /// What blanked part of a line out.
@@ -157,11 +173,6 @@ fn fence_marker(line: &[char]) -> Option<(char, usize, &[char])> {
 
 fn find(line: &[char], from: usize, pat: &[char]) -> Option<usize> {
     (from..line.len().saturating_sub(pat.len() - 1)).find(|&i| line[i..].starts_with(pat))
-}
-
-fn closes_later(text: &[Vec<char>], li: usize, from: usize) -> bool {
-    find(&text[li], from, &['-', '-', '>']).is_some()
-        || text[li + 1..].iter().any(|l| find(l, 0, &['-', '-', '>']).is_some())
 }
 
 fn find_backtick_run(line: &[char], from: usize, n: usize) -> Option<usize> {
@@ -326,13 +337,11 @@ pub fn resolve_dest(dest: &str, base: &str) -> Option<Target> {
 
 /// Lines (0-based) that hold nothing but (parts of) closed HTML comments.
 pub fn comment_lines(text: &str) -> Vec<bool> {
-    let lines = lines(text);
-    let (masked, kinds) = mask(&lines);
-    masked
-        .iter()
-        .zip(&kinds)
-        .map(|(m, k)| k.comment && m.iter().all(|c| *c == '\0' || c.is_whitespace()))
-        .collect()
+    let mut out = Vec::new();
+    masked_lines(text, |_, chars, kind| {
+        out.push(kind.comment && chars.iter().all(|c| *c == '\0' || c.is_whitespace()))
+    });
+    out
 }
 
 /// Percent-decoding; invalid UTF-8 results are decoded lossily.

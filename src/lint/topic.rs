@@ -31,7 +31,7 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
         Status::NotMapping => out.push(Finding::new("ML101", p, open_line + 1, 1, "frontmatter YAML is not a mapping (a scalar, a list, or several documents); no field is read")),
         Status::Retried if fm.limit_hit => out.push(Finding::new("ML101", p, open_line + 1, 1, "frontmatter exceeds memctl's YAML limits (nesting, aliases or size); parsed only by the quote-retry")),
         Status::NotAtStart => out.push(Finding::new("ML102", p, open_line, 1, "frontmatter block does not start on line 1, so Claude Code ignores it; `memctl lint --fix` moves it to the top")),
-        Status::None if fm.yaml_text.is_some() => out.push(Finding::new("ML103", p, open_line, 1, "frontmatter block is empty: add name, description and type")),
+        Status::None if fm.close_line.is_some() => out.push(Finding::new("ML103", p, open_line, 1, "frontmatter block is empty: add name, description and type")),
         Status::None => out.push(Finding::file("ML103", p, "no frontmatter: add a `---` block with name, description and type on line 1")),
         Status::BeyondWindow if m.window_exceeded => out.push(Finding::file("ML104", p, "frontmatter unseen: first 30 lines exceed 1 MiB")),
         Status::BeyondWindow => out.push(Finding::file("ML104", p, "frontmatter closes after line 30; Claude Code's scan reads only 30 lines: shorten the block")),
@@ -67,7 +67,7 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
             ));
         }
         if fm.status == Status::Ok {
-            cut_by_comment(p, fm, open_line, out);
+            cut_by_comment(p, &whole, open_line, out);
         }
         for key in &fm.duplicate_keys {
             out.push(Finding::new(
@@ -95,7 +95,7 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
     }
     type_rules(m, text, out);
     body_rules(m, t, text, body, &whole, claude_md, out);
-    if let Some(yaml) = &fm.yaml_text
+    if let Some(yaml) = &whole.yaml_text
         && yaml.contains("---")
     {
         let line = yaml

@@ -1,0 +1,319 @@
+//! memctl's benchmark suite: a deterministic workload generator and a harness that
+//! times memctl side by side with the `cat` and `head -n 30` floors over the same
+//! files, prints ratios and peak RSS.
+//!
+//! Run: `cargo bench --bench memctl` (all sizes) or
+//! `cargo bench --bench memctl -- 200 2000` (chosen sizes). Workloads are written
+//! once to `target/bench-work/<n>/`.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bump when the generator changes, so old workloads are rebuilt.
+const GENERATOR_VERSION: &str = "1";
+
+/// xorshift64*: deterministic, seeded per workload.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+}
+
+const WORDS: &[&str] = &[
+    "deploy",
+    "database",
+    "migration",
+    "index",
+    "review",
+    "release",
+    "pipeline",
+    "cache",
+    "session",
+    "memory",
+    "testing",
+    "integration",
+    "fixture",
+    "staging",
+    "rollback",
+    "latency",
+    "dashboard",
+    "incident",
+    "owner",
+    "schema",
+];
+const CJK: &str = "因子状态机设计数据库迁移测试发布回滚缓存";
+const PT: &str = "configuração padrão já está em produção; não é necessário revisão";
+
+fn words(rng: &mut Rng, n: usize) -> String {
+    (0..n)
+        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The size of a topic file: median ~1.7 KB, 25 % below 1.1 KB, 10 % above 4.2 KB,
+/// the largest ~13 KB (the corpus mix of SPEC §6).
+fn file_size(rng: &mut Rng) -> usize {
+    let p = rng.below(100);
+    (match p {
+        0..=24 => rng.range(400, 1100),
+        25..=74 => rng.range(1100, 2400),
+        75..=89 => rng.range(2400, 4200),
+        _ => rng.range(4200, 13_000),
+    }) as usize
+}
+
+const TYPES: [&str; 4] = ["user", "feedback", "project", "reference"];
+
+/// One topic file's name, index line and content.
+fn topic(rng: &mut Rng, i: usize) -> (String, String, String) {
+    let ty = TYPES[rng.below(4) as usize];
+    let name = format!("{} {}", words(rng, 3), i);
+    let file = format!("{ty}_{}.md", name.replace(' ', "_"));
+    let mut desc = words(rng, 10);
+    match rng.below(20) {
+        0 => desc.push_str(&format!(" {}", &CJK[..rng.range(1, 6) as usize * 3])),
+        1 => desc.push_str(&format!(" {PT}")),
+        _ => {}
+    }
+    let kind = rng.below(100);
+    let mut head = match kind {
+        // A few files without frontmatter and with YAML that needs the retry.
+        0..=1 => String::new(),
+        2..=3 => format!("---\nname: {name}: retried\ndescription: {desc}\ntype: {ty}\n---\n\n"),
+        // Nested and flat about 1:3.
+        4..=27 => format!(
+            "---\nname: {name}\ndescription: {desc}\nmetadata:\n  node_type: memory\n  type: {ty}\n  originSessionId: 6edeb609-0aad-4457-8d76-{:012x}\n---\n\n",
+            rng.next() & 0xffff_ffff_ffff
+        ),
+        _ => format!("---\nname: {name}\ndescription: {desc}\ntype: {ty}\n---\n\n"),
+    };
+    let target = file_size(rng);
+    let mut body = String::new();
+    while head.len() + body.len() < target {
+        let n = rng.range(6, 16) as usize;
+        body.push_str(&words(rng, n));
+        body.push_str(".\n");
+        if rng.below(12) == 0 {
+            body.push('\n');
+        }
+    }
+    if ty == "feedback" || ty == "project" {
+        body.push_str("\n**Why:** it broke before.\n**How to apply:** check first.\n");
+    }
+    let mut content = format!("{head}{body}");
+    if rng.below(25) == 0 {
+        content = content.replace('\n', "\r\n");
+    }
+    if rng.below(40) == 0 {
+        head = format!("\u{feff}{content}");
+        content = head;
+    }
+    let line = format!("- [{name}]({file}) — {desc}");
+    (file, line, content)
+}
+
+/// Write the workload of `n` topic files (once).
+fn workload(root: &Path, n: usize) -> PathBuf {
+    let dir = root.join(n.to_string()).join("memory");
+    let marker = root.join(n.to_string()).join("generated");
+    if fs::read_to_string(&marker).is_ok_and(|v| v == GENERATOR_VERSION) {
+        return dir;
+    }
+    let _ = fs::remove_dir_all(root.join(n.to_string()));
+    fs::create_dir_all(&dir).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ n as u64);
+    let mut index = String::from("# Memory Index\n\n");
+    let base = std::time::SystemTime::now() - Duration::from_secs(86_400 * 90);
+    for i in 0..n {
+        let (file, line, content) = topic(&mut rng, i);
+        let path = dir.join(&file);
+        fs::write(&path, content).unwrap();
+        let f = fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(base + Duration::from_secs(rng.below(86_400 * 90)))
+            .unwrap();
+        index.push_str(&line);
+        index.push('\n');
+    }
+    fs::write(dir.join("MEMORY.md"), index).unwrap();
+    fs::write(marker, GENERATOR_VERSION).unwrap();
+    dir
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Median wall time of `runs` runs of a shell command line (after one warm-up).
+fn time(cmd: &str, runs: usize) -> Duration {
+    let run = || {
+        let t = Instant::now();
+        let status = Command::new("sh")
+            .args(["-c", cmd])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        let e = t.elapsed();
+        assert!(status.code().is_some_and(|c| c <= 1), "{cmd} failed: {status}");
+        e
+    };
+    run();
+    let mut v: Vec<Duration> = (0..runs).map(|_| run()).collect();
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Median wall time of a direct exec (no shell), for start-up.
+fn time_exec(program: &str, args: &[&str], runs: usize) -> Duration {
+    let run = || {
+        let t = Instant::now();
+        Command::new(program)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        t.elapsed()
+    };
+    run();
+    let mut v: Vec<Duration> = (0..runs).map(|_| run()).collect();
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Peak RSS in KiB via GNU time, if installed.
+fn peak_rss(cmd: &str) -> Option<u64> {
+    if !Path::new("/usr/bin/time").exists() {
+        return None;
+    }
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "sh", "-c", &format!("exec {cmd} > /dev/null 2>&1")])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stderr).lines().last()?.trim().parse().ok()
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.4} s", d.as_secs_f64())
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() {
+        vec![200, 2000, 20_000]
+    } else {
+        sizes
+    };
+    let bin = env!("CARGO_BIN_EXE_memctl");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-work");
+    let mut report = String::new();
+    let startup = time_exec(bin, &["--version"], 200);
+    let floor = time_exec("true", &[], 200);
+    writeln!(
+        report,
+        "start-up: memctl --version {} vs true {} ({:.2}x)",
+        secs(startup),
+        secs(floor),
+        startup.as_secs_f64() / floor.as_secs_f64()
+    )
+    .unwrap();
+    for n in sizes {
+        let dir = workload(&root, n);
+        let d = dir.display();
+        let runs = if n >= 20_000 {
+            7
+        } else if n >= 2000 {
+            15
+        } else {
+            41
+        };
+        let files = format!("find {d} -name '*.md' ! -name MEMORY.md -print0");
+        let cat = time(&format!("{files} | xargs -0 cat"), runs);
+        let head = time(&format!("{files} | xargs -0 head -q -n 30"), runs);
+        let mb = dir_bytes(&dir) as f64 / 1e6;
+        writeln!(
+            report,
+            "\n{n} topic files ({mb:.1} MB); floors: cat {} · head -n 30 {}",
+            secs(cat),
+            secs(head)
+        )
+        .unwrap();
+        writeln!(
+            report,
+            "  {:<38} {:>10} {:>8} {:>8} {:>10}",
+            "command", "median", "/cat", "/head30", "peak RSS"
+        )
+        .unwrap();
+        for args in [
+            "list",
+            "list --format manifest",
+            "list --all --json",
+            "lint",
+            "truncate-check",
+        ] {
+            let cmd = format!("{bin} --dir {d} {args}");
+            let t = time(&cmd, runs);
+            let rss = peak_rss(&cmd).map_or_else(|| "-".to_string(), |k| format!("{:.1} MB", k as f64 / 1024.0));
+            writeln!(
+                report,
+                "  {:<38} {:>10} {:>8.2} {:>8.2} {:>10}",
+                format!("memctl {args}"),
+                secs(t),
+                t.as_secs_f64() / cat.as_secs_f64(),
+                t.as_secs_f64() / head.as_secs_f64(),
+                rss
+            )
+            .unwrap();
+        }
+        print!("{report}");
+        report.clear();
+    }
+    // truncate-check on a ~3 MB index against cat of that file.
+    let big = root.join("index-3mb");
+    fs::create_dir_all(&big).unwrap();
+    let idx = big.join("MEMORY.md");
+    if !idx.exists() {
+        let mut rng = Rng(42);
+        let mut s = String::new();
+        let mut i = 0;
+        while s.len() < 3_000_000 {
+            s.push_str(&format!(
+                "- [{}](f{i}.md) — {}\n",
+                words(&mut rng, 4),
+                words(&mut rng, 12)
+            ));
+            i += 1;
+        }
+        fs::write(&idx, s).unwrap();
+    }
+    let cat = time(&format!("cat {}", idx.display()), 21);
+    let tc = time(&format!("{bin} truncate-check {}", idx.display()), 21);
+    println!(
+        "\ntruncate-check on a 3 MB index: {} vs cat {} ({:.2}x)",
+        secs(tc),
+        secs(cat),
+        tc.as_secs_f64() / cat.as_secs_f64()
+    );
+}
