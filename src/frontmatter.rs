@@ -283,8 +283,6 @@ pub struct Fields {
     pub description: Option<Value>,
     pub type_raw: Option<Value>,
     pub type_source: TypeSource,
-    /// The top-level `type` (what Claude Code's scan reads).
-    pub claude_type_raw: Option<Value>,
     pub origin_session_id: Option<Value>,
 }
 
@@ -308,6 +306,50 @@ impl TypeSource {
 }
 
 impl Fields {
+    /// The top-level `type` (what Claude Code's scan reads): the type when it is flat.
+    pub fn claude_type_raw(&self) -> Option<&Value> {
+        if self.type_source == TypeSource::Flat {
+            self.type_raw.as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// Like [`Fields::from`], but moves the values out of `fm`'s mapping instead of
+    /// copying them (the scan keeps thousands of these).
+    pub fn take(fm: &mut Frontmatter) -> Fields {
+        if !fm.status.has_fields() {
+            return Fields::default();
+        }
+        let Some(Value::Map(entries)) = fm.map.as_mut() else {
+            return Fields::default();
+        };
+        fn take(entries: &mut Vec<(String, Value)>, key: &str) -> Option<Value> {
+            let i = entries.iter().position(|(k, _)| k == key)?;
+            Some(entries.remove(i).1).filter(|v| *v != Value::Null)
+        }
+        let name = take(entries, "name");
+        let description = take(entries, "description").filter(Value::is_truthy);
+        let top_type = take(entries, "type");
+        let top_origin = take(entries, "originSessionId");
+        let (nested_type, nested_origin) = match entries.iter_mut().find(|(k, _)| k == "metadata") {
+            Some((_, Value::Map(inner))) => (take(inner, "type"), take(inner, "originSessionId")),
+            _ => (None, None),
+        };
+        let (type_raw, type_source) = match (top_type, nested_type) {
+            (Some(t), _) => (Some(t), TypeSource::Flat),
+            (None, Some(t)) => (Some(t), TypeSource::Nested),
+            (None, None) => (None, TypeSource::None),
+        };
+        Fields {
+            name,
+            description,
+            type_raw,
+            type_source,
+            origin_session_id: top_origin.or(nested_origin),
+        }
+    }
+
     pub fn from(fm: &Frontmatter) -> Fields {
         if !fm.status.has_fields() {
             return Fields::default();
@@ -333,7 +375,6 @@ impl Fields {
                 .cloned(),
             type_raw,
             type_source,
-            claude_type_raw: fm.get("type").cloned(),
             origin_session_id: fm.get("originSessionId").cloned().or_else(|| nested("originSessionId")),
         }
     }
@@ -502,11 +543,27 @@ mod tests {
     }
 
     #[test]
+    fn take_and_from_agree() {
+        for text in [
+            "---\nname: n\ndescription: d\ntype: user\noriginSessionId: s\n---\n",
+            "---\nname: n\nmetadata:\n  type: feedback\n  originSessionId: abc\n---\n",
+            "---\nname: ~\ndescription: 0\ntype: User\nmetadata:\n  type: user\n---\n",
+            "---\ndescription: [1, 2]\n---\n",
+            "---\n- a\n---\n",
+            "no frontmatter\n",
+        ] {
+            let mut fm = parse_lines(&scan_lines(text));
+            let from = Fields::from(&fm);
+            assert_eq!(Fields::take(&mut fm), from, "{text:?}");
+        }
+    }
+
+    #[test]
     fn nested_type_and_session() {
         let (_, f) = scan("---\nname: n\nmetadata: \n  type: feedback\n  originSessionId: abc\n---\n");
         assert_eq!(f.type_raw, s("feedback"));
         assert_eq!(f.type_source, TypeSource::Nested);
-        assert_eq!(f.claude_type_raw, None);
+        assert_eq!(f.claude_type_raw(), None);
         assert_eq!(f.origin_session_id, s("abc"));
     }
 

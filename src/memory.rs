@@ -87,7 +87,7 @@ impl Memory {
 
     /// The type Claude Code's scan sees (top-level only).
     pub fn claude_type(&self) -> Option<MemoryType> {
-        MemoryType::of(self.fields.claude_type_raw.as_ref())
+        MemoryType::of(self.fields.claude_type_raw())
     }
 
     /// The frontmatter `name` as text.

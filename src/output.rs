@@ -33,7 +33,7 @@ impl Output {
         let no_color = std::env::var("NO_COLOR").ok();
         let stdout_tty = io::stdout().is_terminal();
         Output {
-            stdout: io::BufWriter::new(io::stdout()),
+            stdout: io::BufWriter::with_capacity(64 << 10, io::stdout()),
             json,
             stdout_tty,
             color_stdout: !json && use_color(color, stdout_tty, no_color.as_deref()),

@@ -2,7 +2,6 @@
 //! file but `MEMORY.md`, at any depth, through symlinked directories, reading only
 //! the 30-line frontmatter window. Bad entries become problems, never failures.
 
-use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -77,7 +76,10 @@ pub struct TempFile {
 /// other entries lint looks at.
 #[derive(Clone, Debug, Default)]
 pub struct Scan {
+    /// The memories, newest first (only the newest `cap` of them when capped).
     pub memories: Vec<Memory>,
+    /// How many memories were read (all of them, also when capped).
+    pub total: usize,
     pub problems: Vec<Problem>,
     /// Files ending in `.MD`, `.Md` or `.mD` (not scanned by Claude Code).
     pub extension_case: Vec<(String, PathBuf)>,
@@ -111,23 +113,128 @@ fn ends_with_md(p: &Path) -> bool {
     p.as_os_str().as_bytes().ends_with(b".md")
 }
 
+/// Scan `dir` and load its indexes: the main thread reads the index while the
+/// reader threads are still reading topic files. With `cap`, only the newest `cap`
+/// memories are kept (every file is still read and counted in `total`).
+pub fn scan_with_index(dir: &Path, team_subindex: bool, cap: Option<usize>) -> (Scan, Indexed) {
+    scan_with(dir, cap, || Indexed::load(dir, team_subindex))
+}
+
 /// Scan `dir`. A missing dir gives an empty scan.
 pub fn scan(dir: &Path) -> Scan {
+    scan_with(dir, None, || ()).0
+}
+
+/// Scan `dir`, running `meanwhile` on the main thread once the walk is done.
+fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -> (Scan, T) {
     let mut out = Scan::default();
-    let Ok(root_meta) = fs::metadata(dir) else { return out };
-    let real_dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let mut files: Vec<(String, PathBuf)> = Vec::new();
-    let mut walk = Walk {
-        root: dir,
-        real_root: &real_dir,
-        out: &mut out,
-        files: &mut files,
-        ancestors: vec![dev_ino(&root_meta)],
+    let Ok(root_meta) = fs::metadata(dir) else {
+        return (out, meanwhile());
     };
-    walk.dir(dir);
-    read_all(files, &mut out);
+    let real_dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    // The walk feeds batches to reader threads, so walking and reading overlap;
+    // the readers send their results back batch by batch.
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<Item>>();
+    let rx = std::sync::Mutex::new(rx);
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<(Vec<Memory>, Vec<Problem>)>();
+    // Read batches until the walk is over and the queue is empty.
+    let drain = |done_tx: &std::sync::mpsc::Sender<(Vec<Memory>, Vec<Problem>)>| {
+        loop {
+            let batch = match rx.lock() {
+                Ok(r) => r.recv(),
+                Err(_) => break,
+            };
+            let Ok(batch) = batch else { break };
+            let mut acc = (Vec::with_capacity(batch.len()), Vec::new());
+            read_batch(batch, &mut acc);
+            if done_tx.send(acc).is_err() {
+                break;
+            }
+        }
+    };
+    let extra = std::thread::scope(|s| {
+        // One thread per core, the main thread included: it walks first, then reads.
+        for _ in 1..threads.max(2) {
+            let done_tx = done_tx.clone();
+            let drain = &drain;
+            s.spawn(move || drain(&done_tx));
+        }
+        let mut walk = Walk {
+            root: dir,
+            real_root: &real_dir,
+            out: &mut out,
+            batch: Vec::new(),
+            tx: &tx,
+            ancestors: vec![dev_ino(&root_meta)],
+            sent: 0,
+        };
+        walk.dir(dir, Some(""));
+        let rest = std::mem::take(&mut walk.batch);
+        let total = walk.sent + rest.len();
+        if !rest.is_empty() {
+            let _ = tx.send(rest);
+        }
+        drop(tx);
+        let extra = meanwhile();
+        drain(&done_tx);
+        drop(done_tx);
+        if cap.is_none() {
+            out.memories.reserve_exact(total);
+        }
+        for (ok, bad) in done_rx {
+            out.total += ok.len();
+            out.memories.extend(ok);
+            out.problems.extend(bad);
+            // Keep memory bounded: only the newest `cap` can be shown.
+            if let Some(c) = cap
+                && out.memories.len() > 2 * c + BATCH
+            {
+                sort_claude_order(&mut out.memories);
+                out.memories.truncate(c);
+            }
+        }
+        extra
+    });
     sort_claude_order(&mut out.memories);
-    out
+    if let Some(c) = cap {
+        out.memories.truncate(c);
+        out.memories.shrink_to_fit();
+    }
+    (out, extra)
+}
+
+/// How many files the walk hands to a reader at a time.
+const BATCH: usize = 128;
+
+/// A file the walk found: its relative path, full path, and an open handle on its
+/// directory (so the reader opens it by name, without walking the path again).
+struct Item {
+    rel: String,
+    path: PathBuf,
+    dir: Option<std::sync::Arc<File>>,
+}
+
+fn read_batch(batch: Vec<Item>, acc: &mut (Vec<Memory>, Vec<Problem>)) {
+    let mut buf = Vec::with_capacity(16 << 10);
+    for Item { rel, path, dir } in batch {
+        let file = match (&dir, path.file_name()) {
+            (Some(d), Some(name)) => open_in(d, name),
+            _ => File::open(&path),
+        };
+        match file.and_then(|f| read_memory_from(f, &mut buf)) {
+            Ok(mut m) => {
+                m.rel = rel;
+                m.path = path;
+                acc.0.push(m);
+            }
+            Err(e) => acc.1.push(Problem {
+                rel,
+                path,
+                kind: ProblemKind::Unreadable(e.to_string()),
+            }),
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -143,7 +250,10 @@ struct Walk<'a> {
     root: &'a Path,
     real_root: &'a Path,
     out: &'a mut Scan,
-    files: &'a mut Vec<(String, PathBuf)>,
+    batch: Vec<Item>,
+    tx: &'a std::sync::mpsc::Sender<Vec<Item>>,
+    /// Files sent to the readers so far.
+    sent: usize,
     /// (device, inode) of the directories on the current path.
     ancestors: Vec<(u64, u64)>,
 }
@@ -162,11 +272,14 @@ impl Walk<'_> {
         });
     }
 
-    fn dir(&mut self, dir: &Path) {
+    /// Walk `dir`, whose path relative to the root is `prefix` (`""` or `a/b/`;
+    /// `None` once a directory name is not UTF-8).
+    fn dir(&mut self, dir: &Path, prefix: Option<&str>) {
         let entries = match fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) => return self.problem(dir, ProblemKind::UnlistableDir(e.to_string())),
         };
+        let handle = dir_handle(dir);
         for entry in entries.filter_map(Result::ok) {
             let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };
@@ -208,7 +321,11 @@ impl Walk<'_> {
                     continue;
                 }
                 self.ancestors.push(id);
-                self.dir(&path);
+                let sub = match (prefix, entry.file_name().to_str()) {
+                    (Some(p), Some(n)) => Some(format!("{p}{n}/")),
+                    _ => None,
+                };
+                self.dir(&path, sub.as_deref());
                 self.ancestors.pop();
                 continue;
             }
@@ -219,50 +336,23 @@ impl Walk<'_> {
             if !is_file || entry.file_name() == "MEMORY.md" {
                 continue;
             }
-            let rel_path = path.strip_prefix(self.root).unwrap_or(&path);
-            match rel_path.to_str() {
-                Some(rel) => self.files.push((rel.to_string(), path.clone())),
-                None => self.problem(&path, ProblemKind::NotUtf8Name),
+            let name = entry.file_name();
+            match (prefix, name.to_str()) {
+                (Some(p), Some(n)) => {
+                    self.batch.push(Item {
+                        rel: format!("{p}{n}"),
+                        path,
+                        dir: handle.clone(),
+                    });
+                    if self.batch.len() >= BATCH {
+                        self.sent += self.batch.len();
+                        let _ = self.tx.send(std::mem::take(&mut self.batch));
+                    }
+                }
+                _ => self.problem(&path, ProblemKind::NotUtf8Name),
             }
         }
     }
-}
-
-/// Read every file's window, in parallel across the cores for larger dirs.
-fn read_all(files: Vec<(String, PathBuf)>, out: &mut Scan) {
-    let read = |chunk: &[(String, PathBuf)]| -> (Vec<Memory>, Vec<Problem>) {
-        let mut buf = Vec::with_capacity(16 << 10);
-        let (mut ok, mut bad) = (Vec::with_capacity(chunk.len()), Vec::new());
-        for (rel, path) in chunk {
-            match read_memory_with(path, rel, &mut buf) {
-                Ok(m) => ok.push(m),
-                Err(e) => bad.push(Problem {
-                    rel: rel.clone(),
-                    path: path.clone(),
-                    kind: ProblemKind::Unreadable(e.to_string()),
-                }),
-            }
-        }
-        (ok, bad)
-    };
-    out.memories.reserve(files.len());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if threads < 2 || files.len() < 64 {
-        let (ok, bad) = read(&files);
-        out.memories.extend(ok);
-        out.problems.extend(bad);
-        return;
-    }
-    let per = files.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = files.chunks(per).map(|c| s.spawn(move || read(c))).collect();
-        for h in handles {
-            if let Ok((ok, bad)) = h.join() {
-                out.memories.extend(ok);
-                out.problems.extend(bad);
-            }
-        }
-    });
 }
 
 /// Remember non-`.md` entries lint reports: wrong-case extensions and temp files.
@@ -289,11 +379,26 @@ fn note_other(out: &mut Scan, dir: &Path, path: &Path, name: &std::ffi::OsStr, i
 
 /// Newest first; ties by relative path in byte order (memctl's tie rule).
 pub fn sort_claude_order(memories: &mut [Memory]) {
-    memories.sort_by(|a, b| {
-        b.mtime_ms
-            .total_cmp(&a.mtime_ms)
-            .then_with(|| a.rel.as_bytes().cmp(b.rel.as_bytes()))
+    // Sort keys, then apply the permutation in place, cycle by cycle: each (large)
+    // memory moves a few times instead of being shuffled by the sort or copied.
+    let mut order: Vec<(f64, usize)> = memories.iter().enumerate().map(|(i, m)| (m.mtime_ms, i)).collect();
+    order.sort_by(|(ta, a), (tb, b)| {
+        tb.total_cmp(ta)
+            .then_with(|| memories[*a].rel.as_bytes().cmp(memories[*b].rel.as_bytes()))
     });
+    let mut done = vec![false; order.len()];
+    for start in 0..order.len() {
+        let mut cur = start;
+        while !done[cur] {
+            done[cur] = true;
+            let next = order[cur].1;
+            if next == start {
+                break;
+            }
+            memories.swap(cur, next);
+            cur = next;
+        }
+    }
 }
 
 fn mtime_ms(meta: &fs::Metadata) -> f64 {
@@ -309,18 +414,67 @@ fn mtime_ms(meta: &fs::Metadata) -> f64 {
 
 /// Read one memory file's window and metadata.
 pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
-    read_memory_with(path, rel, &mut Vec::new())
+    let mut m = read_memory_with(path, &mut Vec::new())?;
+    m.rel = rel.to_string();
+    m.path = path.to_path_buf();
+    Ok(m)
 }
 
 /// [`read_memory`] with a caller's scratch buffer (no allocation per file).
-fn read_memory_with(path: &Path, rel: &str, buf: &mut Vec<u8>) -> io::Result<Memory> {
-    let mut file = File::open(path)?;
+fn read_memory_with(path: &Path, buf: &mut Vec<u8>) -> io::Result<Memory> {
+    read_memory_from(File::open(path)?, buf)
+}
+
+/// `openat(dir, name)`: open a file by name in an open directory (Linux), saving
+/// the kernel the walk down the directory's path for every file.
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn open_in(dir: &File, name: &std::ffi::OsStr) -> io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    unsafe extern "C" {
+        fn openat(dirfd: i32, path: *const std::ffi::c_char, flags: i32, ...) -> i32;
+    }
+    const O_RDONLY: i32 = 0;
+    const O_CLOEXEC: i32 = 0o2_000_000;
+    let name = std::ffi::CString::new(name.as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: `name` is a valid C string and `dir` an open descriptor for the call;
+    // a non-negative result is a new descriptor that the `File` then owns.
+    let fd = unsafe { openat(dir.as_raw_fd(), name.as_ptr(), O_RDONLY | O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by openat and is owned by nothing else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+fn open_in(_dir: &File, _name: &std::ffi::OsStr) -> io::Result<File> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// A handle on a directory for [`open_in`], where that is supported.
+fn dir_handle(dir: &Path) -> Option<std::sync::Arc<File>> {
+    if cfg!(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )) {
+        File::open(dir).ok().map(std::sync::Arc::new)
+    } else {
+        None
+    }
+}
+
+/// Read one memory from an open file.
+fn read_memory_from(mut file: File, buf: &mut Vec<u8>) -> io::Result<Memory> {
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
     }
     let window = read_window(&mut file, buf, meta.len())?;
-    let text = String::from_utf8_lossy(&buf[..window.len]);
+    let text = match std::str::from_utf8(&buf[..window.len]) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(&buf[..window.len]),
+    };
     let lines = frontmatter::scan_lines(&text);
     let mut fm = frontmatter::parse_lines(&lines);
     let opens = lines.first().is_some_and(|l| frontmatter::is_delimiter(l));
@@ -330,14 +484,14 @@ fn read_memory_with(path: &Path, rel: &str, buf: &mut Vec<u8>) -> io::Result<Mem
     {
         fm.status = Status::BeyondWindow;
     }
-    let fields = Fields::from(&fm);
-    // Keep only what is read after the scan: the fields above are extracted, the
+    let fields = Fields::take(&mut fm);
+    // Keep only what is read after the scan: the fields above are moved out, the
     // YAML text and other keys would only cost memory on large dirs.
     fm.yaml_text = None;
-    fm.map = fm.map.take().map(keep_plan_keys);
+    fm.map = fm.map.take().and_then(keep_plan_keys);
     Ok(Memory {
-        rel: rel.to_string(),
-        path: path.to_path_buf(),
+        rel: String::new(),
+        path: PathBuf::new(),
         mtime_ms: mtime_ms(&meta),
         size: meta.len(),
         frontmatter: fm,
@@ -434,10 +588,10 @@ fn file_has_more(file: &mut File) -> io::Result<bool> {
 }
 
 /// The frontmatter keys read after the scan (dream's superseded check).
-fn keep_plan_keys(map: crate::yaml::Value) -> crate::yaml::Value {
+fn keep_plan_keys(map: crate::yaml::Value) -> Option<crate::yaml::Value> {
     use crate::yaml::Value;
     const KEEP: [&str; 2] = ["supersedes", "status"];
-    let Value::Map(entries) = map else { return map };
+    let Value::Map(entries) = map else { return Some(map) };
     let kept = entries
         .into_iter()
         .filter_map(|(k, v)| match (k.as_str(), v) {
@@ -445,12 +599,17 @@ fn keep_plan_keys(map: crate::yaml::Value) -> crate::yaml::Value {
             ("metadata", Value::Map(inner)) => {
                 let inner: Vec<(String, Value)> =
                     inner.into_iter().filter(|(k, _)| KEEP.contains(&k.as_str())).collect();
-                (!inner.is_empty()).then(|| (k, Value::Map(inner)))
+                (!inner.is_empty()).then_some((k, Value::Map(inner)))
             }
             _ => None,
         })
-        .collect();
-    Value::Map(kept)
+        .collect::<Vec<_>>();
+    // A fresh, exact allocation (or none): the parser's vector had room to spare.
+    (!kept.is_empty()).then(|| {
+        let mut kept = kept;
+        kept.shrink_to_fit();
+        Value::Map(kept)
+    })
 }
 
 /// Whether a closing delimiter line appears after the window (bounded by 1 MiB).
@@ -471,50 +630,66 @@ fn closes_later(file: &mut File, already: usize) -> io::Result<bool> {
 /// under `team/` (when scanning the main dir) `team/MEMORY.md`.
 #[derive(Clone, Debug, Default)]
 pub struct Indexed {
-    main: HashMap<String, Vec<usize>>,
-    team: HashMap<String, Vec<usize>>,
-    has_team: bool,
+    main: LinkTable,
+    team: Option<LinkTable>,
+}
+
+/// An index's memory links, compact: (hash, length, line) of each target, sorted.
+/// A 64-bit SipHash plus the length makes a false match less likely than a
+/// hardware fault, and large indexes (20 000 lines) stay small.
+#[derive(Clone, Debug, Default)]
+struct LinkTable {
+    links: Vec<(u64, u32, u32)>,
+}
+
+fn target_key(t: &str) -> (u64, u32) {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    t.hash(&mut h);
+    (h.finish(), t.len() as u32)
+}
+
+impl LinkTable {
+    fn build(text: &str) -> LinkTable {
+        let mut links: Vec<(u64, u32, u32)> = index::extract_links(text)
+            .iter()
+            .filter_map(|l| l.memory_target().map(target_key).map(|(h, n)| (h, n, l.line as u32)))
+            .collect();
+        links.sort_unstable();
+        links.dedup();
+        LinkTable { links }
+    }
+
+    /// The lines (1-based) with a memory link to `rel`.
+    fn lines(&self, rel: &str) -> Vec<usize> {
+        let (h, n) = target_key(rel);
+        let start = self.links.partition_point(|(x, m, _)| (*x, *m) < (h, n));
+        let matching = &self.links[start..];
+        let count = matching.iter().take_while(|(x, m, _)| (*x, *m) == (h, n)).count();
+        matching[..count].iter().map(|(_, _, line)| *line as usize).collect()
+    }
 }
 
 impl Indexed {
     /// Load the indexes of `dir`; `team_subindex` when `dir` is the main memdir.
     pub fn load(dir: &Path, team_subindex: bool) -> Indexed {
-        let read = |p: PathBuf| fs::read(p).ok().map(|b| index_map(&String::from_utf8_lossy(&b)));
+        let read = |p: PathBuf| fs::read(p).ok().map(|b| LinkTable::build(&String::from_utf8_lossy(&b)));
         let main = read(dir.join("MEMORY.md")).unwrap_or_default();
         let team = if team_subindex {
             read(dir.join("team").join("MEMORY.md"))
         } else {
             None
         };
-        Indexed {
-            main,
-            has_team: team.is_some(),
-            team: team.unwrap_or_default(),
-        }
+        Indexed { main, team }
     }
 
     /// The index lines (1-based) linking `rel`.
-    pub fn lines_for(&self, rel: &str) -> &[usize] {
-        let found = match rel.strip_prefix("team/") {
-            Some(inner) if self.has_team || !self.team.is_empty() => self.team.get(inner),
-            Some(_) => None,
-            None => self.main.get(rel),
-        };
-        found.map_or(&[], Vec::as_slice)
-    }
-}
-
-fn index_map(text: &str) -> HashMap<String, Vec<usize>> {
-    let mut map: HashMap<String, Vec<usize>> = HashMap::new();
-    for link in index::extract_links(text) {
-        if let Some(t) = link.memory_target() {
-            let lines = map.entry(t.to_string()).or_default();
-            if lines.last() != Some(&link.line) {
-                lines.push(link.line);
-            }
+    pub fn lines_for(&self, rel: &str) -> Vec<usize> {
+        match rel.strip_prefix("team/") {
+            Some(inner) => self.team.as_ref().map_or_else(Vec::new, |t| t.lines(inner)),
+            None => self.main.lines(rel),
         }
     }
-    map
 }
 
 #[cfg(test)]

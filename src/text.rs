@@ -120,9 +120,54 @@ pub fn iso_ms(ms: f64) -> String {
     }
 }
 
+/// A millisecond timestamp that formats as [`iso_ms`] without allocating (for
+/// serializers and `write!`).
+#[derive(Clone, Copy, Debug)]
+pub struct IsoMs(pub f64);
+
+impl std::fmt::Display for IsoMs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use chrono::{Datelike, Timelike};
+        match Utc.timestamp_millis_opt(self.0.trunc() as i64).single() {
+            Some(t) if (0..=9999).contains(&t.year()) => write!(
+                f,
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                t.year(),
+                t.month(),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second(),
+                t.timestamp_subsec_millis().min(999)
+            ),
+            Some(t) => write!(f, "{}", t.format("%Y-%m-%dT%H:%M:%S%.3fZ")),
+            None => f.write_str("invalid-date"),
+        }
+    }
+}
+
+impl serde::Serialize for IsoMs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// An instant in Claude Code's form `YYYY-MM-DDTHH:MM:SS.sssZ`.
 pub fn iso(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    use chrono::{Datelike, Timelike};
+    let y = t.year();
+    if !(0..=9999).contains(&y) {
+        return t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    }
+    format!(
+        "{y:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.timestamp_subsec_millis().min(999)
+    )
 }
 
 /// An instant as fractional milliseconds since the epoch.
@@ -226,6 +271,23 @@ mod tests {
         assert_eq!(js_number(1.5), "1.5");
         assert_eq!(js_number(1e21), "1e+21");
         assert_eq!(js_number(1e-7), "1e-7");
+    }
+
+    #[test]
+    fn iso_matches_strftime() {
+        for ms in [
+            0i64,
+            1,
+            999,
+            1_700_000_000_123,
+            1_796_073_503_408,
+            -1,
+            -86_400_001,
+            253_402_300_799_999,
+        ] {
+            let t = Utc.timestamp_millis_opt(ms).unwrap();
+            assert_eq!(iso(t), t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(), "{ms}");
+        }
     }
 
     #[test]

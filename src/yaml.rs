@@ -104,6 +104,36 @@ impl Value {
     }
 }
 
+/// JSON form without building a `serde_json::Value`: the same numbers, mappings
+/// in order, and non-finite numbers as null.
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Value::Null => s.serialize_none(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) if !n.is_finite() => s.serialize_none(),
+            Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 => s.serialize_i64(*n as i64),
+            Value::Number(n) => s.serialize_f64(*n),
+            Value::String(v) => s.serialize_str(v),
+            Value::Seq(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for i in items {
+                    seq.serialize_element(i)?;
+                }
+                seq.end()
+            }
+            Value::Map(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 /// What a successful parse produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
@@ -144,6 +174,9 @@ pub fn parse(text: &str) -> Result<Document, Error> {
     }
 }
 
+/// A mapping being built: its entries in order.
+type Entries = Vec<(String, Value)>;
+
 /// The shape almost every frontmatter has: `key: value` lines, and one level of
 /// `key: value` lines indented under a `key:` line, with plain or simply quoted
 /// scalars. Parsed directly, without the event parser; anything else (comments,
@@ -152,7 +185,7 @@ pub fn parse(text: &str) -> Result<Document, Error> {
 /// The unit tests and the property tests check both paths agree.
 pub fn parse_simple(text: &str) -> Option<Document> {
     let mut top: Vec<(String, Value)> = Vec::new();
-    let mut nested: Option<(String, Vec<(String, Value)>, usize)> = None;
+    let mut nested: Option<(String, Entries, usize)> = None;
     let mut duplicate_keys = Vec::new();
     fn insert(map: &mut Vec<(String, Value)>, key: String, v: Value, dups: &mut Vec<String>) {
         if let Some(slot) = map.iter_mut().find(|(k, _)| *k == key) {
@@ -162,18 +195,17 @@ pub fn parse_simple(text: &str) -> Option<Document> {
             map.push((key, v));
         }
     }
-    let close = |nested: &mut Option<(String, Vec<(String, Value)>, usize)>,
-                 top: &mut Vec<(String, Value)>,
-                 dups: &mut Vec<String>| {
-        if let Some((k, entries, _)) = nested.take() {
-            let v = if entries.is_empty() {
-                Value::Null
-            } else {
-                Value::Map(entries)
-            };
-            insert(top, k, v, dups);
-        }
-    };
+    let close =
+        |nested: &mut Option<(String, Entries, usize)>, top: &mut Vec<(String, Value)>, dups: &mut Vec<String>| {
+            if let Some((k, entries, _)) = nested.take() {
+                let v = if entries.is_empty() {
+                    Value::Null
+                } else {
+                    Value::Map(entries)
+                };
+                insert(top, k, v, dups);
+            }
+        };
     if text.len() > MAX_TEXT_BYTES {
         return None;
     }
@@ -587,6 +619,12 @@ mod tests {
         ] {
             assert_eq!(parse_simple(c), None, "{c:?}");
         }
+    }
+
+    #[test]
+    fn serialize_matches_to_json() {
+        let v = root("a: 1\nb: 1.5\nc: .nan\nd: [x, ~, true]\ne: {f: g}\n");
+        assert_eq!(serde_json::to_value(&v).unwrap(), v.to_json());
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets::NOTHING};
-use serde_json::{Value, json};
+use serde_json::json;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::age;
@@ -27,12 +27,12 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         args.format.unwrap_or(ListFormat::Table)
     };
     let res = ctx.resolve_existing()?;
-    let scan = scan::scan(&res.dir);
+    let cap = (!args.all).then_some(MAX_MEMORY_FILES);
+    let (scan, indexed) = scan::scan_with_index(&res.dir, !res.team, cap);
     for p in &scan.problems {
         out.warn(p.message());
     }
-    let indexed = Indexed::load(&res.dir, !res.team);
-    let total = scan.memories.len();
+    let total = scan.total;
     let visible = if args.all {
         &scan.memories[..]
     } else {
@@ -54,25 +54,14 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let now_ms = ctx.now_ms();
     match format {
         ListFormat::Json => {
-            let entries: Vec<Value> = shown
+            // `visible` is a prefix of the scan order, so a memory's rank is its
+            // position there; entries are written one by one, not built as a tree.
+            let ranked: Vec<(usize, &Memory)> = visible
                 .iter()
                 .enumerate()
-                .map(|(i, m)| {
-                    let mut e = super::memory_json(m, indexed.lines_for(&m.rel), now_ms);
-                    let rank = scan.memories.iter().position(|x| std::ptr::eq(x, *m)).unwrap_or(i);
-                    e.insert("in_claude_view".into(), Value::Bool(rank < MAX_MEMORY_FILES));
-                    Value::Object(e)
-                })
+                .filter(|(_, m)| filters.is_empty() || filters.contains(&m.memory_type()))
                 .collect();
-            let doc = json!({
-                "memory_dir": res.shown(),
-                "total": total,
-                "shown": entries.len(),
-                "cap": MAX_MEMORY_FILES,
-                "capped": !args.all && total > MAX_MEMORY_FILES,
-                "entries": entries,
-            });
-            out.emit_json(super::with_lossy(doc, &res.dir))?;
+            write_json(out, &res, &indexed, &ranked, total, args.all, now_ms)?;
         }
         ListFormat::Manifest => out.print(&render_manifest(&shown))?,
         ListFormat::Paths => {
@@ -90,6 +79,87 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         ListFormat::Table => out.print(&render_records(&shown, &indexed, now_ms))?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Stream the `list --json` document.
+fn write_json(
+    out: &mut Output,
+    res: &crate::paths::Resolution,
+    indexed: &Indexed,
+    ranked: &[(usize, &Memory)],
+    total: usize,
+    all: bool,
+    now_ms: f64,
+) -> Result<()> {
+    use std::io::Write;
+    let head = json!({
+        "memory_dir": res.shown(),
+        "total": total,
+        "shown": ranked.len(),
+        "cap": MAX_MEMORY_FILES,
+        "capped": !all && total > MAX_MEMORY_FILES,
+    });
+    let mut head = serde_json::to_string_pretty(&super::with_lossy(head, &res.dir))?;
+    head.truncate(head.trim_end_matches(['}', '\n', ' ']).len());
+    let warnings = serde_json::to_string(&std::mem::take(&mut out.warnings))?;
+    let w = out.stdout();
+    write!(w, "{head},\n  \"entries\": [")?;
+    let render = |part: &[(usize, &Memory)], buf: &mut Vec<u8>| {
+        for (rank, m) in part {
+            let lines = indexed.lines_for(&m.rel);
+            let entry = super::Entry::new(m, &lines, now_ms, Some(*rank < MAX_MEMORY_FILES));
+            buf.extend_from_slice(b",\n    ");
+            let _ = serde_json::to_writer(&mut *buf, &entry);
+        }
+    };
+    // Serialize chunk by chunk; on large listings a helper thread renders every
+    // other chunk meanwhile, through a short queue, so memory stays bounded.
+    const CHUNK: usize = 512;
+    let chunks: Vec<&[(usize, &Memory)]> = ranked.chunks(CHUNK).collect();
+    let mut first = true;
+    let mut emit = |w: &mut dyn Write, bytes: &[u8]| -> std::io::Result<()> {
+        let bytes = if first {
+            bytes.get(1..).unwrap_or_default()
+        } else {
+            bytes
+        };
+        first = false;
+        w.write_all(bytes)
+    };
+    std::thread::scope(|s| -> std::io::Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        let helper = chunks.len() > 2;
+        if helper {
+            let odd: Vec<&[(usize, &Memory)]> = chunks.iter().skip(1).step_by(2).copied().collect();
+            s.spawn(move || {
+                for c in odd {
+                    let mut buf = Vec::with_capacity(c.len() * 700);
+                    render(c, &mut buf);
+                    if tx.send(buf).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        let mut buf = Vec::with_capacity(CHUNK * 700);
+        for (k, c) in chunks.iter().enumerate() {
+            if helper && k % 2 == 1 {
+                let part = rx.recv().unwrap_or_default();
+                emit(w, &part)?;
+            } else {
+                buf.clear();
+                render(c, &mut buf);
+                emit(w, &buf)?;
+            }
+        }
+        Ok(())
+    })?;
+    write!(
+        w,
+        "{}],\n  \"warnings\": {warnings}\n}}\n",
+        if ranked.is_empty() { "" } else { "\n  " }
+    )?;
+    Ok(())
 }
 
 fn parse_types(raw: &[String]) -> Result<Vec<TypeFilter>, Error> {

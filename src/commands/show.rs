@@ -55,7 +55,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.note(note);
     }
     if out.json {
-        let mut e = super::memory_json(m, lines, ctx.now_ms());
+        let mut e = super::memory_json(m, &lines, ctx.now_ms());
         // The whole-file parse decides what `show` reports.
         e.insert(
             "name".into(),
@@ -97,7 +97,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.emit_json(super::with_lossy(Value::Object(e), &res.dir))?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&header(m, &doc, lines, days))?;
+    out.print(&header(m, &doc, &lines, days))?;
     let fresh = age::freshness_text(days);
     if !fresh.is_empty() {
         out.print(&format!("\n{fresh}\n"))?;

@@ -58,84 +58,83 @@ pub fn extract_links(text: &str) -> Vec<Link> {
     if !text.contains("](") && !text.contains("]:") {
         return links;
     }
-    masked_lines(text, |n, chars, _| find_links(chars, n, &mut links));
+    masked_lines(text, |n, line, masked, _| find_links(line, masked, n, &mut links));
     links
 }
 
 /// Walk the index's lines (BOM removed, one trailing CR dropped) with code fences,
-/// closed HTML comments and code spans blanked out (NUL), positions kept. `f` gets
-/// the 1-based line number, the masked chars and what was blanked.
-fn masked_lines(text: &str, mut f: impl FnMut(usize, &[char], LineKind)) {
+/// closed HTML comments and code spans blanked out (NUL bytes), byte positions
+/// kept (all the syntax is ASCII). `f` gets the 1-based line number, the line, the
+/// masked bytes and what was blanked.
+fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // A `<!--` is a comment only if some `-->` follows it.
     let last_close = text.rfind("-->");
-    let mut fence: Option<(char, usize)> = None;
+    let mut fence: Option<(u8, usize)> = None;
     let mut in_comment = false;
-    let mut orig: Vec<char> = Vec::new();
-    let mut out: Vec<char> = Vec::new();
+    let mut out: Vec<u8> = Vec::new();
     let mut offset = 0;
     for (li, raw) in text.split('\n').enumerate() {
         let line_end = offset + raw.len();
         offset = line_end + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
-        orig.clear();
-        orig.extend(line.chars());
+        let orig = line.as_bytes();
         out.clear();
-        out.extend_from_slice(&orig);
+        out.extend_from_slice(orig);
         let mut kind = LineKind::default();
         if let Some((ch, len)) = fence {
-            if fence_marker(&orig)
-                .is_some_and(|(c, n, rest)| c == ch && n >= len && rest.iter().all(|c| c.is_whitespace()))
+            if fence_marker(orig)
+                .is_some_and(|(c, n, rest)| c == ch && n >= len && rest.iter().all(u8::is_ascii_whitespace))
             {
                 fence = None;
             }
-            out.fill('\0');
+            out.fill(0);
             kind.code = true;
-            f(li + 1, &out, kind);
+            f(li + 1, line, &out, kind);
             continue;
         }
         if !in_comment
-            && let Some((c, n, rest)) = fence_marker(&orig)
-            && !(c == '`' && rest.contains(&'`'))
+            && let Some((c, n, rest)) = fence_marker(orig)
+            && !(c == b'`' && rest.contains(&b'`'))
         {
             fence = Some((c, n));
-            out.fill('\0');
+            out.fill(0);
             kind.code = true;
-            f(li + 1, &out, kind);
+            f(li + 1, line, &out, kind);
             continue;
         }
         let mut i = 0;
         while i < orig.len() {
             if in_comment {
                 kind.comment = true;
-                match find(&orig, i, &['-', '-', '>']) {
+                match find(orig, i, b"-->") {
                     Some(end) => {
-                        out[i..end + 3].fill('\0');
+                        out[i..end + 3].fill(0);
                         i = end + 3;
                         in_comment = false;
                     }
                     None => {
-                        out[i..].fill('\0');
+                        out[i..].fill(0);
                         i = orig.len();
                     }
                 }
                 continue;
             }
-            if orig[i..].starts_with(&['<', '!', '-', '-']) {
-                let closes = find(&orig, i + 4, &['-', '-', '>']).is_some() || last_close.is_some_and(|c| c > line_end);
+            if orig[i..].starts_with(b"<!--") {
+                let closes = find(orig, i + 4, b"-->").is_some() || last_close.is_some_and(|c| c > line_end);
                 if closes {
-                    out[i..i + 4].fill('\0');
+                    out[i..i + 4].fill(0);
                     kind.comment = true;
                     i += 4;
                     in_comment = true;
                     continue;
                 }
             }
-            if orig[i] == '`' {
-                let n = orig[i..].iter().take_while(|c| **c == '`').count();
-                match find_backtick_run(&orig, i + n, n) {
+            if orig[i] == b'`' {
+                let n = orig[i..].iter().take_while(|c| **c == b'`').count();
+                match find_backtick_run(orig, i + n, n) {
                     Some(end) => {
-                        out[i..end + n].fill('\0');
+                        out[i..end + n].fill(0);
                         i = end + n;
                     }
                     None => i += n,
@@ -144,7 +143,7 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &[char], LineKind)) {
             }
             i += 1;
         }
-        f(li + 1, &out, kind);
+        f(li + 1, line, &out, kind);
     }
 }
 
@@ -158,28 +157,31 @@ struct LineKind {
 }
 
 /// A fence opener/closer: up to 3 spaces, then 3 or more backticks or tildes.
-fn fence_marker(line: &[char]) -> Option<(char, usize, &[char])> {
-    let indent = line.iter().take_while(|c| **c == ' ').count();
+fn fence_marker(line: &[u8]) -> Option<(u8, usize, &[u8])> {
+    let indent = line.iter().take_while(|c| **c == b' ').count();
     if indent > 3 {
         return None;
     }
     let c = *line.get(indent)?;
-    if c != '`' && c != '~' {
+    if c != b'`' && c != b'~' {
         return None;
     }
     let n = line[indent..].iter().take_while(|x| **x == c).count();
     (n >= 3).then_some((c, n, &line[indent + n..]))
 }
 
-fn find(line: &[char], from: usize, pat: &[char]) -> Option<usize> {
-    (from..line.len().saturating_sub(pat.len() - 1)).find(|&i| line[i..].starts_with(pat))
+fn find(line: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
+    line.get(from..)?
+        .windows(pat.len())
+        .position(|w| w == pat)
+        .map(|p| p + from)
 }
 
-fn find_backtick_run(line: &[char], from: usize, n: usize) -> Option<usize> {
+fn find_backtick_run(line: &[u8], from: usize, n: usize) -> Option<usize> {
     let mut i = from;
     while i < line.len() {
-        if line[i] == '`' {
-            let run = line[i..].iter().take_while(|c| **c == '`').count();
+        if line[i] == b'`' {
+            let run = line[i..].iter().take_while(|c| **c == b'`').count();
             if run == n {
                 return Some(i);
             }
@@ -191,14 +193,15 @@ fn find_backtick_run(line: &[char], from: usize, n: usize) -> Option<usize> {
     None
 }
 
-fn find_links(line: &[char], number: usize, out: &mut Vec<Link>) {
+/// Links on one masked line; `orig` is the line's text for destinations and columns.
+fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
     let mut i = 0;
     while i < line.len() {
-        if line[i] == '\\' {
+        if line[i] == b'\\' {
             i += 2;
             continue;
         }
-        if line[i] != '[' || (i > 0 && line[i - 1] == '!') {
+        if line[i] != b'[' || (i > 0 && line[i - 1] == b'!') {
             i += 1;
             continue;
         }
@@ -207,19 +210,21 @@ fn find_links(line: &[char], number: usize, out: &mut Vec<Link>) {
             continue;
         };
         let next = line.get(close + 1).copied();
-        let dest = if next == Some('(') {
+        let dest = if next == Some(b'(') {
             parse_dest(line, close + 2, true)
-        } else if next == Some(':') && line[..i].iter().all(|c| *c == ' ') && i <= 3 {
+        } else if next == Some(b':') && line[..i].iter().all(|c| *c == b' ') && i <= 3 {
             parse_dest(line, close + 2, false)
         } else {
             None
         };
         match dest {
-            Some((dest, end)) => {
+            Some((a, b, end)) => {
+                let dest = String::from_utf8_lossy(&orig.as_bytes()[a..b]).into_owned();
                 if let Some(target) = classify(&dest) {
+                    let col = orig.get(..i).map_or(i, |p| p.chars().count()) + 1;
                     out.push(Link {
                         line: number,
-                        col: i + 1,
+                        col,
                         dest,
                         target,
                     });
@@ -231,15 +236,15 @@ fn find_links(line: &[char], number: usize, out: &mut Vec<Link>) {
     }
 }
 
-fn matching_bracket(line: &[char], open: usize) -> Option<usize> {
+fn matching_bracket(line: &[u8], open: usize) -> Option<usize> {
     let mut depth = 0;
     let mut i = open;
     while i < line.len() {
         match line[i] {
-            '\\' => i += 1,
-            '\0' => return None,
-            '[' => depth += 1,
-            ']' => {
+            b'\\' => i += 1,
+            0 => return None,
+            b'[' => depth += 1,
+            b']' => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(i);
@@ -252,32 +257,33 @@ fn matching_bracket(line: &[char], open: usize) -> Option<usize> {
     None
 }
 
-/// A link destination starting at `from`; returns it and the index after the link.
-fn parse_dest(line: &[char], from: usize, inline: bool) -> Option<(String, usize)> {
+/// A link destination starting at `from`: its byte range and the index after the
+/// link.
+fn parse_dest(line: &[u8], from: usize, inline: bool) -> Option<(usize, usize, usize)> {
     let mut i = from;
-    while i < line.len() && (line[i] == ' ' || line[i] == '\t') {
+    while i < line.len() && (line[i] == b' ' || line[i] == b'\t') {
         i += 1;
     }
-    let start = i;
-    let dest: String;
-    if line.get(i) == Some(&'<') {
-        let end = (i + 1..line.len()).find(|&j| line[j] == '>')?;
-        dest = line[i + 1..end].iter().collect();
+    let (a, b);
+    if line.get(i) == Some(&b'<') {
+        let end = (i + 1..line.len()).find(|&j| line[j] == b'>')?;
+        (a, b) = (i + 1, end);
         i = end + 1;
     } else {
+        let start = i;
         let mut depth = 0i32;
         while i < line.len() {
             let c = line[i];
-            if c.is_whitespace() || c == '\0' {
+            if c.is_ascii_whitespace() || c == 0 {
                 break;
             }
-            if c == '\\' {
+            if c == b'\\' {
                 i += 2;
                 continue;
             }
-            if c == '(' {
+            if c == b'(' {
                 depth += 1;
-            } else if c == ')' {
+            } else if c == b')' {
                 if depth == 0 {
                     break;
                 }
@@ -285,16 +291,15 @@ fn parse_dest(line: &[char], from: usize, inline: bool) -> Option<(String, usize
             }
             i += 1;
         }
-        let i2 = i.min(line.len());
-        dest = line[start..i2].iter().collect();
-        i = i2;
+        i = i.min(line.len());
+        (a, b) = (start, i);
     }
     if inline {
         // Skip an optional title up to the closing parenthesis.
-        let close = (i..line.len()).find(|&j| line[j] == ')')?;
-        return Some((dest, close + 1));
+        let close = (i..line.len()).find(|&j| line[j] == b')')?;
+        return Some((a, b, close + 1));
     }
-    Some((dest, i))
+    Some((a, b, i))
 }
 
 /// Classify a destination (SPEC §2.9 step 4); `None` for an empty one.
@@ -338,8 +343,12 @@ pub fn resolve_dest(dest: &str, base: &str) -> Option<Target> {
 /// Lines (0-based) that hold nothing but (parts of) closed HTML comments.
 pub fn comment_lines(text: &str) -> Vec<bool> {
     let mut out = Vec::new();
-    masked_lines(text, |_, chars, kind| {
-        out.push(kind.comment && chars.iter().all(|c| *c == '\0' || c.is_whitespace()))
+    masked_lines(text, |_, line, masked, kind| {
+        // Only comment bytes (NUL) and whitespace remain.
+        let blank = line
+            .char_indices()
+            .all(|(b, c)| masked.get(b) == Some(&0) || c.is_whitespace());
+        out.push(kind.comment && blank)
     });
     out
 }
