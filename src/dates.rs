@@ -25,47 +25,71 @@ const WEEKDAYS: [&str; 7] = [
     "sunday",
 ];
 
-fn is_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// Words of a line: (start char index, end char index, lower-cased text).
-fn words(chars: &[char]) -> Vec<(usize, usize, String)> {
+/// Does any phrase's key word occur? Every phrase contains one of these
+/// fragments (case-insensitively), and a substring search is much faster than
+/// tokenizing: most memories have no relative date at all.
+fn has_needle(text: &str) -> bool {
+    const FRAGMENTS: [&str; 8] = ["day", "week", "month", "night", "morrow", "morning", "noon", "evening"];
+    let lower = text.to_ascii_lowercase();
+    FRAGMENTS.iter().any(|f| lower.contains(f))
+}
+
+/// Every relative-date phrase outside fenced code and inline code.
+pub fn find(text: &str) -> Vec<DateMatch> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if is_word(chars[i]) {
-            let start = i;
-            while i < chars.len() && is_word(chars[i]) {
-                i += 1;
+    if !has_needle(text) {
+        return out;
+    }
+    let mut fence: Option<(u8, usize)> = None;
+    let mut masked: Vec<u8> = Vec::new();
+    for (li, raw) in text.split('\n').enumerate() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let b = line.as_bytes();
+        let indent = b.iter().take_while(|c| **c == b' ').count();
+        let marker = b
+            .get(indent)
+            .filter(|c| **c == b'`' || **c == b'~')
+            .map(|c| (*c, b[indent..].iter().take_while(|x| *x == c).count()));
+        if let Some((c, n)) = fence {
+            if marker.is_some_and(|(c2, n2)| c2 == c && n2 >= n) {
+                fence = None;
             }
-            out.push((
-                start,
-                i,
-                chars[start..i].iter().collect::<String>().to_ascii_lowercase(),
-            ));
-        } else {
-            i += 1;
+            continue;
         }
+        if let Some((c, n)) = marker.filter(|(_, n)| *n >= 3)
+            && indent <= 3
+        {
+            fence = Some((c, n));
+            continue;
+        }
+        masked.clear();
+        masked.extend_from_slice(b);
+        if b.contains(&b'`') {
+            mask_code_spans(&mut masked);
+        }
+        find_in_line(line, &masked, li + 1, &mut out);
     }
     out
 }
 
-/// Blank out inline code spans (fenced blocks are skipped by the caller).
-fn mask_code_spans(line: &str) -> Vec<char> {
-    let mut chars: Vec<char> = line.chars().collect();
+/// Blank out inline code spans (NUL bytes).
+fn mask_code_spans(b: &mut [u8]) {
     let mut i = 0;
-    while i < chars.len() {
-        if chars[i] != '`' {
+    while i < b.len() {
+        if b[i] != b'`' {
             i += 1;
             continue;
         }
-        let n = chars[i..].iter().take_while(|c| **c == '`').count();
+        let n = b[i..].iter().take_while(|c| **c == b'`').count();
         let mut j = i + n;
         let mut close = None;
-        while j < chars.len() {
-            if chars[j] == '`' {
-                let m = chars[j..].iter().take_while(|c| **c == '`').count();
+        while j < b.len() {
+            if b[j] == b'`' {
+                let m = b[j..].iter().take_while(|c| **c == b'`').count();
                 if m == n {
                     close = Some(j);
                     break;
@@ -77,96 +101,92 @@ fn mask_code_spans(line: &str) -> Vec<char> {
         }
         match close {
             Some(c) => {
-                chars[i..c + n].fill(' ');
+                b[i..c + n].fill(0);
                 i = c + n;
             }
             None => i += n,
         }
     }
-    chars
 }
 
-/// Every relative-date phrase outside fenced code and inline code.
-pub fn find(text: &str) -> Vec<DateMatch> {
+/// Word byte ranges of a masked line.
+fn words(b: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
-    for (li, raw) in text.split('\n').enumerate() {
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        let t = line.trim_start_matches(' ');
-        let marker = t
-            .chars()
-            .next()
-            .filter(|c| *c == '`' || *c == '~')
-            .map(|c| (c, t.chars().take_while(|x| *x == c).count()));
-        if let Some((c, n)) = fence {
-            if marker.is_some_and(|(c2, n2)| c2 == c && n2 >= n) {
-                fence = None;
+    let mut i = 0;
+    while i < b.len() {
+        if is_word(b[i]) {
+            let start = i;
+            while i < b.len() && is_word(b[i]) {
+                i += 1;
             }
-            continue;
+            out.push((start, i));
+        } else {
+            i += 1;
         }
-        if let Some((c, n)) = marker.filter(|(_, n)| *n >= 3)
-            && line.len() - t.len() <= 3
-        {
-            fence = Some((c, n));
-            continue;
-        }
-        let chars = mask_code_spans(line);
-        find_in_line(&chars, li + 1, &mut out);
     }
     out
 }
 
-fn only_spaces(chars: &[char], from: usize, to: usize) -> bool {
-    from < to && chars[from..to].iter().all(|c| *c == ' ' || *c == '\t')
+fn only_spaces(b: &[u8], from: usize, to: usize) -> bool {
+    from < to && b[from..to].iter().all(|c| *c == b' ' || *c == b'\t')
 }
 
-fn find_in_line(chars: &[char], line: usize, out: &mut Vec<DateMatch>) {
-    let w = words(chars);
+fn find_in_line(line: &str, b: &[u8], number: usize, out: &mut Vec<DateMatch>) {
+    let w = words(b);
+    let is = |k: usize, word: &str| {
+        w.get(k)
+            .is_some_and(|(s, e)| b[*s..*e].eq_ignore_ascii_case(word.as_bytes()))
+    };
+    let any = |k: usize, list: &[&str]| list.iter().any(|x| is(k, x));
+    let digits = |k: usize| w.get(k).is_some_and(|(s, e)| b[*s..*e].iter().all(u8::is_ascii_digit));
     let mut i = 0;
     while i < w.len() {
-        let (s, e, ref word) = w[i];
-        let next = w.get(i + 1).filter(|n| only_spaces(chars, e, n.0));
-        let next2 = next
-            .and_then(|_| w.get(i + 2))
-            .filter(|n| only_spaces(chars, w[i + 1].1, n.0));
+        let (s, e) = w[i];
+        let next_ok = w.get(i + 1).is_some_and(|n| only_spaces(b, e, n.0));
+        let next2_ok = next_ok && w.get(i + 2).is_some_and(|n| only_spaces(b, w[i + 1].1, n.0));
         let mut hit = |end: usize, offset: Option<i64>, consumed: usize| {
+            let col = line.get(..s).map_or(s, |p| p.chars().count()) + 1;
             out.push(DateMatch {
-                line,
-                col: s + 1,
-                phrase: chars[s..end].iter().collect(),
+                line: number,
+                col,
+                phrase: line.get(s..end).unwrap_or_default().to_string(),
                 offset_days: offset,
             });
             consumed
         };
-        let consumed = match word.as_str() {
-            "today" => {
-                let possessive = matches!(chars.get(e), Some('\'' | '’'))
-                    && matches!(chars.get(e + 1), Some('s' | 'S'))
-                    && !chars.get(e + 2).is_some_and(|c| is_word(*c));
-                if possessive { 1 } else { hit(e, Some(0), 1) }
+        let consumed = if is(i, "today") {
+            let possessive = (b.get(e) == Some(&b'\'')
+                && matches!(b.get(e + 1), Some(b's' | b'S'))
+                && !b.get(e + 2).is_some_and(|c| is_word(*c)))
+                || (b.get(e..e + 3) == Some("’".as_bytes())
+                    && matches!(b.get(e + 3), Some(b's' | b'S'))
+                    && !b.get(e + 4).is_some_and(|c| is_word(*c)));
+            if possessive { 1 } else { hit(e, Some(0), 1) }
+        } else if is(i, "tonight") {
+            hit(e, Some(0), 1)
+        } else if is(i, "tomorrow") {
+            hit(e, Some(1), 1)
+        } else if is(i, "yesterday") {
+            hit(e, Some(-1), 1)
+        } else if any(i, &["this", "last", "next", "coming"]) && next_ok {
+            let end = w[i + 1].1;
+            if is(i, "this") && any(i + 1, &["morning", "afternoon", "evening"]) {
+                hit(end, Some(0), 2)
+            } else if is(i, "last") && is(i + 1, "night") {
+                hit(end, Some(-1), 2)
+            } else if !is(i, "coming") && any(i + 1, &["week", "month"]) {
+                hit(end, None, 2)
+            } else if any(i + 1, &WEEKDAYS) {
+                hit(end, None, 2)
+            } else {
+                1
             }
-            "tonight" => hit(e, Some(0), 1),
-            "tomorrow" => hit(e, Some(1), 1),
-            "yesterday" => hit(e, Some(-1), 1),
-            "this" | "last" | "next" | "coming" => match next.map(|n| n.2.as_str()) {
-                Some("morning" | "afternoon" | "evening") if word == "this" => hit(next.map_or(e, |n| n.1), Some(0), 2),
-                Some("night") if word == "last" => hit(next.map_or(e, |n| n.1), Some(-1), 2),
-                Some("week" | "month") if word != "coming" => hit(next.map_or(e, |n| n.1), None, 2),
-                Some(d) if WEEKDAYS.contains(&d) => hit(next.map_or(e, |n| n.1), None, 2),
-                _ => 1,
-            },
-            "in" if next.is_some_and(|n| n.2.bytes().all(|b| b.is_ascii_digit()))
-                && next2.is_some_and(|n| n.2 == "days") =>
-            {
-                hit(next2.map_or(e, |n| n.1), None, 3)
-            }
-            n if n.bytes().all(|b| b.is_ascii_digit())
-                && next.is_some_and(|x| x.2 == "days")
-                && next2.is_some_and(|x| x.2 == "ago") =>
-            {
-                hit(next2.map_or(e, |x| x.1), None, 3)
-            }
-            _ => 1,
+        } else if is(i, "in") && next2_ok && digits(i + 1) && is(i + 2, "days") {
+            hit(w[i + 2].1, None, 3)
+        } else if digits(i) && next2_ok && is(i + 1, "days") && is(i + 2, "ago") {
+            hit(w[i + 2].1, None, 3)
+        } else {
+            1
         };
         i += consumed;
     }

@@ -109,7 +109,21 @@ pub fn scan_lines(text: &str) -> Vec<&str> {
 /// Parse a whole file: frontmatter plus the body as it is in `text` (line endings kept).
 pub fn parse_document(text: &str) -> (Frontmatter, &str) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lines = scan_lines(text);
+    // When line 1 opens a block, only the lines up to the closing one matter.
+    let mut it = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let lines: Vec<&str> = match it.next() {
+        Some(first) if is_delimiter(first) => {
+            let mut v = vec![first];
+            for l in it {
+                v.push(l);
+                if is_delimiter(l) {
+                    break;
+                }
+            }
+            v
+        }
+        _ => scan_lines(text),
+    };
     let fm = parse_lines(&lines);
     let body = match (fm.open_line, fm.close_line) {
         (Some(0), Some(close)) => {

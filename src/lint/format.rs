@@ -51,11 +51,20 @@ fn paint(text: &str, s: Severity, color: bool) -> String {
 /// One line per finding: `<path>:<line>:<col>: <severity>[<id>/<name>]: <message>`.
 pub fn text(findings: &[Finding], cwd: &Path, color: bool) -> String {
     let mut s = String::new();
+    let mut last: Option<(&Path, String)> = None;
     for f in findings {
-        let path = f
-            .path
-            .as_deref()
-            .map_or_else(|| "-".to_string(), |p| shown_path(p, cwd));
+        // Findings come sorted by path: convert each path once.
+        let path = match f.path.as_deref() {
+            None => "-".to_string(),
+            Some(p) => match &last {
+                Some((lp, shown)) if *lp == p => shown.clone(),
+                _ => {
+                    let shown = shown_path(p, cwd);
+                    last = Some((p, shown.clone()));
+                    shown
+                }
+            },
+        };
         let sev = paint(f.severity.as_str(), f.severity, color);
         s.push_str(&format!(
             "{path}:{}:{}: {sev}[{}/{}]: {}\n",

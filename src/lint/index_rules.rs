@@ -1,14 +1,13 @@
 //! Rules on `MEMORY.md` (ML201–ML215) and the reachability behind ML203.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::index::{self, Target, load};
 use crate::memory::Memory;
 use crate::text::is_js_space;
 
-use super::{FileText, Finding, Severity};
+use super::{Finding, Severity};
 
 /// An index file and the topic files it is expected to link.
 pub struct Scope {
@@ -81,31 +80,38 @@ pub struct Reach {
 }
 
 impl Reach {
-    pub fn build(memories: &[Memory], texts: &HashMap<&str, FileText>) -> Reach {
+    /// The names wikilinks resolve by: frontmatter `name`, case-insensitive.
+    pub fn names(memories: &[Memory]) -> HashMap<String, String> {
         let mut by_name: HashMap<String, String> = HashMap::new();
         for m in memories {
             if let Some(n) = m.name() {
                 by_name.entry(n.to_lowercase()).or_insert_with(|| m.rel.clone());
             }
         }
-        let mut edges = HashMap::new();
-        for m in memories {
-            let Some(t) = texts.get(m.rel.as_str()) else { continue };
-            let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
-            let mut targets: Vec<String> = index::extract_links(&t.text)
-                .iter()
-                .filter_map(|l| match index::resolve_dest(&l.dest, base) {
-                    Some(Target::Inside(p)) => Some(p),
-                    _ => None,
-                })
-                .collect();
+        by_name
+    }
+
+    /// The memories one file links to (markdown links and `[[name]]` wikilinks).
+    pub fn edges_of(rel: &str, text: &str, by_name: &HashMap<String, String>) -> Vec<String> {
+        let base = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut targets: Vec<String> = index::extract_links(text)
+            .iter()
+            .filter_map(|l| match index::resolve_dest(&l.dest, base) {
+                Some(Target::Inside(p)) => Some(p),
+                _ => None,
+            })
+            .collect();
+        if text.contains("[[") {
             targets.extend(
-                wikilinks(&t.text)
+                wikilinks(text)
                     .iter()
                     .filter_map(|w| by_name.get(&w.to_lowercase()).cloned()),
             );
-            edges.insert(m.rel.clone(), targets);
         }
+        targets
+    }
+
+    pub fn new(edges: HashMap<String, Vec<String>>) -> Reach {
         Reach { edges }
     }
 
@@ -144,7 +150,14 @@ fn wikilinks(text: &str) -> Vec<String> {
 /// Exact-name existence of `rel` under `dir` (lstat semantics), with a cached
 /// listing per directory: `Ok(())`, `Err(Some(actual))` for a case mismatch, or
 /// `Err(None)` when missing.
-struct Listings(HashMap<PathBuf, Vec<OsString>>);
+struct Listings(HashMap<PathBuf, Listing>);
+
+/// A directory's entry names, exact and lower-cased.
+#[derive(Default)]
+struct Listing {
+    exact: HashSet<String>,
+    lower: HashMap<String, String>,
+}
 
 impl Listings {
     fn find(&mut self, dir: &Path, rel: &str) -> Result<(), Option<String>> {
@@ -152,19 +165,20 @@ impl Listings {
         let mut actual = Vec::new();
         let mut mismatch = false;
         for seg in rel.split('/') {
-            let names = self.0.entry(cur.clone()).or_insert_with(|| {
-                std::fs::read_dir(&cur)
-                    .map(|rd| rd.filter_map(Result::ok).map(|e| e.file_name()).collect())
-                    .unwrap_or_default()
+            let listing = self.0.entry(cur.clone()).or_insert_with(|| {
+                let mut l = Listing::default();
+                for e in std::fs::read_dir(&cur).into_iter().flatten().flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    l.lower.entry(name.to_lowercase()).or_insert_with(|| name.clone());
+                    l.exact.insert(name);
+                }
+                l
             });
-            if names.iter().any(|n| n == seg) {
+            if listing.exact.contains(seg) {
                 actual.push(seg.to_string());
-            } else if let Some(n) = names
-                .iter()
-                .find(|n| n.to_string_lossy().to_lowercase() == seg.to_lowercase())
-            {
+            } else if let Some(n) = listing.lower.get(&seg.to_lowercase()) {
                 mismatch = true;
-                actual.push(n.to_string_lossy().into_owned());
+                actual.push(n.clone());
             } else {
                 return Err(None);
             }
@@ -214,6 +228,24 @@ fn list_lines(lines: &[usize]) -> String {
 
 /// Run the index rules for one scope; returns the number of files examined.
 pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
+    let (files, targets) = check_index(scope, memories, warn_at, out);
+    if let Some(targets) = targets {
+        check_unindexed(scope, memories, &targets, reach, out);
+    }
+    files
+}
+
+/// The memory links of an index: target → lines.
+pub type Targets = BTreeMap<String, Vec<usize>>;
+
+/// The index rules that need no reachability (all but ML203); returns the number
+/// of files examined and the index's targets (`None` without an index).
+pub fn check_index(
+    scope: &Scope,
+    memories: &[Memory],
+    warn_at: f64,
+    out: &mut Vec<Finding>,
+) -> (usize, Option<Targets>) {
     let owned: Vec<&Memory> = memories.iter().filter(|m| scope.owns(&m.rel)).collect();
     let idx = &scope.index;
     let Ok(bytes) = std::fs::read(idx) else {
@@ -227,7 +259,7 @@ pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, ou
                 ),
             ));
         }
-        return 0;
+        return (0, None);
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let dir = scope.base.as_path();
@@ -399,8 +431,13 @@ pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, ou
         out.push(content_run(idx, s, lines.len()));
     }
     cap_rules(idx, &loaded, warn_at, out);
-    unindexed(scope, &owned, &targets, reach, out);
-    1
+    (1, Some(targets))
+}
+
+/// ML203: files the index does not link.
+pub fn check_unindexed(scope: &Scope, memories: &[Memory], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
+    let owned: Vec<&Memory> = memories.iter().filter(|m| scope.owns(&m.rel)).collect();
+    unindexed(scope, &owned, targets, reach, out);
 }
 
 fn content_run(idx: &Path, from: usize, to: usize) -> Finding {

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::memory::Memory;
 use crate::paths::Resolution;
 use crate::scan::{self, Scan};
 
@@ -182,11 +183,17 @@ pub fn read_text(path: &Path) -> std::io::Result<FileText> {
     let size = file.metadata()?.len();
     let mut bytes = Vec::with_capacity(size.min(READ_CAP) as usize);
     file.take(READ_CAP).read_to_end(&mut bytes)?;
-    let invalid_utf8_at = std::str::from_utf8(&bytes).err().map(|e| e.valid_up_to());
     let has_nul = bytes.iter().take(8192).any(|b| *b == 0);
     let bom = bytes.starts_with(b"\xef\xbb\xbf");
+    let (text, invalid_utf8_at) = match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Some(e.utf8_error().valid_up_to()),
+        ),
+    };
     Ok(FileText {
-        text: String::from_utf8_lossy(&bytes).into_owned(),
+        text,
         size,
         invalid_utf8_at,
         has_nul,
@@ -206,34 +213,97 @@ pub struct Report {
 /// Run every rule on the dir.
 pub fn lint(input: &Input) -> Report {
     let scan = scan::scan(input.dir);
-    let mut findings = Vec::new();
     let mut notes = Vec::new();
-    let texts: HashMap<&str, FileText> = scan
-        .memories
-        .iter()
-        .filter_map(|m| read_text(&m.path).ok().map(|t| (m.rel.as_str(), t)))
-        .collect();
     let claude_md = config::claude_md_lines(input.res, &mut notes);
-    for m in &scan.memories {
-        if let Some(t) = texts.get(m.rel.as_str()) {
-            topic::check(m, t, claude_md.as_ref(), &mut findings);
+    let by_name = index_rules::Reach::names(&scan.memories);
+    // Whole files are read and checked in parallel; each text is dropped as soon
+    // as its findings and links are known.
+    let per_file = |m: &Memory| -> (Vec<Finding>, Vec<String>) {
+        let mut out = Vec::new();
+        let Ok(t) = read_text(&m.path) else {
+            return (out, Vec::new());
+        };
+        topic::check(m, &t, claude_md.as_ref(), &mut out);
+        (out, index_rules::Reach::edges_of(&m.rel, &t.text, &by_name))
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let scopes = index_rules::scopes(input.dir, !input.res.team);
+    // The index rules run on this thread while the files are checked.
+    let mut index_findings = Vec::new();
+    let (results, index_results): (
+        Vec<(Vec<Finding>, Vec<String>)>,
+        Vec<(usize, Option<index_rules::Targets>)>,
+    ) = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        if threads >= 2 && scan.memories.len() >= 32 {
+            let per = scan.memories.len().div_ceil(threads);
+            handles = scan
+                .memories
+                .chunks(per)
+                .map(|c| s.spawn(|| c.iter().map(per_file).collect::<Vec<_>>()))
+                .collect();
         }
+        let index_results = scopes
+            .iter()
+            .map(|scope| index_rules::check_index(scope, &scan.memories, input.warn_at, &mut index_findings))
+            .collect();
+        let results = if handles.is_empty() {
+            scan.memories.iter().map(per_file).collect()
+        } else {
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        };
+        (results, index_results)
+    });
+    let mut findings = Vec::new();
+    let mut edges = HashMap::with_capacity(results.len());
+    for (m, (f, e)) in scan.memories.iter().zip(results) {
+        findings.extend(f);
+        edges.insert(m.rel.clone(), e);
     }
+    findings.extend(index_findings);
     walk_findings(&scan, input, &mut findings, &mut notes);
     let mut files = scan.memories.len();
-    let reach = index_rules::Reach::build(&scan.memories, &texts);
-    for scope in index_rules::scopes(input.dir, !input.res.team) {
-        files += index_rules::check(&scope, &scan.memories, &reach, input.warn_at, &mut findings);
+    let reach = index_rules::Reach::new(edges);
+    for (scope, (n, targets)) in scopes.iter().zip(index_results) {
+        files += n;
+        if let Some(t) = targets {
+            index_rules::check_unindexed(scope, &scan.memories, &t, &reach, &mut findings);
+        }
     }
     config::check(input, &mut findings, &mut notes);
-    findings.sort_by(|a, b| {
-        a.path
-            .cmp(&b.path)
-            .then(a.line.cmp(&b.line))
-            .then(a.col.cmp(&b.col))
-            .then(a.id.cmp(b.id))
-    });
+    sort_findings(&mut findings);
     Report { findings, files, notes }
+}
+
+/// By path (byte order), line, column and rule; paths are ranked once, so the
+/// sort compares integers.
+fn sort_findings(findings: &mut [Finding]) {
+    let bytes = |p: &Path| p.as_os_str().as_encoded_bytes().to_vec();
+    let mut paths: Vec<Vec<u8>> = findings.iter().filter_map(|f| f.path.as_deref().map(bytes)).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let rank: HashMap<&[u8], usize> = paths.iter().enumerate().map(|(i, p)| (p.as_slice(), i + 1)).collect();
+    let mut keyed: Vec<(usize, usize, usize, &'static str, usize)> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            (
+                f.path
+                    .as_deref()
+                    .and_then(|p| rank.get(p.as_os_str().as_encoded_bytes()))
+                    .copied()
+                    .unwrap_or(0),
+                f.line,
+                f.col,
+                f.id,
+                i,
+            )
+        })
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|k| k.4).collect();
+    let mut sorted: Vec<Finding> = order.iter().map(|&i| findings[i].clone()).collect();
+    findings.swap_with_slice(&mut sorted);
 }
 
 /// Findings about entries the scan could not use, the cap and temp files.
@@ -323,7 +393,7 @@ pub fn file_findings(path: &Path) -> Vec<Finding> {
 pub fn index_findings(path: &Path, dir: &Path) -> Vec<Finding> {
     let mut out = Vec::new();
     let scope = index_rules::Scope::single(path, dir);
-    let reach = index_rules::Reach::build(&[], &HashMap::new());
+    let reach = index_rules::Reach::new(HashMap::new());
     index_rules::check(&scope, &[], &reach, 90.0, &mut out);
     out
 }

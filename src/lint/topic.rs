@@ -330,7 +330,22 @@ fn body_rules(
             format!("name or description says `{w}`: ephemeral task details do not belong in memory"),
         ));
     }
-    for (i, l) in text.split('\n').enumerate() {
+    let markers = [
+        "ghp_",
+        "gho_",
+        "ghs_",
+        "github_pat_",
+        "sk-",
+        "xox",
+        "AKIA",
+        "PRIVATE KEY-----",
+    ];
+    let lines_to_check = if markers.iter().any(|m| text.contains(m)) {
+        text.split('\n').count()
+    } else {
+        0
+    };
+    for (i, l) in text.split('\n').take(lines_to_check).enumerate() {
         if let Some(kind) = secret_in(l) {
             out.push(Finding::new(
                 "ML121",
@@ -341,7 +356,7 @@ fn body_rules(
             ));
         }
     }
-    let pieces = t.text.split('\n').count() - usize::from(t.text.ends_with('\n'));
+    let pieces = t.text.bytes().filter(|b| *b == b'\n').count() + 1 - usize::from(t.text.ends_with('\n'));
     if t.size > 4096 || pieces > 200 {
         out.push(Finding::file(
             "ML122",
@@ -362,8 +377,12 @@ fn body_rules(
     if t.bom {
         out.push(Finding::file("ML124", p, "starts with a UTF-8 BOM"));
     }
-    let lines: Vec<&str> = text.split('\n').collect();
-    if let Some((i, last)) = lines.iter().enumerate().rev().find(|(_, l)| !l.trim().is_empty())
+    let line_count = text.bytes().filter(|b| *b == b'\n').count() + 1;
+    if let Some((i, last)) = text
+        .rsplit('\n')
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map(|(k, l)| (line_count - 1 - k, l))
         && last.trim_end() == "</content>"
     {
         out.push(Finding::new(
@@ -385,12 +404,30 @@ fn body_rules(
 
 /// A whole word of 7–40 hex chars with at least one digit and one letter.
 fn has_commit_token(line: &str) -> bool {
-    line.split(|c: char| !is_word(c)).any(|w| {
-        (7..=40).contains(&w.len())
-            && w.bytes().all(|b| b.is_ascii_hexdigit())
-            && w.bytes().any(|b| b.is_ascii_digit())
-            && w.bytes().any(|b| b.is_ascii_alphabetic())
-    })
+    // Byte runs of word chars (`[A-Za-z0-9_]`); other bytes, UTF-8 included, split.
+    let b = line.as_bytes();
+    if !b.iter().any(u8::is_ascii_digit) {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if !(b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let (mut hex, mut digit, mut letter) = (true, false, false);
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            hex &= b[i].is_ascii_hexdigit();
+            digit |= b[i].is_ascii_digit();
+            letter |= b[i].is_ascii_alphabetic();
+            i += 1;
+        }
+        if (7..=40).contains(&(i - start)) && hex && digit && letter {
+            return true;
+        }
+    }
+    false
 }
 
 /// The kind of secret-like token on a line, if any (ML121).
