@@ -174,16 +174,15 @@ fn find_in_line(line: &str, b: &[u8], number: usize, out: &mut Vec<DateMatch>) {
                 hit(end, Some(0), 2)
             } else if is(i, "last") && is(i + 1, "night") {
                 hit(end, Some(-1), 2)
-            } else if !is(i, "coming") && any(i + 1, &["week", "month"]) {
-                hit(end, None, 2)
-            } else if any(i + 1, &WEEKDAYS) {
+            } else if (!is(i, "coming") && any(i + 1, &["week", "month"])) || any(i + 1, &WEEKDAYS) {
                 hit(end, None, 2)
             } else {
                 1
             }
-        } else if is(i, "in") && next2_ok && digits(i + 1) && is(i + 2, "days") {
-            hit(w[i + 2].1, None, 3)
-        } else if digits(i) && next2_ok && is(i + 1, "days") && is(i + 2, "ago") {
+        } else if next2_ok
+            && ((is(i, "in") && digits(i + 1) && is(i + 2, "days"))
+                || (digits(i) && is(i + 1, "days") && is(i + 2, "ago")))
+        {
             hit(w[i + 2].1, None, 3)
         } else {
             1

@@ -211,6 +211,11 @@ pub struct Report {
 }
 
 /// Run every rule on the dir.
+/// Per file: its findings and the memories it links to.
+type FileResult = (Vec<Finding>, Vec<String>);
+/// Per index: files examined and its link targets.
+type IndexResult = (usize, Option<index_rules::Targets>);
+
 pub fn lint(input: &Input) -> Report {
     let scan = scan::scan(input.dir);
     let mut notes = Vec::new();
@@ -218,7 +223,7 @@ pub fn lint(input: &Input) -> Report {
     let by_name = index_rules::Reach::names(&scan.memories);
     // Whole files are read and checked in parallel; each text is dropped as soon
     // as its findings and links are known.
-    let per_file = |m: &Memory| -> (Vec<Finding>, Vec<String>) {
+    let per_file = |m: &Memory| -> FileResult {
         let mut out = Vec::new();
         let Ok(t) = read_text(&m.path) else {
             return (out, Vec::new());
@@ -230,10 +235,7 @@ pub fn lint(input: &Input) -> Report {
     let scopes = index_rules::scopes(input.dir, !input.res.team);
     // The index rules run on this thread while the files are checked.
     let mut index_findings = Vec::new();
-    let (results, index_results): (
-        Vec<(Vec<Finding>, Vec<String>)>,
-        Vec<(usize, Option<index_rules::Targets>)>,
-    ) = std::thread::scope(|s| {
+    let (results, index_results): (Vec<FileResult>, Vec<IndexResult>) = std::thread::scope(|s| {
         let mut handles = Vec::new();
         if threads >= 2 && scan.memories.len() >= 32 {
             let per = scan.memories.len().div_ceil(threads);
