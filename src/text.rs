@@ -5,7 +5,14 @@ use chrono::{DateTime, TimeZone, Utc};
 
 /// Length in UTF-16 code units, the unit Claude Code compares with its limits.
 pub fn utf16_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
+    if s.is_ascii() {
+        return s.len();
+    }
+    // One unit per char (every byte that is not a continuation byte), one more for
+    // each 4-byte sequence (an astral char).
+    s.bytes()
+        .map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0))
+        .sum()
 }
 
 /// The characters JavaScript's `trim` and `\s` remove (SPEC §2.1.3). Not Rust's set:
@@ -263,6 +270,9 @@ mod tests {
     #[test]
     fn utf16_counts_astral_as_two() {
         assert_eq!(utf16_len("a😀é"), 4);
+        for s in ["", "abc", "é", "因子", "😀😀", "a\u{10ffff}b\u{feff}"] {
+            assert_eq!(utf16_len(s), s.encode_utf16().count(), "{s}");
+        }
     }
 
     #[test]

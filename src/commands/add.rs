@@ -13,7 +13,7 @@ use crate::context::Context;
 use crate::dates;
 use crate::error::{Error, Kind};
 use crate::frontmatter::{self, Fields, Status};
-use crate::index::{self, load};
+use crate::index;
 use crate::lint::fix::{append_line, unified_diff};
 use crate::memory::{self, MemoryType};
 use crate::output::Output;
@@ -80,7 +80,7 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
     let check = checked(label.into(), Some(index_path.clone()), &new_index);
     if !args.no_index
-        && let Some(w) = truncation_warning(&check.load, label, &check.file_lines, &entry)
+        && let Some(w) = truncation_warning(&check, label, &entry)
     {
         warnings.push(w);
     }
@@ -437,11 +437,12 @@ fn duplicate_name(dir: &Path, m: &NewMemory) -> Option<String> {
 }
 
 /// The write-time truncation warning, naming every entry past the cut.
-fn truncation_warning(l: &load::Load, label: &str, file_lines: &[String], entry: &str) -> Option<String> {
+fn truncation_warning(check: &super::truncate_check::Checked, label: &str, entry: &str) -> Option<String> {
+    let l = &check.load;
     let reason = l.reason.as_ref()?;
     let mut s = format!("Claude Code would truncate {label}: {reason}\nThese entries would not be loaded:");
     for d in &l.dropped {
-        let text = file_lines.get(d.line - 1).cloned().unwrap_or_else(|| d.text.clone());
+        let text = check.file_line(d.line).unwrap_or(&d.text).to_string();
         let mark = if text.trim_end() == entry {
             "   ← the new entry"
         } else {

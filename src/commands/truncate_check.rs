@@ -29,8 +29,20 @@ pub struct Checked {
     pub path: Option<PathBuf>,
     pub exists: bool,
     pub load: Load,
-    /// The file's own lines (LF-split, CR removed), to quote dropped entries as they are.
-    pub file_lines: Vec<String>,
+    /// The file's text and where its lines start, to quote dropped entries as
+    /// they are in the file.
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl Checked {
+    /// Line `n` (1-based) of the file, without its LF and one CR.
+    pub fn file_line(&self, n: usize) -> Option<&str> {
+        let start = *self.line_starts.get(n.checked_sub(1)?)?;
+        let end = self.line_starts.get(n).map_or(self.text.len(), |e| e - 1);
+        let line = self.text.get(start..end)?;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
 }
 
 pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
@@ -84,13 +96,17 @@ fn bounded_text(mut reader: impl Read, shown: &str) -> Result<String> {
 
 /// Model the load of `text` as the index file `path`.
 pub fn checked(label: String, path: Option<PathBuf>, text: &str) -> Checked {
-    let file_lines = crate::index::lines(text).into_iter().map(str::to_string).collect();
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let line_starts = std::iter::once(bom)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
     Checked {
         label,
         path,
         exists: true,
         load: load::load(text),
-        file_lines,
+        text: text.to_string(),
+        line_starts,
     }
 }
 
@@ -133,7 +149,8 @@ fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Resul
             path: Some(path.to_path_buf()),
             exists: false,
             load: load::load(""),
-            file_lines: vec![],
+            text: String::new(),
+            line_starts: Vec::new(),
         });
     }
     if let (Ok(real), Ok(real_dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir))
@@ -161,10 +178,7 @@ fn over_threshold(l: &Load, warn_at: Option<f64>) -> bool {
 
 /// The file's own text of line `n` (1-based).
 fn file_line(c: &Checked, n: usize, processed: &str) -> String {
-    c.file_lines
-        .get(n.wrapping_sub(1))
-        .cloned()
-        .unwrap_or_else(|| processed.to_string())
+    c.file_line(n).unwrap_or(processed).to_string()
 }
 
 /// The `truncate-check` JSON object (also embedded by other commands).

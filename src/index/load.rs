@@ -99,18 +99,51 @@ pub fn load(text: &str) -> Load {
         mapped = strip_comments(&normalize_line_endings(&mapped));
         html_comments_stripped = true;
     }
-    truncate(trim(&mapped), frontmatter_stripped, html_comments_stripped)
+    truncate(trim(mapped), frontmatter_stripped, html_comments_stripped)
 }
 
 /// §2.4.2 on the index: the content after a frontmatter block, and its first line.
 fn strip_frontmatter(text: &str) -> (&str, usize, bool) {
-    let (fm, body) = frontmatter::parse_document(text);
-    if fm.open_line != Some(0) || fm.close_line.is_none() {
-        return (body, 1, false);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Only a block opening on line 1 is stripped, whether its YAML parses or not.
+    let mut lines = text.split_inclusive('\n');
+    if !lines
+        .next()
+        .is_some_and(|first| frontmatter::is_delimiter(strip_cr(first)))
+    {
+        return (text, 1, false);
     }
-    let consumed = text.len() - body.len();
-    let start_line = 1 + text[..consumed].matches('\n').count();
-    (body, start_line, true)
+    let mut consumed = text.split_inclusive('\n').next().map_or(0, str::len);
+    for l in lines {
+        consumed += l.len();
+        if frontmatter::is_delimiter(strip_cr(l)) {
+            // The body starts after the closing line and any blank space after it.
+            let rest = &text[consumed..];
+            let body = if !l.ends_with('\n') {
+                ""
+            } else {
+                rest.trim_start_matches([' ', '\t', '\r', '\n'])
+            };
+            let start_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+            return (body, start_line, true);
+        }
+    }
+    (text, 1, false)
+}
+
+/// Only Claude Code's whitespace; most lines are decided by their first byte.
+fn is_js_blank(l: &str) -> bool {
+    match l.as_bytes().first() {
+        None => true,
+        Some(b) if b.is_ascii_graphic() => false,
+        _ => l.chars().all(is_js_space),
+    }
+}
+
+/// A line without its LF and one CR before it.
+fn strip_cr(l: &str) -> &str {
+    let l = l.strip_suffix('\n').unwrap_or(l);
+    l.strip_suffix('\r').unwrap_or(l)
 }
 
 /// CRLF and lone CR become LF (the lexer's normalization); lines keep their origin.
@@ -132,14 +165,16 @@ fn normalize_line_endings(m: &Mapped) -> Mapped {
 }
 
 /// Claude Code's `trim` on mapped text: leading lines that vanish are dropped.
-fn trim(m: &Mapped) -> Mapped {
+fn trim(mut m: Mapped) -> Mapped {
     let start = m.text.len() - m.text.trim_start_matches(is_js_space).len();
     let end = m.text.trim_end_matches(is_js_space).len().max(start);
     let skipped = m.text[..start].matches('\n').count();
-    let text = m.text[start..end].to_string();
-    let n = text.matches('\n').count() + 1;
-    let origin = m.origin.iter().skip(skipped).take(n).copied().collect();
-    Mapped { text, origin }
+    m.text.truncate(end);
+    m.text.drain(..start);
+    let n = m.text.bytes().filter(|b| *b == b'\n').count() + 1;
+    m.origin.drain(..skipped.min(m.origin.len()));
+    m.origin.truncate(n);
+    m
 }
 
 /// §2.7.1 on trimmed text.
@@ -195,7 +230,7 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
         let end = offset + l.len();
         if end <= kept.len() {
             fully_kept = i + 1;
-        } else if !l.chars().all(is_js_space) {
+        } else if !is_js_blank(l) {
             load.dropped.push(Dropped {
                 line: t.origin[i],
                 index: i,
