@@ -58,6 +58,11 @@ pub struct Frontmatter {
 }
 
 impl Frontmatter {
+    /// The result for a block that Claude Code's 30-line window does not show.
+    pub fn beyond_window() -> Self {
+        Self::without_block(Status::BeyondWindow)
+    }
+
     fn without_block(status: Status) -> Self {
         Frontmatter {
             status,

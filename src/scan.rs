@@ -32,6 +32,10 @@ pub enum ProblemKind {
     Cycle,
     /// A directory that cannot be listed.
     UnlistableDir(String),
+    /// Listed, but binary (NUL bytes at its start).
+    Binary,
+    /// Listed, but its first 30 lines exceed 1 MiB (frontmatter not seen).
+    WindowTooLarge,
 }
 
 #[derive(Clone, Debug)]
@@ -58,6 +62,13 @@ impl Problem {
             ProblemKind::Cycle => format!("{}: symlink cycle, skipped", self.rel),
             ProblemKind::UnlistableDir(e) => {
                 format!("{}: directory cannot be listed ({e})", self.rel)
+            }
+            ProblemKind::Binary => format!("{}: binary content (NUL bytes); Claude Code reads it as text", self.rel),
+            ProblemKind::WindowTooLarge => {
+                format!(
+                    "{}: the first 30 lines exceed 1 MiB; its frontmatter is not seen",
+                    self.rel
+                )
             }
         }
     }
@@ -224,6 +235,20 @@ fn read_batch(batch: Vec<Item>, acc: &mut (Vec<Memory>, Vec<Problem>)) {
         };
         match file.and_then(|f| read_memory_from(f, &mut buf)) {
             Ok(mut m) => {
+                if buf.iter().take(8192).any(|b| *b == 0) {
+                    acc.1.push(Problem {
+                        rel: rel.clone(),
+                        path: path.clone(),
+                        kind: ProblemKind::Binary,
+                    });
+                }
+                if m.window_exceeded {
+                    acc.1.push(Problem {
+                        rel: rel.clone(),
+                        path: path.clone(),
+                        kind: ProblemKind::WindowTooLarge,
+                    });
+                }
                 m.rel = rel;
                 m.path = path;
                 acc.0.push(m);
@@ -478,10 +503,11 @@ fn read_memory_from(mut file: File, buf: &mut Vec<u8>) -> io::Result<Memory> {
     let lines = frontmatter::scan_lines(&text);
     let mut fm = frontmatter::parse_lines(&lines);
     let opens = lines.first().is_some_and(|l| frontmatter::is_delimiter(l));
-    if opens
-        && fm.close_line.is_none()
-        && (window.exceeded || (window.more && closes_later(&mut file, window.bytes_read)?))
-    {
+    let exceeded = opens && window.exceeded;
+    if exceeded {
+        // The first 30 lines do not fit in 1 MiB: treated as no frontmatter (§2.5).
+        fm = frontmatter::Frontmatter::beyond_window();
+    } else if opens && fm.close_line.is_none() && window.more && closes_later(&mut file, window.bytes_read)? {
         fm.status = Status::BeyondWindow;
     }
     let fields = Fields::take(&mut fm);
@@ -496,7 +522,7 @@ fn read_memory_from(mut file: File, buf: &mut Vec<u8>) -> io::Result<Memory> {
         size: meta.len(),
         frontmatter: fm,
         fields,
-        window_exceeded: window.exceeded && opens,
+        window_exceeded: exceeded,
     })
 }
 
@@ -525,6 +551,7 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
     let mut lines = 0;
     let mut opener = false;
     let mut end = None;
+    let mut closed = None;
     let mut want = 1024;
     loop {
         let old = buf.len();
@@ -547,11 +574,20 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
             lines += 1;
             if lines == 1 {
                 opener = is_delimiter_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
-            } else if opener && is_delimiter_bytes(line) {
-                end = Some((lf, true));
-                break;
+            } else if opener && closed.is_none() && is_delimiter_bytes(line) {
+                closed = Some(lf);
+                // A file of at most 1 MiB cannot exceed the limit: stop here. A
+                // larger one is read on to line 30 (bounded by 1 MiB) to tell.
+                if size <= WINDOW_MAX_BYTES as u64 {
+                    end = Some((lf, true));
+                    break;
+                }
             }
             if lines == FRONTMATTER_MAX_LINES {
+                if let Some(c) = closed {
+                    end = Some((c, true));
+                    break;
+                }
                 end = Some((lf, false));
                 break;
             }
@@ -572,7 +608,11 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
             bytes_read > e + 1 || size > (e + 1) as u64 || (size == 0 && file_has_more(file)?),
         ),
         None if buf.len() >= WINDOW_MAX_BYTES => (WINDOW_MAX_BYTES, true, true),
-        None => (buf.len(), false, false),
+        None => match closed {
+            // Fewer than 30 lines in a file whose block closed.
+            Some(c) => (c, false, true),
+            None => (buf.len(), false, false),
+        },
     };
     Ok(Window {
         len,

@@ -162,6 +162,11 @@ fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Resul
         ));
     }
     let text = bounded_text(open_index(path)?, &path.display().to_string())?;
+    if text.bytes().take(8192).any(|b| b == 0) {
+        out.warn(format!(
+            "{label} is binary (NUL bytes); modelled on its text as Claude Code reads it"
+        ));
+    }
     if text.contains('\u{fffd}') && std::fs::read(path).is_ok_and(|b| std::str::from_utf8(&b).is_err()) {
         out.warn(format!(
             "{label} is not valid UTF-8; modelled on the lossily decoded text, as Claude Code reads it"

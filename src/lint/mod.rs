@@ -333,6 +333,8 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
                 format!("file name `{}` is not valid UTF-8; rename it with mv", p.rel),
             )),
             P::Cycle | P::UnlistableDir(_) => notes.push(p.message()),
+            // Listed memories: ML133 and ML104 report these.
+            P::Binary | P::WindowTooLarge => {}
         }
     }
     let total = scan.memories.len();

@@ -3,6 +3,7 @@
 mod support;
 
 mod add;
+mod bad_input;
 mod dream;
 mod edit;
 mod forget;

@@ -1,0 +1,604 @@
+//! The bad-input table of SPEC §5: one test per row, each asserting the message,
+//! the exit code and what stays on disk. Fixtures are generated here.
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+
+use crate::support::{Env, read};
+
+const GOOD: &str = "---\nname: Good\ndescription: d\ntype: user\n---\nbody\n";
+
+fn ids(env: Env) -> Vec<String> {
+    let run = env.args(["lint", "--json"]).run();
+    run.json()["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Peak RSS (KiB) of a memctl run, through GNU time (on this machine kind).
+fn peak_rss_kib(env: &Env, args: &[&str]) -> u64 {
+    let mut cmd = env.command();
+    cmd.args(args);
+    let mut time = std::process::Command::new("/usr/bin/time");
+    time.arg("-f")
+        .arg("%M")
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .env_clear()
+        .current_dir(cmd.get_current_dir().unwrap());
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            time.env(k, v);
+        }
+    }
+    let out = time.output().expect("GNU time runs");
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn binary_file() {
+    let bytes = b"\x00\x01binary\xff\xfe\n";
+    let env = Env::new().file("mem/bin.md", bytes);
+    let run = env.args(["list"]).run().success();
+    assert_eq!(
+        run.stdout,
+        "-\tbin.md\t1\tno\t-\t-\n".replace("\t1\t", &format!("\t{}\t", run.stdout.split('\t').nth(2).unwrap()))
+    );
+    assert!(
+        run.stderr
+            .contains("bin.md: binary content (NUL bytes); Claude Code reads it as text"),
+        "{}",
+        run.stderr
+    );
+    let found = ids(Env::new().file("mem/bin.md", bytes));
+    assert!(
+        found.contains(&"ML133".to_string()) && found.contains(&"ML123".to_string()),
+        "{found:?}"
+    );
+    let env = Env::new().file("mem/bin.md", bytes);
+    let _run = env.args(["show", "--raw", "bin"]).run().success();
+    let env = Env::new().file("mem/MEMORY.md", b"- [A](a.md) \x00 x\n");
+    let run = env.args(["truncate-check"]).run().success();
+    assert!(
+        run.stderr
+            .contains("MEMORY.md is binary (NUL bytes); modelled on its text as Claude Code reads it"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn non_utf8_file_name() {
+    let env = Env::new();
+    fs::write(env.dir().join(std::ffi::OsStr::from_bytes(b"caf\xe9.md")), GOOD).unwrap();
+    let run = env.args(["list", "--format", "paths"]).run().success().stdout("");
+    assert_eq!(
+        run.stderr,
+        "memctl: warning: caf\\xe9.md: file name is not valid UTF-8; Claude Code cannot open it (rename it with mv)\n"
+    );
+    let env = Env::new();
+    fs::write(env.dir().join(std::ffi::OsStr::from_bytes(b"caf\xe9.md")), GOOD).unwrap();
+    assert!(ids(env).contains(&"ML128".to_string()));
+    let env = Env::new();
+    fs::write(env.dir().join(std::ffi::OsStr::from_bytes(b"caf\xe9.md")), GOOD).unwrap();
+    let run = env.args(["show", "caf"]).run().code(2);
+    assert!(
+        run.stderr.starts_with("memctl: no memory named `caf`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn non_utf8_content() {
+    let bytes = b"---\nname: caf\xe9\ndescription: d\n---\nbody \xff here\n";
+    let run = Env::new().file("mem/x.md", bytes).args(["show", "x"]).run().success();
+    assert!(run.stdout.contains("  name:         caf\u{fffd}\n"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("body \u{fffd} here\n"));
+    let env = Env::new().file("mem/x.md", bytes);
+    let out = env.command().args(["show", "--raw", "x"]).output().unwrap();
+    assert_eq!(out.stdout, bytes);
+    let doc = Env::new()
+        .file("mem/x.md", bytes)
+        .args(["lint", "--json", "--rule", "ML123"])
+        .run()
+        .json();
+    assert_eq!(
+        doc["findings"][0]["message"],
+        "invalid UTF-8 at byte 13; Claude Code reads U+FFFD there"
+    );
+    let doc = Env::new()
+        .file("mem/MEMORY.md", b"caf\xe9\n")
+        .args(["truncate-check", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["byte_count"], 4, "counted after lossy decoding");
+}
+
+#[test]
+fn crlf_line_endings() {
+    let text = GOOD.replace('\n', "\r\n");
+    let run = Env::new().memory("c.md", &text).args(["show", "c"]).run().success();
+    assert!(run.stdout.contains("  name:         Good\n"));
+    assert!(run.stdout.ends_with("body\r\n"), "body shown as is");
+    let doc = Env::new()
+        .memory("c.md", &text)
+        .index("- [C](c.md) — c\r\n")
+        .args(["lint", "--json", "--rule", "ML215"])
+        .run()
+        .json();
+    assert_eq!(doc["findings"][0]["severity"], "info");
+    let doc = Env::new()
+        .index("a\r\nb\r\n")
+        .args(["truncate-check", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["byte_count"], 4, "the CR between the lines is kept and counted");
+}
+
+#[test]
+fn utf8_bom() {
+    let text = format!("\u{feff}{GOOD}");
+    let run = Env::new()
+        .memory("b.md", &text)
+        .args(["list", "--format", "manifest"])
+        .run()
+        .success();
+    assert!(run.stdout.contains("[user] b.md"), "{}", run.stdout);
+    let env = Env::new().memory("b.md", &text);
+    let out = env.command().args(["show", "--raw", "b"]).output().unwrap();
+    assert!(out.stdout.starts_with("\u{feff}".as_bytes()));
+    assert!(ids(Env::new().memory("b.md", &text)).contains(&"ML124".to_string()));
+    let doc = Env::new()
+        .index("\u{feff}abc")
+        .args(["truncate-check", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["byte_count"], 3);
+}
+
+#[test]
+fn a_100_mb_file_is_read_in_bounded_amounts() {
+    use std::io::Write;
+    let env = Env::new();
+    let p = env.dir().join("huge.md");
+    let mut f = fs::File::create(&p).unwrap();
+    f.write_all(b"---\nname: Huge\ndescription: a very large memory\ntype: reference\n---\n")
+        .unwrap();
+    let chunk = "a line of notes that goes on for a while\n".repeat(1 << 15);
+    for _ in 0..(100 << 20) / chunk.len() {
+        f.write_all(chunk.as_bytes()).unwrap();
+    }
+    drop(f);
+    let list = peak_rss_kib(&env, &["list", "--format", "manifest"]);
+    assert!(list < 30 * 1024, "list read too much: {list} KiB peak");
+    let show = peak_rss_kib(&env, &["show", "huge"]);
+    assert!(show < 40 * 1024, "show must stream the body: {show} KiB peak");
+    let run = env.args(["list", "--format", "manifest"]).run().success();
+    assert!(run.stdout.contains("[reference] huge.md"), "{}", run.stdout);
+}
+
+#[test]
+fn a_100_mb_line_hides_the_frontmatter_without_reading_it_all() {
+    let env = Env::new();
+    let p = env.dir().join("huge.md");
+    fs::write(&p, "---\nname: Huge\ndescription: d\ntype: reference\n---\n").unwrap();
+    // Line 6 is 100 MB of NUL bytes: the first 30 lines exceed 1 MiB.
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(100 << 20)
+        .unwrap();
+    let list = peak_rss_kib(&env, &["list", "--format", "manifest"]);
+    assert!(list < 30 * 1024, "list read too much: {list} KiB peak");
+    let run = env.args(["list", "--json"]).run().success();
+    let doc = run.json();
+    assert_eq!(doc["entries"][0]["frontmatter_status"], "beyond-window");
+    assert!(
+        doc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w == "huge.md: the first 30 lines exceed 1 MiB; its frontmatter is not seen"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_100_mb_file_is_refused_by_edit_and_large_for_lint() {
+    let env = Env::new();
+    let p = env.dir().join("huge.md");
+    fs::write(&p, GOOD).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(100 << 20)
+        .unwrap();
+    let lint_rss = peak_rss_kib(&env, &["lint"]);
+    assert!(
+        lint_rss < 60 * 1024,
+        "lint reads at most 16 MiB of a file: {lint_rss} KiB"
+    );
+    let doc = env.args(["lint", "--json", "--rule", "ML122"]).run().json();
+    assert_eq!(doc["findings"][0]["id"], "ML122");
+    let env = Env::new();
+    let p = env.dir().join("huge.md");
+    fs::write(&p, GOOD).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(100 << 20)
+        .unwrap();
+    let run = env.env("EDITOR", "true").args(["edit", "huge"]).run().code(2);
+    assert!(
+        run.stderr.starts_with("memctl: file larger than 10 MiB"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn truncate_check_refuses_above_256_mib() {
+    let env = Env::new();
+    let p = env.dir().join("MEMORY.md");
+    fs::write(&p, "- [A](a.md) — a\n").unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len((256 << 20) + 1)
+        .unwrap();
+    let run = env.args(["truncate-check"]).run().code(2);
+    assert!(
+        run.stderr.starts_with("memctl: index larger than 256 MiB"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn yaml_alias_bomb() {
+    let mut y = String::from("---\nname: bomb\ndescription: boom\na: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    // Keys made of letters only, so the quote-retry rewrites every line (§2.4.4).
+    let keys = ["a", "ba", "bb", "bc", "bd", "be", "bf"];
+    for pair in keys.windows(2) {
+        let (prev, key) = (pair[0], pair[1]);
+        y.push_str(&format!(
+            "{key}: &{key} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        ));
+    }
+    y.push_str("type: user\n---\nbody\n");
+    let doc = Env::new()
+        .memory("bomb.md", &y)
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["entries"][0]["frontmatter_status"], "retried",
+        "the retry turns the aliased values into strings"
+    );
+    assert_eq!(doc["entries"][0]["type"], "user");
+    let run = Env::new().memory("bomb.md", &y).args(["show", "bomb"]).run().success();
+    assert!(
+        run.stdout.contains(
+            "  frontmatter:  retried — parsed only by the quote-retry after exceeding memctl's YAML limits (ML101)"
+        ),
+        "{}",
+        run.stdout
+    );
+    let doc = Env::new()
+        .memory("bomb.md", &y)
+        .args(["lint", "--json", "--rule", "ML101"])
+        .run()
+        .code(1)
+        .json();
+    assert!(
+        doc["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exceeds memctl's YAML limits")
+    );
+}
+
+#[test]
+fn deeply_nested_yaml() {
+    let flow = format!(
+        "---\ndescription: {}{}\ntype: user\n---\n",
+        "[".repeat(500),
+        "]".repeat(500)
+    );
+    let doc = Env::new()
+        .memory("flow.md", &flow)
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["entries"][0]["description"],
+        format!("{}{}", "[".repeat(500), "]".repeat(500))
+    );
+    // 300 levels of block sequences on one line, inside the 30-line window.
+    let block = format!("---\ndescription: d\ntype: user\nx:\n  {}y\n---\n", "- ".repeat(300));
+    let doc = Env::new()
+        .memory("block.md", &block)
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["entries"][0]["frontmatter_status"], "failed");
+    assert_eq!(
+        doc["entries"][0]["type"],
+        serde_json::Value::Null,
+        "block nesting: no fields"
+    );
+    let doc = Env::new()
+        .memory("block.md", &block)
+        .args(["lint", "--json", "--rule", "ML101"])
+        .run()
+        .code(1)
+        .json();
+    assert!(
+        doc["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exceeds memctl's YAML limits"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn dangling_symlink() {
+    let mk = || {
+        let env = Env::new().memory("ok.md", GOOD);
+        std::os::unix::fs::symlink(env.root().join("gone"), env.dir().join("dangling.md")).unwrap();
+        env
+    };
+    mk().args(["list", "--format", "paths"])
+        .run()
+        .success()
+        .stderr("memctl: warning: dangling.md: dangling symlink; Claude Code drops it\n");
+    let run = mk().args(["show", "dangling"]).run().code(2);
+    assert!(run.stderr.starts_with("memctl: no memory named `dangling`"));
+    let env = mk();
+    let d = env.dir();
+    let _run = env.args(["forget", "--yes", "dangling"]).run().success();
+    assert!(fs::symlink_metadata(d.join(".trash/20260310T120000Z/dangling.md.deleted")).is_ok());
+    let doc = mk().args(["lint", "--json", "--rule", "ML131"]).run().code(1).json();
+    assert_eq!(doc["findings"][0]["severity"], "error");
+    let env = Env::new();
+    let p = env.root().join("nowhere/MEMORY.md");
+    let run = env.arg("truncate-check").arg(&p).run().code(2);
+    assert!(run.stderr.contains("No such file"), "{}", run.stderr);
+}
+
+#[test]
+fn symlink_escaping_the_dir() {
+    let mk = || {
+        let env = Env::new().file("outside/x.md", GOOD.as_bytes());
+        std::os::unix::fs::symlink(env.root().join("outside/x.md"), env.dir().join("x.md")).unwrap();
+        env
+    };
+    let run = mk().args(["list", "--format", "manifest"]).run().success();
+    assert!(run.stdout.contains("[user] x.md"), "listed: Claude Code reads it");
+    mk().args(["show", "x"]).run().success();
+    let env = mk();
+    let ed = crate::support::script(&env, "ed.sh", "echo x >> \"$1\"");
+    let run = env.env("EDITOR", ed).args(["edit", "x"]).run().code(2);
+    assert!(
+        run.stderr
+            .starts_with("memctl: write target resolves outside the memory dir")
+    );
+    let env = mk();
+    let (d, root) = (env.dir(), env.root());
+    let _run = env.args(["forget", "--yes", "x"]).run().success();
+    assert!(
+        fs::symlink_metadata(d.join(".trash/20260310T120000Z/x.md.deleted"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("outside/x.md")).unwrap(),
+        GOOD,
+        "the target is untouched"
+    );
+    assert!(ids(mk()).contains(&"ML130".to_string()));
+    let env = Env::new().file("outside/MEMORY.md", b"- [A](a.md) \xe2\x80\x94 a\n");
+    std::os::unix::fs::symlink(env.root().join("outside/MEMORY.md"), env.dir().join("MEMORY.md")).unwrap();
+    let run = env.args(["truncate-check"]).run().success();
+    assert!(
+        run.stderr.contains("MEMORY.md is a symlink leaving the memory dir"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn directory_named_like_a_memory() {
+    let mk = || {
+        let env = Env::new().memory("ok.md", GOOD);
+        fs::create_dir(env.dir().join("dir.md")).unwrap();
+        env
+    };
+    mk().args(["list", "--format", "paths"])
+        .run()
+        .success()
+        .stderr("memctl: warning: dir.md: is a directory, not a memory file; Claude Code drops it\n");
+    mk().args(["show", "dir"]).run().code(2);
+    let doc = mk().args(["lint", "--json", "--rule", "ML131"]).run().success().json();
+    assert_eq!(doc["findings"][0]["severity"], "info");
+    let env = Env::new();
+    fs::create_dir(env.dir().join("MEMORY.md")).unwrap();
+    let run = env.args(["truncate-check"]).run().code(2);
+    assert!(
+        run.stderr.starts_with("memctl: is a directory, not an index file"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn unreadable_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let mk = || {
+        let env = Env::new().memory("ok.md", GOOD).memory("secret.md", GOOD);
+        fs::set_permissions(env.dir().join("secret.md"), fs::Permissions::from_mode(0o000)).unwrap();
+        env
+    };
+    // As root (CI runs as root) every file is readable, so the EACCES behaviour
+    // cannot be produced; only that assertion is skipped then.
+    let root = fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false);
+    let run = mk().args(["list", "--format", "paths"]).run().success();
+    if !root {
+        assert!(
+            run.stderr.contains("secret.md: cannot be read (Permission denied"),
+            "{}",
+            run.stderr
+        );
+        let doc = mk().args(["lint", "--json", "--rule", "ML131"]).run().code(1).json();
+        assert_eq!(doc["findings"][0]["severity"], "error");
+    }
+    let env = mk();
+    let d = env.dir();
+    let _kept = env.args(["list"]).run();
+    assert_eq!(
+        fs::metadata(d.join("secret.md")).unwrap().permissions().mode() & 0o777,
+        0,
+        "nothing is changed"
+    );
+}
+
+#[test]
+fn traversal_names() {
+    for bad in ["../x", "/etc/passwd", "a/../../b.md", "x\ny"] {
+        for cmd in [vec!["show", bad], vec!["forget", "--yes", bad], vec!["edit", bad]] {
+            let run = Env::new().args(cmd.clone()).run().code(2);
+            assert!(
+                run.stderr.starts_with("memctl: invalid memory file name"),
+                "{cmd:?}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn first_30_lines_over_1_mib() {
+    // The block closes on line 4, but lines 1–30 hold more than 1 MiB.
+    let text = format!(
+        "---\ndescription: {}\ntype: user\n---\n{}",
+        "x".repeat(200),
+        format!("{}\n", "y".repeat(50_000)).repeat(29)
+    );
+    let run = Env::new()
+        .memory("big.md", &text)
+        .args(["list", "--json"])
+        .run()
+        .success();
+    let doc = run.json();
+    assert_eq!(doc["entries"][0]["frontmatter_status"], "beyond-window");
+    assert_eq!(
+        doc["warnings"][0],
+        "big.md: the first 30 lines exceed 1 MiB; its frontmatter is not seen"
+    );
+    let d = Env::new()
+        .memory("big.md", &text)
+        .args(["lint", "--json", "--rule", "ML104"])
+        .run()
+        .code(1)
+        .json();
+    assert_eq!(
+        d["findings"][0]["message"],
+        "frontmatter unseen: first 30 lines exceed 1 MiB"
+    );
+    let run = Env::new().memory("big.md", &text).args(["show", "big"]).run().success();
+    assert!(
+        run.stdout.contains(&format!("  description:  {}", "x".repeat(200))),
+        "parsed on demand: {}",
+        &run.stdout[..300]
+    );
+    assert!(
+        run.stderr
+            .contains("Claude Code's scan reads only the first 30 lines of big.md and sees: frontmatter beyond-window"),
+        "{}",
+        run.stderr
+    );
+    let small = format!(
+        "---\ndescription: d\n---\n{}",
+        format!("{}\n", "y".repeat(40_000)).repeat(20)
+    );
+    let doc = Env::new()
+        .memory("ok.md", &small)
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["entries"][0]["frontmatter_status"], "ok",
+        "under 1 MiB in 30 lines: seen"
+    );
+}
+
+#[test]
+fn surrogate_pair_cut_at_the_limit() {
+    let index = format!("{}😀 tail", "a".repeat(24_999));
+    let run = Env::new()
+        .index(&index)
+        .args(["truncate-check", "--print-loaded"])
+        .run()
+        .success();
+    assert!(
+        run.stdout
+            .starts_with(&format!("{}\u{fffd}\n\n> WARNING", "a".repeat(24_999)))
+    );
+}
+
+#[test]
+fn empty_file() {
+    let run = Env::new()
+        .memory("empty.md", "")
+        .args(["list", "--json"])
+        .run()
+        .success();
+    assert_eq!(run.json()["entries"][0]["frontmatter_status"], "none");
+    let run = Env::new()
+        .memory("empty.md", "")
+        .args(["show", "empty"])
+        .run()
+        .success();
+    assert!(run.stdout.starts_with("empty.md\n"));
+    assert!(ids(Env::new().memory("empty.md", "")).contains(&"ML103".to_string()));
+    let doc = Env::new()
+        .index("")
+        .args(["truncate-check", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        (
+            doc["line_count"].as_u64(),
+            doc["byte_count"].as_u64(),
+            doc["loaded"].as_str()
+        ),
+        (Some(1), Some(0), Some(""))
+    );
+    let _ = read;
+}
