@@ -24,6 +24,9 @@ pub mod store;
 pub mod text;
 pub mod yaml;
 
+#[cfg(test)]
+mod props;
+
 use std::io;
 use std::process::ExitCode;
 

@@ -291,7 +291,7 @@ fn simple_scalar(v: &str) -> Option<Value> {
     Some(resolve_plain(v).unwrap_or_else(|| Value::String(v.to_string())))
 }
 
-fn parse_events(text: &str) -> Result<Document, Error> {
+pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(Error::Limit(format!("text longer than {MAX_TEXT_BYTES} bytes")));
     }

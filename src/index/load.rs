@@ -406,6 +406,23 @@ fn indent_of(line: &str) -> usize {
     col
 }
 
+/// `line` without leading spaces and tabs worth `cols` columns (a tab that
+/// straddles the boundary is removed whole). Never cuts inside a char.
+fn strip_columns(line: &str, cols: usize) -> &str {
+    let mut col = 0;
+    for (i, c) in line.char_indices() {
+        if col >= cols {
+            return &line[i..];
+        }
+        match c {
+            ' ' => col += 1,
+            '\t' => col += 4 - col % 4,
+            _ => return &line[i..],
+        }
+    }
+    ""
+}
+
 fn is_blank(line: &str) -> bool {
     line.chars().all(|c| c == ' ' || c == '\t')
 }
@@ -616,7 +633,7 @@ impl BlockContext {
         }
         if let Some(ci) = self.list {
             if indent_of(line) >= ci {
-                return self.consume_inner(&line[line.len().min(ci)..]);
+                return self.consume_inner(strip_columns(line, ci));
             }
             if list_marker(line).is_none() && (!self.paragraph || starts_block(line)) {
                 self.list = None;
@@ -672,6 +689,15 @@ fn starts_block(line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// Found by the property tests: a tab-indented list continuation holding a
+    /// multi-byte char was sliced by columns as if they were bytes.
+    #[test]
+    fn tab_indented_list_continuation_with_multibyte_text() {
+        let l = super::load("- item\n\té text\n<!-- note -->\nafter\n");
+        assert_eq!(l.processed.text, "- item\n\té text\nafter");
+        assert_eq!(l.processed.origin, vec![1, 2, 4]);
+    }
+
     use super::*;
 
     fn stripped(text: &str) -> String {

@@ -35,7 +35,7 @@ impl Link {
             Target::Inside(p) | Target::Outside(p) => p,
             Target::External => return false,
         };
-        path.len() >= 3 && path[path.len() - 3..].eq_ignore_ascii_case(".md")
+        path.len() >= 3 && path.as_bytes()[path.len() - 3..].eq_ignore_ascii_case(b".md")
     }
 
     /// The memory file (relative to the index's dir) this link points to, if inside.
@@ -444,6 +444,15 @@ pub fn render_entry(title: &str, file: &str, hook: &str) -> (String, bool) {
 
 #[cfg(test)]
 mod tests {
+    /// Found by the property tests: the `.md` check sliced inside a char.
+    #[test]
+    fn link_ending_in_a_multibyte_char_is_not_a_memory_link() {
+        let links = super::extract_links("- [x](aѨ)\n- [y](aѨ.MD)\n");
+        assert_eq!(links.len(), 2);
+        assert!(!links[0].is_memory_link());
+        assert_eq!(links[1].memory_target(), Some("aѨ.MD"));
+    }
+
     use super::*;
 
     fn targets(text: &str) -> Vec<(usize, Option<String>)> {

@@ -602,3 +602,18 @@ fn empty_file() {
     );
     let _ = read;
 }
+
+/// Inputs the property tests found to panic (fixed); kept as end-to-end checks.
+#[test]
+fn fuzz_regressions_do_not_crash() {
+    let index = "- [x](aѨ)\n- item\n\té text\n<!-- note -->\n";
+    let run = Env::new().index(index).args(["lint", "--json"]).run();
+    assert_ne!(run.code, 2, "{}", run.stderr);
+    let doc = Env::new()
+        .index(index)
+        .args(["truncate-check", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["line_count"], 3, "the comment line is stripped");
+}
