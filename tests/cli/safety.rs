@@ -213,7 +213,7 @@ fn kill_campaign(
     seed: u64,
     reset: impl Fn(),
     check: impl Fn(usize),
-) -> usize {
+) -> (usize, usize) {
     let mut kills = 0;
     let span = span.as_micros().max(1) as u64;
     let mut d = delays(seed).map(|x| x * span / 4000);
@@ -240,7 +240,7 @@ fn kill_campaign(
         kills >= 100,
         "only {kills} processes were still running when killed, in {runs} runs"
     );
-    kills
+    (kills, runs)
 }
 
 /// The `.md` files of a dir (recursively not needed here), name → content.
@@ -294,7 +294,7 @@ fn kill_9_during_lint_fix_never_tears_a_file() {
     let env = Env::new();
     let d = env.dir();
     let partial = std::cell::Cell::new(0);
-    let kills = kill_campaign(
+    let (kills, runs) = kill_campaign(
         &env,
         &["lint", "--fix"],
         span,
@@ -330,7 +330,7 @@ fn kill_9_during_lint_fix_never_tears_a_file() {
         },
     );
     eprintln!(
-        "lint --fix: {kills} kills, {} left some files fixed and others not",
+        "lint --fix: {runs} runs, {kills} kills, 31 files checked after each, {} left some files fixed and others not, 0 torn",
         partial.get()
     );
     assert!(
@@ -384,7 +384,7 @@ fn kill_9_during_edit_never_tears_a_file() {
     assert_eq!(read(&d, "note.md"), after, "the uninterrupted edit saves the draft");
     let index_after = read(&d, "MEMORY.md");
     let saved = std::cell::Cell::new(0);
-    let kills = kill_campaign(&env, &["edit", "note"], span, 13, reset, |run| {
+    let (kills, runs) = kill_campaign(&env, &["edit", "note"], span, 13, reset, |run| {
         let text = read(&d, "note.md");
         assert!(
             text == before || text == after,
@@ -398,7 +398,10 @@ fn kill_9_during_edit_never_tears_a_file() {
             "run {run}: torn index {index:?}"
         );
     });
-    eprintln!("edit: {kills} kills, {} runs saved", saved.get());
+    eprintln!(
+        "edit: {runs} runs, {kills} kills, 2 files checked after each, {} runs saved, 0 torn",
+        saved.get()
+    );
     assert!(
         saved.get() > 0,
         "no kill landed after the save: the campaign tests nothing"
