@@ -438,10 +438,10 @@ fn truncation_model() {
         for d in &l.dropped {
             prop_assert!(d.line >= 1 && d.line <= file_lines.len(), "line {}", d.line);
             prop_assert!(
-                file_lines[d.line - 1].contains(d.text.as_str()),
+                file_lines[d.line - 1].contains(l.dropped_text(d)),
                 "line {} holds {:?}",
                 d.line,
-                d.text
+                l.dropped_text(d)
             );
         }
         if !l.truncated() {

@@ -8,11 +8,34 @@ pub fn utf16_len(s: &str) -> usize {
     if s.is_ascii() {
         return s.len();
     }
-    // One unit per char (every byte that is not a continuation byte), one more for
-    // each 4-byte sequence (an astral char).
-    s.bytes()
-        .map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0))
-        .sum()
+    // One unit per char (every byte that is not a continuation byte `10xxxxxx`), one
+    // more for each 4-byte sequence (lead byte `11110xxx`, an astral char).
+    let b = s.as_bytes();
+    let continuation = count_masked(b, 0xc0, 0x80);
+    let astral = count_masked(b, 0xf8, 0xf0);
+    b.len() - continuation + astral
+}
+
+/// How many times `byte` occurs in `bytes` (eight bytes at a time).
+pub fn count_byte(bytes: &[u8], byte: u8) -> usize {
+    count_masked(bytes, 0xff, byte)
+}
+
+/// How many bytes `b` satisfy `b & mask == value`.
+fn count_masked(bytes: &[u8], mask: u8, value: u8) -> usize {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let (m, v) = (u64::from_ne_bytes([mask; 8]), u64::from_ne_bytes([value; 8]));
+    let mut chunks = bytes.chunks_exact(8);
+    let mut n = 0usize;
+    for c in &mut chunks {
+        let w = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // Exact zero-byte detection: the high bit of each byte of `z` is set iff
+        // that byte of `x` is zero.
+        let x = (w & m) ^ v;
+        let z = !(((x & LOW7) + LOW7) | x | LOW7);
+        n += z.count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|b| **b & mask == value).count()
 }
 
 /// The characters JavaScript's `trim` and `\s` remove (SPEC §2.1.3). Not Rust's set:
@@ -229,6 +252,14 @@ pub fn suggestions<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counting_matches_a_char_by_char_count() {
+        for s in ["", "a", "a\nb\n", "é\n😀x\n\n日本語\n", &"ab\n😀é".repeat(37)] {
+            assert_eq!(super::utf16_len(s), s.encode_utf16().count(), "{s:?}");
+            assert_eq!(super::count_byte(s.as_bytes(), b'\n'), s.matches('\n').count(), "{s:?}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -442,7 +442,7 @@ fn truncation_warning(check: &super::truncate_check::Checked, label: &str, entry
     let reason = l.reason.as_ref()?;
     let mut s = format!("Claude Code would truncate {label}: {reason}\nThese entries would not be loaded:");
     for d in &l.dropped {
-        let text = check.file_line(d.line).unwrap_or(&d.text).to_string();
+        let text = check.file_line(d.line).unwrap_or(l.dropped_text(d)).to_string();
         let mark = if text.trim_end() == entry {
             "   ← the new entry"
         } else {

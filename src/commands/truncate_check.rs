@@ -32,14 +32,26 @@ pub struct Checked {
     /// The file's text and where its lines start, to quote dropped entries as
     /// they are in the file.
     text: String,
-    line_starts: Vec<usize>,
+    /// Starts of the file's lines, found on demand up to the last line asked for
+    /// (a report quotes a few dropped entries; most of a large file is never split).
+    line_starts: std::cell::RefCell<Vec<usize>>,
 }
 
 impl Checked {
     /// Line `n` (1-based) of the file, without its LF and one CR.
     pub fn file_line(&self, n: usize) -> Option<&str> {
-        let start = *self.line_starts.get(n.checked_sub(1)?)?;
-        let end = self.line_starts.get(n).map_or(self.text.len(), |e| e - 1);
+        let mut starts = self.line_starts.borrow_mut();
+        let bytes = self.text.as_bytes();
+        while starts.len() <= n {
+            let Some(&last) = starts.last() else { break };
+            match bytes.get(last..).and_then(|rest| rest.iter().position(|b| *b == b'\n')) {
+                Some(i) => starts.push(last + i + 1),
+                None => break,
+            }
+        }
+        let start = *starts.get(n.checked_sub(1)?)?;
+        let end = starts.get(n).map_or(self.text.len(), |e| e - 1);
+        drop(starts);
         let line = self.text.get(start..end)?;
         Some(line.strip_suffix('\r').unwrap_or(line))
     }
@@ -83,8 +95,9 @@ pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
     })
 }
 
-fn bounded_text(mut reader: impl Read, shown: &str) -> Result<String> {
-    let mut bytes = Vec::new();
+fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<String> {
+    // One allocation of the right size (`take` hides the file's own size hint).
+    let mut bytes = Vec::with_capacity(size_hint.min(MAX_INDEX_BYTES + 1) as usize + 1);
     reader.by_ref().take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_INDEX_BYTES {
         return Err(Error::new(Kind::Io, format!("index larger than 256 MiB: {shown}"))
@@ -95,24 +108,23 @@ fn bounded_text(mut reader: impl Read, shown: &str) -> Result<String> {
 }
 
 /// Model the load of `text` as the index file `path`.
-pub fn checked(label: String, path: Option<PathBuf>, text: &str) -> Checked {
+pub fn checked(label: String, path: Option<PathBuf>, text: impl Into<String>) -> Checked {
+    let text: String = text.into();
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let line_starts = std::iter::once(bom)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
+    let line_starts = std::cell::RefCell::new(vec![bom]);
     Checked {
         label,
         path,
         exists: true,
-        load: load::load(text),
-        text: text.to_string(),
+        load: load::load(&text),
+        text,
         line_starts,
     }
 }
 
 fn read_stdin() -> Result<Checked> {
-    let text = bounded_text(std::io::stdin().lock(), "standard input")?;
-    Ok(checked("<stdin>".into(), None, &text))
+    let text = bounded_text(std::io::stdin().lock(), "standard input", 0)?;
+    Ok(checked("<stdin>".into(), None, text))
 }
 
 fn open_index(path: &Path) -> Result<File> {
@@ -138,8 +150,9 @@ fn open_index(path: &Path) -> Result<File> {
 
 fn read_explicit(path: &Path) -> Result<Checked> {
     let file = open_index(path)?;
-    let text = bounded_text(file, &path.display().to_string())?;
-    Ok(checked(path.display().to_string(), Some(path.to_path_buf()), &text))
+    let size = file.metadata().map_or(0, |m| m.len());
+    let text = bounded_text(file, &path.display().to_string(), size)?;
+    Ok(checked(path.display().to_string(), Some(path.to_path_buf()), text))
 }
 
 fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Result<Checked> {
@@ -150,7 +163,7 @@ fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Resul
             exists: false,
             load: load::load(""),
             text: String::new(),
-            line_starts: Vec::new(),
+            line_starts: std::cell::RefCell::new(Vec::new()),
         });
     }
     if let (Ok(real), Ok(real_dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir))
@@ -161,7 +174,9 @@ fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Resul
             real.display()
         ));
     }
-    let text = bounded_text(open_index(path)?, &path.display().to_string())?;
+    let file = open_index(path)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let text = bounded_text(file, &path.display().to_string(), size)?;
     if text.bytes().take(8192).any(|b| b == 0) {
         out.warn(format!(
             "{label} is binary (NUL bytes); modelled on its text as Claude Code reads it"
@@ -172,7 +187,7 @@ fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Resul
             "{label} is not valid UTF-8; modelled on the lossily decoded text, as Claude Code reads it"
         ));
     }
-    Ok(checked(label.into(), Some(path.to_path_buf()), &text))
+    Ok(checked(label.into(), Some(path.to_path_buf()), text))
 }
 
 fn over_threshold(l: &Load, warn_at: Option<f64>) -> bool {
@@ -198,7 +213,7 @@ pub fn truncation_json(c: &Checked, warn_at: Option<f64>) -> Value {
         .dropped
         .iter()
         .take(JSON_DROPPED)
-        .map(|d| json!({"line": d.line, "text": file_line(c, d.line, &d.text)}))
+        .map(|d| json!({"line": d.line, "text": file_line(c, d.line, l.dropped_text(d))}))
         .collect();
     json!({
         "path": c.path.as_ref().map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned()),
@@ -256,7 +271,7 @@ pub fn render_text(c: &Checked, warn_at: Option<f64>) -> String {
         s.push_str(&format!("dropped entries ({}):\n", g(l.dropped.len())));
         for d in l.dropped.iter().take(LIST_DROPPED) {
             s.push_str(&ellipsize(
-                &format!("  {}: {}", d.line, file_line(c, d.line, &d.text)),
+                &format!("  {}: {}", d.line, file_line(c, d.line, l.dropped_text(d))),
                 78,
             ));
             s.push('\n');

@@ -75,25 +75,31 @@ pub struct Dropped {
     pub line: usize,
     /// 0-based line of the processed (trimmed) text: ≥ 200 means cut by the line cap.
     pub index: usize,
-    /// The processed line.
-    pub text: String,
+    /// Where the processed line is in `Load::processed.text` (see [`Load::dropped_text`]).
+    #[serde(skip)]
+    pub span: std::ops::Range<usize>,
 }
 
 impl Load {
     pub fn truncated(&self) -> bool {
         self.line_truncated || self.unit_truncated
     }
+
+    /// The processed text of a dropped line.
+    pub fn dropped_text(&self, d: &Dropped) -> &str {
+        self.processed.text.get(d.span.clone()).unwrap_or_default()
+    }
 }
 
 /// Model Claude Code's load of an index whose content is `text` (already decoded).
 pub fn load(text: &str) -> Load {
     let (body, start_line, frontmatter_stripped) = strip_frontmatter(text);
-    let lines: Vec<(String, usize)> = body
-        .split('\n')
-        .enumerate()
-        .map(|(i, l)| (l.to_string(), start_line + i))
-        .collect();
-    let mut mapped = Mapped::from_lines(lines);
+    // Line k of the body is file line start_line + k: no per-line copies.
+    let n = crate::text::count_byte(body.as_bytes(), b'\n') + 1;
+    let mut mapped = Mapped {
+        text: body.to_string(),
+        origin: (start_line..start_line + n).collect(),
+    };
     let mut html_comments_stripped = false;
     if mapped.text.contains("<!--") {
         mapped = strip_comments(&normalize_line_endings(&mapped));
@@ -168,10 +174,10 @@ fn normalize_line_endings(m: &Mapped) -> Mapped {
 fn trim(mut m: Mapped) -> Mapped {
     let start = m.text.len() - m.text.trim_start_matches(is_js_space).len();
     let end = m.text.trim_end_matches(is_js_space).len().max(start);
-    let skipped = m.text[..start].matches('\n').count();
+    let skipped = crate::text::count_byte(&m.text.as_bytes()[..start], b'\n');
     m.text.truncate(end);
     m.text.drain(..start);
-    let n = m.text.bytes().filter(|b| *b == b'\n').count() + 1;
+    let n = crate::text::count_byte(m.text.as_bytes(), b'\n') + 1;
     m.origin.drain(..skipped.min(m.origin.len()));
     m.origin.truncate(n);
     m
@@ -192,7 +198,7 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
         unit_truncated,
         warning: None,
         reason: None,
-        loaded: t.text.clone(),
+        loaded: String::new(),
         kept_units: unit_count,
         kept_lines: line_count,
         dropped: Vec::new(),
@@ -201,6 +207,7 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
         processed: Mapped::default(),
     };
     if !line_truncated && !unit_truncated {
+        load.loaded = t.text.clone();
         load.processed = t;
         return load;
     }
@@ -234,7 +241,7 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
             load.dropped.push(Dropped {
                 line: t.origin[i],
                 index: i,
-                text: l.to_string(),
+                span: offset..end,
             });
         }
         offset = end + 1;
@@ -732,7 +739,7 @@ mod tests {
         );
         assert_eq!(l.dropped.len(), 50);
         assert_eq!(
-            (l.dropped[0].line, l.dropped[0].text.as_str()),
+            (l.dropped[0].line, l.dropped_text(&l.dropped[0])),
             (201, "- [T201](t201.md) — hook 201")
         );
         assert_eq!(l.kept_lines, 200);
@@ -796,9 +803,10 @@ mod tests {
             vec![Dropped {
                 line: 1,
                 index: 0,
-                text: "y".repeat(30_000)
+                span: 0..30_000
             }]
         );
+        assert_eq!(l.dropped_text(&l.dropped[0]), "y".repeat(30_000));
         let l = load(&format!("a\n{}", "b".repeat(30_000)));
         assert!(l.loaded.starts_with("a\n\n> WARNING: MEMORY.md is 29.3KB"));
         assert_eq!(l.dropped.len(), 1);
@@ -846,9 +854,10 @@ mod tests {
             vec![Dropped {
                 line: 2,
                 index: 1,
-                text: "b".repeat(10)
+                span: 25_001..25_011
             }]
         );
+        assert_eq!(l.dropped_text(&l.dropped[0]), "b".repeat(10));
     }
 
     #[test]

@@ -356,7 +356,7 @@ fn body_rules(
             ));
         }
     }
-    let pieces = t.text.bytes().filter(|b| *b == b'\n').count() + 1 - usize::from(t.text.ends_with('\n'));
+    let pieces = crate::text::count_byte(t.text.as_bytes(), b'\n') + 1 - usize::from(t.text.ends_with('\n'));
     if t.size > 4096 || pieces > 200 {
         out.push(Finding::file(
             "ML122",
@@ -377,7 +377,7 @@ fn body_rules(
     if t.bom {
         out.push(Finding::file("ML124", p, "starts with a UTF-8 BOM"));
     }
-    let line_count = text.bytes().filter(|b| *b == b'\n').count() + 1;
+    let line_count = crate::text::count_byte(text.as_bytes(), b'\n') + 1;
     if let Some((i, last)) = text
         .rsplit('\n')
         .enumerate()
