@@ -235,7 +235,7 @@ fn read_batch(batch: Vec<Item>, acc: &mut (Vec<Memory>, Vec<Problem>)) {
         };
         match file.and_then(|f| read_memory_from(f, &mut buf)) {
             Ok(mut m) => {
-                if buf.iter().take(8192).any(|b| *b == 0) {
+                if buf[..buf.len().min(8192)].contains(&0) {
                     acc.1.push(Problem {
                         rel: rel.clone(),
                         path: path.clone(),

@@ -65,7 +65,27 @@ fn binary_file() {
         "{found:?}"
     );
     let env = Env::new().file("mem/bin.md", bytes);
-    let _run = env.args(["show", "--raw", "bin"]).run().success();
+    let out = env.command().args(["show", "--raw", "bin"]).output().unwrap();
+    assert_eq!(out.stdout, bytes, "--raw prints the exact bytes");
+    // On a terminal, `show` prints the header but not the binary body.
+    let env = Env::new().file("mem/bin.md", bytes);
+    let screen = crate::support::run_in_pty(&env, &["show", "bin"], &[]);
+    assert!(
+        screen.contains("bin.md contains NUL bytes and is not printed to a terminal; use --raw"),
+        "{screen}"
+    );
+    assert!(!screen.contains("binary"), "the body stays off the terminal: {screen}");
+    assert_eq!(
+        fs::read(env.dir().join("bin.md")).unwrap(),
+        bytes,
+        "nothing changed on disk"
+    );
+    // `edit` works on a draft: the editor's change lands, the NUL bytes survive.
+    let env = Env::new().file("mem/bin.md", bytes);
+    let editor = crate::support::script(&env, "append.sh", "printf 'added\\n' >> \"$1\"");
+    let d = env.dir();
+    let _run = env.env("EDITOR", &editor).args(["edit", "bin"]).run().success();
+    assert_eq!(fs::read(d.join("bin.md")).unwrap(), [&bytes[..], b"added\n"].concat());
     let env = Env::new().file("mem/MEMORY.md", b"- [A](a.md) \x00 x\n");
     let run = env.args(["truncate-check"]).run().success();
     assert!(
