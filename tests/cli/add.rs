@@ -89,20 +89,7 @@ fn never_overwrites() {
 #[test]
 fn file_names_follow_the_name_rules() {
     for bad in ["../x.md", "/etc/x.md", "a/../../b.md", "x.txt", "a\nb.md"] {
-        let run = Env::new()
-            .args([
-                "add",
-                "--type",
-                "user",
-                "--name",
-                "n",
-                "--description",
-                "d",
-                "--file",
-                bad,
-            ])
-            .run()
-            .code(2);
+        let run = Env::new().args(crate::support::add_file_args(bad)).run().code(2);
         assert!(
             run.stderr.starts_with("memctl: invalid memory file name"),
             "{bad:?}: {}",
@@ -111,20 +98,7 @@ fn file_names_follow_the_name_rules() {
     }
     let env = Env::new();
     let d = env.dir();
-    let _run = env
-        .args([
-            "add",
-            "--type",
-            "user",
-            "--name",
-            "n",
-            "--description",
-            "d",
-            "--file",
-            "sub/me.md",
-        ])
-        .run()
-        .success();
+    let _run = env.args(crate::support::add_file_args("sub/me.md")).run().success();
     assert!(read(&d, "sub/me.md").starts_with("---\nname: n\n"));
     assert_eq!(read(&d, "MEMORY.md"), "- [n](sub/me.md) — d\n");
 }

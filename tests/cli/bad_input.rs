@@ -44,6 +44,21 @@ fn peak_rss_kib(env: &Env, args: &[&str]) -> u64 {
         .unwrap()
 }
 
+/// An env whose memory dir holds `name`: `head`, then zeros up to `len` bytes
+/// (a sparse file: no disk space used).
+fn sparse(name: &str, head: impl AsRef<[u8]>, len: u64) -> Env {
+    let env = Env::new();
+    let p = env.dir().join(name);
+    fs::write(&p, head).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+    env
+}
+
 #[test]
 fn binary_file() {
     let bytes = b"\x00\x01binary\xff\xfe\n";
@@ -212,16 +227,12 @@ fn a_100_mb_file_is_read_in_bounded_amounts() {
 
 #[test]
 fn a_100_mb_line_hides_the_frontmatter_without_reading_it_all() {
-    let env = Env::new();
-    let p = env.dir().join("huge.md");
-    fs::write(&p, "---\nname: Huge\ndescription: d\ntype: reference\n---\n").unwrap();
     // Line 6 is 100 MB of NUL bytes: the first 30 lines exceed 1 MiB.
-    fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len(100 << 20)
-        .unwrap();
+    let env = sparse(
+        "huge.md",
+        "---\nname: Huge\ndescription: d\ntype: reference\n---\n",
+        100 << 20,
+    );
     let list = peak_rss_kib(&env, &["list", "--format", "manifest"]);
     assert!(list < 30 * 1024, "list read too much: {list} KiB peak");
     let run = env.args(["list", "--json"]).run().success();
@@ -239,15 +250,7 @@ fn a_100_mb_line_hides_the_frontmatter_without_reading_it_all() {
 
 #[test]
 fn a_100_mb_file_is_refused_by_edit_and_large_for_lint() {
-    let env = Env::new();
-    let p = env.dir().join("huge.md");
-    fs::write(&p, GOOD).unwrap();
-    fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len(100 << 20)
-        .unwrap();
+    let env = sparse("huge.md", GOOD, 100 << 20);
     let lint_rss = peak_rss_kib(&env, &["lint"]);
     assert!(
         lint_rss < 60 * 1024,
@@ -255,15 +258,7 @@ fn a_100_mb_file_is_refused_by_edit_and_large_for_lint() {
     );
     let doc = env.args(["lint", "--json", "--rule", "ML122"]).run().json();
     assert_eq!(doc["findings"][0]["id"], "ML122");
-    let env = Env::new();
-    let p = env.dir().join("huge.md");
-    fs::write(&p, GOOD).unwrap();
-    fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len(100 << 20)
-        .unwrap();
+    let env = sparse("huge.md", GOOD, 100 << 20);
     let run = env.env("EDITOR", "true").args(["edit", "huge"]).run().code(2);
     assert!(
         run.stderr.starts_with("memctl: file larger than 10 MiB"),
@@ -274,15 +269,7 @@ fn a_100_mb_file_is_refused_by_edit_and_large_for_lint() {
 
 #[test]
 fn truncate_check_refuses_above_256_mib() {
-    let env = Env::new();
-    let p = env.dir().join("MEMORY.md");
-    fs::write(&p, "- [A](a.md) — a\n").unwrap();
-    fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len((256 << 20) + 1)
-        .unwrap();
+    let env = sparse("MEMORY.md", "- [A](a.md) — a\n", (256 << 20) + 1);
     let run = env.args(["truncate-check"]).run().code(2);
     assert!(
         run.stderr.starts_with("memctl: index larger than 256 MiB"),
@@ -508,7 +495,29 @@ fn unreadable_file() {
 
 #[test]
 fn traversal_names() {
-    for bad in ["../x", "/etc/passwd", "a/../../b.md", "x\ny"] {
+    let names = [
+        "../x",
+        "../escape.md",
+        "/etc/passwd",
+        "a/../../b.md",
+        "x\u{1}y.md",
+        "x\ny",
+        "a\nb.md",
+    ];
+    for bad in names {
+        let env = Env::new();
+        let d = env.dir();
+        let run = env.args(crate::support::add_file_args(bad)).run().code(2);
+        assert!(
+            run.stderr.starts_with("memctl: invalid memory file name"),
+            "{bad:?}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            fs::read_dir(&d).unwrap().count(),
+            0,
+            "nothing created for {bad:?}, not even the lock"
+        );
         for cmd in [vec!["show", bad], vec!["forget", "--yes", bad], vec!["edit", bad]] {
             let run = Env::new().args(cmd.clone()).run().code(2);
             assert!(

@@ -221,6 +221,21 @@ pub fn script(env: &Env, name: &str, body: &str) -> PathBuf {
     p
 }
 
+/// `add` of a minimal user memory into the file `file`.
+pub fn add_file_args(file: &str) -> [&str; 9] {
+    [
+        "add",
+        "--type",
+        "user",
+        "--name",
+        "n",
+        "--description",
+        "d",
+        "--file",
+        file,
+    ]
+}
+
 /// Read a file under the memory dir.
 #[track_caller]
 pub fn read(env_dir: &Path, rel: &str) -> String {

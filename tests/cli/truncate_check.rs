@@ -124,20 +124,6 @@ fn bom_does_not_count() {
 }
 
 #[test]
-fn astral_char_split_at_the_cut_prints_a_replacement_char() {
-    let index = format!("{}😀 and more", "a".repeat(24_999));
-    let run = Env::new()
-        .index(&index)
-        .args(["truncate-check", "--print-loaded"])
-        .run()
-        .success();
-    assert!(
-        run.stdout
-            .starts_with(&format!("{}\u{fffd}\n\n> WARNING", "a".repeat(24_999)))
-    );
-}
-
-#[test]
 fn html_comments_are_stripped_before_counting() {
     let index = "# Index\n<!-- - [Example](example.md) — an example entry -->\n- [A](a.md) — a\n";
     let doc = Env::new()
