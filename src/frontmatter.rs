@@ -86,8 +86,13 @@ impl Frontmatter {
 
 /// `---` followed only by spaces or tabs.
 pub fn is_delimiter(line: &str) -> bool {
-    line.strip_prefix("---")
-        .is_some_and(|rest| rest.chars().all(|c| c == ' ' || c == '\t'))
+    is_delimiter_bytes(line.as_bytes())
+}
+
+/// [`is_delimiter`] on raw bytes (the scanner looks before decoding).
+pub fn is_delimiter_bytes(line: &[u8]) -> bool {
+    line.strip_prefix(b"---")
+        .is_some_and(|rest| rest.iter().all(|b| *b == b' ' || *b == b'\t'))
 }
 
 /// Find and parse the frontmatter of `lines` (LF-split, one trailing CR removed each,

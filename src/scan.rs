@@ -235,7 +235,7 @@ fn read_batch(batch: Vec<Item>, acc: &mut (Vec<Memory>, Vec<Problem>)) {
         };
         match file.and_then(|f| read_memory_from(f, &mut buf)) {
             Ok(mut m) => {
-                if buf[..buf.len().min(8192)].contains(&0) {
+                if crate::text::looks_binary(&buf) {
                     acc.1.push(Problem {
                         rel: rel.clone(),
                         path: path.clone(),
@@ -536,12 +536,6 @@ struct Window {
     bytes_read: usize,
 }
 
-/// `---` followed only by spaces or tabs (a frontmatter delimiter line).
-fn is_delimiter_bytes(line: &[u8]) -> bool {
-    line.strip_prefix(b"---")
-        .is_some_and(|rest| rest.iter().all(|b| *b == b' ' || *b == b'\t'))
-}
-
 /// Read the lines the frontmatter result depends on: the first 30, or fewer when
 /// line 1 opens a block that closes earlier (the lines after the closing line
 /// change nothing). Reads at most 1 MiB.
@@ -573,8 +567,8 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             lines += 1;
             if lines == 1 {
-                opener = is_delimiter_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
-            } else if opener && closed.is_none() && is_delimiter_bytes(line) {
+                opener = frontmatter::is_delimiter_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
+            } else if opener && closed.is_none() && frontmatter::is_delimiter_bytes(line) {
                 closed = Some(lf);
                 // A file of at most 1 MiB cannot exceed the limit: stop here. A
                 // larger one is read on to line 30 (bounded by 1 MiB) to tell.

@@ -16,6 +16,11 @@ pub fn utf16_len(s: &str) -> usize {
     b.len() - continuation + astral
 }
 
+/// Binary content, as memctl judges it: a NUL byte within the first 8 KiB.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8192)].contains(&0)
+}
+
 /// How many times `byte` occurs in `bytes` (eight bytes at a time).
 pub fn count_byte(bytes: &[u8], byte: u8) -> usize {
     count_masked(bytes, 0xff, byte)

@@ -135,7 +135,7 @@ impl Loaded {
             .take(limit)
             .read_to_end(&mut bytes)
             .with_context(|| format!("could not read {}", m.path.display()))?;
-        let has_nul = bytes[..bytes.len().min(8192)].contains(&0);
+        let has_nul = crate::text::looks_binary(&bytes);
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let (fm, body) = frontmatter::parse_document(&text);
         let body_start = text.len() - body.len();

@@ -177,7 +177,7 @@ fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Resul
     let file = open_index(path)?;
     let size = file.metadata().map_or(0, |m| m.len());
     let text = bounded_text(file, &path.display().to_string(), size)?;
-    if text.as_bytes()[..text.len().min(8192)].contains(&0) {
+    if crate::text::looks_binary(text.as_bytes()) {
         out.warn(format!(
             "{label} is binary (NUL bytes); modelled on its text as Claude Code reads it"
         ));

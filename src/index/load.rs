@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::frontmatter;
-use crate::text::{format_file_size, is_js_space, utf16_len};
+use crate::text::{count_byte, format_file_size, is_js_space, utf16_len};
 
 /// `MAX_ENTRYPOINT_LINES`.
 pub const MAX_LINES: usize = 200;
@@ -95,7 +95,7 @@ impl Load {
 pub fn load(text: &str) -> Load {
     let (body, start_line, frontmatter_stripped) = strip_frontmatter(text);
     // Line k of the body is file line start_line + k: no per-line copies.
-    let n = crate::text::count_byte(body.as_bytes(), b'\n') + 1;
+    let n = count_byte(body.as_bytes(), b'\n') + 1;
     let mut mapped = Mapped {
         text: body.to_string(),
         origin: (start_line..start_line + n).collect(),
@@ -130,7 +130,7 @@ fn strip_frontmatter(text: &str) -> (&str, usize, bool) {
             } else {
                 rest.trim_start_matches([' ', '\t', '\r', '\n'])
             };
-            let start_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+            let start_line = 1 + count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
             return (body, start_line, true);
         }
     }
@@ -174,10 +174,13 @@ fn normalize_line_endings(m: &Mapped) -> Mapped {
 fn trim(mut m: Mapped) -> Mapped {
     let start = m.text.len() - m.text.trim_start_matches(is_js_space).len();
     let end = m.text.trim_end_matches(is_js_space).len().max(start);
-    let skipped = crate::text::count_byte(&m.text.as_bytes()[..start], b'\n');
+    // Lines wholly inside the trimmed head and tail lose their origins; only the
+    // ends of the text are counted (`origin` has one entry per line).
+    let skipped = count_byte(&m.text.as_bytes()[..start], b'\n');
+    let cut_tail = count_byte(&m.text.as_bytes()[end..], b'\n');
     m.text.truncate(end);
     m.text.drain(..start);
-    let n = crate::text::count_byte(m.text.as_bytes(), b'\n') + 1;
+    let n = m.origin.len().saturating_sub(skipped + cut_tail);
     m.origin.drain(..skipped.min(m.origin.len()));
     m.origin.truncate(n);
     m
@@ -375,12 +378,13 @@ fn replace_block(block: &[(String, usize)], ends_text: bool, out: &mut Vec<(Stri
     }
     // Split the remainder into lines; each takes the origin of its first byte.
     let mut start = 0;
+    let last = count_byte(kept.as_bytes(), b'\n');
     for (idx, piece) in kept.split('\n').enumerate() {
         let origin = kept_origin
             .get(start)
             .copied()
             .unwrap_or_else(|| block.last().map_or(1, |b| b.1));
-        let is_last = idx == kept.matches('\n').count();
+        let is_last = idx == last;
         if !(is_last && piece.is_empty() && !ends_text) {
             out.push((piece.to_string(), origin));
         }

@@ -280,7 +280,7 @@ pub fn check_index(
         ));
     }
     if let Some(pos) = unclosed_comment(&text) {
-        let line = text[..pos].matches('\n').count() + 1;
+        let line = crate::text::count_byte(&text.as_bytes()[..pos], b'\n') + 1;
         out.push(Finding::new(
             "ML212",
             idx,

@@ -183,7 +183,7 @@ pub fn read_text(path: &Path) -> std::io::Result<FileText> {
     let size = file.metadata()?.len();
     let mut bytes = Vec::with_capacity(size.min(READ_CAP) as usize);
     file.take(READ_CAP).read_to_end(&mut bytes)?;
-    let has_nul = bytes[..bytes.len().min(8192)].contains(&0);
+    let has_nul = crate::text::looks_binary(&bytes);
     let bom = bytes.starts_with(b"\xef\xbb\xbf");
     let (text, invalid_utf8_at) = match String::from_utf8(bytes) {
         Ok(t) => (t, None),

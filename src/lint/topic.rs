@@ -221,7 +221,7 @@ fn body_rules(
     out: &mut Vec<Finding>,
 ) {
     let p = &m.path;
-    let body_start = text[..text.len() - body.len()].matches('\n').count();
+    let body_start = crate::text::count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
     let body_lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     if matches!(m.memory_type(), Some(MemoryType::Feedback | MemoryType::Project)) {
         let has = |prefix: &str| body_lines.iter().any(|l| l.trim_start().starts_with(prefix));
