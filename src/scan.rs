@@ -578,11 +578,8 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
                 }
             }
             if lines == FRONTMATTER_MAX_LINES {
-                if let Some(c) = closed {
-                    end = Some((c, true));
-                    break;
-                }
-                end = Some((lf, false));
+                // Line 30: the window ends at the closing line if there was one.
+                end = Some(closed.map_or((lf, false), |c| (c, true)));
                 break;
             }
             line_start = lf + 1;
