@@ -148,11 +148,7 @@ pub fn format_file_size(n: usize) -> String {
 /// `Date.prototype.toISOString` for a millisecond timestamp, fractional milliseconds
 /// truncated toward zero (SPEC §2.1.7).
 pub fn iso_ms(ms: f64) -> String {
-    let whole = ms.trunc() as i64;
-    match Utc.timestamp_millis_opt(whole).single() {
-        Some(t) => iso(t),
-        None => "invalid-date".into(),
-    }
+    IsoMs(ms).to_string()
 }
 
 /// A millisecond timestamp that formats as [`iso_ms`] without allocating (for
@@ -162,20 +158,8 @@ pub struct IsoMs(pub f64);
 
 impl std::fmt::Display for IsoMs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use chrono::{Datelike, Timelike};
         match Utc.timestamp_millis_opt(self.0.trunc() as i64).single() {
-            Some(t) if (0..=9999).contains(&t.year()) => write!(
-                f,
-                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-                t.year(),
-                t.month(),
-                t.day(),
-                t.hour(),
-                t.minute(),
-                t.second(),
-                t.timestamp_subsec_millis().min(999)
-            ),
-            Some(t) => write!(f, "{}", t.format("%Y-%m-%dT%H:%M:%S%.3fZ")),
+            Some(t) => write_iso(f, t),
             None => f.write_str("invalid-date"),
         }
     }
@@ -189,12 +173,20 @@ impl serde::Serialize for IsoMs {
 
 /// An instant in Claude Code's form `YYYY-MM-DDTHH:MM:SS.sssZ`.
 pub fn iso(t: DateTime<Utc>) -> String {
+    let mut s = String::with_capacity(24);
+    let _ = write_iso(&mut s, t);
+    s
+}
+
+/// [`iso`] into any writer: years outside 0–9999 in chrono's extended form.
+fn write_iso(w: &mut impl std::fmt::Write, t: DateTime<Utc>) -> std::fmt::Result {
     use chrono::{Datelike, Timelike};
     let y = t.year();
     if !(0..=9999).contains(&y) {
-        return t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+        return write!(w, "{}", t.format("%Y-%m-%dT%H:%M:%S%.3fZ"));
     }
-    format!(
+    write!(
+        w,
         "{y:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
         t.month(),
         t.day(),
