@@ -136,19 +136,23 @@ pub fn parse_document(text: &str) -> (Frontmatter, &str) {
     };
     let fm = parse_lines(&lines);
     let body = match (fm.open_line, fm.close_line) {
-        (Some(0), Some(close)) => {
-            let start: usize = text.split_inclusive('\n').take(close + 1).map(str::len).sum();
-            let rest = &text[start.min(text.len())..];
-            // A closing line that ends the text leaves an empty body.
-            if start >= text.len() && !text.ends_with('\n') {
-                ""
-            } else {
-                rest.trim_start_matches([' ', '\t', '\r', '\n'])
-            }
-        }
+        (Some(0), Some(close)) => body_after(text, close),
         _ => text,
     };
     (fm, body)
+}
+
+/// The body of a BOM-less `text` whose block opens on line 1 and closes on the
+/// 0-based line `close`: the text after that line, leading blank space removed.
+pub fn body_after(text: &str, close: usize) -> &str {
+    let start: usize = text.split_inclusive('\n').take(close + 1).map(str::len).sum();
+    let rest = &text[start.min(text.len())..];
+    // A closing line that ends the text leaves an empty body.
+    if start >= text.len() && !text.ends_with('\n') {
+        ""
+    } else {
+        rest.trim_start_matches([' ', '\t', '\r', '\n'])
+    }
 }
 
 fn parse_block(lines: &[&str], open: usize, close: usize) -> Frontmatter {

@@ -138,9 +138,46 @@ pub fn scan(dir: &Path) -> Scan {
 
 /// Scan `dir`, running `meanwhile` on the main thread once the walk is done.
 fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -> (Scan, T) {
+    let (scan, _, extra) = scan_core(dir, cap, meanwhile, &|_: &Memory, _: &mut File, _: &mut Vec<u8>| ());
+    (scan, extra)
+}
+
+/// A per-file visitor for [`scan_visit`]: it gets the memory (its frontmatter
+/// still holding the YAML text), the open file positioned after the bytes already
+/// read, and the buffer holding those bytes (the window, at least).
+pub trait Visit: Sync {
+    type Out: Send;
+    fn visit(&self, m: &Memory, file: &mut File, buf: &mut Vec<u8>) -> Self::Out;
+}
+
+impl<R: Send, F: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync> Visit for F {
+    type Out = R;
+    fn visit(&self, m: &Memory, file: &mut File, buf: &mut Vec<u8>) -> R {
+        self(m, file, buf)
+    }
+}
+
+/// Scan `dir` (uncapped) and run `visit` on every memory file as the reader
+/// threads read it, so that a command needing more of each file (lint) opens
+/// and reads every file once. The results are in the order of `scan.memories`.
+/// `meanwhile` runs on the main thread once the walk is done.
+pub fn scan_visit<V: Visit, T>(dir: &Path, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan, Vec<V::Out>, T) {
+    scan_core(dir, None, meanwhile, visit)
+}
+
+/// One batch's memories, problems and visitor results.
+type Batch<R> = (Vec<Memory>, Vec<Problem>, Vec<R>);
+
+fn scan_core<V: Visit, T>(
+    dir: &Path,
+    cap: Option<usize>,
+    meanwhile: impl FnOnce() -> T,
+    visit: &V,
+) -> (Scan, Vec<V::Out>, T) {
     let mut out = Scan::default();
+    let mut results = Vec::new();
     let Ok(root_meta) = fs::metadata(dir) else {
-        return (out, meanwhile());
+        return (out, results, meanwhile());
     };
     let real_dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
@@ -148,17 +185,21 @@ fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -
     // the readers send their results back batch by batch.
     let (tx, rx) = std::sync::mpsc::channel::<Vec<Item>>();
     let rx = std::sync::Mutex::new(rx);
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<(Vec<Memory>, Vec<Problem>)>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<Batch<V::Out>>();
     // Read batches until the walk is over and the queue is empty.
-    let drain = |done_tx: &std::sync::mpsc::Sender<(Vec<Memory>, Vec<Problem>)>| {
+    let drain = |done_tx: &std::sync::mpsc::Sender<Batch<V::Out>>| {
         loop {
             let batch = match rx.lock() {
                 Ok(r) => r.recv(),
                 Err(_) => break,
             };
             let Ok(batch) = batch else { break };
-            let mut acc = (Vec::with_capacity(batch.len()), Vec::new());
-            read_batch(batch, &mut acc);
+            let mut acc = (
+                Vec::with_capacity(batch.len()),
+                Vec::new(),
+                Vec::with_capacity(batch.len()),
+            );
+            read_batch(batch, &mut acc, visit);
             if done_tx.send(acc).is_err() {
                 break;
             }
@@ -192,27 +233,31 @@ fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -
         drop(done_tx);
         if cap.is_none() {
             out.memories.reserve_exact(total);
+            results.reserve_exact(total);
         }
-        for (ok, bad) in done_rx {
+        for (ok, bad, res) in done_rx {
             out.total += ok.len();
             out.memories.extend(ok);
             out.problems.extend(bad);
+            results.extend(res);
             // Keep memory bounded: only the newest `cap` can be shown.
             if let Some(c) = cap
                 && out.memories.len() > 2 * c + BATCH
             {
-                sort_claude_order(&mut out.memories);
+                sort_claude_order_with(&mut out.memories, &mut results);
                 out.memories.truncate(c);
+                results.truncate(c);
             }
         }
         extra
     });
-    sort_claude_order(&mut out.memories);
+    sort_claude_order_with(&mut out.memories, &mut results);
     if let Some(c) = cap {
         out.memories.truncate(c);
         out.memories.shrink_to_fit();
+        results.truncate(c);
     }
-    (out, extra)
+    (out, results, extra)
 }
 
 /// How many files the walk hands to a reader at a time.
@@ -226,14 +271,25 @@ struct Item {
     dir: Option<std::sync::Arc<File>>,
 }
 
-fn read_batch(batch: Vec<Item>, acc: &mut (Vec<Memory>, Vec<Problem>)) {
+fn read_batch<V: Visit>(batch: Vec<Item>, acc: &mut Batch<V::Out>, visit: &V) {
     let mut buf = Vec::with_capacity(16 << 10);
     for Item { rel, path, dir } in batch {
         let file = match (&dir, path.file_name()) {
             (Some(d), Some(name)) => open_in(d, name),
             _ => File::open(&path),
         };
-        match file.and_then(|f| read_memory_from(f, &mut buf)) {
+        let mut file = match file {
+            Ok(f) => f,
+            Err(e) => {
+                acc.1.push(Problem {
+                    rel,
+                    path,
+                    kind: ProblemKind::Unreadable(e.to_string()),
+                });
+                continue;
+            }
+        };
+        match read_memory_from(&mut file, &mut buf) {
             Ok(mut m) => {
                 if crate::text::looks_binary(&buf) {
                     acc.1.push(Problem {
@@ -251,6 +307,8 @@ fn read_batch(batch: Vec<Item>, acc: &mut (Vec<Memory>, Vec<Problem>)) {
                 }
                 m.rel = rel;
                 m.path = path;
+                acc.2.push(visit.visit(&m, &mut file, &mut buf));
+                slim(&mut m);
                 acc.0.push(m);
             }
             Err(e) => acc.1.push(Problem {
@@ -404,6 +462,13 @@ fn note_other(out: &mut Scan, dir: &Path, path: &Path, name: &std::ffi::OsStr, i
 
 /// Newest first; ties by relative path in byte order (memctl's tie rule).
 pub fn sort_claude_order(memories: &mut [Memory]) {
+    sort_claude_order_with::<()>(memories, &mut []);
+}
+
+/// [`sort_claude_order`], moving `extra[i]` (when given, one per memory) along
+/// with `memories[i]`.
+fn sort_claude_order_with<R>(memories: &mut [Memory], extra: &mut [R]) {
+    let paired = extra.len() == memories.len();
     // Sort keys, then apply the permutation in place, cycle by cycle: each (large)
     // memory moves a few times instead of being shuffled by the sort or copied.
     let mut order: Vec<(f64, usize)> = memories.iter().enumerate().map(|(i, m)| (m.mtime_ms, i)).collect();
@@ -421,6 +486,9 @@ pub fn sort_claude_order(memories: &mut [Memory]) {
                 break;
             }
             memories.swap(cur, next);
+            if paired {
+                extra.swap(cur, next);
+            }
             cur = next;
         }
     }
@@ -439,15 +507,26 @@ fn mtime_ms(meta: &fs::Metadata) -> f64 {
 
 /// Read one memory file's window and metadata.
 pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
-    let mut m = read_memory_with(path, &mut Vec::new())?;
+    let mut m = read_memory_from(&mut File::open(path)?, &mut Vec::new())?;
+    slim(&mut m);
     m.rel = rel.to_string();
     m.path = path.to_path_buf();
     Ok(m)
 }
 
-/// [`read_memory`] with a caller's scratch buffer (no allocation per file).
-fn read_memory_with(path: &Path, buf: &mut Vec<u8>) -> io::Result<Memory> {
-    read_memory_from(File::open(path)?, buf)
+/// Read one memory file as the scan does, then hand the memory, the open file and
+/// the bytes read so far to `then` (see [`Visit`]).
+pub fn read_memory_then<R>(
+    path: &Path,
+    rel: &str,
+    then: impl FnOnce(&Memory, &mut File, &mut Vec<u8>) -> R,
+) -> io::Result<R> {
+    let mut file = File::open(path)?;
+    let mut buf = Vec::new();
+    let mut m = read_memory_from(&mut file, &mut buf)?;
+    m.rel = rel.to_string();
+    m.path = path.to_path_buf();
+    Ok(then(&m, &mut file, &mut buf))
 }
 
 /// `openat(dir, name)`: open a file by name in an open directory (Linux), saving
@@ -489,13 +568,14 @@ fn dir_handle(dir: &Path) -> Option<std::sync::Arc<File>> {
     }
 }
 
-/// Read one memory from an open file.
-fn read_memory_from(mut file: File, buf: &mut Vec<u8>) -> io::Result<Memory> {
+/// Read one memory from an open file. `buf` ends up holding every byte read, and
+/// the file is positioned just after them.
+fn read_memory_from(file: &mut File, buf: &mut Vec<u8>) -> io::Result<Memory> {
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
     }
-    let window = read_window(&mut file, buf, meta.len())?;
+    let window = read_window(file, buf, meta.len())?;
     let text = match std::str::from_utf8(&buf[..window.len]) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(&buf[..window.len]),
@@ -507,14 +587,10 @@ fn read_memory_from(mut file: File, buf: &mut Vec<u8>) -> io::Result<Memory> {
     if exceeded {
         // The first 30 lines do not fit in 1 MiB: treated as no frontmatter (§2.5).
         fm = frontmatter::Frontmatter::beyond_window();
-    } else if opens && fm.close_line.is_none() && window.more && closes_later(&mut file, window.bytes_read)? {
+    } else if opens && fm.close_line.is_none() && window.more && closes_later(file, window.bytes_read, buf.len())? {
         fm.status = Status::BeyondWindow;
     }
     let fields = Fields::take(&mut fm);
-    // Keep only what is read after the scan: the fields above are moved out, the
-    // YAML text and other keys would only cost memory on large dirs.
-    fm.yaml_text = None;
-    fm.map = fm.map.take().and_then(keep_plan_keys);
     Ok(Memory {
         rel: String::new(),
         path: PathBuf::new(),
@@ -524,6 +600,13 @@ fn read_memory_from(mut file: File, buf: &mut Vec<u8>) -> io::Result<Memory> {
         fields,
         window_exceeded: exceeded,
     })
+}
+
+/// Keep only what is read after the scan: the fields are already moved out, the
+/// YAML text and other keys would only cost memory on large dirs.
+fn slim(m: &mut Memory) {
+    m.frontmatter.yaml_text = None;
+    m.frontmatter.map = m.frontmatter.map.take().and_then(keep_plan_keys);
 }
 
 struct Window {
@@ -596,7 +679,7 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
         Some((e, false)) => (
             e,
             false,
-            bytes_read > e + 1 || size > (e + 1) as u64 || (size == 0 && file_has_more(file)?),
+            bytes_read > e + 1 || size > (e + 1) as u64 || (size == 0 && file_has_more(file, buf)?),
         ),
         None if buf.len() >= WINDOW_MAX_BYTES => (WINDOW_MAX_BYTES, true, true),
         None => match closed {
@@ -613,9 +696,13 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
     })
 }
 
-fn file_has_more(file: &mut File) -> io::Result<bool> {
+/// Whether a read past the end the size promised still gives a byte (kept in
+/// `buf`, which holds every byte read).
+fn file_has_more(file: &mut File, buf: &mut Vec<u8>) -> io::Result<bool> {
     let mut one = [0u8; 1];
-    Ok(file.read(&mut one)? > 0)
+    let n = file.read(&mut one)?;
+    buf.extend_from_slice(&one[..n]);
+    Ok(n > 0)
 }
 
 /// The frontmatter keys read after the scan (dream's superseded check).
@@ -644,12 +731,14 @@ fn keep_plan_keys(map: crate::yaml::Value) -> Option<crate::yaml::Value> {
 }
 
 /// Whether a closing delimiter line appears after the window (bounded by 1 MiB).
-fn closes_later(file: &mut File, already: usize) -> io::Result<bool> {
+/// Leaves the file at `resume` (just after the bytes read so far).
+fn closes_later(file: &mut File, already: usize, resume: usize) -> io::Result<bool> {
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(0))?;
     let mut rest = Vec::new();
     file.take((WINDOW_MAX_BYTES.max(already) + WINDOW_MAX_BYTES) as u64)
         .read_to_end(&mut rest)?;
+    file.seek(SeekFrom::Start(resume as u64))?;
     let text = String::from_utf8_lossy(&rest);
     Ok(frontmatter::scan_lines(&text)
         .iter()

@@ -1,6 +1,7 @@
 //! The output formats of `lint` (SPEC §3.9.1): text, JSON, SARIF 2.1.0 and GitHub
 //! workflow commands.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -10,6 +11,19 @@ use super::{Finding, RULES, Severity, counts};
 
 /// A finding's path: relative to `cwd` when below it, else absolute.
 pub fn shown_path(p: &Path, cwd: &Path) -> String {
+    // The common case by bytes: `cwd` + `/` + a plain remainder, as
+    // `strip_prefix` would give it (which handles `.`, `//` and the like).
+    let (pb, cb) = (p.as_os_str().as_encoded_bytes(), cwd.as_os_str().as_encoded_bytes());
+    if let Some(rest) = pb.strip_prefix(cb).and_then(|r| r.strip_prefix(b"/"))
+        && !cb.is_empty()
+        && !cb.ends_with(b"/")
+        && !rest.is_empty()
+        && !rest.starts_with(b"/")
+        && !rest.starts_with(b"./")
+        && rest != b"."
+    {
+        return String::from_utf8_lossy(rest).into_owned();
+    }
     match p.strip_prefix(cwd) {
         Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
         _ => p.to_string_lossy().into_owned(),
@@ -36,16 +50,17 @@ pub fn summary(findings: &[Finding], files: usize) -> String {
     )
 }
 
-fn paint(text: &str, s: Severity, color: bool) -> String {
+fn paint(out: &mut String, text: &str, s: Severity, color: bool) {
     if !color {
-        return text.to_string();
+        out.push_str(text);
+        return;
     }
     let code = match s {
         Severity::Error => "31",
         Severity::Warning => "33",
         Severity::Info => "36",
     };
-    format!("\x1b[{code}m{text}\x1b[0m")
+    let _ = write!(out, "\x1b[{code}m{text}\x1b[0m");
 }
 
 /// One line per finding: `<path>:<line>:<col>: <severity>[<id>/<name>]: <message>`.
@@ -54,26 +69,18 @@ pub fn text(findings: &[Finding], cwd: &Path, color: bool) -> String {
     let mut last: Option<(&Path, String)> = None;
     for f in findings {
         // Findings come sorted by path: convert each path once.
-        let path = match f.path.as_deref() {
-            None => "-".to_string(),
-            Some(p) => match &last {
-                Some((lp, shown)) if *lp == p => shown.clone(),
-                _ => {
-                    let shown = shown_path(p, cwd);
-                    last = Some((p, shown.clone()));
-                    shown
+        match f.path.as_deref() {
+            None => s.push('-'),
+            Some(p) => {
+                if last.as_ref().is_none_or(|(lp, _)| *lp != p) {
+                    last = Some((p, shown_path(p, cwd)));
                 }
-            },
-        };
-        let sev = paint(f.severity.as_str(), f.severity, color);
-        s.push_str(&format!(
-            "{path}:{}:{}: {sev}[{}/{}]: {}\n",
-            f.line,
-            f.col,
-            f.id,
-            f.rule().name,
-            f.message
-        ));
+                s.push_str(last.as_ref().map_or("", |(_, shown)| shown));
+            }
+        }
+        let _ = write!(s, ":{}:{}: ", f.line, f.col);
+        paint(&mut s, f.severity.as_str(), f.severity, color);
+        let _ = writeln!(s, "[{}/{}]: {}", f.id, f.rule().name, f.message);
     }
     s
 }
@@ -207,4 +214,39 @@ pub fn github(findings: &[Finding], cwd: &Path) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_path_agrees_with_strip_prefix() {
+        let reference = |p: &Path, cwd: &Path| match p.strip_prefix(cwd) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+            _ => p.to_string_lossy().into_owned(),
+        };
+        let cases = [
+            ("/a/b/c.md", "/a/b"),
+            ("/a/b/sub/c.md", "/a/b"),
+            ("/a/b//c.md", "/a/b"),
+            ("/a/b/./c.md", "/a/b"),
+            ("/a/b/.", "/a/b"),
+            ("/a/bc/d.md", "/a/b"),
+            ("/a/b", "/a/b"),
+            ("/a/b/", "/a/b"),
+            ("/a/b/c.md", "/a/b/"),
+            ("/a/./b/c.md", "/a/b"),
+            ("/a/b/c.md", "/a/./b"),
+            ("/a/b/../c.md", "/a/b"),
+            ("/x/c.md", "/a/b"),
+            ("/a/b/c.md", "/"),
+            ("/a/b/c.md", ""),
+            ("rel/c.md", "rel"),
+        ];
+        for (p, cwd) in cases {
+            let (p, cwd) = (Path::new(p), Path::new(cwd));
+            assert_eq!(shown_path(p, cwd), reference(p, cwd), "{p:?} under {cwd:?}");
+        }
+    }
 }

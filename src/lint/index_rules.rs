@@ -91,23 +91,35 @@ impl Reach {
         by_name
     }
 
-    /// The memories one file links to (markdown links and `[[name]]` wikilinks).
-    pub fn edges_of(rel: &str, text: &str, by_name: &HashMap<String, String>) -> Vec<String> {
+    /// The links of one file: markdown links to files inside the dir, and the
+    /// names of its `[[name]]` wikilinks (resolved with [`Reach::resolve`] once
+    /// every memory's name is known).
+    pub fn links_of(rel: &str, text: &str) -> FileLinks {
         let base = rel.rsplit_once('/').map_or("", |(d, _)| d);
-        let mut targets: Vec<String> = index::extract_links(text)
+        let inside = index::extract_links(text)
             .iter()
             .filter_map(|l| match index::resolve_dest(&l.dest, base) {
                 Some(Target::Inside(p)) => Some(p),
                 _ => None,
             })
             .collect();
-        if text.contains("[[") {
-            targets.extend(
-                wikilinks(text)
-                    .iter()
-                    .filter_map(|w| by_name.get(&w.to_lowercase()).cloned()),
-            );
-        }
+        let wiki = if text.contains("[[") {
+            wikilinks(text)
+        } else {
+            Vec::new()
+        };
+        FileLinks { inside, wiki }
+    }
+
+    /// The memories a file's links reach, its wikilinks resolved by `by_name`.
+    pub fn resolve(links: FileLinks, by_name: &HashMap<String, String>) -> Vec<String> {
+        let mut targets = links.inside;
+        targets.extend(
+            links
+                .wiki
+                .iter()
+                .filter_map(|w| by_name.get(&w.to_lowercase()).cloned()),
+        );
         targets
     }
 
@@ -128,6 +140,13 @@ impl Reach {
         }
         seen
     }
+}
+
+/// One file's links, as [`Reach::links_of`] finds them.
+#[derive(Default)]
+pub struct FileLinks {
+    inside: Vec<String>,
+    wiki: Vec<String>,
 }
 
 /// `[[name]]` wikilink targets (the part before `|` or `#`).
@@ -228,37 +247,36 @@ fn list_lines(lines: &[usize]) -> String {
 
 /// Run the index rules for one scope; returns the number of files examined.
 pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
-    let (files, targets) = check_index(scope, memories, warn_at, out);
-    if let Some(targets) = targets {
-        check_unindexed(scope, memories, &targets, reach, out);
+    let (files, targets) = check_index(scope, warn_at, out);
+    match targets {
+        Some(targets) => check_unindexed(scope, memories, &targets, reach, out),
+        None => check_missing(scope, memories, out),
     }
     files
+}
+
+/// ML213: topic files but no index (for a scope whose index could not be read).
+pub fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
+    let owned = memories.iter().filter(|m| scope.owns(&m.rel)).count();
+    let idx = &scope.index;
+    if owned > 0 && std::fs::symlink_metadata(idx).is_err() {
+        out.push(Finding::file(
+            "ML213",
+            idx,
+            format!("{owned} topic files but no MEMORY.md: Claude Code loads no memory; create the index"),
+        ));
+    }
 }
 
 /// The memory links of an index: target → lines.
 pub type Targets = BTreeMap<String, Vec<usize>>;
 
-/// The index rules that need no reachability (all but ML203); returns the number
-/// of files examined and the index's targets (`None` without an index).
-pub fn check_index(
-    scope: &Scope,
-    memories: &[Memory],
-    warn_at: f64,
-    out: &mut Vec<Finding>,
-) -> (usize, Option<Targets>) {
-    let owned: Vec<&Memory> = memories.iter().filter(|m| scope.owns(&m.rel)).collect();
+/// The index rules that need neither the topic files nor reachability (all but
+/// ML203 and ML213); returns the number of files examined and the index's targets
+/// (`None` when there is no readable index: see [`check_missing`]).
+pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usize, Option<Targets>) {
     let idx = &scope.index;
     let Ok(bytes) = std::fs::read(idx) else {
-        if !owned.is_empty() && std::fs::symlink_metadata(idx).is_err() {
-            out.push(Finding::file(
-                "ML213",
-                idx,
-                format!(
-                    "{} topic files but no MEMORY.md: Claude Code loads no memory; create the index",
-                    owned.len()
-                ),
-            ));
-        }
         return (0, None);
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();

@@ -7,7 +7,9 @@ pub mod format;
 mod index_rules;
 mod topic;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -15,6 +17,7 @@ use serde::Serialize;
 use crate::memory::Memory;
 use crate::paths::Resolution;
 use crate::scan::{self, Scan};
+use index_rules::FileLinks;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -108,9 +111,9 @@ rules! {
     "ML403" "memory-disabled" Info false "nothing is loaded or saved";
 }
 
-/// The rule with this id.
+/// The rule with this id (`RULES` is sorted by id).
 pub fn rule(id: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.id == id)
+    RULES.binary_search_by(|r| r.id.cmp(id)).ok().map(|i| &RULES[i])
 }
 
 /// One problem found.
@@ -164,8 +167,8 @@ pub struct Input<'a> {
 }
 
 /// A topic file's whole content, as lint reads it.
-pub struct FileText {
-    pub text: String,
+pub struct FileText<'a> {
+    pub text: Cow<'a, str>,
     pub size: u64,
     /// Byte offset of the first invalid UTF-8 sequence.
     pub invalid_utf8_at: Option<usize>,
@@ -176,29 +179,42 @@ pub struct FileText {
 /// Lint reads at most this much of a file for its content rules.
 pub const READ_CAP: u64 = 16 << 20;
 
-/// Read a topic file for lint, bounded by [`READ_CAP`].
-pub fn read_text(path: &Path) -> std::io::Result<FileText> {
+impl<'a> FileText<'a> {
+    /// A file's bytes (at most [`READ_CAP`] of them) and its size.
+    pub fn new(bytes: &'a [u8], size: u64) -> FileText<'a> {
+        let (text, invalid_utf8_at) = match std::str::from_utf8(bytes) {
+            Ok(t) => (Cow::Borrowed(t), None),
+            Err(e) => (String::from_utf8_lossy(bytes), Some(e.valid_up_to())),
+        };
+        FileText {
+            text,
+            size,
+            invalid_utf8_at,
+            has_nul: crate::text::looks_binary(bytes),
+            bom: bytes.starts_with(b"\xef\xbb\xbf"),
+        }
+    }
+}
+
+/// Read the rest of a file the scan has begun (see [`scan::Visit`]) into `buf`,
+/// which then holds its first [`READ_CAP`] bytes at most.
+fn read_rest(file: &mut File, buf: &mut Vec<u8>, size: u64) -> std::io::Result<()> {
     use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    let mut bytes = Vec::with_capacity(size.min(READ_CAP) as usize);
-    file.take(READ_CAP).read_to_end(&mut bytes)?;
-    let has_nul = crate::text::looks_binary(&bytes);
-    let bom = bytes.starts_with(b"\xef\xbb\xbf");
-    let (text, invalid_utf8_at) = match String::from_utf8(bytes) {
-        Ok(t) => (t, None),
-        Err(e) => (
-            String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            Some(e.utf8_error().valid_up_to()),
-        ),
-    };
-    Ok(FileText {
-        text,
-        size,
-        invalid_utf8_at,
-        has_nul,
-        bom,
-    })
+    let left = READ_CAP.saturating_sub(buf.len() as u64);
+    buf.reserve(size.min(READ_CAP).saturating_sub(buf.len() as u64) as usize);
+    file.take(left).read_to_end(buf)?;
+    Ok(())
+}
+
+/// The topic rules on a memory whose file the scan has begun, and its links.
+fn check_file(m: &Memory, file: &mut File, buf: &mut Vec<u8>, claude_md: Option<&Vec<String>>) -> FileResult {
+    let mut out = Vec::new();
+    if read_rest(file, buf, m.size).is_err() {
+        return (out, FileLinks::default());
+    }
+    let t = FileText::new(buf, m.size);
+    topic::check(m, &t, claude_md, &mut out);
+    (out, index_rules::Reach::links_of(&m.rel, &t.text))
 }
 
 /// The outcome of a lint run.
@@ -210,57 +226,34 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-/// Run every rule on the dir.
-/// Per file: its findings and the memories it links to.
-type FileResult = (Vec<Finding>, Vec<String>);
+/// Per file: its findings and its links.
+type FileResult = (Vec<Finding>, FileLinks);
 /// Per index: files examined and its link targets.
 type IndexResult = (usize, Option<index_rules::Targets>);
 
+/// Run every rule on the dir.
 pub fn lint(input: &Input) -> Report {
-    let scan = scan::scan(input.dir);
     let mut notes = Vec::new();
     let claude_md = config::claude_md_lines(input.res, &mut notes);
-    let by_name = index_rules::Reach::names(&scan.memories);
-    // Whole files are read and checked in parallel; each text is dropped as soon
-    // as its findings and links are known.
-    let per_file = |m: &Memory| -> FileResult {
-        let mut out = Vec::new();
-        let Ok(t) = read_text(&m.path) else {
-            return (out, Vec::new());
-        };
-        topic::check(m, &t, claude_md.as_ref(), &mut out);
-        (out, index_rules::Reach::edges_of(&m.rel, &t.text, &by_name))
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     let scopes = index_rules::scopes(input.dir, !input.res.team);
-    // The index rules run on this thread while the files are checked.
+    // The scan's reader threads read each file whole and check it as they go (one
+    // open and read per file; each text is dropped as soon as its findings and
+    // links are known); the index rules run on this thread meanwhile.
     let mut index_findings = Vec::new();
-    let (results, index_results): (Vec<FileResult>, Vec<IndexResult>) = std::thread::scope(|s| {
-        let mut handles = Vec::new();
-        if threads >= 2 && scan.memories.len() >= 32 {
-            let per = scan.memories.len().div_ceil(threads);
-            handles = scan
-                .memories
-                .chunks(per)
-                .map(|c| s.spawn(|| c.iter().map(per_file).collect::<Vec<_>>()))
-                .collect();
-        }
-        let index_results = scopes
+    let check_indexes = || -> Vec<IndexResult> {
+        scopes
             .iter()
-            .map(|scope| index_rules::check_index(scope, &scan.memories, input.warn_at, &mut index_findings))
-            .collect();
-        let results = if handles.is_empty() {
-            scan.memories.iter().map(per_file).collect()
-        } else {
-            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-        };
-        (results, index_results)
-    });
+            .map(|scope| index_rules::check_index(scope, input.warn_at, &mut index_findings))
+            .collect()
+    };
+    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| check_file(m, file, buf, claude_md.as_ref());
+    let (scan, results, index_results) = scan::scan_visit(input.dir, check_indexes, &visit);
+    let by_name = index_rules::Reach::names(&scan.memories);
     let mut findings = Vec::new();
     let mut edges = HashMap::with_capacity(results.len());
-    for (m, (f, e)) in scan.memories.iter().zip(results) {
+    for (m, (f, links)) in scan.memories.iter().zip(results) {
         findings.extend(f);
-        edges.insert(m.rel.clone(), e);
+        edges.insert(m.rel.clone(), index_rules::Reach::resolve(links, &by_name));
     }
     findings.extend(index_findings);
     walk_findings(&scan, input, &mut findings, &mut notes);
@@ -268,8 +261,9 @@ pub fn lint(input: &Input) -> Report {
     let reach = index_rules::Reach::new(edges);
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
         files += n;
-        if let Some(t) = targets {
-            index_rules::check_unindexed(scope, &scan.memories, &t, &reach, &mut findings);
+        match targets {
+            Some(t) => index_rules::check_unindexed(scope, &scan.memories, &t, &reach, &mut findings),
+            None => index_rules::check_missing(scope, &scan.memories, &mut findings),
         }
     }
     config::check(input, &mut findings, &mut notes);
@@ -277,35 +271,19 @@ pub fn lint(input: &Input) -> Report {
     Report { findings, files, notes }
 }
 
-/// By path (byte order), line, column and rule; paths are ranked once, so the
-/// sort compares integers.
+/// By path (byte order), line, column and rule; a stable sort, so equal findings
+/// keep the order they were found in.
 fn sort_findings(findings: &mut [Finding]) {
-    let bytes = |p: &Path| p.as_os_str().as_encoded_bytes().to_vec();
-    let mut paths: Vec<Vec<u8>> = findings.iter().filter_map(|f| f.path.as_deref().map(bytes)).collect();
-    paths.sort_unstable();
-    paths.dedup();
-    let rank: HashMap<&[u8], usize> = paths.iter().enumerate().map(|(i, p)| (p.as_slice(), i + 1)).collect();
-    let mut keyed: Vec<(usize, usize, usize, &'static str, usize)> = findings
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            (
-                f.path
-                    .as_deref()
-                    .and_then(|p| rank.get(p.as_os_str().as_encoded_bytes()))
-                    .copied()
-                    .unwrap_or(0),
-                f.line,
-                f.col,
-                f.id,
-                i,
-            )
-        })
-        .collect();
-    keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|k| k.4).collect();
-    let mut sorted: Vec<Finding> = order.iter().map(|&i| findings[i].clone()).collect();
-    findings.swap_with_slice(&mut sorted);
+    fn bytes(f: &Finding) -> Option<&[u8]> {
+        f.path.as_deref().map(|p| p.as_os_str().as_encoded_bytes())
+    }
+    findings.sort_by(|a, b| {
+        bytes(a)
+            .cmp(&bytes(b))
+            .then(a.line.cmp(&b.line))
+            .then(a.col.cmp(&b.col))
+            .then(a.id.cmp(b.id))
+    });
 }
 
 /// Findings about entries the scan could not use, the cap and temp files.
@@ -386,11 +364,7 @@ pub fn file_findings(path: &Path) -> Vec<Finding> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut out = Vec::new();
-    if let (Ok(m), Ok(t)) = (scan::read_memory(path, &name), read_text(path)) {
-        topic::check(&m, &t, None, &mut out);
-    }
-    out
+    scan::read_memory_then(path, &name, |m, file, buf| check_file(m, file, buf, None).0).unwrap_or_default()
 }
 
 /// The index rules on an index file at `path` whose links resolve in `dir`.
@@ -418,4 +392,20 @@ pub fn filter(findings: Vec<Finding>, only: &[String], disable: &[String], min: 
 pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
     let n = |s| findings.iter().filter(|f| f.severity == s).count();
     (n(Severity::Error), n(Severity::Warning), n(Severity::Info))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_found_by_its_id() {
+        // `rule` searches by bisection: the table must stay sorted by id.
+        assert!(RULES.windows(2).all(|w| w[0].id < w[1].id), "RULES out of order");
+        for r in RULES {
+            assert_eq!(rule(r.id).map(|x| x.name), Some(r.name));
+        }
+        assert!(rule("ML999").is_none());
+        assert!(rule("ml101").is_none());
+    }
 }

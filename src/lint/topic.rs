@@ -1,7 +1,7 @@
 //! Rules on one topic file (ML101–ML126, ML133).
 
 use crate::dates;
-use crate::frontmatter::{self, Status, TypeSource};
+use crate::frontmatter::{self, Fields, Status, TypeSource};
 use crate::memory::{Memory, MemoryType};
 use crate::text::levenshtein_ci;
 use crate::yaml::Value;
@@ -20,7 +20,29 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
     let fm = &m.frontmatter;
     let f = &m.fields;
     let text = t.text.strip_prefix('\u{feff}').unwrap_or(&t.text);
-    let (whole, body) = frontmatter::parse_document(text);
+    // The block as the whole file has it: the scan's own when its window saw the
+    // block close (the lines after the closing line change nothing), else parsed
+    // from the text (a block past the window, or none on line 1).
+    let labels = |name: Option<&Value>, description: Option<&Value>| {
+        [name.map(Value::js_string), description.map(Value::js_string)]
+    };
+    let parsed;
+    let whole = match (fm.open_line, fm.close_line, &fm.yaml_text) {
+        (Some(0), Some(close), Some(yaml)) if !m.window_exceeded => Whole {
+            yaml_text: Some(yaml),
+            labels: labels(f.name.as_ref(), f.description.as_ref()),
+            body: frontmatter::body_after(text, close),
+        },
+        _ => {
+            parsed = frontmatter::parse_document(text);
+            let fields = Fields::from(&parsed.0);
+            Whole {
+                yaml_text: parsed.0.yaml_text.as_deref(),
+                labels: labels(fields.name.as_ref(), fields.description.as_ref()),
+                body: parsed.1,
+            }
+        }
+    };
     let open_line = fm.open_line.map_or(1, |l| l + 1);
     // ML101–ML104: what the scan window sees.
     match fm.status {
@@ -67,7 +89,7 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
             ));
         }
         if fm.status == Status::Ok {
-            cut_by_comment(p, &whole, open_line, out);
+            cut_by_comment(p, whole.yaml_text, open_line, out);
         }
         for key in &fm.duplicate_keys {
             out.push(Finding::new(
@@ -94,8 +116,8 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
         ));
     }
     type_rules(m, text, out);
-    body_rules(m, t, text, body, &whole, claude_md, out);
-    if let Some(yaml) = &whole.yaml_text
+    body_rules(m, t, text, &whole, claude_md, out);
+    if let Some(yaml) = whole.yaml_text
         && yaml.contains("---")
     {
         let line = yaml
@@ -112,8 +134,17 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
     }
 }
 
-fn cut_by_comment(p: &std::path::Path, fm: &frontmatter::Frontmatter, open_line: usize, out: &mut Vec<Finding>) {
-    let Some(yaml) = &fm.yaml_text else { return };
+/// What lint reads of the whole file's frontmatter and body.
+struct Whole<'a> {
+    /// The YAML text between the delimiters, when a block exists.
+    yaml_text: Option<&'a str>,
+    /// `name` and `description` as strings (ML120).
+    labels: [Option<String>; 2],
+    body: &'a str,
+}
+
+fn cut_by_comment(p: &std::path::Path, yaml: Option<&str>, open_line: usize, out: &mut Vec<Finding>) {
+    let Some(yaml) = yaml else { return };
     for (i, line) in yaml.split('\n').enumerate() {
         let Some((key, value)) = line.split_once(':') else {
             continue;
@@ -210,17 +241,16 @@ fn has_word(s: &str, words: &[&str]) -> Option<String> {
     None
 }
 
-#[allow(clippy::too_many_arguments)]
 fn body_rules(
     m: &Memory,
     t: &FileText,
     text: &str,
-    body: &str,
-    whole: &frontmatter::Frontmatter,
+    whole: &Whole,
     claude_md: Option<&Vec<String>>,
     out: &mut Vec<Finding>,
 ) {
     let p = &m.path;
+    let body = whole.body;
     let body_start = crate::text::count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
     let body_lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     if matches!(m.memory_type(), Some(MemoryType::Feedback | MemoryType::Project)) {
@@ -314,12 +344,8 @@ fn body_rules(
             }
         }
     }
-    let fields = crate::frontmatter::Fields::from(whole);
-    let labels = [
-        fields.name.as_ref().map(Value::js_string),
-        fields.description.as_ref().map(Value::js_string),
-    ];
-    if let Some(w) = labels
+    if let Some(w) = whole
+        .labels
         .iter()
         .flatten()
         .find_map(|s| has_word(s, &["wip", "in progress", "todo", "session plan", "today's", "today’s"]))
