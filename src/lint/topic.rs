@@ -378,7 +378,7 @@ fn body_rules(
                 p,
                 i + 1,
                 1,
-                format!("looks like a {kind}; memory is loaded into model context: remove it"),
+                format!("looks like {kind}; memory is loaded into model context: remove it"),
             ));
         }
     }
@@ -456,10 +456,10 @@ fn has_commit_token(line: &str) -> bool {
     false
 }
 
-/// The kind of secret-like token on a line, if any (ML121).
+/// The kind of secret-like token on a line, if any (ML121), with its article.
 fn secret_in(line: &str) -> Option<&'static str> {
     if line.contains("-----BEGIN ") && line.contains("PRIVATE KEY-----") {
-        return Some("private key");
+        return Some("a private key");
     }
     let b = line.as_bytes();
     let tail = |start: usize, min: usize, upper: bool| {
@@ -482,7 +482,7 @@ fn secret_in(line: &str) -> Option<&'static str> {
         let rest = &line[i..];
         for prefix in ["ghp_", "gho_", "ghs_", "github_pat_", "sk-"] {
             if rest.starts_with(prefix) && tail(i + prefix.len(), 20, false) {
-                return Some("API token");
+                return Some("an API token");
             }
         }
         if rest.len() > 5
@@ -491,10 +491,10 @@ fn secret_in(line: &str) -> Option<&'static str> {
             && b[i + 4] == b'-'
             && tail(i + 5, 10, false)
         {
-            return Some("Slack token");
+            return Some("a Slack token");
         }
         if rest.starts_with("AKIA") && b.len() >= i + 20 && tail(i + 4, 16, true) {
-            return Some("AWS access key");
+            return Some("an AWS access key");
         }
     }
     None
@@ -514,12 +514,15 @@ mod tests {
 
     #[test]
     fn secrets() {
-        assert_eq!(secret_in(&format!("token ghp_{}", "a".repeat(20))), Some("API token"));
+        assert_eq!(
+            secret_in(&format!("token ghp_{}", "a".repeat(20))),
+            Some("an API token")
+        );
         assert_eq!(secret_in(&format!("xghp_{}", "a".repeat(20))), None);
         assert_eq!(secret_in(&format!("sk-{}", "a".repeat(19))), None);
-        assert_eq!(secret_in("xoxb-1234567890"), Some("Slack token"));
-        assert_eq!(secret_in("AKIAABCDEFGHIJKLMNOP"), Some("AWS access key"));
-        assert_eq!(secret_in("-----BEGIN RSA PRIVATE KEY-----"), Some("private key"));
+        assert_eq!(secret_in("xoxb-1234567890"), Some("a Slack token"));
+        assert_eq!(secret_in("AKIAABCDEFGHIJKLMNOP"), Some("an AWS access key"));
+        assert_eq!(secret_in("-----BEGIN RSA PRIVATE KEY-----"), Some("a private key"));
     }
 
     #[test]

@@ -194,6 +194,21 @@ fn relative_dates_are_warnings_in_project_memories_and_infos_elsewhere() {
 }
 
 #[test]
+fn secret_findings_name_the_kind_of_token_on_its_line() {
+    let body = format!("intro\nkey AKIA{}\n", "A".repeat(16));
+    let doc = one(&with_fm("name: n\ndescription: d\ntype: user\n", &body))
+        .args(["lint", "--json", "--rule", "ML121"])
+        .run()
+        .json();
+    let f = &doc["findings"][0];
+    assert_eq!(f["line"], 8, "{doc}");
+    assert_eq!(
+        f["message"],
+        "looks like an AWS access key; memory is loaded into model context: remove it"
+    );
+}
+
+#[test]
 fn content_in_claude_md_needs_a_project() {
     let line = "Always run the integration suite against the staging database first.";
     let env = one(&with_fm("name: n\ndescription: d\ntype: user\n", &format!("{line}\n")))
