@@ -451,6 +451,80 @@ fn truncation_model() {
     });
 }
 
+/// A reader handing out its bytes in pieces of the given sizes, in turn.
+struct Pieces<'a> {
+    data: &'a [u8],
+    sizes: &'a [usize],
+    turn: usize,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = self.sizes[self.turn % self.sizes.len()].max(1);
+        self.turn += 1;
+        let n = want.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn streamed_load_reports_what_the_whole_text_does() {
+    use crate::commands::truncate_check::{JSON_DROPPED, LIST_DROPPED, checked, checked_streamed, render_text, truncation_json};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Many lines around both caps: blank and space-only ones (also at both ends),
+    // CRs, JavaScript-only spaces, astral chars, a BOM; now and then an opening
+    // `---` or a `<!--`, which the stream leaves to the whole-text model.
+    let line = prop_oneof![
+        6 => (1usize..160).prop_map(|n| format!("- [T{n}](t{n}.md) \u{2014} {}", "h".repeat(n))),
+        2 => Just(String::new()),
+        2 => soup(&["a", " ", "\t", "\r", "é", "😀", "\u{a0}", "\u{feff}", "\u{2028}", "- [T](t.md)", "x"], 12),
+        1 => (0usize..3000).prop_map(|n| "w".repeat(n)),
+        1 => proptest::sample::select(&["   ", "\r", " \u{3000}"][..]).prop_map(str::to_string),
+        // Around the unit cap on its own, with leading space and an astral char.
+        1 => (24_990usize..25_010).prop_map(|n| format!(" \t{}😀w", "w".repeat(n))),
+    ];
+    let text = (
+        proptest::collection::vec(line, 0..700),
+        proptest::sample::select(&["", "", "", "\u{feff}", "\n\n  \n", "---\n", "\u{feff}--- \r\n"][..]),
+        proptest::sample::select(&["", "\n", "\n\n \n\t", " \u{a0}"][..]),
+        proptest::option::weighted(0.1, any::<proptest::sample::Index>()),
+    )
+        .prop_map(|(mut lines, head, tail, comment)| {
+            if let Some(at) = comment {
+                let at = at.index(lines.len() + 1);
+                lines.insert(at, "<!-- c -->".to_string());
+            }
+            format!("{head}{}{tail}", lines.join("\n"))
+        });
+    let sizes = proptest::collection::vec(prop_oneof![1usize..8, 8usize..5000, Just(70_000)], 1..6);
+    let streamed = AtomicUsize::new(0);
+    check("streamed load", 160, (text, sizes), |(text, sizes)| {
+        let whole = checked("MEMORY.md".into(), None, text.clone());
+        // The text report, the JSON report, and `--print-loaded` (which quotes none).
+        for (quotes, json) in [(LIST_DROPPED, false), (JSON_DROPPED, true), (0, false)] {
+            let mut reader = Pieces { data: text.as_bytes(), sizes: &sizes, turn: 0 };
+            let Ok(Some(s)) = load::load_stream(&mut reader, quotes) else {
+                continue;
+            };
+            streamed.fetch_add(1, Ordering::Relaxed);
+            let c = checked_streamed("MEMORY.md".into(), None, s);
+            prop_assert_eq!(&c.load.loaded, &whole.load.loaded);
+            if quotes == 0 {
+                continue;
+            }
+            if json {
+                prop_assert_eq!(truncation_json(&c, Some(80.0)), truncation_json(&whole, Some(80.0)));
+            } else {
+                prop_assert_eq!(render_text(&c, Some(80.0)), render_text(&whole, Some(80.0)));
+            }
+        }
+        Ok(())
+    });
+    assert!(streamed.load(Ordering::Relaxed) > 20, "too few cases took the streamed path");
+}
+
 /// Wyhash as SPEC §2.2.7 describes it, step by step with byte-wise reads.
 fn reference_wyhash(bytes: &[u8]) -> u64 {
     let s = [

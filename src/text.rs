@@ -1,6 +1,8 @@
 //! The text model of SPEC §2.1: how Claude Code (a JavaScript program) measures,
 //! trims, rounds and prints. Everything here is pure.
 
+use std::ops::Not;
+
 use chrono::{DateTime, TimeZone, Utc};
 
 /// Length in UTF-16 code units, the unit Claude Code compares with its limits.
@@ -9,11 +11,33 @@ pub fn utf16_len(s: &str) -> usize {
         return s.len();
     }
     // One unit per char (every byte that is not a continuation byte `10xxxxxx`), one
-    // more for each 4-byte sequence (lead byte `11110xxx`, an astral char).
-    let b = s.as_bytes();
-    let continuation = count_masked(b, 0xc0, 0x80);
-    let astral = count_masked(b, 0xf8, 0xf0);
-    b.len() - continuation + astral
+    // more for each 4-byte sequence (lead byte `11110xxx`, an astral char). Counted
+    // in byte lanes over blocks small enough not to overflow them, which the
+    // compiler turns into vector code.
+    s.as_bytes()
+        .chunks(127)
+        .map(|block| {
+            block
+                .iter()
+                .fold(0u8, |n, &b| n + u8::from((b as i8) >= -64) + u8::from(b >= 0xf0)) as usize
+        })
+        .sum()
+}
+
+/// Whether every LF-separated line of `b` starts with a printable ASCII character
+/// (so none is blank); lines that start otherwise need a closer look. Blocks of
+/// byte pairs are scanned without branches, which the compiler vectorizes.
+pub fn every_line_starts_printable(b: &[u8]) -> bool {
+    let printable = |c: u8| (0x21..=0x7e).contains(&c);
+    if !b.first().is_some_and(|c| printable(*c)) || b.last() == Some(&b'\n') {
+        return false;
+    }
+    b[..b.len() - 1].chunks(4096).zip(b[1..].chunks(4096)).all(|(prev, next)| {
+        prev.iter()
+            .zip(next)
+            .fold(false, |bad, (&p, &c)| bad | (p == b'\n' && !printable(c)))
+            .not()
+    })
 }
 
 /// Binary content, as memctl judges it: a NUL byte within the first 8 KiB.
@@ -293,6 +317,31 @@ mod tests {
     fn js_trim_uses_the_javascript_set() {
         assert_eq!(js_trim("\u{feff} a \u{3000}"), "a");
         assert_eq!(js_trim("\u{85}a"), "\u{85}a");
+    }
+
+    #[test]
+    fn line_starts_are_judged_per_line() {
+        let long = format!("{}\nb", "a".repeat(5000));
+        for (s, all) in [
+            ("a\nb\n-c", true),
+            ("a", true),
+            (long.as_str(), true),
+            ("", false),
+            ("a\n", false),
+            ("a\n\nb", false),
+            (" a\nb", false),
+            ("a\n b", false),
+            ("a\n\tb", false),
+            ("a\n\rb", false),
+            ("a\n\u{a0}b", false),
+            ("a\nb\n\u{3000}", false),
+        ] {
+            assert_eq!(every_line_starts_printable(s.as_bytes()), all, "{s:?}");
+        }
+        // Across the 4 KiB blocks.
+        let mut at_block = "a".repeat(4095);
+        at_block.push_str("\n ");
+        assert!(!every_line_starts_printable(at_block.as_bytes()));
     }
 
     #[test]

@@ -18,9 +18,9 @@ use crate::text::{ellipsize, group_digits, to_fixed1};
 /// Index files up to this size are modelled (memctl choice).
 pub const MAX_INDEX_BYTES: u64 = 256 << 20;
 /// The text output lists at most this many dropped entries.
-const LIST_DROPPED: usize = 50;
+pub const LIST_DROPPED: usize = 50;
 /// The JSON output holds at most this many dropped entries.
-const JSON_DROPPED: usize = 10_000;
+pub const JSON_DROPPED: usize = 10_000;
 
 /// An index file and what Claude Code loads from it.
 pub struct Checked {
@@ -28,20 +28,40 @@ pub struct Checked {
     pub label: String,
     pub path: Option<PathBuf>,
     pub exists: bool,
+    /// The load; a streamed one holds only the dropped entries shown.
     pub load: Load,
-    /// The file's text and where its lines start, to quote dropped entries as
-    /// they are in the file.
-    text: String,
-    /// Starts of the file's lines, found on demand up to the last line asked for
-    /// (a report quotes a few dropped entries; most of a large file is never split).
-    line_starts: std::cell::RefCell<Vec<usize>>,
+    /// How many entries are dropped in all.
+    pub dropped_total: usize,
+    /// Where dropped entries are quoted from, as they are in the file.
+    quotes: Quotes,
+}
+
+enum Quotes {
+    /// The file's text, and the starts of its lines, found on demand up to the
+    /// last line asked for (a report quotes a few dropped entries; most of a
+    /// large file is never split).
+    Text {
+        text: String,
+        line_starts: std::cell::RefCell<Vec<usize>>,
+    },
+    /// The lines a streamed load quoted, by line number.
+    Lines(Vec<(usize, String)>),
 }
 
 impl Checked {
     /// Line `n` (1-based) of the file, without its LF and one CR.
     pub fn file_line(&self, n: usize) -> Option<&str> {
-        let mut starts = self.line_starts.borrow_mut();
-        let bytes = self.text.as_bytes();
+        let (text, line_starts) = match &self.quotes {
+            Quotes::Lines(lines) => {
+                return lines
+                    .binary_search_by_key(&n, |(line, _)| *line)
+                    .ok()
+                    .map(|i| lines[i].1.as_str());
+            }
+            Quotes::Text { text, line_starts } => (text, line_starts),
+        };
+        let mut starts = line_starts.borrow_mut();
+        let bytes = text.as_bytes();
         while starts.len() <= n {
             let Some(&last) = starts.last() else { break };
             match bytes.get(last..).and_then(|rest| rest.iter().position(|b| *b == b'\n')) {
@@ -50,9 +70,9 @@ impl Checked {
             }
         }
         let start = *starts.get(n.checked_sub(1)?)?;
-        let end = starts.get(n).map_or(self.text.len(), |e| e - 1);
+        let end = starts.get(n).map_or(text.len(), |e| e - 1);
         drop(starts);
-        let line = self.text.get(start..end)?;
+        let line = text.get(start..end)?;
         Some(line.strip_suffix('\r').unwrap_or(line))
     }
 }
@@ -63,9 +83,15 @@ pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
             .hint("drop --json to print the loaded text, or drop --print-loaded for the report")
             .into());
     }
+    // How many dropped entries the report quotes.
+    let quotes = match (args.print_loaded, out.json) {
+        (true, _) => 0,
+        (false, true) => JSON_DROPPED,
+        (false, false) => LIST_DROPPED,
+    };
     let checked = match &args.path {
         Some(p) if p.as_os_str() == "-" => read_stdin()?,
-        Some(p) => read_explicit(p)?,
+        Some(p) => read_explicit(p, quotes)?,
         None => {
             let res = ctx.resolve_existing()?;
             if !res.enabled.value && !res.explicit {
@@ -75,7 +101,7 @@ pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
                 ));
             }
             let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
-            read_default(&res.index_path(), label, &res.dir, out)?
+            read_default(&res.index_path(), label, &res.dir, quotes, out)?
         }
     };
     if args.print_loaded {
@@ -111,14 +137,61 @@ fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<St
 pub fn checked(label: String, path: Option<PathBuf>, text: impl Into<String>) -> Checked {
     let text: String = text.into();
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let line_starts = std::cell::RefCell::new(vec![bom]);
+    let load = load::load(&text);
     Checked {
         label,
         path,
         exists: true,
-        load: load::load(&text),
-        text,
-        line_starts,
+        dropped_total: load.dropped.len(),
+        load,
+        quotes: Quotes::Text {
+            text,
+            line_starts: std::cell::RefCell::new(vec![bom]),
+        },
+    }
+}
+
+/// Index files from this size on are streamed when they can be (memctl choice:
+/// below it, reading the whole text costs no more).
+const STREAM_FROM_BYTES: u64 = 256 << 10;
+
+/// An index file read for the model: streamed when it is large and the stream can
+/// model it, else its whole text.
+enum IndexRead {
+    Whole(String),
+    Streamed(load::Streamed),
+}
+
+/// `quotes`: how many dropped entries the report quotes.
+fn read_index(mut file: File, shown: &str, quotes: usize) -> Result<IndexRead> {
+    use std::io::{Seek, SeekFrom};
+    let meta = file.metadata().ok();
+    let size = meta.as_ref().map_or(0, std::fs::Metadata::len);
+    if meta.is_some_and(|m| m.is_file()) && size >= STREAM_FROM_BYTES {
+        if let Some(s) = load::load_stream(&mut file, quotes)? {
+            return Ok(IndexRead::Streamed(s));
+        }
+        file.seek(SeekFrom::Start(0))?;
+    }
+    Ok(IndexRead::Whole(bounded_text(file, shown, size)?))
+}
+
+fn checked_read(label: String, path: &Path, read: IndexRead) -> Checked {
+    match read {
+        IndexRead::Whole(text) => checked(label, Some(path.to_path_buf()), text),
+        IndexRead::Streamed(s) => checked_streamed(label, Some(path.to_path_buf()), s),
+    }
+}
+
+/// [`checked`] for a streamed load.
+pub fn checked_streamed(label: String, path: Option<PathBuf>, s: load::Streamed) -> Checked {
+    Checked {
+        label,
+        path,
+        exists: true,
+        load: s.load,
+        dropped_total: s.dropped_total,
+        quotes: Quotes::Lines(s.quotes),
     }
 }
 
@@ -148,22 +221,20 @@ fn open_index(path: &Path) -> Result<File> {
     })
 }
 
-fn read_explicit(path: &Path) -> Result<Checked> {
-    let file = open_index(path)?;
-    let size = file.metadata().map_or(0, |m| m.len());
-    let text = bounded_text(file, &path.display().to_string(), size)?;
-    Ok(checked(path.display().to_string(), Some(path.to_path_buf()), text))
+fn read_explicit(path: &Path, quotes: usize) -> Result<Checked> {
+    let read = read_index(open_index(path)?, &path.display().to_string(), quotes)?;
+    Ok(checked_read(path.display().to_string(), path, read))
 }
 
-fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Result<Checked> {
+fn read_default(path: &Path, label: &str, dir: &Path, quotes: usize, out: &mut Output) -> Result<Checked> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(Checked {
             label: label.into(),
             path: Some(path.to_path_buf()),
             exists: false,
             load: load::load(""),
-            text: String::new(),
-            line_starts: std::cell::RefCell::new(Vec::new()),
+            dropped_total: 0,
+            quotes: Quotes::Lines(Vec::new()),
         });
     }
     if let (Ok(real), Ok(real_dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir))
@@ -174,20 +245,26 @@ fn read_default(path: &Path, label: &str, dir: &Path, out: &mut Output) -> Resul
             real.display()
         ));
     }
-    let file = open_index(path)?;
-    let size = file.metadata().map_or(0, |m| m.len());
-    let text = bounded_text(file, &path.display().to_string(), size)?;
-    if crate::text::looks_binary(text.as_bytes()) {
+    let read = read_index(open_index(path)?, &path.display().to_string(), quotes)?;
+    let binary = match &read {
+        IndexRead::Whole(text) => crate::text::looks_binary(text.as_bytes()),
+        IndexRead::Streamed(s) => s.binary,
+    };
+    if binary {
         out.warn(format!(
             "{label} is binary (NUL bytes); modelled on its text as Claude Code reads it"
         ));
     }
-    if text.contains('\u{fffd}') && std::fs::read(path).is_ok_and(|b| std::str::from_utf8(&b).is_err()) {
+    // A streamed index is valid UTF-8.
+    if let IndexRead::Whole(text) = &read
+        && text.contains('\u{fffd}')
+        && std::fs::read(path).is_ok_and(|b| std::str::from_utf8(&b).is_err())
+    {
         out.warn(format!(
             "{label} is not valid UTF-8; modelled on the lossily decoded text, as Claude Code reads it"
         ));
     }
-    Ok(checked(label.into(), Some(path.to_path_buf()), text))
+    Ok(checked_read(label.into(), path, read))
 }
 
 fn over_threshold(l: &Load, warn_at: Option<f64>) -> bool {
@@ -227,7 +304,7 @@ pub fn truncation_json(c: &Checked, warn_at: Option<f64>) -> Value {
         "warning": l.warning,
         "loaded": l.loaded,
         "dropped_entries": dropped,
-        "dropped_entries_total": l.dropped.len(),
+        "dropped_entries_total": c.dropped_total,
         "headroom_lines": MAX_LINES as i64 - lines as i64,
         "headroom_bytes": MAX_UNITS as i64 - units as i64,
         "frontmatter_stripped": l.frontmatter_stripped,
@@ -268,7 +345,7 @@ pub fn render_text(c: &Checked, warn_at: Option<f64>) -> String {
             _ => "no line loaded in full".to_string(),
         };
         s.push_str(&format!("truncated: yes ({cap}); {loaded}\n"));
-        s.push_str(&format!("dropped entries ({}):\n", g(l.dropped.len())));
+        s.push_str(&format!("dropped entries ({}):\n", g(c.dropped_total)));
         for d in l.dropped.iter().take(LIST_DROPPED) {
             s.push_str(&ellipsize(
                 &format!("  {}: {}", d.line, file_line(c, d.line, l.dropped_text(d))),
@@ -276,8 +353,8 @@ pub fn render_text(c: &Checked, warn_at: Option<f64>) -> String {
             ));
             s.push('\n');
         }
-        if l.dropped.len() > LIST_DROPPED {
-            s.push_str(&format!("  … and {} more\n", g(l.dropped.len() - LIST_DROPPED)));
+        if c.dropped_total > LIST_DROPPED {
+            s.push_str(&format!("  … and {} more\n", g(c.dropped_total - LIST_DROPPED)));
         }
         s.push_str(&format!(
             "Claude Code appends:\n  {}\n",

@@ -275,3 +275,91 @@ fn team_flag_checks_the_team_index() {
         .success();
     assert!(run.stdout.starts_with("team/MEMORY.md: 2 lines"));
 }
+
+/// A large index (streamed: over 256 KiB): BOM and blank lines before it, a
+/// blank line inside, CRLF entries, blank space after.
+fn large_index() -> String {
+    let mut s = String::from("\u{feff}\n\n");
+    for i in 1..=12_000 {
+        let cr = if i % 7 == 0 { "\r" } else { "" };
+        s.push_str(&format!("- [T{i}](t{i}.md) — hook {i}{cr}\n"));
+        if i == 5000 {
+            s.push('\n');
+        }
+    }
+    s.push_str("   \n\n");
+    s
+}
+
+#[test]
+fn a_large_index_is_reported_in_full() {
+    let index = large_index();
+    assert!(index.len() > 256 << 10);
+    let trimmed = index.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    // Every char is in the BMP: one unit each.
+    let units = trimmed.chars().count();
+    let line = |i: usize| i + 2 + usize::from(i > 5000);
+    let entry = |i: usize| format!("- [T{i}](t{i}.md) — hook {i}");
+    let run = Env::new().index(&index).args(["truncate-check"]).run().code(1);
+    let mut lines = run.stdout.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!(
+            "MEMORY.md: 12 001 lines, {} {:03} / 25 000 units ({:.1}%), {} {:03} UTF-8 bytes",
+            units / 1000,
+            units % 1000,
+            100.0 * units as f64 / 25_000.0,
+            trimmed.len() / 1000,
+            trimmed.len() % 1000
+        )
+    );
+    assert_eq!(lines.next().unwrap(), "truncated: yes (line and unit caps); loaded lines 3–202");
+    assert_eq!(lines.next().unwrap(), "dropped entries (11 800):");
+    for i in 201..=250 {
+        assert_eq!(lines.next().unwrap(), format!("  {}: {}", line(i), entry(i)));
+    }
+    assert_eq!(lines.next().unwrap(), "  … and 11 750 more");
+    let doc = Env::new()
+        .index(&index)
+        .args(["truncate-check", "--json"])
+        .run()
+        .code(1)
+        .json();
+    assert_eq!(doc["dropped_entries_total"], 11_800);
+    let dropped = doc["dropped_entries"].as_array().unwrap();
+    assert_eq!(dropped.len(), 10_000);
+    // Entry 10 200, after the blank line, ended by CRLF (the CR is not quoted).
+    assert_eq!(dropped[9_999]["line"], line(10_200));
+    assert_eq!(dropped[9_999]["text"], entry(10_200));
+    let loaded = Env::new()
+        .index(&index)
+        .args(["truncate-check", "--print-loaded"])
+        .run()
+        .success()
+        .stdout;
+    let first: Vec<String> = (1..=200)
+        .map(|i| format!("{}{}", entry(i), if i % 7 == 0 { "\r" } else { "" }))
+        .collect();
+    assert!(loaded.starts_with(&format!("{}\n\n> WARNING: MEMORY.md is 12001 lines and ", first.join("\n"))));
+}
+
+#[test]
+fn a_large_file_reads_as_the_same_text_on_stdin() {
+    // A file this large is streamed; standard input is read whole.
+    let index = large_index();
+    let env = Env::new().index(&index);
+    let path = env.dir().join("MEMORY.md");
+    for flags in [&[][..], &["--json"][..], &["--print-loaded"][..]] {
+        let from_file = Env::new().arg("truncate-check").args(flags.iter().copied()).arg(&path).run();
+        let from_stdin = Env::new()
+            .stdin(index.clone())
+            .arg("truncate-check")
+            .args(flags.iter().copied())
+            .arg("-")
+            .run();
+        assert_eq!(from_file.code, from_stdin.code);
+        let shown = path.display().to_string();
+        let expected = from_stdin.stdout.replacen("<stdin>", &shown, 1).replacen("\"path\": \"-\"", &format!("\"path\": {:?}", shown), 1);
+        assert!(from_file.stdout == expected, "{flags:?} differs");
+    }
+}
