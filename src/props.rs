@@ -471,7 +471,9 @@ impl std::io::Read for Pieces<'_> {
 
 #[test]
 fn streamed_load_reports_what_the_whole_text_does() {
-    use crate::commands::truncate_check::{JSON_DROPPED, LIST_DROPPED, checked, checked_streamed, render_text, truncation_json};
+    use crate::commands::truncate_check::{
+        JSON_DROPPED, LIST_DROPPED, checked, checked_streamed, render_text, truncation_json,
+    };
     use std::sync::atomic::{AtomicUsize, Ordering};
     // Many lines around both caps: blank and space-only ones (also at both ends),
     // CRs, JavaScript-only spaces, astral chars, a BOM; now and then an opening
@@ -504,7 +506,11 @@ fn streamed_load_reports_what_the_whole_text_does() {
         let whole = checked("MEMORY.md".into(), None, text.clone());
         // The text report, the JSON report, and `--print-loaded` (which quotes none).
         for (quotes, json) in [(LIST_DROPPED, false), (JSON_DROPPED, true), (0, false)] {
-            let mut reader = Pieces { data: text.as_bytes(), sizes: &sizes, turn: 0 };
+            let mut reader = Pieces {
+                data: text.as_bytes(),
+                sizes: &sizes,
+                turn: 0,
+            };
             let Ok(Some(s)) = load::load_stream(&mut reader, quotes) else {
                 continue;
             };
@@ -522,7 +528,10 @@ fn streamed_load_reports_what_the_whole_text_does() {
         }
         Ok(())
     });
-    assert!(streamed.load(Ordering::Relaxed) > 20, "too few cases took the streamed path");
+    assert!(
+        streamed.load(Ordering::Relaxed) > 20,
+        "too few cases took the streamed path"
+    );
 }
 
 /// Wyhash as SPEC §2.2.7 describes it, step by step with byte-wise reads.

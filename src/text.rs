@@ -32,12 +32,15 @@ pub fn every_line_starts_printable(b: &[u8]) -> bool {
     if !b.first().is_some_and(|c| printable(*c)) || b.last() == Some(&b'\n') {
         return false;
     }
-    b[..b.len() - 1].chunks(4096).zip(b[1..].chunks(4096)).all(|(prev, next)| {
-        prev.iter()
-            .zip(next)
-            .fold(false, |bad, (&p, &c)| bad | (p == b'\n' && !printable(c)))
-            .not()
-    })
+    b[..b.len() - 1]
+        .chunks(4096)
+        .zip(b[1..].chunks(4096))
+        .all(|(prev, next)| {
+            prev.iter()
+                .zip(next)
+                .fold(false, |bad, (&p, &c)| bad | (p == b'\n' && !printable(c)))
+                .not()
+        })
 }
 
 /// Binary content, as memctl judges it: a NUL byte within the first 8 KiB.

@@ -159,7 +159,7 @@ const STREAM_FROM_BYTES: u64 = 256 << 10;
 /// model it, else its whole text.
 enum IndexRead {
     Whole(String),
-    Streamed(load::Streamed),
+    Streamed(Box<load::Streamed>),
 }
 
 /// `quotes`: how many dropped entries the report quotes.
@@ -169,7 +169,7 @@ fn read_index(mut file: File, shown: &str, quotes: usize) -> Result<IndexRead> {
     let size = meta.as_ref().map_or(0, std::fs::Metadata::len);
     if meta.is_some_and(|m| m.is_file()) && size >= STREAM_FROM_BYTES {
         if let Some(s) = load::load_stream(&mut file, quotes)? {
-            return Ok(IndexRead::Streamed(s));
+            return Ok(IndexRead::Streamed(Box::new(s)));
         }
         file.seek(SeekFrom::Start(0))?;
     }
@@ -179,7 +179,7 @@ fn read_index(mut file: File, shown: &str, quotes: usize) -> Result<IndexRead> {
 fn checked_read(label: String, path: &Path, read: IndexRead) -> Checked {
     match read {
         IndexRead::Whole(text) => checked(label, Some(path.to_path_buf()), text),
-        IndexRead::Streamed(s) => checked_streamed(label, Some(path.to_path_buf()), s),
+        IndexRead::Streamed(s) => checked_streamed(label, Some(path.to_path_buf()), *s),
     }
 }
 

@@ -188,7 +188,13 @@ fn trim(mut m: Mapped) -> Mapped {
 
 impl Load {
     /// A load of `line_count` lines and `unit_count` units, not yet cut.
-    fn counted(line_count: usize, unit_count: usize, utf8_bytes: usize, frontmatter_stripped: bool, html_comments_stripped: bool) -> Load {
+    fn counted(
+        line_count: usize,
+        unit_count: usize,
+        utf8_bytes: usize,
+        frontmatter_stripped: bool,
+        html_comments_stripped: bool,
+    ) -> Load {
         Load {
             line_count,
             unit_count,
@@ -254,7 +260,13 @@ fn dropped_lines<'a>(lines: impl Iterator<Item = &'a str>, origin: &[usize], kep
 /// §2.7.1 on trimmed text.
 fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool) -> Load {
     let line_count = count_byte(t.text.as_bytes(), b'\n') + 1;
-    let mut load = Load::counted(line_count, utf16_len(&t.text), t.text.len(), frontmatter_stripped, html_comments_stripped);
+    let mut load = Load::counted(
+        line_count,
+        utf16_len(&t.text),
+        t.text.len(),
+        frontmatter_stripped,
+        html_comments_stripped,
+    );
     if !load.truncated() {
         load.loaded = t.text.clone();
         load.processed = t;
@@ -262,7 +274,11 @@ fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stripped: bool)
     }
     // The first 200 lines, joined by their LFs: a prefix of the text.
     let k = if load.line_truncated {
-        let end = t.text.match_indices('\n').nth(MAX_LINES - 1).map_or(t.text.len(), |(i, _)| i);
+        let end = t
+            .text
+            .match_indices('\n')
+            .nth(MAX_LINES - 1)
+            .map_or(t.text.len(), |(i, _)| i);
         &t.text[..end]
     } else {
         &t.text
@@ -409,7 +425,11 @@ impl Stream {
     fn line(&mut self, line: &str) -> Option<()> {
         self.next_line += 1;
         let no = self.next_line;
-        let file_line = if no == 1 { line.strip_prefix('\u{feff}').unwrap_or(line) } else { line };
+        let file_line = if no == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
         if no == 1 && frontmatter::is_delimiter(strip_cr(file_line)) {
             return None;
         }
@@ -539,7 +559,10 @@ impl Stream {
         dropped.extend(self.beyond.into_iter().take(room));
         dropped.truncate(self.quote_limit);
         load.dropped = dropped;
-        load.processed = Mapped { text: self.head, origin };
+        load.processed = Mapped {
+            text: self.head,
+            origin,
+        };
         Some(Streamed {
             load,
             dropped_total,

@@ -313,7 +313,10 @@ fn a_large_index_is_reported_in_full() {
             trimmed.len() % 1000
         )
     );
-    assert_eq!(lines.next().unwrap(), "truncated: yes (line and unit caps); loaded lines 3–202");
+    assert_eq!(
+        lines.next().unwrap(),
+        "truncated: yes (line and unit caps); loaded lines 3–202"
+    );
     assert_eq!(lines.next().unwrap(), "dropped entries (11 800):");
     for i in 201..=250 {
         assert_eq!(lines.next().unwrap(), format!("  {}: {}", line(i), entry(i)));
@@ -340,7 +343,10 @@ fn a_large_index_is_reported_in_full() {
     let first: Vec<String> = (1..=200)
         .map(|i| format!("{}{}", entry(i), if i % 7 == 0 { "\r" } else { "" }))
         .collect();
-    assert!(loaded.starts_with(&format!("{}\n\n> WARNING: MEMORY.md is 12001 lines and ", first.join("\n"))));
+    assert!(loaded.starts_with(&format!(
+        "{}\n\n> WARNING: MEMORY.md is 12001 lines and ",
+        first.join("\n")
+    )));
 }
 
 #[test]
@@ -350,7 +356,11 @@ fn a_large_file_reads_as_the_same_text_on_stdin() {
     let env = Env::new().index(&index);
     let path = env.dir().join("MEMORY.md");
     for flags in [&[][..], &["--json"][..], &["--print-loaded"][..]] {
-        let from_file = Env::new().arg("truncate-check").args(flags.iter().copied()).arg(&path).run();
+        let from_file = Env::new()
+            .arg("truncate-check")
+            .args(flags.iter().copied())
+            .arg(&path)
+            .run();
         let from_stdin = Env::new()
             .stdin(index.clone())
             .arg("truncate-check")
@@ -359,7 +369,11 @@ fn a_large_file_reads_as_the_same_text_on_stdin() {
             .run();
         assert_eq!(from_file.code, from_stdin.code);
         let shown = path.display().to_string();
-        let expected = from_stdin.stdout.replacen("<stdin>", &shown, 1).replacen("\"path\": \"-\"", &format!("\"path\": {:?}", shown), 1);
+        let expected = from_stdin.stdout.replacen("<stdin>", &shown, 1).replacen(
+            "\"path\": \"-\"",
+            &format!("\"path\": {:?}", shown),
+            1,
+        );
         assert!(from_file.stdout == expected, "{flags:?} differs");
     }
 }
