@@ -128,13 +128,13 @@ impl Reach {
     }
 
     /// Every file reachable from `start` through links.
-    fn from(&self, start: &HashSet<String>) -> HashSet<String> {
-        let mut seen: HashSet<String> = start.clone();
-        let mut queue: VecDeque<String> = start.iter().cloned().collect();
+    fn from<'a>(&'a self, start: &HashSet<&'a str>) -> HashSet<&'a str> {
+        let mut seen = start.clone();
+        let mut queue: VecDeque<&str> = start.iter().copied().collect();
         while let Some(f) = queue.pop_front() {
-            for t in self.edges.get(&f).into_iter().flatten() {
-                if seen.insert(t.clone()) {
-                    queue.push_back(t.clone());
+            for t in self.edges.get(f).into_iter().flatten() {
+                if seen.insert(t) {
+                    queue.push_back(t);
                 }
             }
         }
@@ -147,6 +147,12 @@ impl Reach {
 pub struct FileLinks {
     inside: Vec<String>,
     wiki: Vec<String>,
+}
+
+impl FileLinks {
+    pub fn has_wikilinks(&self) -> bool {
+        !self.wiki.is_empty()
+    }
 }
 
 /// `[[name]]` wikilink targets (the part before `|` or `#`).
@@ -555,22 +561,22 @@ fn unindexed(
     reach: &Reach,
     out: &mut Vec<Finding>,
 ) {
-    let indexed: HashSet<String> = owned
+    let indexed: HashSet<&str> = owned
         .iter()
         .filter(|m| targets.contains_key(scope.local(&m.rel)))
-        .map(|m| m.rel.clone())
+        .map(|m| m.rel.as_str())
         .collect();
     let reachable = reach.from(&indexed);
+    let index_name = if scope.prefix.is_empty() {
+        "MEMORY.md".to_string()
+    } else {
+        format!("{}/MEMORY.md", scope.prefix)
+    };
     for m in owned {
-        if indexed.contains(&m.rel) {
+        if indexed.contains(m.rel.as_str()) {
             continue;
         }
-        let index_name = if scope.prefix.is_empty() {
-            "MEMORY.md".to_string()
-        } else {
-            format!("{}/MEMORY.md", scope.prefix)
-        };
-        if reachable.contains(&m.rel) {
+        if reachable.contains(m.rel.as_str()) {
             out.push(
                 Finding::file(
                     "ML203",

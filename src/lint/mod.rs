@@ -111,9 +111,21 @@ rules! {
     "ML403" "memory-disabled" Info false "nothing is loaded or saved";
 }
 
-/// The rule with this id (`RULES` is sorted by id).
+/// The rule with this id (`RULES` is sorted by id). Called for every finding:
+/// ids are compared as integers made of their first eight bytes.
 pub fn rule(id: &str) -> Option<&'static Rule> {
-    RULES.binary_search_by(|r| r.id.cmp(id)).ok().map(|i| &RULES[i])
+    fn key(id: &str) -> u64 {
+        let mut k = [0u8; 8];
+        let n = id.len().min(8);
+        k[..n].copy_from_slice(&id.as_bytes()[..n]);
+        u64::from_be_bytes(k)
+    }
+    let k = key(id);
+    RULES
+        .binary_search_by_key(&k, |r| key(r.id))
+        .ok()
+        .map(|i| &RULES[i])
+        .filter(|r| r.id == id)
 }
 
 /// One problem found.
@@ -248,12 +260,20 @@ pub fn lint(input: &Input) -> Report {
     };
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| check_file(m, file, buf, claude_md.as_ref());
     let (scan, results, index_results) = scan::scan_visit(input.dir, check_indexes, &visit);
-    let by_name = index_rules::Reach::names(&scan.memories);
-    let mut findings = Vec::new();
-    let mut edges = HashMap::with_capacity(results.len());
+    // Names are looked up only for wikilinks; files without links add no edge.
+    let by_name = if results.iter().any(|(_, links)| links.has_wikilinks()) {
+        index_rules::Reach::names(&scan.memories)
+    } else {
+        HashMap::new()
+    };
+    let mut findings = Vec::with_capacity(results.iter().map(|(f, _)| f.len()).sum::<usize>() + scan.memories.len());
+    let mut edges = HashMap::new();
     for (m, (f, links)) in scan.memories.iter().zip(results) {
         findings.extend(f);
-        edges.insert(m.rel.clone(), index_rules::Reach::resolve(links, &by_name));
+        let targets = index_rules::Reach::resolve(links, &by_name);
+        if !targets.is_empty() {
+            edges.insert(m.rel.clone(), targets);
+        }
     }
     findings.extend(index_findings);
     walk_findings(&scan, input, &mut findings, &mut notes);
@@ -271,19 +291,28 @@ pub fn lint(input: &Input) -> Report {
     Report { findings, files, notes }
 }
 
-/// By path (byte order), line, column and rule; a stable sort, so equal findings
-/// keep the order they were found in.
-fn sort_findings(findings: &mut [Finding]) {
+/// By path (byte order), line, column and rule; equal findings keep the order
+/// they were found in.
+fn sort_findings(findings: &mut Vec<Finding>) {
     fn bytes(f: &Finding) -> Option<&[u8]> {
         f.path.as_deref().map(|p| p.as_os_str().as_encoded_bytes())
     }
-    findings.sort_by(|a, b| {
-        bytes(a)
-            .cmp(&bytes(b))
-            .then(a.line.cmp(&b.line))
-            .then(a.col.cmp(&b.col))
-            .then(a.id.cmp(b.id))
+    // The paths share the linted dir's prefix: keys hold only what follows it,
+    // so comparisons do not walk it again and again.
+    let mut paths = findings.iter().filter_map(bytes);
+    let first = paths.next().unwrap_or_default();
+    let common = paths.fold(first.len(), |n, p| {
+        first[..n].iter().zip(p).take_while(|(a, b)| a == b).count()
     });
+    let mut keyed: Vec<(Option<&[u8]>, usize, usize, &'static str, usize)> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (bytes(f).map(|p| &p[common..]), f.line, f.col, f.id, i))
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|k| k.4).collect();
+    let mut slots: Vec<Option<Finding>> = std::mem::take(findings).into_iter().map(Some).collect();
+    findings.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 /// Findings about entries the scan could not use, the cap and temp files.
@@ -402,6 +431,10 @@ mod tests {
     fn every_rule_is_found_by_its_id() {
         // `rule` searches by bisection: the table must stay sorted by id.
         assert!(RULES.windows(2).all(|w| w[0].id < w[1].id), "RULES out of order");
+        assert!(
+            RULES.iter().all(|r| r.id.len() <= 8),
+            "ids are compared by their first 8 bytes"
+        );
         for r in RULES {
             assert_eq!(rule(r.id).map(|x| x.name), Some(r.name));
         }
