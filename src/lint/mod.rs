@@ -304,7 +304,9 @@ fn sort_findings(findings: &mut Vec<Finding>) {
     let common = paths.fold(first.len(), |n, p| {
         first[..n].iter().zip(p).take_while(|(a, b)| a == b).count()
     });
-    let mut keyed: Vec<(Option<&[u8]>, usize, usize, &'static str, usize)> = findings
+    /// Path after the common prefix, line, column, rule, and where it was found.
+    type Key<'a> = (Option<&'a [u8]>, usize, usize, &'static str, usize);
+    let mut keyed: Vec<Key> = findings
         .iter()
         .enumerate()
         .map(|(i, f)| (bytes(f).map(|p| &p[common..]), f.line, f.col, f.id, i))
