@@ -48,26 +48,13 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 
-/// How many times `byte` occurs in `bytes` (eight bytes at a time).
+/// How many times `byte` occurs in `bytes`, counted in byte lanes over blocks
+/// small enough not to overflow them (vector code).
 pub fn count_byte(bytes: &[u8], byte: u8) -> usize {
-    count_masked(bytes, 0xff, byte)
-}
-
-/// How many bytes `b` satisfy `b & mask == value`.
-fn count_masked(bytes: &[u8], mask: u8, value: u8) -> usize {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let (m, v) = (u64::from_ne_bytes([mask; 8]), u64::from_ne_bytes([value; 8]));
-    let mut chunks = bytes.chunks_exact(8);
-    let mut n = 0usize;
-    for c in &mut chunks {
-        let w = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // Exact zero-byte detection: the high bit of each byte of `z` is set iff
-        // that byte of `x` is zero.
-        let x = (w & m) ^ v;
-        let z = !(((x & LOW7) + LOW7) | x | LOW7);
-        n += z.count_ones() as usize;
-    }
-    n + chunks.remainder().iter().filter(|b| **b & mask == value).count()
+    bytes
+        .chunks(255)
+        .map(|block| block.iter().fold(0u8, |n, &b| n + u8::from(b == byte)) as usize)
+        .sum()
 }
 
 /// The characters JavaScript's `trim` and `\s` remove (SPEC §2.1.3). Not Rust's set:
