@@ -142,38 +142,29 @@ fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -
     (scan, extra)
 }
 
-/// A per-file visitor for [`scan_visit`]: it gets the memory (its frontmatter
-/// still holding the YAML text), the open file positioned after the bytes already
-/// read, and the buffer holding those bytes (the window, at least).
-pub trait Visit: Sync {
-    type Out: Send;
-    fn visit(&self, m: &Memory, file: &mut File, buf: &mut Vec<u8>) -> Self::Out;
-}
-
-impl<R: Send, F: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync> Visit for F {
-    type Out = R;
-    fn visit(&self, m: &Memory, file: &mut File, buf: &mut Vec<u8>) -> R {
-        self(m, file, buf)
-    }
-}
-
 /// Scan `dir` (uncapped) and run `visit` on every memory file as the reader
 /// threads read it, so that a command needing more of each file (lint) opens
-/// and reads every file once. The results are in the order of `scan.memories`.
-/// `meanwhile` runs on the main thread once the walk is done.
-pub fn scan_visit<V: Visit, T>(dir: &Path, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan, Vec<V::Out>, T) {
+/// and reads every file once. `visit` gets the memory (its frontmatter still
+/// holding the YAML text), the open file positioned after the bytes already
+/// read, and the buffer holding those bytes (the window, at least). The results
+/// are in the order of `scan.memories`; `meanwhile` runs on the main thread once
+/// the walk is done.
+pub fn scan_visit<R, T, V>(dir: &Path, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan, Vec<R>, T)
+where
+    R: Send,
+    V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
+{
     scan_core(dir, None, meanwhile, visit)
 }
 
 /// One batch's memories, problems and visitor results.
 type Batch<R> = (Vec<Memory>, Vec<Problem>, Vec<R>);
 
-fn scan_core<V: Visit, T>(
-    dir: &Path,
-    cap: Option<usize>,
-    meanwhile: impl FnOnce() -> T,
-    visit: &V,
-) -> (Scan, Vec<V::Out>, T) {
+fn scan_core<R, T, V>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan, Vec<R>, T)
+where
+    R: Send,
+    V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
+{
     let mut out = Scan::default();
     let mut results = Vec::new();
     let Ok(root_meta) = fs::metadata(dir) else {
@@ -185,9 +176,9 @@ fn scan_core<V: Visit, T>(
     // the readers send their results back batch by batch.
     let (tx, rx) = std::sync::mpsc::channel::<Vec<Item>>();
     let rx = std::sync::Mutex::new(rx);
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<Batch<V::Out>>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<Batch<R>>();
     // Read batches until the walk is over and the queue is empty.
-    let drain = |done_tx: &std::sync::mpsc::Sender<Batch<V::Out>>| {
+    let drain = |done_tx: &std::sync::mpsc::Sender<Batch<R>>| {
         loop {
             let batch = match rx.lock() {
                 Ok(r) => r.recv(),
@@ -271,7 +262,7 @@ struct Item {
     dir: Option<std::sync::Arc<File>>,
 }
 
-fn read_batch<V: Visit>(batch: Vec<Item>, acc: &mut Batch<V::Out>, visit: &V) {
+fn read_batch<R>(batch: Vec<Item>, acc: &mut Batch<R>, visit: &impl Fn(&Memory, &mut File, &mut Vec<u8>) -> R) {
     let mut buf = Vec::with_capacity(16 << 10);
     for Item { rel, path, dir } in batch {
         let file = match (&dir, path.file_name()) {
@@ -307,7 +298,7 @@ fn read_batch<V: Visit>(batch: Vec<Item>, acc: &mut Batch<V::Out>, visit: &V) {
                 }
                 m.rel = rel;
                 m.path = path;
-                acc.2.push(visit.visit(&m, &mut file, &mut buf));
+                acc.2.push(visit(&m, &mut file, &mut buf));
                 slim(&mut m);
                 acc.0.push(m);
             }
@@ -462,13 +453,14 @@ fn note_other(out: &mut Scan, dir: &Path, path: &Path, name: &std::ffi::OsStr, i
 
 /// Newest first; ties by relative path in byte order (memctl's tie rule).
 pub fn sort_claude_order(memories: &mut [Memory]) {
-    sort_claude_order_with::<()>(memories, &mut []);
+    // A vector of `()` takes no memory.
+    sort_claude_order_with(memories, &mut vec![(); memories.len()]);
 }
 
-/// [`sort_claude_order`], moving `extra[i]` (when given, one per memory) along
-/// with `memories[i]`.
+/// [`sort_claude_order`], moving `extra[i]` (one per memory) along with
+/// `memories[i]`.
 fn sort_claude_order_with<R>(memories: &mut [Memory], extra: &mut [R]) {
-    let paired = extra.len() == memories.len();
+    debug_assert_eq!(memories.len(), extra.len());
     // Sort keys, then apply the permutation in place, cycle by cycle: each (large)
     // memory moves a few times instead of being shuffled by the sort or copied.
     let mut order: Vec<(f64, usize)> = memories.iter().enumerate().map(|(i, m)| (m.mtime_ms, i)).collect();
@@ -486,9 +478,7 @@ fn sort_claude_order_with<R>(memories: &mut [Memory], extra: &mut [R]) {
                 break;
             }
             memories.swap(cur, next);
-            if paired {
-                extra.swap(cur, next);
-            }
+            extra.swap(cur, next);
             cur = next;
         }
     }
@@ -507,26 +497,30 @@ fn mtime_ms(meta: &fs::Metadata) -> f64 {
 
 /// Read one memory file's window and metadata.
 pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
-    let mut m = read_memory_from(&mut File::open(path)?, &mut Vec::new())?;
+    let (mut m, _, _) = open_memory(path, rel)?;
     slim(&mut m);
-    m.rel = rel.to_string();
-    m.path = path.to_path_buf();
     Ok(m)
 }
 
 /// Read one memory file as the scan does, then hand the memory, the open file and
-/// the bytes read so far to `then` (see [`Visit`]).
+/// the bytes read so far to `then` (as [`scan_visit`] does).
 pub fn read_memory_then<R>(
     path: &Path,
     rel: &str,
     then: impl FnOnce(&Memory, &mut File, &mut Vec<u8>) -> R,
 ) -> io::Result<R> {
+    let (m, mut file, mut buf) = open_memory(path, rel)?;
+    Ok(then(&m, &mut file, &mut buf))
+}
+
+/// Open and read one memory file: the memory, the open file, the bytes read.
+fn open_memory(path: &Path, rel: &str) -> io::Result<(Memory, File, Vec<u8>)> {
     let mut file = File::open(path)?;
     let mut buf = Vec::new();
     let mut m = read_memory_from(&mut file, &mut buf)?;
     m.rel = rel.to_string();
     m.path = path.to_path_buf();
-    Ok(then(&m, &mut file, &mut buf))
+    Ok((m, file, buf))
 }
 
 /// `openat(dir, name)`: open a file by name in an open directory (Linux), saving

@@ -208,7 +208,7 @@ impl<'a> FileText<'a> {
     }
 }
 
-/// Read the rest of a file the scan has begun (see [`scan::Visit`]) into `buf`,
+/// Read the rest of a file the scan has begun (see [`scan::scan_visit`]) into `buf`,
 /// which then holds its first [`READ_CAP`] bytes at most.
 fn read_rest(file: &mut File, buf: &mut Vec<u8>, size: u64) -> std::io::Result<()> {
     use std::io::Read;
