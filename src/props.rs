@@ -478,17 +478,27 @@ fn streamed_load_reports_what_the_whole_text_does() {
     // Many lines around both caps: blank and space-only ones (also at both ends),
     // CRs, JavaScript-only spaces, astral chars, a BOM; now and then an opening
     // `---` or a `<!--`, which the stream leaves to the whole-text model.
+    let short = || {
+        prop_oneof![
+            6 => (1usize..160).prop_map(|n| format!("- [T{n}](t{n}.md) \u{2014} {}", "h".repeat(n))),
+            2 => Just(String::new()),
+            2 => soup(&["a", " ", "\t", "\r", "é", "😀", "\u{a0}", "\u{feff}", "\u{2028}", "- [T](t.md)", "x"], 12),
+            1 => proptest::sample::select(&["   ", "\r", " \u{3000}"][..]).prop_map(str::to_string),
+        ]
+    };
     let line = prop_oneof![
-        6 => (1usize..160).prop_map(|n| format!("- [T{n}](t{n}.md) \u{2014} {}", "h".repeat(n))),
-        2 => Just(String::new()),
-        2 => soup(&["a", " ", "\t", "\r", "é", "😀", "\u{a0}", "\u{feff}", "\u{2028}", "- [T](t.md)", "x"], 12),
+        10 => short(),
         1 => (0usize..3000).prop_map(|n| "w".repeat(n)),
-        1 => proptest::sample::select(&["   ", "\r", " \u{3000}"][..]).prop_map(str::to_string),
         // Around the unit cap on its own, with leading space and an astral char.
         1 => (24_990usize..25_010).prop_map(|n| format!(" \t{}😀w", "w".repeat(n))),
     ];
-    let text = (
+    // Short lines only (the line cap comes first), or long ones too.
+    let lines = prop_oneof![
+        proptest::collection::vec(short(), 0..700),
         proptest::collection::vec(line, 0..700),
+    ];
+    let text = (
+        lines,
         proptest::sample::select(&["", "", "", "\u{feff}", "\n\n  \n", "---\n", "\u{feff}--- \r\n"][..]),
         proptest::sample::select(&["", "\n", "\n\n \n\t", " \u{a0}"][..]),
         proptest::option::weighted(0.1, any::<proptest::sample::Index>()),

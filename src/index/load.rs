@@ -318,7 +318,6 @@ const STREAM_MAX_BYTES: u64 = 256 << 20;
 pub fn load_stream(r: &mut impl std::io::Read, quote_limit: usize) -> std::io::Result<Option<Streamed>> {
     let mut st = Stream {
         quote_limit,
-        head_open: true,
         ..Stream::default()
     };
     let mut data = vec![0u8; 64 << 10];
@@ -373,7 +372,7 @@ pub fn load_stream(r: &mut impl std::io::Read, quote_limit: usize) -> std::io::R
 #[derive(Default)]
 struct Stream {
     quote_limit: usize,
-    /// 1-based number of the next file line.
+    /// 1-based number of the last file line seen.
     next_line: usize,
     /// Whether a non-blank line was seen (the leading trim is over).
     started: bool,
@@ -386,7 +385,6 @@ struct Stream {
     head: String,
     head_lines: usize,
     head_units: usize,
-    head_open: bool,
     /// Units and bytes of the processed lines so far (untrimmed end).
     run_units: usize,
     run_bytes: usize,
@@ -406,9 +404,9 @@ impl Stream {
         if text.contains("<!--") {
             return None;
         }
-        // Line by line while the head is open, then in bulk.
+        // Line by line into the head, then in bulk.
         let mut rest = text;
-        while self.head_open {
+        while !self.head_full() {
             match rest.split_once('\n') {
                 Some((line, more)) => {
                     self.line(line)?;
@@ -421,7 +419,13 @@ impl Stream {
         Some(())
     }
 
-    /// One file line without its LF.
+    /// The head holds all the cut can depend on: 200 processed lines, or more
+    /// than 25 000 units of them.
+    fn head_full(&self) -> bool {
+        self.index >= MAX_LINES || self.head_units > MAX_UNITS + 2
+    }
+
+    /// One file line (without its LF) while the head is open.
     fn line(&mut self, line: &str) -> Option<()> {
         self.next_line += 1;
         let no = self.next_line;
@@ -449,54 +453,36 @@ impl Stream {
         let sep = usize::from(i > 0);
         self.run_units += units + sep;
         self.run_bytes += l.len() + sep;
-        let blank = is_js_blank(l);
-        if !blank {
-            let kept = l.trim_end_matches(is_js_space);
+        if !is_js_blank(l) {
             self.lines = i + 1;
-            self.units = self.run_units - utf16_len(&l[kept.len()..]);
-            self.bytes = self.run_bytes - (l.len() - kept.len());
+            self.trailing(&l[l.trim_end_matches(is_js_space).len()..]);
         }
-        if self.head_open && (i >= MAX_LINES || self.head_units > MAX_UNITS + 2) {
-            self.head_open = false;
+        if i > 0 {
+            self.head.push('\n');
         }
-        if self.head_open {
-            if i > 0 {
-                self.head.push('\n');
-            }
-            self.head.push_str(l);
-            self.head_lines += 1;
-            self.head_units += units + sep;
-        } else if !blank {
-            self.beyond_total += 1;
-            if self.beyond.len() < self.quote_limit {
-                self.beyond.push(Dropped {
-                    line: no,
-                    index: i,
-                    span: 0..0,
-                });
-                self.quotes.push((no, strip_cr(file_line).to_string()));
-            }
-        }
+        self.head.push_str(l);
+        self.head_lines += 1;
+        self.head_units += units + sep;
         Some(())
     }
 
-    /// Lines after the head, joined by LF: counted, the first dropped ones quoted.
+    /// Lines after the head, joined by LF: all dropped but blank ones, counted,
+    /// the first ones quoted.
     fn bulk(&mut self, text: &str) {
+        // Every line here has an LF before it.
+        self.run_units += utf16_len(text) + 1;
+        self.run_bytes += text.len() + 1;
         if self.beyond.len() >= self.quote_limit && crate::text::every_line_starts_printable(text.as_bytes()) {
-            // No line is blank: all are dropped, the last one ends the text so far.
+            // No line is blank, and no more are quoted: only counts change.
             let n = count_byte(text.as_bytes(), b'\n') + 1;
             self.next_line += n;
             self.index += n;
             self.lines = self.index;
             self.beyond_total += n;
-            self.run_units += utf16_len(text) + 1;
-            self.run_bytes += text.len() + 1;
-            let end = text.trim_end_matches(is_js_space).len();
-            self.units = self.run_units - utf16_len(&text[end..]);
-            self.bytes = self.run_bytes - (text.len() - end);
+            self.trailing(&text[text.trim_end_matches(is_js_space).len()..]);
             return;
         }
-        let mut last_kept: Option<(usize, &str)> = None;
+        let mut last_end = None;
         let mut offset = 0;
         for l in text.split('\n') {
             self.next_line += 1;
@@ -504,7 +490,7 @@ impl Stream {
             self.index += 1;
             if !is_js_blank(l) {
                 self.lines = i + 1;
-                last_kept = Some((offset, l));
+                last_end = Some(offset + l.trim_end_matches(is_js_space).len());
                 self.beyond_total += 1;
                 if self.beyond.len() < self.quote_limit {
                     self.beyond.push(Dropped {
@@ -517,14 +503,16 @@ impl Stream {
             }
             offset += l.len() + 1;
         }
-        // Every line here has an LF before it.
-        self.run_units += utf16_len(text) + 1;
-        self.run_bytes += text.len() + 1;
-        if let Some((start, l)) = last_kept {
-            let end = start + l.trim_end_matches(is_js_space).len();
-            self.units = self.run_units - utf16_len(&text[end..]);
-            self.bytes = self.run_bytes - (text.len() - end);
+        if let Some(end) = last_end {
+            self.trailing(&text[end..]);
         }
+    }
+
+    /// The processed text so far ends with a non-blank line followed by
+    /// `trailing` (its trailing blank space and any blank lines): the trimmed end.
+    fn trailing(&mut self, trailing: &str) {
+        self.units = self.run_units - utf16_len(trailing);
+        self.bytes = self.run_bytes - trailing.len();
     }
 
     /// The load, when a non-blank line lies beyond the head: the cut is then
