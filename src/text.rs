@@ -1,8 +1,6 @@
 //! The text model of SPEC §2.1: how Claude Code (a JavaScript program) measures,
 //! trims, rounds and prints. Everything here is pure.
 
-use std::ops::Not;
-
 use chrono::{DateTime, TimeZone, Utc};
 
 /// Length in UTF-16 code units, the unit Claude Code compares with its limits.
@@ -36,10 +34,10 @@ pub fn every_line_starts_printable(b: &[u8]) -> bool {
         .chunks(4096)
         .zip(b[1..].chunks(4096))
         .all(|(prev, next)| {
-            prev.iter()
+            !prev
+                .iter()
                 .zip(next)
                 .fold(false, |bad, (&p, &c)| bad | (p == b'\n' && !printable(c)))
-                .not()
         })
 }
 

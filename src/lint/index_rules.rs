@@ -254,15 +254,27 @@ fn list_lines(lines: &[usize]) -> String {
 /// Run the index rules for one scope; returns the number of files examined.
 pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
     let (files, targets) = check_index(scope, warn_at, out);
-    match targets {
-        Some(targets) => check_unindexed(scope, memories, &targets, reach, out),
-        None => check_missing(scope, memories, out),
-    }
+    check_files(scope, memories, targets.as_ref(), reach, out);
     files
 }
 
+/// The index rules on the scope's topic files, once they are known: ML203 with
+/// the index's `targets`, ML213 when there was no readable index.
+pub fn check_files(
+    scope: &Scope,
+    memories: &[Memory],
+    targets: Option<&Targets>,
+    reach: &Reach,
+    out: &mut Vec<Finding>,
+) {
+    match targets {
+        Some(targets) => check_unindexed(scope, memories, targets, reach, out),
+        None => check_missing(scope, memories, out),
+    }
+}
+
 /// ML213: topic files but no index (for a scope whose index could not be read).
-pub fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
+fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
     let owned = memories.iter().filter(|m| scope.owns(&m.rel)).count();
     let idx = &scope.index;
     if owned > 0 && std::fs::symlink_metadata(idx).is_err() {
@@ -279,7 +291,7 @@ pub type Targets = BTreeMap<String, Vec<usize>>;
 
 /// The index rules that need neither the topic files nor reachability (all but
 /// ML203 and ML213); returns the number of files examined and the index's targets
-/// (`None` when there is no readable index: see [`check_missing`]).
+/// (`None` when there is no readable index: see [`check_files`]).
 pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usize, Option<Targets>) {
     let idx = &scope.index;
     let Ok(bytes) = std::fs::read(idx) else {
@@ -459,7 +471,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
 }
 
 /// ML203: files the index does not link.
-pub fn check_unindexed(scope: &Scope, memories: &[Memory], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
+fn check_unindexed(scope: &Scope, memories: &[Memory], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
     let owned: Vec<&Memory> = memories.iter().filter(|m| scope.owns(&m.rel)).collect();
     unindexed(scope, &owned, targets, reach, out);
 }

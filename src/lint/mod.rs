@@ -111,21 +111,9 @@ rules! {
     "ML403" "memory-disabled" Info false "nothing is loaded or saved";
 }
 
-/// The rule with this id (`RULES` is sorted by id). Called for every finding:
-/// ids are compared as integers made of their first eight bytes.
+/// The rule with this id (`RULES` is sorted by id; every finding looks its rule up).
 pub fn rule(id: &str) -> Option<&'static Rule> {
-    fn key(id: &str) -> u64 {
-        let mut k = [0u8; 8];
-        let n = id.len().min(8);
-        k[..n].copy_from_slice(&id.as_bytes()[..n]);
-        u64::from_be_bytes(k)
-    }
-    let k = key(id);
-    RULES
-        .binary_search_by_key(&k, |r| key(r.id))
-        .ok()
-        .map(|i| &RULES[i])
-        .filter(|r| r.id == id)
+    RULES.binary_search_by(|r| r.id.cmp(id)).ok().map(|i| &RULES[i])
 }
 
 /// One problem found.
@@ -281,10 +269,7 @@ pub fn lint(input: &Input) -> Report {
     let reach = index_rules::Reach::new(edges);
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
         files += n;
-        match targets {
-            Some(t) => index_rules::check_unindexed(scope, &scan.memories, &t, &reach, &mut findings),
-            None => index_rules::check_missing(scope, &scan.memories, &mut findings),
-        }
+        index_rules::check_files(scope, &scan.memories, targets.as_ref(), &reach, &mut findings);
     }
     config::check(input, &mut findings, &mut notes);
     sort_findings(&mut findings);

@@ -222,26 +222,23 @@ fn is_word(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// Whole-word, case-insensitive search of any of `words` in `s` (the first word
-/// of the list that occurs, at its first occurrence).
+/// Whole-word, case-insensitive search of any of `words` in `s`.
 fn has_word(s: &str, words: &[&str]) -> Option<String> {
     let lower = s.to_lowercase();
-    let mut prev = None;
-    let starts: Vec<usize> = lower
-        .char_indices()
-        .filter_map(|(i, c)| {
-            let start = prev.is_none_or(|p| !is_word(p));
-            prev = Some(c);
-            start.then_some(i)
-        })
-        .collect();
-    words.iter().find_map(|w| {
-        starts.iter().find_map(|&start| {
+    for w in words {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(w) {
+            let start = from + i;
             let end = start + w.len();
-            (lower[start..].starts_with(w) && lower[end..].chars().next().is_none_or(|c| !is_word(c)))
-                .then(|| s.get(start..end).unwrap_or(w).to_string())
-        })
-    })
+            let before = lower[..start].chars().next_back().is_none_or(|c| !is_word(c));
+            let after = lower[end..].chars().next().is_none_or(|c| !is_word(c));
+            if before && after {
+                return Some(s.get(start..end).unwrap_or(w).to_string());
+            }
+            from = end;
+        }
+    }
+    None
 }
 
 fn body_rules(
