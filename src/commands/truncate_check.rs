@@ -121,7 +121,8 @@ pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
     })
 }
 
-fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<String> {
+/// The text read (lossily decoded), and whether it was not valid UTF-8.
+fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<(String, bool)> {
     // One allocation of the right size (`take` hides the file's own size hint).
     let mut bytes = Vec::with_capacity(size_hint.min(MAX_INDEX_BYTES + 1) as usize + 1);
     reader.by_ref().take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes)?;
@@ -130,7 +131,10 @@ fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<St
             .hint("memctl models index files up to 256 MiB; Claude Code loads at most 25 000 units of it anyway")
             .into());
     }
-    Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    })
 }
 
 /// Model the load of `text` as the index file `path`.
@@ -158,7 +162,8 @@ const STREAM_FROM_BYTES: u64 = 256 << 10;
 /// An index file read for the model: streamed when it is large and the stream can
 /// model it, else its whole text.
 enum IndexRead {
-    Whole(String),
+    /// The text, and whether it was not valid UTF-8.
+    Whole(String, bool),
     Streamed(Box<load::Streamed>),
 }
 
@@ -173,12 +178,13 @@ fn read_index(mut file: File, shown: &str, quotes: usize) -> Result<IndexRead> {
         }
         file.seek(SeekFrom::Start(0))?;
     }
-    Ok(IndexRead::Whole(bounded_text(file, shown, size)?))
+    let (text, lossy) = bounded_text(file, shown, size)?;
+    Ok(IndexRead::Whole(text, lossy))
 }
 
 fn checked_read(label: String, path: &Path, read: IndexRead) -> Checked {
     match read {
-        IndexRead::Whole(text) => checked(label, Some(path.to_path_buf()), text),
+        IndexRead::Whole(text, _) => checked(label, Some(path.to_path_buf()), text),
         IndexRead::Streamed(s) => checked_streamed(label, Some(path.to_path_buf()), *s),
     }
 }
@@ -196,7 +202,7 @@ pub fn checked_streamed(label: String, path: Option<PathBuf>, s: load::Streamed)
 }
 
 fn read_stdin() -> Result<Checked> {
-    let text = bounded_text(std::io::stdin().lock(), "standard input", 0)?;
+    let (text, _) = bounded_text(std::io::stdin().lock(), "standard input", 0)?;
     Ok(checked("<stdin>".into(), None, text))
 }
 
@@ -247,7 +253,7 @@ fn read_default(path: &Path, label: &str, dir: &Path, quotes: usize, out: &mut O
     }
     let read = read_index(open_index(path)?, &path.display().to_string(), quotes)?;
     let binary = match &read {
-        IndexRead::Whole(text) => crate::text::looks_binary(text.as_bytes()),
+        IndexRead::Whole(text, _) => crate::text::looks_binary(text.as_bytes()),
         IndexRead::Streamed(s) => s.binary,
     };
     if binary {
@@ -256,10 +262,7 @@ fn read_default(path: &Path, label: &str, dir: &Path, quotes: usize, out: &mut O
         ));
     }
     // A streamed index is valid UTF-8.
-    if let IndexRead::Whole(text) = &read
-        && text.contains('\u{fffd}')
-        && std::fs::read(path).is_ok_and(|b| std::str::from_utf8(&b).is_err())
-    {
+    if let IndexRead::Whole(_, true) = read {
         out.warn(format!(
             "{label} is not valid UTF-8; modelled on the lossily decoded text, as Claude Code reads it"
         ));

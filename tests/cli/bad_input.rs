@@ -158,6 +158,20 @@ fn non_utf8_content() {
         .success()
         .json();
     assert_eq!(doc["byte_count"], 4, "counted after lossy decoding");
+    let warning = "memctl: warning: MEMORY.md is not valid UTF-8; modelled on the lossily decoded text";
+    let run = Env::new()
+        .file("mem/MEMORY.md", b"caf\xe9\n")
+        .args(["truncate-check"])
+        .run()
+        .success();
+    assert!(run.stderr.contains(warning), "{}", run.stderr);
+    // A U+FFFD written in the file is valid UTF-8.
+    let run = Env::new()
+        .file("mem/MEMORY.md", "caf\u{fffd}\n".as_bytes())
+        .args(["truncate-check"])
+        .run()
+        .success();
+    assert!(!run.stderr.contains("not valid UTF-8"), "{}", run.stderr);
 }
 
 #[test]
