@@ -78,7 +78,7 @@ fn never_overwrites() {
         .args(["add", "--type", "user", "--name", "Me", "--description", "d"])
         .run()
         .code(2);
-    assert!(run.stderr.starts_with("memctl: file exists: "), "{}", run.stderr);
+    run.stderr_starts("memctl: file exists: ");
     assert!(
         run.stderr
             .ends_with("hint: pass --file with another name, or choose another --name; memctl never overwrites\n")
@@ -109,11 +109,7 @@ fn names_and_descriptions_must_be_single_lines() {
         .args(["add", "--type", "user", "--name", "a\nb", "--description", "d"])
         .run()
         .code(2);
-    assert!(
-        run.stderr.starts_with("memctl: --name must be a single line"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: --name must be a single line");
     let run = Env::new()
         .args([
             "add",
@@ -126,11 +122,7 @@ fn names_and_descriptions_must_be_single_lines() {
         ])
         .run()
         .code(2);
-    assert!(
-        run.stderr.starts_with("memctl: --name must be 1–100 characters"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: --name must be 1–100 characters");
 }
 
 #[test]
@@ -200,13 +192,9 @@ fn warns_with_every_entry_that_would_fall_past_the_cut() {
         .args(["add", "--type", "user", "--name", "New one", "--description", "d"])
         .run()
         .success();
-    assert!(
-        run.stderr.contains(
+    run.stderr_has(
             "memctl: warning: Claude Code would truncate MEMORY.md: 201 lines (limit: 200)\nThese entries would not be loaded:\n  MEMORY.md:201: - [New one](user_new_one.md) — d   ← the new entry\nhint: shorten or remove index lines (memctl lint), or move detail into topic files\n"
-        ),
-        "{}",
-        run.stderr
-    );
+        );
 }
 
 #[test]
@@ -446,12 +434,7 @@ fn a_live_dream_refuses_and_force_overrides() {
         .args(["add", "--type", "user", "--name", "Me", "--description", "d"])
         .run()
         .code(2);
-    assert!(
-        run.stderr
-            .starts_with("memctl: auto-dream lock taken 30 min ago by live Claude Code PID"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: auto-dream lock taken 30 min ago by live Claude Code PID");
     assert!(!d.join("user_me.md").exists());
     let env = Env::new();
     let lock = env.dir().join(".consolidate-lock");

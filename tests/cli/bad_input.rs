@@ -68,12 +68,7 @@ fn binary_file() {
         run.stdout,
         "-\tbin.md\t1\tno\t-\t-\n".replace("\t1\t", &format!("\t{}\t", run.stdout.split('\t').nth(2).unwrap()))
     );
-    assert!(
-        run.stderr
-            .contains("bin.md: binary content (NUL bytes); Claude Code reads it as text"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("bin.md: binary content (NUL bytes); Claude Code reads it as text");
     let found = ids(Env::new().file("mem/bin.md", bytes));
     assert!(
         found.contains(&"ML133".to_string()) && found.contains(&"ML123".to_string()),
@@ -103,12 +98,7 @@ fn binary_file() {
     assert_eq!(fs::read(d.join("bin.md")).unwrap(), [&bytes[..], b"added\n"].concat());
     let env = Env::new().file("mem/MEMORY.md", b"- [A](a.md) \x00 x\n");
     let run = env.args(["truncate-check"]).run().success();
-    assert!(
-        run.stderr
-            .contains("MEMORY.md is binary (NUL bytes); modelled on its text as Claude Code reads it"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("MEMORY.md is binary (NUL bytes); modelled on its text as Claude Code reads it");
 }
 
 #[test]
@@ -126,11 +116,7 @@ fn non_utf8_file_name() {
     let env = Env::new();
     fs::write(env.dir().join(std::ffi::OsStr::from_bytes(b"caf\xe9.md")), GOOD).unwrap();
     let run = env.args(["show", "caf"]).run().code(2);
-    assert!(
-        run.stderr.starts_with("memctl: no memory named `caf`"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: no memory named `caf`");
 }
 
 #[test]
@@ -164,7 +150,7 @@ fn non_utf8_content() {
         .args(["truncate-check"])
         .run()
         .success();
-    assert!(run.stderr.contains(warning), "{}", run.stderr);
+    run.stderr_has(warning);
     // A U+FFFD written in the file is valid UTF-8.
     let run = Env::new()
         .file("mem/MEMORY.md", "caf\u{fffd}\n".as_bytes())
@@ -274,22 +260,14 @@ fn a_100_mb_file_is_refused_by_edit_and_large_for_lint() {
     assert_eq!(doc["findings"][0]["id"], "ML122");
     let env = sparse("huge.md", GOOD, 100 << 20);
     let run = env.env("EDITOR", "true").args(["edit", "huge"]).run().code(2);
-    assert!(
-        run.stderr.starts_with("memctl: file larger than 10 MiB"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: file larger than 10 MiB");
 }
 
 #[test]
 fn truncate_check_refuses_above_256_mib() {
     let env = sparse("MEMORY.md", "- [A](a.md) — a\n", (256 << 20) + 1);
     let run = env.args(["truncate-check"]).run().code(2);
-    assert!(
-        run.stderr.starts_with("memctl: index larger than 256 MiB"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: index larger than 256 MiB");
 }
 
 #[test]
@@ -395,7 +373,7 @@ fn dangling_symlink() {
         .success()
         .stderr("memctl: warning: dangling.md: dangling symlink; Claude Code drops it\n");
     let run = mk().args(["show", "dangling"]).run().code(2);
-    assert!(run.stderr.starts_with("memctl: no memory named `dangling`"));
+    run.stderr_starts("memctl: no memory named `dangling`");
     let env = mk();
     let d = env.dir();
     let _run = env.args(["forget", "--yes", "dangling"]).run().success();
@@ -405,7 +383,7 @@ fn dangling_symlink() {
     let env = Env::new();
     let p = env.root().join("nowhere/MEMORY.md");
     let run = env.arg("truncate-check").arg(&p).run().code(2);
-    assert!(run.stderr.contains("No such file"), "{}", run.stderr);
+    run.stderr_has("No such file");
 }
 
 #[test]
@@ -443,11 +421,7 @@ fn symlink_escaping_the_dir() {
     let env = Env::new().file("outside/MEMORY.md", b"- [A](a.md) \xe2\x80\x94 a\n");
     std::os::unix::fs::symlink(env.root().join("outside/MEMORY.md"), env.dir().join("MEMORY.md")).unwrap();
     let run = env.args(["truncate-check"]).run().success();
-    assert!(
-        run.stderr.contains("MEMORY.md is a symlink leaving the memory dir"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("MEMORY.md is a symlink leaving the memory dir");
 }
 
 #[test]
@@ -467,11 +441,7 @@ fn directory_named_like_a_memory() {
     let env = Env::new();
     fs::create_dir(env.dir().join("MEMORY.md")).unwrap();
     let run = env.args(["truncate-check"]).run().code(2);
-    assert!(
-        run.stderr.starts_with("memctl: is a directory, not an index file"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: is a directory, not an index file");
 }
 
 #[test]
@@ -578,12 +548,7 @@ fn first_30_lines_over_1_mib() {
         "parsed on demand: {}",
         &run.stdout[..300]
     );
-    assert!(
-        run.stderr
-            .contains("Claude Code's scan reads only the first 30 lines of big.md and sees: frontmatter beyond-window"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("Claude Code's scan reads only the first 30 lines of big.md and sees: frontmatter beyond-window");
     let small = format!(
         "---\ndescription: d\n---\n{}",
         format!("{}\n", "y".repeat(40_000)).repeat(20)

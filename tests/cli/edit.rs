@@ -54,11 +54,7 @@ fn new_errors_keep_the_draft_and_exit_1() {
     let env = with_editor("printf -- '---\\nname: x\\ndescription: d\\ntype: Project\\n---\\n' > \"$1\"");
     let d = env.dir();
     let run = env.args(["edit", "project_freeze"]).run().code(1);
-    assert!(
-        run.stderr.contains("error[ML108]: type `Project` is not one of"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("error[ML108]: type `Project` is not one of");
     let draft = draft_from(&run.stderr);
     assert_eq!(
         fs::read_to_string(&draft).unwrap(),
@@ -82,8 +78,8 @@ fn a_failing_editor_keeps_the_draft_and_exits_2() {
     let env = with_editor("echo changed >> \"$1\"; exit 3");
     let d = env.dir();
     let run = env.args(["edit", "project_freeze"]).run().code(2);
-    assert!(run.stderr.contains("memctl: the editor "), "{}", run.stderr);
-    assert!(run.stderr.contains("exited with exit status: 3"), "{}", run.stderr);
+    run.stderr_has("memctl: the editor ");
+    run.stderr_has("exited with exit status: 3");
     let draft = draft_from(&run.stderr);
     assert!(fs::read_to_string(&draft).unwrap().ends_with("changed\n"));
     assert_eq!(read(&d, "project_freeze.md"), M);
@@ -101,11 +97,7 @@ fn a_concurrent_change_is_a_conflict_and_nothing_is_lost() {
     );
     let d = env.dir();
     let run = env.env("EDITOR", ed).args(["edit", "project_freeze"]).run().code(2);
-    assert!(
-        run.stderr.contains("changed on disk while you were editing it"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("changed on disk while you were editing it");
     assert_eq!(read(&d, "project_freeze.md"), format!("{M}theirs\n"));
     let draft = draft_from(&run.stderr);
     assert_eq!(fs::read_to_string(&draft).unwrap(), format!("{M}mine\n"));
@@ -163,12 +155,7 @@ fn symlinks_leaving_the_dir_are_refused() {
     let ed = script(&env, "ed.sh", "echo changed >> \"$1\"");
     let root = env.root();
     let run = env.env("EDITOR", ed).args(["edit", "x"]).run().code(2);
-    assert!(
-        run.stderr
-            .starts_with("memctl: write target resolves outside the memory dir"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: write target resolves outside the memory dir");
     assert_eq!(
         fs::read_to_string(root.join("outside/x.md")).unwrap(),
         "---\nname: x\n---\n"
@@ -186,13 +173,8 @@ fn index_edit_reports_truncation_and_strict_exits_1() {
     let d = env.dir();
     let run = env.env("EDITOR", &ed).args(["edit", "--index"]).run().success();
     assert_eq!(run.stdout, "saved MEMORY.md\n");
-    assert!(
-        run.stderr
-            .contains("memctl: warning: Claude Code would truncate MEMORY.md: 206 lines (limit: 200)\n"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("MEMORY.md: 206 lines,"), "{}", run.stderr);
+    run.stderr_has("memctl: warning: Claude Code would truncate MEMORY.md: 206 lines (limit: 200)\n");
+    run.stderr_has("MEMORY.md: 206 lines,");
     assert_eq!(read(&d, "MEMORY.md").lines().count(), 206);
     let env = Env::new().index("# I\n").memory("a.md", M);
     let ed = script(
@@ -250,10 +232,6 @@ fn files_over_10_mib_are_refused() {
     let env = Env::new().memory("big.md", &"x".repeat((10 << 20) + 1));
     let ed = script(&env, "ed.sh", "exit 0");
     let run = env.env("EDITOR", ed).args(["edit", "big"]).run().code(2);
-    assert!(
-        run.stderr.starts_with("memctl: file larger than 10 MiB"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: file larger than 10 MiB");
     assert!(run.stderr.ends_with("hint: edit it directly with your editor\n"));
 }

@@ -195,7 +195,7 @@ fn the_index_and_traversal_are_refused() {
             "memctl: `MEMORY.md` is the index, not a memory\nhint: use `memctl edit --index` to change the index\n",
         );
     let run = dir_with_links().args(["forget", "--yes", "../x"]).run().code(2);
-    assert!(run.stderr.starts_with("memctl: invalid memory file name `../x`"));
+    run.stderr_starts("memctl: invalid memory file name `../x`");
 }
 
 #[test]

@@ -139,7 +139,7 @@ fn broken_pipe_exits_zero() {
 #[cfg(debug_assertions)]
 fn panics_become_internal_errors() {
     let run = Env::new().env("MEMCTL_DEBUG_PANIC", "1").args(["list"]).run().code(2);
-    assert!(run.stderr.starts_with("memctl: internal error: "), "{}", run.stderr);
+    run.stderr_starts("memctl: internal error: ");
     assert!(
         run.stderr
             .ends_with("hint: this is a bug in memctl; please report it with the command you ran\n"),

@@ -224,11 +224,7 @@ fn content_in_claude_md_needs_a_project() {
     let proj = env.root().join("proj");
     assert!(!ids(env.arg("--project").arg(&proj)).contains(&"ML119".to_string()));
     let run = one("x\n").args(["lint"]).run();
-    assert!(
-        run.stderr.contains("memctl: note: ML119 skipped: no project"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("memctl: note: ML119 skipped: no project");
 }
 
 #[test]
@@ -681,11 +677,7 @@ fn fix_quotes_values_that_need_the_retry() {
     let env = one("---\nname: Project Context: SS\ndescription: d\ntype: user\n---\nb\n");
     let d = env.dir();
     let run = env.args(["lint", "--fix", "--rule", "ML111"]).run().success();
-    assert!(
-        run.stderr.contains("memctl: note: fixed ML111 in m.md"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("memctl: note: fixed ML111 in m.md");
     assert_eq!(
         fs::read_to_string(d.join("m.md")).unwrap(),
         "---\nname: \"Project Context: SS\"\ndescription: d\ntype: user\n---\nb\n"
@@ -711,12 +703,7 @@ fn fix_skips_files_without_a_string_description() {
     let env = good().memory("extra.md", "---\nname: Extra\ntype: user\n---\nb\n");
     let d = env.dir();
     let run = env.args(["lint", "--fix", "--rule", "ML203"]).run().success();
-    assert!(
-        run.stderr
-            .contains("not fixed: ML203 extra.md: no string description to use as the hook"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("not fixed: ML203 extra.md: no string description to use as the hook");
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
 }
 
@@ -726,11 +713,7 @@ fn fix_does_not_index_past_the_cut() {
     let env = good().index(&full).memory("extra.md", GOOD);
     let d = env.dir();
     let run = env.args(["lint", "--fix", "--rule", "ML203"]).run();
-    assert!(
-        run.stderr.contains("would fall past Claude Code's truncation cut"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("would fall past Claude Code's truncation cut");
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), full);
 }
 

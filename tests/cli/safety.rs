@@ -152,12 +152,7 @@ fn a_symlinked_memory_dir_is_fine_but_escaping_links_are_refused() {
         ])
         .run()
         .code(2);
-    assert!(
-        run.stderr
-            .starts_with("memctl: write target resolves outside the memory dir"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_starts("memctl: write target resolves outside the memory dir");
     assert!(!root.join("outside/dir/me.md").exists());
 }
 

@@ -86,7 +86,7 @@ fn traversal_is_rejected_before_any_access() {
             "{bad:?}: {}",
             run.stderr
         );
-        assert!(run.stderr.starts_with("memctl: invalid memory file name"));
+        run.stderr_starts("memctl: invalid memory file name");
     }
 }
 

@@ -185,6 +185,24 @@ impl Run {
         self
     }
 
+    /// Assert that stderr starts with `prefix` (a message's first words).
+    #[track_caller]
+    pub fn stderr_starts(&self, prefix: &str) -> &Run {
+        assert!(
+            self.stderr.starts_with(prefix),
+            "stderr does not start with {prefix:?}:\n{}",
+            self.stderr
+        );
+        self
+    }
+
+    /// Assert that stderr holds `part` (a warning among others).
+    #[track_caller]
+    pub fn stderr_has(&self, part: &str) -> &Run {
+        assert!(self.stderr.contains(part), "stderr lacks {part:?}:\n{}", self.stderr);
+        self
+    }
+
     #[track_caller]
     pub fn code(self, code: i32) -> Run {
         assert_eq!(
