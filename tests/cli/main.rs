@@ -4,6 +4,7 @@ mod support;
 
 mod add;
 mod bad_input;
+mod contract;
 mod dream;
 mod edit;
 mod forget;
