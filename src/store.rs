@@ -1,6 +1,11 @@
 //! Every write memctl makes (SPEC §4): atomic replacement through a temp file in the
 //! same directory, the write lock, respect for a running auto-dream, physical
 //! containment inside the memory dir, and the trash.
+//!
+//! [`Writer`] is the one door into a memory dir: a command opens it once on a
+//! [`MemoryDir`]; it takes the write lock, checks the dream lock once, and offers
+//! create, replace, update and remove-to-trash. Files outside a memory dir (settings,
+//! CLAUDE.md) go through [`write_outside`], with the same atomicity.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -11,6 +16,7 @@ use chrono::{DateTime, Utc};
 
 use crate::error::{Error, Kind};
 use crate::lock::{self, PidStatus};
+use crate::memdir::MemoryDir;
 
 /// memctl's write lock, in the main memory dir (never ends in `.md`).
 pub const WRITE_LOCK: &str = ".memctl.lock";
@@ -100,6 +106,27 @@ pub fn ensure_contained(root: &Path, target: &Path) -> Result<(), Error> {
             Ok(t) if !t.starts_with(&root_real) => return Err(escapes(target)),
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// Require the nearest existing ancestor of `target` to lie inside the real `root`,
+/// before any directory on the way is created (SPEC §4.4).
+pub fn ensure_ancestor_contained(root: &Path, target: &Path) -> Result<(), Error> {
+    let root_real = real(root)?;
+    let mut at = target.parent();
+    while let Some(p) = at {
+        if fs::symlink_metadata(p).is_ok() {
+            if real(p)?.starts_with(&root_real) {
+                return Ok(());
+            }
+            return Err(Error::new(
+                Kind::Containment,
+                format!("write target resolves outside the memory dir: {}", target.display()),
+            )
+            .hint("memctl does not write through symlinks that leave the memory dir; edit the target directly"));
+        }
+        at = p.parent();
     }
     Ok(())
 }
@@ -319,6 +346,119 @@ pub fn move_entry(root: &Path, path: &Path, dest: &Path) -> Result<(), Error> {
         let _ = sync_dir(p);
     }
     Ok(())
+}
+
+/// The one handle through which a command writes into a memory dir. Holding it
+/// means holding the main dir's write lock; the dream lock was checked once when it
+/// was opened (SPEC §4.2, §4.3).
+pub struct Writer {
+    dir: MemoryDir,
+    now: DateTime<Utc>,
+    _lock: WriteLock,
+    /// Files this writer created, removed again by [`Writer::roll_back`].
+    created: Vec<PathBuf>,
+}
+
+impl Writer {
+    /// Create the dir if missing (mode 0700), take the write lock, and refuse while a
+    /// live dream holds the consolidation lock, unless `force`.
+    pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<Writer, Error> {
+        create_dir(dir.dir())?;
+        let held = lock(dir.main())?;
+        ensure_no_dream(dir.main(), now, force)?;
+        Ok(Writer {
+            dir: dir.clone(),
+            now,
+            _lock: held,
+            created: Vec::new(),
+        })
+    }
+
+    /// Open writers on two memory dirs, taking their locks in the byte order of
+    /// their real paths, so two commands that write both never deadlock.
+    pub fn open_two(a: &MemoryDir, b: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<(Writer, Writer), Error> {
+        create_dir(a.dir())?;
+        create_dir(b.dir())?;
+        let key = |d: &MemoryDir| fs::canonicalize(d.main()).unwrap_or_else(|_| d.main().to_path_buf());
+        if key(a).as_os_str().as_encoded_bytes() <= key(b).as_os_str().as_encoded_bytes() {
+            let wa = Writer::open(a, now, force)?;
+            Ok((wa, Writer::open(b, now, force)?))
+        } else {
+            let wb = Writer::open(b, now, force)?;
+            Ok((Writer::open(a, now, force)?, wb))
+        }
+    }
+
+    pub fn memdir(&self) -> &MemoryDir {
+        &self.dir
+    }
+
+    /// Create `target` (a new file, never overwriting), with its parent dirs.
+    pub fn create(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
+        ensure_ancestor_contained(self.dir.dir(), target)?;
+        if let Some(parent) = target.parent() {
+            create_dir(parent)?;
+        }
+        create_new(self.dir.dir(), target, content)?;
+        self.created.push(target.to_path_buf());
+        Ok(())
+    }
+
+    /// Replace `target` atomically.
+    pub fn replace(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
+        write_checked(self.dir.dir(), target, content, None).map(|_| ())
+    }
+
+    /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
+    pub fn replace_if(&mut self, target: &Path, content: &[u8], expect: Stamp) -> Result<bool, Error> {
+        write_checked(self.dir.dir(), target, content, Some(expect))
+    }
+
+    /// Read-modify-write `target` against its fresh content (see [`update`]).
+    pub fn update(
+        &mut self,
+        target: &Path,
+        change: impl FnMut(&str) -> Result<String, Error>,
+    ) -> Result<(String, String), Error> {
+        update(self.dir.dir(), target, change)
+    }
+
+    /// A fresh trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5).
+    pub fn trash_dir(&mut self) -> Result<PathBuf, Error> {
+        trash_dir(self.dir.dir(), self.now)
+    }
+
+    /// Move the entry `path` into `trash` as `<rel>.deleted`, the one trash layout.
+    pub fn trash(&mut self, trash: &Path, rel: &str, path: &Path) -> Result<PathBuf, Error> {
+        let dest = trash.join(format!("{rel}.deleted"));
+        move_entry(self.dir.dir(), path, &dest)?;
+        Ok(dest)
+    }
+
+    /// Write a side file into `trash` (the removed index lines of a forgotten memory).
+    pub fn trash_note(&mut self, trash: &Path, name: &str, content: &[u8]) -> Result<(), Error> {
+        let f = trash.join(name);
+        if let Some(p) = f.parent() {
+            create_dir(p)?;
+        }
+        fs::write(&f, content).map_err(|e| io_err("cannot write", &f, e))
+    }
+
+    /// Remove what this writer created: a command that fails after creating a file
+    /// leaves nothing behind.
+    pub fn roll_back(&mut self) {
+        for p in self.created.drain(..) {
+            let _ = fs::remove_file(&p);
+        }
+    }
+}
+
+/// Replace a file outside any memory dir (a settings file, CLAUDE.md) atomically:
+/// temp file beside it, fsync, permissions kept, rename, directory fsync.
+pub fn write_outside(target: &Path, content: &[u8]) -> Result<(), Error> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    create_dir(dir)?;
+    write_checked(dir, target, content, None).map(|_| ())
 }
 
 #[cfg(test)]

@@ -5,183 +5,63 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use chrono::{DateTime, Duration, Utc};
-use serde_json::json;
 
 use crate::cli::AddArgs;
 use crate::context::Context;
-use crate::dates;
 use crate::error::{Error, Kind};
-use crate::frontmatter::{self, Fields, Status};
-use crate::index;
-use crate::lint::fix::{append_line, unified_diff};
+use crate::lint::fix::unified_diff;
 use crate::memory::{self, MemoryType};
+use crate::ops::add::{self, NewMemory, compose_body};
 use crate::output::Output;
-use crate::paths::Resolution;
-use crate::yaml::Value;
-use crate::{scan, store};
-
-use super::truncate_check::{checked, truncation_json};
-
-/// Everything `add` writes, validated.
-struct NewMemory {
-    ty: MemoryType,
-    name: String,
-    description: String,
-    /// The body as written to the file (possibly empty).
-    body: String,
-    file: String,
-    title: String,
-    hook: String,
-}
+use crate::store::Writer;
 
 pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let m = gather(args, ctx, out)?;
     let res = ctx.resolve()?;
-    let content = frontmatter::render_memory(&m.name, &m.description, m.ty.as_str(), &m.body);
-    ensure_round_trip(&content, &m)?;
-    let mut warnings = input_warnings(&m, &res, ctx.now);
-    if let Some(w) = duplicate_name(&res.dir, &m) {
-        warnings.push(w);
-    }
-    let (entry, entry_too_long) = index::render_entry(&m.title, &m.file, &m.hook);
-    if entry_too_long && !args.no_index {
-        warnings.push(format!(
-            "the index line is longer than {} chars even shortened: the file name is too long",
-            index::MAX_ENTRY_CHARS
-        ));
-    }
-    let target = res.dir.join(&m.file);
-    let index_path = res.index_path();
-    if !args.dry_run {
-        store::create_dir(&res.dir)?;
-    }
-    let _lock = if args.dry_run {
+    let dir = res.memdir();
+    let mut writer = if args.dry_run {
         None
     } else {
-        Some(store::lock(&res.main_dir)?)
+        Some(Writer::open(&dir, ctx.now, args.force)?)
     };
-    if !args.dry_run {
-        store::ensure_no_dream(&res.main_dir, ctx.now, args.force)?;
-    }
-    if std::fs::symlink_metadata(&target).is_ok() {
-        return Err(Error::new(Kind::Exists, format!("file exists: {}", target.display()))
-            .hint("pass --file with another name, or choose another --name; memctl never overwrites")
-            .into());
-    }
-    let old_index = std::fs::read(&index_path)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    let new_index = if args.no_index {
-        old_index.clone()
-    } else {
-        with_entry(&old_index, &entry)
-    };
-    let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
-    let check = checked(label.into(), Some(index_path.clone()), &new_index);
-    if !args.no_index
-        && let Some(w) = truncation_warning(&check, label, &entry)
-    {
-        warnings.push(w);
-    }
-    if args.strict && !warnings.is_empty() {
+    let enabled = (res.enabled.value, res.enabled.lever.as_str());
+    let plan = add::plan(&dir, &m, args.no_index, enabled, ctx.now)?;
+    if args.strict && !plan.warnings.is_empty() {
         return Err(Error::new(
             Kind::StrictRefused,
-            format!("refusing to write because of a warning (--strict): {}", warnings[0]),
+            format!(
+                "refusing to write because of a warning (--strict): {}",
+                plan.warnings[0]
+            ),
         )
         .hint("resolve the warning, or drop --strict")
         .into());
     }
-    for w in &warnings {
+    for w in &plan.warnings {
         out.warn(w.clone());
     }
-    let line_number = index::lines(&new_index)
-        .iter()
-        .rposition(|l| l.trim_end() == entry)
-        .map(|i| i + 1);
-    if !args.dry_run {
-        if let Some(parent) = target.parent() {
-            store::create_dir(parent)?;
-        }
-        store::create_new(&res.dir, &target, content.as_bytes())?;
-        if !args.no_index {
-            store::update(&res.dir, &index_path, |fresh| Ok(with_entry(fresh, &entry)))?;
-        }
+    if let Some(w) = writer.as_mut() {
+        add::apply(&plan, w)?;
     }
-    report(
-        out,
-        args,
-        &res,
-        &m,
-        &content,
-        &entry,
-        line_number,
-        (&old_index, &new_index),
-        &check,
-    )?;
+    report(out, args, &plan)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The index with `entry` appended in the index's own line ending.
-fn with_entry(index: &str, entry: &str) -> String {
-    let crlf = index.split('\n').next().is_some_and(|l| l.ends_with('\r')) && index.contains('\n');
-    append_line(index, entry, if crlf { "\r\n" } else { "\n" })
-}
-
-#[allow(clippy::too_many_arguments)]
-fn report(
-    out: &mut Output,
-    args: &AddArgs,
-    res: &Resolution,
-    m: &NewMemory,
-    content: &str,
-    entry: &str,
-    line: Option<usize>,
-    index: (&str, &str),
-    check: &super::truncate_check::Checked,
-) -> Result<()> {
-    let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
+fn report(out: &mut Output, args: &AddArgs, plan: &add::Plan) -> Result<()> {
+    let label = plan.dir.index_label();
     if out.json {
-        let doc = json!({
-            "file": m.file,
-            "path": res.dir.join(&m.file).to_string_lossy(),
-            "index_path": (!args.no_index).then(|| res.index_path().to_string_lossy().into_owned()),
-            "index_line": (!args.no_index).then_some(entry),
-            "index_line_number": if args.no_index { None } else { line },
-            "dry_run": args.dry_run,
-            "content": args.dry_run.then_some(content),
-            "truncation": (!args.no_index).then(|| truncation_json(check, None)),
-        });
-        out.emit_json(super::with_lossy(doc, &res.dir))?;
+        let doc = serde_json::to_value(plan.outcome(args.dry_run))?;
+        out.emit_json(super::with_lossy(doc, plan.dir.dir()))?;
     } else if args.dry_run {
-        out.print(&format!("would create {}:\n{content}", m.file))?;
+        out.print(&format!("would create {}:\n{}", plan.file, plan.content))?;
         if !args.no_index {
-            out.print(&unified_diff(label, index.0, index.1))?;
+            out.print(&unified_diff(label, &plan.old_index, &plan.new_index))?;
         }
     } else {
-        out.print(&format!("created {}\n", m.file))?;
-        if let (false, Some(n)) = (args.no_index, line) {
+        out.print(&format!("created {}\n", plan.file))?;
+        if let (false, Some(n)) = (args.no_index, plan.line_number) {
             out.print(&format!("indexed in {label}:{n}\n"))?;
         }
-    }
-    Ok(())
-}
-
-/// The first parse of what memctl writes must give back exactly the three strings.
-fn ensure_round_trip(content: &str, m: &NewMemory) -> Result<(), Error> {
-    let (fm, _) = frontmatter::parse_document(content);
-    let f = Fields::from(&fm);
-    let s = |v: &str| Some(Value::String(v.to_string()));
-    if fm.status != Status::Ok
-        || f.name != s(&m.name)
-        || f.description != s(&m.description)
-        || f.type_raw != s(m.ty.as_str())
-    {
-        return Err(Error::new(
-            Kind::Internal,
-            format!("the rendered frontmatter does not parse back to the given values: {content:?}"),
-        )
-        .hint("this is a bug in memctl; please report it"));
     }
     Ok(())
 }
@@ -205,28 +85,6 @@ fn read_body_file(p: &Path) -> Result<String, Error> {
     String::from_utf8(bytes).map_err(|_| {
         Error::new(Kind::InvalidInput, format!("the body file is not valid UTF-8: {shown}")).hint("convert it to UTF-8")
     })
-}
-
-/// The body as written: trailing line breaks removed, then the Why/How lines.
-fn compose_body(text: &str, why: Option<&str>, how: Option<&str>) -> String {
-    let mut s = text.trim_end_matches(['\n', '\r']).to_string();
-    let lines: Vec<String> = [
-        why.map(|w| format!("**Why:** {w}")),
-        how.map(|h| format!("**How to apply:** {h}")),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if !lines.is_empty() {
-        if !s.is_empty() {
-            s.push_str("\n\n");
-        }
-        s.push_str(&lines.join("\n"));
-    }
-    if !s.is_empty() {
-        s.push('\n');
-    }
-    s
 }
 
 fn prompt_error(e: dialoguer::Error) -> Error {
@@ -380,96 +238,4 @@ fn compose_in_editor(ctx: &Context) -> Result<String, Error> {
     })?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(text)
-}
-
-fn input_warnings(m: &NewMemory, res: &Resolution, now: DateTime<Utc>) -> Vec<String> {
-    let mut w = Vec::new();
-    if m.description.chars().count() > 200 {
-        w.push(format!(
-            "the description is {} chars; Claude Code's manifest shows it whole: keep it under 200",
-            m.description.chars().count()
-        ));
-    }
-    if matches!(m.ty, MemoryType::Feedback | MemoryType::Project) {
-        let has = |p: &str| m.body.lines().any(|l| l.trim_start().starts_with(p));
-        for (flag, label) in [("--why", "**Why:**"), ("--how", "**How to apply:**")] {
-            if !has(label) {
-                w.push(format!(
-                    "no {label} line: Claude Code asks for one in {} memories (pass {flag})",
-                    m.ty.as_str()
-                ));
-            }
-        }
-    }
-    for (what, text) in [
-        ("name", m.name.as_str()),
-        ("description", m.description.as_str()),
-        ("body", m.body.as_str()),
-    ] {
-        for d in dates::find(text) {
-            let fix = match d.offset_days {
-                Some(off) => format!("write {}", (now + Duration::days(off)).format("%Y-%m-%d")),
-                None => "write the absolute date".to_string(),
-            };
-            w.push(format!("relative date `{}` in the {what}: {fix}", d.phrase));
-        }
-    }
-    if !res.enabled.value {
-        w.push(format!(
-            "auto memory is disabled ({}): Claude Code will not read this memory",
-            res.enabled.lever
-        ));
-    }
-    w
-}
-
-fn duplicate_name(dir: &Path, m: &NewMemory) -> Option<String> {
-    let scan = scan::scan(dir);
-    let lower = m.name.to_lowercase();
-    let other = scan
-        .memories
-        .iter()
-        .find(|x| x.name().is_some_and(|n| n.to_lowercase() == lower))?;
-    Some(format!(
-        "`{}` already has the name `{}`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit {}`)",
-        other.rel, m.name, other.rel
-    ))
-}
-
-/// The write-time truncation warning, naming every entry past the cut.
-fn truncation_warning(check: &super::truncate_check::Checked, label: &str, entry: &str) -> Option<String> {
-    let l = &check.load;
-    let reason = l.reason.as_ref()?;
-    let mut s = format!("Claude Code would truncate {label}: {reason}\nThese entries would not be loaded:");
-    for d in &l.dropped {
-        let text = check.file_line(d.line).unwrap_or(l.dropped_text(d)).to_string();
-        let mark = if text.trim_end() == entry {
-            "   ← the new entry"
-        } else {
-            ""
-        };
-        s.push_str(&format!(
-            "\n  {label}:{}: {}{mark}",
-            d.line,
-            crate::text::ellipsize(&text, 100)
-        ));
-    }
-    s.push_str("\nhint: shorten or remove index lines (memctl lint), or move detail into topic files");
-    Some(s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn body_composition() {
-        assert_eq!(
-            compose_body("Rule.\n\n", Some("w"), Some("h")),
-            "Rule.\n\n**Why:** w\n**How to apply:** h\n"
-        );
-        assert_eq!(compose_body("Rule.", None, Some("h")), "Rule.\n\n**How to apply:** h\n");
-        assert_eq!(compose_body("Text\n", None, None), "Text\n");
-        assert_eq!(compose_body("", None, None), "");
-    }
 }

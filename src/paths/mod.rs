@@ -149,6 +149,16 @@ pub fn with_sep(p: &Path) -> String {
 }
 
 impl Resolution {
+    /// The memory dir and scope the command works in.
+    pub fn memdir(&self) -> crate::memdir::MemoryDir {
+        let scope = if self.team {
+            crate::memdir::Scope::Team
+        } else {
+            crate::memdir::Scope::Main
+        };
+        crate::memdir::MemoryDir::open(self.main_dir.clone(), scope)
+    }
+
     pub fn team_dir(&self) -> PathBuf {
         self.main_dir.join("team")
     }

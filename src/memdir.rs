@@ -1,0 +1,187 @@
+//! A memory dir: the main dir, the scope a command works in (main or team), and for
+//! any file the index that covers it with its label. This is the one place that
+//! knows `team/` files belong to `team/MEMORY.md` (SPEC §1.2, §2.7).
+
+use std::path::{Path, PathBuf};
+
+/// The index file name Claude Code loads (SPEC §2.7).
+pub const INDEX: &str = "MEMORY.md";
+/// The team dir below the main dir (SPEC §1.2).
+pub const TEAM: &str = "team";
+
+/// Which part of a memory dir a command works in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The main dir; files under `team/` belong to `team/MEMORY.md`.
+    Main,
+    /// The team dir (`--team`); the write lock and dream lock stay the main dir's.
+    Team,
+}
+
+/// A memory dir as memctl works on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryDir {
+    main: PathBuf,
+    dir: PathBuf,
+    scope: Scope,
+}
+
+/// The index that covers one file: where it is, how memctl names it, and the file's
+/// path as that index links it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Covering {
+    pub index: PathBuf,
+    pub label: &'static str,
+    /// The file relative to the index's own dir (`team/x.md` → `x.md` under `team/MEMORY.md`).
+    pub local: String,
+}
+
+impl MemoryDir {
+    /// A memory dir from a path alone (no project, no settings).
+    pub fn open(main: impl Into<PathBuf>, scope: Scope) -> MemoryDir {
+        let main = main.into();
+        let dir = match scope {
+            Scope::Main => main.clone(),
+            Scope::Team => main.join(TEAM),
+        };
+        MemoryDir { main, dir, scope }
+    }
+
+    /// The main memory dir (never the team dir): it holds the write and dream locks.
+    pub fn main(&self) -> &Path {
+        &self.main
+    }
+
+    /// The dir the command operates on: the team dir under [`Scope::Team`].
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    pub fn is_team(&self) -> bool {
+        self.scope == Scope::Team
+    }
+
+    /// The team dir below the main dir.
+    pub fn team_dir(&self) -> PathBuf {
+        self.main.join(TEAM)
+    }
+
+    /// The index of the dir the command operates on.
+    pub fn index_path(&self) -> PathBuf {
+        self.dir.join(INDEX)
+    }
+
+    /// How memctl names that index in messages: `MEMORY.md` or `team/MEMORY.md`.
+    pub fn index_label(&self) -> &'static str {
+        match self.scope {
+            Scope::Main => INDEX,
+            Scope::Team => "team/MEMORY.md",
+        }
+    }
+
+    /// Whether the team index is checked together with the main one: working in the
+    /// main dir, with a team dir present.
+    pub fn covers_team(&self) -> bool {
+        self.scope == Scope::Main && self.team_dir().is_dir()
+    }
+
+    /// The index covering `rel` (relative to [`dir`](Self::dir), `/`-separated).
+    pub fn covering(&self, rel: &str) -> Covering {
+        match rel.strip_prefix("team/") {
+            Some(inner) if self.scope == Scope::Main => Covering {
+                index: self.team_dir().join(INDEX),
+                label: "team/MEMORY.md",
+                local: inner.to_string(),
+            },
+            _ => Covering {
+                index: self.index_path(),
+                label: self.index_label(),
+                local: rel.to_string(),
+            },
+        }
+    }
+
+    /// The label of the index covering `rel`, without building paths.
+    pub fn label_for(&self, rel: &str) -> &'static str {
+        if self.scope == Scope::Main && rel.starts_with("team/") {
+            "team/MEMORY.md"
+        } else {
+            self.index_label()
+        }
+    }
+
+    /// The operated-on dir for display, with one trailing separator.
+    pub fn shown(&self) -> String {
+        crate::paths::with_sep(&self.dir)
+    }
+
+    /// Every `<config home>/projects/*/memory/` dir that exists, sorted by path
+    /// (for the all-projects view).
+    pub fn discover(config_home: &Path) -> Vec<MemoryDir> {
+        let Ok(entries) = std::fs::read_dir(config_home.join("projects")) else {
+            return Vec::new();
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path().join("memory"))
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        dirs.into_iter().map(|d| MemoryDir::open(d, Scope::Main)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn team_files_belong_to_the_team_index_in_the_main_scope() {
+        let d = MemoryDir::open("/m", Scope::Main);
+        let c = d.covering("team/x.md");
+        assert_eq!(c.index, PathBuf::from("/m/team/MEMORY.md"));
+        assert_eq!((c.label, c.local.as_str()), ("team/MEMORY.md", "x.md"));
+        let c = d.covering("sub/y.md");
+        assert_eq!((c.index, c.label), (PathBuf::from("/m/MEMORY.md"), "MEMORY.md"));
+        assert_eq!(d.label_for("team/x.md"), "team/MEMORY.md");
+    }
+
+    #[test]
+    fn the_team_scope_works_in_the_team_dir_with_the_main_locks() {
+        let d = MemoryDir::open("/m", Scope::Team);
+        assert_eq!(d.dir(), Path::new("/m/team"));
+        assert_eq!(d.main(), Path::new("/m"));
+        assert_eq!(d.index_label(), "team/MEMORY.md");
+        let c = d.covering("team/x.md");
+        assert_eq!(
+            (c.index, c.local.as_str()),
+            (PathBuf::from("/m/team/MEMORY.md"), "team/x.md")
+        );
+    }
+
+    #[test]
+    fn discover_lists_project_memory_dirs() {
+        let home = tempfile::tempdir().unwrap();
+        for k in ["-b", "-a", "-c"] {
+            std::fs::create_dir_all(
+                home.path()
+                    .join("projects")
+                    .join(k)
+                    .join(if k == "-c" { "x" } else { "memory" }),
+            )
+            .unwrap();
+        }
+        let found: Vec<_> = MemoryDir::discover(home.path())
+            .iter()
+            .map(|d| d.main().strip_prefix(home.path()).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(
+            found,
+            [PathBuf::from("projects/-a/memory"), PathBuf::from("projects/-b/memory")]
+        );
+    }
+}

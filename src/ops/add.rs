@@ -1,0 +1,290 @@
+//! `add` (SPEC §3.6): a validated new memory becomes a file and an index line.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use crate::commands::truncate_check::{Checked, checked, truncation_json};
+use crate::error::{Error, Kind};
+use crate::frontmatter::{self, Fields, Status};
+use crate::lint::fix::append_line;
+use crate::memdir::MemoryDir;
+use crate::memory::MemoryType;
+use crate::store::Writer;
+use crate::yaml::Value;
+use crate::{dates, index, scan};
+
+/// Everything `add` writes, validated.
+pub struct NewMemory {
+    pub ty: MemoryType,
+    pub name: String,
+    pub description: String,
+    /// The body as written to the file (possibly empty).
+    pub body: String,
+    pub file: String,
+    pub title: String,
+    pub hook: String,
+}
+
+/// What `add` will do: the file, its content, the index before and after.
+pub struct Plan {
+    pub dir: MemoryDir,
+    pub file: String,
+    pub content: String,
+    /// The index line, `None` with `--no-index`.
+    pub entry: Option<String>,
+    pub old_index: String,
+    pub new_index: String,
+    /// The truncation check of the index with the new line.
+    pub check: Checked,
+    /// 1-based line of the new entry in the new index.
+    pub line_number: Option<usize>,
+    pub warnings: Vec<String>,
+}
+
+/// The JSON document of `add` (SPEC §3.6).
+#[derive(Serialize)]
+pub struct Outcome<'a> {
+    pub file: &'a str,
+    pub path: String,
+    pub index_path: Option<String>,
+    pub index_line: Option<&'a str>,
+    pub index_line_number: Option<usize>,
+    pub dry_run: bool,
+    pub content: Option<&'a str>,
+    pub truncation: Option<serde_json::Value>,
+}
+
+impl Plan {
+    pub fn outcome(&self, dry_run: bool) -> Outcome<'_> {
+        let indexed = self.entry.is_some();
+        Outcome {
+            file: &self.file,
+            path: self.dir.dir().join(&self.file).to_string_lossy().into_owned(),
+            index_path: indexed.then(|| self.dir.index_path().to_string_lossy().into_owned()),
+            index_line: self.entry.as_deref(),
+            index_line_number: if indexed { self.line_number } else { None },
+            dry_run,
+            content: dry_run.then_some(self.content.as_str()),
+            truncation: indexed.then(|| truncation_json(&self.check, None)),
+        }
+    }
+}
+
+/// Plan the write: render and check the file, compute the index with the new line,
+/// collect the warnings. Reads the dir; writes nothing.
+pub fn plan(
+    dir: &MemoryDir,
+    m: &NewMemory,
+    no_index: bool,
+    enabled: (bool, &str),
+    now: DateTime<Utc>,
+) -> Result<Plan, Error> {
+    let content = frontmatter::render_memory(&m.name, &m.description, m.ty.as_str(), &m.body);
+    ensure_round_trip(&content, m)?;
+    let mut warnings = input_warnings(m, now);
+    if !enabled.0 {
+        warnings.push(format!(
+            "auto memory is disabled ({}): Claude Code will not read this memory",
+            enabled.1
+        ));
+    }
+    warnings.extend(duplicate_name(dir, m));
+    let (entry, entry_too_long) = index::render_entry(&m.title, &m.file, &m.hook);
+    if entry_too_long && !no_index {
+        warnings.push(format!(
+            "the index line is longer than {} chars even shortened: the file name is too long",
+            index::MAX_ENTRY_CHARS
+        ));
+    }
+    ensure_absent(dir, &m.file)?;
+    let old_index = read_index(dir);
+    let new_index = if no_index {
+        old_index.clone()
+    } else {
+        with_entry(&old_index, &entry)
+    };
+    let label = dir.index_label();
+    let check = checked(label.into(), Some(dir.index_path()), &new_index);
+    if !no_index && let Some(w) = truncation_warning(&check, label, &entry) {
+        warnings.push(w);
+    }
+    let line_number = index::lines(&new_index)
+        .iter()
+        .rposition(|l| l.trim_end() == entry)
+        .map(|i| i + 1);
+    Ok(Plan {
+        dir: dir.clone(),
+        file: m.file.clone(),
+        content,
+        entry: (!no_index).then_some(entry),
+        old_index,
+        new_index,
+        check,
+        line_number,
+        warnings,
+    })
+}
+
+/// Create the file and add the index line against the fresh index; if the index
+/// write fails, the created file is removed again (a failed `add` writes nothing).
+pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
+    ensure_absent(w.memdir(), &plan.file)?;
+    let target = w.memdir().dir().join(&plan.file);
+    w.create(&target, plan.content.as_bytes())?;
+    if let Some(entry) = &plan.entry {
+        let index = w.memdir().index_path();
+        if let Err(e) = w.update(&index, |fresh| Ok(with_entry(fresh, entry))) {
+            w.roll_back();
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+fn ensure_absent(dir: &MemoryDir, file: &str) -> Result<(), Error> {
+    let target = dir.dir().join(file);
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return Err(Error::new(Kind::Exists, format!("file exists: {}", target.display()))
+            .hint("pass --file with another name, or choose another --name; memctl never overwrites"));
+    }
+    Ok(())
+}
+
+fn read_index(dir: &MemoryDir) -> String {
+    std::fs::read(dir.index_path())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+/// The index with `entry` appended in the index's own line ending.
+pub fn with_entry(index: &str, entry: &str) -> String {
+    let crlf = index.split('\n').next().is_some_and(|l| l.ends_with('\r')) && index.contains('\n');
+    append_line(index, entry, if crlf { "\r\n" } else { "\n" })
+}
+
+/// The first parse of what memctl writes must give back exactly the three strings.
+fn ensure_round_trip(content: &str, m: &NewMemory) -> Result<(), Error> {
+    let (fm, _) = frontmatter::parse_document(content);
+    let f = Fields::from(&fm);
+    let s = |v: &str| Some(Value::String(v.to_string()));
+    if fm.status != Status::Ok
+        || f.name != s(&m.name)
+        || f.description != s(&m.description)
+        || f.type_raw != s(m.ty.as_str())
+    {
+        return Err(Error::new(
+            Kind::Internal,
+            format!("the rendered frontmatter does not parse back to the given values: {content:?}"),
+        )
+        .hint("this is a bug in memctl; please report it"));
+    }
+    Ok(())
+}
+
+/// The body as written: trailing line breaks removed, then the Why/How lines.
+pub fn compose_body(text: &str, why: Option<&str>, how: Option<&str>) -> String {
+    let mut s = text.trim_end_matches(['\n', '\r']).to_string();
+    let lines: Vec<String> = [
+        why.map(|w| format!("**Why:** {w}")),
+        how.map(|h| format!("**How to apply:** {h}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !lines.is_empty() {
+        if !s.is_empty() {
+            s.push_str("\n\n");
+        }
+        s.push_str(&lines.join("\n"));
+    }
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+fn input_warnings(m: &NewMemory, now: DateTime<Utc>) -> Vec<String> {
+    let mut w = Vec::new();
+    if m.description.chars().count() > 200 {
+        w.push(format!(
+            "the description is {} chars; Claude Code's manifest shows it whole: keep it under 200",
+            m.description.chars().count()
+        ));
+    }
+    if matches!(m.ty, MemoryType::Feedback | MemoryType::Project) {
+        let has = |p: &str| m.body.lines().any(|l| l.trim_start().starts_with(p));
+        for (flag, label) in [("--why", "**Why:**"), ("--how", "**How to apply:**")] {
+            if !has(label) {
+                w.push(format!(
+                    "no {label} line: Claude Code asks for one in {} memories (pass {flag})",
+                    m.ty.as_str()
+                ));
+            }
+        }
+    }
+    for (what, text) in [
+        ("name", m.name.as_str()),
+        ("description", m.description.as_str()),
+        ("body", m.body.as_str()),
+    ] {
+        for d in dates::find(text) {
+            let fix = match d.offset_days {
+                Some(off) => format!("write {}", (now + Duration::days(off)).format("%Y-%m-%d")),
+                None => "write the absolute date".to_string(),
+            };
+            w.push(format!("relative date `{}` in the {what}: {fix}", d.phrase));
+        }
+    }
+    w
+}
+
+fn duplicate_name(dir: &MemoryDir, m: &NewMemory) -> Option<String> {
+    let scan = scan::scan(dir.dir());
+    let lower = m.name.to_lowercase();
+    let other = scan
+        .memories
+        .iter()
+        .find(|x| x.name().is_some_and(|n| n.to_lowercase() == lower))?;
+    Some(format!(
+        "`{}` already has the name `{}`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit {}`)",
+        other.rel, m.name, other.rel
+    ))
+}
+
+/// The write-time truncation warning, naming every entry past the cut.
+fn truncation_warning(check: &Checked, label: &str, entry: &str) -> Option<String> {
+    let l = &check.load;
+    let reason = l.reason.as_ref()?;
+    let mut s = format!("Claude Code would truncate {label}: {reason}\nThese entries would not be loaded:");
+    for d in &l.dropped {
+        let text = check.file_line(d.line).unwrap_or(l.dropped_text(d)).to_string();
+        let mark = if text.trim_end() == entry {
+            "   ← the new entry"
+        } else {
+            ""
+        };
+        s.push_str(&format!(
+            "\n  {label}:{}: {}{mark}",
+            d.line,
+            crate::text::ellipsize(&text, 100)
+        ));
+    }
+    s.push_str("\nhint: shorten or remove index lines (memctl lint), or move detail into topic files");
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_composition() {
+        assert_eq!(
+            compose_body("Rule.\n\n", Some("w"), Some("h")),
+            "Rule.\n\n**Why:** w\n**How to apply:** h\n"
+        );
+        assert_eq!(compose_body("Rule.", None, Some("h")), "Rule.\n\n**How to apply:** h\n");
+        assert_eq!(compose_body("Text\n", None, None), "Text\n");
+        assert_eq!(compose_body("", None, None), "");
+    }
+}

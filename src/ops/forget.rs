@@ -1,0 +1,338 @@
+//! `forget` (SPEC §3.7): memories leave the dir for the trash, with the index lines
+//! that link them.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Kind};
+use crate::index;
+use crate::memdir::MemoryDir;
+use crate::memory;
+use crate::paths::with_sep;
+use crate::scan;
+use crate::store::{self, Writer};
+
+/// One memory to forget.
+pub struct Target {
+    /// Relative to the dir, `/`-separated.
+    pub rel: String,
+    pub path: PathBuf,
+    /// The index that covers it, and the file's path as that index sees it.
+    pub index: PathBuf,
+    pub local: String,
+}
+
+/// The removed index lines of each target (1-based number → line with its terminator).
+pub type Removed = BTreeMap<String, BTreeMap<usize, String>>;
+
+/// What `forget` will do.
+pub struct Plan {
+    pub dir: MemoryDir,
+    pub targets: Vec<Target>,
+    /// The removed lines as the index reads now (the apply step re-reads it).
+    pub removed: Removed,
+    /// Per index file: its label, text now and text after.
+    pub diffs: Vec<(String, String, String)>,
+    pub warnings: Vec<String>,
+}
+
+/// Find the memories `refs` name and what removing them does to their indexes.
+pub fn plan(dir: &MemoryDir, refs: &[String]) -> Result<Plan, Error> {
+    let targets = resolve_targets(dir, refs)?;
+    let mut warnings = Vec::new();
+    let mut removed = Removed::new();
+    let mut diffs = Vec::new();
+    for (index_path, ts) in group(&targets) {
+        let text = read(&index_path);
+        for t in &ts {
+            let (lines, others) = lines_linking(&text, &[t.local.as_str()]);
+            if !others.is_empty() {
+                warnings.push(format!(
+                    "a removed index line of {} also links {}; they become unindexed",
+                    t.rel,
+                    others.join(", ")
+                ));
+            }
+            removed.insert(t.rel.clone(), lines);
+        }
+        let files: Vec<&str> = ts.iter().map(|t| t.local.as_str()).collect();
+        let (all, _) = lines_linking(&text, &files);
+        if !all.is_empty() {
+            let label = index_path
+                .strip_prefix(dir.dir())
+                .unwrap_or(&index_path)
+                .to_string_lossy()
+                .into_owned();
+            let after = without_lines(&text, &all);
+            diffs.push((label, text, after));
+        }
+    }
+    warnings.extend(backlink_warnings(dir.dir(), &targets));
+    Ok(Plan {
+        dir: dir.clone(),
+        targets,
+        removed,
+        diffs,
+        warnings,
+    })
+}
+
+/// Move every target to a fresh trash dir and remove its index lines, re-read under
+/// the lock. Each entry's parent is checked before anything changes; if a move still
+/// fails, the index is put back as it was.
+pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(PathBuf, Removed), Error> {
+    for t in &plan.targets {
+        store::ensure_ancestor_contained(w.memdir().dir(), &t.path)?;
+    }
+    let trash = w.trash_dir()?;
+    let mut removed = Removed::new();
+    let mut before: Vec<(PathBuf, String)> = Vec::new();
+    for (index_path, ts) in group(&plan.targets) {
+        let files: Vec<&str> = ts.iter().map(|t| t.local.as_str()).collect();
+        let fresh = read(&index_path);
+        let mut claimed = HashSet::new();
+        for t in &ts {
+            let (lines, _) = lines_linking(&fresh, &[t.local.as_str()]);
+            // A line linking two forgotten files is kept with the first one only.
+            let lines: BTreeMap<usize, String> = lines.into_iter().filter(|(n, _)| claimed.insert(*n)).collect();
+            if !lines.is_empty() {
+                let text: String = lines.values().cloned().collect();
+                w.trash_note(&trash, &format!("{}.index-lines", t.rel), text.as_bytes())?;
+            }
+            removed.insert(t.rel.clone(), lines);
+        }
+        if index_path.exists() {
+            let (old, _) = w.update(&index_path, |text| {
+                Ok(without_lines(text, &lines_linking(text, &files).0))
+            })?;
+            before.push((index_path, old));
+        }
+    }
+    for t in &plan.targets {
+        if let Err(e) = w.trash(&trash, &t.rel, &t.path) {
+            for (index_path, old) in &before {
+                let _ = w.replace(index_path, old.as_bytes());
+            }
+            return Err(e);
+        }
+    }
+    Ok((trash, removed))
+}
+
+/// One forgotten memory in the JSON document (SPEC §3.7).
+#[derive(Serialize)]
+pub struct Forgotten {
+    pub file: String,
+    pub trash_dir: String,
+    pub trash_file: String,
+    pub index_lines_file: Option<String>,
+    pub removed_index_lines: Vec<RemovedLine>,
+    pub restore: String,
+}
+
+#[derive(Serialize)]
+pub struct RemovedLine {
+    pub line: usize,
+    pub text: String,
+}
+
+/// The JSON document of `forget`.
+#[derive(Serialize)]
+pub struct Outcome {
+    pub forgotten: Vec<Forgotten>,
+    pub dry_run: bool,
+}
+
+/// The outcome of forgetting `targets` into `trash` (a placeholder `<stamp>` dir in a dry run).
+pub fn outcome(dir: &MemoryDir, trash: &Path, targets: &[Target], removed: &Removed, dry_run: bool) -> Outcome {
+    let shown = with_sep(dir.dir());
+    let forgotten = targets
+        .iter()
+        .map(|t| {
+            let lines = removed.get(&t.rel).cloned().unwrap_or_default();
+            let trash_file = trash.join(format!("{}.deleted", t.rel));
+            let lines_file = trash.join(format!("{}.index-lines", t.rel));
+            let mut restore = format!(
+                "mv {} {}",
+                shell_quote(&trash_file.to_string_lossy()),
+                shell_quote(&format!("{shown}{}", t.rel))
+            );
+            if !lines.is_empty() {
+                restore.push_str(&format!(
+                    " && cat {} >> {}",
+                    shell_quote(&lines_file.to_string_lossy()),
+                    shell_quote(&t.index.to_string_lossy())
+                ));
+            }
+            Forgotten {
+                file: t.rel.clone(),
+                trash_dir: with_sep(trash),
+                trash_file: trash_file.to_string_lossy().into_owned(),
+                index_lines_file: (!lines.is_empty()).then(|| lines_file.to_string_lossy().into_owned()),
+                removed_index_lines: lines
+                    .iter()
+                    .map(|(n, text)| RemovedLine {
+                        line: *n,
+                        text: text.trim_end_matches(['\n', '\r']).to_string(),
+                    })
+                    .collect(),
+                restore,
+            }
+        })
+        .collect();
+    Outcome { forgotten, dry_run }
+}
+
+/// Single-quote a string for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Error> {
+    let scan = scan::scan(dir.dir());
+    let shown = dir.shown();
+    let mut out: Vec<Target> = Vec::new();
+    for r in refs {
+        if r.rsplit('/').next().is_some_and(|b| b == "MEMORY.md" || b == "MEMORY") {
+            return Err(
+                Error::new(Kind::InvalidInput, format!("`{r}` is the index, not a memory"))
+                    .hint("use `memctl edit --index` to change the index"),
+            );
+        }
+        let rel = match memory::resolve_ref(r, &scan.memories, &shown) {
+            Ok(m) => m.rel.clone(),
+            Err(e) => {
+                // A dangling symlink is not scanned, but `forget` moves the link.
+                let with_md = if r.ends_with(".md") {
+                    r.clone()
+                } else {
+                    format!("{r}.md")
+                };
+                match std::fs::symlink_metadata(dir.dir().join(&with_md)) {
+                    Ok(m) if m.file_type().is_symlink() => with_md,
+                    _ => return Err(e),
+                }
+            }
+        };
+        if out.iter().any(|t| t.rel == rel) {
+            continue;
+        }
+        let c = dir.covering(&rel);
+        out.push(Target {
+            path: dir.dir().join(&rel),
+            rel,
+            index: c.index,
+            local: c.local,
+        });
+    }
+    Ok(out)
+}
+
+/// The lines of `text` (1-based numbers, with their terminators) that link any of
+/// `files`, and the other memories such lines link.
+fn lines_linking(text: &str, files: &[&str]) -> (BTreeMap<usize, String>, Vec<String>) {
+    let raw: Vec<&str> = text.split_inclusive('\n').collect();
+    let links = index::extract_links(text);
+    let mut lines = BTreeMap::new();
+    for l in &links {
+        if l.memory_target().is_some_and(|t| files.contains(&t)) {
+            lines.insert(l.line, raw.get(l.line - 1).map_or(String::new(), |s| s.to_string()));
+        }
+    }
+    let others: Vec<String> = links
+        .iter()
+        .filter(|l| lines.contains_key(&l.line))
+        .filter_map(|l| l.memory_target())
+        .filter(|t| !files.contains(t))
+        .map(str::to_string)
+        .collect();
+    (lines, others)
+}
+
+/// The index without the given lines; a non-empty result ends with a line ending.
+fn without_lines(text: &str, remove: &BTreeMap<usize, String>) -> String {
+    let eol = if text.split('\n').next().is_some_and(|l| l.ends_with('\r')) {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let mut s: String = text
+        .split_inclusive('\n')
+        .enumerate()
+        .filter(|(i, _)| !remove.contains_key(&(i + 1)))
+        .map(|(_, l)| l)
+        .collect();
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push_str(eol);
+    }
+    s
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read(p)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+fn group(targets: &[Target]) -> BTreeMap<PathBuf, Vec<&Target>> {
+    let mut m: BTreeMap<PathBuf, Vec<&Target>> = BTreeMap::new();
+    for t in targets {
+        m.entry(t.index.clone()).or_default().push(t);
+    }
+    m
+}
+
+/// Warnings for other topic files that still link a forgotten file.
+fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
+    let scan = scan::scan(dir);
+    let mut warnings = Vec::new();
+    for t in targets {
+        let linking: Vec<&str> = scan
+            .memories
+            .iter()
+            .filter(|m| m.rel != t.rel && !targets.iter().any(|x| x.rel == m.rel))
+            .filter(|m| {
+                let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
+                std::fs::read(&m.path).ok().is_some_and(|b| {
+                    index::extract_links(&String::from_utf8_lossy(&b)).iter().any(
+                        |l| matches!(index::resolve_dest(&l.dest, base), Some(index::Target::Inside(p)) if p == t.rel),
+                    )
+                })
+            })
+            .map(|m| m.rel.as_str())
+            .collect();
+        if !linking.is_empty() {
+            warnings.push(format!(
+                "{} is still linked from {} (not changed)",
+                t.rel,
+                linking.join(", ")
+            ));
+        }
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(shell_quote("/a b/it's.md"), "'/a b/it'\\''s.md'");
+    }
+
+    #[test]
+    fn every_linking_line_in_any_form_is_found() {
+        let text = "# I\n- [A](a.md) — a\n- **[a.md](a.md)** — bold\n- 🔔 [x](./a.md)\n- [B](b.md) — b\n- [A and B](a.md) [b](b.md)\n";
+        let (lines, others) = lines_linking(text, &["a.md"]);
+        assert_eq!(lines.keys().copied().collect::<Vec<_>>(), vec![2, 3, 4, 6]);
+        assert_eq!(others, vec!["b.md"]);
+        assert_eq!(without_lines(text, &lines), "# I\n- [B](b.md) — b\n");
+        assert_eq!(
+            without_lines("- [A](a.md)", &lines_linking("- [A](a.md)", &["a.md"]).0),
+            ""
+        );
+    }
+}

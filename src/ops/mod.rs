@@ -1,0 +1,6 @@
+//! Write operations, one file each: a pure `plan(..)` that returns a typed plan, and
+//! an `apply(plan, &mut Writer)` that carries it out through the one [`Writer`]
+//! (crate::store::Writer). Commands gather input, call these, and render.
+
+pub mod add;
+pub mod forget;
