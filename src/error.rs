@@ -31,8 +31,27 @@ impl Kind {
     }
 }
 
+/// How a command's failures become exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitPolicy {
+    /// SPEC §3.1: 1 for `strict_refused`, 2 for every other kind.
+    Standard,
+    /// A Claude Code hook (SPEC §7.2): exit 2 tells Claude Code to block, so memctl's
+    /// own failures exit 1 (a non-blocking error) whatever their kind.
+    Hook,
+}
+
+impl ExitPolicy {
+    pub fn exit_code(self, kind: Kind) -> u8 {
+        match self {
+            ExitPolicy::Standard => kind.exit_code(),
+            ExitPolicy::Hook => 1,
+        }
+    }
+}
+
 /// An error memctl reports with its kind and hint.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Error {
     pub kind: Kind,
     pub message: String,
@@ -65,4 +84,18 @@ impl std::error::Error for Error {}
 /// Shorthand: `Err(err(Kind::NotFound, "…"))`.
 pub fn err(kind: Kind, message: impl Into<String>) -> Error {
     Error::new(kind, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hook_policy_never_exits_2() {
+        for kind in [Kind::Usage, Kind::Io, Kind::StrictRefused, Kind::Internal] {
+            assert_eq!(ExitPolicy::Hook.exit_code(kind), 1);
+        }
+        assert_eq!(ExitPolicy::Standard.exit_code(Kind::Io), 2);
+        assert_eq!(ExitPolicy::Standard.exit_code(Kind::StrictRefused), 1);
+    }
 }

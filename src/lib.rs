@@ -33,7 +33,7 @@ use std::io;
 use std::process::ExitCode;
 
 use cli::Cli;
-use error::{Error, Kind};
+use error::{Error, ExitPolicy, Kind};
 
 /// Run a parsed command line. `Ok` carries 0 or 1 (findings); errors are reported
 /// by [`report`].
@@ -82,18 +82,29 @@ pub fn report(err: &anyhow::Error, json: bool) -> ExitCode {
     print_error(&classify(err), json)
 }
 
-/// Print a classified error; returns its exit code.
+/// Print a classified error; returns its exit code under the standard policy.
 pub fn print_error(e: &Error, json: bool) -> ExitCode {
-    if json {
-        let doc = serde_json::json!({"error": {"kind": e.kind, "message": e.message, "hint": e.hint}});
-        eprintln!("{doc}");
-    } else {
-        eprintln!("memctl: {}", e.message);
-        if let Some(h) = &e.hint {
-            eprintln!("hint: {h}");
+    print_error_with(e, json, ExitPolicy::Standard)
+}
+
+/// Print a classified error on stderr and map it to an exit code by `policy`.
+/// A closed stderr is ignored: it must not turn an error into an abort.
+pub fn print_error_with(e: &Error, json: bool, policy: ExitPolicy) -> ExitCode {
+    use std::io::Write;
+    let text = if json {
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            error: &'a Error,
         }
-    }
-    ExitCode::from(e.kind.exit_code())
+        format!("{}\n", serde_json::to_string(&Doc { error: e }).unwrap_or_default())
+    } else {
+        match &e.hint {
+            Some(h) => format!("memctl: {}\nhint: {h}\n", e.message),
+            None => format!("memctl: {}\n", e.message),
+        }
+    };
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+    ExitCode::from(policy.exit_code(e.kind))
 }
 
 /// Turn clap's parse error into a `usage` error (help and version pass through).

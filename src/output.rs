@@ -17,6 +17,41 @@ pub fn use_color(choice: ColorChoice, is_terminal: bool, no_color: Option<&str>)
     }
 }
 
+/// What a piece of text means, for colour. The one colour layer of memctl: every
+/// styled text goes through [`paint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Error,
+    Warning,
+    Note,
+    Info,
+    Bold,
+    Dim,
+}
+
+impl Tone {
+    fn style(self) -> anstyle::Style {
+        use anstyle::AnsiColor;
+        match self {
+            Tone::Error => AnsiColor::Red.on_default(),
+            Tone::Warning => AnsiColor::Yellow.on_default(),
+            Tone::Note => AnsiColor::Cyan.on_default(),
+            Tone::Info => AnsiColor::Blue.on_default(),
+            Tone::Bold => anstyle::Style::new().bold(),
+            Tone::Dim => anstyle::Style::new().dimmed(),
+        }
+    }
+}
+
+/// `text` in the style of `tone` when `on`, else as is.
+pub fn paint(on: bool, tone: Tone, text: &str) -> String {
+    if !on {
+        return text.to_string();
+    }
+    let style = tone.style();
+    format!("{}{text}{}", style.render(), style.render_reset())
+}
+
 /// Where a command writes.
 pub struct Output {
     stdout: io::BufWriter<io::Stdout>,
@@ -66,8 +101,8 @@ impl Output {
         if self.json {
             self.warnings.push(text);
         } else {
-            let prefix = self.paint_stderr("memctl: warning:", "33");
-            eprintln!("{prefix} {text}");
+            let prefix = paint(self.color_stderr, Tone::Warning, "memctl: warning:");
+            self.eprint(&format!("{prefix} {text}\n"));
         }
     }
 
@@ -77,26 +112,27 @@ impl Output {
         if self.json {
             self.warnings.push(format!("note: {text}"));
         } else {
-            let prefix = self.paint_stderr("memctl: note:", "36");
-            eprintln!("{prefix} {text}");
+            let prefix = paint(self.color_stderr, Tone::Note, "memctl: note:");
+            self.eprint(&format!("{prefix} {text}\n"));
         }
     }
 
-    fn paint_stderr(&self, text: &str, code: &str) -> String {
-        if self.color_stderr {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
+    /// Text for stderr as is (a report that belongs beside the result, not in it).
+    /// A closed or full stderr never changes what memctl does (SPEC §3.1).
+    pub fn eprint(&self, text: &str) {
+        let _ = io::stderr().lock().write_all(text.as_bytes());
     }
 
     /// Bold text for stdout when colour is on.
     pub fn bold(&self, text: &str) -> String {
-        if self.color_stdout {
-            format!("\x1b[1m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
+        paint(self.color_stdout, Tone::Bold, text)
+    }
+
+    /// Print a JSON document exactly as given, with no `warnings` key: for a
+    /// command whose reader defines the document (the Claude Code hook).
+    pub fn emit_raw_json(&mut self, doc: &impl serde::Serialize) -> io::Result<()> {
+        serde_json::to_writer(&mut self.stdout, doc)?;
+        self.stdout.write_all(b"\n")
     }
 
     /// Print one JSON document: `doc` must be an object; `warnings` is added.
@@ -125,5 +161,12 @@ mod tests {
         assert!(!use_color(ColorChoice::Auto, false, None));
         assert!(use_color(ColorChoice::Always, false, Some("1")));
         assert!(!use_color(ColorChoice::Never, true, None));
+    }
+
+    #[test]
+    fn paint_wraps_in_sgr_codes_only_when_on() {
+        assert_eq!(paint(true, Tone::Warning, "w"), "\x1b[33mw\x1b[0m");
+        assert_eq!(paint(true, Tone::Bold, "b"), "\x1b[1mb\x1b[0m");
+        assert_eq!(paint(false, Tone::Error, "e"), "e");
     }
 }

@@ -14,7 +14,9 @@ use crate::lint::{self, Finding, Severity};
 use crate::memory;
 use crate::output::Output;
 use crate::paths::Resolution;
-use crate::{scan, store};
+use crate::scan;
+use crate::store::{self, Writer};
+use chrono::{DateTime, Utc};
 
 use super::truncate_check::{checked, render_text, truncation_json};
 
@@ -40,7 +42,7 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         memory::ensure_valid_name(r, false)?;
     }
     let res = ctx.resolve()?;
-    let target = resolve_target(args, &res, out)?;
+    let target = resolve_target(args, &res, ctx.now, out)?;
     let meta = std::fs::metadata(&target).map_err(|e| {
         Error::new(Kind::Io, format!("cannot read {}: {e}", target.display())).hint("check the file's permissions")
     })?;
@@ -120,7 +122,7 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 }
 
 /// Which file to edit; `--index` creates a missing dir and index.
-fn resolve_target(args: &EditArgs, res: &Resolution, out: &mut Output) -> Result<PathBuf, Error> {
+fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &mut Output) -> Result<PathBuf, Error> {
     if args.index {
         let index = res.index_path();
         if std::fs::symlink_metadata(&index).is_err() {
@@ -151,9 +153,8 @@ fn resolve_target(args: &EditArgs, res: &Resolution, out: &mut Output) -> Result
             if !ok {
                 return Err(Error::new(Kind::Usage, "MEMORY.md not created").hint("pass --yes to create it"));
             }
-            store::create_dir(&res.dir)?;
-            let _lock = store::lock(&res.main_dir)?;
-            match store::create_new(&res.dir, &index, b"") {
+            let mut writer = Writer::open(&res.memdir(), now, args.force)?;
+            match writer.create(&index, b"") {
                 Ok(()) | Err(Error { kind: Kind::Exists, .. }) => {}
                 Err(e) => return Err(e),
             }
@@ -217,11 +218,13 @@ fn save(
     out: &mut Output,
 ) -> Result<(), Error> {
     let keep = |out: &mut Output| out.warn(format!("not saved; your edit is kept in {}", draft.display()));
-    let _lock = store::lock(&res.main_dir)?;
-    if let Err(e) = store::ensure_no_dream(&res.main_dir, ctx.now, args.force) {
-        keep(out);
-        return Err(e);
-    }
+    let mut writer = match Writer::open(&res.memdir(), ctx.now, args.force) {
+        Ok(w) => w,
+        Err(e) => {
+            keep(out);
+            return Err(e);
+        }
+    };
     if original(target) != *before {
         keep(out);
         return Err(Error::new(
@@ -232,7 +235,7 @@ fn save(
     }
     let content = std::fs::read(draft)
         .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
-    if let Err(e) = store::write_checked(&res.dir, target, &content, Some(before.stamp)).and_then(|ok| {
+    if let Err(e) = writer.replace_if(target, &content, before.stamp).and_then(|ok| {
         if ok {
             Ok(())
         } else {
@@ -281,7 +284,7 @@ fn finish(
             }
         }
         if !out.json {
-            eprint!("{}", render_text(&c, None));
+            out.eprint(&render_text(&c, None));
         }
         Some(truncation_json(&c, None))
     } else {
