@@ -37,7 +37,7 @@ impl Context {
     pub fn resolve_existing(&self) -> Result<Resolution, Error> {
         let res = self.resolve()?;
         if res.explicit && !res.main_dir.is_dir() {
-            let flag = if res.source == "dir_flag" {
+            let flag = if res.source == paths::DirSource::DirFlag {
                 "--dir"
             } else {
                 "MEMCTL_DIR"

@@ -112,7 +112,7 @@ fn explain(res: &Resolution) -> String {
             "project",
             format!(
                 "none (memory dir given by {})",
-                if res.source == "dir_flag" {
+                if res.source == crate::paths::DirSource::DirFlag {
                     "--dir"
                 } else {
                     "MEMCTL_DIR"
@@ -131,7 +131,7 @@ fn explain(res: &Resolution) -> String {
         res.memory_base.clone().unwrap_or_else(|| "unknown".into()),
     );
     for step in &res.steps {
-        let mut v = step.status.replace('_', " ");
+        let mut v = step.status.as_str().replace('_', " ");
         if let Some(f) = &step.file {
             v = format!("{f}: {v}");
         }
@@ -141,7 +141,7 @@ fn explain(res: &Resolution) -> String {
         if let Some(d) = &step.detail {
             v.push_str(&format!(" ({d})"));
         }
-        line(&format!("  {}", step.step), v);
+        line(&format!("  {}", step.step.as_str()), v);
     }
     if let Some(k) = &res.key {
         let variant = res

@@ -2,84 +2,27 @@
 //! trace, the project and canonical roots, the project key, and whether auto memory
 //! and auto-dream are enabled. Every environment lookup and settings read is here.
 
+pub mod enabled;
+pub mod env;
 pub mod git;
 pub mod sanitize;
 pub mod settings;
+pub mod steps;
 pub mod validate;
 
-use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
+pub use enabled::{AutoDream, ChainRow, Enabled, enabled_chain, is_remote};
+pub use env::{Env, Request};
+pub use steps::{DirSource, Step, StepName, StepStatus};
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Kind};
+use enabled::merged_bool;
 use settings::{Settings, Source, State};
-use validate::{join, nfc, normalize, validate_memory_path};
-
-/// A snapshot of the environment memctl resolves from.
-#[derive(Clone, Debug, Default)]
-pub struct Env {
-    pub vars: BTreeMap<String, OsString>,
-    pub cwd: PathBuf,
-    /// The managed-settings file (fixed per platform; a parameter for tests).
-    pub policy_file: PathBuf,
-}
-
-impl Env {
-    pub fn from_process() -> Result<Env, Error> {
-        let cwd = std::env::current_dir().map_err(|e| {
-            Error::new(Kind::Io, format!("cannot determine the current directory: {e}"))
-                .hint("cd into an existing directory or pass --project")
-        })?;
-        Ok(Env {
-            vars: std::env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
-                .collect(),
-            cwd,
-            policy_file: PathBuf::from(settings::policy_file()),
-        })
-    }
-
-    /// A variable as text (lossy), `None` when unset.
-    pub fn get(&self, key: &str) -> Option<String> {
-        self.vars.get(key).map(|v| v.to_string_lossy().into_owned())
-    }
-
-    pub fn get_os(&self, key: &str) -> Option<&OsStr> {
-        self.vars.get(key).map(OsString::as_os_str)
-    }
-
-    /// `$HOME` if set and non-empty, else the account's home directory.
-    pub fn home(&self) -> Option<String> {
-        match self.get("HOME") {
-            Some(h) if !h.is_empty() => Some(h),
-            Some(_) => None,
-            None => std::env::home_dir()
-                .map(|p| p.to_string_lossy().into_owned())
-                .filter(|h| !h.is_empty()),
-        }
-    }
-}
-
-/// What the global options ask for.
-#[derive(Clone, Debug, Default)]
-pub struct Request {
-    pub dir: Option<OsString>,
-    pub project: Option<PathBuf>,
-    pub team: bool,
-}
-
-/// One row of the resolution trace (`steps` in `path --json`).
-#[derive(Clone, Debug, Serialize)]
-pub struct Step {
-    pub step: &'static str,
-    pub file: Option<String>,
-    pub status: &'static str,
-    pub value: Option<String>,
-    pub detail: Option<String>,
-}
+use validate::{join, nfc, normalize};
 
 /// The project memctl resolved for.
 #[derive(Clone, Debug)]
@@ -91,30 +34,6 @@ pub struct Project {
     pub reason: git::Reason,
 }
 
-/// One row of the enabled chain (SPEC §2.3).
-#[derive(Clone, Debug, Serialize)]
-pub struct ChainRow {
-    pub rule: &'static str,
-    pub value: Option<String>,
-    pub applies: bool,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Enabled {
-    pub value: bool,
-    pub lever: String,
-    pub chain: Vec<ChainRow>,
-    /// The settings file that decided, when a setting did.
-    #[serde(skip)]
-    pub file: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct AutoDream {
-    pub value: Option<bool>,
-    pub lever: String,
-}
-
 /// Everything resolution found out.
 #[derive(Clone, Debug)]
 pub struct Resolution {
@@ -123,7 +42,7 @@ pub struct Resolution {
     /// The dir commands operate on: the team dir under `--team`.
     pub dir: PathBuf,
     pub team: bool,
-    pub source: String,
+    pub source: DirSource,
     /// Named by `--dir`/`MEMCTL_DIR` (must exist).
     pub explicit: bool,
     pub project: Option<Project>,
@@ -173,14 +92,6 @@ impl Resolution {
     }
 }
 
-fn truthy(v: &str) -> bool {
-    matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes" | "on")
-}
-
-fn defined_falsy(v: &str) -> bool {
-    !v.is_empty() && matches!(v.trim().to_lowercase().as_str(), "0" | "false" | "no" | "off")
-}
-
 /// Absolute against `base` if relative (lexically).
 fn absolutize(p: &str, base: &str) -> String {
     if p.starts_with('/') {
@@ -194,14 +105,14 @@ fn absolutize(p: &str, base: &str) -> String {
 pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let mut warnings = Vec::new();
     let (explicit_dir, explicit_source) = match (&req.dir, env.get_os("MEMCTL_DIR")) {
-        (Some(d), _) => (Some(d.clone()), "dir_flag"),
-        (None, Some(d)) => (Some(d.to_os_string()), "env_MEMCTL_DIR"),
-        (None, None) => (None, ""),
+        (Some(d), _) => (Some(d.clone()), Some(DirSource::DirFlag)),
+        (None, Some(d)) => (Some(d.to_os_string()), Some(DirSource::EnvMemctlDir)),
+        (None, None) => (None, None),
     };
     if let Some(d) = &explicit_dir
         && d.is_empty()
     {
-        let flag = if explicit_source == "dir_flag" {
+        let flag = if explicit_source == Some(DirSource::DirFlag) {
             "--dir"
         } else {
             "MEMCTL_DIR"
@@ -261,12 +172,11 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let key = project.as_ref().map(|p| sanitize::sanitize(&p.canonical_root));
     let mut steps = Vec::new();
     let mut hash_variant = None;
-    let (main_dir, source) = if let Some(d) = explicit_dir {
-        (explicit_path(&d, &env.cwd), explicit_source.to_string())
+    let (main_dir, source) = if let (Some(d), Some(src)) = (explicit_dir, explicit_source) {
+        (explicit_path(&d, &env.cwd), src)
     } else {
-        let (chosen, source) = setting_steps(env, &settings, home.as_deref(), &mut steps, &mut warnings);
-        match chosen {
-            Some(dir) => (PathBuf::from(dir), source),
+        match steps::setting_steps(env, &settings, home.as_deref(), &mut steps, &mut warnings) {
+            Some((dir, source)) => (PathBuf::from(dir), source),
             None => {
                 let key = key.as_ref().ok_or_else(need_home)?;
                 let base = memory_base.as_deref().ok_or_else(need_home)?;
@@ -275,31 +185,29 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
                 hash_variant = variant;
                 let dir = nfc(&format!("{}/", join(&[&projects, &name, "memory"])));
                 steps.push(Step {
-                    step: "default",
+                    step: StepName::Default,
                     file: None,
-                    status: "used",
+                    status: StepStatus::Used,
                     value: Some(dir.clone()),
                     detail: None,
                 });
-                (PathBuf::from(dir), "default".to_string())
+                (PathBuf::from(dir), DirSource::Default)
             }
         }
     };
-    if explicit_source.is_empty() {
-        // nothing: steps were filled above
-    } else {
+    if explicit_source.is_some() {
         for step in [
-            "cowork_override",
-            "settings.policy",
-            "settings.flag",
-            "settings.local",
-            "settings.user",
-            "default",
+            StepName::CoworkOverride,
+            StepName::Policy,
+            StepName::Flag,
+            StepName::Local,
+            StepName::User,
+            StepName::Default,
         ] {
             steps.push(Step {
                 step,
                 file: None,
-                status: "shadowed",
+                status: StepStatus::Shadowed,
                 value: None,
                 detail: None,
             });
@@ -318,9 +226,9 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     {
         warnings.push(project_setting_warning(&s.file, v));
         steps.push(Step {
-            step: "settings.project",
+            step: StepName::Project,
             file: Some(s.file.clone()),
-            status: "project_ignored",
+            status: StepStatus::ProjectIgnored,
             value: v.as_str().map(str::to_string),
             detail: Some("Claude Code ignores autoMemoryDirectory in project settings".into()),
         });
@@ -335,7 +243,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         dir,
         team: req.team,
         source,
-        explicit: !explicit_source.is_empty(),
+        explicit: explicit_source.is_some(),
         project,
         config_home,
         memory_base,
@@ -427,138 +335,6 @@ fn load_settings(env: &Env, config_home: Option<&str>, project: Option<&Project>
     out
 }
 
-/// Steps 1 and 2 of the precedence; returns the chosen dir and its source.
-fn setting_steps(
-    env: &Env,
-    settings: &[Settings],
-    home: Option<&str>,
-    steps: &mut Vec<Step>,
-    warnings: &mut Vec<String>,
-) -> (Option<String>, String) {
-    let mut chosen: Option<(String, String)> = None;
-    let cowork = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE");
-    steps.push(match &cowork {
-        None => Step {
-            step: "cowork_override",
-            file: None,
-            status: "unset",
-            value: None,
-            detail: None,
-        },
-        Some(raw) => match validate_memory_path(Some(raw), false, home) {
-            Ok(dir) => {
-                chosen = Some((dir, "cowork_override".into()));
-                Step {
-                    step: "cowork_override",
-                    file: None,
-                    status: "used",
-                    value: Some(raw.clone()),
-                    detail: None,
-                }
-            }
-            Err(why) => Step {
-                step: "cowork_override",
-                file: None,
-                status: "rejected",
-                value: Some(raw.clone()),
-                detail: Some(why),
-            },
-        },
-    });
-    let mut decided = chosen.is_some();
-    for source in [Source::Policy, Source::Flag, Source::Local, Source::User] {
-        let name = match source {
-            Source::Policy => "settings.policy",
-            Source::Flag => "settings.flag",
-            Source::Local => "settings.local",
-            _ => "settings.user",
-        };
-        let Some(s) = settings.iter().find(|s| s.source == source) else {
-            continue;
-        };
-        let file = Some(s.file.clone());
-        let step = match &s.state {
-            State::NotVisible => Step {
-                step: name,
-                file: None,
-                status: "not_visible",
-                value: None,
-                detail: None,
-            },
-            State::NoFile => Step {
-                step: name,
-                file,
-                status: "no_file",
-                value: None,
-                detail: None,
-            },
-            State::Ignored(why) => Step {
-                step: name,
-                file,
-                status: "ignored",
-                value: None,
-                detail: Some(why.clone()),
-            },
-            State::Loaded(_) => match s.get("autoMemoryDirectory") {
-                None => Step {
-                    step: name,
-                    file,
-                    status: "not_set",
-                    value: None,
-                    detail: None,
-                },
-                Some((v, _)) if decided => Step {
-                    step: name,
-                    file,
-                    status: "shadowed",
-                    value: v.as_str().map(str::to_string),
-                    detail: None,
-                },
-                Some((v, _)) => {
-                    decided = true;
-                    let raw = v.as_str().unwrap_or_default().to_string();
-                    match validate_memory_path(Some(&raw), true, home) {
-                        Ok(dir) => {
-                            chosen = Some((dir, format!("setting:{}", source.name())));
-                            Step {
-                                step: name,
-                                file,
-                                status: "used",
-                                value: Some(raw),
-                                detail: None,
-                            }
-                        }
-                        Err(why) => {
-                            warnings.push(format!("autoMemoryDirectory `{raw}` in {} is invalid ({why}); Claude Code uses the default path and does not try lower settings", s.file));
-                            Step {
-                                step: name,
-                                file,
-                                status: "rejected",
-                                value: Some(raw),
-                                detail: Some(format!("{why}; masks lower sources")),
-                            }
-                        }
-                    }
-                }
-            },
-        };
-        steps.push(step);
-    }
-    match chosen {
-        Some((dir, source)) => {
-            steps.push(Step {
-                step: "default",
-                file: None,
-                status: "shadowed",
-                value: None,
-                detail: None,
-            });
-            (Some(dir), source)
-        }
-        None => (None, String::new()),
-    }
-}
-
 /// Find the directory a long key names (SPEC §2.2.7 "Matching existing long-name
 /// directories"); `suffix` is `memory` for the memory dir, empty for transcripts.
 fn match_long_key(
@@ -598,165 +374,4 @@ fn match_long_key(
         ));
     }
     (key.wyhash.clone(), Some("wyhash"))
-}
-
-/// The merged value of a boolean setting: the highest-priority source that defines
-/// it (policy > flag > local > project > user), with its lever text.
-fn merged_bool(settings: &[Settings], key: &str) -> Option<(bool, String)> {
-    merged_bool_with_file(settings, key).map(|(b, lever, _)| (b, lever))
-}
-
-fn merged_bool_with_file(settings: &[Settings], key: &str) -> Option<(bool, String, String)> {
-    [
-        Source::Policy,
-        Source::Flag,
-        Source::Local,
-        Source::Project,
-        Source::User,
-    ]
-    .iter()
-    .find_map(|src| {
-        let s = settings.iter().find(|s| s.source == *src)?;
-        let (v, file) = s.get(key)?;
-        let b = v.as_bool()?;
-        Some((b, format!("{key}={b} in {file} ({})", src.name()), file.to_string()))
-    })
-}
-
-/// A remote session: `CLAUDE_CODE_REMOTE` is truthy (the dream's enabled gate).
-pub fn is_remote(env: &Env) -> bool {
-    env.get("CLAUDE_CODE_REMOTE").as_deref().is_some_and(truthy)
-}
-
-/// The enabled chain of SPEC §2.3.
-pub fn enabled_chain(env: &Env, settings: &[Settings]) -> Enabled {
-    let disable = env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY");
-    let simple = env.get("CLAUDE_CODE_SIMPLE");
-    let remote = env.get("CLAUDE_CODE_REMOTE");
-    let remote_dir = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty());
-    let merged = merged_bool_with_file(settings, "autoMemoryEnabled");
-    let mut chain = vec![
-        ChainRow {
-            rule: "disable_env",
-            value: disable.clone(),
-            applies: false,
-        },
-        ChainRow {
-            rule: "simple_env",
-            value: simple.clone(),
-            applies: false,
-        },
-        ChainRow {
-            rule: "remote_env",
-            value: remote.clone(),
-            applies: false,
-        },
-        ChainRow {
-            rule: "setting",
-            value: merged.as_ref().map(|(b, _, _)| b.to_string()),
-            applies: false,
-        },
-        ChainRow {
-            rule: "default",
-            value: None,
-            applies: false,
-        },
-    ];
-    let (row, value, lever) = if let Some(d) = disable.as_deref().filter(|d| truthy(d)) {
-        (0, false, format!("env CLAUDE_CODE_DISABLE_AUTO_MEMORY={d}"))
-    } else if let Some(d) = disable.as_deref().filter(|d| defined_falsy(d)) {
-        (0, true, format!("env CLAUDE_CODE_DISABLE_AUTO_MEMORY={d}"))
-    } else if simple.as_deref().is_some_and(truthy) {
-        (1, false, "env CLAUDE_CODE_SIMPLE".to_string())
-    } else if remote.as_deref().is_some_and(truthy) && remote_dir.is_none() {
-        (
-            2,
-            false,
-            "env CLAUDE_CODE_REMOTE without CLAUDE_CODE_REMOTE_MEMORY_DIR".to_string(),
-        )
-    } else if let Some((b, lever, _)) = merged.clone() {
-        (3, b, lever)
-    } else {
-        (4, true, "default".to_string())
-    };
-    chain[row].applies = true;
-    let file = if row == 3 { merged.map(|(_, _, f)| f) } else { None };
-    Enabled {
-        value,
-        lever,
-        chain,
-        file,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env(vars: &[(&str, &str)]) -> Env {
-        Env {
-            vars: vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect(),
-            cwd: PathBuf::from("/"),
-            policy_file: PathBuf::from("/nonexistent/managed-settings.json"),
-        }
-    }
-
-    fn setting(source: Source, key: &str, v: Value) -> Settings {
-        Settings {
-            source,
-            file: format!("/{}.json", source.name()),
-            state: State::Loaded(vec![(key.into(), v, format!("/{}.json", source.name()))]),
-        }
-    }
-
-    fn on(vars: &[(&str, &str)], settings: &[Settings]) -> (bool, String) {
-        let e = enabled_chain(&env(vars), settings);
-        (e.value, e.lever)
-    }
-
-    #[test]
-    fn enabled_chain_matches_appendix_a5() {
-        assert_eq!(on(&[], &[]), (true, "default".into()));
-        assert!(!on(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")], &[]).0);
-        assert!(!on(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", " TRUE ")], &[]).0);
-        assert_eq!(
-            on(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "foo")], &[]),
-            (true, "default".into())
-        );
-        assert_eq!(
-            on(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "")], &[]),
-            (true, "default".into())
-        );
-        assert_eq!(
-            on(&[("CLAUDE_CODE_SIMPLE", "1")], &[]),
-            (false, "env CLAUDE_CODE_SIMPLE".into())
-        );
-        assert_eq!(
-            on(
-                &[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0"), ("CLAUDE_CODE_SIMPLE", "1")],
-                &[]
-            ),
-            (true, "env CLAUDE_CODE_DISABLE_AUTO_MEMORY=0".into())
-        );
-        assert!(!on(&[("CLAUDE_CODE_REMOTE", "1")], &[]).0);
-        assert!(
-            on(
-                &[("CLAUDE_CODE_REMOTE", "1"), ("CLAUDE_CODE_REMOTE_MEMORY_DIR", "/m")],
-                &[]
-            )
-            .0
-        );
-        let user_true = setting(Source::User, "autoMemoryEnabled", Value::Bool(true));
-        let project_false = setting(Source::Project, "autoMemoryEnabled", Value::Bool(false));
-        assert_eq!(
-            on(&[], &[user_true, project_false]),
-            (false, "autoMemoryEnabled=false in /project.json (project)".into())
-        );
-        let local_false = setting(Source::Local, "autoMemoryEnabled", Value::Bool(false));
-        assert_eq!(
-            on(&[], std::slice::from_ref(&local_false)),
-            (false, "autoMemoryEnabled=false in /local.json (local)".into())
-        );
-        assert!(on(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "false")], &[local_false]).0);
-    }
 }
