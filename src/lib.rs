@@ -10,6 +10,7 @@ pub mod context;
 pub mod dates;
 pub mod dream;
 pub mod editor;
+pub mod entry;
 pub mod error;
 pub mod frontmatter;
 pub mod index;

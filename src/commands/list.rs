@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets::NOTHING};
-use serde_json::json;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::age;
@@ -92,14 +91,26 @@ fn write_json(
     now_ms: f64,
 ) -> Result<()> {
     use std::io::Write;
-    let head = json!({
-        "memory_dir": res.shown(),
-        "total": total,
-        "shown": ranked.len(),
-        "cap": MAX_MEMORY_FILES,
-        "capped": !all && total > MAX_MEMORY_FILES,
-    });
-    let mut head = serde_json::to_string_pretty(&super::with_lossy(head, &res.dir))?;
+    /// The fields before `entries` in `list --json`.
+    #[derive(serde::Serialize)]
+    struct Head {
+        memory_dir: String,
+        total: usize,
+        shown: usize,
+        cap: usize,
+        capped: bool,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        lossy: bool,
+    }
+    let head = Head {
+        memory_dir: res.shown(),
+        total,
+        shown: ranked.len(),
+        cap: MAX_MEMORY_FILES,
+        capped: !all && total > MAX_MEMORY_FILES,
+        lossy: res.dir.to_str().is_none(),
+    };
+    let mut head = serde_json::to_string_pretty(&head)?;
     head.truncate(head.trim_end_matches(['}', '\n', ' ']).len());
     let warnings = serde_json::to_string(&std::mem::take(&mut out.warnings))?;
     let w = out.stdout();
@@ -107,7 +118,7 @@ fn write_json(
     let render = |part: &[(usize, &Memory)], buf: &mut Vec<u8>| {
         for (rank, m) in part {
             let lines = indexed.lines_for(&m.rel);
-            let entry = super::Entry::new(m, &lines, now_ms, Some(*rank < MAX_MEMORY_FILES));
+            let entry = crate::entry::Entry::new(m, &lines, now_ms, Some(*rank < MAX_MEMORY_FILES));
             buf.extend_from_slice(b",\n    ");
             let _ = serde_json::to_writer(&mut *buf, &entry);
         }

@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::cli::PathArgs;
 use crate::context::Context;
@@ -35,8 +34,7 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         .into());
     }
     if out.json {
-        let doc = super::with_lossy(json_doc(&res), &res.dir);
-        out.emit_json(doc)?;
+        out.emit_json(serde_json::to_value(res.report())?)?;
     } else if args.explain {
         out.print(&explain(&res))?;
     } else if args.index {
@@ -52,37 +50,24 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
     let key = sanitize::sanitize(input);
     if out.json {
-        out.emit_json(
-            json!({"input": input, "units": input.encode_utf16().count(), "key": key.wyhash, "key_djb2": key.djb2}),
-        )?;
+        #[derive(serde::Serialize)]
+        struct KeyFor<'a> {
+            input: &'a str,
+            units: usize,
+            key: &'a str,
+            key_djb2: &'a str,
+        }
+        let doc = KeyFor {
+            input,
+            units: input.encode_utf16().count(),
+            key: &key.wyhash,
+            key_djb2: &key.djb2,
+        };
+        out.emit_json(serde_json::to_value(doc)?)?;
     } else {
         out.print(&format!("{}\n", key.wyhash))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn json_doc(res: &Resolution) -> serde_json::Value {
-    let p = res.project.as_ref();
-    let team_dir = with_sep(&res.team_dir());
-    json!({
-        "memory_dir": res.shown(),
-        "index_path": res.index_path().to_string_lossy(),
-        "team_dir": team_dir,
-        "transcripts_dir": res.transcripts_dir,
-        "exists": res.dir.is_dir(),
-        "source": res.source,
-        "project_root": p.map(|p| &p.root),
-        "git_root": p.and_then(|p| p.git_root.as_ref()),
-        "canonical_root": p.map(|p| &p.canonical_root),
-        "canonical_reason": p.map(|p| p.reason.code()),
-        "config_home": res.config_home,
-        "memory_base": res.memory_base,
-        "key": res.key.as_ref().map(|k| if res.hash_variant == Some("djb2") { &k.djb2 } else { &k.wyhash }),
-        "hash_variant": res.hash_variant,
-        "enabled": res.enabled,
-        "auto_dream": res.auto_dream,
-        "steps": res.steps,
-    })
 }
 
 fn explain(res: &Resolution) -> String {

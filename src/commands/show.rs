@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::process::ExitCode;
 
+use crate::entry::Entry;
 use anyhow::{Context as _, Result};
-use serde_json::Value;
 
 use crate::age;
 use crate::cli::ShowArgs;
@@ -55,49 +55,26 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.note(note);
     }
     if out.json {
-        let mut e = super::memory_json(m, &lines, ctx.now_ms());
+        let mut entry = Entry::new(m, &lines, ctx.now_ms(), None);
         // The whole-file parse decides what `show` reports.
-        e.insert(
-            "name".into(),
-            doc.fields
-                .name
-                .as_ref()
-                .map_or(Value::Null, |n| Value::String(n.js_string())),
-        );
-        e.insert(
-            "description".into(),
-            doc.fields
-                .description
-                .as_ref()
-                .map_or(Value::Null, crate::yaml::Value::to_json),
-        );
-        e.insert(
-            "type".into(),
-            serde_json::to_value(memory::MemoryType::of(doc.fields.type_raw.as_ref()))?,
-        );
-        e.insert(
-            "type_raw".into(),
-            doc.fields
-                .type_raw
-                .as_ref()
-                .map_or(Value::Null, crate::yaml::Value::to_json),
-        );
-        e.insert("type_source".into(), serde_json::to_value(doc.fields.type_source)?);
-        e.insert(
-            "frontmatter".into(),
-            doc.fm.map.as_ref().map_or(Value::Null, crate::yaml::Value::to_json),
-        );
-        e.insert("frontmatter_status".into(), serde_json::to_value(doc.fm.status)?);
-        e.insert("body".into(), Value::String(doc.body_text()));
-        e.insert("freshness_text".into(), Value::String(age::freshness_text(days)));
-        e.insert(
-            "recall_header".into(),
-            Value::String(age::recall_header(days, &m.path.to_string_lossy())),
-        );
-        out.emit_json(super::with_lossy(Value::Object(e), &res.dir))?;
+        entry.name = doc.fields.name.as_ref().map(|n| n.js_string().into());
+        entry.description = doc.fields.description.as_ref();
+        entry.memory_type = memory::MemoryType::of(doc.fields.type_raw.as_ref());
+        entry.type_raw = doc.fields.type_raw.as_ref();
+        entry.type_source = doc.fields.type_source;
+        entry.frontmatter_status = doc.fm.status;
+        let report = ShowReport {
+            entry,
+            frontmatter: doc.fm.map.as_ref(),
+            body: doc.body_text(),
+            freshness_text: age::freshness_text(days),
+            recall_header: age::recall_header(days, &m.path.to_string_lossy()),
+            lossy: res.dir.to_str().is_none(),
+        };
+        out.emit_json(serde_json::to_value(report)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&header(m, &doc, &lines, days))?;
+    out.print(&header(m, &doc, &lines, days, res.memdir().label_for(&m.rel)))?;
     let fresh = age::freshness_text(days);
     if !fresh.is_empty() {
         out.print(&format!("\n{fresh}\n"))?;
@@ -111,6 +88,19 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         doc.write_body(m, out)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `show --json` document: the shared entry, then what only `show` reads.
+#[derive(serde::Serialize)]
+struct ShowReport<'a> {
+    #[serde(flatten)]
+    entry: Entry<'a>,
+    frontmatter: Option<&'a crate::yaml::Value>,
+    body: String,
+    freshness_text: String,
+    recall_header: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lossy: bool,
 }
 
 /// The file as `show` reads it: whole, or its head when it is streamed.
@@ -176,7 +166,7 @@ fn value_text(v: Option<&crate::yaml::Value>) -> String {
     v.map_or_else(|| "-".into(), |v| v.js_string().replace('\n', "⏎"))
 }
 
-fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64) -> String {
+fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64, label: &str) -> String {
     let f = &doc.fields;
     let ty = match (memory::MemoryType::of(f.type_raw.as_ref()), &f.type_raw) {
         (Some(t), _) => format!("{} ({})", t.as_str(), f.type_source.as_str()),
@@ -188,7 +178,7 @@ fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64) -> String {
     } else {
         lines
             .iter()
-            .map(|l| format!("{}:{l}", super::index_name_for(&m.rel)))
+            .map(|l| format!("{label}:{l}"))
             .collect::<Vec<_>>()
             .join(", ")
     };

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use serde::Serialize;
+
 use crate::error::{Error, Kind};
 use enabled::merged_bool;
 use settings::{Settings, Source, State};
@@ -60,6 +62,31 @@ pub struct Resolution {
     pub home: Option<String>,
 }
 
+/// The `path --json` document (SPEC §3.3).
+#[derive(Serialize)]
+pub struct PathReport<'a> {
+    pub memory_dir: String,
+    pub index_path: String,
+    pub team_dir: String,
+    pub transcripts_dir: Option<&'a str>,
+    pub exists: bool,
+    pub source: DirSource,
+    pub project_root: Option<&'a str>,
+    pub git_root: Option<&'a str>,
+    pub canonical_root: Option<&'a str>,
+    pub canonical_reason: Option<&'static str>,
+    pub config_home: Option<&'a str>,
+    pub memory_base: Option<&'a str>,
+    pub key: Option<&'a str>,
+    pub hash_variant: Option<&'static str>,
+    pub enabled: &'a Enabled,
+    pub auto_dream: &'a AutoDream,
+    pub steps: &'a [Step],
+    /// Paths were printed with U+FFFD: the dir is not valid UTF-8 (SPEC §3.1).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
+}
+
 /// A directory path with exactly one trailing separator, for display.
 pub fn with_sep(p: &Path) -> String {
     let s = p.to_string_lossy();
@@ -84,6 +111,37 @@ impl Resolution {
 
     pub fn index_path(&self) -> PathBuf {
         self.dir.join("MEMORY.md")
+    }
+
+    /// The `path --json` document.
+    pub fn report(&self) -> PathReport<'_> {
+        let p = self.project.as_ref();
+        PathReport {
+            memory_dir: self.shown(),
+            index_path: self.index_path().to_string_lossy().into_owned(),
+            team_dir: with_sep(&self.team_dir()),
+            transcripts_dir: self.transcripts_dir.as_deref(),
+            exists: self.dir.is_dir(),
+            source: self.source,
+            project_root: p.map(|p| p.root.as_str()),
+            git_root: p.and_then(|p| p.git_root.as_deref()),
+            canonical_root: p.map(|p| p.canonical_root.as_str()),
+            canonical_reason: p.map(|p| p.reason.code()),
+            config_home: self.config_home.as_deref(),
+            memory_base: self.memory_base.as_deref(),
+            key: self.key.as_ref().map(|k| {
+                if self.hash_variant == Some("djb2") {
+                    k.djb2.as_str()
+                } else {
+                    k.wyhash.as_str()
+                }
+            }),
+            hash_variant: self.hash_variant,
+            enabled: &self.enabled,
+            auto_dream: &self.auto_dream,
+            steps: &self.steps,
+            lossy: self.dir.to_str().is_none(),
+        }
     }
 
     /// The dir for display, with its trailing separator.

@@ -1,0 +1,65 @@
+//! The JSON entry of one memory that `list` and `show` share (SPEC §3.4, §3.5),
+//! serialized without building a tree.
+
+use std::borrow::Cow;
+
+use crate::age;
+use crate::memory::{Memory, MemoryType};
+
+/// The JSON entry of one memory (SPEC §3.4), serialized without building a tree.
+#[derive(serde::Serialize)]
+pub struct Entry<'a> {
+    pub file: &'a str,
+    pub path: Cow<'a, str>,
+    pub name: Option<Cow<'a, str>>,
+    pub description: Option<&'a crate::yaml::Value>,
+    #[serde(rename = "type")]
+    pub memory_type: Option<MemoryType>,
+    pub type_raw: Option<&'a crate::yaml::Value>,
+    pub type_source: crate::frontmatter::TypeSource,
+    pub claude_type: Option<MemoryType>,
+    pub frontmatter_status: crate::frontmatter::Status,
+    pub origin_session_id: Option<&'a crate::yaml::Value>,
+    pub mtime: crate::text::IsoMs,
+    pub mtime_ms: f64,
+    pub age_days: u64,
+    pub age: Cow<'static, str>,
+    pub size_bytes: u64,
+    pub indexed: bool,
+    pub index_lines: &'a [usize],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_claude_view: Option<bool>,
+}
+
+impl<'a> Entry<'a> {
+    pub fn new(m: &'a Memory, index_lines: &'a [usize], now_ms: f64, in_claude_view: Option<bool>) -> Entry<'a> {
+        let days = age::age_days(now_ms, m.mtime_ms);
+        Entry {
+            file: &m.rel,
+            path: m.path.to_string_lossy(),
+            name: m.fields.name.as_ref().map(|n| match n {
+                crate::yaml::Value::String(s) => Cow::Borrowed(s.as_str()),
+                other => Cow::Owned(other.js_string()),
+            }),
+            description: m.fields.description.as_ref(),
+            memory_type: m.memory_type(),
+            type_raw: m.fields.type_raw.as_ref(),
+            type_source: m.fields.type_source,
+            claude_type: m.claude_type(),
+            frontmatter_status: m.frontmatter.status,
+            origin_session_id: m.fields.origin_session_id.as_ref(),
+            mtime: crate::text::IsoMs(m.mtime_ms),
+            mtime_ms: m.mtime_ms,
+            age_days: days,
+            age: match days {
+                0 => "today".into(),
+                1 => "yesterday".into(),
+                _ => age::age_text(days).into(),
+            },
+            size_bytes: m.size,
+            indexed: !index_lines.is_empty(),
+            index_lines,
+            in_claude_view,
+        }
+    }
+}
