@@ -206,6 +206,11 @@ pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Er
 /// Like [`write_atomic`], but when `expect` is given, renames only if the target
 /// still has that stamp right before the rename. Returns whether it wrote.
 pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<Stamp>) -> Result<bool, Error> {
+    write_checked_with(root, target, content, &|| expect.is_none_or(|e| e == stamp(target)))
+}
+
+/// Replace `target` atomically if `still_ok()` holds right before the rename.
+fn write_checked_with(root: &Path, target: &Path, content: &[u8], still_ok: &dyn Fn() -> bool) -> Result<bool, Error> {
     ensure_contained(root, target)?;
     let target = match fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => real(target)?,
@@ -222,7 +227,7 @@ pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<
             f.set_permissions(meta.permissions())?;
         }
         drop(f);
-        if expect.is_some_and(|e| e != stamp(&target)) {
+        if !still_ok() {
             fs::remove_file(&tmp)?;
             return Ok(false);
         }
@@ -236,24 +241,128 @@ pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<
     })
 }
 
+/// The largest index memctl reads (SPEC §2.5 step 8).
+pub const MAX_INDEX_BYTES: u64 = 256 << 20;
+
+/// Read a file memctl is about to rewrite: a missing file reads as empty; anything
+/// but a regular file (a FIFO, a device, a directory) is refused without opening it
+/// for reading, and the read is bounded.
+pub fn read_for_update(target: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    match fs::metadata(target) {
+        Ok(m) if !m.is_file() => {
+            return Err(
+                Error::new(Kind::InvalidInput, format!("not a regular file: {}", target.display()))
+                    .hint("memctl only rewrites regular files; replace it with a file or remove it"),
+            );
+        }
+        Ok(m) if m.len() > MAX_INDEX_BYTES => {
+            return Err(Error::new(
+                Kind::InvalidInput,
+                format!("file larger than 256 MiB: {}", target.display()),
+            )
+            .hint("shorten it by hand"));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err("cannot read", target, e)),
+        Ok(_) => {}
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(target)
+        .and_then(|f| f.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| io_err("cannot read", target, e))?;
+    Ok(bytes)
+}
+
+/// `new` as bytes, keeping the exact bytes of every line of `old` that `new` keeps:
+/// memctl edits an index as text, and must not turn bytes that are not UTF-8 into
+/// U+FFFD on lines it did not change. Linear: lines are matched through a map.
+pub fn keep_original_bytes(old: &[u8], new: &str) -> Vec<u8> {
+    if std::str::from_utf8(old).is_ok() {
+        return new.as_bytes().to_vec();
+    }
+    let mut originals: std::collections::HashMap<String, std::collections::VecDeque<&[u8]>> =
+        std::collections::HashMap::new();
+    for line in old.split_inclusive(|&b| b == b'\n') {
+        if std::str::from_utf8(line).is_err() {
+            originals
+                .entry(String::from_utf8_lossy(line).into_owned())
+                .or_default()
+                .push_back(line);
+        }
+    }
+    let mut out = Vec::with_capacity(new.len());
+    for line in new.split_inclusive('\n') {
+        match originals.get_mut(line).and_then(|q| q.pop_front()) {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => out.extend_from_slice(line.as_bytes()),
+        }
+    }
+    out
+}
+
+/// How long a file must have been left alone before memctl trusts a read of it: a
+/// program that truncates and then writes (Node's `writeFileSync`, `open(O_TRUNC)`)
+/// leaves a half-written file for a moment, and its mtime moves with every write.
+const QUIET: Duration = Duration::from_millis(50);
+/// How long memctl keeps trying against a file that keeps changing.
+const UPDATE_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Time since `path` was last modified (zero if it is in the future or unknown).
+fn since_modified(path: &Path) -> Duration {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+        .unwrap_or(QUIET)
+}
+
 /// Read-modify-write `target` (a missing file reads as empty): `change` computes
-/// the new text from the fresh one; if another writer changed the file before the
-/// rename, re-read and re-apply, up to 3 times, then `conflict` (SPEC §4.2).
-/// Returns the old and the new text.
+/// the new text from the fresh one (SPEC §4.2). Programs that take no lock (Claude
+/// Code's Write tool, editors) must never make memctl derive the new text from a
+/// half-written file, so:
+/// - a file modified in the last 50 ms is read again once it has been quiet that long,
+///   and a read during which the file changed is retried;
+/// - `seen` is what the command read when it planned; a file that was not empty
+///   then and reads empty now is being rewritten: wait, and if it stays empty give
+///   up with `conflict`;
+/// - right before the rename the target must still hold the bytes that were read
+///   (size, mtime and content), else re-read and re-apply;
+/// - lines memctl does not change keep their bytes, valid UTF-8 or not.
+///
+/// After 5 s of changes, `conflict`. Returns the old and the new text.
 pub fn update(
     root: &Path,
     target: &Path,
+    seen: Option<&[u8]>,
     mut change: impl FnMut(&str) -> Result<String, Error>,
 ) -> Result<(String, String), Error> {
-    for _ in 0..3 {
+    let start = Instant::now();
+    while start.elapsed() < UPDATE_DEADLINE {
+        let quiet_for = since_modified(target);
+        if quiet_for < QUIET {
+            std::thread::sleep(QUIET - quiet_for);
+            continue;
+        }
         let before = stamp(target);
-        let old = match fs::read(target) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(io_err("cannot read", target, e)),
-        };
+        let old_bytes = read_for_update(target)?;
+        if stamp(target) != before {
+            continue;
+        }
+        if old_bytes.is_empty() && seen.is_some_and(|s| !s.is_empty()) {
+            std::thread::sleep(QUIET);
+            if fs::metadata(target).is_ok_and(|m| m.len() == 0) && start.elapsed() > QUIET * 8 {
+                break;
+            }
+            continue;
+        }
+        let old = String::from_utf8_lossy(&old_bytes).into_owned();
         let new = change(&old)?;
-        if new == old || write_checked(root, target, new.as_bytes(), Some(before))? {
+        if new == old {
+            return Ok((old, new));
+        }
+        let content = keep_original_bytes(&old_bytes, &new);
+        if write_if_unchanged(root, target, &content, before, &old_bytes)? {
             return Ok((old, new));
         }
     }
@@ -262,6 +371,19 @@ pub fn update(
         format!("{} keeps changing while memctl writes it", target.display()),
     )
     .hint("another program (Claude Code?) is writing the index; try again in a moment"))
+}
+
+/// Like [`write_checked`], but right before the rename the target must still have
+/// the stamp `expect` and the content `expect_bytes`. Returns whether it wrote.
+fn write_if_unchanged(
+    root: &Path,
+    target: &Path,
+    content: &[u8],
+    expect: Stamp,
+    expect_bytes: &[u8],
+) -> Result<bool, Error> {
+    let unchanged = || stamp(target) == expect && read_for_update(target).is_ok_and(|b| b == expect_bytes);
+    write_checked_with(root, target, content, &unchanged)
 }
 
 /// Create `target` with `content`, never overwriting (`exists` if present): the
@@ -414,13 +536,15 @@ impl Writer {
         write_checked(self.dir.dir(), target, content, Some(expect))
     }
 
-    /// Read-modify-write `target` against its fresh content (see [`update`]).
+    /// Read-modify-write `target` against its fresh content; `seen` is what the
+    /// command read when it planned (see [`update`]).
     pub fn update(
         &mut self,
         target: &Path,
+        seen: Option<&[u8]>,
         change: impl FnMut(&str) -> Result<String, Error>,
     ) -> Result<(String, String), Error> {
-        update(self.dir.dir(), target, change)
+        update(self.dir.dir(), target, seen, change)
     }
 
     /// A fresh trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5).
@@ -518,10 +642,40 @@ mod tests {
     fn update_applies_the_change_to_fresh_content() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("MEMORY.md");
-        let (old, new) = update(dir.path(), &p, |t| Ok(format!("{t}- a\n"))).unwrap();
+        let (old, new) = update(dir.path(), &p, None, |t| Ok(format!("{t}- a\n"))).unwrap();
         assert_eq!((old.as_str(), new.as_str()), ("", "- a\n"));
-        update(dir.path(), &p, |t| Ok(format!("{t}- b\n"))).unwrap();
+        update(dir.path(), &p, None, |t| Ok(format!("{t}- b\n"))).unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "- a\n- b\n");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_survive_on_unchanged_lines() {
+        let old = b"- [a](a.md) \xff caf\xe9\n- [b](b.md)\n";
+        let text = String::from_utf8_lossy(old).into_owned();
+        let new = format!("{text}- [c](c.md)\n").replace("- [b](b.md)\n", "");
+        assert_eq!(
+            keep_original_bytes(old, &new),
+            b"- [a](a.md) \xff caf\xe9\n- [c](c.md)\n"
+        );
+        assert_eq!(keep_original_bytes(b"plain\n", "plain\nmore\n"), b"plain\nmore\n");
+    }
+
+    #[test]
+    fn an_index_that_reads_empty_after_it_was_seen_full_is_a_conflict() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("MEMORY.md");
+        fs::write(&p, "").unwrap();
+        let e = update(dir.path(), &p, Some(b"- [a](a.md)\n"), |t| Ok(format!("{t}- b\n"))).unwrap_err();
+        assert_eq!(e.kind, Kind::Conflict);
+        assert_eq!(fs::read_to_string(&p).unwrap(), "");
+    }
+
+    #[test]
+    fn special_files_are_never_read_for_an_update() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("MEMORY.md");
+        fs::create_dir(&p).unwrap();
+        assert_eq!(read_for_update(&p).unwrap_err().kind, Kind::InvalidInput);
     }
 
     #[test]

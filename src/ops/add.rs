@@ -133,7 +133,9 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     w.create(&target, plan.content.as_bytes())?;
     if let Some(entry) = &plan.entry {
         let index = w.memdir().index_path();
-        if let Err(e) = w.update(&index, |fresh| Ok(with_entry(fresh, entry))) {
+        if let Err(e) = w.update(&index, Some(plan.old_index.as_bytes()), |fresh| {
+            Ok(with_entry(fresh, entry))
+        }) {
             w.roll_back();
             return Err(e);
         }

@@ -104,7 +104,8 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(PathBuf, Removed), Error> {
             removed.insert(t.rel.clone(), lines);
         }
         if index_path.exists() {
-            let (old, _) = w.update(&index_path, |text| {
+            let seen = fresh.clone().into_bytes();
+            let (old, _) = w.update(&index_path, Some(&seen), |text| {
                 Ok(without_lines(text, &lines_linking(text, &files).0))
             })?;
             before.push((index_path, old));

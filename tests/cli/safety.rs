@@ -362,3 +362,82 @@ fn kill_9_during_edit_never_tears_a_file() {
         "no kill landed after the save: the campaign tests nothing"
     );
 }
+
+/// A program that rewrites `MEMORY.md` without memctl's lock, as Claude Code's Write
+/// tool and most editors do: it reads the file and writes the same text back, in
+/// place (truncate, then write in two pieces) or through a temp file and a rename.
+fn foreign_writer(index: std::path::PathBuf, in_place: bool, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    let mut n = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(text) = fs::read(&index) else { continue };
+        if text.is_empty() {
+            // What it read was memctl's or its own half-write: a real tool would
+            // write that back too, but then no writer could keep the index.
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
+        }
+        let (a, b) = text.split_at(text.len() / 2);
+        if in_place {
+            let mut f = fs::File::create(&index).unwrap();
+            f.write_all(a).unwrap();
+            // A slow writer: the half-written file is visible for a while.
+            std::thread::sleep(Duration::from_millis(20));
+            f.write_all(b).unwrap();
+        } else {
+            let tmp = index.with_extension(format!("foreign{n}"));
+            fs::write(&tmp, &text).unwrap();
+            fs::rename(&tmp, &index).unwrap();
+        }
+        n += 1;
+        // About 15 writes a second: busier than Claude Code's Write tool ever is.
+        std::thread::sleep(Duration::from_millis(65));
+    }
+}
+
+#[track_caller]
+fn adds_under_a_foreign_writer(in_place: bool) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let env = Env::new();
+    let d = env.dir();
+    let existing: String = (0..300).map(|i| format!("- [Old {i}](old_{i}.md) — kept\n")).collect();
+    fs::write(d.join("MEMORY.md"), &existing).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (index, stop) = (d.join("MEMORY.md"), Arc::clone(&stop));
+        std::thread::spawn(move || foreign_writer(index, in_place, stop))
+    };
+    for round in 0..6 {
+        let children: Vec<Child> = (0..5).map(|i| spawn_add(&env, round * 5 + i)).collect();
+        for mut c in children {
+            let _ = c.wait();
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    let index = read(&d, "MEMORY.md");
+    let lost: Vec<&str> = existing.lines().filter(|l| !index.lines().any(|x| x == *l)).collect();
+    assert!(lost.is_empty(), "{} of 300 existing index lines lost", lost.len());
+    // A failed add leaves nothing: every file is indexed, or it does not exist.
+    let mut added = 0;
+    for i in 0..30 {
+        let f = format!("user_note_{i}.md");
+        if d.join(&f).exists() {
+            assert!(index.contains(&format!("({f})")), "{f} exists but is not indexed");
+            added += 1;
+        }
+    }
+    assert!(added >= 25, "only {added} of 30 adds went through the foreign writes");
+}
+
+#[test]
+fn r13_a_foreign_in_place_writer_never_empties_the_index() {
+    adds_under_a_foreign_writer(true);
+}
+
+#[test]
+fn r13_a_foreign_rename_writer_loses_no_index_line() {
+    adds_under_a_foreign_writer(false);
+}
