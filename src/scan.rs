@@ -523,43 +523,19 @@ fn open_memory(path: &Path, rel: &str) -> io::Result<(Memory, File, Vec<u8>)> {
     Ok((m, file, buf))
 }
 
-/// `openat(dir, name)`: open a file by name in an open directory (Linux), saving
-/// the kernel the walk down the directory's path for every file.
-#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+/// `openat(dir, name)`: open a file by name in an open directory, saving the
+/// kernel the walk down the directory's path for every file. rustix makes the
+/// call safely on every Unix, and its small-path buffer spares the C string
+/// allocation.
 fn open_in(dir: &File, name: &std::ffi::OsStr) -> io::Result<File> {
-    use std::os::fd::{AsRawFd, FromRawFd};
-    use std::os::unix::ffi::OsStrExt;
-    unsafe extern "C" {
-        fn openat(dirfd: i32, path: *const std::ffi::c_char, flags: i32, ...) -> i32;
-    }
-    const O_RDONLY: i32 = 0;
-    const O_CLOEXEC: i32 = 0o2_000_000;
-    let name = std::ffi::CString::new(name.as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: `name` is a valid C string and `dir` an open descriptor for the call;
-    // a non-negative result is a new descriptor that the `File` then owns.
-    let fd = unsafe { openat(dir.as_raw_fd(), name.as_ptr(), O_RDONLY | O_CLOEXEC) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just returned by openat and is owned by nothing else.
-    Ok(unsafe { File::from_raw_fd(fd) })
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    Ok(File::from(fd))
 }
 
-#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
-fn open_in(_dir: &File, _name: &std::ffi::OsStr) -> io::Result<File> {
-    Err(io::Error::from(io::ErrorKind::Unsupported))
-}
-
-/// A handle on a directory for [`open_in`], where that is supported.
+/// A handle on a directory for [`open_in`].
 fn dir_handle(dir: &Path) -> Option<std::sync::Arc<File>> {
-    if cfg!(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )) {
-        File::open(dir).ok().map(std::sync::Arc::new)
-    } else {
-        None
-    }
+    File::open(dir).ok().map(std::sync::Arc::new)
 }
 
 /// Read one memory from an open file. `buf` ends up holding every byte read, and
