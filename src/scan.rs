@@ -6,14 +6,12 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::frontmatter::{self, Fields, Status};
+use crate::frontmatter::{self, FRONTMATTER_MAX_LINES, Fields, Status};
 use crate::index;
 use crate::memory::Memory;
 
 /// `MAX_MEMORY_FILES`: Claude Code's manifest holds the 200 newest files.
 pub const MAX_MEMORY_FILES: usize = 200;
-/// `FRONTMATTER_MAX_LINES`.
-pub const FRONTMATTER_MAX_LINES: usize = 30;
 /// memctl reads at most this much to collect the window.
 pub const WINDOW_MAX_BYTES: usize = 1 << 20;
 
