@@ -7,6 +7,10 @@ use serde::Serialize;
 use crate::text::{is_js_line_terminator, is_js_space};
 use crate::yaml::{self, Value};
 
+/// `FRONTMATTER_MAX_LINES`: Claude Code reads a memory file's frontmatter from
+/// its first 30 lines only (SPEC §2.5).
+pub const FRONTMATTER_MAX_LINES: usize = 30;
+
 /// Every frontmatter parse result carries one of these (SPEC §2.4.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -84,33 +84,19 @@ pub fn parse_int(body: &str) -> Option<f64> {
     digits.parse::<f64>().ok().map(|n| sign * n)
 }
 
-/// Probe a PID with signal 0 (Unix).
+/// Probe a PID with signal 0: `kill(pid, 0)` checks existence and permission
+/// and sends nothing. EPERM means the process exists under another user.
 pub fn liveness(pid: i64) -> PidStatus {
-    if pid <= 1 || pid > i64::from(i32::MAX) {
+    use rustix::process::{Pid, test_kill_process};
+    let pid = i32::try_from(pid).ok().filter(|p| *p > 1).and_then(Pid::from_raw);
+    let Some(pid) = pid else {
         return PidStatus::Invalid;
+    };
+    match test_kill_process(pid) {
+        Ok(()) => PidStatus::Alive,
+        Err(rustix::io::Errno::PERM) => PidStatus::Eperm,
+        Err(_) => PidStatus::Dead,
     }
-    probe(pid as i32)
-}
-
-#[cfg(unix)]
-fn probe(pid: i32) -> PidStatus {
-    unsafe extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
-    // SAFETY: signal 0 performs only the existence and permission checks.
-    let rc = unsafe { kill(pid, 0) };
-    if rc == 0 {
-        return PidStatus::Alive;
-    }
-    match std::io::Error::last_os_error().raw_os_error() {
-        Some(1) => PidStatus::Eperm,
-        _ => PidStatus::Dead,
-    }
-}
-
-#[cfg(not(unix))]
-fn probe(_pid: i32) -> PidStatus {
-    PidStatus::Dead
 }
 
 /// The state by SPEC §2.12's precedence.

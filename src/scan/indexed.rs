@@ -1,0 +1,73 @@
+//! Which `MEMORY.md` lines link each memory file, loaded while the readers read
+//! (see [`super::scan_with_index`]): compact link tables, looked up by relative path.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::index;
+
+/// Which index lines link each memory file: the dir's `MEMORY.md`, and for files
+/// under `team/` (when scanning the main dir) `team/MEMORY.md`.
+#[derive(Clone, Debug, Default)]
+pub struct Indexed {
+    main: LinkTable,
+    team: Option<LinkTable>,
+}
+
+/// An index's memory links, compact: (hash, length, line) of each target, sorted.
+/// A 64-bit SipHash plus the length makes a false match less likely than a
+/// hardware fault, and large indexes (20 000 lines) stay small.
+#[derive(Clone, Debug, Default)]
+struct LinkTable {
+    links: Vec<(u64, u32, u32)>,
+}
+
+fn target_key(t: &str) -> (u64, u32) {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    t.hash(&mut h);
+    (h.finish(), t.len() as u32)
+}
+
+impl LinkTable {
+    fn build(text: &str) -> LinkTable {
+        let mut links: Vec<(u64, u32, u32)> = index::extract_links(text)
+            .iter()
+            .filter_map(|l| l.memory_target().map(target_key).map(|(h, n)| (h, n, l.line as u32)))
+            .collect();
+        links.sort_unstable();
+        links.dedup();
+        LinkTable { links }
+    }
+
+    /// The lines (1-based) with a memory link to `rel`.
+    fn lines(&self, rel: &str) -> Vec<usize> {
+        let (h, n) = target_key(rel);
+        let start = self.links.partition_point(|(x, m, _)| (*x, *m) < (h, n));
+        let matching = &self.links[start..];
+        let count = matching.iter().take_while(|(x, m, _)| (*x, *m) == (h, n)).count();
+        matching[..count].iter().map(|(_, _, line)| *line as usize).collect()
+    }
+}
+
+impl Indexed {
+    /// Load the indexes of `dir`; `team_subindex` when `dir` is the main memdir.
+    pub fn load(dir: &Path, team_subindex: bool) -> Indexed {
+        let read = |p: PathBuf| fs::read(p).ok().map(|b| LinkTable::build(&String::from_utf8_lossy(&b)));
+        let main = read(dir.join("MEMORY.md")).unwrap_or_default();
+        let team = if team_subindex {
+            read(dir.join("team").join("MEMORY.md"))
+        } else {
+            None
+        };
+        Indexed { main, team }
+    }
+
+    /// The index lines (1-based) linking `rel`.
+    pub fn lines_for(&self, rel: &str) -> Vec<usize> {
+        match rel.strip_prefix("team/") {
+            Some(inner) => self.team.as_ref().map_or_else(Vec::new, |t| t.lines(inner)),
+            None => self.main.lines(rel),
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! Walking a memory dir the way Claude Code's scan does (SPEC §2.5): every `.md`
+//! file but `MEMORY.md`, at any depth, through symlinked directories, reading only
+//! the 30-line frontmatter window. Bad entries become problems, never failures.
+//!
+//! This module holds the result types and the entry points; `walk` finds the
+//! files, `window` reads one file's frontmatter window, `pipeline` runs the
+//! reader threads and the visitor, `order` sorts newest first and cuts to the
+//! newest `cap`, and `indexed` tells which index lines link each file.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::memory::Memory;
+
+mod indexed;
+mod order;
+mod pipeline;
+mod walk;
+mod window;
+
+pub use indexed::Indexed;
+pub use walk::escape_path;
+
+/// `MAX_MEMORY_FILES`: Claude Code's manifest holds the 200 newest files.
+pub const MAX_MEMORY_FILES: usize = 200;
+/// memctl reads at most this much to collect the window.
+pub const WINDOW_MAX_BYTES: usize = 1 << 20;
+
+/// A directory entry the scan could not use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// A `.md` directory entry that cannot be read (permission, I/O).
+    Unreadable(String),
+    /// A directory named `*.md`.
+    Directory,
+    /// A symlink whose target does not exist.
+    Dangling,
+    /// A file name that is not valid UTF-8 (shown with `\xNN` escapes).
+    NotUtf8Name,
+    /// A symlink cycle, skipped.
+    Cycle,
+    /// A directory that cannot be listed.
+    UnlistableDir(String),
+    /// Listed, but binary (NUL bytes at its start).
+    Binary,
+    /// Listed, but its first 30 lines exceed 1 MiB (frontmatter not seen).
+    WindowTooLarge,
+}
+
+#[derive(Clone, Debug)]
+pub struct Problem {
+    /// Relative path, non-UTF-8 bytes escaped as `\xNN`.
+    pub rel: String,
+    pub path: PathBuf,
+    pub kind: ProblemKind,
+}
+
+impl Problem {
+    /// The warning text (without the `memctl: warning: ` prefix).
+    pub fn message(&self) -> String {
+        match &self.kind {
+            ProblemKind::Unreadable(e) => format!("{}: cannot be read ({e}); Claude Code silently drops it", self.rel),
+            ProblemKind::Directory => format!("{}: is a directory, not a memory file; Claude Code drops it", self.rel),
+            ProblemKind::Dangling => {
+                format!("{}: dangling symlink; Claude Code drops it", self.rel)
+            }
+            ProblemKind::NotUtf8Name => format!(
+                "{}: file name is not valid UTF-8; Claude Code cannot open it (rename it with mv)",
+                self.rel
+            ),
+            ProblemKind::Cycle => format!("{}: symlink cycle, skipped", self.rel),
+            ProblemKind::UnlistableDir(e) => {
+                format!("{}: directory cannot be listed ({e})", self.rel)
+            }
+            ProblemKind::Binary => format!("{}: binary content (NUL bytes); Claude Code reads it as text", self.rel),
+            ProblemKind::WindowTooLarge => {
+                format!(
+                    "{}: the first 30 lines exceed 1 MiB; its frontmatter is not seen",
+                    self.rel
+                )
+            }
+        }
+    }
+}
+
+/// A memctl temp file left in the dir (SPEC §4.1), for lint ML132.
+#[derive(Clone, Debug)]
+pub struct TempFile {
+    pub rel: String,
+    pub path: PathBuf,
+    pub pid: u32,
+    pub mtime_ms: f64,
+}
+
+/// The result of a scan: every memory (sorted, uncapped), the problems, and the
+/// other entries lint looks at.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    /// The memories, newest first (only the newest `cap` of them when capped).
+    pub memories: Vec<Memory>,
+    /// How many memories were read (all of them, also when capped).
+    pub total: usize,
+    pub problems: Vec<Problem>,
+    /// Files ending in `.MD`, `.Md` or `.mD` (not scanned by Claude Code).
+    pub extension_case: Vec<(String, PathBuf)>,
+    pub temp_files: Vec<TempFile>,
+    /// Symlinks whose target resolves outside the dir: (relative path, target).
+    pub escaping: Vec<(String, PathBuf)>,
+}
+
+impl Scan {
+    /// What Claude Code's manifest sees: the 200 newest.
+    pub fn claude_view(&self) -> &[Memory] {
+        &self.memories[..self.memories.len().min(MAX_MEMORY_FILES)]
+    }
+}
+
+/// Scan `dir` and load its indexes: the main thread reads the index while the
+/// reader threads are still reading topic files. With `cap`, only the newest `cap`
+/// memories are kept (every file is still read and counted in `total`).
+pub fn scan_with_index(dir: &Path, team_subindex: bool, cap: Option<usize>) -> (Scan, Indexed) {
+    scan_with(dir, cap, || Indexed::load(dir, team_subindex))
+}
+
+/// Scan `dir`. A missing dir gives an empty scan.
+pub fn scan(dir: &Path) -> Scan {
+    scan_with(dir, None, || ()).0
+}
+
+/// Scan `dir`, running `meanwhile` on the main thread once the walk is done.
+fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -> (Scan, T) {
+    let (scan, _, extra) = pipeline::run(dir, cap, meanwhile, &|_: &Memory, _: &mut File, _: &mut Vec<u8>| ());
+    (scan, extra)
+}
+
+/// Scan `dir` (uncapped) and run `visit` on every memory file as the reader
+/// threads read it, so that a command needing more of each file (lint) opens
+/// and reads every file once. `visit` gets the memory (its frontmatter still
+/// holding the YAML text), the open file positioned after the bytes already
+/// read, and the buffer holding those bytes (the window, at least). The results
+/// are in the order of `scan.memories`; `meanwhile` runs on the main thread once
+/// the walk is done.
+pub fn scan_visit<R, T, V>(dir: &Path, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan, Vec<R>, T)
+where
+    R: Send,
+    V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
+{
+    pipeline::run(dir, None, meanwhile, visit)
+}
+
+/// Read one memory file's window and metadata.
+pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
+    let (mut m, _, _) = open_memory(path, rel)?;
+    window::slim(&mut m);
+    Ok(m)
+}
+
+/// Read one memory file as the scan does, then hand the memory, the open file and
+/// the bytes read so far to `then` (as [`scan_visit`] does).
+pub fn read_memory_then<R>(
+    path: &Path,
+    rel: &str,
+    then: impl FnOnce(&Memory, &mut File, &mut Vec<u8>) -> R,
+) -> io::Result<R> {
+    let (m, mut file, mut buf) = open_memory(path, rel)?;
+    Ok(then(&m, &mut file, &mut buf))
+}
+
+/// Open and read one memory file: the memory, the open file, the bytes read.
+fn open_memory(path: &Path, rel: &str) -> io::Result<(Memory, File, Vec<u8>)> {
+    let mut file = File::open(path)?;
+    let mut buf = Vec::new();
+    let mut m = window::read_memory_from(&mut file, &mut buf)?;
+    m.rel = rel.to_string();
+    m.path = path.to_path_buf();
+    Ok((m, file, buf))
+}
+
+/// A file's modification time in fractional milliseconds since the epoch.
+fn mtime_ms(meta: &fs::Metadata) -> f64 {
+    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
+        Ok(Ok(d)) => d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6,
+        Ok(Err(before)) => {
+            let d = before.duration();
+            -(d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6)
+        }
+        Err(_) => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_sorts_newest_first_with_path_ties() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.md", "a.md", "c.md"] {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        for (name, secs) in [("a.md", 0), ("b.md", 0), ("c.md", 5)] {
+            let f = File::options().write(true).open(dir.path().join(name)).unwrap();
+            f.set_modified(t + std::time::Duration::from_secs(secs)).unwrap();
+        }
+        fs::write(dir.path().join("MEMORY.md"), "x").unwrap();
+        let s = scan(dir.path());
+        let order: Vec<&str> = s.memories.iter().map(|m| m.rel.as_str()).collect();
+        assert_eq!(order, ["c.md", "a.md", "b.md"]);
+    }
+}
