@@ -21,7 +21,8 @@ use crate::paths::Resolution;
 use crate::yaml::Value;
 use crate::{scan, store};
 
-use super::truncate_check::{checked, truncation_json};
+use crate::index::check::{Checked, checked};
+use crate::index::report::JSON_DROPPED;
 
 /// Everything `add` writes, validated.
 struct NewMemory {
@@ -138,7 +139,7 @@ fn report(
     entry: &str,
     line: Option<usize>,
     index: (&str, &str),
-    check: &super::truncate_check::Checked,
+    check: &Checked,
 ) -> Result<()> {
     let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
     if out.json {
@@ -150,7 +151,7 @@ fn report(
             "index_line_number": if args.no_index { None } else { line },
             "dry_run": args.dry_run,
             "content": args.dry_run.then_some(content),
-            "truncation": (!args.no_index).then(|| truncation_json(check, None)),
+            "truncation": (!args.no_index).then(|| check.report(None, JSON_DROPPED)),
         });
         out.emit_json(super::with_lossy(doc, &res.dir))?;
     } else if args.dry_run {
@@ -437,7 +438,7 @@ fn duplicate_name(dir: &Path, m: &NewMemory) -> Option<String> {
 }
 
 /// The write-time truncation warning, naming every entry past the cut.
-fn truncation_warning(check: &super::truncate_check::Checked, label: &str, entry: &str) -> Option<String> {
+fn truncation_warning(check: &Checked, label: &str, entry: &str) -> Option<String> {
     let l = &check.load;
     let reason = l.reason.as_ref()?;
     let mut s = format!("Claude Code would truncate {label}: {reason}\nThese entries would not be loaded:");
