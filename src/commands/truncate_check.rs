@@ -36,7 +36,7 @@ pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
         out.print(&checked.load.loaded)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let report = checked.report(args.warn_at, quotes);
+    let report = checked.into_report(args.warn_at, quotes);
     if out.json {
         out.emit_json(serde_json::to_value(&report)?)?;
     } else {

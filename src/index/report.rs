@@ -73,6 +73,27 @@ impl Checked {
     /// ([`JSON_DROPPED`] for the JSON form, [`LIST_DROPPED`] for the text).
     /// `warn_at`: the `--warn-at` percentage, if any.
     pub fn report(&self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
+        TruncationReport {
+            label: self.label.clone(),
+            warning: self.load.warning.clone(),
+            loaded: self.load.loaded.clone(),
+            ..self.report_counts(warn_at, quote)
+        }
+    }
+
+    /// [`Checked::report`] that moves the loaded text into the report instead of
+    /// copying it.
+    pub fn into_report(mut self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
+        TruncationReport {
+            label: std::mem::take(&mut self.label),
+            warning: self.load.warning.take(),
+            loaded: std::mem::take(&mut self.load.loaded),
+            ..self.report_counts(warn_at, quote)
+        }
+    }
+
+    /// The report without its label, warning and loaded text.
+    fn report_counts(&self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
         let l = &self.load;
         let (lines, units, bytes) = if self.exists {
             (l.line_count, l.unit_count, l.utf8_bytes)
@@ -96,7 +117,7 @@ impl Checked {
             _ => None,
         };
         TruncationReport {
-            label: self.label.clone(),
+            label: String::new(),
             path: self
                 .path
                 .as_ref()
@@ -108,8 +129,8 @@ impl Checked {
             line_truncated: l.line_truncated,
             byte_truncated: l.unit_truncated,
             truncated: l.truncated(),
-            warning: l.warning.clone(),
-            loaded: l.loaded.clone(),
+            warning: None,
+            loaded: String::new(),
             dropped_entries,
             dropped_entries_total: self.dropped_total,
             headroom_lines: MAX_LINES as i64 - lines as i64,
