@@ -471,9 +471,8 @@ impl std::io::Read for Pieces<'_> {
 
 #[test]
 fn streamed_load_reports_what_the_whole_text_does() {
-    use crate::commands::truncate_check::{
-        JSON_DROPPED, LIST_DROPPED, checked, checked_streamed, render_text, truncation_json,
-    };
+    use crate::index::check::{checked, checked_streamed};
+    use crate::index::report::{JSON_DROPPED, LIST_DROPPED, render_text};
     use std::sync::atomic::{AtomicUsize, Ordering};
     // Many lines around both caps: blank and space-only ones (also at both ends),
     // CRs, JavaScript-only spaces, astral chars, a BOM; now and then an opening
@@ -531,9 +530,15 @@ fn streamed_load_reports_what_the_whole_text_does() {
                 continue;
             }
             if json {
-                prop_assert_eq!(truncation_json(&c, Some(80.0)), truncation_json(&whole, Some(80.0)));
+                prop_assert_eq!(
+                    c.report(Some(80.0), JSON_DROPPED),
+                    whole.report(Some(80.0), JSON_DROPPED)
+                );
             } else {
-                prop_assert_eq!(render_text(&c, Some(80.0)), render_text(&whole, Some(80.0)));
+                prop_assert_eq!(
+                    render_text(&c.report(Some(80.0), LIST_DROPPED)),
+                    render_text(&whole.report(Some(80.0), LIST_DROPPED))
+                );
             }
         }
         Ok(())

@@ -19,7 +19,8 @@ use crate::paths::{self, Resolution};
 use crate::text::iso_ms;
 use crate::{dates, index, lock, scan, sessions};
 
-use super::truncate_check::{checked, truncation_json};
+use crate::index::check::checked;
+use crate::index::report::JSON_DROPPED;
 
 pub fn run(args: &DreamArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if !args.dry_run {
@@ -231,7 +232,7 @@ fn plan(
         "dangling": pick(&["ML201"]),
         "unindexed": pick(&["ML203"]),
         "long_lines": pick(&["ML204"]),
-        "caps": truncation_json(&c, Some(90.0)),
+        "caps": c.report(Some(90.0), JSON_DROPPED),
         "near_caps": pick(&["ML207"]),
         "duplicate_targets": pick(&["ML209"]),
     });

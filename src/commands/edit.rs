@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::cli::EditArgs;
 use crate::context::Context;
@@ -18,7 +18,8 @@ use crate::scan;
 use crate::store::{self, Writer};
 use chrono::{DateTime, Utc};
 
-use super::truncate_check::{checked, render_text, truncation_json};
+use crate::index::check::checked;
+use crate::index::report::{JSON_DROPPED, LIST_DROPPED, render_text};
 
 /// Files above this size are not edited through memctl.
 const MAX_EDIT_BYTES: u64 = 10 << 20;
@@ -284,9 +285,9 @@ fn finish(
             }
         }
         if !out.json {
-            out.eprint(&render_text(&c, None));
+            out.eprint(&render_text(&c.report(None, LIST_DROPPED)));
         }
-        Some(truncation_json(&c, None))
+        Some(c.report(None, JSON_DROPPED))
     } else {
         None
     };
@@ -298,7 +299,7 @@ fn finish(
             "saved": saved,
             "draft_path": draft.map(|d| d.to_string_lossy().into_owned()),
             "findings": doc["findings"].clone(),
-            "truncation": truncation.unwrap_or(Value::Null),
+            "truncation": truncation,
         }))?;
     } else if saved {
         out.print(&format!("saved {rel}\n"))?;

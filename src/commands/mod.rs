@@ -9,7 +9,7 @@ mod list;
 mod lock;
 mod path;
 mod show;
-pub mod truncate_check;
+mod truncate_check;
 
 use std::process::ExitCode;
 

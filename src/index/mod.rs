@@ -1,7 +1,9 @@
 //! `MEMORY.md` as an index (SPEC §2.9): the links it holds, with their lines, and
 //! which memory files they point to.
 
+pub mod check;
 pub mod load;
+pub mod report;
 
 use crate::paths::validate::normalize;
 

@@ -3,7 +3,8 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use crate::commands::truncate_check::{Checked, checked, truncation_json};
+use crate::index::check::{Checked, checked};
+use crate::index::report::{JSON_DROPPED, TruncationReport};
 use crate::error::{Error, Kind};
 use crate::frontmatter::{self, Fields, Status};
 use crate::lint::fix::append_line;
@@ -51,7 +52,7 @@ pub struct Outcome<'a> {
     pub index_line_number: Option<usize>,
     pub dry_run: bool,
     pub content: Option<&'a str>,
-    pub truncation: Option<serde_json::Value>,
+    pub truncation: Option<TruncationReport>,
 }
 
 impl Plan {
@@ -65,7 +66,7 @@ impl Plan {
             index_line_number: if indexed { self.line_number } else { None },
             dry_run,
             content: dry_run.then_some(self.content.as_str()),
-            truncation: indexed.then(|| truncation_json(&self.check, None)),
+            truncation: indexed.then(|| self.check.report(None, JSON_DROPPED)),
         }
     }
 }

@@ -1,0 +1,214 @@
+//! An index file checked against Claude Code's load (SPEC §3.10): [`Checked`] holds
+//! the modelled [`Load`] and quotes dropped entries as the file has them. A file is
+//! read here too: a large one is streamed when the stream can model it, any other
+//! is read whole, up to 256 MiB. [`super::report`] turns a `Checked` into the report.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::load::{self, Load, MAX_LINES, MAX_UNITS, Streamed};
+use crate::error::{Error, Kind};
+
+/// Index files up to this size are modelled (memctl choice).
+pub const MAX_INDEX_BYTES: u64 = 256 << 20;
+
+/// Index files from this size on are streamed when they can be (memctl choice:
+/// below it, reading the whole text costs no more).
+const STREAM_FROM_BYTES: u64 = 256 << 10;
+
+/// An index file and what Claude Code loads from it.
+pub struct Checked {
+    /// The name shown in text output.
+    pub label: String,
+    pub path: Option<PathBuf>,
+    pub exists: bool,
+    /// The load; a streamed one holds only the dropped entries shown.
+    pub load: Load,
+    /// How many entries are dropped in all.
+    pub dropped_total: usize,
+    /// The file was not valid UTF-8: the load is that of the lossily decoded text.
+    pub lossy: bool,
+    /// Where dropped entries are quoted from, as they are in the file.
+    quotes: Quotes,
+}
+
+enum Quotes {
+    /// The file's text, and the starts of its lines, found on demand up to the
+    /// last line asked for (a report quotes a few dropped entries; most of a
+    /// large file is never split).
+    Text {
+        text: String,
+        line_starts: RefCell<Vec<usize>>,
+    },
+    /// The lines a streamed load quoted, by line number, and whether the file
+    /// had NUL bytes in its first 8 KiB.
+    Lines { lines: Vec<(usize, String)>, binary: bool },
+}
+
+impl Checked {
+    /// An index file that does not exist: nothing is loaded.
+    pub fn missing(label: String, path: PathBuf) -> Checked {
+        Checked {
+            label,
+            path: Some(path),
+            exists: false,
+            load: load::load(""),
+            dropped_total: 0,
+            lossy: false,
+            quotes: Quotes::Lines {
+                lines: Vec::new(),
+                binary: false,
+            },
+        }
+    }
+
+    /// Line `n` (1-based) of the file, without its LF and one CR.
+    pub fn file_line(&self, n: usize) -> Option<&str> {
+        let (text, line_starts) = match &self.quotes {
+            Quotes::Lines { lines, .. } => {
+                return lines
+                    .binary_search_by_key(&n, |(line, _)| *line)
+                    .ok()
+                    .map(|i| lines[i].1.as_str());
+            }
+            Quotes::Text { text, line_starts } => (text, line_starts),
+        };
+        let mut starts = line_starts.borrow_mut();
+        let bytes = text.as_bytes();
+        while starts.len() <= n {
+            let Some(&last) = starts.last() else { break };
+            match bytes.get(last..).and_then(|rest| rest.iter().position(|b| *b == b'\n')) {
+                Some(i) => starts.push(last + i + 1),
+                None => break,
+            }
+        }
+        let start = *starts.get(n.checked_sub(1)?)?;
+        let end = starts.get(n).map_or(text.len(), |e| e - 1);
+        drop(starts);
+        let line = text.get(start..end)?;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// NUL bytes in the first 8 KiB (Claude Code still reads the file as text).
+    pub fn looks_binary(&self) -> bool {
+        match &self.quotes {
+            Quotes::Text { text, .. } => crate::text::looks_binary(text.as_bytes()),
+            Quotes::Lines { binary, .. } => *binary,
+        }
+    }
+
+    /// Whether the load reaches `warn_at` percent of either cap.
+    pub fn over_threshold(&self, warn_at: Option<f64>) -> bool {
+        let l = &self.load;
+        warn_at.is_some_and(|p| {
+            l.line_count as f64 >= p / 100.0 * MAX_LINES as f64 || l.unit_count as f64 >= p / 100.0 * MAX_UNITS as f64
+        })
+    }
+}
+
+/// Model the load of `text` as the index file `path`.
+pub fn checked(label: String, path: Option<PathBuf>, text: impl Into<String>) -> Checked {
+    let text: String = text.into();
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let load = load::load(&text);
+    Checked {
+        label,
+        path,
+        exists: true,
+        dropped_total: load.dropped.len(),
+        load,
+        lossy: false,
+        quotes: Quotes::Text {
+            text,
+            line_starts: RefCell::new(vec![bom]),
+        },
+    }
+}
+
+/// [`checked`] for a streamed load.
+pub fn checked_streamed(label: String, path: Option<PathBuf>, s: Streamed) -> Checked {
+    Checked {
+        label,
+        path,
+        exists: true,
+        load: s.load,
+        dropped_total: s.dropped_total,
+        lossy: false,
+        quotes: Quotes::Lines {
+            lines: s.quotes,
+            binary: s.binary,
+        },
+    }
+}
+
+/// Read and model the index file at `path`, shown as `label`: streamed when it is
+/// large and the stream can model it, else its whole text. `quotes`: how many
+/// dropped entries the report quotes (a streamed load keeps only those).
+pub fn check_file(label: String, path: &Path, quotes: usize) -> Result<Checked> {
+    let shown = path.display().to_string();
+    let mut file = open_index(path)?;
+    let meta = file.metadata().ok();
+    let size = meta.as_ref().map_or(0, std::fs::Metadata::len);
+    if meta.is_some_and(|m| m.is_file()) && size >= STREAM_FROM_BYTES {
+        if let Some(s) = load::load_stream(&mut file, quotes)? {
+            return Ok(checked_streamed(label, Some(path.to_path_buf()), s));
+        }
+        file.seek(SeekFrom::Start(0))?;
+    }
+    let (text, lossy) = bounded_text(file, &shown, size)?;
+    Ok(Checked {
+        lossy,
+        ..checked(label, Some(path.to_path_buf()), text)
+    })
+}
+
+/// Read and model an index from `reader` (standard input, shown as `shown`): its
+/// whole text, with no path.
+pub fn check_reader(label: String, reader: impl Read, shown: &str) -> Result<Checked> {
+    let (text, lossy) = bounded_text(reader, shown, 0)?;
+    Ok(Checked {
+        lossy,
+        ..checked(label, None, text)
+    })
+}
+
+/// The text read (lossily decoded), and whether it was not valid UTF-8.
+fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<(String, bool)> {
+    // One allocation of the right size (`take` hides the file's own size hint).
+    let mut bytes = Vec::with_capacity(size_hint.min(MAX_INDEX_BYTES + 1) as usize + 1);
+    reader.by_ref().take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INDEX_BYTES {
+        return Err(Error::new(Kind::Io, format!("index larger than 256 MiB: {shown}"))
+            .hint("memctl models index files up to 256 MiB; Claude Code loads at most 25 000 units of it anyway")
+            .into());
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    })
+}
+
+fn open_index(path: &Path) -> Result<File> {
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(
+            Error::new(Kind::Io, format!("is a directory, not an index file: {shown}"))
+                .hint("pass the MEMORY.md file itself")
+                .into(),
+        );
+    }
+    File::open(path).map_err(|e| {
+        let kind = if e.kind() == std::io::ErrorKind::NotFound {
+            Kind::NotFound
+        } else {
+            Kind::Io
+        };
+        Error::new(kind, format!("cannot read {shown}: {e}"))
+            .hint("check the path and its permissions")
+            .into()
+    })
+}

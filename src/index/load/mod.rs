@@ -1,0 +1,224 @@
+//! What Claude Code loads from `MEMORY.md` (SPEC §2.7): frontmatter stripped,
+//! block-level HTML comments removed (§2.7.2), then trimmed and truncated at
+//! 200 lines or 25 000 UTF-16 units (§2.7.1). Every line of the processed text keeps
+//! the number of the line it came from in the file, so dropped entries are reported
+//! by file line.
+//!
+//! This module holds the result types and the pipeline ([`load`]); the steps live
+//! in their own modules: [`comments`] strips the comment blocks (deciding where a
+//! block can start with the CommonMark context of [`blocks`]), [`truncate`] is the
+//! cut of §2.7.1 on the whole text, and [`stream`] models the same load of a large
+//! index read piece by piece.
+
+mod blocks;
+mod comments;
+mod stream;
+mod truncate;
+
+pub use stream::{Streamed, load_stream};
+
+use serde::Serialize;
+
+use crate::frontmatter;
+use crate::text::{count_byte, is_js_space};
+
+/// `MAX_ENTRYPOINT_LINES`.
+pub const MAX_LINES: usize = 200;
+/// `MAX_ENTRYPOINT_BYTES`: compared with the length in UTF-16 units.
+pub const MAX_UNITS: usize = 25_000;
+
+/// Text whose lines (LF-split) each remember their 1-based line in the file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mapped {
+    pub text: String,
+    /// `origin[k]` is the file line of line `k` of `text`.
+    pub origin: Vec<usize>,
+}
+
+impl Mapped {
+    pub(super) fn from_lines(lines: Vec<(String, usize)>) -> Mapped {
+        let origin = lines.iter().map(|(_, o)| *o).collect();
+        let text = lines.into_iter().map(|(l, _)| l).collect::<Vec<_>>().join("\n");
+        Mapped { text, origin }
+    }
+
+    pub(super) fn lines(&self) -> Vec<(String, usize)> {
+        self.text
+            .split('\n')
+            .map(str::to_string)
+            .zip(self.origin.iter().copied())
+            .collect()
+    }
+}
+
+/// The result of modelling one load.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Load {
+    /// Lines of the trimmed text (an empty text counts as 1).
+    pub line_count: usize,
+    /// UTF-16 units of the trimmed text.
+    pub unit_count: usize,
+    /// UTF-8 bytes of the trimmed text.
+    pub utf8_bytes: usize,
+    pub line_truncated: bool,
+    pub unit_truncated: bool,
+    /// The appended warning line (without its two leading LFs), if truncated.
+    pub warning: Option<String>,
+    /// Why it is truncated (`203 lines (limit: 200)` …), if it is.
+    pub reason: Option<String>,
+    /// Exactly what Claude Code places in context (content plus warning).
+    pub loaded: String,
+    /// Units of the kept content (before the warning).
+    pub kept_units: usize,
+    /// The number of kept lines, counting a partly kept line.
+    pub kept_lines: usize,
+    /// Non-blank processed lines not loaded in full.
+    pub dropped: Vec<Dropped>,
+    pub frontmatter_stripped: bool,
+    pub html_comments_stripped: bool,
+    /// The trimmed text with its line mapping (lint and dream reuse it).
+    #[serde(skip)]
+    pub processed: Mapped,
+}
+
+/// A line Claude Code does not load in full.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Dropped {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// 0-based line of the processed (trimmed) text: ≥ 200 means cut by the line cap.
+    pub index: usize,
+    /// Where the processed line is in `Load::processed.text` (see [`Load::dropped_text`]).
+    #[serde(skip)]
+    pub span: std::ops::Range<usize>,
+}
+
+impl Load {
+    pub fn truncated(&self) -> bool {
+        self.line_truncated || self.unit_truncated
+    }
+
+    /// The processed text of a dropped line.
+    pub fn dropped_text(&self, d: &Dropped) -> &str {
+        self.processed.text.get(d.span.clone()).unwrap_or_default()
+    }
+}
+
+/// Model Claude Code's load of an index whose content is `text` (already decoded).
+pub fn load(text: &str) -> Load {
+    let (body, start_line, frontmatter_stripped) = strip_frontmatter(text);
+    // Line k of the body is file line start_line + k: no per-line copies.
+    let n = count_byte(body.as_bytes(), b'\n') + 1;
+    let mut mapped = Mapped {
+        text: body.to_string(),
+        origin: (start_line..start_line + n).collect(),
+    };
+    let mut html_comments_stripped = false;
+    if mapped.text.contains("<!--") {
+        mapped = comments::strip_comments(&comments::normalize_line_endings(&mapped));
+        html_comments_stripped = true;
+    }
+    truncate::truncate(trim(mapped), frontmatter_stripped, html_comments_stripped)
+}
+
+/// §2.4.2 on the index: the content after a frontmatter block, and its first line.
+fn strip_frontmatter(text: &str) -> (&str, usize, bool) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Only a block opening on line 1 is stripped, whether its YAML parses or not.
+    let mut lines = text.split_inclusive('\n');
+    if !lines
+        .next()
+        .is_some_and(|first| frontmatter::is_delimiter(strip_cr(first)))
+    {
+        return (text, 1, false);
+    }
+    let mut consumed = text.split_inclusive('\n').next().map_or(0, str::len);
+    for l in lines {
+        consumed += l.len();
+        if frontmatter::is_delimiter(strip_cr(l)) {
+            // The body starts after the closing line and any blank space after it.
+            let rest = &text[consumed..];
+            let body = if !l.ends_with('\n') {
+                ""
+            } else {
+                rest.trim_start_matches([' ', '\t', '\r', '\n'])
+            };
+            let start_line = 1 + count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
+            return (body, start_line, true);
+        }
+    }
+    (text, 1, false)
+}
+
+/// Only Claude Code's whitespace; most lines are decided by their first byte.
+pub(super) fn is_js_blank(l: &str) -> bool {
+    match l.as_bytes().first() {
+        None => true,
+        Some(b) if b.is_ascii_graphic() => false,
+        _ => l.chars().all(is_js_space),
+    }
+}
+
+/// A line without its LF and one CR before it.
+pub(super) fn strip_cr(l: &str) -> &str {
+    let l = l.strip_suffix('\n').unwrap_or(l);
+    l.strip_suffix('\r').unwrap_or(l)
+}
+
+/// Claude Code's `trim` on mapped text: leading lines that vanish are dropped.
+fn trim(mut m: Mapped) -> Mapped {
+    let start = m.text.len() - m.text.trim_start_matches(is_js_space).len();
+    let end = m.text.trim_end_matches(is_js_space).len().max(start);
+    // Lines wholly inside the trimmed head and tail lose their origins; only the
+    // ends of the text are counted (`origin` has one entry per line).
+    let skipped = count_byte(&m.text.as_bytes()[..start], b'\n');
+    let cut_tail = count_byte(&m.text.as_bytes()[end..], b'\n');
+    m.text.truncate(end);
+    m.text.drain(..start);
+    let n = m.origin.len().saturating_sub(skipped + cut_tail);
+    m.origin.drain(..skipped.min(m.origin.len()));
+    m.origin.truncate(n);
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the property tests: a tab-indented list continuation holding a
+    /// multi-byte char was sliced by columns as if they were bytes.
+    #[test]
+    fn tab_indented_list_continuation_with_multibyte_text() {
+        let l = load("- item\n\té text\n<!-- note -->\nafter\n");
+        assert_eq!(l.processed.text, "- item\n\té text\nafter");
+        assert_eq!(l.processed.origin, vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn trim_and_counts() {
+        let l = load("\n\n  hello\nworld  \n\n");
+        assert_eq!(l.loaded, "hello\nworld");
+        assert_eq!((l.line_count, l.unit_count), (2, 11));
+        assert!(!l.truncated());
+        assert_eq!(l.processed.origin, vec![3, 4]);
+        let e = load("");
+        assert_eq!((e.line_count, e.unit_count, e.loaded.as_str()), (1, 0, ""));
+    }
+
+    #[test]
+    fn bom_and_frontmatter_are_stripped() {
+        let l = load("\u{feff}---\nname: x\n---\n\n- [A](a.md) — a\n");
+        assert!(l.frontmatter_stripped);
+        assert_eq!(l.loaded, "- [A](a.md) — a");
+        assert_eq!(l.processed.origin, vec![5]);
+        assert_eq!(load("\u{feff}hello").loaded, "hello");
+    }
+
+    #[test]
+    fn comment_stripping_keeps_file_line_numbers() {
+        let l = load("# T\n<!-- a\nb -->\n\n- [A](a.md) — a\n<!-- c --> tail\nz\r\n");
+        assert_eq!(l.processed.text, "# T\n- [A](a.md) — a\n tail\nz");
+        assert_eq!(l.processed.origin, vec![1, 5, 6, 7]);
+        assert!(l.html_comments_stripped);
+    }
+}

@@ -1,0 +1,222 @@
+//! The truncation report of SPEC §3.10: [`TruncationReport`] serializes to the
+//! `truncate-check --json` object (which `add`, `edit` and `dream` embed), and
+//! [`render_text`] writes the text form from its fields.
+
+use serde::Serialize;
+
+use super::check::Checked;
+use super::load::{MAX_LINES, MAX_UNITS};
+use crate::text::{ellipsize, group_digits, js_number, to_fixed1};
+
+/// The text output lists at most this many dropped entries.
+pub const LIST_DROPPED: usize = 50;
+/// The JSON output holds at most this many dropped entries.
+pub const JSON_DROPPED: usize = 10_000;
+
+/// What Claude Code loads from an index file, against its caps. The fields are
+/// those of the JSON contract, in its order; `label` and `loaded_lines` are for
+/// the text form only.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TruncationReport {
+    /// The name shown in text output.
+    #[serde(skip)]
+    pub label: String,
+    /// The file's path, `-` for standard input.
+    pub path: String,
+    pub exists: bool,
+    pub line_count: usize,
+    /// UTF-16 units (Claude Code's "bytes").
+    pub byte_count: usize,
+    pub utf8_bytes: usize,
+    pub line_truncated: bool,
+    pub byte_truncated: bool,
+    pub truncated: bool,
+    /// The appended warning line, if truncated.
+    pub warning: Option<String>,
+    /// Exactly what Claude Code places in context, warning included.
+    pub loaded: String,
+    /// The first dropped entries (as many as the report was asked to quote).
+    pub dropped_entries: Vec<DroppedEntry>,
+    pub dropped_entries_total: usize,
+    /// Negative when over.
+    pub headroom_lines: i64,
+    pub headroom_bytes: i64,
+    pub frontmatter_stripped: bool,
+    pub html_comments_stripped: bool,
+    pub limits: Limits,
+    pub warn_at: Option<f64>,
+    pub over_threshold: bool,
+    /// The file lines of the first and the last line loaded in full, if any.
+    #[serde(skip)]
+    pub loaded_lines: Option<(usize, usize)>,
+}
+
+/// An index entry Claude Code does not load in full.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DroppedEntry {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// The line as the file has it (without its LF and one CR).
+    pub text: String,
+}
+
+/// The two caps of SPEC §2.7.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    pub lines: usize,
+    /// In UTF-16 units.
+    pub bytes: usize,
+}
+
+impl Checked {
+    /// The report on this index, quoting at most `quote` dropped entries
+    /// ([`JSON_DROPPED`] for the JSON form, [`LIST_DROPPED`] for the text).
+    /// `warn_at`: the `--warn-at` percentage, if any.
+    pub fn report(&self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
+        TruncationReport {
+            label: self.label.clone(),
+            warning: self.load.warning.clone(),
+            loaded: self.load.loaded.clone(),
+            ..self.report_counts(warn_at, quote)
+        }
+    }
+
+    /// [`Checked::report`] that moves the loaded text into the report instead of
+    /// copying it.
+    pub fn into_report(mut self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
+        TruncationReport {
+            label: std::mem::take(&mut self.label),
+            warning: self.load.warning.take(),
+            loaded: std::mem::take(&mut self.load.loaded),
+            ..self.report_counts(warn_at, quote)
+        }
+    }
+
+    /// The report without its label, warning and loaded text.
+    fn report_counts(&self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
+        let l = &self.load;
+        let (lines, units, bytes) = if self.exists {
+            (l.line_count, l.unit_count, l.utf8_bytes)
+        } else {
+            (0, 0, 0)
+        };
+        let dropped_entries = l
+            .dropped
+            .iter()
+            .take(quote)
+            .map(|d| DroppedEntry {
+                line: d.line,
+                text: self.file_line(d.line).unwrap_or(l.dropped_text(d)).to_string(),
+            })
+            .collect();
+        let loaded_lines = match (
+            l.processed.origin.first(),
+            l.kept_lines.checked_sub(1).and_then(|i| l.processed.origin.get(i)),
+        ) {
+            (Some(&first), Some(&last)) => Some((first, last)),
+            _ => None,
+        };
+        TruncationReport {
+            label: String::new(),
+            path: self
+                .path
+                .as_ref()
+                .map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned()),
+            exists: self.exists,
+            line_count: lines,
+            byte_count: units,
+            utf8_bytes: bytes,
+            line_truncated: l.line_truncated,
+            byte_truncated: l.unit_truncated,
+            truncated: l.truncated(),
+            warning: None,
+            loaded: String::new(),
+            dropped_entries,
+            dropped_entries_total: self.dropped_total,
+            headroom_lines: MAX_LINES as i64 - lines as i64,
+            headroom_bytes: MAX_UNITS as i64 - units as i64,
+            frontmatter_stripped: l.frontmatter_stripped,
+            html_comments_stripped: l.html_comments_stripped,
+            limits: Limits {
+                lines: MAX_LINES,
+                bytes: MAX_UNITS,
+            },
+            warn_at,
+            over_threshold: self.over_threshold(warn_at),
+            loaded_lines,
+        }
+    }
+}
+
+impl TruncationReport {
+    /// `truncate-check` exits 1: the index is cut, or over `--warn-at`.
+    pub fn fails(&self) -> bool {
+        (self.exists && self.truncated) || self.over_threshold
+    }
+}
+
+/// The text report of SPEC §3.10.
+pub fn render_text(r: &TruncationReport) -> String {
+    if !r.exists {
+        return format!("{}: does not exist; nothing is loaded\n", r.label);
+    }
+    let pct = to_fixed1(100.0 * r.byte_count as f64 / MAX_UNITS as f64);
+    let mut s = format!(
+        "{}: {} lines, {} / {} units ({pct}%), {} UTF-8 bytes\n",
+        r.label,
+        g(r.line_count),
+        g(r.byte_count),
+        g(MAX_UNITS),
+        g(r.utf8_bytes)
+    );
+    if r.truncated {
+        render_cut(r, &mut s);
+    } else {
+        s.push_str("truncated: no\n");
+    }
+    if let Some(p) = r.warn_at.filter(|_| r.over_threshold) {
+        s.push_str(&format!(
+            "over --warn-at {}%: {} of 200 lines, {pct}% of 25 000 units\n",
+            js_number(p),
+            g(r.line_count)
+        ));
+    }
+    s.push_str(&format!(
+        "headroom: {} lines, {} units\n",
+        group_digits(r.headroom_lines),
+        group_digits(r.headroom_bytes)
+    ));
+    s
+}
+
+/// The lines of a truncated load: which cap, what is loaded, what is dropped, and
+/// the warning Claude Code appends.
+fn render_cut(r: &TruncationReport, s: &mut String) {
+    let cap = match (r.line_truncated, r.byte_truncated) {
+        (true, true) => "line and unit caps",
+        (true, false) => "line cap",
+        _ => "unit cap",
+    };
+    let loaded = match r.loaded_lines {
+        Some((first, last)) => format!("loaded lines {first}–{last}"),
+        None => "no line loaded in full".to_string(),
+    };
+    s.push_str(&format!("truncated: yes ({cap}); {loaded}\n"));
+    s.push_str(&format!("dropped entries ({}):\n", g(r.dropped_entries_total)));
+    for d in r.dropped_entries.iter().take(LIST_DROPPED) {
+        s.push_str(&ellipsize(&format!("  {}: {}", d.line, d.text), 78));
+        s.push('\n');
+    }
+    if r.dropped_entries_total > LIST_DROPPED {
+        s.push_str(&format!("  … and {} more\n", g(r.dropped_entries_total - LIST_DROPPED)));
+    }
+    s.push_str(&format!(
+        "Claude Code appends:\n  {}\n",
+        r.warning.as_deref().unwrap_or_default()
+    ));
+}
+
+/// A count with its digits grouped (`25 000`).
+fn g(n: usize) -> String {
+    group_digits(n as i64)
+}
