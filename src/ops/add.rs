@@ -3,10 +3,10 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use crate::index::check::{Checked, checked};
-use crate::index::report::{JSON_DROPPED, TruncationReport};
 use crate::error::{Error, Kind};
 use crate::frontmatter::{self, Fields, Status};
+use crate::index::check::{Checked, checked};
+use crate::index::report::{JSON_DROPPED, TruncationReport};
 use crate::lint::fix::append_line;
 use crate::memdir::MemoryDir;
 use crate::memory::MemoryType;

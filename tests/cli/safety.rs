@@ -409,10 +409,15 @@ fn adds_under_a_foreign_writer(in_place: bool) {
         let (index, stop) = (d.join("MEMORY.md"), Arc::clone(&stop));
         std::thread::spawn(move || foreign_writer(index, in_place, stop))
     };
+    let mut failed = Vec::new();
     for round in 0..6 {
-        let children: Vec<Child> = (0..5).map(|i| spawn_add(&env, round * 5 + i)).collect();
-        for mut c in children {
-            let _ = c.wait();
+        let children: Vec<(usize, Child)> = (0..5)
+            .map(|i| (round * 5 + i, spawn_add(&env, round * 5 + i)))
+            .collect();
+        for (i, mut c) in children {
+            if !c.wait().unwrap().success() {
+                failed.push(i);
+            }
         }
     }
     stop.store(true, Ordering::Relaxed);
@@ -420,16 +425,19 @@ fn adds_under_a_foreign_writer(in_place: bool) {
     let index = read(&d, "MEMORY.md");
     let lost: Vec<&str> = existing.lines().filter(|l| !index.lines().any(|x| x == *l)).collect();
     assert!(lost.is_empty(), "{} of 300 existing index lines lost", lost.len());
-    // A failed add leaves nothing: every file is indexed, or it does not exist.
-    let mut added = 0;
-    for i in 0..30 {
-        let f = format!("user_note_{i}.md");
-        if d.join(&f).exists() {
-            assert!(index.contains(&format!("({f})")), "{f} exists but is not indexed");
-            added += 1;
-        }
+    // A failed add leaves nothing behind. (A line memctl added can still be lost to
+    // the foreign writer writing back what it read before: that loss is its own.)
+    for i in &failed {
+        assert!(
+            !d.join(format!("user_note_{i}.md")).exists(),
+            "add {i} failed but left its file"
+        );
     }
-    assert!(added >= 25, "only {added} of 30 adds went through the foreign writes");
+    assert!(
+        failed.len() <= 5,
+        "{} of 30 adds failed under the foreign writes",
+        failed.len()
+    );
 }
 
 #[test]
