@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use crate::cli::ForgetArgs;
 use crate::context::Context;
+use crate::diff::unified as unified_diff;
 use crate::error::{Error, Kind};
 use crate::index;
-use crate::lint::fix::unified_diff;
 use crate::memory;
 use crate::output::Output;
 use crate::paths::{Resolution, with_sep};

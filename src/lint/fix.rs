@@ -83,7 +83,7 @@ impl Fixer<'_> {
         if self.dry_run {
             return Ok(Fix {
                 id,
-                diff: Some(unified_diff(&rel, old, new)),
+                diff: Some(crate::diff::unified(&rel, old, new)),
                 rel,
                 applied: false,
                 skipped: None,
@@ -150,8 +150,7 @@ impl Fixer<'_> {
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default();
             let mut new = old.clone();
-            let crlf = old.split('\n').next().is_some_and(|l| l.ends_with('\r')) && old.contains('\n');
-            let eol = if crlf { "\r\n" } else { "\n" };
+            let eol = index::edit::line_ending(&old);
             let mut added = Vec::new();
             for (local, path) in entries {
                 let Ok(m) = scan::read_memory(path, &local) else {
@@ -167,7 +166,7 @@ impl Fixer<'_> {
                     continue;
                 };
                 let (line, _) = index::render_entry(title.trim(), &local, hook.trim());
-                let candidate = append_line(&new, &line, eol);
+                let candidate = index::edit::append_line(&new, &line, eol);
                 let loaded = load::load(&candidate);
                 let last_line = index::lines(&candidate)
                     .iter()
@@ -217,22 +216,6 @@ impl Fixer<'_> {
             resolves: vec![path.to_path_buf()],
         })
     }
-}
-
-/// Append `line` to an index: trailing blank lines removed, the previous line
-/// terminated, the file ending in one line ending (SPEC §3.6).
-pub fn append_line(index: &str, line: &str, eol: &str) -> String {
-    let mut lines: Vec<&str> = index.split_inclusive('\n').collect();
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
-    let mut s = lines.concat();
-    if !s.is_empty() && !s.ends_with('\n') {
-        s.push_str(eol);
-    }
-    s.push_str(line);
-    s.push_str(eol);
-    s
 }
 
 /// ML102: move the block to line 1; the lines before it follow the closing `---`.
@@ -296,55 +279,6 @@ pub fn requote(text: &str) -> Option<String> {
     (fixed.status == Status::Ok && Fields::from(&fixed) == Fields::from(&fm) && fixed.map == fm.map).then_some(out)
 }
 
-/// A unified diff of two texts: one hunk around the changed region, 3 lines of
-/// context (SPEC §3.9.4).
-pub fn unified_diff(rel: &str, old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.split_inclusive('\n').collect();
-    let b: Vec<&str> = new.split_inclusive('\n').collect();
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (a_end, b_end) = (a.len() - suffix, b.len() - suffix);
-    let start = prefix.saturating_sub(3);
-    let (a_stop, b_stop) = ((a_end + 3).min(a.len()), (b_end + 3).min(b.len()));
-    let range = |s: usize, n: usize| {
-        if n == 0 {
-            format!("{s},0")
-        } else {
-            format!("{},{n}", s + 1)
-        }
-    };
-    let mut out = format!(
-        "--- a/{rel}\n+++ b/{rel}\n@@ -{} +{} @@\n",
-        range(start, a_stop - start),
-        range(start, b_stop - start)
-    );
-    let mut push = |mark: char, l: &str| {
-        out.push(mark);
-        out.push_str(l);
-        if !l.ends_with('\n') {
-            out.push_str("\n\\ No newline at end of file\n");
-        }
-    };
-    for l in &a[start..prefix] {
-        push(' ', l);
-    }
-    for l in &a[prefix..a_end] {
-        push('-', l);
-    }
-    for l in &b[prefix..b_end] {
-        push('+', l);
-    }
-    for l in &a[a_end..a_stop] {
-        push(' ', l);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,21 +300,5 @@ mod tests {
             Some("---\r\nname: \"Project Context: SS\"\r\ntype: project\r\n---\r\nbody\r\n")
         );
         assert_eq!(requote("---\nname: ok\n---\n"), None);
-    }
-
-    #[test]
-    fn append_keeps_one_line_ending() {
-        assert_eq!(append_line("# I\n- a\n\n\n", "- b", "\n"), "# I\n- a\n- b\n");
-        assert_eq!(append_line("- a", "- b", "\n"), "- a\n- b\n");
-        assert_eq!(append_line("", "- b", "\n"), "- b\n");
-        assert_eq!(append_line("- a\r\n", "- b", "\r\n"), "- a\r\n- b\r\n");
-    }
-
-    #[test]
-    fn diffs_have_context() {
-        let d = unified_diff("MEMORY.md", "a\nb\nc\nd\ne\n", "a\nb\nc\nd\ne\nf\n");
-        assert_eq!(d, "--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -3,3 +3,4 @@\n c\n d\n e\n+f\n");
-        let d = unified_diff("x.md", "1\n2\n", "0\n1\n2\n");
-        assert_eq!(d, "--- a/x.md\n+++ b/x.md\n@@ -1,2 +1,3 @@\n+0\n 1\n 2\n");
     }
 }
