@@ -7,7 +7,7 @@ use crate::index::{self, Target, load};
 use crate::memory::Memory;
 use crate::text::is_js_space;
 
-use super::{Finding, Severity};
+use super::{Finding, RuleId, Severity};
 
 /// An index file and the topic files it is expected to link.
 pub struct Scope {
@@ -279,7 +279,7 @@ fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
     let idx = &scope.index;
     if owned > 0 && std::fs::symlink_metadata(idx).is_err() {
         out.push(Finding::file(
-            "ML213",
+            RuleId::ML213,
             idx,
             format!("{owned} topic files but no MEMORY.md: Claude Code loads no memory; create the index"),
         ));
@@ -303,14 +303,14 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     let loaded = load::load(&text);
     if loaded.frontmatter_stripped {
         out.push(Finding::file(
-            "ML208",
+            RuleId::ML208,
             idx,
             "MEMORY.md has a frontmatter block; Claude Code strips it: remove it",
         ));
     }
     if text.contains("\r\n") {
         out.push(Finding::file(
-            "ML215",
+            RuleId::ML215,
             idx,
             "CRLF line endings; each CR counts toward the 25 000 units",
         ));
@@ -318,7 +318,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     if let Some(pos) = unclosed_comment(&text) {
         let line = crate::text::count_byte(&text.as_bytes()[..pos], b'\n') + 1;
         out.push(Finding::new(
-            "ML212",
+            RuleId::ML212,
             idx,
             line,
             1,
@@ -328,7 +328,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     for d in crate::dates::find(&text) {
         out.push(
             Finding::new(
-                "ML116",
+                RuleId::ML116,
                 idx,
                 d.line,
                 d.col,
@@ -352,14 +352,14 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
                 match listings.find(dir, p) {
                     Ok(()) => {}
                     Err(Some(actual)) => out.push(Finding::new(
-                        "ML201",
+                        RuleId::ML201,
                         idx,
                         l.line,
                         l.col,
                         format!("link target {p}: case differs from {actual}"),
                     )),
                     Err(None) => out.push(Finding::new(
-                        "ML201",
+                        RuleId::ML201,
                         idx,
                         l.line,
                         l.col,
@@ -370,7 +370,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             Target::Outside(p) if l.is_memory_link() => {
                 link_lines.insert(l.line);
                 out.push(Finding::new(
-                    "ML202",
+                    RuleId::ML202,
                     idx,
                     l.line,
                     l.col,
@@ -378,14 +378,14 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
                 ));
             }
             Target::Inside(p) => out.push(Finding::new(
-                "ML214",
+                RuleId::ML214,
                 idx,
                 l.line,
                 l.col,
                 format!("link {p} is not a memory file (.md)"),
             )),
             Target::Outside(p) if !p.starts_with('/') => out.push(Finding::new(
-                "ML214",
+                RuleId::ML214,
                 idx,
                 l.line,
                 l.col,
@@ -397,7 +397,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     for (file, ls) in &targets {
         for extra in ls.iter().skip(1) {
             out.push(Finding::new(
-                "ML209",
+                RuleId::ML209,
                 idx,
                 *extra,
                 1,
@@ -414,7 +414,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             if len > 200 {
                 out.push(
                     Finding::new(
-                        "ML204",
+                        RuleId::ML204,
                         idx,
                         n,
                         1,
@@ -425,7 +425,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             } else if len > 150 {
                 out.push(
                     Finding::new(
-                        "ML204",
+                        RuleId::ML204,
                         idx,
                         n,
                         1,
@@ -436,7 +436,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             }
             if !is_canonical(line) {
                 out.push(Finding::new(
-                    "ML210",
+                    RuleId::ML210,
                     idx,
                     n,
                     1,
@@ -483,7 +483,7 @@ fn content_run(idx: &Path, from: usize, to: usize) -> Finding {
         format!("lines {from}–{to} are")
     };
     Finding::new(
-        "ML211",
+        RuleId::ML211,
         idx,
         from,
         1,
@@ -513,7 +513,7 @@ fn cap_rules(idx: &Path, l: &load::Load, warn_at: f64, out: &mut Vec<Finding>) {
             .collect();
         let line = after.first().copied().unwrap_or(1);
         out.push(Finding::new(
-            "ML205",
+            RuleId::ML205,
             idx,
             line,
             1,
@@ -533,7 +533,7 @@ fn cap_rules(idx: &Path, l: &load::Load, warn_at: f64, out: &mut Vec<Finding>) {
             .collect();
         let line = cut.first().copied().unwrap_or(1);
         out.push(Finding::new(
-            "ML206",
+            RuleId::ML206,
             idx,
             line,
             1,
@@ -553,7 +553,7 @@ fn cap_rules(idx: &Path, l: &load::Load, warn_at: f64, out: &mut Vec<Finding>) {
         let unit_pct = 100.0 * l.unit_count as f64 / load::MAX_UNITS as f64;
         if line_pct >= warn_at || unit_pct >= warn_at {
             out.push(Finding::file(
-                "ML207",
+                RuleId::ML207,
                 idx,
                 format!(
                     "near Claude Code's cut: {} of 200 lines, {} of 25 000 units ({}%)",
@@ -591,7 +591,7 @@ fn unindexed(
         if reachable.contains(m.rel.as_str()) {
             out.push(
                 Finding::file(
-                    "ML203",
+                    RuleId::ML203,
                     &m.path,
                     format!("not in {index_name}, but linked from an indexed memory"),
                 )
@@ -599,7 +599,7 @@ fn unindexed(
             );
         } else {
             out.push(Finding::file(
-                "ML203",
+                RuleId::ML203,
                 &m.path,
                 format!("not in {index_name}: Claude Code never loads it; add an index line (`memctl lint --fix`)"),
             ));

@@ -6,7 +6,7 @@ use crate::memory::{Memory, MemoryType};
 use crate::text::levenshtein_ci;
 use crate::yaml::Value;
 
-use super::{FileText, Finding, Severity};
+use super::{FileText, Finding, RuleId, Severity};
 
 /// The 1-based line of the first line starting with `key:` (at any indent), else 1.
 fn key_line(text: &str, key: &str) -> usize {
@@ -48,21 +48,21 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
     match fm.status {
         Status::Failed => {
             let detail = if fm.limit_hit { "exceeds memctl's YAML limits".to_string() } else { fm.error.clone().unwrap_or_default() };
-            out.push(Finding::new("ML101", p, open_line + 1, 1, format!("frontmatter YAML does not parse ({detail}), even after Claude Code's quote-retry; no field is read")));
+            out.push(Finding::new(RuleId::ML101, p, open_line + 1, 1, format!("frontmatter YAML does not parse ({detail}), even after Claude Code's quote-retry; no field is read")));
         }
-        Status::NotMapping => out.push(Finding::new("ML101", p, open_line + 1, 1, "frontmatter YAML is not a mapping (a scalar, a list, or several documents); no field is read")),
-        Status::Retried if fm.limit_hit => out.push(Finding::new("ML101", p, open_line + 1, 1, "frontmatter exceeds memctl's YAML limits (nesting, aliases or size); parsed only by the quote-retry")),
-        Status::NotAtStart => out.push(Finding::new("ML102", p, open_line, 1, "frontmatter block does not start on line 1, so Claude Code ignores it; `memctl lint --fix` moves it to the top")),
-        Status::None if fm.close_line.is_some() => out.push(Finding::new("ML103", p, open_line, 1, "frontmatter block is empty: add name, description and type")),
-        Status::None => out.push(Finding::file("ML103", p, "no frontmatter: add a `---` block with name, description and type on line 1")),
-        Status::BeyondWindow if m.window_exceeded => out.push(Finding::file("ML104", p, "frontmatter unseen: first 30 lines exceed 1 MiB")),
-        Status::BeyondWindow => out.push(Finding::file("ML104", p, "frontmatter closes after line 30; Claude Code's scan reads only 30 lines: shorten the block")),
+        Status::NotMapping => out.push(Finding::new(RuleId::ML101, p, open_line + 1, 1, "frontmatter YAML is not a mapping (a scalar, a list, or several documents); no field is read")),
+        Status::Retried if fm.limit_hit => out.push(Finding::new(RuleId::ML101, p, open_line + 1, 1, "frontmatter exceeds memctl's YAML limits (nesting, aliases or size); parsed only by the quote-retry")),
+        Status::NotAtStart => out.push(Finding::new(RuleId::ML102, p, open_line, 1, "frontmatter block does not start on line 1, so Claude Code ignores it; `memctl lint --fix` moves it to the top")),
+        Status::None if fm.close_line.is_some() => out.push(Finding::new(RuleId::ML103, p, open_line, 1, "frontmatter block is empty: add name, description and type")),
+        Status::None => out.push(Finding::file(RuleId::ML103, p, "no frontmatter: add a `---` block with name, description and type on line 1")),
+        Status::BeyondWindow if m.window_exceeded => out.push(Finding::file(RuleId::ML104, p, "frontmatter unseen: first 30 lines exceed 1 MiB")),
+        Status::BeyondWindow => out.push(Finding::file(RuleId::ML104, p, "frontmatter closes after line 30; Claude Code's scan reads only 30 lines: shorten the block")),
         Status::Ok | Status::Retried => {}
     }
     if fm.status.has_fields() {
         if f.description.is_none() {
             out.push(Finding::new(
-                "ML105",
+                RuleId::ML105,
                 p,
                 key_line(text, "description"),
                 1,
@@ -71,17 +71,17 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
         }
         if f.type_raw.is_none() {
             out.push(Finding::file(
-                "ML107",
+                RuleId::ML107,
                 p,
                 "no `type`: add `type:` with one of user, feedback, project, reference",
             ));
         }
         if f.name.is_none() {
-            out.push(Finding::file("ML110", p, "no `name`: add `name:`"));
+            out.push(Finding::file(RuleId::ML110, p, "no `name`: add `name:`"));
         }
         if fm.status == Status::Retried && !fm.limit_hit {
             out.push(Finding::new(
-                "ML111",
+                RuleId::ML111,
                 p,
                 open_line + 1,
                 1,
@@ -93,7 +93,7 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
         }
         for key in &fm.duplicate_keys {
             out.push(Finding::new(
-                "ML113",
+                RuleId::ML113,
                 p,
                 key_line(text, key),
                 1,
@@ -105,7 +105,7 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
         && !matches!(d, Value::String(s) if !s.contains('\n'))
     {
         out.push(Finding::new(
-            "ML106",
+            RuleId::ML106,
             p,
             key_line(text, "description"),
             1,
@@ -125,7 +125,7 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
             .position(|l| l.contains("---"))
             .map_or(open_line, |i| open_line + 1 + i);
         out.push(Finding::new(
-            "ML126",
+            RuleId::ML126,
             p,
             line,
             1,
@@ -158,7 +158,7 @@ fn cut_by_comment(p: &std::path::Path, yaml: Option<&str>, open_line: usize, out
         }
         if let Some(pos) = v.find(" #") {
             out.push(Finding::new(
-                "ML112",
+                RuleId::ML112,
                 p,
                 open_line + 1 + i,
                 1,
@@ -187,7 +187,7 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
             |t| format!("write `type: {}`", t.as_str()),
         );
         out.push(Finding::new(
-            "ML108",
+            RuleId::ML108,
             p,
             key_line(text, "type"),
             1,
@@ -196,7 +196,7 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
     }
     if f.type_source == TypeSource::Nested && m.memory_type().is_some() {
         out.push(Finding::new(
-            "ML109",
+            RuleId::ML109,
             p,
             key_line(text, "type"),
             1,
@@ -210,7 +210,7 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
         });
         if let Some(pt) = prefixed.filter(|pt| *pt != t) {
             out.push(Finding::file(
-                "ML114",
+                RuleId::ML114,
                 p,
                 format!("file name says `{}` but the type is `{}`", pt.as_str(), t.as_str()),
             ));
@@ -261,7 +261,7 @@ fn body_rules(
             .collect();
         if !missing.is_empty() {
             out.push(Finding::file(
-                "ML115",
+                RuleId::ML115,
                 p,
                 format!(
                     "{} memory without a {} line",
@@ -279,7 +279,7 @@ fn body_rules(
     for d in dates::find(text) {
         out.push(
             Finding::new(
-                "ML116",
+                RuleId::ML116,
                 p,
                 d.line,
                 d.col,
@@ -306,7 +306,7 @@ fn body_rules(
     }
     if code >= 5 && code * 2 >= nonblank {
         out.push(Finding::file(
-            "ML117",
+            RuleId::ML117,
             p,
             format!("{code} of {nonblank} body lines are code; code patterns are derivable from the code"),
         ));
@@ -319,7 +319,7 @@ fn body_rules(
         .collect();
     if commit_lines.len() >= 3 {
         out.push(Finding::new(
-            "ML118",
+            RuleId::ML118,
             p,
             commit_lines[0],
             1,
@@ -334,7 +334,7 @@ fn body_rules(
             let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
             if collapsed.chars().count() >= 40 && claude.iter().any(|c| c.contains(&collapsed)) {
                 out.push(Finding::new(
-                    "ML119",
+                    RuleId::ML119,
                     p,
                     body_start + i + 1,
                     1,
@@ -351,7 +351,7 @@ fn body_rules(
         .find_map(|s| has_word(s, &["wip", "in progress", "todo", "session plan", "today's", "today’s"]))
     {
         out.push(Finding::file(
-            "ML120",
+            RuleId::ML120,
             p,
             format!("name or description says `{w}`: ephemeral task details do not belong in memory"),
         ));
@@ -366,7 +366,7 @@ fn body_rules(
     for (i, l) in text.split('\n').take(lines_to_check).enumerate() {
         if let Some(kind) = secret_in(l) {
             out.push(Finding::new(
-                "ML121",
+                RuleId::ML121,
                 p,
                 i + 1,
                 1,
@@ -377,7 +377,7 @@ fn body_rules(
     let pieces = crate::text::count_byte(t.text.as_bytes(), b'\n') + 1 - usize::from(t.text.ends_with('\n'));
     if t.size > 4096 || pieces > 200 {
         out.push(Finding::file(
-            "ML122",
+            RuleId::ML122,
             p,
             format!(
                 "{} bytes, {pieces} lines: relevance recall reads only 200 lines / 4096 bytes",
@@ -387,13 +387,13 @@ fn body_rules(
     }
     if let Some(at) = t.invalid_utf8_at {
         out.push(Finding::file(
-            "ML123",
+            RuleId::ML123,
             p,
             format!("invalid UTF-8 at byte {at}; Claude Code reads U+FFFD there"),
         ));
     }
     if t.bom {
-        out.push(Finding::file("ML124", p, "starts with a UTF-8 BOM"));
+        out.push(Finding::file(RuleId::ML124, p, "starts with a UTF-8 BOM"));
     }
     let line_count = crate::text::count_byte(text.as_bytes(), b'\n') + 1;
     if let Some((i, last)) = text
@@ -404,7 +404,7 @@ fn body_rules(
         && last.trim_end() == "</content>"
     {
         out.push(Finding::new(
-            "ML125",
+            RuleId::ML125,
             p,
             i + 1,
             1,
@@ -413,7 +413,7 @@ fn body_rules(
     }
     if t.has_nul {
         out.push(Finding::file(
-            "ML133",
+            RuleId::ML133,
             p,
             "binary content (NUL bytes in the first 8 KiB)",
         ));
