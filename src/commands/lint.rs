@@ -16,15 +16,7 @@ use crate::paths::Resolution;
 use crate::text::suggestions;
 
 pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    let shown = Shown {
-        only: parse_rule_ids(&args.rules, "--rule")?,
-        disable: parse_rule_ids(&args.disable, "--disable")?,
-        min: match args.min_severity {
-            MinSeverity::Error => Severity::Error,
-            MinSeverity::Warning => Severity::Warning,
-            MinSeverity::Info => Severity::Info,
-        },
-    };
+    let shown = Shown::from_args(args)?;
     let format = if out.json {
         LintFormat::Json
     } else {
@@ -85,6 +77,18 @@ struct Shown {
 }
 
 impl Shown {
+    fn from_args(args: &LintArgs) -> Result<Shown, Error> {
+        Ok(Shown {
+            only: parse_rule_ids(&args.rules, "--rule")?,
+            disable: parse_rule_ids(&args.disable, "--disable")?,
+            min: match args.min_severity {
+                MinSeverity::Error => Severity::Error,
+                MinSeverity::Warning => Severity::Warning,
+                MinSeverity::Info => Severity::Info,
+            },
+        })
+    }
+
     fn keep(&self, findings: Vec<Finding>) -> Vec<Finding> {
         lint::filter(findings, &self.only, &self.disable, self.min)
     }
