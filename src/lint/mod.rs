@@ -1,11 +1,14 @@
-//! `memctl lint` (SPEC §3.9): a table of rules, the findings they produce, and the
-//! driver that walks a memory dir, its index files, the lock and the settings.
+//! `memctl lint` (SPEC §3.9): the findings, and the driver that walks a memory
+//! dir, its index files, the lock and the settings. The rules table is in
+//! [`rules`], topic-file rules in `topic`, index rules in `index_rules`, lock and
+//! settings rules in `config`, `--fix` in [`fix`], the output formats in
+//! [`format`].
 
 mod config;
 pub mod fix;
 pub mod format;
 mod index_rules;
-mod rules;
+pub mod rules;
 mod topic;
 
 use std::borrow::Cow;
