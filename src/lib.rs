@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod context;
 pub mod dates;
+pub mod diff;
 pub mod dream;
 pub mod editor;
 pub mod entry;

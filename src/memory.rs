@@ -64,7 +64,6 @@ pub struct Memory {
 impl Memory {
     /// A memory parsed from text as the scan would see it (no file behind it),
     /// for unit tests.
-    #[cfg(test)]
     pub fn from_text(rel: &str, text: &str) -> Memory {
         let window: Vec<&str> = crate::frontmatter::scan_lines(text)
             .into_iter()

@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use crate::cli::AddArgs;
 use crate::context::Context;
+use crate::diff::unified as unified_diff;
 use crate::error::{Error, Kind};
-use crate::lint::fix::unified_diff;
 use crate::memory::{self, MemoryType};
 use crate::ops::add::{self, NewMemory, compose_body};
 use crate::output::Output;

@@ -6,8 +6,8 @@ use anyhow::Result;
 
 use crate::cli::ForgetArgs;
 use crate::context::Context;
+use crate::diff::unified as unified_diff;
 use crate::error::{Error, Kind};
-use crate::lint::fix::unified_diff;
 use crate::memory;
 use crate::ops::forget::{self, Plan};
 use crate::output::Output;

@@ -1,5 +1,7 @@
-//! `memctl lint` (SPEC §3.9).
+//! `memctl lint` (SPEC §3.9): read the options, lint the dir (and fix it), render
+//! the findings in the chosen format.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -7,36 +9,18 @@ use anyhow::Result;
 use crate::cli::{LintArgs, LintFormat, MinSeverity};
 use crate::context::Context;
 use crate::error::{Error, Kind};
-use crate::lint::{self, Finding, Input, RULES, Severity, fix::Fixer, format};
+use crate::lint::fix::{self, Fix, StoreSink};
+use crate::lint::{self, Finding, Input, RULES, Report, RuleId, Severity, format};
 use crate::output::Output;
+use crate::paths::Resolution;
 use crate::text::suggestions;
 
-fn ensure_rule_ids(ids: &[String], flag: &str) -> Result<(), Error> {
-    for id in ids {
-        if lint::rule(id).is_none() {
-            let near = suggestions(id, RULES.iter().map(|r| r.id));
-            let hint = near.first().map_or_else(
-                || "rule ids look like ML101; see the README's rule list".to_string(),
-                |n| format!("did you mean `{n}`?"),
-            );
-            return Err(Error::new(Kind::Usage, format!("unknown rule `{id}` given to {flag}")).hint(hint));
-        }
-    }
-    Ok(())
-}
-
 pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    ensure_rule_ids(&args.rules, "--rule")?;
-    ensure_rule_ids(&args.disable, "--disable")?;
+    let shown = Shown::from_args(args)?;
     let format = if out.json {
         LintFormat::Json
     } else {
         args.format.unwrap_or(LintFormat::Text)
-    };
-    let min = match args.min_severity {
-        MinSeverity::Error => Severity::Error,
-        MinSeverity::Warning => Severity::Warning,
-        MinSeverity::Info => Severity::Info,
     };
     let res = ctx.resolve_existing()?;
     let input = Input {
@@ -45,69 +29,150 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         now_ms: ctx.now_ms(),
         warn_at: args.warn_at,
     };
-    let report = lint::lint(&input);
-    let shown = |fs: Vec<Finding>| lint::filter(fs, &args.rules, &args.disable, min);
-    let mut findings = shown(report.findings);
-    let mut files = report.files;
-    let mut fixes = Vec::new();
-    if args.fix {
-        let fixer = Fixer {
-            dir: &res.dir,
-            main_dir: &res.main_dir,
-            now: ctx.now,
-            dry_run: args.dry_run,
-            force: args.force,
-            team_scope: !res.team && res.dir.join("team").is_dir(),
-        };
-        fixes = fixer.run(&findings)?;
-        if args.dry_run {
-            let resolved = |f: &Finding| {
-                fixes
-                    .iter()
-                    .any(|x| x.id == f.id && f.path.as_ref().is_some_and(|p| x.resolves.contains(p)))
-            };
-            findings.retain(|f| !resolved(f));
-        } else {
-            let again = lint::lint(&input);
-            files = again.files;
-            findings = shown(again.findings);
+    let mut report = lint::lint(&input);
+    let notes = std::mem::take(&mut report.notes);
+    let outcome = if args.fix {
+        fix_and_relint(args, ctx, &input, &shown, report)?
+    } else {
+        Outcome {
+            findings: shown.keep(report.findings),
+            files: report.files,
+            fixes: Vec::new(),
         }
+    };
+    for n in notes {
+        out.note(n);
     }
-    for n in &report.notes {
-        out.note(n.clone());
+    note_fixes(out, &outcome.fixes);
+    render(out, format, args.dry_run, &outcome, &res, &ctx.env.cwd)?;
+    let (errors, warnings, _) = lint::counts(&outcome.findings);
+    Ok(if errors > 0 || (args.strict && warnings > 0) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The rule ids given to `flag`; an unknown one is a `usage` error.
+fn parse_rule_ids(ids: &[String], flag: &str) -> Result<Vec<RuleId>, Error> {
+    ids.iter()
+        .map(|id| {
+            RuleId::parse(id).ok_or_else(|| {
+                let near = suggestions(id, RULES.iter().map(|r| r.id.as_str()));
+                let hint = near.first().map_or_else(
+                    || "rule ids look like ML101; see the README's rule list".to_string(),
+                    |n| format!("did you mean `{n}`?"),
+                );
+                Error::new(Kind::Usage, format!("unknown rule `{id}` given to {flag}")).hint(hint)
+            })
+        })
+        .collect()
+}
+
+/// Which findings are shown: `--rule`, `--disable`, `--min-severity`.
+struct Shown {
+    only: Vec<RuleId>,
+    disable: Vec<RuleId>,
+    min: Severity,
+}
+
+impl Shown {
+    fn from_args(args: &LintArgs) -> Result<Shown, Error> {
+        Ok(Shown {
+            only: parse_rule_ids(&args.rules, "--rule")?,
+            disable: parse_rule_ids(&args.disable, "--disable")?,
+            min: match args.min_severity {
+                MinSeverity::Error => Severity::Error,
+                MinSeverity::Warning => Severity::Warning,
+                MinSeverity::Info => Severity::Info,
+            },
+        })
     }
-    for f in &fixes {
+
+    fn keep(&self, findings: Vec<Finding>) -> Vec<Finding> {
+        lint::filter(findings, &self.only, &self.disable, self.min)
+    }
+}
+
+/// What is rendered: the findings shown, the files examined, the fixes.
+struct Outcome {
+    findings: Vec<Finding>,
+    files: usize,
+    fixes: Vec<Fix>,
+}
+
+/// `--fix`: plan the fixes of the findings shown; with `--dry-run` show them and
+/// drop the findings they resolve, else write them and lint again.
+fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, report: Report) -> Result<Outcome> {
+    let res = input.res;
+    let findings = shown.keep(report.findings);
+    let scope = fix::Scope {
+        dir: &res.dir,
+        team_scope: !res.team && res.dir.join("team").is_dir(),
+        preview: args.dry_run,
+    };
+    if args.dry_run {
+        let fixes = fix::plan(&scope, &findings).preview(ctx.now);
+        let resolved = |f: &Finding| {
+            fixes
+                .iter()
+                .any(|x| x.id == f.id && f.path.as_ref().is_some_and(|p| x.resolves.contains(p)))
+        };
+        let findings = findings.into_iter().filter(|f| !resolved(f)).collect();
+        return Ok(Outcome {
+            findings,
+            files: report.files,
+            fixes,
+        });
+    }
+    let fixes = {
+        // The plan reads the files under the write lock the sink holds.
+        let mut sink = StoreSink::open(&res.dir, &res.main_dir, ctx.now, args.force)?;
+        fix::apply(fix::plan(&scope, &findings), &mut sink)?
+    };
+    let again = lint::lint(input);
+    Ok(Outcome {
+        findings: shown.keep(again.findings),
+        files: again.files,
+        fixes,
+    })
+}
+
+fn note_fixes(out: &mut Output, fixes: &[Fix]) {
+    for f in fixes {
         match (&f.skipped, f.applied) {
             (Some(why), _) => out.note(format!("not fixed: {} {}: {why}", f.id, f.rel)),
             (None, true) => out.note(format!("fixed {} in {}", f.id, f.rel)),
             _ => {}
         }
     }
-    let cwd = &ctx.env.cwd;
+}
+
+fn render(
+    out: &mut Output,
+    format: LintFormat,
+    dry_run: bool,
+    o: &Outcome,
+    res: &Resolution,
+    cwd: &Path,
+) -> Result<()> {
     match format {
-        LintFormat::Json => out.emit_json(format::json(&findings, files, &res.shown(), &fixes, cwd))?,
+        LintFormat::Json => out.emit_json(format::json(&o.findings, o.files, &res.shown(), &o.fixes, cwd))?,
         LintFormat::Sarif => {
-            if args.dry_run {
+            if dry_run {
                 out.note("--fix --dry-run diffs are not part of SARIF; use --format json to see them");
             }
-            out.print(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&format::sarif(&findings, cwd))?
-            ))?;
+            let log = serde_json::to_string_pretty(&format::sarif(&o.findings, cwd))?;
+            out.print(&format!("{log}\n"))?;
         }
-        LintFormat::Github => out.print(&format::github(&findings, cwd))?,
+        LintFormat::Github => out.print(&format::github(&o.findings, cwd))?,
         LintFormat::Text => {
-            for f in fixes.iter().filter_map(|f| f.diff.as_ref()) {
-                out.print(f)?;
+            for diff in o.fixes.iter().filter_map(|f| f.diff.as_ref()) {
+                out.print(diff)?;
             }
-            out.print(&format::text(&findings, cwd, out.color_stdout))?;
-            eprintln!("{}", format::summary(&findings, files));
+            out.print(&format::text(&o.findings, cwd, out.color_stdout))?;
+            eprintln!("{}", format::summary(&o.findings, o.files));
         }
     }
-    let (errors, warnings, _) = lint::counts(&findings);
-    Ok(if errors > 0 || (args.strict && warnings > 0) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(())
 }

@@ -2,6 +2,7 @@
 //! which memory files they point to.
 
 pub mod check;
+pub mod edit;
 pub mod load;
 pub mod report;
 

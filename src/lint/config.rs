@@ -7,7 +7,7 @@ use crate::lock::{self, State};
 use crate::paths::settings::Source;
 use crate::paths::validate::validate_memory_path;
 
-use super::{Finding, Input};
+use super::{Finding, Input, RuleId};
 
 /// Collapsed lines of the project's CLAUDE.md files; `None` (with a note) without
 /// a project.
@@ -41,11 +41,11 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
     let res = input.res;
     let info = lock::inspect(&res.main_dir, input.now_ms);
     if let Some(m) = info.mtime_ms.filter(|m| *m > input.now_ms) {
-        out.push(Finding::file("ML301", &info.path, format!("lock mtime {} is in the future; auto-dream waits until it is 24 h in the past: touch the file or delete it", crate::text::iso_ms(m))));
+        out.push(Finding::file(RuleId::ML301, &info.path, format!("lock mtime {} is in the future; auto-dream waits until it is 24 h in the past: touch the file or delete it", crate::text::iso_ms(m))));
     }
     if info.state == State::RolledBack {
         out.push(Finding::file(
-            "ML302",
+            RuleId::ML302,
             &info.path,
             "empty lock file: the last consolidation failed or was killed and was rolled back",
         ));
@@ -58,7 +58,7 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
         && let Some((v, _)) = s.get("autoMemoryDirectory")
     {
         out.push(Finding::new(
-            "ML401",
+            RuleId::ML401,
             Path::new(&s.file),
             json_key_line(&s.file, "autoMemoryDirectory"),
             1,
@@ -82,7 +82,7 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             .find(|(_, v)| validate_memory_path(Some(v), true, home.as_deref()).is_ok())
     {
         out.push(Finding::new(
-            "ML402",
+            RuleId::ML402,
             Path::new(file),
             json_key_line(file, "autoMemoryDirectory"),
             1,
@@ -95,9 +95,15 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             res.enabled.lever
         );
         out.push(match &res.enabled.file {
-            Some(f) => Finding::new("ML403", Path::new(f), json_key_line(f, "autoMemoryEnabled"), 1, msg),
+            Some(f) => Finding::new(
+                RuleId::ML403,
+                Path::new(f),
+                json_key_line(f, "autoMemoryEnabled"),
+                1,
+                msg,
+            ),
             None => Finding {
-                id: "ML403",
+                id: RuleId::ML403,
                 severity: super::Severity::Info,
                 path: None,
                 line: 1,

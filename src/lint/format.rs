@@ -1,13 +1,15 @@
 //! The output formats of `lint` (SPEC §3.9.1): text, JSON, SARIF 2.1.0 and GitHub
 //! workflow commands.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::fix::Fix;
-use super::{Finding, RULES, Severity, counts};
+use super::{Finding, RULES, RuleId, Severity, counts};
 
 /// A finding's path: relative to `cwd` when below it, else absolute.
 pub fn shown_path(p: &Path, cwd: &Path) -> String {
@@ -85,36 +87,84 @@ pub fn text(findings: &[Finding], cwd: &Path, color: bool) -> String {
     s
 }
 
-/// The JSON document (without `warnings`, which `Output` adds).
+/// The `lint --json` document (SPEC §3.9.1), without `warnings` (which `Output`
+/// adds).
+#[derive(Serialize)]
+pub struct JsonReport<'a> {
+    pub memory_dir: &'a str,
+    pub summary: Summary,
+    pub findings: Vec<JsonFinding<'a>>,
+    pub fixes: &'a [Fix],
+}
+
+#[derive(Serialize)]
+pub struct Summary {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub files: usize,
+}
+
+/// One finding in JSON: `path`, `abs_path`, `line` and `col` are null for a
+/// finding that concerns no file.
+#[derive(Serialize)]
+pub struct JsonFinding<'a> {
+    pub id: RuleId,
+    pub name: &'static str,
+    pub severity: Severity,
+    pub path: Option<String>,
+    pub abs_path: Option<Cow<'a, str>>,
+    pub line: Option<usize>,
+    pub col: Option<usize>,
+    pub message: &'a str,
+    pub consequence: &'static str,
+    pub fixable: bool,
+}
+
+impl<'a> JsonFinding<'a> {
+    pub fn new(f: &'a Finding, cwd: &Path) -> JsonFinding<'a> {
+        let rule = f.rule();
+        JsonFinding {
+            id: f.id,
+            name: rule.name,
+            severity: f.severity,
+            path: f.path.as_deref().map(|p| shown_path(p, cwd)),
+            abs_path: f.path.as_deref().map(|p| p.to_string_lossy()),
+            line: f.path.as_ref().map(|_| f.line),
+            col: f.path.as_ref().map(|_| f.col),
+            message: &f.message,
+            consequence: rule.consequence,
+            fixable: rule.fixable,
+        }
+    }
+}
+
+impl<'a> JsonReport<'a> {
+    pub fn new(findings: &'a [Finding], files: usize, memory_dir: &'a str, fixes: &'a [Fix], cwd: &Path) -> Self {
+        let (errors, warnings, infos) = counts(findings);
+        JsonReport {
+            memory_dir,
+            summary: Summary {
+                errors,
+                warnings,
+                infos,
+                files,
+            },
+            findings: findings.iter().map(|f| JsonFinding::new(f, cwd)).collect(),
+            fixes,
+        }
+    }
+}
+
+/// The JSON document as a value (see [`JsonReport`]).
 pub fn json(findings: &[Finding], files: usize, memory_dir: &str, fixes: &[Fix], cwd: &Path) -> Value {
-    let (e, w, i) = counts(findings);
-    let items: Vec<Value> = findings
-        .iter()
-        .map(|f| {
-            json!({
-                "id": f.id,
-                "name": f.rule().name,
-                "severity": f.severity,
-                "path": f.path.as_deref().map(|p| shown_path(p, cwd)),
-                "abs_path": f.path.as_deref().map(|p| p.to_string_lossy()),
-                "line": f.path.as_ref().map(|_| f.line),
-                "col": f.path.as_ref().map(|_| f.col),
-                "message": f.message,
-                "consequence": f.rule().consequence,
-                "fixable": f.rule().fixable,
-            })
-        })
-        .collect();
-    let fixes: Vec<Value> = fixes
-        .iter()
-        .map(|x| json!({"id": x.id, "path": x.rel, "applied": x.applied, "diff": x.diff, "skipped": x.skipped}))
-        .collect();
-    json!({
-        "memory_dir": memory_dir,
-        "summary": {"errors": e, "warnings": w, "infos": i, "files": files},
-        "findings": items,
-        "fixes": fixes,
-    })
+    to_value(&JsonReport::new(findings, files, memory_dir, fixes, cwd))
+}
+
+/// A report as a JSON value: its types hold only strings, numbers, booleans,
+/// options and sequences, which always convert.
+fn to_value(doc: &impl Serialize) -> Value {
+    serde_json::to_value(doc).expect("a lint report always converts to JSON")
 }
 
 /// SARIF's `level` for a severity.
@@ -140,46 +190,146 @@ fn file_uri(p: &Path) -> String {
 }
 
 /// A SARIF 2.1.0 log with one run.
-pub fn sarif(findings: &[Finding], cwd: &Path) -> Value {
-    let rules: Vec<Value> = RULES
+#[derive(Serialize)]
+pub struct Sarif<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [SarifRun<'a>; 1],
+}
+
+#[derive(Serialize)]
+struct SarifRun<'a> {
+    tool: SarifTool,
+    results: Vec<SarifResult<'a>>,
+}
+
+#[derive(Serialize)]
+struct SarifTool {
+    driver: SarifDriver,
+}
+
+#[derive(Serialize)]
+struct SarifDriver {
+    name: &'static str,
+    version: &'static str,
+    rules: Vec<SarifRule>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRule {
+    id: RuleId,
+    name: &'static str,
+    short_description: SarifText<String>,
+    full_description: SarifText<&'static str>,
+    default_configuration: SarifLevel,
+}
+
+#[derive(Serialize)]
+struct SarifText<T> {
+    text: T,
+}
+
+#[derive(Serialize)]
+struct SarifLevel {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: RuleId,
+    rule_index: usize,
+    level: &'static str,
+    message: SarifText<&'a str>,
+    /// Absent for a finding that concerns no file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locations: Option<[SarifLocation; 1]>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation {
+    physical_location: SarifPhysical,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifPhysical {
+    artifact_location: SarifArtifact,
+    region: SarifRegion,
+}
+
+#[derive(Serialize)]
+struct SarifArtifact {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRegion {
+    start_line: usize,
+    start_column: usize,
+}
+
+impl SarifResult<'_> {
+    fn new<'a>(f: &'a Finding, cwd: &Path) -> SarifResult<'a> {
+        let locations = f.path.as_deref().map(|p| {
+            let uri = match p.strip_prefix(cwd) {
+                Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+                Err(_) => file_uri(p),
+            };
+            [SarifLocation {
+                physical_location: SarifPhysical {
+                    artifact_location: SarifArtifact { uri },
+                    region: SarifRegion {
+                        start_line: f.line,
+                        start_column: f.col,
+                    },
+                },
+            }]
+        });
+        SarifResult {
+            rule_id: f.id,
+            rule_index: f.id as usize,
+            level: level(f.severity),
+            message: SarifText { text: &f.message },
+            locations,
+        }
+    }
+}
+
+/// The SARIF log of `findings`, with every rule in the driver.
+pub fn sarif<'a>(findings: &'a [Finding], cwd: &Path) -> Sarif<'a> {
+    let rules = RULES
         .iter()
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "name": r.name,
-                "shortDescription": {"text": r.name.replace('-', " ")},
-                "fullDescription": {"text": r.consequence},
-                "defaultConfiguration": {"level": level(r.severity)},
-            })
+        .map(|r| SarifRule {
+            id: r.id,
+            name: r.name,
+            short_description: SarifText {
+                text: r.name.replace('-', " "),
+            },
+            full_description: SarifText { text: r.consequence },
+            default_configuration: SarifLevel {
+                level: level(r.severity),
+            },
         })
         .collect();
-    let results: Vec<Value> = findings
-        .iter()
-        .map(|f| {
-            let mut r = json!({
-                "ruleId": f.id,
-                "ruleIndex": RULES.iter().position(|x| x.id == f.id).unwrap_or(0),
-                "level": level(f.severity),
-                "message": {"text": f.message},
-            });
-            if let Some(p) = &f.path {
-                let uri = match p.strip_prefix(cwd) {
-                    Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
-                    Err(_) => file_uri(p),
-                };
-                r["locations"] = json!([{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": f.line, "startColumn": f.col}}}]);
-            }
-            r
-        })
-        .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "memctl", "version": env!("CARGO_PKG_VERSION"), "rules": rules}},
-            "results": results,
+    Sarif {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [SarifRun {
+            tool: SarifTool {
+                driver: SarifDriver {
+                    name: "memctl",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules,
+                },
+            },
+            results: findings.iter().map(|f| SarifResult::new(f, cwd)).collect(),
         }],
-    })
+    }
 }
 
 fn escape_data(s: &str) -> String {

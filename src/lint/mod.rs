@@ -1,10 +1,14 @@
-//! `memctl lint` (SPEC §3.9): a table of rules, the findings they produce, and the
-//! driver that walks a memory dir, its index files, the lock and the settings.
+//! `memctl lint` (SPEC §3.9): the findings, and the driver that walks a memory
+//! dir, its index files, the lock and the settings. The rules table is in
+//! [`rules`], topic-file rules in `topic`, index rules in `index_rules`, lock and
+//! settings rules in `config`, `--fix` in [`fix`], the output formats in
+//! [`format`].
 
 mod config;
 pub mod fix;
 pub mod format;
 mod index_rules;
+pub mod rules;
 mod topic;
 
 use std::borrow::Cow;
@@ -12,114 +16,16 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::memory::Memory;
 use crate::paths::Resolution;
 use crate::scan::{self, Scan};
 use index_rules::FileLinks;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-/// One lint rule (SPEC §3.9.3).
-#[derive(Debug)]
-pub struct Rule {
-    pub id: &'static str,
-    pub name: &'static str,
-    /// The default severity (some rules lower or raise it per finding).
-    pub severity: Severity,
-    /// What Claude Code does because of the problem.
-    pub consequence: &'static str,
-    pub fixable: bool,
-}
-
-macro_rules! rules {
-    ($($id:literal $name:literal $sev:ident $fix:literal $cons:literal;)*) => {
-        pub static RULES: &[Rule] = &[$(Rule { id: $id, name: $name, severity: Severity::$sev, consequence: $cons, fixable: $fix }),*];
-    };
-}
-
-rules! {
-    "ML101" "frontmatter-unparseable" Error false "all fields dropped: untyped, no description in the manifest";
-    "ML102" "frontmatter-not-at-start" Error true "no frontmatter seen";
-    "ML103" "frontmatter-missing" Warning false "untyped, no description; relevance selection sees only the file name";
-    "ML104" "frontmatter-beyond-window" Error false "the scan reads 30 lines: description and type invisible";
-    "ML105" "description-missing" Warning false "manifest line without description";
-    "ML106" "description-not-string" Warning false "manifest prints `42`, `a,b`, `[object Object]` or several lines";
-    "ML107" "type-missing" Warning false "untyped memory";
-    "ML108" "type-invalid" Error false "untyped memory";
-    "ML109" "type-nested-only" Info false "Claude Code's scan reads only the top-level `type`";
-    "ML110" "name-missing" Warning false "against the frontmatter format Claude Code asks for";
-    "ML111" "yaml-needs-quoting" Warning true "parsed only thanks to the retry; stricter YAML readers drop the file";
-    "ML112" "value-cut-by-comment" Warning false "text after ` #` silently lost";
-    "ML113" "duplicate-key" Warning false "last value wins; other readers reject the file";
-    "ML114" "type-prefix-mismatch" Info false "none directly; misleads readers";
-    "ML115" "why-how-missing" Info false "weaker memory (Claude Code asks for **Why:** and **How to apply:**)";
-    "ML116" "relative-date" Warning false "the memory becomes wrong or unreadable as time passes";
-    "ML117" "content-code-heavy" Info false "\"code patterns are derivable from the code\"";
-    "ML118" "content-git-history" Info false "\"git history belongs to git\"";
-    "ML119" "content-in-claude-md" Info false "\"already in CLAUDE.md\"";
-    "ML120" "content-ephemeral" Info false "\"ephemeral task details\"";
-    "ML121" "secret-like" Warning false "loaded into model context";
-    "ML122" "file-large" Warning false "relevance recall reads only 200 lines / 4096 bytes of a file";
-    "ML123" "content-not-utf8" Error false "Claude Code reads U+FFFD in place of the bytes";
-    "ML124" "bom" Info false "none (handled)";
-    "ML125" "tool-artifact" Info false "stray text loaded with the memory";
-    "ML126" "frontmatter-ambiguous-close" Warning false "some Claude Code versions end the block at the first `---` anywhere, dropping the fields after it";
-    "ML127" "scan-cap" Warning false "only the 200 newest files reach the manifest";
-    "ML128" "name-not-utf8" Error false "invisible to Claude Code";
-    "ML129" "extension-case" Warning false "not scanned (`.md` is case-sensitive)";
-    "ML130" "symlink-escape" Warning false "Claude Code reads it; memctl will not write through it";
-    "ML131" "unreadable" Error false "silently dropped from the scan";
-    "ML132" "stale-temp" Info true "none (not `.md`); left by an interrupted write";
-    "ML133" "binary" Error false "garbage in context";
-    "ML201" "index-dangling" Error false "the model follows a pointer to nothing";
-    "ML202" "index-link-outside" Warning false "outside the memory dir; Claude Code's memory agents may not write there";
-    "ML203" "index-unindexed" Warning true "the memory is never loaded: Claude Code loads only the index";
-    "ML204" "index-line-long" Info false "against Claude Code's guidance; consumes the 25 000-unit budget";
-    "ML205" "index-over-lines" Error false "lines after 200 are not loaded";
-    "ML206" "index-over-bytes" Error false "the index is cut at the last line break before 25 000 units";
-    "ML207" "index-near-cap" Warning false "the next entries will be dropped";
-    "ML208" "index-frontmatter" Warning false "stripped before loading; Claude Code says the index has none";
-    "ML209" "index-duplicate-target" Warning false "one memory indexed several times (wasted budget, conflicting hooks)";
-    "ML210" "index-noncanonical" Info false "none; harder to maintain";
-    "ML211" "index-content" Info false "memory content in the index counts toward the caps";
-    "ML212" "index-unclosed-comment" Warning false "an unclosed `<!--` is loaded verbatim";
-    "ML213" "index-missing" Warning false "no memory is loaded at all";
-    "ML214" "index-link-not-md" Info false "none";
-    "ML215" "index-crlf" Info false "each CR counts toward the 25 000 units (unless the file has comments)";
-    "ML301" "lock-future-mtime" Warning false "auto-dream blocked until the mtime is 24 h in the past";
-    "ML302" "lock-rolled-back" Info false "the last consolidation failed or was killed";
-    "ML401" "project-setting-ignored" Warning false "the memory is not where the user thinks";
-    "ML402" "setting-masked" Warning false "the default path is used instead of the intended one";
-    "ML403" "memory-disabled" Info false "nothing is loaded or saved";
-}
-
-/// The rule with this id (`RULES` is sorted by id; every finding looks its rule up).
-pub fn rule(id: &str) -> Option<&'static Rule> {
-    RULES.binary_search_by(|r| r.id.cmp(id)).ok().map(|i| &RULES[i])
-}
+pub use rules::{RULES, Rule, RuleId, Severity};
 
 /// One problem found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
-    pub id: &'static str,
+    pub id: RuleId,
     pub severity: Severity,
     /// The file concerned (absolute), or `None` (e.g. ML403 decided by a variable).
     pub path: Option<PathBuf>,
@@ -130,11 +36,10 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(id: &'static str, path: &Path, line: usize, col: usize, message: impl Into<String>) -> Finding {
-        let severity = rule(id).map_or(Severity::Error, |r| r.severity);
+    pub fn new(id: RuleId, path: &Path, line: usize, col: usize, message: impl Into<String>) -> Finding {
         Finding {
             id,
-            severity,
+            severity: id.rule().severity,
             path: Some(path.to_path_buf()),
             line: line.max(1),
             col: col.max(1),
@@ -142,7 +47,7 @@ impl Finding {
         }
     }
 
-    pub fn file(id: &'static str, path: &Path, message: impl Into<String>) -> Finding {
+    pub fn file(id: RuleId, path: &Path, message: impl Into<String>) -> Finding {
         Finding::new(id, path, 1, 1, message)
     }
 
@@ -152,7 +57,7 @@ impl Finding {
     }
 
     pub fn rule(&self) -> &'static Rule {
-        rule(self.id).unwrap_or(&RULES[0])
+        self.id.rule()
     }
 }
 
@@ -290,7 +195,7 @@ fn sort_findings(findings: &mut Vec<Finding>) {
         first[..n].iter().zip(p).take_while(|(a, b)| a == b).count()
     });
     /// Path after the common prefix, line, column, rule, and where it was found.
-    type Key<'a> = (Option<&'a [u8]>, usize, usize, &'static str, usize);
+    type Key<'a> = (Option<&'a [u8]>, usize, usize, RuleId, usize);
     let mut keyed: Vec<Key> = findings
         .iter()
         .enumerate()
@@ -308,21 +213,21 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
     for p in &scan.problems {
         match &p.kind {
             P::Unreadable(e) => out.push(Finding::file(
-                "ML131",
+                RuleId::ML131,
                 &p.path,
                 format!("cannot be read ({e}); Claude Code silently drops it"),
             )),
             P::Dangling => out.push(Finding::file(
-                "ML131",
+                RuleId::ML131,
                 &p.path,
                 "dangling symlink; Claude Code silently drops it",
             )),
             P::Directory => out.push(
-                Finding::file("ML131", &p.path, "a directory named `.md`; the scan drops it")
+                Finding::file(RuleId::ML131, &p.path, "a directory named `.md`; the scan drops it")
                     .with_severity(Severity::Info),
             ),
             P::NotUtf8Name => out.push(Finding::file(
-                "ML128",
+                RuleId::ML128,
                 &p.path,
                 format!("file name `{}` is not valid UTF-8; rename it with mv", p.rel),
             )),
@@ -334,7 +239,7 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
     let total = scan.memories.len();
     for m in scan.memories.iter().skip(scan::MAX_MEMORY_FILES) {
         out.push(Finding::file(
-            "ML127",
+            RuleId::ML127,
             &m.path,
             format!(
                 "not among the 200 most recently modified of {total} files; Claude Code's manifest does not list it"
@@ -343,14 +248,14 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
     }
     for (rel, path) in &scan.extension_case {
         out.push(Finding::file(
-            "ML129",
+            RuleId::ML129,
             path,
             format!("`{rel}` is not scanned: rename it to end in lower-case `.md`"),
         ));
     }
     for (rel, target) in &scan.escaping {
         out.push(Finding::file(
-            "ML130",
+            RuleId::ML130,
             &input.dir.join(rel),
             format!("symlink leaves the memory dir (to {})", target.display()),
         ));
@@ -363,7 +268,7 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
         );
         if old && !live {
             out.push(Finding::file(
-                "ML132",
+                RuleId::ML132,
                 &t.path,
                 format!(
                     "stale memctl temp file of PID {} (not running); `memctl lint --fix` moves it to .trash/",
@@ -393,14 +298,10 @@ pub fn index_findings(path: &Path, dir: &Path) -> Vec<Finding> {
 }
 
 /// Which findings `--rule`, `--disable` and `--min-severity` keep.
-pub fn filter(findings: Vec<Finding>, only: &[String], disable: &[String], min: Severity) -> Vec<Finding> {
+pub fn filter(findings: Vec<Finding>, only: &[RuleId], disable: &[RuleId], min: Severity) -> Vec<Finding> {
     findings
         .into_iter()
-        .filter(|f| {
-            (only.is_empty() || only.iter().any(|r| r == f.id))
-                && !disable.iter().any(|r| r == f.id)
-                && f.severity >= min
-        })
+        .filter(|f| (only.is_empty() || only.contains(&f.id)) && !disable.contains(&f.id) && f.severity >= min)
         .collect()
 }
 
@@ -408,24 +309,4 @@ pub fn filter(findings: Vec<Finding>, only: &[String], disable: &[String], min: 
 pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
     let n = |s| findings.iter().filter(|f| f.severity == s).count();
     (n(Severity::Error), n(Severity::Warning), n(Severity::Info))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_rule_is_found_by_its_id() {
-        // `rule` searches by bisection: the table must stay sorted by id.
-        assert!(RULES.windows(2).all(|w| w[0].id < w[1].id), "RULES out of order");
-        assert!(
-            RULES.iter().all(|r| r.id.len() <= 8),
-            "ids are compared by their first 8 bytes"
-        );
-        for r in RULES {
-            assert_eq!(rule(r.id).map(|x| x.name), Some(r.name));
-        }
-        assert!(rule("ML999").is_none());
-        assert!(rule("ml101").is_none());
-    }
 }

@@ -283,7 +283,7 @@ fn dry_run_prints_the_file_and_the_index_diff() {
     let env = Env::new().index("# I\n");
     let d = env.dir();
     let _run = env.args(["add", "--dry-run", "--type", "user", "--name", "Me", "--description", "d", "--body", "hello"]).run().success().stdout(
-        "would create user_me.md:\n---\nname: Me\ndescription: d\ntype: user\n---\n\nhello\n--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1,1 +1,2 @@\n # I\n+- [Me](user_me.md) — d\n",
+        "would create user_me.md:\n---\nname: Me\ndescription: d\ntype: user\n---\n\nhello\n--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n # I\n+- [Me](user_me.md) — d\n",
     );
     assert_eq!(read(&d, "MEMORY.md"), "# I\n");
     assert!(!d.join("user_me.md").exists());

@@ -734,11 +734,21 @@ fn fix_moves_stale_temp_files_to_the_trash() {
 }
 
 #[test]
+fn dry_run_diff_has_a_hunk_per_change_and_keeps_unchanged_lines_as_context() {
+    let fm = "---\nname: Project Context: SS\na: 1\nb: 2\nc: 3\nd: 4\ne: 5\nf: 6\ng: 7\ndescription: Plan: ship it\ntype: user\n---\nb\n";
+    let _run = one(fm).args(["lint", "--fix", "--dry-run", "--rule", "ML111"]).run().success().stdout(
+        "--- a/m.md\n+++ b/m.md\n\
+         @@ -1,5 +1,5 @@\n ---\n-name: Project Context: SS\n+name: \"Project Context: SS\"\n a: 1\n b: 2\n c: 3\n\
+         @@ -7,7 +7,7 @@\n e: 5\n f: 6\n g: 7\n-description: Plan: ship it\n+description: \"Plan: ship it\"\n type: user\n ---\n b\n",
+    );
+}
+
+#[test]
 fn dry_run_prints_diffs_and_writes_nothing() {
     let env = good().memory("extra.md", GOOD);
     let d = env.dir();
     let run = env.args(["lint", "--fix", "--dry-run"]).run().success();
-    assert!(run.stdout.starts_with("--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1,1 +1,2 @@\n - [Good](good.md) — A good memory\n+- [Good](extra.md) — A good memory\n"), "{}", run.stdout);
+    assert!(run.stdout.starts_with("--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n - [Good](good.md) — A good memory\n+- [Good](extra.md) — A good memory\n"), "{}", run.stdout);
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
     let doc = good()
         .memory("extra.md", GOOD)

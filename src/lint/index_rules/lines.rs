@@ -1,0 +1,134 @@
+//! The lines of an index (ML204, ML210, ML211): long entries, entries not in the
+//! canonical form, and memory content that is not an entry.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::index;
+use crate::lint::{Finding, RuleId, Severity};
+use crate::text::is_js_space;
+
+/// The line rules on the index `idx` (text `text`); `link_lines` are the lines
+/// that hold a memory link.
+pub(super) fn check(idx: &Path, text: &str, link_lines: &HashSet<usize>, out: &mut Vec<Finding>) {
+    let lines = index::lines(text);
+    let comment = index::comment_lines(text);
+    let mut run_start: Option<usize> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let n = i + 1;
+        if link_lines.contains(&n) {
+            let len = line.chars().count();
+            if len > 200 {
+                out.push(
+                    Finding::new(
+                        RuleId::ML204,
+                        idx,
+                        n,
+                        1,
+                        format!("index line is {len} chars (guidance: under ~150; the load warning says ~200)"),
+                    )
+                    .with_severity(Severity::Warning),
+                );
+            } else if len > 150 {
+                out.push(
+                    Finding::new(
+                        RuleId::ML204,
+                        idx,
+                        n,
+                        1,
+                        format!("index line is {len} chars (guidance: under ~150)"),
+                    )
+                    .with_severity(Severity::Info),
+                );
+            }
+            if !is_canonical(line) {
+                out.push(Finding::new(
+                    RuleId::ML210,
+                    idx,
+                    n,
+                    1,
+                    "not in the canonical form `- [Title](file.md) — hook`",
+                ));
+            }
+        }
+        let t = line.trim();
+        let structural = t.is_empty()
+            || t.starts_with('#')
+            || t.starts_with('>')
+            || comment[i]
+            || link_lines.contains(&n)
+            || (t.len() >= 3
+                && (t.chars().all(|c| c == '-' || c == ' ')
+                    || t.chars().all(|c| c == '*' || c == ' ')
+                    || t.chars().all(|c| c == '_' || c == ' ')));
+        match (structural, run_start) {
+            (false, None) => run_start = Some(n),
+            (true, Some(s)) => {
+                out.push(content_run(idx, s, n - 1));
+                run_start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = run_start {
+        out.push(content_run(idx, s, lines.len()));
+    }
+}
+
+fn content_run(idx: &Path, from: usize, to: usize) -> Finding {
+    let what = if from == to {
+        format!("line {from} is")
+    } else {
+        format!("lines {from}–{to} are")
+    };
+    Finding::new(
+        RuleId::ML211,
+        idx,
+        from,
+        1,
+        format!("{what} memory content, not index entries; move it into a topic file"),
+    )
+}
+
+fn is_canonical(line: &str) -> bool {
+    // ^- \[(?:[^\]\\]|\\.)+\]\([^)\s]+\.md\) — \S.*$ with JavaScript \s and `.`.
+    let Some(rest) = line.strip_prefix("- [") else {
+        return false;
+    };
+    let chars: Vec<char> = rest.chars().collect();
+    let mut i = 0;
+    while i < chars.len() && chars[i] != ']' {
+        if chars[i] == '\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    if i == 0 || i >= chars.len() || chars.get(i + 1) != Some(&'(') {
+        return false;
+    }
+    let after: String = chars[i + 2..].iter().collect();
+    let Some(close) = after.find(')') else { return false };
+    let file = &after[..close];
+    if file.len() < 4 || !file.ends_with(".md") || file.chars().any(is_js_space) {
+        return false;
+    }
+    let Some(hook) = after[close + 1..].strip_prefix(" — ") else {
+        return false;
+    };
+    hook.chars().next().is_some_and(|c| !is_js_space(c)) && !hook.chars().any(crate::text::is_js_line_terminator)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_lines() {
+        assert!(is_canonical("- [Title](file.md) — hook"));
+        assert!(is_canonical("- [T \\] x](sub/f.md) — h"));
+        assert!(!is_canonical("- **[Title](file.md)** — hook"));
+        assert!(!is_canonical("- [Title](file.md) - hook"));
+        assert!(!is_canonical("- [Title](file.txt) — hook"));
+        assert!(!is_canonical("- [Title](file.md) —  "));
+    }
+}

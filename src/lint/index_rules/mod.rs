@@ -1,0 +1,94 @@
+//! Rules on `MEMORY.md` (ML201–ML215) and the reachability behind ML203: one
+//! module per kind of rule; this one runs them on an index.
+
+mod caps;
+mod lines;
+mod links;
+mod reach;
+mod scope;
+mod unindexed;
+
+use std::collections::BTreeMap;
+
+use crate::index::load;
+use crate::memory::Memory;
+
+use super::{Finding, RuleId, Severity};
+
+pub use reach::{FileLinks, Reach};
+pub use scope::{Scope, scopes};
+pub use unindexed::check_files;
+
+/// The memory links of an index: target → lines.
+pub type Targets = BTreeMap<String, Vec<usize>>;
+
+/// Run the index rules for one scope; returns the number of files examined.
+pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
+    let (files, targets) = check_index(scope, warn_at, out);
+    check_files(scope, memories, targets.as_ref(), reach, out);
+    files
+}
+
+/// The index rules that need neither the topic files nor reachability (all but
+/// ML203 and ML213); returns the number of files examined and the index's targets
+/// (`None` when there is no readable index: see [`check_files`]).
+pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usize, Option<Targets>) {
+    let idx = &scope.index;
+    let Ok(bytes) = std::fs::read(idx) else {
+        return (0, None);
+    };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let loaded = load::load(&text);
+    if loaded.frontmatter_stripped {
+        out.push(Finding::file(
+            RuleId::ML208,
+            idx,
+            "MEMORY.md has a frontmatter block; Claude Code strips it: remove it",
+        ));
+    }
+    if text.contains("\r\n") {
+        out.push(Finding::file(
+            RuleId::ML215,
+            idx,
+            "CRLF line endings; each CR counts toward the 25 000 units",
+        ));
+    }
+    if let Some(pos) = unclosed_comment(&text) {
+        let line = crate::text::count_byte(&text.as_bytes()[..pos], b'\n') + 1;
+        out.push(Finding::new(
+            RuleId::ML212,
+            idx,
+            line,
+            1,
+            "`<!--` is never closed: Claude Code loads the rest verbatim",
+        ));
+    }
+    for d in crate::dates::find(&text) {
+        out.push(
+            Finding::new(
+                RuleId::ML116,
+                idx,
+                d.line,
+                d.col,
+                format!("relative date `{}` in the index: write the absolute date", d.phrase),
+            )
+            .with_severity(Severity::Info),
+        );
+    }
+    let (targets, link_lines) = links::check(idx, &scope.base, &text, out);
+    lines::check(idx, &text, &link_lines, out);
+    caps::check(idx, &loaded, warn_at, out);
+    (1, Some(targets))
+}
+
+fn unclosed_comment(text: &str) -> Option<usize> {
+    let mut pos = 0;
+    while let Some(i) = text[pos..].find("<!--") {
+        let start = pos + i;
+        match text[start + 4..].find("-->") {
+            Some(j) => pos = start + 4 + j + 3,
+            None => return Some(start),
+        }
+    }
+    None
+}

@@ -1,0 +1,118 @@
+//! Reachability behind ML203's info level: which topic files link which, by
+//! markdown links and `[[name]]` wikilinks.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::index::{self, Target};
+use crate::memory::Memory;
+
+/// Which topic files link which (markdown links and `[[name]]` wikilinks).
+pub struct Reach {
+    edges: HashMap<String, Vec<String>>,
+}
+
+impl Reach {
+    /// The names wikilinks resolve by: frontmatter `name`, case-insensitive.
+    pub fn names(memories: &[Memory]) -> HashMap<String, String> {
+        let mut by_name: HashMap<String, String> = HashMap::new();
+        for m in memories {
+            if let Some(n) = m.name() {
+                by_name.entry(n.to_lowercase()).or_insert_with(|| m.rel.clone());
+            }
+        }
+        by_name
+    }
+
+    /// The links of one file: markdown links to files inside the dir, and the
+    /// names of its `[[name]]` wikilinks (resolved with [`Reach::resolve`] once
+    /// every memory's name is known).
+    pub fn links_of(rel: &str, text: &str) -> FileLinks {
+        let base = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let inside = index::extract_links(text)
+            .iter()
+            .filter_map(|l| match index::resolve_dest(&l.dest, base) {
+                Some(Target::Inside(p)) => Some(p),
+                _ => None,
+            })
+            .collect();
+        let wiki = if text.contains("[[") {
+            wikilinks(text)
+        } else {
+            Vec::new()
+        };
+        FileLinks { inside, wiki }
+    }
+
+    /// The memories a file's links reach, its wikilinks resolved by `by_name`.
+    pub fn resolve(links: FileLinks, by_name: &HashMap<String, String>) -> Vec<String> {
+        let mut targets = links.inside;
+        targets.extend(
+            links
+                .wiki
+                .iter()
+                .filter_map(|w| by_name.get(&w.to_lowercase()).cloned()),
+        );
+        targets
+    }
+
+    pub fn new(edges: HashMap<String, Vec<String>>) -> Reach {
+        Reach { edges }
+    }
+
+    /// Every file reachable from `start` through links.
+    pub(super) fn from<'a>(&'a self, start: &HashSet<&'a str>) -> HashSet<&'a str> {
+        let mut seen = start.clone();
+        let mut queue: VecDeque<&str> = start.iter().copied().collect();
+        while let Some(f) = queue.pop_front() {
+            for t in self.edges.get(f).into_iter().flatten() {
+                if seen.insert(t) {
+                    queue.push_back(t);
+                }
+            }
+        }
+        seen
+    }
+}
+
+/// One file's links, as [`Reach::links_of`] finds them.
+#[derive(Default)]
+pub struct FileLinks {
+    inside: Vec<String>,
+    wiki: Vec<String>,
+}
+
+impl FileLinks {
+    pub fn has_wikilinks(&self) -> bool {
+        !self.wiki.is_empty()
+    }
+}
+
+/// `[[name]]` wikilink targets (the part before `|` or `#`).
+fn wikilinks(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("[[") {
+        rest = &rest[i + 2..];
+        if let Some(j) = rest.find("]]") {
+            let inner = &rest[..j];
+            if !inner.contains('\n') {
+                out.push(inner.split(['|', '#']).next().unwrap_or(inner).trim().to_string());
+            }
+            rest = &rest[j + 2..];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wikilink_targets() {
+        assert_eq!(
+            wikilinks("see [[feedback-commit-style]] and [[a|alias]]"),
+            vec!["feedback-commit-style", "a"]
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! Which index file covers which topic files when linting: the dir's `MEMORY.md`,
+//! and `team/MEMORY.md` for the files under `team/` when linting the main dir.
+
+use std::path::{Path, PathBuf};
+
+/// An index file and the topic files it is expected to link.
+pub struct Scope {
+    pub index: PathBuf,
+    /// The directory the index's links resolve in.
+    pub(super) base: PathBuf,
+    /// The index's dir relative to the linted dir (`""` or `team`).
+    pub prefix: String,
+    /// Files under `team/` belong to another scope.
+    pub(super) exclude_team: bool,
+}
+
+impl Scope {
+    /// An index file checked on its own, its links resolved in `base`.
+    pub fn single(index: &Path, base: &Path) -> Scope {
+        Scope {
+            index: index.to_path_buf(),
+            base: base.to_path_buf(),
+            prefix: String::new(),
+            exclude_team: false,
+        }
+    }
+
+    /// Whether a scanned file (relative to the linted dir) belongs to this index.
+    pub(super) fn owns(&self, rel: &str) -> bool {
+        if rel.starts_with("logs/") {
+            return false;
+        }
+        match self.prefix.as_str() {
+            "" => !(self.exclude_team && rel.starts_with("team/")),
+            p => rel.strip_prefix(p).is_some_and(|r| r.starts_with('/')),
+        }
+    }
+
+    /// `rel` as the index sees it (relative to the index's dir).
+    pub(super) fn local<'a>(&self, rel: &'a str) -> &'a str {
+        if self.prefix.is_empty() {
+            rel
+        } else {
+            rel.strip_prefix(&self.prefix)
+                .map_or(rel, |r| r.trim_start_matches('/'))
+        }
+    }
+}
+
+/// The index files lint checks: the dir's `MEMORY.md`, and `team/MEMORY.md` when
+/// linting the main dir.
+pub fn scopes(dir: &Path, with_team: bool) -> Vec<Scope> {
+    let team = with_team && dir.join("team").is_dir();
+    let mut out = vec![Scope {
+        index: dir.join("MEMORY.md"),
+        base: dir.to_path_buf(),
+        prefix: String::new(),
+        exclude_team: team,
+    }];
+    if team {
+        out.push(Scope {
+            index: dir.join("team").join("MEMORY.md"),
+            base: dir.join("team"),
+            prefix: "team".into(),
+            exclude_team: false,
+        });
+    }
+    out
+}

@@ -1,0 +1,358 @@
+//! The rules on a topic file's body and bytes (ML115–ML125, ML133), and the
+//! token finders behind ML118, ML120 and ML121.
+
+use std::path::Path;
+
+use crate::dates;
+use crate::lint::{FileText, Finding, RuleId, Severity};
+use crate::memory::{Memory, MemoryType};
+
+use super::Whole;
+
+/// The body rules on `m`, whose text (BOM removed) is `text`.
+pub(super) fn check(
+    m: &Memory,
+    t: &FileText,
+    text: &str,
+    whole: &Whole,
+    claude_md: Option<&Vec<String>>,
+    out: &mut Vec<Finding>,
+) {
+    let p = &m.path;
+    let body = whole.body;
+    let body_start = crate::text::count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
+    let body_lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    why_how(m, &body_lines, out);
+    relative_dates(m, text, out);
+    code_heavy(p, &body_lines, out);
+    git_history(p, &body_lines, body_start, out);
+    if let Some(claude) = claude_md {
+        in_claude_md(p, &body_lines, body_start, claude, out);
+    }
+    ephemeral(p, &whole.labels, out);
+    secrets(p, text, out);
+    shape(p, t, text, out);
+}
+
+/// ML115: a feedback or project memory without **Why:** or **How to apply:**.
+fn why_how(m: &Memory, body_lines: &[&str], out: &mut Vec<Finding>) {
+    if matches!(m.memory_type(), Some(MemoryType::Feedback | MemoryType::Project)) {
+        let has = |prefix: &str| body_lines.iter().any(|l| l.trim_start().starts_with(prefix));
+        let missing: Vec<&str> = ["**Why:**", "**How to apply:**"]
+            .into_iter()
+            .filter(|x| !has(x))
+            .collect();
+        if !missing.is_empty() {
+            out.push(Finding::file(
+                RuleId::ML115,
+                &m.path,
+                format!(
+                    "{} memory without a {} line",
+                    m.memory_type().map_or("", MemoryType::as_str),
+                    missing.join(" or a ")
+                ),
+            ));
+        }
+    }
+}
+
+/// ML116: relative dates (a warning in a project memory).
+fn relative_dates(m: &Memory, text: &str, out: &mut Vec<Finding>) {
+    let date_sev = if m.memory_type() == Some(MemoryType::Project) {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    for d in dates::find(text) {
+        out.push(
+            Finding::new(
+                RuleId::ML116,
+                &m.path,
+                d.line,
+                d.col,
+                format!("relative date `{}`: write the absolute date", d.phrase),
+            )
+            .with_severity(date_sev),
+        );
+    }
+}
+
+/// ML117: code-heavy bodies.
+fn code_heavy(p: &Path, body_lines: &[&str], out: &mut Vec<Finding>) {
+    let mut in_fence = false;
+    let (mut code, mut nonblank) = (0, 0);
+    for l in body_lines {
+        let tl = l.trim_start();
+        let is_fence = tl.starts_with("```") || tl.starts_with("~~~");
+        if !l.trim().is_empty() {
+            nonblank += 1;
+            if in_fence && !is_fence {
+                code += 1;
+            }
+        }
+        if is_fence {
+            in_fence = !in_fence;
+        }
+    }
+    if code >= 5 && code * 2 >= nonblank {
+        out.push(Finding::file(
+            RuleId::ML117,
+            p,
+            format!("{code} of {nonblank} body lines are code; code patterns are derivable from the code"),
+        ));
+    }
+}
+
+/// ML118: bodies that cite commit hashes.
+fn git_history(p: &Path, body_lines: &[&str], body_start: usize, out: &mut Vec<Finding>) {
+    let commit_lines: Vec<usize> = body_lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| has_commit_token(l))
+        .map(|(i, _)| body_start + i + 1)
+        .collect();
+    if commit_lines.len() >= 3 {
+        out.push(Finding::new(
+            RuleId::ML118,
+            p,
+            commit_lines[0],
+            1,
+            format!(
+                "{} lines cite commit hashes; git history belongs to git",
+                commit_lines.len()
+            ),
+        ));
+    }
+}
+
+/// ML119: a long body line that is already in CLAUDE.md.
+fn in_claude_md(p: &Path, body_lines: &[&str], body_start: usize, claude: &[String], out: &mut Vec<Finding>) {
+    for (i, l) in body_lines.iter().enumerate() {
+        let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
+        if collapsed.chars().count() >= 40 && claude.iter().any(|c| c.contains(&collapsed)) {
+            out.push(Finding::new(
+                RuleId::ML119,
+                p,
+                body_start + i + 1,
+                1,
+                "this line is already in CLAUDE.md",
+            ));
+            break;
+        }
+    }
+}
+
+/// ML120: a name or description that says the memory is ephemeral.
+fn ephemeral(p: &Path, labels: &[Option<String>; 2], out: &mut Vec<Finding>) {
+    if let Some(w) = labels
+        .iter()
+        .flatten()
+        .find_map(|s| has_word(s, &["wip", "in progress", "todo", "session plan", "today's", "today’s"]))
+    {
+        out.push(Finding::file(
+            RuleId::ML120,
+            p,
+            format!("name or description says `{w}`: ephemeral task details do not belong in memory"),
+        ));
+    }
+}
+
+/// ML121: secret-like tokens.
+fn secrets(p: &Path, text: &str, out: &mut Vec<Finding>) {
+    // What every secret `secret_in` knows starts with (`gh` for the GitHub ones).
+    let markers = ["gh", "sk-", "xox", "AKIA", "PRIVATE KEY-----"];
+    let lines_to_check = if markers.iter().any(|m| text.contains(m)) {
+        text.split('\n').count()
+    } else {
+        0
+    };
+    for (i, l) in text.split('\n').take(lines_to_check).enumerate() {
+        if let Some(kind) = secret_in(l) {
+            out.push(Finding::new(
+                RuleId::ML121,
+                p,
+                i + 1,
+                1,
+                format!("looks like {kind}; memory is loaded into model context: remove it"),
+            ));
+        }
+    }
+}
+
+/// ML122–ML125 and ML133: the file's size, bytes and last line.
+fn shape(p: &Path, t: &FileText, text: &str, out: &mut Vec<Finding>) {
+    let pieces = crate::text::count_byte(t.text.as_bytes(), b'\n') + 1 - usize::from(t.text.ends_with('\n'));
+    if t.size > 4096 || pieces > 200 {
+        out.push(Finding::file(
+            RuleId::ML122,
+            p,
+            format!(
+                "{} bytes, {pieces} lines: relevance recall reads only 200 lines / 4096 bytes",
+                t.size
+            ),
+        ));
+    }
+    if let Some(at) = t.invalid_utf8_at {
+        out.push(Finding::file(
+            RuleId::ML123,
+            p,
+            format!("invalid UTF-8 at byte {at}; Claude Code reads U+FFFD there"),
+        ));
+    }
+    if t.bom {
+        out.push(Finding::file(RuleId::ML124, p, "starts with a UTF-8 BOM"));
+    }
+    let line_count = crate::text::count_byte(text.as_bytes(), b'\n') + 1;
+    if let Some((i, last)) = text
+        .rsplit('\n')
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map(|(k, l)| (line_count - 1 - k, l))
+        && last.trim_end() == "</content>"
+    {
+        out.push(Finding::new(
+            RuleId::ML125,
+            p,
+            i + 1,
+            1,
+            "last line is a stray `</content>` tool artifact: delete it",
+        ));
+    }
+    if t.has_nul {
+        out.push(Finding::file(
+            RuleId::ML133,
+            p,
+            "binary content (NUL bytes in the first 8 KiB)",
+        ));
+    }
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whole-word, case-insensitive search of any of `words` in `s`.
+fn has_word(s: &str, words: &[&str]) -> Option<String> {
+    let lower = s.to_lowercase();
+    for w in words {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(w) {
+            let start = from + i;
+            let end = start + w.len();
+            let before = lower[..start].chars().next_back().is_none_or(|c| !is_word(c));
+            let after = lower[end..].chars().next().is_none_or(|c| !is_word(c));
+            if before && after {
+                return Some(s.get(start..end).unwrap_or(w).to_string());
+            }
+            from = end;
+        }
+    }
+    None
+}
+
+/// A whole word of 7–40 hex chars with at least one digit and one letter.
+fn has_commit_token(line: &str) -> bool {
+    // Byte runs of word chars (`[A-Za-z0-9_]`); other bytes, UTF-8 included, split.
+    let b = line.as_bytes();
+    if !b.iter().any(u8::is_ascii_digit) {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if !(b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let (mut hex, mut digit, mut letter) = (true, false, false);
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            hex &= b[i].is_ascii_hexdigit();
+            digit |= b[i].is_ascii_digit();
+            letter |= b[i].is_ascii_alphabetic();
+            i += 1;
+        }
+        if (7..=40).contains(&(i - start)) && hex && digit && letter {
+            return true;
+        }
+    }
+    false
+}
+
+/// The kind of secret-like token on a line, if any (ML121), with its article.
+fn secret_in(line: &str) -> Option<&'static str> {
+    if line.contains("-----BEGIN ") && line.contains("PRIVATE KEY-----") {
+        return Some("a private key");
+    }
+    let b = line.as_bytes();
+    let tail = |start: usize, min: usize, upper: bool| {
+        let n = b[start..]
+            .iter()
+            .take_while(|c| {
+                if upper {
+                    c.is_ascii_uppercase() || c.is_ascii_digit()
+                } else {
+                    c.is_ascii_alphanumeric() || **c == b'_' || **c == b'-'
+                }
+            })
+            .count();
+        n >= min
+    };
+    for (i, _) in line.char_indices() {
+        if i > 0 && is_word(line[..i].chars().next_back().unwrap_or(' ')) {
+            continue;
+        }
+        let rest = &line[i..];
+        for prefix in ["ghp_", "gho_", "ghs_", "github_pat_", "sk-"] {
+            if rest.starts_with(prefix) && tail(i + prefix.len(), 20, false) {
+                return Some("an API token");
+            }
+        }
+        if rest.len() > 5
+            && rest.starts_with("xox")
+            && matches!(b[i + 3], b'a' | b'b' | b'p' | b'r')
+            && b[i + 4] == b'-'
+            && tail(i + 5, 10, false)
+        {
+            return Some("a Slack token");
+        }
+        if rest.starts_with("AKIA") && b.len() >= i + 20 && tail(i + 4, 16, true) {
+            return Some("an AWS access key");
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_tokens() {
+        assert!(has_commit_token("fixed in a1b2c3d"));
+        assert!(!has_commit_token("deadbeef is hex but has no digit"));
+        assert!(!has_commit_token("1234567 has no letter"));
+        assert!(!has_commit_token("xa1b2c3d4 not hex"));
+    }
+
+    #[test]
+    fn secrets() {
+        assert_eq!(
+            secret_in(&format!("token ghp_{}", "a".repeat(20))),
+            Some("an API token")
+        );
+        assert_eq!(secret_in(&format!("xghp_{}", "a".repeat(20))), None);
+        assert_eq!(secret_in(&format!("sk-{}", "a".repeat(19))), None);
+        assert_eq!(secret_in("xoxb-1234567890"), Some("a Slack token"));
+        assert_eq!(secret_in("AKIAABCDEFGHIJKLMNOP"), Some("an AWS access key"));
+        assert_eq!(secret_in("-----BEGIN RSA PRIVATE KEY-----"), Some("a private key"));
+    }
+
+    #[test]
+    fn ephemeral_words() {
+        assert_eq!(
+            has_word("Today's Session Plan", &["session plan", "today's"]).as_deref(),
+            Some("Session Plan")
+        );
+        assert_eq!(has_word("WIPE the disk", &["wip"]), None);
+    }
+}

@@ -1,0 +1,248 @@
+//! Rules on one topic file (ML101–ML126, ML133): the frontmatter rules here,
+//! the body and byte rules in [`body`].
+
+mod body;
+
+use std::path::Path;
+
+use crate::frontmatter::{self, Fields, Status, TypeSource};
+use crate::memory::{Memory, MemoryType};
+use crate::text::levenshtein_ci;
+use crate::yaml::Value;
+
+use super::{FileText, Finding, RuleId};
+
+/// The 1-based line of the first line starting with `key:` (at any indent), else 1.
+fn key_line(text: &str, key: &str) -> usize {
+    text.split('\n')
+        .position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.starts_with(':')))
+        .map_or(1, |i| i + 1)
+}
+
+/// The topic rules on the memory `m`, whose whole file is `t`; `claude_md` holds
+/// the project's CLAUDE.md lines for ML119 (`None` without a project).
+pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mut Vec<Finding>) {
+    let fm = &m.frontmatter;
+    let f = &m.fields;
+    let text = t.text.strip_prefix('\u{feff}').unwrap_or(&t.text);
+    // The block as the whole file has it: the scan's own when its window saw the
+    // block close (the lines after the closing line change nothing), else parsed
+    // from the text (a block past the window, or none on line 1).
+    let labels = |name: Option<&Value>, description: Option<&Value>| {
+        [name.map(Value::js_string), description.map(Value::js_string)]
+    };
+    let parsed;
+    let whole = match (fm.open_line, fm.close_line, &fm.yaml_text) {
+        (Some(0), Some(close), Some(yaml)) if !m.window_exceeded => Whole {
+            yaml_text: Some(yaml),
+            labels: labels(f.name.as_ref(), f.description.as_ref()),
+            body: frontmatter::body_after(text, close),
+        },
+        _ => {
+            parsed = frontmatter::parse_document(text);
+            let fields = Fields::from(&parsed.0);
+            Whole {
+                yaml_text: parsed.0.yaml_text.as_deref(),
+                labels: labels(fields.name.as_ref(), fields.description.as_ref()),
+                body: parsed.1,
+            }
+        }
+    };
+    let open_line = fm.open_line.map_or(1, |l| l + 1);
+    status_rules(m, open_line, out);
+    if fm.status.has_fields() {
+        field_rules(m, text, whole.yaml_text, open_line, out);
+    }
+    description_shape(m, text, out);
+    type_rules(m, text, out);
+    body::check(m, t, text, &whole, claude_md, out);
+    ambiguous_close(&m.path, whole.yaml_text, open_line, out);
+}
+
+/// ML101–ML104: what the scan window sees.
+fn status_rules(m: &Memory, open_line: usize, out: &mut Vec<Finding>) {
+    let p = &m.path;
+    let fm = &m.frontmatter;
+    match fm.status {
+        Status::Failed => {
+            let detail = if fm.limit_hit { "exceeds memctl's YAML limits".to_string() } else { fm.error.clone().unwrap_or_default() };
+            out.push(Finding::new(RuleId::ML101, p, open_line + 1, 1, format!("frontmatter YAML does not parse ({detail}), even after Claude Code's quote-retry; no field is read")));
+        }
+        Status::NotMapping => out.push(Finding::new(RuleId::ML101, p, open_line + 1, 1, "frontmatter YAML is not a mapping (a scalar, a list, or several documents); no field is read")),
+        Status::Retried if fm.limit_hit => out.push(Finding::new(RuleId::ML101, p, open_line + 1, 1, "frontmatter exceeds memctl's YAML limits (nesting, aliases or size); parsed only by the quote-retry")),
+        Status::NotAtStart => out.push(Finding::new(RuleId::ML102, p, open_line, 1, "frontmatter block does not start on line 1, so Claude Code ignores it; `memctl lint --fix` moves it to the top")),
+        Status::None if fm.close_line.is_some() => out.push(Finding::new(RuleId::ML103, p, open_line, 1, "frontmatter block is empty: add name, description and type")),
+        Status::None => out.push(Finding::file(RuleId::ML103, p, "no frontmatter: add a `---` block with name, description and type on line 1")),
+        Status::BeyondWindow if m.window_exceeded => out.push(Finding::file(RuleId::ML104, p, "frontmatter unseen: first 30 lines exceed 1 MiB")),
+        Status::BeyondWindow => out.push(Finding::file(RuleId::ML104, p, "frontmatter closes after line 30; Claude Code's scan reads only 30 lines: shorten the block")),
+        Status::Ok | Status::Retried => {}
+    }
+}
+
+/// ML105, ML107, ML110–ML113: the fields of a block that parsed.
+fn field_rules(m: &Memory, text: &str, yaml_text: Option<&str>, open_line: usize, out: &mut Vec<Finding>) {
+    let p = &m.path;
+    let fm = &m.frontmatter;
+    let f = &m.fields;
+    if f.description.is_none() {
+        out.push(Finding::new(
+            RuleId::ML105,
+            p,
+            key_line(text, "description"),
+            1,
+            "no description (or a falsy one): the manifest line has none; add `description:`",
+        ));
+    }
+    if f.type_raw.is_none() {
+        out.push(Finding::file(
+            RuleId::ML107,
+            p,
+            "no `type`: add `type:` with one of user, feedback, project, reference",
+        ));
+    }
+    if f.name.is_none() {
+        out.push(Finding::file(RuleId::ML110, p, "no `name`: add `name:`"));
+    }
+    if fm.status == Status::Retried && !fm.limit_hit {
+        out.push(Finding::new(
+            RuleId::ML111,
+            p,
+            open_line + 1,
+            1,
+            "frontmatter parses only after Claude Code's quote-retry; quote the values (`memctl lint --fix`)",
+        ));
+    }
+    if fm.status == Status::Ok {
+        cut_by_comment(p, yaml_text, open_line, out);
+    }
+    for key in &fm.duplicate_keys {
+        out.push(Finding::new(
+            RuleId::ML113,
+            p,
+            key_line(text, key),
+            1,
+            format!("key `{key}` appears more than once; the last value wins"),
+        ));
+    }
+}
+
+/// ML106: a description the manifest cannot print as one line.
+fn description_shape(m: &Memory, text: &str, out: &mut Vec<Finding>) {
+    if let Some(d) = &m.fields.description
+        && !matches!(d, Value::String(s) if !s.contains('\n'))
+    {
+        out.push(Finding::new(
+            RuleId::ML106,
+            &m.path,
+            key_line(text, "description"),
+            1,
+            format!(
+                "description is not a one-line string; the manifest prints `{}`",
+                d.js_string().replace('\n', "⏎")
+            ),
+        ));
+    }
+}
+
+/// ML126: `---` inside the block.
+fn ambiguous_close(p: &Path, yaml_text: Option<&str>, open_line: usize, out: &mut Vec<Finding>) {
+    if let Some(yaml) = yaml_text
+        && yaml.contains("---")
+    {
+        let line = yaml
+            .split('\n')
+            .position(|l| l.contains("---"))
+            .map_or(open_line, |i| open_line + 1 + i);
+        out.push(Finding::new(
+            RuleId::ML126,
+            p,
+            line,
+            1,
+            "the frontmatter holds `---`; some Claude Code versions end the block there",
+        ));
+    }
+}
+
+/// What lint reads of the whole file's frontmatter and body.
+struct Whole<'a> {
+    /// The YAML text between the delimiters, when a block exists.
+    yaml_text: Option<&'a str>,
+    /// `name` and `description` as strings (ML120).
+    labels: [Option<String>; 2],
+    body: &'a str,
+}
+
+fn cut_by_comment(p: &Path, yaml: Option<&str>, open_line: usize, out: &mut Vec<Finding>) {
+    let Some(yaml) = yaml else { return };
+    for (i, line) in yaml.split('\n').enumerate() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        if key.is_empty() || key.starts_with([' ', '\t', '#', '-']) {
+            continue;
+        }
+        let v = value.trim_start();
+        if v.starts_with(['"', '\'', '|', '>']) {
+            continue;
+        }
+        if let Some(pos) = v.find(" #") {
+            out.push(Finding::new(
+                RuleId::ML112,
+                p,
+                open_line + 1 + i,
+                1,
+                format!(
+                    "`{key}` loses everything after ` #` (`{}`): quote the value",
+                    &v[pos + 1..]
+                ),
+            ));
+        }
+    }
+}
+
+fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
+    let p = &m.path;
+    let f = &m.fields;
+    if let Some(raw) = &f.type_raw
+        && m.memory_type().is_none()
+    {
+        let shown = raw.js_string();
+        let near = MemoryType::ALL
+            .iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(shown.trim()))
+            .or_else(|| MemoryType::ALL.iter().find(|t| levenshtein_ci(t.as_str(), &shown) <= 2));
+        let fix = near.map_or_else(
+            || "use one of them".to_string(),
+            |t| format!("write `type: {}`", t.as_str()),
+        );
+        out.push(Finding::new(
+            RuleId::ML108,
+            p,
+            key_line(text, "type"),
+            1,
+            format!("type `{shown}` is not one of user, feedback, project, reference (case-sensitive): {fix}"),
+        ));
+    }
+    if f.type_source == TypeSource::Nested && m.memory_type().is_some() {
+        out.push(Finding::new(
+            RuleId::ML109,
+            p,
+            key_line(text, "type"),
+            1,
+            "type is only under `metadata:`; Claude Code's scan sees the memory as untyped: add a top-level `type:`",
+        ));
+    }
+    if let Some(t) = m.memory_type() {
+        let base = m.rel.rsplit('/').next().unwrap_or(&m.rel);
+        let prefixed = MemoryType::ALL.into_iter().find(|pt| {
+            base.starts_with(&format!("{}_", pt.as_str())) || base.starts_with(&format!("{}-", pt.as_str()))
+        });
+        if let Some(pt) = prefixed.filter(|pt| *pt != t) {
+            out.push(Finding::file(
+                RuleId::ML114,
+                p,
+                format!("file name says `{}` but the type is `{}`", pt.as_str(), t.as_str()),
+            ));
+        }
+    }
+}
