@@ -71,7 +71,7 @@ pub fn run(args: &DreamArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
             "min_hours": min_hours,
             "min_sessions": min_sessions,
             "sessions": sess,
-            "lock": lock_status.to_json(),
+            "lock": lock_status,
             "plan": plan,
         });
         out.emit_json(doc)?;
