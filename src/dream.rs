@@ -459,7 +459,7 @@ mod tests {
                 id: None,
                 mtime_ms: Some(0),
                 counted: true,
-                reason: "counted",
+                reason: crate::sessions::Reason::Counted,
             })
             .collect()
     }

@@ -247,7 +247,7 @@ fn render(res: &Resolution, g: &dream::Gates, sessions: Option<&[sessions::Sessi
         {
             for x in list {
                 let m = x.mtime_ms.map_or_else(|| "-".to_string(), |m| iso_ms(m as f64));
-                s.push_str(&format!("      {}  {m}  {}\n", x.name, x.reason));
+                s.push_str(&format!("      {}  {m}  {}\n", x.name, x.reason.as_str()));
             }
         }
     }
