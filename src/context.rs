@@ -35,27 +35,41 @@ impl Context {
 
     /// Resolve, and require an explicit dir (`--dir`/`MEMCTL_DIR`) to exist.
     pub fn resolve_existing(&self) -> Result<Resolution, Error> {
-        let res = self.resolve()?;
-        if res.explicit && !res.main_dir.is_dir() {
-            let flag = if res.source == paths::DirSource::DirFlag {
-                "--dir"
-            } else {
-                "MEMCTL_DIR"
-            };
-            return Err(Error::new(
-                Kind::NotFound,
-                format!("memory dir does not exist: {}", paths::with_sep(&res.main_dir)),
-            )
-            .hint(format!(
-                "check the path given to {flag}, or run `memctl path` to see the resolved dir"
-            )));
-        }
-        Ok(res)
+        ensure_exists(self.resolve()?)
+    }
+
+    /// [`Context::resolve_existing`] as if `--team` were absent: the main memory dir,
+    /// for the commands that always work on it (`dream`, `lock`).
+    pub fn resolve_main_existing(&self) -> Result<Resolution, Error> {
+        let main = Request {
+            team: false,
+            ..self.request.clone()
+        };
+        ensure_exists(paths::resolve(&main, &self.env)?)
     }
 
     pub fn now_ms(&self) -> f64 {
         crate::text::millis(self.now)
     }
+}
+
+/// Require an explicit dir (`--dir`/`MEMCTL_DIR`) to exist.
+fn ensure_exists(res: Resolution) -> Result<Resolution, Error> {
+    if res.explicit && !res.main_dir.is_dir() {
+        let flag = if res.source == paths::DirSource::DirFlag {
+            "--dir"
+        } else {
+            "MEMCTL_DIR"
+        };
+        return Err(Error::new(
+            Kind::NotFound,
+            format!("memory dir does not exist: {}", paths::with_sep(&res.main_dir)),
+        )
+        .hint(format!(
+            "check the path given to {flag}, or run `memctl path` to see the resolved dir"
+        )));
+    }
+    Ok(res)
 }
 
 /// `MEMCTL_NOW` in RFC 3339 form, or the system clock.

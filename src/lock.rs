@@ -163,11 +163,39 @@ pub fn inspect(main_dir: &Path, now_ms: f64) -> LockInfo {
     }
 }
 
+/// What Claude Code's next acquire does with the lock file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// No lock file: acquire writes one.
+    Create,
+    /// Rolled back, stale, or the holder is not live: acquire takes it over.
+    Reclaim,
+    /// A fresh lock held by a live PID: acquire gives up ("blocked").
+    Refuse,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Reclaim => "reclaim",
+            Action::Refuse => "refuse",
+        }
+    }
+}
+
+/// An action equals its name in the JSON contract.
+impl PartialEq<&str> for Action {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// What Claude Code's next acquire would do.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NextAcquire {
-    /// `create`, `reclaim` or `refuse`.
-    pub action: &'static str,
+    pub action: Action,
     pub reason: String,
     /// The mtime acquire returns for rollback (0 without a lock).
     pub prior_mtime_ms: f64,
@@ -181,7 +209,9 @@ pub struct TimeGate {
     pub passes: bool,
 }
 
-/// `memctl lock status` (SPEC §3.12), everything but the path and warnings.
+/// `memctl lock status` (SPEC §3.12): the lock as read and what follows from it.
+/// It serializes to the JSON object of SPEC §3.12 (without `warnings`), which is
+/// also the `lock` of `dream --dry-run --json`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Status {
     pub info: LockInfo,
@@ -200,22 +230,22 @@ pub fn status(info: LockInfo, now_ms: f64, min_hours: f64) -> Status {
     let prior = info.mtime_ms.unwrap_or(0.0);
     let next_acquire = match info.state {
         State::Absent => NextAcquire {
-            action: "create",
+            action: Action::Create,
             reason: "no lock file".into(),
             prior_mtime_ms: 0.0,
         },
         State::RolledBack => NextAcquire {
-            action: "reclaim",
+            action: Action::Reclaim,
             reason: "empty body (rolled back)".into(),
             prior_mtime_ms: prior,
         },
         State::Stale => NextAcquire {
-            action: "reclaim",
+            action: Action::Reclaim,
             reason: "older than 1 h".into(),
             prior_mtime_ms: prior,
         },
         State::Held => NextAcquire {
-            action: "refuse",
+            action: Action::Refuse,
             reason: format!("held by live PID {}", info.pid.unwrap_or_default()),
             prior_mtime_ms: prior,
         },
@@ -227,7 +257,7 @@ pub fn status(info: LockInfo, now_ms: f64, min_hours: f64) -> Status {
                 _ => "body holds no PID",
             };
             NextAcquire {
-                action: "reclaim",
+                action: Action::Reclaim,
                 reason: why.into(),
                 prior_mtime_ms: prior,
             }
@@ -247,26 +277,6 @@ pub fn status(info: LockInfo, now_ms: f64, min_hours: f64) -> Status {
 }
 
 impl Status {
-    /// The JSON object of SPEC §3.12 (without `warnings`).
-    pub fn to_json(&self) -> serde_json::Value {
-        let i = &self.info;
-        serde_json::json!({
-            "path": i.path.to_string_lossy(),
-            "state": i.state,
-            "exists": i.exists,
-            "body": i.body.as_ref().map(|b| b.chars().take(64).collect::<String>()),
-            "pid": i.pid,
-            "pid_status": i.pid_status,
-            "mtime": i.mtime_ms.map(crate::text::iso_ms),
-            "mtime_ms": i.mtime_ms,
-            "age_seconds": i.mtime_ms.map(|m| ((self.now_ms - m) / 1000.0).floor()),
-            "stale_after_seconds": 3600,
-            "last_consolidated_at": i.mtime_ms.filter(|_| i.exists).map(crate::text::iso_ms),
-            "next_acquire": self.next_acquire,
-            "time_gate": self.time_gate,
-        })
-    }
-
     /// The text form of SPEC §3.12.
     pub fn to_text(&self) -> String {
         let i = &self.info;
@@ -311,12 +321,54 @@ impl Status {
             ));
         }
         let action = match self.next_acquire.action {
-            "refuse" => format!("refuses ({})", self.next_acquire.reason),
-            "create" => "creates it".to_string(),
-            _ => format!("reclaims ({})", self.next_acquire.reason),
+            Action::Refuse => format!("refuses ({})", self.next_acquire.reason),
+            Action::Create => "creates it".to_string(),
+            Action::Reclaim => format!("reclaims ({})", self.next_acquire.reason),
         };
         s.push_str(&format!("  next acquire: {action}; {gate}\n"));
         s
+    }
+}
+
+/// The JSON object of SPEC §3.12, field for field in the contract's order.
+#[derive(Serialize)]
+struct StatusJson<'a> {
+    path: std::borrow::Cow<'a, str>,
+    state: State,
+    exists: bool,
+    /// At most 64 chars of the body as read.
+    body: Option<String>,
+    pid: Option<i64>,
+    pid_status: PidStatus,
+    mtime: Option<crate::text::IsoMs>,
+    mtime_ms: Option<f64>,
+    age_seconds: Option<f64>,
+    stale_after_seconds: u64,
+    /// Null when there is no lock file.
+    last_consolidated_at: Option<crate::text::IsoMs>,
+    next_acquire: &'a NextAcquire,
+    time_gate: &'a TimeGate,
+}
+
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let i = &self.info;
+        StatusJson {
+            path: i.path.to_string_lossy(),
+            state: i.state,
+            exists: i.exists,
+            body: i.body.as_ref().map(|b| b.chars().take(64).collect()),
+            pid: i.pid,
+            pid_status: i.pid_status,
+            mtime: i.mtime_ms.map(crate::text::IsoMs),
+            mtime_ms: i.mtime_ms,
+            age_seconds: i.mtime_ms.map(|m| ((self.now_ms - m) / 1000.0).floor()),
+            stale_after_seconds: (HOLDER_STALE_MS / 1000.0) as u64,
+            last_consolidated_at: i.mtime_ms.filter(|_| i.exists).map(crate::text::IsoMs),
+            next_acquire: &self.next_acquire,
+            time_gate: &self.time_gate,
+        }
+        .serialize(serializer)
     }
 }
 
@@ -452,6 +504,17 @@ mod tests {
         assert_eq!(liveness(i64::from(std::process::id())), PidStatus::Alive);
         for p in [0, 1, -5, 99_999_999_999] {
             assert_eq!(liveness(p), PidStatus::Invalid, "{p}");
+        }
+    }
+
+    #[test]
+    fn states_and_actions_serialize_to_their_names() {
+        use State as S;
+        for s in [S::Absent, S::RolledBack, S::Stale, S::Held, S::Reclaimable] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+        for a in [Action::Create, Action::Reclaim, Action::Refuse] {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
         }
     }
 }

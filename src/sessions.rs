@@ -5,7 +5,48 @@ use std::path::Path;
 
 use serde::Serialize;
 
-/// One `*.jsonl` entry of the transcripts dir.
+/// Why an entry counts as a session touched since the last consolidation, or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Reason {
+    #[serde(rename = "counted")]
+    Counted,
+    /// Not touched since the last consolidation.
+    #[serde(rename = "older")]
+    Older,
+    #[serde(rename = "not a session id")]
+    NotASessionId,
+    /// `agent-*.jsonl`: a subagent's transcript.
+    #[serde(rename = "agent transcript")]
+    AgentTranscript,
+    #[serde(rename = "stat failed")]
+    StatFailed,
+    /// The session named by `--current-session`.
+    #[serde(rename = "current session")]
+    CurrentSession,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Counted => "counted",
+            Reason::Older => "older",
+            Reason::NotASessionId => "not a session id",
+            Reason::AgentTranscript => "agent transcript",
+            Reason::StatFailed => "stat failed",
+            Reason::CurrentSession => "current session",
+        }
+    }
+}
+
+/// A reason equals its text in the JSON contract.
+impl PartialEq<&str> for Reason {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// One `*.jsonl` entry of the transcripts dir. It serializes to an entry of
+/// `sessions` in `dream --dry-run --json` (`mtime` as an ISO time).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Session {
     /// The entry's name.
@@ -13,11 +54,21 @@ pub struct Session {
     /// The session id (the name without `.jsonl`) when it is one.
     pub id: Option<String>,
     /// Modification time in whole milliseconds (truncated), when it could be stat'ed.
+    #[serde(rename = "mtime", serialize_with = "iso_mtime")]
     pub mtime_ms: Option<i64>,
     pub counted: bool,
-    /// `counted`, `older`, `not a session id`, `agent transcript`, `stat failed` or
-    /// `current session`.
-    pub reason: &'static str,
+    pub reason: Reason,
+}
+
+impl Session {
+    /// The mtime as an ISO time (`Date.prototype.toISOString`).
+    pub fn mtime(&self) -> Option<crate::text::IsoMs> {
+        self.mtime_ms.map(|m| crate::text::IsoMs(m as f64))
+    }
+}
+
+fn iso_mtime<S: serde::Serializer>(mtime_ms: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    mtime_ms.map(|m| crate::text::IsoMs(m as f64)).serialize(s)
 }
 
 /// `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`, case-insensitive.
@@ -42,22 +93,22 @@ pub fn classify(name: &str, mtime_ms: Option<i64>, since_ms: f64, current: Optio
     };
     if !is_session_id(stem) {
         let reason = if stem.starts_with("agent-") {
-            "agent transcript"
+            Reason::AgentTranscript
         } else {
-            "not a session id"
+            Reason::NotASessionId
         };
         return make(false, reason, None);
     }
     let Some(m) = mtime_ms else {
-        return make(false, "stat failed", Some(stem));
+        return make(false, Reason::StatFailed, Some(stem));
     };
     if (m as f64) <= since_ms {
-        return make(false, "older", Some(stem));
+        return make(false, Reason::Older, Some(stem));
     }
     if current.is_some_and(|c| c.eq_ignore_ascii_case(stem)) {
-        return make(false, "current session", Some(stem));
+        return make(false, Reason::CurrentSession, Some(stem));
     }
-    make(true, "counted", Some(stem))
+    make(true, Reason::Counted, Some(stem))
 }
 
 /// Every `*.jsonl` entry of `dir` (non-recursive), sorted by name; a missing dir
@@ -128,5 +179,20 @@ mod tests {
     fn whole_milliseconds_are_compared_with_a_fractional_last() {
         assert!(!classify("11111111-1111-1111-1111-111111111111.jsonl", Some(1000), 1000.5, None).counted);
         assert!(classify("11111111-1111-1111-1111-111111111111.jsonl", Some(1001), 1000.5, None).counted);
+    }
+
+    #[test]
+    fn reasons_serialize_to_their_text() {
+        use Reason as R;
+        for r in [
+            R::Counted,
+            R::Older,
+            R::NotASessionId,
+            R::AgentTranscript,
+            R::StatFailed,
+            R::CurrentSession,
+        ] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
     }
 }

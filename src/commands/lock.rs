@@ -17,8 +17,8 @@ pub fn run(args: &LockArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 }
 
 fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    let res = ctx.resolve_existing()?;
-    if res.team {
+    let res = ctx.resolve_main_existing()?;
+    if ctx.request.team {
         out.note("--team is ignored: the dream lock lives in the main memory dir");
     }
     let info = lock::inspect(&res.main_dir, ctx.now_ms());
@@ -33,7 +33,7 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     }
     let st = lock::status(info, ctx.now_ms(), MIN_HOURS);
     if out.json {
-        out.emit_json(st.to_json())?;
+        out.emit_json(serde_json::to_value(&st)?)?;
     } else {
         out.print(&st.to_text())?;
     }

@@ -1,0 +1,317 @@
+//! The consolidation plan of SPEC §3.11, grouped by Claude Code's four phases. Pure:
+//! the caller gathers the scan, the texts, the lint findings and the sessions, and
+//! says which cited paths exist.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{Duration, TimeZone, Utc};
+use serde::Serialize;
+
+use super::caps::Caps;
+use super::citations::citations;
+use super::duplicates::{Cluster, Superseded, duplicate_clusters, superseded};
+use crate::dates;
+use crate::index::{self, Link};
+use crate::lint::{Finding, Severity};
+use crate::memory::{Memory, MemoryType};
+use crate::sessions::Session;
+use crate::text::IsoMs;
+
+/// What the plan is made from.
+pub struct PlanInput<'a> {
+    /// The main memory dir.
+    pub dir: &'a Path,
+    /// Its memories, newest first (the scan's order).
+    pub memories: &'a [Memory],
+    /// The text of each of `memories`, in the same order; `None` when it could not
+    /// be read.
+    pub texts: &'a [Option<String>],
+    /// `MEMORY.md` as read (empty when missing).
+    pub index_text: &'a str,
+    /// The lint findings on the main dir (the index rules are picked from them).
+    pub findings: &'a [Finding],
+    /// The transcripts dir's entries (none without a project).
+    pub sessions: &'a [Session],
+    pub transcripts_dir: Option<&'a str>,
+    /// The lock's mtime: the last consolidation.
+    pub last_consolidated_ms: Option<f64>,
+    /// The canonical project root relative citations resolve against; `None`
+    /// skips the missing-citation check (no project).
+    pub project_root: Option<&'a Path>,
+    /// Whether a cited path exists (not following a final symlink).
+    pub exists: &'a dyn Fn(&Path) -> bool,
+}
+
+/// The plan: `plan` in `dream --dry-run --json`.
+#[derive(Debug, Serialize)]
+pub struct Plan {
+    pub orient: Orient,
+    pub gather: Gather,
+    pub consolidate: Consolidate,
+    pub prune_and_index: PruneAndIndex,
+}
+
+/// Phase 1: what the memory dir holds.
+#[derive(Debug, Serialize)]
+pub struct Orient {
+    pub topic_files: usize,
+    pub by_type: ByType,
+    /// Lines of `MEMORY.md` (0 when empty or missing).
+    pub index_lines: usize,
+    pub index_links: usize,
+    /// UTF-16 units and lines as loaded (after trimming and stripping).
+    pub index_units: usize,
+    pub index_line_count: usize,
+    pub newest: Option<Dated>,
+    pub oldest: Option<Dated>,
+    pub last_consolidated_at: Option<IsoMs>,
+}
+
+/// Topic files by `type`; untyped and typed-only-under-`metadata:` counted apart.
+#[derive(Debug, Serialize)]
+pub struct ByType {
+    pub user: usize,
+    pub feedback: usize,
+    pub project: usize,
+    pub reference: usize,
+    pub untyped: usize,
+    pub nested_only: usize,
+}
+
+/// A memory and its mtime (the newest or the oldest).
+#[derive(Debug, Serialize)]
+pub struct Dated {
+    pub file: String,
+    pub line: usize,
+    pub mtime: IsoMs,
+}
+
+/// Phase 2: the sessions to review and citations of files that are gone.
+#[derive(Debug, Serialize)]
+pub struct Gather {
+    pub transcripts_dir: Option<String>,
+    pub sessions: Vec<Recent>,
+    pub missing_citations: Vec<MissingCitation>,
+}
+
+/// A session touched since the last consolidation.
+#[derive(Debug, Serialize)]
+pub struct Recent {
+    pub id: Option<String>,
+    pub mtime: Option<IsoMs>,
+}
+
+/// A cited project file that does not exist.
+#[derive(Debug, Serialize)]
+pub struct MissingCitation {
+    pub file: String,
+    pub line: usize,
+    /// The token as written (`src/gone.rs:10`).
+    pub citation: String,
+    /// Its path part (`src/gone.rs`).
+    pub path: String,
+}
+
+/// Phase 3: what to rewrite, merge or drop.
+#[derive(Debug, Serialize)]
+pub struct Consolidate {
+    pub relative_dates: Vec<RelativeDate>,
+    pub duplicate_clusters: Vec<Cluster>,
+    pub superseded: Vec<Superseded>,
+}
+
+/// A relative-date phrase (ML116) and the absolute date to write, when one follows
+/// from the file's mtime.
+#[derive(Debug, Serialize)]
+pub struct RelativeDate {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub phrase: String,
+    /// `YYYY-MM-DD`.
+    pub suggestion: Option<String>,
+}
+
+/// Phase 4: the index rules' findings and the caps.
+#[derive(Debug, Serialize)]
+pub struct PruneAndIndex {
+    /// ML201.
+    pub dangling: Vec<IndexFinding>,
+    /// ML203.
+    pub unindexed: Vec<IndexFinding>,
+    /// ML204.
+    pub long_lines: Vec<IndexFinding>,
+    /// The `truncate-check` object.
+    pub caps: Caps,
+    /// ML207.
+    pub near_caps: Vec<IndexFinding>,
+    /// ML209.
+    pub duplicate_targets: Vec<IndexFinding>,
+}
+
+/// A lint finding as a plan item.
+#[derive(Debug, Serialize)]
+pub struct IndexFinding {
+    /// Relative to the memory dir; `None` for a finding without a file.
+    pub file: Option<String>,
+    pub line: usize,
+    pub message: String,
+    pub severity: Severity,
+}
+
+/// Build the plan.
+pub fn plan(i: &PlanInput) -> Plan {
+    let caps = Caps::of_index(i.dir, i.index_text);
+    let links = index::extract_links(i.index_text);
+    Plan {
+        orient: orient(i, &caps, &links),
+        gather: gather(i),
+        consolidate: consolidate(i, &links),
+        prune_and_index: prune_and_index(i, caps),
+    }
+}
+
+fn orient(i: &PlanInput, caps: &Caps, links: &[Link]) -> Orient {
+    let count = |t: Option<MemoryType>| i.memories.iter().filter(|m| m.memory_type() == t).count();
+    let dated = |m: &Memory| Dated {
+        file: m.rel.clone(),
+        line: 1,
+        mtime: IsoMs(m.mtime_ms),
+    };
+    Orient {
+        topic_files: i.memories.len(),
+        by_type: ByType {
+            user: count(Some(MemoryType::User)),
+            feedback: count(Some(MemoryType::Feedback)),
+            project: count(Some(MemoryType::Project)),
+            reference: count(Some(MemoryType::Reference)),
+            untyped: count(None),
+            nested_only: i
+                .memories
+                .iter()
+                .filter(|m| m.memory_type().is_some() && m.claude_type().is_none())
+                .count(),
+        },
+        index_lines: if i.index_text.is_empty() {
+            0
+        } else {
+            index::lines(i.index_text).len()
+        },
+        index_links: links.iter().filter(|l| l.is_memory_link()).count(),
+        index_units: caps.load().unit_count,
+        index_line_count: caps.load().line_count,
+        newest: i.memories.first().map(dated),
+        oldest: i.memories.last().map(dated),
+        last_consolidated_at: i.last_consolidated_ms.map(IsoMs),
+    }
+}
+
+/// The memories whose text could be read, with it.
+fn read<'a>(i: &'a PlanInput) -> impl Iterator<Item = (&'a Memory, &'a str)> {
+    i.memories
+        .iter()
+        .zip(i.texts)
+        .filter_map(|(m, t)| t.as_deref().map(|t| (m, t)))
+}
+
+fn gather(i: &PlanInput) -> Gather {
+    let mut missing = Vec::new();
+    if let Some(root) = i.project_root {
+        for (m, text) in read(i) {
+            for (line, citation, path) in citations(text) {
+                let full = if path.starts_with('/') {
+                    PathBuf::from(&path)
+                } else {
+                    root.join(&path)
+                };
+                if !(i.exists)(&full) {
+                    missing.push(MissingCitation {
+                        file: m.rel.clone(),
+                        line,
+                        citation,
+                        path,
+                    });
+                }
+            }
+        }
+    }
+    Gather {
+        transcripts_dir: i.transcripts_dir.map(str::to_string),
+        sessions: i
+            .sessions
+            .iter()
+            .filter(|s| s.counted)
+            .map(|s| Recent {
+                id: s.id.clone(),
+                mtime: s.mtime(),
+            })
+            .collect(),
+        missing_citations: missing,
+    }
+}
+
+fn consolidate(i: &PlanInput, links: &[Link]) -> Consolidate {
+    let mut relative = Vec::new();
+    for (m, text) in read(i) {
+        for d in dates::find(text) {
+            let suggestion = d.offset_days.and_then(|off| {
+                Utc.timestamp_millis_opt(m.mtime_ms as i64)
+                    .single()
+                    .map(|t| (t + Duration::days(off)).format("%Y-%m-%d").to_string())
+            });
+            relative.push(RelativeDate {
+                file: m.rel.clone(),
+                line: d.line,
+                col: d.col,
+                phrase: d.phrase,
+                suggestion,
+            });
+        }
+    }
+    Consolidate {
+        relative_dates: relative,
+        duplicate_clusters: duplicate_clusters(i.memories, &index_targets(links)),
+        superseded: superseded(i.memories),
+    }
+}
+
+/// Each memory file the index links, with the lines that link it.
+fn index_targets(links: &[Link]) -> BTreeMap<String, Vec<usize>> {
+    let mut targets: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for l in links {
+        if let Some(t) = l.memory_target() {
+            let v = targets.entry(t.to_string()).or_default();
+            if v.last() != Some(&l.line) {
+                v.push(l.line);
+            }
+        }
+    }
+    targets
+}
+
+fn prune_and_index(i: &PlanInput, caps: Caps) -> PruneAndIndex {
+    let pick = |id: &str| -> Vec<IndexFinding> {
+        i.findings
+            .iter()
+            .filter(|f| f.id == id)
+            .map(|f| IndexFinding {
+                file: f
+                    .path
+                    .as_ref()
+                    .map(|p| p.strip_prefix(i.dir).unwrap_or(p).to_string_lossy().into_owned()),
+                line: f.line,
+                message: f.message.clone(),
+                severity: f.severity,
+            })
+            .collect()
+    };
+    PruneAndIndex {
+        dangling: pick("ML201"),
+        unindexed: pick("ML203"),
+        long_lines: pick("ML204"),
+        caps,
+        near_caps: pick("ML207"),
+        duplicate_targets: pick("ML209"),
+    }
+}

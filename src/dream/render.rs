@@ -1,0 +1,148 @@
+//! The text form of `dream --dry-run` (SPEC §3.11): the gate table, the verdict and
+//! the four phases of the plan, rendered from the report's fields.
+
+use std::fmt::Write;
+
+use super::DryRun;
+use super::gates::GateName;
+use super::plan::{Consolidate, Gather, IndexFinding, Orient, PruneAndIndex};
+use crate::text::group_digits;
+
+/// The whole text report.
+pub fn render_text(d: &DryRun) -> String {
+    let mut s = String::new();
+    gates(&mut s, d);
+    orient(&mut s, &d.plan.orient);
+    gather(&mut s, &d.plan.gather);
+    consolidate(&mut s, &d.plan.consolidate);
+    prune_and_index(&mut s, &d.plan.prune_and_index);
+    s
+}
+
+fn gates(s: &mut String, d: &DryRun) {
+    let _ = write!(s, "auto-dream for {}\ngates:\n", d.memory_dir);
+    for gate in &d.gates {
+        let _ = writeln!(
+            s,
+            "  {:<14} {:<8} {}",
+            gate.gate.as_str(),
+            gate.status.as_str(),
+            gate.detail
+        );
+        if gate.gate == GateName::Sessions {
+            for x in &d.sessions {
+                let m = x.mtime().map_or_else(|| "-".to_string(), |m| m.to_string());
+                let _ = writeln!(s, "      {}  {m}  {}", x.name, x.reason.as_str());
+            }
+        }
+    }
+    let _ = writeln!(s, "verdict: {}", d.verdict.as_str());
+    if let Some(l) = &d.log_line {
+        let _ = writeln!(s, "log: {l}");
+    }
+}
+
+fn orient(s: &mut String, o: &Orient) {
+    let t = &o.by_type;
+    s.push_str("\nPhase 1 — Orient\n");
+    let _ = writeln!(
+        s,
+        "  {} topic files: {} user, {} feedback, {} project, {} reference, {} untyped ({} typed only under metadata:)",
+        o.topic_files, t.user, t.feedback, t.project, t.reference, t.untyped, t.nested_only
+    );
+    let _ = writeln!(
+        s,
+        "  MEMORY.md: {} lines, {} memory links; {} / 200 lines and {} / 25 000 units as loaded",
+        o.index_lines,
+        o.index_links,
+        o.index_line_count,
+        group_digits(o.index_units as i64)
+    );
+    if let (Some(n), Some(old)) = (&o.newest, &o.oldest) {
+        let _ = writeln!(
+            s,
+            "  newest: {} ({}); oldest: {} ({})",
+            n.file, n.mtime, old.file, old.mtime
+        );
+    }
+    match o.last_consolidated_at {
+        Some(t) => {
+            let _ = writeln!(s, "  last consolidated: {t}");
+        }
+        None => s.push_str("  last consolidated: never\n"),
+    }
+}
+
+fn gather(s: &mut String, g: &Gather) {
+    s.push_str("\nPhase 2 — Gather recent signal\n");
+    let _ = writeln!(
+        s,
+        "  sessions since the last consolidation ({}) in {}",
+        g.sessions.len(),
+        g.transcripts_dir.as_deref().unwrap_or("(no project)")
+    );
+    for x in &g.sessions {
+        let mtime = x.mtime.map(|m| m.to_string()).unwrap_or_default();
+        let _ = writeln!(s, "    - {}  {mtime}", x.id.as_deref().unwrap_or(""));
+    }
+    section(s, "missing file citations", &g.missing_citations, |v| {
+        format!("{}:{}: `{}` does not exist", v.file, v.line, v.path)
+    });
+}
+
+fn consolidate(s: &mut String, c: &Consolidate) {
+    s.push_str("\nPhase 3 — Consolidate\n");
+    section(s, "relative dates", &c.relative_dates, |v| {
+        let sug = v
+            .suggestion
+            .as_ref()
+            .map_or_else(|| "write the absolute date".to_string(), |d| format!("→ {d}"));
+        format!("{}:{}:{}: `{}` {sug}", v.file, v.line, v.col, v.phrase)
+    });
+    section(s, "duplicate clusters", &c.duplicate_clusters, |v| {
+        let files = v.files.join(", ");
+        if v.lines.is_empty() {
+            format!("{}: {files}", v.reason)
+        } else {
+            let lines: Vec<String> = v.lines.iter().map(usize::to_string).collect();
+            format!("{}: {files} on MEMORY.md lines {}", v.reason, lines.join(", "))
+        }
+    });
+    section(s, "superseded", &c.superseded, |v| {
+        format!("{}:{}: {}", v.file, v.line, v.detail)
+    });
+}
+
+fn prune_and_index(s: &mut String, p: &PruneAndIndex) {
+    s.push_str("\nPhase 4 — Prune and index\n");
+    let f = |v: &IndexFinding| format!("{}:{}: {}", v.file.as_deref().unwrap_or("-"), v.line, v.message);
+    section(s, "dangling index lines", &p.dangling, f);
+    section(s, "unindexed files", &p.unindexed, f);
+    section(s, "long index lines", &p.long_lines, f);
+    let load = p.caps.load();
+    let truncated = if load.truncated() {
+        format!("; truncated, {} entries dropped", p.caps.dropped_total())
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        s,
+        "  caps: {} / 200 lines, {} / 25 000 units{truncated}",
+        load.line_count,
+        group_digits(load.unit_count as i64)
+    );
+    section(s, "near the caps", &p.near_caps, f);
+    section(s, "duplicate targets", &p.duplicate_targets, f);
+}
+
+/// `  title: none`, or `  title (n):` and one indented line per item.
+fn section<T>(s: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        let _ = writeln!(s, "  {title}: none");
+        return;
+    }
+    let _ = writeln!(s, "  {title} ({}):", items.len());
+    for v in items {
+        let _ = writeln!(s, "    {}", line(v));
+    }
+}
