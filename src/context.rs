@@ -55,7 +55,7 @@ impl Context {
 
 /// Require an explicit dir (`--dir`/`MEMCTL_DIR`) to exist.
 fn ensure_exists(res: Resolution) -> Result<Resolution, Error> {
-    if res.explicit && !res.main_dir.is_dir() {
+    if res.explicit && !res.memdir.main().is_dir() {
         let flag = if res.source == paths::DirSource::DirFlag {
             "--dir"
         } else {
@@ -63,7 +63,7 @@ fn ensure_exists(res: Resolution) -> Result<Resolution, Error> {
         };
         return Err(Error::new(
             Kind::NotFound,
-            format!("memory dir does not exist: {}", paths::with_sep(&res.main_dir)),
+            format!("memory dir does not exist: {}", paths::with_sep(res.memdir.main())),
         )
         .hint(format!(
             "check the path given to {flag}, or run `memctl path` to see the resolved dir"

@@ -89,10 +89,19 @@ impl MemoryDir {
         self.scope == Scope::Main && self.team_dir().is_dir()
     }
 
+    /// For a file `rel` that `team/MEMORY.md` covers while working in the main dir,
+    /// its path below `team/`; `None` for a file the operated-on index covers.
+    pub fn in_team<'r>(&self, rel: &'r str) -> Option<&'r str> {
+        match self.scope {
+            Scope::Main => rel.strip_prefix("team/"),
+            Scope::Team => None,
+        }
+    }
+
     /// The index covering `rel` (relative to [`dir`](Self::dir), `/`-separated).
     pub fn covering(&self, rel: &str) -> Covering {
-        match rel.strip_prefix("team/") {
-            Some(inner) if self.scope == Scope::Main => Covering {
+        match self.in_team(rel) {
+            Some(inner) => Covering {
                 index: self.team_dir().join(INDEX),
                 label: "team/MEMORY.md",
                 local: inner.to_string(),
@@ -107,10 +116,9 @@ impl MemoryDir {
 
     /// The label of the index covering `rel`, without building paths.
     pub fn label_for(&self, rel: &str) -> &'static str {
-        if self.scope == Scope::Main && rel.starts_with("team/") {
-            "team/MEMORY.md"
-        } else {
-            self.index_label()
+        match self.in_team(rel) {
+            Some(_) => "team/MEMORY.md",
+            None => self.index_label(),
         }
     }
 

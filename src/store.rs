@@ -531,6 +531,27 @@ impl Writer {
         write_checked(self.dir.dir(), target, content, None).map(|_| ())
     }
 
+    /// Replace `target` only if it still holds `old` (read when the command
+    /// planned): else `conflict`, and nothing is written. Lines `new` keeps from
+    /// `old` keep their bytes.
+    pub fn replace_expecting(&mut self, target: &Path, old: &[u8], new: &[u8]) -> Result<(), Error> {
+        let current = read_for_update(target)?;
+        let same = current == old || String::from_utf8_lossy(&current).as_bytes() == old;
+        let content = match std::str::from_utf8(new) {
+            Ok(text) => keep_original_bytes(&current, text),
+            Err(_) => new.to_vec(),
+        };
+        let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
+        if same && write_checked_with(self.dir.dir(), target, &content, &unchanged)? {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Conflict,
+            format!("{} changed while memctl was writing it", target.display()),
+        )
+        .hint("another program changed it; run the command again"))
+    }
+
     /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
     pub fn replace_if(&mut self, target: &Path, content: &[u8], expect: Stamp) -> Result<bool, Error> {
         write_checked(self.dir.dir(), target, content, Some(expect))

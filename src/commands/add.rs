@@ -18,14 +18,14 @@ use crate::store::Writer;
 pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let m = gather(args, ctx, out)?;
     let res = ctx.resolve()?;
-    let dir = res.memdir();
+    let dir = &res.memdir;
     let mut writer = if args.dry_run {
         None
     } else {
-        Some(Writer::open(&dir, ctx.now, args.force)?)
+        Some(Writer::open(dir, ctx.now, args.force)?)
     };
     let enabled = (res.enabled.value, res.enabled.lever.as_str());
-    let plan = add::plan(&dir, &m, args.no_index, enabled, ctx.now)?;
+    let plan = add::plan(dir, &m, args.no_index, enabled, ctx.now)?;
     if args.strict && !plan.warnings.is_empty() {
         return Err(Error::new(
             Kind::StrictRefused,

@@ -24,7 +24,7 @@ pub fn run(args: &DreamArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
     let now_ms = ctx.now_ms();
     let min_hours = args.min_hours.unwrap_or(MIN_HOURS);
     let min_sessions = args.min_sessions.map_or(MIN_SESSIONS, |n| n as usize);
-    let info = lock::inspect(&res.main_dir, now_ms);
+    let info = lock::inspect(res.memdir.main(), now_ms);
     if let Some(e) = &info.unreadable {
         out.warn(format!("{} exists but cannot be read ({e})", info.path.display()));
     }
@@ -72,7 +72,7 @@ fn plan(
     last_consolidated_ms: Option<f64>,
     out: &mut Output,
 ) -> dream::Plan {
-    let dir = &res.main_dir;
+    let dir = res.memdir.main();
     let scan = scan::scan(dir);
     let read = |p: &Path| std::fs::read(p).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
     let index_text = read(&dir.join("MEMORY.md")).unwrap_or_default();

@@ -64,7 +64,7 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let draft = draft_dir.join(&base);
     editor::write_draft(&draft, &before.bytes)?;
     let rel = target
-        .strip_prefix(&res.dir)
+        .strip_prefix(res.memdir.dir())
         .unwrap_or(&target)
         .to_string_lossy()
         .into_owned();
@@ -127,7 +127,7 @@ fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &m
     if args.index {
         let index = res.index_path();
         if std::fs::symlink_metadata(&index).is_err() {
-            if res.explicit && !res.main_dir.is_dir() {
+            if res.explicit && !res.memdir.main().is_dir() {
                 return Err(
                     Error::new(Kind::NotFound, format!("memory dir does not exist: {}", res.shown()))
                         .hint("check --dir or MEMCTL_DIR"),
@@ -154,26 +154,26 @@ fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &m
             if !ok {
                 return Err(Error::new(Kind::Usage, "MEMORY.md not created").hint("pass --yes to create it"));
             }
-            let mut writer = Writer::open(&res.memdir(), now, args.force)?;
+            let mut writer = Writer::open(&res.memdir, now, args.force)?;
             match writer.create(&index, b"") {
                 Ok(()) | Err(Error { kind: Kind::Exists, .. }) => {}
                 Err(e) => return Err(e),
             }
         }
-        store::ensure_contained(&res.dir, &index)?;
+        store::ensure_contained(res.memdir.dir(), &index)?;
         return Ok(index);
     }
     let reference = args.reference.as_deref().unwrap_or_default();
     memory::ensure_valid_name(reference, false)?;
-    if res.explicit && !res.main_dir.is_dir() {
+    if res.explicit && !res.memdir.main().is_dir() {
         return Err(
             Error::new(Kind::NotFound, format!("memory dir does not exist: {}", res.shown()))
                 .hint("check --dir or MEMCTL_DIR"),
         );
     }
-    let scan = scan::scan(&res.dir);
+    let scan = scan::scan(res.memdir.dir());
     let m = memory::resolve_ref(reference, &scan.memories, &res.shown())?;
-    store::ensure_contained(&res.dir, &m.path)?;
+    store::ensure_contained(res.memdir.dir(), &m.path)?;
     Ok(m.path.clone())
 }
 
@@ -182,7 +182,7 @@ fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &m
 fn blocking_errors(is_index: bool, res: &Resolution, target: &Path, draft: &Path, before: &[u8]) -> Vec<Finding> {
     let findings = |path: &Path| -> Vec<Finding> {
         let all = if is_index {
-            lint::index_findings(path, &res.dir)
+            lint::index_findings(path, res.memdir.dir())
         } else {
             lint::file_findings(path)
         };
@@ -219,7 +219,7 @@ fn save(
     out: &mut Output,
 ) -> Result<(), Error> {
     let keep = |out: &mut Output| out.warn(format!("not saved; your edit is kept in {}", draft.display()));
-    let mut writer = match Writer::open(&res.memdir(), ctx.now, args.force) {
+    let mut writer = match Writer::open(&res.memdir, ctx.now, args.force) {
         Ok(w) => w,
         Err(e) => {
             keep(out);
@@ -273,7 +273,7 @@ fn finish(
         let text = std::fs::read(target)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
-        let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
+        let label = res.memdir.index_label();
         let c = checked(label.into(), Some(target.to_path_buf()), &text);
         if c.load.truncated() {
             out.warn(format!(

@@ -18,7 +18,7 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         memory::ensure_valid_name(r, false)?;
     }
     let res = ctx.resolve_existing()?;
-    let plan = forget::plan(&res.memdir(), &args.references)?;
+    let plan = forget::plan(&res.memdir, &args.references)?;
     if !args.yes && !args.dry_run && !out.interactive() {
         return Err(Error::new(
             Kind::Usage,

@@ -9,10 +9,11 @@ use anyhow::Result;
 use crate::cli::{LintArgs, LintFormat, MinSeverity};
 use crate::context::Context;
 use crate::error::{Error, Kind};
-use crate::lint::fix::{self, Fix, StoreSink};
+use crate::lint::fix::{self, Fix};
 use crate::lint::{self, Finding, Input, RULES, Report, RuleId, Severity, format};
 use crate::output::Output;
 use crate::paths::Resolution;
+use crate::store::Writer;
 use crate::text::suggestions;
 
 pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
@@ -24,7 +25,7 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     };
     let res = ctx.resolve_existing()?;
     let input = Input {
-        dir: &res.dir,
+        dir: res.memdir.dir(),
         res: &res,
         now_ms: ctx.now_ms(),
         warn_at: args.warn_at,
@@ -107,8 +108,7 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
     let res = input.res;
     let findings = shown.keep(report.findings);
     let scope = fix::Scope {
-        dir: &res.dir,
-        team_scope: !res.team && res.dir.join("team").is_dir(),
+        memdir: &res.memdir,
         preview: args.dry_run,
     };
     if args.dry_run {
@@ -127,8 +127,8 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
     }
     let fixes = {
         // The plan reads the files under the write lock the sink holds.
-        let mut sink = StoreSink::open(&res.dir, &res.main_dir, ctx.now, args.force)?;
-        fix::apply(fix::plan(&scope, &findings), &mut sink)?
+        let mut writer = Writer::open(&res.memdir, ctx.now, args.force)?;
+        fix::apply(fix::plan(&scope, &findings), &mut writer)?
     };
     let again = lint::lint(input);
     Ok(Outcome {

@@ -27,7 +27,7 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     };
     let res = ctx.resolve_existing()?;
     let cap = (!args.all).then_some(MAX_MEMORY_FILES);
-    let (scan, indexed) = scan::scan_with_index(&res.dir, !res.team, cap);
+    let (scan, indexed) = scan::scan_with_index(&res.memdir, cap);
     for p in &scan.problems {
         out.warn(p.message());
     }
@@ -108,7 +108,7 @@ fn write_json(
         shown: ranked.len(),
         cap: MAX_MEMORY_FILES,
         capped: !all && total > MAX_MEMORY_FILES,
-        lossy: res.dir.to_str().is_none(),
+        lossy: res.memdir.dir().to_str().is_none(),
     };
     let mut head = serde_json::to_string_pretty(&head)?;
     head.truncate(head.trim_end_matches(['}', '\n', ' ']).len());
@@ -356,7 +356,16 @@ mod tests {
         let nested = "---\nname: Nested\ndescription: d\nmetadata:\n  type: feedback\n---\n";
         let ms = [mem("user_long.md", &long), mem("feedback_nested.md", nested)];
         let refs: Vec<&Memory> = ms.iter().collect();
-        let out = render_table(&refs, &Indexed::default(), 0.0, 80, false);
+        let out = render_table(
+            &refs,
+            &Indexed::load(&crate::memdir::MemoryDir::open(
+                "/nonexistent",
+                crate::memdir::Scope::Main,
+            )),
+            0.0,
+            80,
+            false,
+        );
         let lines: Vec<&str> = out.lines().collect();
         assert!(lines[0].starts_with(" TYPE "), "{out}");
         assert!(lines[1].contains("user_long.md") && lines[1].ends_with('…'), "{out}");

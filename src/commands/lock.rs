@@ -21,7 +21,7 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if ctx.request.team {
         out.note("--team is ignored: the dream lock lives in the main memory dir");
     }
-    let info = lock::inspect(&res.main_dir, ctx.now_ms());
+    let info = lock::inspect(res.memdir.main(), ctx.now_ms());
     if let Some(e) = &info.unreadable {
         out.warn(format!(
             "{} exists but cannot be read ({e}); Claude Code's acquire would fail",

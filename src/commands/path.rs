@@ -135,9 +135,9 @@ fn explain(res: &Resolution) -> String {
             .unwrap_or_default();
         line("key", format!("{} ({} units{variant})", k.wyhash, k.units));
     }
-    let exists = res.dir.is_dir();
+    let exists = res.memdir.dir().is_dir();
     let count = if exists {
-        format!("exists, {} memory files", scan::scan(&res.dir).memories.len())
+        format!("exists, {} memory files", scan::scan(res.memdir.dir()).memories.len())
     } else {
         "does not exist yet".into()
     };

@@ -40,7 +40,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             .into());
     }
     let res = ctx.resolve_existing()?;
-    let scan = scan::scan(&res.dir);
+    let scan = scan::scan(res.memdir.dir());
     let m = memory::resolve_ref(&args.reference, &scan.memories, &res.shown())?;
     if args.raw {
         let mut f = File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
@@ -48,7 +48,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         return Ok(ExitCode::SUCCESS);
     }
     let doc = Loaded::read(m)?;
-    let indexed = Indexed::load(&res.dir, !res.team);
+    let indexed = Indexed::load(&res.memdir);
     let lines = indexed.lines_for(&m.rel);
     let days = age::age_days(ctx.now_ms(), m.mtime_ms);
     if let Some(note) = window_note(m, &doc) {
@@ -69,12 +69,12 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             body: doc.body_text(),
             freshness_text: age::freshness_text(days),
             recall_header: age::recall_header(days, &m.path.to_string_lossy()),
-            lossy: res.dir.to_str().is_none(),
+            lossy: res.memdir.dir().to_str().is_none(),
         };
         out.emit_json(serde_json::to_value(report)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&header(m, &doc, &lines, days, res.memdir().label_for(&m.rel)))?;
+    out.print(&header(m, &doc, &lines, days, res.memdir.label_for(&m.rel)))?;
     let fresh = age::freshness_text(days);
     if !fresh.is_empty() {
         out.print(&format!("\n{fresh}\n"))?;

@@ -58,12 +58,12 @@ fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checke
             res.enabled.lever
         ));
     }
-    let label = if res.team { "team/MEMORY.md" } else { "MEMORY.md" };
+    let label = res.memdir.index_label();
     let path = res.index_path();
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(Checked::missing(label.into(), path));
     }
-    warn_if_leaving(&path, &res.dir, label, out);
+    warn_if_leaving(&path, res.memdir.dir(), label, out);
     let checked = check::check_file(label.into(), &path, quotes)?;
     if checked.looks_binary() {
         out.warn(format!(

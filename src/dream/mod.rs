@@ -69,7 +69,7 @@ impl DryRun {
     /// dir's entries, the lock and the plan.
     pub fn new(res: &Resolution, gates: Gates, sessions: Vec<Session>, lock: lock::Status, plan: Plan) -> DryRun {
         DryRun {
-            memory_dir: crate::paths::with_sep(&res.main_dir),
+            memory_dir: crate::paths::with_sep(res.memdir.main()),
             transcripts_dir: res.transcripts_dir.clone(),
             gates: gates.gates,
             verdict: gates.verdict,

@@ -39,7 +39,7 @@ fn json_key_line(file: &str, key: &str) -> usize {
 
 pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
     let res = input.res;
-    let info = lock::inspect(&res.main_dir, input.now_ms);
+    let info = lock::inspect(res.memdir.main(), input.now_ms);
     if let Some(m) = info.mtime_ms.filter(|m| *m > input.now_ms) {
         out.push(Finding::file(RuleId::ML301, &info.path, format!("lock mtime {} is in the future; auto-dream waits until it is 24 h in the past: touch the file or delete it", crate::text::iso_ms(m))));
     }

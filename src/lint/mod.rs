@@ -140,7 +140,7 @@ type IndexResult = (usize, Option<index_rules::Targets>);
 pub fn lint(input: &Input) -> Report {
     let mut notes = Vec::new();
     let claude_md = config::claude_md_lines(input.res, &mut notes);
-    let scopes = index_rules::scopes(input.dir, !input.res.team);
+    let scopes = index_rules::scopes(&input.res.memdir);
     // The scan's reader threads read each file whole and check it as they go (one
     // open and read per file; each text is dropped as soon as its findings and
     // links are known); the index rules run on this thread meanwhile.

@@ -22,6 +22,7 @@ use serde_json::Value;
 use serde::Serialize;
 
 use crate::error::{Error, Kind};
+use crate::memdir::{MemoryDir, Scope};
 use enabled::merged_bool;
 use settings::{Settings, Source, State};
 use validate::{join, nfc, normalize};
@@ -39,11 +40,8 @@ pub struct Project {
 /// Everything resolution found out.
 #[derive(Clone, Debug)]
 pub struct Resolution {
-    /// The main memory dir (never the team dir).
-    pub main_dir: PathBuf,
-    /// The dir commands operate on: the team dir under `--team`.
-    pub dir: PathBuf,
-    pub team: bool,
+    /// The memory dir and the scope (main or team) commands operate in.
+    pub memdir: MemoryDir,
     pub source: DirSource,
     /// Named by `--dir`/`MEMCTL_DIR` (must exist).
     pub explicit: bool,
@@ -95,22 +93,12 @@ pub fn with_sep(p: &Path) -> String {
 }
 
 impl Resolution {
-    /// The memory dir and scope the command works in.
-    pub fn memdir(&self) -> crate::memdir::MemoryDir {
-        let scope = if self.team {
-            crate::memdir::Scope::Team
-        } else {
-            crate::memdir::Scope::Main
-        };
-        crate::memdir::MemoryDir::open(self.main_dir.clone(), scope)
-    }
-
     pub fn team_dir(&self) -> PathBuf {
-        self.main_dir.join("team")
+        self.memdir.team_dir()
     }
 
     pub fn index_path(&self) -> PathBuf {
-        self.dir.join("MEMORY.md")
+        self.memdir.index_path()
     }
 
     /// The `path --json` document.
@@ -121,7 +109,7 @@ impl Resolution {
             index_path: self.index_path().to_string_lossy().into_owned(),
             team_dir: with_sep(&self.team_dir()),
             transcripts_dir: self.transcripts_dir.as_deref(),
-            exists: self.dir.is_dir(),
+            exists: self.memdir.dir().is_dir(),
             source: self.source,
             project_root: p.map(|p| p.root.as_str()),
             git_root: p.and_then(|p| p.git_root.as_deref()),
@@ -140,13 +128,13 @@ impl Resolution {
             enabled: &self.enabled,
             auto_dream: &self.auto_dream,
             steps: &self.steps,
-            lossy: self.dir.to_str().is_none(),
+            lossy: self.memdir.dir().to_str().is_none(),
         }
     }
 
     /// The dir for display, with its trailing separator.
     pub fn shown(&self) -> String {
-        with_sep(&self.dir)
+        self.memdir.shown()
     }
 }
 
@@ -291,15 +279,9 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
             detail: Some("Claude Code ignores autoMemoryDirectory in project settings".into()),
         });
     }
-    let dir = if req.team {
-        main_dir.join("team")
-    } else {
-        main_dir.clone()
-    };
+    let scope = if req.team { Scope::Team } else { Scope::Main };
     Ok(Resolution {
-        main_dir,
-        dir,
-        team: req.team,
+        memdir: MemoryDir::open(main_dir, scope),
         source,
         explicit: explicit_source.is_some(),
         project,

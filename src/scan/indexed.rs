@@ -2,16 +2,18 @@
 //! (see [`super::scan_with_index`]): compact link tables, looked up by relative path.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::index;
+use crate::memdir::{INDEX, MemoryDir, Scope};
 
 /// Which index lines link each memory file: the dir's `MEMORY.md`, and for files
 /// under `team/` (when scanning the main dir) `team/MEMORY.md`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Indexed {
     main: LinkTable,
     team: Option<LinkTable>,
+    memdir: MemoryDir,
 }
 
 /// An index's memory links, compact: (hash, length, line) of each target, sorted.
@@ -51,21 +53,24 @@ impl LinkTable {
 }
 
 impl Indexed {
-    /// Load the indexes of `dir`; `team_subindex` when `dir` is the main memdir.
-    pub fn load(dir: &Path, team_subindex: bool) -> Indexed {
+    /// Load the indexes that cover the files of `memdir`.
+    pub fn load(memdir: &MemoryDir) -> Indexed {
         let read = |p: PathBuf| fs::read(p).ok().map(|b| LinkTable::build(&String::from_utf8_lossy(&b)));
-        let main = read(dir.join("MEMORY.md")).unwrap_or_default();
-        let team = if team_subindex {
-            read(dir.join("team").join("MEMORY.md"))
-        } else {
-            None
+        let main = read(memdir.index_path()).unwrap_or_default();
+        let team = match memdir.scope() {
+            Scope::Main => read(memdir.team_dir().join(INDEX)),
+            Scope::Team => None,
         };
-        Indexed { main, team }
+        Indexed {
+            main,
+            team,
+            memdir: memdir.clone(),
+        }
     }
 
     /// The index lines (1-based) linking `rel`.
     pub fn lines_for(&self, rel: &str) -> Vec<usize> {
-        match rel.strip_prefix("team/") {
+        match self.memdir.in_team(rel) {
             Some(inner) => self.team.as_ref().map_or_else(Vec::new, |t| t.lines(inner)),
             None => self.main.lines(rel),
         }

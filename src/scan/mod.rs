@@ -119,8 +119,8 @@ impl Scan {
 /// Scan `dir` and load its indexes: the main thread reads the index while the
 /// reader threads are still reading topic files. With `cap`, only the newest `cap`
 /// memories are kept (every file is still read and counted in `total`).
-pub fn scan_with_index(dir: &Path, team_subindex: bool, cap: Option<usize>) -> (Scan, Indexed) {
-    scan_with(dir, cap, || Indexed::load(dir, team_subindex))
+pub fn scan_with_index(memdir: &crate::memdir::MemoryDir, cap: Option<usize>) -> (Scan, Indexed) {
+    scan_with(memdir.dir(), cap, || Indexed::load(memdir))
 }
 
 /// Scan `dir`. A missing dir gives an empty scan.

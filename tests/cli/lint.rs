@@ -728,7 +728,7 @@ fn fix_moves_stale_temp_files_to_the_trash() {
     let _run = env.args(["lint", "--fix", "--rule", "ML132"]).run().success();
     assert!(!tmp.exists());
     assert_eq!(
-        fs::read_to_string(d.join(".trash/20260310T120000Z").join(&name)).unwrap(),
+        fs::read_to_string(d.join(".trash/20260310T120000Z").join(format!("{name}.deleted"))).unwrap(),
         "partial"
     );
 }

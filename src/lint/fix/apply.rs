@@ -1,19 +1,18 @@
-//! Writing a [`FixPlan`]: every write goes through a [`Sink`], so the plan does not
-//! care which store takes it ([`StoreSink`] is today's `store` functions).
+//! Writing a [`FixPlan`]: every write goes through a [`Sink`] — the one [`Writer`]
+//! in a real run, a log in the tests.
 
 use std::path::Path;
 
-use chrono::{DateTime, Utc};
-
 use crate::error::Error;
-use crate::store;
+use crate::store::Writer;
 
 use super::{Action, Fix, FixPlan};
 
 /// Where `lint --fix` writes.
 pub trait Sink {
-    /// Replace (or create) the file at `path` with `content`, atomically.
-    fn replace(&mut self, path: &Path, content: &[u8]) -> Result<(), Error>;
+    /// Replace (or create) the file at `path`, which read `old` when the plan was
+    /// made, with `new`, atomically.
+    fn replace(&mut self, path: &Path, old: &str, new: &str) -> Result<(), Error>;
     /// Move the entry at `path` (`rel` in the memory dir) into the trash.
     fn trash(&mut self, path: &Path, rel: &str) -> Result<(), Error>;
 }
@@ -23,7 +22,7 @@ pub fn apply(plan: FixPlan, sink: &mut impl Sink) -> Result<Vec<Fix>, Error> {
     let mut out = Vec::with_capacity(plan.fixes.len());
     for f in plan.fixes {
         let applied = match &f.action {
-            Action::Replace { path, new, .. } => sink.replace(path, new.as_bytes()).map(|()| true)?,
+            Action::Replace { path, old, new } => sink.replace(path, old, new).map(|()| true)?,
             Action::Trash { path } => sink.trash(path, &f.rel).map(|()| true)?,
             Action::Skip(_) => false,
         };
@@ -32,32 +31,16 @@ pub fn apply(plan: FixPlan, sink: &mut impl Sink) -> Result<Vec<Fix>, Error> {
     Ok(out)
 }
 
-/// The memory dir through `store`: holds the write lock while it lives.
-pub struct StoreSink<'a> {
-    dir: &'a Path,
-    now: DateTime<Utc>,
-    _lock: store::WriteLock,
-}
-
-impl<'a> StoreSink<'a> {
-    /// Take the write lock of `main_dir`, then refuse a live auto-dream unless
-    /// `force` (SPEC §3.9.4); writes go into `dir`.
-    pub fn open(dir: &'a Path, main_dir: &Path, now: DateTime<Utc>, force: bool) -> Result<StoreSink<'a>, Error> {
-        let lock = store::lock(main_dir)?;
-        store::ensure_no_dream(main_dir, now, force)?;
-        Ok(StoreSink { dir, now, _lock: lock })
-    }
-}
-
-impl Sink for StoreSink<'_> {
-    fn replace(&mut self, path: &Path, content: &[u8]) -> Result<(), Error> {
-        store::write_atomic(self.dir, path, content)
+/// The memory dir through the one [`Writer`]: the plan was made under its lock, and
+/// each replace still checks that the file holds what the plan read.
+impl Sink for Writer {
+    fn replace(&mut self, path: &Path, old: &str, new: &str) -> Result<(), Error> {
+        self.replace_expecting(path, old.as_bytes(), new.as_bytes())
     }
 
     fn trash(&mut self, path: &Path, rel: &str) -> Result<(), Error> {
-        // A trash dir of its own for each move, as memctl has always done.
-        let trash = store::trash_dir(self.dir, self.now)?;
-        store::move_entry(self.dir, path, &trash.join(rel))
+        let trash = self.trash_dir()?;
+        Writer::trash(self, &trash, rel, path).map(|_| ())
     }
 }
 
@@ -74,7 +57,8 @@ mod tests {
     struct Log(Vec<String>);
 
     impl Sink for Log {
-        fn replace(&mut self, path: &Path, content: &[u8]) -> Result<(), Error> {
+        fn replace(&mut self, path: &Path, _old: &str, content: &str) -> Result<(), Error> {
+            let content = content.as_bytes();
             self.0.push(format!(
                 "replace {} {}",
                 path.display(),

@@ -18,16 +18,15 @@ use crate::scan;
 use crate::yaml::Value;
 
 use super::{Finding, RuleId};
+use crate::memdir::MemoryDir;
 
-pub use apply::{Sink, StoreSink, apply};
+pub use apply::{Sink, apply};
 pub use rewrite::{move_block_to_top, requote};
 
 /// Where the fixes apply.
 pub struct Scope<'a> {
-    /// The linted dir (the team dir under `--team`).
-    pub dir: &'a Path,
-    /// Files under `team/` belong to `team/MEMORY.md` (linting the main dir).
-    pub team_scope: bool,
+    /// The linted memory dir and scope; it says which index covers each file.
+    pub memdir: &'a MemoryDir,
     /// Planning for `--dry-run`: see [`plan`].
     pub preview: bool,
 }
@@ -53,7 +52,7 @@ pub struct PlannedFix {
 pub enum Action {
     /// Replace the file at `path`, read as `old`, with `new`.
     Replace { path: PathBuf, old: String, new: String },
-    /// Move the entry at `path` into `.trash/<stamp>/<rel>`.
+    /// Move the entry at `path` into `.trash/<stamp>/<rel>.deleted`.
     Trash { path: PathBuf },
     /// Not fixed, and why.
     Skip(String),
@@ -80,7 +79,7 @@ impl PlannedFix {
     fn skip(id: RuleId, scope: &Scope, path: &Path, why: &str) -> PlannedFix {
         PlannedFix {
             id,
-            rel: rel_of(scope.dir, path),
+            rel: rel_of(scope.memdir.dir(), path),
             action: Action::Skip(why.into()),
             resolves: Vec::new(),
         }
@@ -109,7 +108,7 @@ impl FixPlan {
         let stamp = now.format("%Y%m%dT%H%M%SZ");
         let shown = |f: &PlannedFix| match &f.action {
             Action::Replace { old, new, .. } => Some(crate::diff::unified(&f.rel, old, new)),
-            Action::Trash { .. } => Some(format!("moved: {} -> .trash/{stamp}/{}", f.rel, f.rel)),
+            Action::Trash { .. } => Some(format!("moved: {} -> .trash/{stamp}/{}.deleted", f.rel, f.rel)),
             Action::Skip(_) => None,
         };
         self.fixes.iter().map(|f| f.outcome(false, shown(f))).collect()
@@ -156,7 +155,7 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
         if let Some(p) = &f.path {
             fixes.push(PlannedFix {
                 id: RuleId::ML132,
-                rel: rel_of(scope.dir, p),
+                rel: rel_of(scope.memdir.dir(), p),
                 action: Action::Trash { path: p.clone() },
                 resolves: vec![p.clone()],
             });
@@ -188,7 +187,7 @@ fn frontmatter_fix(scope: &Scope, id: RuleId, path: &Path) -> PlannedFix {
     match new {
         Some(new) => PlannedFix {
             id,
-            rel: rel_of(scope.dir, path),
+            rel: rel_of(scope.memdir.dir(), path),
             action: Action::Replace {
                 path: path.to_path_buf(),
                 old: text,
@@ -211,12 +210,9 @@ fn frontmatter_fix(scope: &Scope, id: RuleId, path: &Path) -> PlannedFix {
 fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>) -> Vec<PlannedFix> {
     let mut by_index: BTreeMap<PathBuf, Vec<(String, &Path)>> = BTreeMap::new();
     for p in files {
-        let rel = rel_of(scope.dir, p);
-        let (index, local) = match rel.strip_prefix("team/") {
-            Some(inner) if scope.team_scope => (scope.dir.join("team/MEMORY.md"), inner.to_string()),
-            _ => (scope.dir.join("MEMORY.md"), rel.clone()),
-        };
-        by_index.entry(index).or_default().push((local, p));
+        let rel = rel_of(scope.memdir.dir(), p);
+        let c = scope.memdir.covering(&rel);
+        by_index.entry(c.index).or_default().push((c.local, p));
     }
     let mut out = Vec::new();
     for (index_path, entries) in by_index {
@@ -242,7 +238,7 @@ fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>)
         if !added.is_empty() {
             out.push(PlannedFix {
                 id: RuleId::ML203,
-                rel: rel_of(scope.dir, &index_path),
+                rel: rel_of(scope.memdir.dir(), &index_path),
                 action: Action::Replace {
                     path: index_path,
                     old,

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::memdir::{INDEX, MemoryDir, TEAM};
+
 /// An index file and the topic files it is expected to link.
 pub struct Scope {
     pub index: PathBuf,
@@ -48,20 +50,21 @@ impl Scope {
 }
 
 /// The index files lint checks: the dir's `MEMORY.md`, and `team/MEMORY.md` when
-/// linting the main dir.
-pub fn scopes(dir: &Path, with_team: bool) -> Vec<Scope> {
-    let team = with_team && dir.join("team").is_dir();
+/// linting the main dir with a team dir present.
+pub fn scopes(memdir: &MemoryDir) -> Vec<Scope> {
+    let team = memdir.covers_team();
+    let dir = memdir.dir();
     let mut out = vec![Scope {
-        index: dir.join("MEMORY.md"),
+        index: memdir.index_path(),
         base: dir.to_path_buf(),
         prefix: String::new(),
         exclude_team: team,
     }];
     if team {
         out.push(Scope {
-            index: dir.join("team").join("MEMORY.md"),
-            base: dir.join("team"),
-            prefix: "team".into(),
+            index: memdir.team_dir().join(INDEX),
+            base: memdir.team_dir(),
+            prefix: TEAM.into(),
             exclude_team: false,
         });
     }
