@@ -10,7 +10,7 @@ use crate::cli::EditArgs;
 use crate::context::Context;
 use crate::editor;
 use crate::error::{Error, Kind};
-use crate::lint::{self, Finding, Severity};
+use crate::lint::{self, Finding, RuleId, Severity};
 use crate::memory;
 use crate::output::Output;
 use crate::paths::Resolution;
@@ -187,7 +187,7 @@ fn blocking_errors(is_index: bool, res: &Resolution, target: &Path, draft: &Path
             lint::file_findings(path)
         };
         all.into_iter()
-            .filter(|f| f.severity == Severity::Error && f.id != "ML205" && f.id != "ML206")
+            .filter(|f| f.severity == Severity::Error && f.id != RuleId::ML205 && f.id != RuleId::ML206)
             .collect()
     };
     let old_dir = match editor::draft_dir("memctl-orig") {

@@ -13,6 +13,7 @@ use super::citations::citations;
 use super::duplicates::{Cluster, Superseded, duplicate_clusters, superseded};
 use crate::dates;
 use crate::index::{self, Link};
+use crate::lint::RuleId;
 use crate::lint::{Finding, Severity};
 use crate::memory::{Memory, MemoryType};
 use crate::sessions::Session;
@@ -291,7 +292,7 @@ fn index_targets(links: &[Link]) -> BTreeMap<String, Vec<usize>> {
 }
 
 fn prune_and_index(i: &PlanInput, caps: Caps) -> PruneAndIndex {
-    let pick = |id: &str| -> Vec<IndexFinding> {
+    let pick = |id: RuleId| -> Vec<IndexFinding> {
         i.findings
             .iter()
             .filter(|f| f.id == id)
@@ -307,11 +308,11 @@ fn prune_and_index(i: &PlanInput, caps: Caps) -> PruneAndIndex {
             .collect()
     };
     PruneAndIndex {
-        dangling: pick("ML201"),
-        unindexed: pick("ML203"),
-        long_lines: pick("ML204"),
+        dangling: pick(RuleId::ML201),
+        unindexed: pick(RuleId::ML203),
+        long_lines: pick(RuleId::ML204),
         caps,
-        near_caps: pick("ML207"),
-        duplicate_targets: pick("ML209"),
+        near_caps: pick(RuleId::ML207),
+        duplicate_targets: pick(RuleId::ML209),
     }
 }

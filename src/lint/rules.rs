@@ -145,22 +145,6 @@ impl Serialize for RuleId {
     }
 }
 
-// Bridges for callers that still compare ids with string literals
-// (commands/edit.rs, commands/dream.rs); remove them once those use `RuleId`.
-impl PartialEq<&str> for RuleId {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl std::ops::Deref for RuleId {
-    type Target = &'static str;
-
-    fn deref(&self) -> &&'static str {
-        &IDS[*self as usize]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +167,5 @@ mod tests {
     fn ids_serialize_to_their_strings() {
         assert_eq!(serde_json::to_string(&RuleId::ML203).unwrap(), "\"ML203\"");
         assert_eq!(RuleId::ML205.to_string(), "ML205");
-        assert!(RuleId::ML205 == "ML205");
     }
 }
