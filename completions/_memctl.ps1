@@ -58,7 +58,9 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;list' {
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: table, or json with --json]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: table, or json with --json]')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
@@ -94,16 +96,19 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;lint' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text, or json with --json]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text, or json with --json]')
-            [CompletionResult]::new('--rule', '--rule', [CompletionResultType]::ParameterName, 'Run only this rule (repeatable)')
-            [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Skip this rule (repeatable)')
+            [CompletionResult]::new('--rule', '--rule', [CompletionResultType]::ParameterName, 'Run only this rule: an id in any case or a rule name (repeatable or comma-separated)')
+            [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Skip this rule: an id in any case or a rule name (repeatable or comma-separated)')
             [CompletionResult]::new('--min-severity', '--min-severity', [CompletionResultType]::ParameterName, 'Hide findings below this severity')
             [CompletionResult]::new('--warn-at', '--warn-at', [CompletionResultType]::ParameterName, 'ML207 threshold: warn when lines or units reach PERCENT of a cap')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--list-rules', '--list-rules', [CompletionResultType]::ParameterName, 'Print the rule table (id, name, severity, fixable, what Claude Code does) and exit')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Warnings also cause exit status 1')
             [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --fix: write even while a live auto-dream holds the lock')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
@@ -113,6 +118,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;add' {
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Memory type: user, feedback, project or reference')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Memory type: user, feedback, project or reference')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name (one line, 1–100 characters)')
             [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'One-line description, the manifest''s hook (1–500 characters)')
@@ -129,6 +135,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--edit', '--edit', [CompletionResultType]::ParameterName, 'Compose the content in the editor')
             [CompletionResult]::new('--no-index', '--no-index', [CompletionResultType]::ParameterName, 'Do not touch MEMORY.md')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Refuse to write when there is any warning')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Print the file and the index diff; write nothing')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the file and the index diff; write nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Write even while a live auto-dream holds the lock')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
@@ -143,6 +150,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show what would be moved and the index diff; change nothing')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would be moved and the index diff; change nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Write even while a live auto-dream holds the lock')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
@@ -206,7 +214,9 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the gates and the plan; change nothing')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show the gates and the plan; change nothing (the default, and the only mode)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the gates and the plan; change nothing (the default, and the only mode)')
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Consolidate now: memctl cannot (it needs a model), and says what to do instead')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

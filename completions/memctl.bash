@@ -136,13 +136,17 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__add)
-            opts="-h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --force --dir --project --team --json --color --help"
+            opts="-t -n -h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --force --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -219,7 +223,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__dream)
-            opts="-h --dry-run --min-hours --min-sessions --current-session --dir --project --team --json --color --help"
+            opts="-n -h --dry-run --run --min-hours --min-sessions --current-session --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,7 +299,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__forget)
-            opts="-y -h --yes --dry-run --force --dir --project --team --json --color --help"
+            opts="-y -n -h --yes --dry-run --force --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -509,13 +513,17 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lint)
-            opts="-h --format --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --help"
+            opts="-f -n -h --format --list-rules --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
+                    COMPREPLY=($(compgen -W "text json sarif github" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
                     COMPREPLY=($(compgen -W "text json sarif github" -- "${cur}"))
                     return 0
                     ;;
@@ -561,7 +569,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__list)
-            opts="-h --type --format --all --dir --project --team --json --color --help"
+            opts="-t -f -h --type --format --all --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -571,7 +579,15 @@ _memctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
+                    COMPREPLY=($(compgen -W "table manifest json paths" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
                     COMPREPLY=($(compgen -W "table manifest json paths" -- "${cur}"))
                     return 0
                     ;;

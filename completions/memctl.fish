@@ -56,8 +56,8 @@ complete -c memctl -n "__fish_memctl_using_subcommand path" -l explain -d 'Expla
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memctl -n "__fish_memctl_using_subcommand list" -l type -d 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)' -r
-complete -c memctl -n "__fish_memctl_using_subcommand list" -l format -d 'Output format [default: table, or json with --json]' -r -f -a "table\t'A table on a terminal, tab-separated records otherwise'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -s t -l type -d 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand list" -s f -l format -d 'Output format [default: table, or json with --json]' -r -f -a "table\t'A table on a terminal, tab-separated records otherwise'
 manifest\t'Exactly the manifest Claude Code shows the model'
 json\t'One JSON document'
 paths\t'One absolute path per line'"
@@ -89,12 +89,12 @@ complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l print-l
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memctl -n "__fish_memctl_using_subcommand lint" -l format -d 'Output format [default: text, or json with --json]' -r -f -a "text\t'One line per finding, and a summary on stderr'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -s f -l format -d 'Output format [default: text, or json with --json]' -r -f -a "text\t'One line per finding, and a summary on stderr'
 json\t'One JSON document'
 sarif\t'SARIF 2.1.0, for code-scanning tools'
 github\t'GitHub Actions workflow commands'"
-complete -c memctl -n "__fish_memctl_using_subcommand lint" -l rule -d 'Run only this rule (repeatable)' -r
-complete -c memctl -n "__fish_memctl_using_subcommand lint" -l disable -d 'Skip this rule (repeatable)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l rule -d 'Run only this rule: an id in any case or a rule name (repeatable or comma-separated)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l disable -d 'Skip this rule: an id in any case or a rule name (repeatable or comma-separated)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l min-severity -d 'Hide findings below this severity' -r -f -a "error\t''
 warning\t''
 info\t''"
@@ -104,14 +104,15 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -l project -d 'Resol
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l list-rules -d 'Print the rule table (id, name, severity, fixable, what Claude Code does) and exit'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l strict -d 'Warnings also cause exit status 1'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l fix -d 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
-complete -c memctl -n "__fish_memctl_using_subcommand lint" -l dry-run -d 'With --fix: print unified diffs and write nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -s n -l dry-run -d 'With --fix: print unified diffs and write nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l force -d 'With --fix: write even while a live auto-dream holds the lock'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memctl -n "__fish_memctl_using_subcommand add" -l type -d 'Memory type: user, feedback, project or reference' -r
+complete -c memctl -n "__fish_memctl_using_subcommand add" -s t -l type -d 'Memory type: user, feedback, project or reference' -r
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l name -d 'Name (one line, 1–100 characters)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l description -d 'One-line description, the manifest\'s hook (1–500 characters)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l body -d 'The memory\'s content' -r
@@ -129,7 +130,7 @@ never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l edit -d 'Compose the content in the editor'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l no-index -d 'Do not touch MEMORY.md'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l strict -d 'Refuse to write when there is any warning'
-complete -c memctl -n "__fish_memctl_using_subcommand add" -l dry-run -d 'Print the file and the index diff; write nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -s n -l dry-run -d 'Print the file and the index diff; write nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l force -d 'Write even while a live auto-dream holds the lock'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
@@ -140,7 +141,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand forget" -l color -d 'When 
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
-complete -c memctl -n "__fish_memctl_using_subcommand forget" -l dry-run -d 'Show what would be moved and the index diff; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -s n -l dry-run -d 'Show what would be moved and the index diff; change nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l force -d 'Write even while a live auto-dream holds the lock'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
@@ -185,7 +186,8 @@ complete -c memctl -n "__fish_memctl_using_subcommand dream" -l project -d 'Reso
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
-complete -c memctl -n "__fish_memctl_using_subcommand dream" -l dry-run -d 'Show the gates and the plan; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand dream" -s n -l dry-run -d 'Show the gates and the plan; change nothing (the default, and the only mode)'
+complete -c memctl -n "__fish_memctl_using_subcommand dream" -l run -d 'Consolidate now: memctl cannot (it needs a model), and says what to do instead'
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -91,7 +91,8 @@ pub enum Command {
     Lock(LockArgs),
     /// Preview auto-dream: whether it would run now, and a consolidation plan
     ///
-    /// Only --dry-run exists: consolidating needs a model; memctl shows the plan.
+    /// `memctl dream` alone shows the dry run; consolidating needs a model, so the dry
+    /// run is all memctl does.
     Dream(DreamArgs),
 }
 
@@ -130,11 +131,11 @@ pub enum ListFormat {
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Only these types: user, feedback, project, reference, none (repeatable or comma-separated)
-    #[arg(long = "type", value_name = "T", value_delimiter = ',')]
+    #[arg(long = "type", short = 't', value_name = "T", value_delimiter = ',')]
     pub types: Vec<String>,
 
     /// Output format [default: table, or json with --json]
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, short = 'f', value_enum, value_name = "FORMAT")]
     pub format: Option<ListFormat>,
 
     /// Lift Claude Code's 200-file cap
@@ -192,8 +193,12 @@ pub enum MinSeverity {
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Output format [default: text, or json with --json]
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, short = 'f', value_enum, value_name = "FORMAT")]
     pub format: Option<LintFormat>,
+
+    /// Print the rule table (id, name, severity, fixable, what Claude Code does) and exit
+    #[arg(long, conflicts_with_all = ["fix", "rules", "disable"])]
+    pub list_rules: bool,
 
     /// Warnings also cause exit status 1
     #[arg(long)]
@@ -204,15 +209,15 @@ pub struct LintArgs {
     pub fix: bool,
 
     /// With --fix: print unified diffs and write nothing
-    #[arg(long, requires = "fix")]
+    #[arg(long, short = 'n', requires = "fix")]
     pub dry_run: bool,
 
-    /// Run only this rule (repeatable)
-    #[arg(long = "rule", value_name = "ID")]
+    /// Run only this rule: an id in any case or a rule name (repeatable or comma-separated)
+    #[arg(long = "rule", value_name = "ID", value_delimiter = ',')]
     pub rules: Vec<String>,
 
-    /// Skip this rule (repeatable)
-    #[arg(long = "disable", value_name = "ID")]
+    /// Skip this rule: an id in any case or a rule name (repeatable or comma-separated)
+    #[arg(long = "disable", value_name = "ID", value_delimiter = ',')]
     pub disable: Vec<String>,
 
     /// Hide findings below this severity
@@ -231,7 +236,7 @@ pub struct LintArgs {
 #[derive(Debug, Args)]
 pub struct AddArgs {
     /// Memory type: user, feedback, project or reference
-    #[arg(long = "type", value_name = "T")]
+    #[arg(long = "type", short = 't', value_name = "T")]
     pub memory_type: Option<String>,
 
     /// Name (one line, 1–100 characters)
@@ -283,7 +288,7 @@ pub struct AddArgs {
     pub strict: bool,
 
     /// Print the file and the index diff; write nothing
-    #[arg(long)]
+    #[arg(long, short = 'n')]
     pub dry_run: bool,
 
     /// Write even while a live auto-dream holds the lock
@@ -302,7 +307,7 @@ pub struct ForgetArgs {
     pub yes: bool,
 
     /// Show what would be moved and the index diff; change nothing
-    #[arg(long)]
+    #[arg(long, short = 'n')]
     pub dry_run: bool,
 
     /// Write even while a live auto-dream holds the lock
@@ -335,8 +340,9 @@ pub struct EditArgs {
 
 #[derive(Debug, Args)]
 pub struct LockArgs {
+    /// What to do with the lock [default: status]
     #[command(subcommand)]
-    pub command: LockCommand,
+    pub command: Option<LockCommand>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -347,9 +353,13 @@ pub enum LockCommand {
 
 #[derive(Debug, Args)]
 pub struct DreamArgs {
-    /// Show the gates and the plan; change nothing
-    #[arg(long)]
+    /// Show the gates and the plan; change nothing (the default, and the only mode)
+    #[arg(long, short = 'n', conflicts_with = "run")]
     pub dry_run: bool,
+
+    /// Consolidate now: memctl cannot (it needs a model), and says what to do instead
+    #[arg(long)]
+    pub run: bool,
 
     /// What-if threshold for the time gate, in hours [default: 24]
     #[arg(long, value_name = "H", value_parser = crate::text::parse_positive)]

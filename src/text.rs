@@ -388,7 +388,8 @@ mod tests {
 
 /// A `--warn-at` percentage: a decimal number in (0, 100].
 pub fn parse_percent(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
+    let t = s.trim();
+    match t.strip_suffix('%').unwrap_or(t).trim_end().parse::<f64>() {
         Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
         _ => Err(format!("`{s}` is not a percentage in (0, 100]")),
     }
@@ -420,6 +421,8 @@ mod percent_tests {
     fn percent_range() {
         assert_eq!(parse_percent("90"), Ok(90.0));
         assert_eq!(parse_percent("100"), Ok(100.0));
+        assert_eq!(parse_percent("90%"), Ok(90.0));
+        assert!(parse_percent("%").is_err());
         assert_eq!(parse_percent("0.5"), Ok(0.5));
         assert!(parse_percent("0").is_err());
         assert!(parse_percent("100.1").is_err());

@@ -57,11 +57,11 @@ pub fn run(args: &DreamArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
 }
 
 fn ensure_dry_run(args: &DreamArgs) -> Result<(), Error> {
-    if args.dry_run {
+    if !args.run {
         return Ok(());
     }
-    Err(Error::new(Kind::Unsupported, "memctl cannot consolidate memories: merging and rewriting them needs a model.")
-        .hint("run `memctl dream --dry-run` for the plan, `memctl lint --fix` for the mechanical fixes, or let Claude Code's auto-dream run"))
+    Err(Error::new(Kind::Unsupported, "cannot consolidate memories: merging and rewriting them needs a model")
+        .hint("run `memctl dream` for the plan, `memctl lint --fix` for the mechanical fixes, or let Claude Code's auto-dream run"))
 }
 
 /// Read what the plan needs from the main memory dir, then build it.

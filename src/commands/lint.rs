@@ -17,6 +17,9 @@ use crate::store::Writer;
 use crate::text::suggestions;
 
 pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if args.list_rules {
+        return list_rules(out);
+    }
     let shown = Shown::from_args(args)?;
     let format = if out.json {
         LintFormat::Json
@@ -54,14 +57,57 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     })
 }
 
+/// `--list-rules`: the rule table, one rule per line (a JSON array with `--json`).
+fn list_rules(out: &mut Output) -> Result<ExitCode> {
+    #[derive(serde::Serialize)]
+    struct Row {
+        id: RuleId,
+        name: &'static str,
+        severity: Severity,
+        fixable: bool,
+        consequence: &'static str,
+    }
+    let rows: Vec<Row> = RULES
+        .iter()
+        .map(|r| Row {
+            id: r.id,
+            name: r.name,
+            severity: r.severity,
+            fixable: r.fixable,
+            consequence: r.consequence,
+        })
+        .collect();
+    if out.json {
+        #[derive(serde::Serialize)]
+        struct Doc {
+            rules: Vec<Row>,
+        }
+        out.emit_json(serde_json::to_value(Doc { rules: rows })?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    let mut text = String::new();
+    for r in &rows {
+        let fix = if r.fixable { "fix" } else { "-" };
+        let sev = r.severity.as_str();
+        text.push_str(&format!(
+            "{}  {:<width$}  {sev:<7}  {fix:<3}  {}\n",
+            r.id, r.name, r.consequence
+        ));
+    }
+    out.print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The rule ids given to `flag`; an unknown one is a `usage` error.
 fn parse_rule_ids(ids: &[String], flag: &str) -> Result<Vec<RuleId>, Error> {
     ids.iter()
+        .filter(|id| !id.trim().is_empty())
         .map(|id| {
-            RuleId::parse(id).ok_or_else(|| {
+            RuleId::lookup(id).ok_or_else(|| {
                 let near = suggestions(id, RULES.iter().map(|r| r.id.as_str()));
                 let hint = near.first().map_or_else(
-                    || "rule ids look like ML101; see the README's rule list".to_string(),
+                    || "rule ids look like ML101 (or a rule name); `memctl lint --list-rules` lists them".to_string(),
                     |n| format!("did you mean `{n}`?"),
                 );
                 Error::new(Kind::Usage, format!("unknown rule `{id}` given to {flag}")).hint(hint)

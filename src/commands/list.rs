@@ -19,7 +19,7 @@ use crate::text::{iso_ms, suggestions};
 type TypeFilter = Option<MemoryType>;
 
 pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    let filters = parse_types(&args.types)?;
+    let filters = parse_types(&args.types, out)?;
     let format = if out.json {
         ListFormat::Json
     } else {
@@ -173,26 +173,36 @@ fn write_json(
     Ok(())
 }
 
-fn parse_types(raw: &[String]) -> Result<Vec<TypeFilter>, Error> {
+/// `--type` values: exact, or in any case when exactly one type matches (with a
+/// note naming it, SPEC §3.13).
+fn parse_types(raw: &[String], out: &mut Output) -> Result<Vec<TypeFilter>, Error> {
     const NAMES: [&str; 5] = ["user", "feedback", "project", "reference", "none"];
-    raw.iter()
-        .filter(|t| !t.is_empty())
-        .map(|t| match t.as_str() {
-            "none" => Ok(None),
-            other => MemoryType::parse(other).map(Some).ok_or_else(|| {
-                let near = suggestions(other, NAMES);
+    let mut filters = Vec::new();
+    for t in raw.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        let exact = NAMES.iter().find(|n| **n == t);
+        let name = match exact.or_else(|| NAMES.iter().find(|n| n.eq_ignore_ascii_case(t))) {
+            Some(n) => {
+                if exact.is_none() {
+                    out.note(format!("--type `{t}` read as `{n}`"));
+                }
+                *n
+            }
+            None => {
+                let near = suggestions(t, NAMES);
                 let hint = match near.first() {
-                    Some(n) => format!("types are case-sensitive: did you mean `{n}`?"),
+                    Some(n) => format!("did you mean `{n}`?"),
                     None => "use one of user, feedback, project, reference, none".into(),
                 };
-                Error::new(
+                return Err(Error::new(
                     Kind::InvalidInput,
-                    format!("invalid type `{other}`: expected one of user, feedback, project, reference, none"),
+                    format!("invalid type `{t}`: expected one of user, feedback, project, reference, none"),
                 )
-                .hint(hint)
-            }),
-        })
-        .collect()
+                .hint(hint));
+            }
+        };
+        filters.push(if name == "none" { None } else { MemoryType::parse(name) });
+    }
+    Ok(filters)
 }
 
 /// Claude Code's manifest (SPEC §2.6) plus one final LF; nothing when empty.

@@ -11,7 +11,7 @@ use crate::lock;
 use crate::output::Output;
 
 pub fn run(args: &LockArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    match args.command {
+    match args.command.as_ref().unwrap_or(&LockCommand::Status) {
         LockCommand::Status => status(ctx, out),
     }
 }

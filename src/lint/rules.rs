@@ -131,6 +131,14 @@ impl RuleId {
     pub fn parse(s: &str) -> Option<RuleId> {
         IDS.binary_search(&s).ok().map(|i| RULES[i].id)
     }
+
+    /// A rule as a user names it on the command line: its id in any case (`ml206`)
+    /// or its name (`index-over-bytes`), surrounding spaces ignored (SPEC §3.13).
+    pub fn lookup(s: &str) -> Option<RuleId> {
+        let s = s.trim();
+        RuleId::parse(&s.to_ascii_uppercase())
+            .or_else(|| RULES.iter().find(|r| r.name.eq_ignore_ascii_case(s)).map(|r| r.id))
+    }
 }
 
 impl fmt::Display for RuleId {
@@ -161,6 +169,14 @@ mod tests {
         }
         assert_eq!(RuleId::parse("ML999"), None);
         assert_eq!(RuleId::parse("ml101"), None);
+    }
+
+    #[test]
+    fn rules_are_named_by_id_in_any_case_or_by_name() {
+        assert_eq!(RuleId::lookup("ml206"), Some(RuleId::ML206));
+        assert_eq!(RuleId::lookup(" ML203 "), Some(RuleId::ML203));
+        assert_eq!(RuleId::lookup(RuleId::ML206.rule().name), Some(RuleId::ML206));
+        assert_eq!(RuleId::lookup("no-such-rule"), None);
     }
 
     #[test]

@@ -225,9 +225,24 @@ fn without_a_project_the_sessions_gate_is_unknown() {
 }
 
 #[test]
-fn dream_without_dry_run_is_unsupported() {
-    Env::new().args(["dream"]).run().code(2).stderr(
-        "memctl: memctl cannot consolidate memories: merging and rewriting them needs a model.\nhint: run `memctl dream --dry-run` for the plan, `memctl lint --fix` for the mechanical fixes, or let Claude Code's auto-dream run\n",
+fn r14_bare_dream_is_the_dry_run() {
+    let (env, _) = setup(Some(true));
+    let bare = env.args(["dream", "--json"]).run().success().stdout;
+    let (env, _) = setup(Some(true));
+    let explicit = env.args(["dream", "--dry-run", "--json"]).run().success().stdout;
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("transcripts_dir") && !l.contains("/tmp"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&bare), strip(&explicit));
+}
+
+#[test]
+fn r14_dream_run_is_unsupported_with_one_prefix() {
+    Env::new().args(["dream", "--run"]).run().code(2).stderr(
+        "memctl: cannot consolidate memories: merging and rewriting them needs a model\nhint: run `memctl dream` for the plan, `memctl lint --fix` for the mechanical fixes, or let Claude Code's auto-dream run\n",
     );
 }
 

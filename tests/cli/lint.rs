@@ -793,3 +793,50 @@ fn exit_code_reflects_what_remains_after_fix() {
         .run()
         .code(1);
 }
+
+#[test]
+fn r14_rules_are_named_in_any_case_by_name_or_in_comma_lists() {
+    let two = || {
+        Env::new()
+            .memory("a.md", "---\nname: a\ndescription: d\ntype: user\n---\nb\n")
+            .memory("b.md", "---\nname: b\ndescription: d\ntype: user\n---\nb\n")
+            .index("- [b](b.md) — d\n")
+    };
+    let env = two();
+    let by_id = env.args(["lint", "--json", "--rule", "ml203,ML201"]).run().json();
+    let env = two();
+    let by_name = env
+        .args(["lint", "--json", "--rule", "index-unindexed", "--warn-at", "90%"])
+        .run()
+        .json();
+    assert_eq!(by_id["findings"][0]["id"], "ML203");
+    let ids = |d: &serde_json::Value| {
+        d["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["id"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&by_id), ids(&by_name));
+    Env::new()
+        .args(["lint", "--rule", "ML999"])
+        .run()
+        .code(2)
+        .stderr_starts("memctl: unknown rule `ML999` given to --rule\n");
+}
+
+#[test]
+fn r14_list_rules_prints_the_rule_table() {
+    let run = Env::new().args(["lint", "--list-rules"]).run().success();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("ML203 "))
+        .expect("ML203 listed");
+    assert!(
+        line.contains("index-unindexed") && line.contains("warning") && line.contains("fix"),
+        "{line}"
+    );
+    assert!(run.stdout.lines().count() >= 30);
+}

@@ -144,13 +144,24 @@ fn manifest_type_filter_uses_claude_type() {
 }
 
 #[test]
-fn invalid_type_is_invalid_input_with_case_hint() {
+fn r14_type_in_another_case_is_read_with_a_note_and_short_flags_work() {
     Env::new()
-        .args(["list", "--type", "User"])
+        .memory_aged("u.md", "---\ndescription: u\ntype: user\n---\n", 1.0)
+        .args(["list", "-t", "User", "-f", "manifest"])
+        .run()
+        .success()
+        .stderr("memctl: note: --type `User` read as `user`\n")
+        .stdout("- [user] u.md (2026-03-10T11:00:00.000Z): u\n");
+}
+
+#[test]
+fn invalid_type_is_invalid_input_with_a_hint() {
+    Env::new()
+        .args(["list", "--type", "feedbak"])
         .run()
         .code(2)
         .stdout("")
-        .stderr("memctl: invalid type `User`: expected one of user, feedback, project, reference, none\nhint: types are case-sensitive: did you mean `user`?\n");
+        .stderr("memctl: invalid type `feedbak`: expected one of user, feedback, project, reference, none\nhint: did you mean `feedback`?\n");
 }
 
 #[test]

@@ -172,3 +172,11 @@ fn another_users_process_is_reclaimable_with_eperm() {
     assert_eq!(doc["pid_status"], "eperm");
     assert_eq!(doc["state"], "reclaimable");
 }
+
+#[test]
+fn r14_bare_lock_shows_the_status() {
+    let a = Env::new().args(["lock", "--json"]).run().success().json();
+    let b = Env::new().args(["lock", "status", "--json"]).run().success().json();
+    assert_eq!(a["state"], b["state"]);
+    assert_eq!(a["state"], "absent");
+}
