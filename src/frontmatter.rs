@@ -419,12 +419,23 @@ pub fn render_scalar(v: &str) -> String {
         && !v.chars().any(|c| ANY.contains(c))
         && !v.contains(": ")
         && !v.ends_with(':')
+        && !has_document_marker(v)
         && crate::yaml::resolve_plain(v).is_none();
     if safe {
         v.to_string()
     } else {
         format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
     }
+}
+
+/// `---` or `...` followed by a space, a tab or the end: in a plain value on an
+/// unindented line, Claude Code's runtime ends the document there (SPEC §2.4.3), so
+/// `Loading... please wait` fails to parse unquoted.
+fn has_document_marker(v: &str) -> bool {
+    ["---", "..."].iter().any(|m| {
+        v.match_indices(m)
+            .any(|(i, _)| v[i + 3..].chars().next().is_none_or(|c| c == ' ' || c == '\t'))
+    })
 }
 
 /// A new memory file in the flat shape (SPEC §3.6 "File content").
@@ -611,6 +622,12 @@ mod tests {
             ("say \"hi\" \\ bye", "say \"hi\" \\ bye"),
             ("\"quoted\" \\ x: y", "\"\\\"quoted\\\" \\\\ x: y\""),
             ("`code`", "\"`code`\""),
+            ("Loading... please wait", "\"Loading... please wait\""),
+            ("wait...", "\"wait...\""),
+            ("a --- b", "\"a --- b\""),
+            ("x...y", "x...y"),
+            ("12e", "\"12e\""),
+            ("-0x1F", "\"-0x1F\""),
         ] {
             assert_eq!(render_scalar(v), out, "{v:?}");
             let text = render_memory(v, v, "user", "");

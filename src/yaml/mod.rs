@@ -10,6 +10,8 @@ use yaml_rust2::scanner::TScalarStyle;
 
 use crate::text::js_number;
 
+mod prepare;
+
 /// Nesting deeper than this fails the parse (memctl choice, SPEC §2.4.3).
 pub const MAX_DEPTH: usize = 256;
 /// Nodes produced by alias expansion beyond this fail the parse.
@@ -281,6 +283,8 @@ fn simple_scalar(v: &str) -> Option<Value> {
         return (!inner.contains('\'')).then(|| Value::String(inner.to_string()));
     }
     if "-?:,[]{}#&*!|>'\"%@`".contains(first)
+        || v.contains("---")
+        || v.contains("...")
         || v.contains(": ")
         || v.contains(" #")
         || v.ends_with(':')
@@ -295,9 +299,13 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(Error::Limit(format!("text longer than {MAX_TEXT_BYTES} bytes")));
     }
-    let mut parser = Parser::new_from_str(text);
+    let prepared = prepare::prepare(text)?;
+    let names = prepared.anchors;
+    let mut parser = Parser::new_from_str(&prepared.text);
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, Value> = HashMap::new();
+    // The last complete node of each anchor name.
+    let mut completed: HashMap<&str, Value> = HashMap::new();
     let mut alias_nodes = 0usize;
     let mut documents = 0usize;
     let mut root: Option<Value> = None;
@@ -335,6 +343,9 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
                     None => return Err(Error::Syntax("unbalanced collection end".into())),
                 };
                 if anchor > 0 {
+                    if let Some(name) = names.get(anchor - 1) {
+                        completed.insert(name, value.clone());
+                    }
                     anchors.insert(anchor, value.clone());
                 }
                 value
@@ -342,12 +353,26 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
             Event::Scalar(raw, style, anchor, tag) => {
                 let value = resolve_scalar(raw, style, tag.as_ref());
                 if anchor > 0 {
+                    if let Some(name) = names.get(anchor - 1) {
+                        completed.insert(name, value.clone());
+                    }
                     anchors.insert(anchor, value.clone());
                 }
                 value
             }
             Event::Alias(id) => {
-                let value = anchors.get(&id).cloned().unwrap_or(Value::Null);
+                // Bun knows an anchor once its node is complete: an alias inside
+                // the anchored node itself is unresolved, as is an unknown one.
+                let value = match anchors.get(&id) {
+                    Some(v) => v.clone(),
+                    // yaml-rust2 points the alias at the anchor being defined; Bun at
+                    // the last complete node of that name, if any.
+                    None => names
+                        .get(id.wrapping_sub(1))
+                        .and_then(|name| completed.get(name.as_str()))
+                        .cloned()
+                        .ok_or_else(|| Error::Syntax("unresolved alias".into()))?,
+                };
                 alias_nodes += value.node_count();
                 if alias_nodes > MAX_ALIAS_NODES {
                     return Err(Error::Limit(format!("alias expansion beyond {MAX_ALIAS_NODES} nodes")));
@@ -364,6 +389,7 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
             Some(Frame::Seq(items, _)) => items.push(value),
             Some(Frame::Map(entries, pending, _)) => match pending.take() {
                 None => *pending = Some(value.js_string()),
+                Some(key) if key == "<<" && matches!(value, Value::Map(_) | Value::Seq(_)) => merge(entries, value),
                 Some(key) => {
                     if let Some(slot) = entries.iter_mut().find(|(k, _)| *k == key) {
                         duplicate_keys.push(key);
@@ -385,6 +411,30 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
     })
 }
 
+/// A `<<` key whose value is a mapping, or a sequence of mappings, adds the keys
+/// the mapping does not have yet, each merged mapping's last key first (Bun
+/// 1.3.14); a key written later still replaces a merged one.
+fn merge(entries: &mut Vec<(String, Value)>, value: Value) {
+    let maps = match value {
+        Value::Map(m) => vec![m],
+        Value::Seq(items) => items
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Map(m) => Some(m),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    for map in maps {
+        for (key, v) in map.into_iter().rev() {
+            if !entries.iter().any(|(k, _)| *k == key) {
+                entries.push((key, v));
+            }
+        }
+    }
+}
+
 fn ensure_depth(depth: usize) -> Result<(), Error> {
     if depth > MAX_DEPTH {
         return Err(Error::Limit(format!("nesting deeper than {MAX_DEPTH} levels")));
@@ -392,93 +442,200 @@ fn ensure_depth(depth: usize) -> Result<(), Error> {
     Ok(())
 }
 
+/// How Bun's parser treats a tag on a plain scalar (SPEC §2.4.3): `!!bool`,
+/// `!!int`, `!!float` and `!!null` (also written with one `!`) keep the scalar's
+/// value only when it resolves to that kind; every other tag keeps the text as a
+/// string.
+#[derive(Clone, Copy, PartialEq)]
+enum TagKind {
+    None,
+    /// `!` alone.
+    NonSpecific,
+    /// `!<...>`.
+    Verbatim,
+    Bool,
+    Number,
+    Null,
+    Str,
+    Other,
+}
+
+fn tag_kind(tag: Option<&Tag>) -> TagKind {
+    let Some(tag) = tag else { return TagKind::None };
+    match (tag.handle.as_str(), tag.suffix.as_str()) {
+        ("", "!") => TagKind::NonSpecific,
+        ("", _) => TagKind::Verbatim,
+        ("!" | "tag:yaml.org,2002:", name) => match name {
+            "bool" => TagKind::Bool,
+            "int" | "float" => TagKind::Number,
+            "null" => TagKind::Null,
+            "str" => TagKind::Str,
+            _ => TagKind::Other,
+        },
+        _ => TagKind::Other,
+    }
+}
+
 fn resolve_scalar(raw: String, style: TScalarStyle, tag: Option<&Tag>) -> Value {
     if style != TScalarStyle::Plain {
         return Value::String(raw);
     }
-    if let Some(tag) = tag
-        && (tag.handle == "tag:yaml.org,2002:" || tag.handle == "!!")
-        && tag.suffix == "str"
-    {
-        return Value::String(raw);
+    let kind = tag_kind(tag);
+    if raw.is_empty() {
+        // A node with properties but no content.
+        return match kind {
+            TagKind::Str | TagKind::NonSpecific => Value::String(raw),
+            _ => Value::Null,
+        };
     }
-    resolve_plain(&raw).unwrap_or(Value::String(raw))
+    match (kind, resolve_plain(&raw)) {
+        (TagKind::None, Some(v))
+        | (TagKind::Bool, Some(v @ Value::Bool(_)))
+        | (TagKind::Number, Some(v @ Value::Number(_)))
+        | (TagKind::Null, Some(v @ Value::Null)) => v,
+        _ => Value::String(raw),
+    }
 }
 
-/// The YAML 1.2 core schema's resolution of a plain scalar; `None` means string.
+/// How Bun's parser resolves a whole plain scalar; `None` means string. The
+/// keywords are the YAML 1.2 core schema's (`yes`, `on` stay strings); numbers follow
+/// the runtime's own scanner, which departs from the core schema (SPEC §2.4.3).
 pub fn resolve_plain(s: &str) -> Option<Value> {
     match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
-        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
-        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
-        ".nan" | ".NaN" | ".NAN" => return Some(Value::Number(f64::NAN)),
-        _ => {}
+        "" | "~" | "null" | "Null" | "NULL" => Some(Value::Null),
+        "true" | "True" | "TRUE" => Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => Some(Value::Bool(false)),
+        _ => bun_number(s).map(Value::Number),
     }
-    let (sign, unsigned) = match s.as_bytes()[0] {
-        b'-' => (-1.0, &s[1..]),
-        b'+' => (1.0, &s[1..]),
-        _ => (1.0, s),
-    };
-    if matches!(unsigned, ".inf" | ".Inf" | ".INF") {
-        return Some(Value::Number(sign * f64::INFINITY));
-    }
-    if let Some(oct) = s.strip_prefix("0o") {
-        return radix(oct, 8).map(Value::Number);
-    }
-    if let Some(hex) = s.strip_prefix("0x") {
-        return radix(hex, 16).map(Value::Number);
-    }
-    if is_core_float(unsigned) {
-        return unsigned.parse::<f64>().ok().map(|n| Value::Number(sign * n));
-    }
-    None
 }
 
-fn radix(digits: &str, base: u32) -> Option<f64> {
+/// The number Bun's plain-scalar scanner makes of the whole of `s`, if any
+/// (observed with Bun 1.3.14: `12e` → 12, `-0x1F` → −31, `1-` → 1, `+.5` and
+/// `-.5e2` stay strings, `.inf`, `+.inf`, `.NaN` are numbers, `-.nan` is not).
+///
+/// The scanner walks the characters after an optional sign, accepting digits,
+/// `e`/`E`, the hex letters, one `x`, one `o`, one `.`, `+` (not after an `x`) and
+/// one `-`; it must reach the end of the scalar. With an `x`, an `o` or a hex
+/// letter the text is an unsigned 64-bit integer with an optional `0x`/`0o`/`0b`
+/// prefix; otherwise the longest decimal prefix counts, so trailing junk such as
+/// `e` or `-3` is ignored. After a sign, `.inf` is recognised from the second
+/// character on (the runtime does not check the first, so `-xInf` is −∞ too).
+fn bun_number(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    match *b.first()? {
+        b'0'..=b'9' => number_walk(b, 1, false),
+        b'.' => match b.get(1) {
+            Some(b'n' | b'N' | b'i' | b'I') => match &b[1..] {
+                b"nan" | b"NaN" | b"NAN" => Some(f64::NAN),
+                b"inf" | b"Inf" | b"INF" => Some(f64::INFINITY),
+                _ => None,
+            },
+            _ => number_walk(b, 1, false),
+        },
+        sign @ (b'-' | b'+') => {
+            let body = &b[1..];
+            let n = if body.len() >= 2 && ((body[0] == b'.' && body[1] == b'i') || body[1] == b'I') {
+                matches!(&body[1..], b"inf" | b"Inf" | b"INF").then_some(f64::INFINITY)?
+            } else {
+                number_walk(body, 0, true)?
+            };
+            Some(if sign == b'-' { -n } else { n })
+        }
+        _ => None,
+    }
+}
+
+/// The character walk of [`bun_number`] over `t`, whose first `from` bytes the
+/// scanner has already taken; `signed` when a sign came before `t`.
+fn number_walk(t: &[u8], from: usize, signed: bool) -> Option<f64> {
+    let mut decimal = t.first() == Some(&b'.');
+    let (mut x, mut o, mut e, mut hex, mut minus) = (false, false, false, false, false);
+    let mut first = true;
+    for (i, &c) in t.iter().enumerate().skip(from) {
+        match c {
+            b'0' if first && matches!(t.get(i + 1), Some(b'b' | b'B')) => return None,
+            b'0'..=b'9' => {}
+            b'e' | b'E' => {
+                hex |= e;
+                e = true;
+            }
+            b'b' | b'B' if first => return None,
+            b'a'..=b'd' | b'f' | b'A'..=b'D' | b'F' => hex = true,
+            b'x' if !x => x = true,
+            b'o' if !o => o = true,
+            b'.' if !decimal => decimal = true,
+            b'+' if !x => {}
+            b'-' if !minus => minus = true,
+            _ => return None,
+        }
+        first = false;
+    }
+    if first && signed {
+        return None;
+    }
+    if x || o || hex {
+        parse_unsigned(t)
+    } else {
+        decimal_prefix(t)
+    }
+}
+
+/// An unsigned 64-bit integer, decimal or with a `0x`, `0o` or `0b` prefix.
+fn parse_unsigned(t: &[u8]) -> Option<f64> {
+    let (digits, radix) = match t {
+        [b'0', p, rest @ ..] if !rest.is_empty() => match p.to_ascii_lowercase() {
+            b'x' => (rest, 16),
+            b'o' => (rest, 8),
+            b'b' => (rest, 2),
+            _ => (t, 10),
+        },
+        _ => (t, 10),
+    };
     if digits.is_empty() {
         return None;
     }
-    digits.chars().try_fold(0.0f64, |acc, c| {
-        c.to_digit(base).map(|d| acc * f64::from(base) + f64::from(d))
-    })
+    let mut n: u64 = 0;
+    for &c in digits {
+        let d = char::from(c).to_digit(radix)?;
+        n = n.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+    }
+    Some(n as f64)
 }
 
-/// `(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?` (covers the integer form too).
-fn is_core_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
+/// The longest prefix of `t` that reads as a decimal floating-point number
+/// (`[+-]? (digits (. digits*)? | . digits) ([eE] [+-]? digits)?`), read.
+fn decimal_prefix(t: &[u8]) -> Option<f64> {
+    let digits_from = |mut i: usize| {
+        while t.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
         }
-        *i - start
+        i
     };
-    if b.first() == Some(&b'.') {
-        i = 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            digits(&mut i);
+    let mut i = usize::from(matches!(t.first(), Some(b'+' | b'-')));
+    let int_end = digits_from(i);
+    let mut end = int_end;
+    if t.get(end) == Some(&b'.') {
+        let frac_end = digits_from(end + 1);
+        if int_end > i || frac_end > end + 1 {
+            end = frac_end;
         }
     }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
+    if end == int_end && int_end == i {
+        return None;
+    }
+    i = end;
+    if matches!(t.get(i), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(t.get(i + 1), Some(b'+' | b'-')));
+        let exp_end = digits_from(i + 1 + sign);
+        if exp_end > i + 1 + sign {
+            end = exp_end;
         }
     }
-    i == b.len()
+    std::str::from_utf8(&t[..end]).ok()?.parse::<f64>().ok()
 }
+
+#[cfg(test)]
+mod oracle;
 
 #[cfg(test)]
 mod tests {
@@ -532,10 +689,249 @@ mod tests {
 
     #[test]
     fn tags() {
-        assert_eq!(field("a: !tag 42", "a"), Value::Number(42.0));
+        assert_eq!(field("a: !tag 42", "a"), Value::String("42".into()));
+        assert_eq!(field("a: !t true", "a"), Value::String("true".into()));
         assert_eq!(field("a: !tag x", "a"), Value::String("x".into()));
         assert_eq!(field("a: !!str 42", "a"), Value::String("42".into()));
         assert_eq!(field("a: !!int \"3\"", "a"), Value::String("3".into()));
+        // The core tags keep the value only when it is of their kind.
+        assert_eq!(field("a: !!int 0x1F", "a"), Value::Number(31.0));
+        assert_eq!(field("a: !!float 3", "a"), Value::Number(3.0));
+        assert_eq!(field("a: !int 3", "a"), Value::Number(3.0));
+        assert_eq!(field("a: !!bool .inf", "a"), Value::String(".inf".into()));
+        assert_eq!(field("a: !!null ~", "a"), Value::Null);
+        assert_eq!(field("a: !!null x", "a"), Value::String("x".into()));
+        assert_eq!(field("a: !<tag:yaml.org,2002:int> 3", "a"), Value::String("3".into()));
+        // Without content: `!!str` and `!` give "", other tags null.
+        assert_eq!(field("a: !!str\n", "a"), Value::String(String::new()));
+        assert_eq!(field("a: !\n", "a"), Value::String(String::new()));
+        assert_eq!(field("a: !tag\n", "a"), Value::Null);
+    }
+
+    #[test]
+    fn numbers_as_the_runtime_scans_them() {
+        for (s, n) in [
+            ("12e", 12.0),
+            ("-0x1F", -31.0),
+            ("1-", 1.0),
+            ("12-3", 12.0),
+            ("5.", 5.0),
+            (".5", 0.5),
+            ("+12", 12.0),
+            ("0x1e", 30.0),
+            ("0o17", 15.0),
+            ("-0o7", -7.0),
+            ("007", 7.0),
+            ("1e+", 1.0),
+            ("--1", 1.0),
+            ("+.inf", f64::INFINITY),
+            ("-xInf", f64::NEG_INFINITY),
+            ("1e1000", f64::INFINITY),
+        ] {
+            assert_eq!(field(&format!("a: {s}"), "a"), Value::Number(n), "{s}");
+        }
+        assert!(matches!(field("a: -0", "a"), Value::Number(z) if z == 0.0 && z.is_sign_negative()));
+        assert!(matches!(field("a: .NaN", "a"), Value::Number(n) if n.is_nan()));
+        for s in [
+            "+.5",
+            "-.5e2",
+            "-.nan",
+            "0X1F",
+            "0b1",
+            "0x",
+            "00x1",
+            "1e3e",
+            "1a",
+            "1_0",
+            "1..",
+            ".",
+            "+",
+            "1-2-3",
+            "2026-07-21",
+            "0xFFFFFFFFFFFFFFFFF",
+            "tRUE",
+            "nULL",
+            "~x",
+            "yes",
+            "on",
+        ] {
+            assert_eq!(field(&format!("a: {s}"), "a"), Value::String(s.into()), "{s}");
+        }
+    }
+
+    #[test]
+    fn merge_keys_add_missing_keys_last_first() {
+        let v = root("a: 1\n<<: {p: 1, q: 2, a: 3}\nb: 2\n");
+        let keys: Vec<&str> = match &v {
+            Value::Map(e) => e.iter().map(|(k, _)| k.as_str()).collect(),
+            _ => panic!("{v:?}"),
+        };
+        assert_eq!(keys, ["a", "q", "p", "b"]);
+        assert_eq!(v.get("a"), Some(&Value::Number(1.0)));
+        assert_eq!(field("x: &x {m: 1}\n<<: *x\n", "m"), Value::Number(1.0));
+        assert_eq!(field("<<: {p: 1}\np: 0\n", "p"), Value::Number(0.0));
+    }
+
+    #[test]
+    fn aliases_name_complete_nodes_only() {
+        assert!(matches!(parse("a: &x [1, *x]\n"), Err(Error::Syntax(_))));
+        assert!(matches!(parse("a: *nope\n"), Err(Error::Syntax(_))));
+        // A name being redefined still means its last complete node.
+        let doc = root("a: &x 1\nb: &x\n  p: 1\n  q: *x\n");
+        assert_eq!(doc.get("b").and_then(|b| b.get("q")), Some(&Value::Number(1.0)));
+    }
+
+    /// SPEC Appendix A.8's whitespace vectors, and the issue's cases.
+    #[test]
+    fn whitespace_vectors() {
+        let s = |v: &str| Value::String(v.into());
+        assert_eq!(
+            field("description:\tvalue after tab\n", "description"),
+            s("value after tab")
+        );
+        assert_eq!(field("description:\tvalue\n", "description"), s("value"));
+        let doc = root("type:\tuser\ndescription:\t\"quoted\"\n");
+        assert_eq!(doc.get("type"), Some(&s("user")));
+        assert_eq!(doc.get("description"), Some(&s("quoted")));
+        assert_eq!(field("description: a\t# comment\n", "description"), s("a"));
+        let doc = root("description: a\n\t\ntype: user\n");
+        assert_eq!(doc.get("description"), Some(&s("a")));
+        assert_eq!(doc.get("type"), Some(&s("user")));
+        assert_eq!(field("tags:\n-\tx\n-\ty\n", "tags"), Value::Seq(vec![s("x"), s("y")]));
+        assert_eq!(field("tags: [a,\tb]\n", "tags"), Value::Seq(vec![s("a"), s("b")]));
+        assert_eq!(field("description: \t42\n", "description"), Value::Number(42.0));
+        assert_eq!(field("\tdescription: x\n", "description"), s("x"));
+        assert_eq!(
+            field("metadata:\n  type:\tuser\n", "metadata").get("type"),
+            Some(&s("user"))
+        );
+        assert!(matches!(parse("description: >-\n\tfolded\n"), Err(Error::Syntax(_))));
+        assert!(matches!(
+            parse("description: |\n  lit\n\t\n  more\n"),
+            Err(Error::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn tabs_elsewhere_in_a_line() {
+        let s = |v: &str| Value::String(v.into());
+        // After `?` and `:` of an explicit key, around flow indicators, at the end.
+        assert_eq!(field("?\ta\n:\tb\n", "a"), s("b"));
+        assert_eq!(field("a: {\tb:\tc\t}\n", "a").get("b"), Some(&s("c")));
+        assert_eq!(field("a: [\ta\t,\tb\t]\n", "a"), Value::Seq(vec![s("a"), s("b")]));
+        assert_eq!(field("a: 1\t\n", "a"), Value::Number(1.0));
+        assert_eq!(field("a:\t\n  b: 1\n", "a").get("b"), Some(&Value::Number(1.0)));
+        // A tab inside a plain or quoted scalar is text.
+        assert_eq!(field("a: x\ty\n", "a"), s("x\ty"));
+        assert_eq!(field("a: \"x\ty\"\n", "a"), s("x\ty"));
+        // Indentation is the spaces before the first tab.
+        assert_eq!(
+            field("a:\n \t b: 1\n \t c: 2\n", "a").get("c"),
+            Some(&Value::Number(2.0))
+        );
+    }
+
+    #[test]
+    fn tab_led_lines_the_runtime_rejects() {
+        // After a comment, a quoted scalar, a flow collection or an empty value, a
+        // line led by a tab fails once the mapping is past its first entry.
+        for t in [
+            "a: 1\nb: 2\n# c\n\t\nc: 3\n",
+            "a: 1\nb: 2 # c\n\t\nc: 3\n",
+            "a: 1\nb: 'x'\n\t\nc: 2\n",
+            "a: 1\nb: [x]\n\t\nc: 2\n",
+            "a: 1\nb:\n\t\n  c: 2\n",
+            "a: 1\ntags:\n-\tx\n",
+        ] {
+            assert!(matches!(parse(t), Err(Error::Syntax(_))), "{t:?}");
+        }
+        // Within the first entry, after a plain scalar, or led by a space: fine.
+        for t in [
+            "a: 'x'\n\t\nb: 1\n",
+            "b:\n\t\n  c: 2\n",
+            "# c\n\t\na: 1\n",
+            "a: 1\n# c\n\t\nb: 2\n",
+            "a: 1\nb: 2\n\t# c\nc: 3\n",
+            "a: 1\nb: 2\n \t\nc: 3\n",
+            "a: x\n\tb: 2\n",
+        ] {
+            assert!(parse(t).is_ok(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn block_scalars_as_the_runtime_reads_them() {
+        let s = |v: &str| Value::String(v.into());
+        assert_eq!(
+            field("a: >\n  a\n  b\n\n  c\n   d\n  e\n  f\n", "a"),
+            s("a b\nc\n d\ne\nf\n")
+        );
+        assert_eq!(field("a: |+\n  x\n", "a"), s("x\n\n"));
+        assert_eq!(field("a: |\n\n   x\n  y\n", "a"), s("\nx\ny\n"));
+        assert_eq!(field("a: |\n  x\n   \n", "a"), s("x\n \n"));
+        assert_eq!(field("a: |2\n   x\n", "a"), s("x\n"));
+        assert_eq!(field("a: |\n  lit\n  \t\n  more\n", "a"), s("lit\n\t\nmore\n"));
+        assert_eq!(root("- |\n- x\n"), Value::Seq(vec![s("- x\n")]));
+        assert!(matches!(parse("a: |\n   \n  y\n"), Err(Error::Syntax(_))));
+        // A block scalar that ends on the line after its header.
+        assert!(matches!(parse("a: |\nb: 1\n"), Err(Error::Syntax(_))));
+        assert!(parse("a: |-\n# comment\n").is_ok());
+    }
+
+    #[test]
+    fn document_markers_inside_unindented_plain_values() {
+        // `...` or `---` and a space end the document in the middle of a value.
+        assert!(matches!(
+            parse("description: Loading... please wait\n"),
+            Err(Error::Syntax(_))
+        ));
+        assert_eq!(
+            field("description: wait...\n", "description"),
+            Value::String("wait".into())
+        );
+        assert_eq!(parse("description: wait...\ntype: user\n").unwrap().root, None);
+        assert_eq!(parse("a: x --- y\n").unwrap().root, None);
+        assert_eq!(field("a: ...\n", "a"), Value::Null);
+        assert_eq!(field("  a: ...\n", "a"), Value::String("...".into()));
+        assert_eq!(
+            field("m:\n  d: wait... more\n", "m").get("d"),
+            Some(&Value::String("wait... more".into()))
+        );
+        assert_eq!(field("a: x...y\n", "a"), Value::String("x...y".into()));
+        // A `...` before any content ends an empty first document.
+        assert_eq!(parse("...\na: 1\n").unwrap().root, None);
+    }
+
+    #[test]
+    fn the_runtime_takes_the_next_node_as_a_value() {
+        let s = |v: &str| Value::String(v.into());
+        // After properties alone, and after an empty sequence entry, however
+        // little the next line is indented.
+        let doc = root("a: !!str\nb: 1\n");
+        assert_eq!(doc.get("a"), Some(&s("b")));
+        assert_eq!(doc.get("null"), Some(&Value::Number(1.0)));
+        let doc = root("a:\n  -\nb: 1\nc: 2\n");
+        let entry = Value::Map(vec![("b".into(), Value::Number(1.0)), ("c".into(), Value::Number(2.0))]);
+        assert_eq!(doc.get("a"), Some(&Value::Seq(vec![entry])));
+        assert_eq!(root("a: ? x\n").get("a"), Some(&s("x")));
+        assert_eq!(
+            field("a: {q: a: b}\n", "a").get("q").and_then(|q| q.get("a")),
+            Some(&s("b"))
+        );
+    }
+
+    #[test]
+    fn stays_linear_on_a_long_line_of_one_character() {
+        for c in [
+            ' ', '\t', '-', '.', ':', '?', '#', '[', '{', '"', '\'', '|', '&', '!', '*', 'a', '0', ',', ']',
+        ] {
+            let line: String = std::iter::repeat_n(c, 1 << 20).collect();
+            for text in [line.clone(), format!("a: {line}\n"), format!("a:\n  -\n{line}\n")] {
+                let start = std::time::Instant::now();
+                let _ = parse(&text);
+                assert!(start.elapsed().as_secs() < 5, "{c:?} took {:?}", start.elapsed());
+            }
+        }
     }
 
     #[test]
