@@ -165,7 +165,7 @@ impl std::fmt::Display for Error {
 
 enum Frame {
     Seq(Vec<Value>, usize),
-    Map(Vec<(String, Value)>, Option<String>, usize),
+    Map(Entries, Option<String>, usize),
 }
 
 /// Parse YAML text with the semantics of SPEC §2.4.3.
@@ -176,8 +176,49 @@ pub fn parse(text: &str) -> Result<Document, Error> {
     }
 }
 
-/// A mapping being built: its entries in order.
-type Entries = Vec<(String, Value)>;
+/// A mapping being built: its entries in order, and past a few entries an index
+/// of their keys, so that a long mapping takes linear time.
+#[derive(Default)]
+struct Entries {
+    list: Vec<(String, Value)>,
+    index: Option<HashMap<String, usize>>,
+}
+
+impl Entries {
+    fn position(&mut self, key: &str) -> Option<usize> {
+        if self.index.is_none() && self.list.len() >= 16 {
+            self.index = Some(self.list.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
+        }
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.list.iter().position(|(k, _)| k == key),
+        }
+    }
+
+    /// Set `key` to `v`, keeping the key's first place; whether it was there.
+    fn set(&mut self, key: String, v: Value) -> bool {
+        if let Some(i) = self.position(&key) {
+            self.list[i].1 = v;
+            return true;
+        }
+        if let Some(index) = &mut self.index {
+            index.insert(key.clone(), self.list.len());
+        }
+        self.list.push((key, v));
+        false
+    }
+
+    /// Set `key` to `v` unless it is there.
+    fn set_missing(&mut self, key: String, v: Value) {
+        if self.position(&key).is_none() {
+            self.set(key, v);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
 
 /// The shape almost every frontmatter has: `key: value` lines, and one level of
 /// `key: value` lines indented under a `key:` line, with plain or simply quoted
@@ -186,28 +227,24 @@ type Entries = Vec<(String, Value)>;
 /// or values that need YAML's finer rules) returns `None` and takes the full path.
 /// The unit tests and the property tests check both paths agree.
 pub fn parse_simple(text: &str) -> Option<Document> {
-    let mut top: Vec<(String, Value)> = Vec::new();
+    let mut top = Entries::default();
     let mut nested: Option<(String, Entries, usize)> = None;
     let mut duplicate_keys = Vec::new();
-    fn insert(map: &mut Vec<(String, Value)>, key: String, v: Value, dups: &mut Vec<String>) {
-        if let Some(slot) = map.iter_mut().find(|(k, _)| *k == key) {
+    fn insert(map: &mut Entries, key: String, v: Value, dups: &mut Vec<String>) {
+        if map.set(key.clone(), v) {
             dups.push(key);
-            slot.1 = v;
-        } else {
-            map.push((key, v));
         }
     }
-    let close =
-        |nested: &mut Option<(String, Entries, usize)>, top: &mut Vec<(String, Value)>, dups: &mut Vec<String>| {
-            if let Some((k, entries, _)) = nested.take() {
-                let v = if entries.is_empty() {
-                    Value::Null
-                } else {
-                    Value::Map(entries)
-                };
-                insert(top, k, v, dups);
-            }
-        };
+    let close = |nested: &mut Option<(String, Entries, usize)>, top: &mut Entries, dups: &mut Vec<String>| {
+        if let Some((k, entries, _)) = nested.take() {
+            let v = if entries.is_empty() {
+                Value::Null
+            } else {
+                Value::Map(entries.list)
+            };
+            insert(top, k, v, dups);
+        }
+    };
     if text.len() > MAX_TEXT_BYTES {
         return None;
     }
@@ -220,7 +257,7 @@ pub fn parse_simple(text: &str) -> Option<Document> {
         if indent == 0 {
             close(&mut nested, &mut top, &mut duplicate_keys);
             match value {
-                None => nested = Some((key.to_string(), Vec::new(), 0)),
+                None => nested = Some((key.to_string(), Entries::default(), 0)),
                 Some(v) => insert(&mut top, key.to_string(), simple_scalar(v)?, &mut duplicate_keys),
             }
         } else {
@@ -241,7 +278,7 @@ pub fn parse_simple(text: &str) -> Option<Document> {
         return None;
     }
     Some(Document {
-        root: Some(Value::Map(top)),
+        root: Some(Value::Map(top.list)),
         duplicate_keys,
     })
 }
@@ -332,14 +369,14 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
                 continue;
             }
             Event::MappingStart(anchor, _) => {
-                stack.push(Frame::Map(Vec::new(), None, anchor));
+                stack.push(Frame::Map(Entries::default(), None, anchor));
                 ensure_depth(stack.len())?;
                 continue;
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let (value, anchor) = match stack.pop() {
                     Some(Frame::Seq(items, a)) => (Value::Seq(items), a),
-                    Some(Frame::Map(entries, _, a)) => (Value::Map(entries), a),
+                    Some(Frame::Map(entries, _, a)) => (Value::Map(entries.list), a),
                     None => return Err(Error::Syntax("unbalanced collection end".into())),
                 };
                 if anchor > 0 {
@@ -391,11 +428,8 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
                 None => *pending = Some(value.js_string()),
                 Some(key) if key == "<<" && matches!(value, Value::Map(_) | Value::Seq(_)) => merge(entries, value),
                 Some(key) => {
-                    if let Some(slot) = entries.iter_mut().find(|(k, _)| *k == key) {
+                    if entries.set(key.clone(), value) {
                         duplicate_keys.push(key);
-                        slot.1 = value;
-                    } else {
-                        entries.push((key, value));
                     }
                 }
             },
@@ -414,7 +448,7 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
 /// A `<<` key whose value is a mapping, or a sequence of mappings, adds the keys
 /// the mapping does not have yet, each merged mapping's last key first (Bun
 /// 1.3.14); a key written later still replaces a merged one.
-fn merge(entries: &mut Vec<(String, Value)>, value: Value) {
+fn merge(entries: &mut Entries, value: Value) {
     let maps = match value {
         Value::Map(m) => vec![m],
         Value::Seq(items) => items
@@ -428,9 +462,7 @@ fn merge(entries: &mut Vec<(String, Value)>, value: Value) {
     };
     for map in maps {
         for (key, v) in map.into_iter().rev() {
-            if !entries.iter().any(|(k, _)| *k == key) {
-                entries.push((key, v));
-            }
+            entries.set_missing(key, v);
         }
     }
 }
@@ -918,6 +950,23 @@ mod tests {
             field("a: {q: a: b}\n", "a").get("q").and_then(|q| q.get("a")),
             Some(&s("b"))
         );
+    }
+
+    #[test]
+    fn a_long_mapping_takes_linear_time() {
+        let mut block = String::new();
+        let mut flow = String::from("a: {");
+        for i in 0..60_000 {
+            block.push_str(&format!("k{i}: 1\n"));
+            flow.push_str(&format!("k{i}: 1, "));
+        }
+        flow.push_str("k0: 2}\n");
+        let start = std::time::Instant::now();
+        let doc = parse(&block).unwrap();
+        assert!(matches!(doc.root, Some(Value::Map(m)) if m.len() == 60_000));
+        let doc = parse(&flow).unwrap();
+        assert_eq!(doc.duplicate_keys, ["k0"]);
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
     }
 
     #[test]
