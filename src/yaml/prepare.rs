@@ -1264,3 +1264,40 @@ fn write_quoted(out: &mut String, s: &str) {
     }
     out.push('"');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random texts from YAML's pieces: the pass never panics, and when it gives
+    /// a text, it is one of the same length class (linear).
+    #[test]
+    fn never_panics_on_soup() {
+        const PIECES: &[&str] = &[
+            "a", "b: ", ":", " ", "  ", "\t", "\n", "\n  ", "\n\t", "- ", "-", "-\t", "? ", "?", "#", " #c", "[", "]",
+            "{", "}", ",", "\"", "'", "|", ">", "|-", ">+", "&x ", "*x", "!t ", "!!str ", "...", "---", "\\", "é",
+            "\r", "0", ".", "+", "%", "1e", "0x", "~", "null", ": ", "<<: ",
+        ];
+        let n: usize = std::env::var("MEMCTL_SOUP")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000);
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..n {
+            let len = (next() % 24) as usize;
+            let text: String = (0..len)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            if let Ok(p) = prepare(&text) {
+                assert!(p.text.len() <= 8 * text.len() + 16, "{text:?}");
+            }
+            let _ = crate::yaml::parse(&text);
+        }
+    }
+}
