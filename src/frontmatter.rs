@@ -507,6 +507,38 @@ mod tests {
         assert_eq!(f.type_raw, s("user"));
     }
 
+    /// Issue 12: a tab after the colon parses on the first try, as in Claude Code.
+    #[test]
+    fn tab_separated_values_parse_on_the_first_try() {
+        let (fm, f) = scan("---\nname: n\ndescription:\tvalue after tab\ntype:\tuser\n---\nbody\n");
+        assert_eq!(fm.status, Status::Ok);
+        assert_eq!(f.description, s("value after tab"));
+        assert_eq!(f.type_raw, s("user"));
+        let (fm, f) = scan("---\r\ndescription:\tcrlf\r\nmetadata:\r\n  type:\tproject\r\n---\r\n");
+        assert_eq!(fm.status, Status::Ok);
+        assert_eq!(f.description, s("crlf"));
+        assert_eq!(f.type_source, TypeSource::Nested);
+    }
+
+    /// Issue 12: what the runtime rejects fails here too, and the retry's rewrite
+    /// cannot save it, so no field is read.
+    #[test]
+    fn what_the_runtime_rejects_keeps_no_fields() {
+        for text in [
+            "---\nname: n\ndescription: x\n# comment\n\t\ntype: user\n---\n",
+            "---\nname: n\ndescription: Loading... please wait\ntype: user\n---\n",
+        ] {
+            let (fm, f) = scan(text);
+            assert_eq!(fm.status, Status::Failed, "{text:?}");
+            assert_eq!(f, Fields::default(), "{text:?}");
+        }
+        // `wait...` ends the document: the rest is a second one.
+        assert_eq!(
+            scan("---\ndescription: wait...\ntype: user\n---\n").0.status,
+            Status::NotMapping
+        );
+    }
+
     #[test]
     fn quote_retry_vectors() {
         let (fm, f) = scan("---\ndescription: note: has colon space\n---\n");

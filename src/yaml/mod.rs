@@ -10,6 +10,7 @@ use yaml_rust2::scanner::TScalarStyle;
 
 use crate::text::js_number;
 
+mod block_scalar;
 mod prepare;
 
 /// Nesting deeper than this fails the parse (memctl choice, SPEC §2.4.3).

@@ -14,8 +14,12 @@
 //!   scalar's text stays;
 //! - a line's leading whitespace becomes the spaces Bun counts as its indentation;
 //! - a block scalar becomes the double-quoted scalar of the text Bun gives it;
-//! - a plain scalar that starts with `...` or `---` on an unindented line ends the
-//!   document there, as in Bun, so it moves to a line of its own;
+//! - `...` or `---` and a space in a plain scalar on an unindented line end the
+//!   document there, as in Bun, so the marker moves to a line of its own;
+//! - where Bun's parser takes the next node as a value however little it is
+//!   indented (after properties alone, after `key: ?`, after an empty sequence
+//!   entry), that node moves up or right to where yaml-rust2 reads it so;
+//! - flow mappings get the nesting Bun gives `{q: a: b}` and `{? k: v}`;
 //! - a line Bun rejects (a tab where it wants indentation, a quoted scalar's line that
 //!   is not indented past its block, a block scalar line led by a tab) fails.
 //!
@@ -24,6 +28,7 @@
 use std::borrow::Cow;
 
 use super::Error;
+use super::block_scalar::{BlockScalar, Chomp, write_quoted};
 
 /// What the last token before a line break was: it decides whether Bun scans the
 /// next line's leading tab as indentation (and may reject it).
@@ -270,7 +275,7 @@ impl Prep<'_> {
             && self.last == Last::Other
             && self.past > 0
         {
-            return Err(syntax(i, "a tab as indentation"));
+            return Err(syntax(i, "a line led by a tab where the runtime wants indentation"));
         }
         if blank {
             return Ok(i + 1);
@@ -373,7 +378,7 @@ impl Prep<'_> {
                 // Bun checks the line of the first `...` of a run only; after a later
                 // one the rest of the line starts the next document.
                 if !self.after_doc_end {
-                    return Err(syntax(i, "a token after `...` on its line"));
+                    return Err(syntax(i, "`...` ends the document, and text follows on its line"));
                 }
                 newline_after = true;
             }
@@ -467,7 +472,7 @@ impl Prep<'_> {
                     if let Some(start) = plain.take() {
                         token = Some(start);
                         ends_plain = next.is_none();
-                        self.moved(&mut moving, b, end, bun_indent);
+                        self.moved(&mut moving, b, end);
                     }
                     self.push_spaces(end - j);
                 }
@@ -475,10 +480,8 @@ impl Prep<'_> {
                 continue;
             }
             if c == b'#' && (j == 0 || is_ws(b[j - 1])) {
-                if let Some(start) = plain.take() {
-                    token = Some(start);
-                }
-                self.moved(&mut moving, b, j, bun_indent);
+                plain = None;
+                self.moved(&mut moving, b, j);
                 self.out.push_str(&line[j..]);
                 last = Last::Other;
                 break;
@@ -509,7 +512,7 @@ impl Prep<'_> {
                     last = Last::Other;
                     continue;
                 }
-                self.moved(&mut moving, b, j, bun_indent);
+                self.moved(&mut moving, b, j);
             }
             let first_token = !self.any_token;
             self.any_token = true;
@@ -548,7 +551,7 @@ impl Prep<'_> {
                             self.out.push_str(&line[j..end]);
                             token = Some(j);
                             j = end;
-                            self.moved(&mut moving, b, j, bun_indent);
+                            self.moved(&mut moving, b, j);
                         }
                         None => {
                             self.out.push_str(&line[j..]);
@@ -618,7 +621,12 @@ impl Prep<'_> {
                                 // Bun scans the entry's content as indentation: a tab
                                 // right after the `-` fails past a first entry.
                                 match b.get(j + 1) {
-                                    Some(b'\t') if self.past > 0 => return Err(syntax(i, "a tab after `-`")),
+                                    Some(b'\t') if self.past > 0 => {
+                                        return Err(syntax(
+                                            i,
+                                            "a tab right after `-`, where the runtime wants indentation",
+                                        ));
+                                    }
                                     Some(b' ') => {
                                         let n = b[j + 1..].iter().take_while(|c| **c == b' ').count();
                                         bun_indent += 1 + n;
@@ -697,7 +705,7 @@ impl Prep<'_> {
                     token = Some(j);
                     j = end;
                     if c == b'*' {
-                        self.moved(&mut moving, b, j, bun_indent);
+                        self.moved(&mut moving, b, j);
                     }
                     if let Some((k, true)) = props_only
                         && c != b'*'
@@ -727,14 +735,12 @@ impl Prep<'_> {
                 }
             }
         }
-        if let Some(start) = plain {
-            token = Some(start);
-            self.moved(&mut moving, b, b.len(), bun_indent);
+        if plain.is_some() {
+            self.moved(&mut moving, b, b.len());
             last = Last::Plain;
         } else if ends_plain {
             last = Last::Plain;
         }
-        let _ = token;
         if last == Last::Plain {
             self.plain_block = block_col.or_else(|| self.mappings.last().map(|m| m.0));
         }
@@ -837,10 +843,10 @@ impl Prep<'_> {
         Ok(())
     }
 
-    /// The first token of a line after a [`Pending`] line ended at output's end and
-    /// byte `next` of the line `b` follows it: when a key's `:` or the end of the
-    /// line follows, Bun took it as the pending value, so move it there.
-    fn moved(&mut self, moving: &mut Option<Moving>, b: &[u8], next: usize, indent: usize) {
+    /// The first token of a line after a [`Pending`] line has just been written, and
+    /// byte `next` of the line `b` follows it: when a key's `:`, a comment or the end
+    /// of the line follows, Bun took the token as the pending value, so move it there.
+    fn moved(&mut self, moving: &mut Option<Moving>, b: &[u8], next: usize) {
         let Some(m) = moving.take() else { return };
         let rest = &b[next.min(b.len())..];
         let k = rest.iter().position(|c| !is_ws(*c));
@@ -859,7 +865,6 @@ impl Prep<'_> {
             text.push(' ');
         }
         self.out.insert_str(m.pending.at, &text);
-        let _ = indent;
     }
 
     /// A block scalar whose indicator is at byte `at` of line `i`: Bun's text for it,
@@ -908,7 +913,7 @@ impl Prep<'_> {
         };
         let (text, stop) = scalar
             .read(src, from)
-            .map_err(|p| syntax(self.line_of(p), "a block scalar line Bun rejects"))?;
+            .map_err(|p| syntax(self.line_of(p), "a block scalar line the runtime rejects"))?;
         write_quoted(&mut self.out, &text);
         self.any_token = true;
         self.last = Last::Other;
@@ -1091,178 +1096,6 @@ fn utf8_len(b: u8) -> usize {
         0xc0..=0xdf => 2,
         _ => 1,
     }
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Chomp {
-    Strip,
-    Clip,
-    Keep,
-}
-
-/// A block scalar's content, read the way Bun 1.3.14 reads it (its own rules, not
-/// the YAML specification's): the first non-blank line sets the content
-/// indentation, and a blank line before it indented deeper fails; a line ends the
-/// scalar when it is indented no deeper than the enclosing block collection (with
-/// none, less than the content), whatever the content indentation; a line's spaces
-/// past the content indentation are kept; a line led by a tab ends the scalar, or
-/// fails after a blank line; folding joins two lines with a space only until a
-/// deeper-indented line comes; and `+` keeps one line break more at the end of the
-/// text.
-struct BlockScalar {
-    folded: bool,
-    chomp: Chomp,
-    block_indent: Option<usize>,
-    /// Bun keeps the header line's indentation until a content line sets its own.
-    header_indent: usize,
-}
-
-impl BlockScalar {
-    /// Read from byte `p` of `src` (the line after the header): the text and the byte
-    /// where the scalar ends, or the byte at fault.
-    fn read(&self, src: &[u8], mut p: usize) -> Result<(String, usize), usize> {
-        let len = src.len();
-        if src.get(p) == Some(&b'\t') {
-            return Err(p);
-        }
-        let mut text: Vec<u8> = Vec::new();
-        let mut newlines = 0usize;
-        let mut max_leading = 0usize;
-        let mut line_indent = self.header_indent;
-        // Bun does not count the header's line break: a scalar that ends on the line
-        // after it leaves the next token on the header's line, which fails.
-        let mut crossed = false;
-        // The content indentation: the indentation of the first non-blank line.
-        let content_indent = loop {
-            match src.get(p) {
-                None => return Ok((String::new(), len)),
-                Some(b'\r') if src.get(p + 1) == Some(&b'\n') => p += 1,
-                Some(b'\n' | b'\r') => {
-                    p += 1;
-                    line_indent = 0;
-                    if src.get(p) == Some(&b'\t') {
-                        return Err(p);
-                    }
-                    newlines += 1;
-                    crossed = true;
-                }
-                Some(b' ') => {
-                    let n = src[p..].iter().take_while(|c| **c == b' ').count();
-                    p += n;
-                    max_leading = max_leading.max(n);
-                    line_indent = n;
-                }
-                Some(_) => break line_indent,
-            }
-        };
-        let mut previous_indent = content_indent;
-        loop {
-            let Some(&c) = src.get(p) else {
-                return Ok((self.finish(text, newlines, true), len));
-            };
-            match c {
-                b'\r' if src.get(p + 1) == Some(&b'\n') => p += 1,
-                b'\n' | b'\r' => {
-                    newlines += 1;
-                    p += 1;
-                    line_indent = 0;
-                    crossed = true;
-                    loop {
-                        match src.get(p) {
-                            Some(b'\r') if src.get(p + 1) == Some(&b'\n') => p += 1,
-                            Some(b'\n' | b'\r') => {
-                                newlines += 1;
-                                p += 1;
-                                if src.get(p) == Some(&b'\t') {
-                                    return Err(p);
-                                }
-                            }
-                            Some(b' ') => {
-                                let n = src[p..].iter().take_while(|c| **c == b' ').count();
-                                if n > content_indent {
-                                    // The spaces past the content indentation are text.
-                                    if self.folded && newlines == 0 {
-                                        text.push(b' ');
-                                    } else {
-                                        text.extend(std::iter::repeat_n(b'\n', newlines));
-                                        newlines = 0;
-                                        text.push(b' ');
-                                    }
-                                    text.extend(std::iter::repeat_n(b' ', n - content_indent - 1));
-                                    previous_indent = 0;
-                                }
-                                p += n;
-                                line_indent = n;
-                                break;
-                            }
-                            _ => break,
-                        }
-                    }
-                }
-                _ => {
-                    let marker = (c == b'-' || c == b'.')
-                        && line_indent == 0
-                        && src[p..].starts_with(&[c, c, c])
-                        && matches!(src.get(p + 3), None | Some(b' ' | b'\t' | b'\n' | b'\r'));
-                    let outdented = match self.block_indent {
-                        Some(bi) => line_indent <= bi,
-                        None => line_indent < content_indent,
-                    };
-                    if marker || outdented {
-                        if !crossed && !marker && c != b'#' {
-                            return Err(p);
-                        }
-                        return Ok((self.finish(text, newlines, false), p));
-                    }
-                    if text.is_empty() && content_indent < max_leading {
-                        return Err(p);
-                    }
-                    match (self.folded, newlines) {
-                        (_, 0) => {}
-                        (true, 1) if previous_indent == content_indent => text.push(b' '),
-                        (true, 1) => text.push(b'\n'),
-                        (true, n) => text.extend(std::iter::repeat_n(b'\n', n - 1)),
-                        (false, n) => text.extend(std::iter::repeat_n(b'\n', n)),
-                    }
-                    newlines = 0;
-                    text.push(c);
-                    p += 1;
-                }
-            }
-        }
-    }
-
-    fn finish(&self, mut text: Vec<u8>, newlines: usize, eof: bool) -> String {
-        match self.chomp {
-            Chomp::Keep if eof => text.extend(std::iter::repeat_n(b'\n', newlines + 1)),
-            Chomp::Keep if !text.is_empty() => text.extend(std::iter::repeat_n(b'\n', newlines)),
-            Chomp::Clip if eof || !text.is_empty() => text.push(b'\n'),
-            _ => {}
-        }
-        String::from_utf8_lossy(&text).into_owned()
-    }
-}
-
-/// `s` as a YAML double-quoted scalar.
-fn write_quoted(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20
-                || ('\u{7f}'..='\u{9f}').contains(&c)
-                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') =>
-            {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]
