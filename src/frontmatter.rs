@@ -423,12 +423,23 @@ pub fn render_scalar(v: &str) -> String {
         && !v.chars().any(|c| ANY.contains(c))
         && !v.contains(": ")
         && !v.ends_with(':')
+        && !has_document_marker(v)
         && crate::yaml::resolve_plain(v).is_none();
     if safe {
         v.to_string()
     } else {
         format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
     }
+}
+
+/// `---` or `...` followed by a space, a tab or the end: in a plain value on an
+/// unindented line, Claude Code's runtime ends the document there (SPEC §2.4.3), so
+/// `Loading... please wait` fails to parse unquoted.
+fn has_document_marker(v: &str) -> bool {
+    ["---", "..."].iter().any(|m| {
+        v.match_indices(m)
+            .any(|(i, _)| v[i + 3..].chars().next().is_none_or(|c| c == ' ' || c == '\t'))
+    })
 }
 
 /// A new memory file in the flat shape (SPEC §3.6 "File content").
@@ -498,6 +509,38 @@ mod tests {
         assert_eq!(fm.status, Status::Ok);
         assert_eq!(f.description, s("x ---"));
         assert_eq!(f.type_raw, s("user"));
+    }
+
+    /// Issue 12: a tab after the colon parses on the first try, as in Claude Code.
+    #[test]
+    fn tab_separated_values_parse_on_the_first_try() {
+        let (fm, f) = scan("---\nname: n\ndescription:\tvalue after tab\ntype:\tuser\n---\nbody\n");
+        assert_eq!(fm.status, Status::Ok);
+        assert_eq!(f.description, s("value after tab"));
+        assert_eq!(f.type_raw, s("user"));
+        let (fm, f) = scan("---\r\ndescription:\tcrlf\r\nmetadata:\r\n  type:\tproject\r\n---\r\n");
+        assert_eq!(fm.status, Status::Ok);
+        assert_eq!(f.description, s("crlf"));
+        assert_eq!(f.type_source, TypeSource::Nested);
+    }
+
+    /// Issue 12: what the runtime rejects fails here too, and the retry's rewrite
+    /// cannot save it, so no field is read.
+    #[test]
+    fn what_the_runtime_rejects_keeps_no_fields() {
+        for text in [
+            "---\nname: n\ndescription: x\n# comment\n\t\ntype: user\n---\n",
+            "---\nname: n\ndescription: Loading... please wait\ntype: user\n---\n",
+        ] {
+            let (fm, f) = scan(text);
+            assert_eq!(fm.status, Status::Failed, "{text:?}");
+            assert_eq!(f, Fields::default(), "{text:?}");
+        }
+        // `wait...` ends the document: the rest is a second one.
+        assert_eq!(
+            scan("---\ndescription: wait...\ntype: user\n---\n").0.status,
+            Status::NotMapping
+        );
     }
 
     #[test]
@@ -615,6 +658,12 @@ mod tests {
             ("say \"hi\" \\ bye", "say \"hi\" \\ bye"),
             ("\"quoted\" \\ x: y", "\"\\\"quoted\\\" \\\\ x: y\""),
             ("`code`", "\"`code`\""),
+            ("Loading... please wait", "\"Loading... please wait\""),
+            ("wait...", "\"wait...\""),
+            ("a --- b", "\"a --- b\""),
+            ("x...y", "x...y"),
+            ("12e", "\"12e\""),
+            ("-0x1F", "\"-0x1F\""),
         ] {
             assert_eq!(render_scalar(v), out, "{v:?}");
             let text = render_memory(v, v, "user", "");

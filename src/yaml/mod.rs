@@ -1,0 +1,1124 @@
+//! YAML with the semantics of Claude Code's native runtime (SPEC §2.4.3), built on
+//! yaml-rust2's event parser only: plain scalars are resolved here with the YAML 1.2
+//! core-schema rules, duplicate keys keep the last value, local tags are ignored,
+//! and depth, alias expansion and text size are bounded.
+
+use std::collections::HashMap;
+
+use yaml_rust2::parser::{Event, Parser, Tag};
+use yaml_rust2::scanner::TScalarStyle;
+
+use crate::text::js_number;
+
+mod block_scalar;
+mod prepare;
+
+/// Nesting deeper than this fails the parse (memctl choice, SPEC §2.4.3).
+pub const MAX_DEPTH: usize = 256;
+/// Nodes produced by alias expansion beyond this fail the parse.
+pub const MAX_ALIAS_NODES: usize = 10_000;
+/// YAML text longer than this fails the parse.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+
+/// A YAML value as JavaScript sees it after parsing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Seq(Vec<Value>),
+    Map(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// JavaScript truthiness (SPEC §2.5 step 5).
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => *n != 0.0 && !n.is_nan(),
+            Value::String(s) => !s.is_empty(),
+            Value::Seq(_) | Value::Map(_) => true,
+        }
+    }
+
+    /// JavaScript's `String(value)` (SPEC §2.6).
+    pub fn js_string(&self) -> String {
+        match self {
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => js_number(*n),
+            Value::String(s) => s.clone(),
+            Value::Seq(items) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Null => String::new(),
+                    other => other.js_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+            Value::Map(_) => "[object Object]".into(),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Look up a key of a mapping.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// JSON form; non-finite numbers become null (SPEC §3.4).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Number(n) => serde_json::Number::from_f64(*n)
+                .map(|num| {
+                    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+                        J::Number((*n as i64).into())
+                    } else {
+                        J::Number(num)
+                    }
+                })
+                .unwrap_or(J::Null),
+            Value::String(s) => J::String(s.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Value::to_json).collect()),
+            Value::Map(entries) => J::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+        }
+    }
+
+    fn node_count(&self) -> usize {
+        match self {
+            Value::Seq(items) => 1 + items.iter().map(Value::node_count).sum::<usize>(),
+            Value::Map(entries) => 1 + entries.iter().map(|(_, v)| 1 + v.node_count()).sum::<usize>(),
+            _ => 1,
+        }
+    }
+}
+
+/// JSON form without building a `serde_json::Value`: the same numbers, mappings
+/// in order, and non-finite numbers as null.
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Value::Null => s.serialize_none(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) if !n.is_finite() => s.serialize_none(),
+            Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 => s.serialize_i64(*n as i64),
+            Value::Number(n) => s.serialize_f64(*n),
+            Value::String(v) => s.serialize_str(v),
+            Value::Seq(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for i in items {
+                    seq.serialize_element(i)?;
+                }
+                seq.end()
+            }
+            Value::Map(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// What a successful parse produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// The first document's root; `None` for a multi-document stream.
+    pub root: Option<Value>,
+    /// Keys repeated within one mapping (for lint ML113).
+    pub duplicate_keys: Vec<String>,
+}
+
+/// Why a parse failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The parser rejected the text (the runtime would throw).
+    Syntax(String),
+    /// memctl's safety limits were hit (SPEC §2.4.3).
+    Limit(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Syntax(m) => f.write_str(m),
+            Error::Limit(m) => write!(f, "exceeds memctl's YAML limits: {m}"),
+        }
+    }
+}
+
+enum Frame {
+    Seq(Vec<Value>, usize),
+    Map(Entries, Option<String>, usize),
+}
+
+/// Parse YAML text with the semantics of SPEC §2.4.3.
+pub fn parse(text: &str) -> Result<Document, Error> {
+    match parse_simple(text) {
+        Some(doc) => Ok(doc),
+        None => parse_events(text),
+    }
+}
+
+/// A mapping being built: its entries in order, and past a few entries an index
+/// of their keys, so that a long mapping takes linear time.
+#[derive(Default)]
+struct Entries {
+    list: Vec<(String, Value)>,
+    index: Option<HashMap<String, usize>>,
+}
+
+impl Entries {
+    fn position(&mut self, key: &str) -> Option<usize> {
+        if self.index.is_none() && self.list.len() >= 16 {
+            self.index = Some(self.list.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
+        }
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.list.iter().position(|(k, _)| k == key),
+        }
+    }
+
+    /// Set `key` to `v`, keeping the key's first place; whether it was there.
+    fn set(&mut self, key: String, v: Value) -> bool {
+        if let Some(i) = self.position(&key) {
+            self.list[i].1 = v;
+            return true;
+        }
+        if let Some(index) = &mut self.index {
+            index.insert(key.clone(), self.list.len());
+        }
+        self.list.push((key, v));
+        false
+    }
+
+    /// Set `key` to `v` unless it is there.
+    fn set_missing(&mut self, key: String, v: Value) {
+        if self.position(&key).is_none() {
+            self.set(key, v);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
+/// The shape almost every frontmatter has: `key: value` lines, and one level of
+/// `key: value` lines indented under a `key:` line, with plain or simply quoted
+/// scalars. Parsed directly, without the event parser; anything else (comments,
+/// flow collections, block scalars, anchors, tags, escapes, odd indentation, keys
+/// or values that need YAML's finer rules) returns `None` and takes the full path.
+/// The unit tests and the property tests check both paths agree.
+pub fn parse_simple(text: &str) -> Option<Document> {
+    let mut top = Entries::default();
+    let mut nested: Option<(String, Entries, usize)> = None;
+    let mut duplicate_keys = Vec::new();
+    fn insert(map: &mut Entries, key: String, v: Value, dups: &mut Vec<String>) {
+        if map.set(key.clone(), v) {
+            dups.push(key);
+        }
+    }
+    let close = |nested: &mut Option<(String, Entries, usize)>, top: &mut Entries, dups: &mut Vec<String>| {
+        if let Some((k, entries, _)) = nested.take() {
+            let v = if entries.is_empty() {
+                Value::Null
+            } else {
+                Value::Map(entries.list)
+            };
+            insert(top, k, v, dups);
+        }
+    };
+    if text.len() > MAX_TEXT_BYTES {
+        return None;
+    }
+    for line in text.split('\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let indent = line.bytes().take_while(|b| *b == b' ').count();
+        let (key, value) = split_simple_pair(&line[indent..])?;
+        if indent == 0 {
+            close(&mut nested, &mut top, &mut duplicate_keys);
+            match value {
+                None => nested = Some((key.to_string(), Entries::default(), 0)),
+                Some(v) => insert(&mut top, key.to_string(), simple_scalar(v)?, &mut duplicate_keys),
+            }
+        } else {
+            let (_, entries, width) = nested.as_mut()?;
+            if *width == 0 {
+                *width = indent;
+            }
+            if indent != *width {
+                return None;
+            }
+            // A nested key without a value would open a deeper level: not simple.
+            let v = simple_scalar(value?)?;
+            insert(entries, key.to_string(), v, &mut duplicate_keys);
+        }
+    }
+    close(&mut nested, &mut top, &mut duplicate_keys);
+    if top.is_empty() {
+        return None;
+    }
+    Some(Document {
+        root: Some(Value::Map(top.list)),
+        duplicate_keys,
+    })
+}
+
+/// `key:` or `key: value` with a plain identifier key; the value is the text after
+/// the separating spaces (trailing spaces removed), or `None` for an empty value.
+fn split_simple_pair(line: &str) -> Option<(&str, Option<&str>)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    let b = key.as_bytes();
+    if b.is_empty()
+        || !(b[0].is_ascii_alphabetic() || b[0] == b'_')
+        || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
+    {
+        return None;
+    }
+    let rest = &line[colon + 1..];
+    if rest.is_empty() || rest.bytes().all(|c| c == b' ') {
+        return Some((key, None));
+    }
+    let value = rest.strip_prefix(' ')?.trim_start_matches(' ').trim_end_matches(' ');
+    Some((key, Some(value)))
+}
+
+/// A scalar the fast path can resolve exactly, else `None`.
+fn simple_scalar(v: &str) -> Option<Value> {
+    if v.chars()
+        .any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}')
+    {
+        return None;
+    }
+    let first = v.chars().next()?;
+    if first == '"' {
+        let inner = v.strip_prefix('"')?.strip_suffix('"')?;
+        return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_string()));
+    }
+    if first == '\'' {
+        let inner = v.strip_prefix('\'')?.strip_suffix('\'')?;
+        return (!inner.contains('\'')).then(|| Value::String(inner.to_string()));
+    }
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first)
+        || v.contains("---")
+        || v.contains("...")
+        || v.contains(": ")
+        || v.contains(" #")
+        || v.ends_with(':')
+        || v.contains('\t')
+    {
+        return None;
+    }
+    Some(resolve_plain(v).unwrap_or_else(|| Value::String(v.to_string())))
+}
+
+pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(Error::Limit(format!("text longer than {MAX_TEXT_BYTES} bytes")));
+    }
+    let prepared = prepare::prepare(text)?;
+    let names = prepared.anchors;
+    let mut parser = Parser::new_from_str(&prepared.text);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: HashMap<usize, Value> = HashMap::new();
+    // The last complete node of each anchor name.
+    let mut completed: HashMap<&str, Value> = HashMap::new();
+    let mut alias_nodes = 0usize;
+    let mut documents = 0usize;
+    let mut root: Option<Value> = None;
+    let mut duplicate_keys = Vec::new();
+    loop {
+        let (event, _mark) = parser.next_token().map_err(|e| {
+            // yaml-rust2 counts flow nesting in a u8: overflowing it is our depth limit.
+            if e.info() == "recursion limit exceeded" {
+                Error::Limit(format!("nesting deeper than {MAX_DEPTH} levels"))
+            } else {
+                Error::Syntax(e.to_string())
+            }
+        })?;
+        let value = match event {
+            Event::StreamEnd => break,
+            Event::DocumentStart => {
+                documents += 1;
+                continue;
+            }
+            Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
+            Event::SequenceStart(anchor, _) => {
+                stack.push(Frame::Seq(Vec::new(), anchor));
+                ensure_depth(stack.len())?;
+                continue;
+            }
+            Event::MappingStart(anchor, _) => {
+                stack.push(Frame::Map(Entries::default(), None, anchor));
+                ensure_depth(stack.len())?;
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let (value, anchor) = match stack.pop() {
+                    Some(Frame::Seq(items, a)) => (Value::Seq(items), a),
+                    Some(Frame::Map(entries, _, a)) => (Value::Map(entries.list), a),
+                    None => return Err(Error::Syntax("unbalanced collection end".into())),
+                };
+                if anchor > 0 {
+                    if let Some(name) = names.get(anchor - 1) {
+                        completed.insert(name, value.clone());
+                    }
+                    anchors.insert(anchor, value.clone());
+                }
+                value
+            }
+            Event::Scalar(raw, style, anchor, tag) => {
+                let value = resolve_scalar(raw, style, tag.as_ref());
+                if anchor > 0 {
+                    if let Some(name) = names.get(anchor - 1) {
+                        completed.insert(name, value.clone());
+                    }
+                    anchors.insert(anchor, value.clone());
+                }
+                value
+            }
+            Event::Alias(id) => {
+                // Bun knows an anchor once its node is complete: an alias inside
+                // the anchored node itself is unresolved, as is an unknown one.
+                let value = match anchors.get(&id) {
+                    Some(v) => v.clone(),
+                    // yaml-rust2 points the alias at the anchor being defined; Bun at
+                    // the last complete node of that name, if any.
+                    None => names
+                        .get(id.wrapping_sub(1))
+                        .and_then(|name| completed.get(name.as_str()))
+                        .cloned()
+                        .ok_or_else(|| Error::Syntax("unresolved alias".into()))?,
+                };
+                alias_nodes += value.node_count();
+                if alias_nodes > MAX_ALIAS_NODES {
+                    return Err(Error::Limit(format!("alias expansion beyond {MAX_ALIAS_NODES} nodes")));
+                }
+                value
+            }
+        };
+        match stack.last_mut() {
+            None => {
+                if root.is_none() {
+                    root = Some(value);
+                }
+            }
+            Some(Frame::Seq(items, _)) => items.push(value),
+            Some(Frame::Map(entries, pending, _)) => match pending.take() {
+                None => *pending = Some(value.js_string()),
+                Some(key) if key == "<<" && matches!(value, Value::Map(_) | Value::Seq(_)) => merge(entries, value),
+                Some(key) => {
+                    if entries.set(key.clone(), value) {
+                        duplicate_keys.push(key);
+                    }
+                }
+            },
+        }
+    }
+    Ok(Document {
+        root: if documents > 1 {
+            None
+        } else {
+            Some(root.unwrap_or(Value::Null))
+        },
+        duplicate_keys,
+    })
+}
+
+/// A `<<` key whose value is a mapping, or a sequence of mappings, adds the keys
+/// the mapping does not have yet, each merged mapping's last key first (Bun
+/// 1.3.14); a key written later still replaces a merged one.
+fn merge(entries: &mut Entries, value: Value) {
+    let maps = match value {
+        Value::Map(m) => vec![m],
+        Value::Seq(items) => items
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Map(m) => Some(m),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    for map in maps {
+        for (key, v) in map.into_iter().rev() {
+            entries.set_missing(key, v);
+        }
+    }
+}
+
+fn ensure_depth(depth: usize) -> Result<(), Error> {
+    if depth > MAX_DEPTH {
+        return Err(Error::Limit(format!("nesting deeper than {MAX_DEPTH} levels")));
+    }
+    Ok(())
+}
+
+/// How Bun's parser treats a tag on a plain scalar (SPEC §2.4.3): `!!bool`,
+/// `!!int`, `!!float` and `!!null` (also written with one `!`) keep the scalar's
+/// value only when it resolves to that kind; every other tag keeps the text as a
+/// string.
+#[derive(Clone, Copy, PartialEq)]
+enum TagKind {
+    None,
+    /// `!` alone.
+    NonSpecific,
+    /// `!<...>`.
+    Verbatim,
+    Bool,
+    Number,
+    Null,
+    Str,
+    Other,
+}
+
+fn tag_kind(tag: Option<&Tag>) -> TagKind {
+    let Some(tag) = tag else { return TagKind::None };
+    match (tag.handle.as_str(), tag.suffix.as_str()) {
+        ("", "!") => TagKind::NonSpecific,
+        ("", _) => TagKind::Verbatim,
+        ("!" | "tag:yaml.org,2002:", name) => match name {
+            "bool" => TagKind::Bool,
+            "int" | "float" => TagKind::Number,
+            "null" => TagKind::Null,
+            "str" => TagKind::Str,
+            _ => TagKind::Other,
+        },
+        _ => TagKind::Other,
+    }
+}
+
+fn resolve_scalar(raw: String, style: TScalarStyle, tag: Option<&Tag>) -> Value {
+    if style != TScalarStyle::Plain {
+        return Value::String(raw);
+    }
+    let kind = tag_kind(tag);
+    if raw.is_empty() {
+        // A node with properties but no content.
+        return match kind {
+            TagKind::Str | TagKind::NonSpecific => Value::String(raw),
+            _ => Value::Null,
+        };
+    }
+    match (kind, resolve_plain(&raw)) {
+        (TagKind::None, Some(v))
+        | (TagKind::Bool, Some(v @ Value::Bool(_)))
+        | (TagKind::Number, Some(v @ Value::Number(_)))
+        | (TagKind::Null, Some(v @ Value::Null)) => v,
+        _ => Value::String(raw),
+    }
+}
+
+/// How Bun's parser resolves a whole plain scalar; `None` means string. The
+/// keywords are the YAML 1.2 core schema's (`yes`, `on` stay strings); numbers follow
+/// the runtime's own scanner, which departs from the core schema (SPEC §2.4.3).
+pub fn resolve_plain(s: &str) -> Option<Value> {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => Some(Value::Null),
+        "true" | "True" | "TRUE" => Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => Some(Value::Bool(false)),
+        _ => bun_number(s).map(Value::Number),
+    }
+}
+
+/// The number Bun's plain-scalar scanner makes of the whole of `s`, if any
+/// (observed with Bun 1.3.14: `12e` → 12, `-0x1F` → −31, `1-` → 1, `+.5` and
+/// `-.5e2` stay strings, `.inf`, `+.inf`, `.NaN` are numbers, `-.nan` is not).
+///
+/// The scanner walks the characters after an optional sign, accepting digits,
+/// `e`/`E`, the hex letters, one `x`, one `o`, one `.`, `+` (not after an `x`) and
+/// one `-`; it must reach the end of the scalar. With an `x`, an `o` or a hex
+/// letter the text is an unsigned 64-bit integer with an optional `0x`/`0o`/`0b`
+/// prefix; otherwise the longest decimal prefix counts, so trailing junk such as
+/// `e` or `-3` is ignored. After a sign, `.inf` is recognised from the second
+/// character on (the runtime does not check the first, so `-xInf` is −∞ too).
+fn bun_number(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    match *b.first()? {
+        b'0'..=b'9' => number_walk(b, 1, false),
+        b'.' => match b.get(1) {
+            Some(b'n' | b'N' | b'i' | b'I') => match &b[1..] {
+                b"nan" | b"NaN" | b"NAN" => Some(f64::NAN),
+                b"inf" | b"Inf" | b"INF" => Some(f64::INFINITY),
+                _ => None,
+            },
+            _ => number_walk(b, 1, false),
+        },
+        sign @ (b'-' | b'+') => {
+            let body = &b[1..];
+            let n = if body.len() >= 2 && ((body[0] == b'.' && body[1] == b'i') || body[1] == b'I') {
+                matches!(&body[1..], b"inf" | b"Inf" | b"INF").then_some(f64::INFINITY)?
+            } else {
+                number_walk(body, 0, true)?
+            };
+            Some(if sign == b'-' { -n } else { n })
+        }
+        _ => None,
+    }
+}
+
+/// The character walk of [`bun_number`] over `t`, whose first `from` bytes the
+/// scanner has already taken; `signed` when a sign came before `t`.
+fn number_walk(t: &[u8], from: usize, signed: bool) -> Option<f64> {
+    let mut decimal = t.first() == Some(&b'.');
+    let (mut x, mut o, mut e, mut hex, mut minus) = (false, false, false, false, false);
+    let mut first = true;
+    for (i, &c) in t.iter().enumerate().skip(from) {
+        match c {
+            b'0' if first && matches!(t.get(i + 1), Some(b'b' | b'B')) => return None,
+            b'0'..=b'9' => {}
+            b'e' | b'E' => {
+                hex |= e;
+                e = true;
+            }
+            b'b' | b'B' if first => return None,
+            b'a'..=b'd' | b'f' | b'A'..=b'D' | b'F' => hex = true,
+            b'x' if !x => x = true,
+            b'o' if !o => o = true,
+            b'.' if !decimal => decimal = true,
+            b'+' if !x => {}
+            b'-' if !minus => minus = true,
+            _ => return None,
+        }
+        first = false;
+    }
+    if first && signed {
+        return None;
+    }
+    if x || o || hex {
+        parse_unsigned(t)
+    } else {
+        decimal_prefix(t)
+    }
+}
+
+/// An unsigned 64-bit integer, decimal or with a `0x`, `0o` or `0b` prefix.
+fn parse_unsigned(t: &[u8]) -> Option<f64> {
+    let (digits, radix) = match t {
+        [b'0', p, rest @ ..] if !rest.is_empty() => match p.to_ascii_lowercase() {
+            b'x' => (rest, 16),
+            b'o' => (rest, 8),
+            b'b' => (rest, 2),
+            _ => (t, 10),
+        },
+        _ => (t, 10),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &c in digits {
+        let d = char::from(c).to_digit(radix)?;
+        n = n.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+    }
+    Some(n as f64)
+}
+
+/// The longest prefix of `t` that reads as a decimal floating-point number
+/// (`[+-]? (digits (. digits*)? | . digits) ([eE] [+-]? digits)?`), read.
+fn decimal_prefix(t: &[u8]) -> Option<f64> {
+    let digits_from = |mut i: usize| {
+        while t.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = usize::from(matches!(t.first(), Some(b'+' | b'-')));
+    let int_end = digits_from(i);
+    let mut end = int_end;
+    if t.get(end) == Some(&b'.') {
+        let frac_end = digits_from(end + 1);
+        if int_end > i || frac_end > end + 1 {
+            end = frac_end;
+        }
+    }
+    if end == int_end && int_end == i {
+        return None;
+    }
+    i = end;
+    if matches!(t.get(i), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(t.get(i + 1), Some(b'+' | b'-')));
+        let exp_end = digits_from(i + 1 + sign);
+        if exp_end > i + 1 + sign {
+            end = exp_end;
+        }
+    }
+    std::str::from_utf8(&t[..end]).ok()?.parse::<f64>().ok()
+}
+
+#[cfg(test)]
+mod oracle;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(text: &str) -> Value {
+        parse(text).expect("parses").root.expect("single document")
+    }
+
+    fn field(text: &str, key: &str) -> Value {
+        root(text).get(key).cloned().expect("key present")
+    }
+
+    #[test]
+    fn core_schema_scalars() {
+        assert_eq!(field("a: ~", "a"), Value::Null);
+        assert_eq!(field("a: NULL", "a"), Value::Null);
+        assert_eq!(field("a:", "a"), Value::Null);
+        assert_eq!(field("a: True", "a"), Value::Bool(true));
+        assert_eq!(field("a: 017", "a"), Value::Number(17.0));
+        assert_eq!(field("a: 0o17", "a"), Value::Number(15.0));
+        assert_eq!(field("a: 0x1F", "a"), Value::Number(31.0));
+        assert_eq!(field("a: 1e3", "a"), Value::Number(1000.0));
+        assert_eq!(field("a: -.inf", "a"), Value::Number(f64::NEG_INFINITY));
+        for s in [
+            "yes",
+            "no",
+            "on",
+            "off",
+            "1_000",
+            "12:30",
+            "2026-07-21",
+            "inf",
+            "nan",
+            "infinity",
+        ] {
+            assert_eq!(field(&format!("a: {s}"), "a"), Value::String(s.into()), "{s}");
+        }
+        assert_eq!(
+            field("modified: 2026-07-21T13:53:16.297Z", "modified"),
+            Value::String("2026-07-21T13:53:16.297Z".into())
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value() {
+        let doc = parse("a: 1\na: 2\n").unwrap();
+        assert_eq!(doc.root.unwrap().get("a"), Some(&Value::Number(2.0)));
+        assert_eq!(doc.duplicate_keys, vec!["a".to_string()]);
+    }
+
+    #[test]
+    fn tags() {
+        assert_eq!(field("a: !tag 42", "a"), Value::String("42".into()));
+        assert_eq!(field("a: !t true", "a"), Value::String("true".into()));
+        assert_eq!(field("a: !tag x", "a"), Value::String("x".into()));
+        assert_eq!(field("a: !!str 42", "a"), Value::String("42".into()));
+        assert_eq!(field("a: !!int \"3\"", "a"), Value::String("3".into()));
+        // The core tags keep the value only when it is of their kind.
+        assert_eq!(field("a: !!int 0x1F", "a"), Value::Number(31.0));
+        assert_eq!(field("a: !!float 3", "a"), Value::Number(3.0));
+        assert_eq!(field("a: !int 3", "a"), Value::Number(3.0));
+        assert_eq!(field("a: !!bool .inf", "a"), Value::String(".inf".into()));
+        assert_eq!(field("a: !!null ~", "a"), Value::Null);
+        assert_eq!(field("a: !!null x", "a"), Value::String("x".into()));
+        assert_eq!(field("a: !<tag:yaml.org,2002:int> 3", "a"), Value::String("3".into()));
+        // Without content: `!!str` and `!` give "", other tags null.
+        assert_eq!(field("a: !!str\n", "a"), Value::String(String::new()));
+        assert_eq!(field("a: !\n", "a"), Value::String(String::new()));
+        assert_eq!(field("a: !tag\n", "a"), Value::Null);
+    }
+
+    #[test]
+    fn numbers_as_the_runtime_scans_them() {
+        for (s, n) in [
+            ("12e", 12.0),
+            ("-0x1F", -31.0),
+            ("1-", 1.0),
+            ("12-3", 12.0),
+            ("5.", 5.0),
+            (".5", 0.5),
+            ("+12", 12.0),
+            ("0x1e", 30.0),
+            ("0o17", 15.0),
+            ("-0o7", -7.0),
+            ("007", 7.0),
+            ("1e+", 1.0),
+            ("--1", 1.0),
+            ("+.inf", f64::INFINITY),
+            ("-xInf", f64::NEG_INFINITY),
+            ("1e1000", f64::INFINITY),
+        ] {
+            assert_eq!(field(&format!("a: {s}"), "a"), Value::Number(n), "{s}");
+        }
+        assert!(matches!(field("a: -0", "a"), Value::Number(z) if z == 0.0 && z.is_sign_negative()));
+        assert!(matches!(field("a: .NaN", "a"), Value::Number(n) if n.is_nan()));
+        for s in [
+            "+.5",
+            "-.5e2",
+            "-.nan",
+            "0X1F",
+            "0b1",
+            "0x",
+            "00x1",
+            "1e3e",
+            "1a",
+            "1_0",
+            "1..",
+            ".",
+            "+",
+            "1-2-3",
+            "2026-07-21",
+            "0xFFFFFFFFFFFFFFFFF",
+            "tRUE",
+            "nULL",
+            "~x",
+            "yes",
+            "on",
+        ] {
+            assert_eq!(field(&format!("a: {s}"), "a"), Value::String(s.into()), "{s}");
+        }
+    }
+
+    #[test]
+    fn merge_keys_add_missing_keys_last_first() {
+        let v = root("a: 1\n<<: {p: 1, q: 2, a: 3}\nb: 2\n");
+        let keys: Vec<&str> = match &v {
+            Value::Map(e) => e.iter().map(|(k, _)| k.as_str()).collect(),
+            _ => panic!("{v:?}"),
+        };
+        assert_eq!(keys, ["a", "q", "p", "b"]);
+        assert_eq!(v.get("a"), Some(&Value::Number(1.0)));
+        assert_eq!(field("x: &x {m: 1}\n<<: *x\n", "m"), Value::Number(1.0));
+        assert_eq!(field("<<: {p: 1}\np: 0\n", "p"), Value::Number(0.0));
+    }
+
+    #[test]
+    fn aliases_name_complete_nodes_only() {
+        assert!(matches!(parse("a: &x [1, *x]\n"), Err(Error::Syntax(_))));
+        assert!(matches!(parse("a: *nope\n"), Err(Error::Syntax(_))));
+        // A name being redefined still means its last complete node.
+        let doc = root("a: &x 1\nb: &x\n  p: 1\n  q: *x\n");
+        assert_eq!(doc.get("b").and_then(|b| b.get("q")), Some(&Value::Number(1.0)));
+    }
+
+    /// SPEC Appendix A.8's whitespace vectors, and the issue's cases.
+    #[test]
+    fn whitespace_vectors() {
+        let s = |v: &str| Value::String(v.into());
+        assert_eq!(
+            field("description:\tvalue after tab\n", "description"),
+            s("value after tab")
+        );
+        assert_eq!(field("description:\tvalue\n", "description"), s("value"));
+        let doc = root("type:\tuser\ndescription:\t\"quoted\"\n");
+        assert_eq!(doc.get("type"), Some(&s("user")));
+        assert_eq!(doc.get("description"), Some(&s("quoted")));
+        assert_eq!(field("description: a\t# comment\n", "description"), s("a"));
+        let doc = root("description: a\n\t\ntype: user\n");
+        assert_eq!(doc.get("description"), Some(&s("a")));
+        assert_eq!(doc.get("type"), Some(&s("user")));
+        assert_eq!(field("tags:\n-\tx\n-\ty\n", "tags"), Value::Seq(vec![s("x"), s("y")]));
+        assert_eq!(field("tags: [a,\tb]\n", "tags"), Value::Seq(vec![s("a"), s("b")]));
+        assert_eq!(field("description: \t42\n", "description"), Value::Number(42.0));
+        assert_eq!(field("\tdescription: x\n", "description"), s("x"));
+        assert_eq!(
+            field("metadata:\n  type:\tuser\n", "metadata").get("type"),
+            Some(&s("user"))
+        );
+        assert!(matches!(parse("description: >-\n\tfolded\n"), Err(Error::Syntax(_))));
+        assert!(matches!(
+            parse("description: |\n  lit\n\t\n  more\n"),
+            Err(Error::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn tabs_elsewhere_in_a_line() {
+        let s = |v: &str| Value::String(v.into());
+        // After `?` and `:` of an explicit key, around flow indicators, at the end.
+        assert_eq!(field("?\ta\n:\tb\n", "a"), s("b"));
+        assert_eq!(field("a: {\tb:\tc\t}\n", "a").get("b"), Some(&s("c")));
+        assert_eq!(field("a: [\ta\t,\tb\t]\n", "a"), Value::Seq(vec![s("a"), s("b")]));
+        assert_eq!(field("a: 1\t\n", "a"), Value::Number(1.0));
+        assert_eq!(field("a:\t\n  b: 1\n", "a").get("b"), Some(&Value::Number(1.0)));
+        // A tab inside a plain or quoted scalar is text.
+        assert_eq!(field("a: x\ty\n", "a"), s("x\ty"));
+        assert_eq!(field("a: \"x\ty\"\n", "a"), s("x\ty"));
+        // Indentation is the spaces before the first tab.
+        assert_eq!(
+            field("a:\n \t b: 1\n \t c: 2\n", "a").get("c"),
+            Some(&Value::Number(2.0))
+        );
+    }
+
+    #[test]
+    fn tab_led_lines_the_runtime_rejects() {
+        // After a comment, a quoted scalar, a flow collection or an empty value, a
+        // line led by a tab fails once the mapping is past its first entry.
+        for t in [
+            "a: 1\nb: 2\n# c\n\t\nc: 3\n",
+            "a: 1\nb: 2 # c\n\t\nc: 3\n",
+            "a: 1\nb: 'x'\n\t\nc: 2\n",
+            "a: 1\nb: [x]\n\t\nc: 2\n",
+            "a: 1\nb:\n\t\n  c: 2\n",
+            "a: 1\ntags:\n-\tx\n",
+        ] {
+            assert!(matches!(parse(t), Err(Error::Syntax(_))), "{t:?}");
+        }
+        // Within the first entry, after a plain scalar, or led by a space: fine.
+        for t in [
+            "a: 'x'\n\t\nb: 1\n",
+            "b:\n\t\n  c: 2\n",
+            "# c\n\t\na: 1\n",
+            "a: 1\n# c\n\t\nb: 2\n",
+            "a: 1\nb: 2\n\t# c\nc: 3\n",
+            "a: 1\nb: 2\n \t\nc: 3\n",
+            "a: x\n\tb: 2\n",
+        ] {
+            assert!(parse(t).is_ok(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn block_scalars_as_the_runtime_reads_them() {
+        let s = |v: &str| Value::String(v.into());
+        assert_eq!(
+            field("a: >\n  a\n  b\n\n  c\n   d\n  e\n  f\n", "a"),
+            s("a b\nc\n d\ne\nf\n")
+        );
+        assert_eq!(field("a: |+\n  x\n", "a"), s("x\n\n"));
+        assert_eq!(field("a: |\n\n   x\n  y\n", "a"), s("\nx\ny\n"));
+        assert_eq!(field("a: |\n  x\n   \n", "a"), s("x\n \n"));
+        assert_eq!(field("a: |2\n   x\n", "a"), s("x\n"));
+        assert_eq!(field("a: |\n  lit\n  \t\n  more\n", "a"), s("lit\n\t\nmore\n"));
+        assert_eq!(root("- |\n- x\n"), Value::Seq(vec![s("- x\n")]));
+        assert!(matches!(parse("a: |\n   \n  y\n"), Err(Error::Syntax(_))));
+        // A block scalar that ends on the line after its header.
+        assert!(matches!(parse("a: |\nb: 1\n"), Err(Error::Syntax(_))));
+        assert!(parse("a: |-\n# comment\n").is_ok());
+    }
+
+    #[test]
+    fn document_markers_inside_unindented_plain_values() {
+        // `...` or `---` and a space end the document in the middle of a value.
+        assert!(matches!(
+            parse("description: Loading... please wait\n"),
+            Err(Error::Syntax(_))
+        ));
+        assert_eq!(
+            field("description: wait...\n", "description"),
+            Value::String("wait".into())
+        );
+        assert_eq!(parse("description: wait...\ntype: user\n").unwrap().root, None);
+        assert_eq!(parse("a: x --- y\n").unwrap().root, None);
+        assert_eq!(field("a: ...\n", "a"), Value::Null);
+        assert_eq!(field("  a: ...\n", "a"), Value::String("...".into()));
+        assert_eq!(
+            field("m:\n  d: wait... more\n", "m").get("d"),
+            Some(&Value::String("wait... more".into()))
+        );
+        assert_eq!(field("a: x...y\n", "a"), Value::String("x...y".into()));
+        // A `...` before any content ends an empty first document.
+        assert_eq!(parse("...\na: 1\n").unwrap().root, None);
+    }
+
+    #[test]
+    fn the_runtime_takes_the_next_node_as_a_value() {
+        let s = |v: &str| Value::String(v.into());
+        // After properties alone, and after an empty sequence entry, however
+        // little the next line is indented.
+        let doc = root("a: !!str\nb: 1\n");
+        assert_eq!(doc.get("a"), Some(&s("b")));
+        assert_eq!(doc.get("null"), Some(&Value::Number(1.0)));
+        let doc = root("a:\n  -\nb: 1\nc: 2\n");
+        let entry = Value::Map(vec![("b".into(), Value::Number(1.0)), ("c".into(), Value::Number(2.0))]);
+        assert_eq!(doc.get("a"), Some(&Value::Seq(vec![entry])));
+        assert_eq!(root("a: ? x\n").get("a"), Some(&s("x")));
+        assert_eq!(
+            field("a: {q: a: b}\n", "a").get("q").and_then(|q| q.get("a")),
+            Some(&s("b"))
+        );
+    }
+
+    #[test]
+    fn a_long_mapping_takes_linear_time() {
+        let mut block = String::new();
+        let mut flow = String::from("a: {");
+        for i in 0..60_000 {
+            block.push_str(&format!("k{i}: 1\n"));
+            flow.push_str(&format!("k{i}: 1, "));
+        }
+        flow.push_str("k0: 2}\n");
+        let start = std::time::Instant::now();
+        let doc = parse(&block).unwrap();
+        assert!(matches!(doc.root, Some(Value::Map(m)) if m.len() == 60_000));
+        let doc = parse(&flow).unwrap();
+        assert_eq!(doc.duplicate_keys, ["k0"]);
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    }
+
+    #[test]
+    fn stays_linear_on_a_megabyte_of_one_repeated_piece() {
+        let pieces = [
+            " ",
+            "\t",
+            "-",
+            ".",
+            ":",
+            "?",
+            "#",
+            "[",
+            "{",
+            "\"",
+            "'",
+            "|",
+            "&",
+            "!",
+            "*",
+            "a",
+            "0",
+            ",",
+            "]",
+            "- ",
+            "? ",
+            "a:",
+            "[a,",
+            "{a:",
+            "&a ",
+            "!t ",
+            "\t-",
+            "-\t",
+            "a: ",
+            "... ",
+            "\n-",
+            "\n\t",
+            "\n  -\n",
+            "\na: &x\n",
+        ];
+        for piece in pieces {
+            // A whole MiB in a release build; a quarter of it in a debug build, where
+            // quadratic work would still take minutes.
+            let size = if cfg!(debug_assertions) {
+                MAX_TEXT_BYTES / 4
+            } else {
+                MAX_TEXT_BYTES - 64
+            };
+            let line = piece.repeat(size / piece.len());
+            for text in [line.clone(), format!("a: {line}\n"), format!("a:\n  -\n{line}\n")] {
+                let start = std::time::Instant::now();
+                let _ = parse(&text);
+                assert!(start.elapsed().as_secs() < 5, "{piece:?} took {:?}", start.elapsed());
+            }
+        }
+    }
+
+    #[test]
+    fn comments_and_document_end() {
+        assert_eq!(
+            field("description: use C# #tags", "description"),
+            Value::String("use C#".into())
+        );
+        assert_eq!(field("description: x\n...\n", "description"), Value::String("x".into()));
+        assert_eq!(parse("description: x\n...\ntype: user\n").unwrap().root, None);
+    }
+
+    #[test]
+    fn scalar_and_sequence_roots_are_not_mappings() {
+        assert_eq!(root("just text"), Value::String("just text".into()));
+        assert_eq!(root("- a"), Value::Seq(vec![Value::String("a".into())]));
+    }
+
+    #[test]
+    fn syntax_errors_fail() {
+        for t in [
+            "description: note: has colon space",
+            "description: [unclosed",
+            "description: - dash\ntype: user",
+            "description: @x",
+            "description: `x`",
+        ] {
+            assert!(matches!(parse(t), Err(Error::Syntax(_))), "{t}");
+        }
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        let deep = format!("description: {}{}", "[".repeat(300), "]".repeat(300));
+        assert!(matches!(parse(&deep), Err(Error::Limit(_))));
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..6 {
+            let prev = if i == 0 { "a".to_string() } else { format!("b{}", i - 1) };
+            bomb.push_str(&format!("b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+        }
+        assert!(matches!(parse(&bomb), Err(Error::Limit(_))));
+        assert!(matches!(parse(&"a".repeat(MAX_TEXT_BYTES + 1)), Err(Error::Limit(_))));
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_event_parser() {
+        let cases = [
+            "name: Testing policy\ndescription: Integration tests hit a real DB\ntype: feedback\n",
+            "name: n\nmetadata: \n  node_type: memory\n  type: feedback\n  originSessionId: 14a82ccb-8561-4527-8fab-6175f28bf954\n  modified: 2026-07-21T13:53:16.297Z\n",
+            "a: 1\na: 2\n",
+            "d: \"quoted: yes\"\ne: 'single'\n",
+            "d: yes\ne: ~\nf: 0x1F\ng: .inf\nh: 017\ni: 1e3\nj: true\nk:\n",
+            "d: use C#\ne: x,y [z] {w}\nf: a-b_c\n",
+            "empty:\nnext: 1\n",
+            "k-e_y1: v\n_x: y\n",
+            "d: trailing   \n",
+            "metadata:\n  type: user\n\nname: after blank\n",
+            "d: é 因子 ✓\n",
+            "d: \"\"\n",
+        ];
+        for c in cases {
+            let fast = parse_simple(c).unwrap_or_else(|| panic!("fast path declined {c:?}"));
+            assert_eq!(Some(fast), parse_events(c).ok(), "{c:?}");
+        }
+        for c in [
+            "d: a: b\n",
+            "d: [a]\n",
+            "d: |\n  x\n",
+            "# c\nd: x\n",
+            "d: &a x\n",
+            "d: !t x\n",
+            "  d: x\n",
+            "m:\n  n:\n    o: 1\n",
+            "d: x #c\n",
+            "d: \"a\\\"b\"\n",
+            "d:\tx\n",
+            "just text\n",
+            "- a\n",
+            "d: x\n...\n",
+            "m:\n  a: 1\n   b: 2\n",
+        ] {
+            assert_eq!(parse_simple(c), None, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn serialize_matches_to_json() {
+        let v = root("a: 1\nb: 1.5\nc: .nan\nd: [x, ~, true]\ne: {f: g}\n");
+        assert_eq!(serde_json::to_value(&v).unwrap(), v.to_json());
+    }
+
+    #[test]
+    fn js_string_conversion() {
+        let v = field("d: [1, [2, 3], null, \"a\"]", "d");
+        assert_eq!(v.js_string(), "1,2,3,,a");
+        assert_eq!(field("d: {a, b}", "d").js_string(), "[object Object]");
+        assert_eq!(field("d: 42", "d").js_string(), "42");
+    }
+}
