@@ -34,6 +34,7 @@ mod props;
 use std::io;
 use std::process::ExitCode;
 
+use clap::CommandFactory;
 use cli::Cli;
 use error::{Error, ExitPolicy, Kind};
 
@@ -121,12 +122,70 @@ pub fn usage_error(e: &clap::Error) -> Option<Error> {
     let rendered = e.render().to_string();
     let mut lines = rendered.lines().filter(|l| !l.trim().is_empty());
     let first = lines.next().unwrap_or("invalid command line");
-    let message = first.strip_prefix("error: ").unwrap_or(first).replace('\'', "`");
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).replace('\'', "`");
+    // "Usage: memctl show [OPTIONS] <REF>": the subcommand whose help to point at.
+    let sub = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: memctl "))
+        .and_then(|u| u.split_whitespace().next())
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        .and_then(|w| Cli::command().find_subcommand(w).map(|_| w.to_string()));
+    if e.kind() == K::MissingRequiredArgument {
+        message = missing_arguments(&rendered, sub.as_deref());
+    }
+    let help = match &sub {
+        Some(s) => format!("run `memctl {s} --help` for usage"),
+        None => "run `memctl --help` for usage".into(),
+    };
     let hint = rendered
         .lines()
         .find_map(|l| l.trim().strip_prefix("tip: ").map(|t| t.replace('\'', "`")))
-        .unwrap_or_else(|| "run `memctl --help` for usage".into());
+        .unwrap_or(help);
     Some(Error::new(Kind::Usage, message).hint(hint))
+}
+
+/// "missing <REF>: the memory to show, by file, stem or name" from clap's list of
+/// missing arguments, with each argument's help line.
+fn missing_arguments(rendered: &str, sub: Option<&str>) -> String {
+    use clap::CommandFactory;
+    let root = Cli::command();
+    let cmd = sub.and_then(|s| root.find_subcommand(s)).unwrap_or(&root);
+    let names: Vec<&str> = rendered
+        .lines()
+        .skip_while(|l| !l.contains("were not provided"))
+        .skip(1)
+        .map(str::trim)
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+        .collect();
+    let described: Vec<String> = names
+        .iter()
+        .map(|n| {
+            let bare = n
+                .trim_start_matches('-')
+                .trim_matches(['<', '>', '.'])
+                .split([' ', '='])
+                .next()
+                .unwrap_or("");
+            let help = cmd
+                .get_arguments()
+                .find(|a| {
+                    a.get_value_names()
+                        .is_some_and(|v| v.iter().any(|v| v.as_str() == bare))
+                        || a.get_long() == Some(bare)
+                })
+                .and_then(|a| a.get_help())
+                .map(|h| h.to_string().to_lowercase());
+            match help {
+                Some(h) => format!("{n}: {}", h.trim_end_matches('.')),
+                None => n.to_string(),
+            }
+        })
+        .collect();
+    if described.is_empty() {
+        "a required argument is missing".into()
+    } else {
+        format!("missing {}", described.join("; "))
+    }
 }
 
 /// Install a panic hook that reports any panic as an `internal` error (exit 2).

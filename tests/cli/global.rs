@@ -161,3 +161,20 @@ fn version_and_help_work() {
     let h = Env::new().arg("--help").run().success();
     assert!(h.stdout.contains("Exit status:"));
 }
+
+#[test]
+fn r14_a_missing_argument_is_named_and_the_hint_points_at_the_subcommand() {
+    Env::new().args(["show"]).run().code(2).stdout("").stderr(
+        "memctl: missing <REF>: the memory: a relative path, a file stem, or a frontmatter name\nhint: run `memctl show --help` for usage\n",
+    );
+    let run = Env::new().args(["--json", "forget"]).run().code(2);
+    let e = run.stderr_json();
+    assert_eq!(e["error"]["kind"], "usage");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("missing <REF>...: the memories")
+    );
+    assert_eq!(e["error"]["hint"], "run `memctl forget --help` for usage");
+}
