@@ -36,6 +36,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand forget 'Remove memories and their index lines, keeping a copy in .trash/'
             cand edit 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
             cand lock 'Inspect the auto-dream lock (.consolidate-lock)'
+            cand completions 'Print a shell completion script'
+            cand man 'Print a man page (memctl''s, or one command''s)'
             cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -190,6 +192,24 @@ set edit:completion:arg-completer[memctl] = {|@words|
         }
         &'memctl;lock;help;help'= {
         }
+        &'memctl;completions'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;man'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;dream'= {
             cand --min-hours 'What-if threshold for the time gate, in hours [default: 24]'
             cand --min-sessions 'What-if threshold for the sessions gate [default: 5]'
@@ -215,6 +235,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand forget 'Remove memories and their index lines, keeping a copy in .trash/'
             cand edit 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
             cand lock 'Inspect the auto-dream lock (.consolidate-lock)'
+            cand completions 'Print a shell completion script'
+            cand man 'Print a man page (memctl''s, or one command''s)'
             cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -238,6 +260,10 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand status 'Show the lock''s state and what Claude Code''s next acquire would do'
         }
         &'memctl;help;lock;status'= {
+        }
+        &'memctl;help;completions'= {
+        }
+        &'memctl;help;man'= {
         }
         &'memctl;help;dream'= {
         }

@@ -89,6 +89,15 @@ pub enum Command {
     Edit(EditArgs),
     /// Inspect the auto-dream lock (.consolidate-lock)
     Lock(LockArgs),
+    /// Print a shell completion script
+    ///
+    /// Install, e.g.: `memctl completions bash > ~/.local/share/bash-completion/completions/memctl`,
+    /// `memctl completions zsh > ~/.zfunc/_memctl`, `memctl completions fish > ~/.config/fish/completions/memctl.fish`.
+    Completions(CompletionsArgs),
+    /// Print a man page (memctl's, or one command's)
+    ///
+    /// Read it with `memctl man lint | man -l -`.
+    Man(ManArgs),
     /// Preview auto-dream: whether it would run now, and a consolidation plan
     ///
     /// `memctl dream` alone shows the dry run; consolidating needs a model, so the dry
@@ -349,6 +358,20 @@ pub struct LockArgs {
 pub enum LockCommand {
     /// Show the lock's state and what Claude Code's next acquire would do
     Status,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (e.g. lint, lock-status) [default: memctl's own]
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,7 @@ pub mod editor;
 pub mod entry;
 pub mod error;
 pub mod frontmatter;
+pub mod generate;
 pub mod index;
 pub mod lint;
 pub mod lock;

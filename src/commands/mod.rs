@@ -1,12 +1,14 @@
 //! One file per subcommand; this is the dispatch.
 
 mod add;
+mod completions;
 mod dream;
 mod edit;
 mod forget;
 mod lint;
 mod list;
 mod lock;
+mod man;
 mod path;
 mod show;
 mod truncate_check;
@@ -31,6 +33,8 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Edit(args) => edit::run(args, ctx, out),
         Command::Lock(args) => lock::run(args, ctx, out),
         Command::Dream(args) => dream::run(args, ctx, out),
+        Command::Completions(args) => completions::run(args, out),
+        Command::Man(args) => man::run(args, out),
     }
 }
 
