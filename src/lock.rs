@@ -290,9 +290,7 @@ impl Status {
         let mut s = format!("{}: {}\n", LOCK_FILE, i.state.as_str());
         if !i.exists {
             s.push_str("  last consolidated: never\n");
-            s.push_str(&format!(
-                "  next acquire: creates it; time gate passes (no lock: last consolidation at 0, {h} h ago)\n"
-            ));
+            s.push_str("  next acquire: creates it; time gate passes (never consolidated)\n");
             return s;
         }
         let pid = match i.pid_status {

@@ -168,7 +168,7 @@ pub fn gates(i: &GateInput) -> Gates {
     let counted = i.sessions.map(|s| s.iter().filter(|x| x.counted).count());
     let all = vec![
         enabled_gate(i),
-        time_gate(h, i.min_hours),
+        time_gate(h, i.min_hours, i.lock.mtime_ms.is_none()),
         gate(
             GateName::ScanThrottle,
             GateStatus::NotApplicable,
@@ -237,10 +237,13 @@ fn enabled_gate(i: &GateInput) -> Gate {
     gate(GateName::Enabled, status, detail)
 }
 
-fn time_gate(hours_since: f64, min_hours: f64) -> Gate {
+fn time_gate(hours_since: f64, min_hours: f64, never: bool) -> Gate {
     let hs = to_fixed1(hours_since);
     let min_h = crate::text::js_number(min_hours);
-    if hours_since >= min_hours {
+    if never {
+        // Claude Code reads a missing lock as "last consolidated at time 0".
+        gate(GateName::Time, GateStatus::Pass, "never consolidated (no lock file)")
+    } else if hours_since >= min_hours {
         gate(
             GateName::Time,
             GateStatus::Pass,

@@ -180,3 +180,16 @@ fn r14_bare_lock_shows_the_status() {
     assert_eq!(a["state"], b["state"]);
     assert_eq!(a["state"], "absent");
 }
+
+#[test]
+fn r14_no_lock_reads_never_consolidated_not_hours_since_1970() {
+    let run = Env::new().args(["lock"]).run().success();
+    assert!(
+        run.stdout.contains("time gate passes (never consolidated)"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains(" h ago"), "{}", run.stdout);
+    let doc = Env::new().args(["dream", "--json"]).run().success().json();
+    assert_eq!(doc["gates"][1]["detail"], "never consolidated (no lock file)");
+}
