@@ -211,6 +211,18 @@ pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<
 
 /// Replace `target` atomically if `still_ok()` holds right before the rename.
 fn write_checked_with(root: &Path, target: &Path, content: &[u8], still_ok: &dyn Fn() -> bool) -> Result<bool, Error> {
+    write_checked_at(root, target, content, still_ok, None)
+}
+
+/// Like [`write_checked_with`]; with `mtime`, the new file gets that modification
+/// time (set on the temp file before the rename, so the target never shows another).
+fn write_checked_at(
+    root: &Path,
+    target: &Path,
+    content: &[u8],
+    still_ok: &dyn Fn() -> bool,
+    mtime: Option<std::time::SystemTime>,
+) -> Result<bool, Error> {
     ensure_contained(root, target)?;
     let target = match fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => real(target)?,
@@ -222,6 +234,9 @@ fn write_checked_with(root: &Path, target: &Path, content: &[u8], still_ok: &dyn
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         set_mode(&f, 0o600)?;
         f.write_all(content)?;
+        if let Some(t) = mtime {
+            f.set_modified(t)?;
+        }
         f.sync_all()?;
         if let Ok(meta) = fs::metadata(&target) {
             f.set_permissions(meta.permissions())?;
@@ -535,6 +550,26 @@ impl Writer {
     /// planned): else `conflict`, and nothing is written. Lines `new` keeps from
     /// `old` keep their bytes.
     pub fn replace_expecting(&mut self, target: &Path, old: &[u8], new: &[u8]) -> Result<(), Error> {
+        self.replace_expecting_at(target, old, new, false)
+    }
+
+    /// [`Writer::replace_expecting`] for a mechanical rewrite (`lint --fix`): the
+    /// file keeps its modification time to the nanosecond, so Claude Code still
+    /// sees the memory's age and its place in the scan (SPEC §2.4.1 `modified`).
+    pub fn replace_expecting_keep_mtime(&mut self, target: &Path, old: &[u8], new: &[u8]) -> Result<(), Error> {
+        self.replace_expecting_at(target, old, new, true)
+    }
+
+    fn replace_expecting_at(&mut self, target: &Path, old: &[u8], new: &[u8], keep_mtime: bool) -> Result<(), Error> {
+        let mtime = if keep_mtime {
+            Some(
+                fs::metadata(target)
+                    .and_then(|m| m.modified())
+                    .map_err(|e| io_err("cannot read the mtime of", target, e))?,
+            )
+        } else {
+            None
+        };
         let current = read_for_update(target)?;
         let same = current == old || String::from_utf8_lossy(&current).as_bytes() == old;
         let content = match std::str::from_utf8(new) {
@@ -542,7 +577,7 @@ impl Writer {
             Err(_) => new.to_vec(),
         };
         let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
-        if same && write_checked_with(self.dir.dir(), target, &content, &unchanged)? {
+        if same && write_checked_at(self.dir.dir(), target, &content, &unchanged, mtime)? {
             return Ok(());
         }
         Err(Error::new(

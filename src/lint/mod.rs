@@ -9,6 +9,7 @@ pub mod fix;
 pub mod format;
 mod index_rules;
 pub mod rules;
+mod secrets;
 mod topic;
 
 use std::borrow::Cow;
@@ -119,7 +120,9 @@ fn check_file(m: &Memory, file: &mut File, buf: &mut Vec<u8>, claude_md: Option<
     }
     let t = FileText::new(buf, m.size);
     topic::check(m, &t, claude_md, &mut out);
-    (out, index_rules::Reach::links_of(&m.rel, &t.text))
+    let links = crate::index::extract_links(&t.text);
+    topic::dangling(m, &t.text, &links, &mut out);
+    (out, index_rules::Reach::links_of(&m.rel, &t.text, &links))
 }
 
 /// The outcome of a lint run.

@@ -94,6 +94,7 @@ rules! {
     ML131 "unreadable" Error false "silently dropped from the scan";
     ML132 "stale-temp" Info true "none (not `.md`); left by an interrupted write";
     ML133 "binary" Error false "garbage in context";
+    ML134 "link-dangling" Warning false "the model follows a link to nothing";
     ML201 "index-dangling" Error false "the model follows a pointer to nothing";
     ML202 "index-link-outside" Warning false "outside the memory dir; Claude Code's memory agents may not write there";
     ML203 "index-unindexed" Warning true "the memory is never loaded: Claude Code loads only the index";

@@ -44,7 +44,7 @@ pub enum ProblemKind {
     UnlistableDir(String),
     /// Listed, but binary (NUL bytes at its start).
     Binary,
-    /// Listed, but its first 30 lines exceed 1 MiB (frontmatter not seen).
+    /// Listed, but its frontmatter block is still open after 1 MiB (not seen).
     WindowTooLarge,
 }
 
@@ -76,7 +76,7 @@ impl Problem {
             ProblemKind::Binary => format!("{}: binary content (NUL bytes); Claude Code reads it as text", self.rel),
             ProblemKind::WindowTooLarge => {
                 format!(
-                    "{}: the first 30 lines exceed 1 MiB; its frontmatter is not seen",
+                    "{}: frontmatter block exceeds 1 MiB; memctl treats it as no frontmatter",
                     self.rel
                 )
             }

@@ -27,7 +27,7 @@ pub(super) fn read_memory_from(file: &mut File, buf: &mut Vec<u8>) -> io::Result
     let opens = lines.first().is_some_and(|l| frontmatter::is_delimiter(l));
     let exceeded = opens && window.exceeded;
     if exceeded {
-        // The first 30 lines do not fit in 1 MiB: treated as no frontmatter (§2.5).
+        // The block is still open after 1 MiB: treated as no frontmatter (§2.5).
         fm = frontmatter::Frontmatter::beyond_window();
     } else if opens && fm.close_line.is_none() && window.more && closes_later(file, window.bytes_read, buf.len())? {
         fm.status = Status::BeyondWindow;
@@ -54,7 +54,7 @@ pub(super) fn slim(m: &mut Memory) {
 struct Window {
     /// Length of the first 30 lines in the buffer (BOM and CRs are handled later).
     len: usize,
-    /// The 30 lines did not fit in 1 MiB.
+    /// 1 MiB was read without reaching line 30 or a closing line.
     exceeded: bool,
     /// The file has more text after the window.
     more: bool,
@@ -63,14 +63,13 @@ struct Window {
 
 /// Read the lines the frontmatter result depends on: the first 30, or fewer when
 /// line 1 opens a block that closes earlier (the lines after the closing line
-/// change nothing). Reads at most 1 MiB.
+/// change nothing). Reads at most 1 MiB: only a block still open then exceeds it.
 fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Window> {
     buf.clear();
     let mut line_start = 0;
     let mut lines = 0;
     let mut opener = false;
     let mut end = None;
-    let mut closed = None;
     let mut want = 1024;
     loop {
         let old = buf.len();
@@ -93,18 +92,14 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
             lines += 1;
             if lines == 1 {
                 opener = frontmatter::is_delimiter_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
-            } else if opener && closed.is_none() && frontmatter::is_delimiter_bytes(line) {
-                closed = Some(lf);
-                // A file of at most 1 MiB cannot exceed the limit: stop here. A
-                // larger one is read on to line 30 (bounded by 1 MiB) to tell.
-                if size <= WINDOW_MAX_BYTES as u64 {
-                    end = Some((lf, true));
-                    break;
-                }
+            } else if opener && frontmatter::is_delimiter_bytes(line) {
+                // The block closed within 30 lines and 1 MiB: the lines after it
+                // change nothing, however long they are (SPEC §2.5 step 3).
+                end = Some((lf, true));
+                break;
             }
             if lines == FRONTMATTER_MAX_LINES {
-                // Line 30: the window ends at the closing line if there was one.
-                end = Some(closed.map_or((lf, false), |c| (c, true)));
+                end = Some((lf, false));
                 break;
             }
             line_start = lf + 1;
@@ -124,11 +119,7 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
             bytes_read > e + 1 || size > (e + 1) as u64 || (size == 0 && file_has_more(file, buf)?),
         ),
         None if buf.len() >= WINDOW_MAX_BYTES => (WINDOW_MAX_BYTES, true, true),
-        None => match closed {
-            // Fewer than 30 lines in a file whose block closed.
-            Some(c) => (c, false, true),
-            None => (buf.len(), false, false),
-        },
+        None => (buf.len(), false, false),
     };
     Ok(Window {
         len,
@@ -230,6 +221,22 @@ mod tests {
         let m = read_memory(&p, "m.md").unwrap();
         assert_eq!(m.frontmatter.status, Status::BeyondWindow);
         assert!(m.window_exceeded);
+    }
+
+    #[test]
+    fn a_block_closed_early_is_read_however_long_the_later_lines_are() {
+        // 2 MB, the block closes on line 4: read as Claude Code reads it.
+        let text = format!(
+            "---\ndescription: early\ntype: user\n---\n{}",
+            format!("{}\n", "y".repeat(100_000)).repeat(20)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.md");
+        fs::write(&p, &text).unwrap();
+        let m = read_memory(&p, "m.md").unwrap();
+        assert_eq!(m.frontmatter.status, Status::Ok);
+        assert!(!m.window_exceeded);
+        assert_eq!(m.fields.description.map(|d| d.js_string()).as_deref(), Some("early"));
     }
 
     #[test]

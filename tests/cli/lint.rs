@@ -840,3 +840,215 @@ fn r14_list_rules_prints_the_rule_table() {
     );
     assert!(run.stdout.lines().count() >= 30);
 }
+
+/// A modification time with nanoseconds, `days` before memctl's `NOW`.
+fn mtime_days_ago(days: u64) -> std::time::SystemTime {
+    let now = std::time::UNIX_EPOCH + std::time::Duration::from_millis(crate::support::NOW_MS);
+    now - std::time::Duration::from_secs(days * 86_400) - std::time::Duration::from_nanos(123_456_789)
+}
+
+#[test]
+fn mechanical_fixes_keep_the_mtime_to_the_nanosecond() {
+    for (rule, text) in [
+        (
+            "ML111",
+            "---\nname: Project Context: SS\ndescription: d\ntype: user\n---\nb\n",
+        ),
+        (
+            "ML102",
+            "<!-- banner -->\n---\nname: x\ndescription: d\ntype: user\n---\nbody\n",
+        ),
+    ] {
+        let env = one(text);
+        let p = env.dir().join("m.md");
+        let old = mtime_days_ago(183);
+        fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let run = env.args(["lint", "--fix", "--rule", rule]).run().success();
+        run.stderr_has(&format!("memctl: note: fixed {rule} in m.md"));
+        assert_ne!(fs::read_to_string(&p).unwrap(), text, "{rule} rewrote nothing");
+        assert_eq!(
+            fs::metadata(&p).unwrap().modified().unwrap(),
+            old,
+            "{rule} moved the mtime"
+        );
+    }
+}
+
+#[test]
+fn secrets_in_the_index_files_are_found_and_never_echoed() {
+    let token = format!("github_pat_11ABCDEFG0_{}", "q".repeat(59));
+    let env = good()
+        .index(&format!("{GOOD_INDEX}- note: {token}\n"))
+        .memory("team/t.md", GOOD)
+        .memory(
+            "team/MEMORY.md",
+            "- [T](t.md) — t\nkey AIzaSyA1b2C3d4E5f6G7h8I9j0K_L-mNoPqRsTu\n",
+        );
+    let doc = env.args(["lint", "--json", "--rule", "ML121"]).run().json();
+    let found: Vec<(String, u64, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{doc}");
+    assert!(
+        found[0].0.ends_with("MEMORY.md") && !found[0].0.contains("team"),
+        "{found:?}"
+    );
+    assert_eq!(found[0].1, 2);
+    assert_eq!(
+        found[0].2,
+        "looks like a GitHub token; memory is loaded into model context: remove it"
+    );
+    assert!(found[1].0.ends_with("team/MEMORY.md"), "{found:?}");
+    assert_eq!(found[1].1, 2);
+    assert!(found[1].2.starts_with("looks like a Google API key"), "{found:?}");
+    let text = doc.to_string();
+    assert!(!text.contains(&token) && !text.contains("AIzaSy"), "{text}");
+}
+
+#[test]
+fn each_new_secret_kind_fires_in_a_topic_file_and_near_misses_do_not() {
+    let fm = "name: n\ndescription: d\ntype: user\n";
+    for (hit, miss) in [
+        (
+            "AIzaSyA1b2C3d4E5f6G7h8I9j0K_L-mNoPqRsTu",
+            "AIzaSyA1b2C3d4E5f6G7h8I9j0K_L-mNoPqRsT",
+        ),
+        ("glpat-xYz12AbC3dEf4GhI5jKl", "glpat-xYz12AbC3dEf4GhI5jK"),
+        ("sk_live_51HabcdEFGhijKLmnoPQrs", "sk_test_51HabcdEFGhijKLmnoPQrs"),
+        ("rk_live_51HabcdEFGhijKLmnoPQrs", "rk_live_51HabcdEFGhijKLmnoP"),
+        (
+            "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+            "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R",
+        ),
+        ("github_pat_11ABCDEFG0_abcdefghijklmnop", "github_pat_short"),
+    ] {
+        case(
+            "ML121",
+            one(&with_fm(fm, &format!("token {hit}\n"))),
+            one(&with_fm(fm, &format!("token {miss}\n"))),
+        );
+    }
+}
+
+#[test]
+fn index_frontmatter_is_ml208_not_content() {
+    let env = good().index(&format!("---\nname: index\ndescription: d\n---\n{GOOD_INDEX}"));
+    let hit = ids(env);
+    assert!(hit.contains(&"ML208".to_string()), "{hit:?}");
+    assert!(!hit.contains(&"ML211".to_string()), "{hit:?}");
+    // Content after the block still counts.
+    let env = good().index(&format!("---\nname: index\n---\n{GOOD_INDEX}Some prose.\n"));
+    let doc = env.args(["lint", "--json", "--rule", "ML211"]).run().json();
+    assert_eq!(doc["findings"][0]["line"], 5, "{doc}");
+}
+
+#[test]
+fn only_an_underscore_makes_a_type_prefix() {
+    let project = "---\nname: n\ndescription: d\ntype: project\n---\n\n**Why:** x\n**How to apply:** y\n";
+    let env = |file: &str| Env::new().memory(file, project).index(&format!("- [N]({file}) — d\n"));
+    case("ML114", env("user_management.md"), env("user-management-service.md"));
+}
+
+#[test]
+fn links_to_missing_memories_are_dangling() {
+    let body = "See [there](there.md) and [gone](gone.md).\n\
+                `[span](span.md)` is code.\n\
+                <!-- [comment](comment.md) -->\n\
+                ```\n[fenced](fenced.md)\n```\n\
+                \n    [indented](indented.md)\n\n\
+                [web](https://example.com/x.md) [up](sub/../../out.md) [notes](notes.txt)\n\
+                [deep](sub/missing.md)\n";
+    let env = good()
+        .memory("m.md", &with_fm("name: m\ndescription: d\ntype: user\n", body))
+        .memory("there.md", GOOD)
+        .index(&format!("{GOOD_INDEX}- [M](m.md) — d\n- [T](there.md) — t\n"));
+    let doc = env.args(["lint", "--json", "--rule", "ML134"]).run().json();
+    let found: Vec<(u64, u64, String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["col"].as_u64().unwrap(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                7,
+                27,
+                "warning".into(),
+                "link target gone.md does not exist in the memory dir".into()
+            ),
+            (
+                17,
+                1,
+                "warning".into(),
+                "link target sub/missing.md does not exist in the memory dir".into()
+            ),
+        ],
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_block_closed_on_line_4_of_a_2_mb_file_is_read() {
+    let text = format!(
+        "---\ndescription: early\ntype: user\n---\n{}",
+        format!("{}\n", "y".repeat(100_000)).repeat(20)
+    );
+    let env = Env::new().memory("big.md", &text).index("- [Big](big.md) — early\n");
+    let doc = env.args(["list", "--json"]).run().success().json();
+    assert_eq!(doc["entries"][0]["frontmatter_status"], "ok", "{doc}");
+    assert_eq!(doc["entries"][0]["description"], "early");
+    assert_eq!(doc["warnings"], serde_json::json!([]));
+    let env = Env::new().memory("big.md", &text).index("- [Big](big.md) — early\n");
+    let hit = ids(env);
+    assert!(!hit.contains(&"ML104".to_string()), "{hit:?}");
+}
+
+#[test]
+fn parallel_fixes_add_one_index_line() {
+    let env = good().memory("extra.md", GOOD);
+    let d = env.dir();
+    // Hold the write lock while six fixes lint the dir, so that all of them plan
+    // from findings made before any of them wrote.
+    let lock = fs::File::create(d.join(".memctl.lock")).unwrap();
+    lock.lock().unwrap();
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            let mut cmd = env.command();
+            cmd.args(["lint", "--fix", "--rule", "ML203"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    lock.unlock().unwrap();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let index = fs::read_to_string(d.join("MEMORY.md")).unwrap();
+    assert_eq!(index.matches("(extra.md)").count(), 1, "{index}");
+}

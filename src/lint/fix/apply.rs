@@ -11,8 +11,8 @@ use super::{Action, Fix, FixPlan};
 /// Where `lint --fix` writes.
 pub trait Sink {
     /// Replace (or create) the file at `path`, which read `old` when the plan was
-    /// made, with `new`, atomically.
-    fn replace(&mut self, path: &Path, old: &str, new: &str) -> Result<(), Error>;
+    /// made, with `new`, atomically; with `keep_mtime` the file keeps its mtime.
+    fn replace(&mut self, path: &Path, old: &str, new: &str, keep_mtime: bool) -> Result<(), Error>;
     /// Move the entry at `path` (`rel` in the memory dir) into the trash.
     fn trash(&mut self, path: &Path, rel: &str) -> Result<(), Error>;
 }
@@ -22,7 +22,12 @@ pub fn apply(plan: FixPlan, sink: &mut impl Sink) -> Result<Vec<Fix>, Error> {
     let mut out = Vec::with_capacity(plan.fixes.len());
     for f in plan.fixes {
         let applied = match &f.action {
-            Action::Replace { path, old, new } => sink.replace(path, old, new).map(|()| true)?,
+            Action::Replace {
+                path,
+                old,
+                new,
+                keep_mtime,
+            } => sink.replace(path, old, new, *keep_mtime).map(|()| true)?,
             Action::Trash { path } => sink.trash(path, &f.rel).map(|()| true)?,
             Action::Skip(_) => false,
         };
@@ -32,10 +37,15 @@ pub fn apply(plan: FixPlan, sink: &mut impl Sink) -> Result<Vec<Fix>, Error> {
 }
 
 /// The memory dir through the one [`Writer`]: the plan was made under its lock, and
-/// each replace still checks that the file holds what the plan read.
+/// each replace still checks that the file holds what the plan read. A topic
+/// file's rewrite is mechanical and keeps its mtime (SPEC §2.4.1).
 impl Sink for Writer {
-    fn replace(&mut self, path: &Path, old: &str, new: &str) -> Result<(), Error> {
-        self.replace_expecting(path, old.as_bytes(), new.as_bytes())
+    fn replace(&mut self, path: &Path, old: &str, new: &str, keep_mtime: bool) -> Result<(), Error> {
+        if keep_mtime {
+            self.replace_expecting_keep_mtime(path, old.as_bytes(), new.as_bytes())
+        } else {
+            self.replace_expecting(path, old.as_bytes(), new.as_bytes())
+        }
     }
 
     fn trash(&mut self, path: &Path, rel: &str) -> Result<(), Error> {
@@ -57,7 +67,7 @@ mod tests {
     struct Log(Vec<String>);
 
     impl Sink for Log {
-        fn replace(&mut self, path: &Path, _old: &str, content: &str) -> Result<(), Error> {
+        fn replace(&mut self, path: &Path, _old: &str, content: &str, _keep_mtime: bool) -> Result<(), Error> {
             let content = content.as_bytes();
             self.0.push(format!(
                 "replace {} {}",
@@ -90,6 +100,7 @@ mod tests {
                         path: PathBuf::from("/m/a.md"),
                         old: "x".into(),
                         new: "y".into(),
+                        keep_mtime: true,
                     },
                 ),
                 fix(RuleId::ML203, "b.md", Action::Skip("why".into())),

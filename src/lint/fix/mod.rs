@@ -50,8 +50,14 @@ pub struct PlannedFix {
 
 #[derive(Debug)]
 pub enum Action {
-    /// Replace the file at `path`, read as `old`, with `new`.
-    Replace { path: PathBuf, old: String, new: String },
+    /// Replace the file at `path`, read as `old`, with `new`; a mechanical
+    /// rewrite of a topic file keeps its mtime (`keep_mtime`), an index gains lines.
+    Replace {
+        path: PathBuf,
+        old: String,
+        new: String,
+        keep_mtime: bool,
+    },
     /// Move the entry at `path` into `.trash/<stamp>/<rel>.deleted`.
     Trash { path: PathBuf },
     /// Not fixed, and why.
@@ -192,6 +198,7 @@ fn frontmatter_fix(scope: &Scope, id: RuleId, path: &Path) -> PlannedFix {
                 path: path.to_path_buf(),
                 old: text,
                 new,
+                keep_mtime: true,
             },
             resolves: vec![path.to_path_buf()],
         },
@@ -222,7 +229,24 @@ fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>)
         let mut new = old.clone();
         let eol = edit::line_ending(&old);
         let mut added = Vec::new();
+        // The findings were made before the write lock was taken: another
+        // `lint --fix` or an `add` may have indexed the file since. The index read
+        // here, under the lock, decides (the sink then refuses an index that
+        // changes before the rename).
+        let mut linked: HashSet<String> = index::extract_links(&old)
+            .iter()
+            .filter_map(|l| l.memory_target().map(str::to_string))
+            .collect();
         for (local, path) in entries {
+            if !linked.insert(local.clone()) {
+                out.push(PlannedFix::skip(
+                    RuleId::ML203,
+                    scope,
+                    path,
+                    "already indexed (another process added the line meanwhile)",
+                ));
+                continue;
+            }
             let memory = match rewritten.get(path) {
                 Some(text) => Ok(Memory::from_text(&local, text)),
                 None => scan::read_memory(path, &local),
@@ -243,6 +267,7 @@ fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>)
                     path: index_path,
                     old,
                     new,
+                    keep_mtime: false,
                 },
                 resolves: added,
             });

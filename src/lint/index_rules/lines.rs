@@ -13,9 +13,14 @@ use crate::text::is_js_space;
 pub(super) fn check(idx: &Path, text: &str, link_lines: &HashSet<usize>, out: &mut Vec<Finding>) {
     let lines = index::lines(text);
     let comment = index::comment_lines(text);
+    let block = frontmatter_lines(&lines);
     let mut run_start: Option<usize> = None;
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
+        if i < block {
+            // Claude Code strips a leading block (ML208 reports it): not content.
+            continue;
+        }
         if link_lines.contains(&n) {
             let len = line.chars().count();
             if len > 200 {
@@ -73,6 +78,19 @@ pub(super) fn check(idx: &Path, text: &str, link_lines: &HashSet<usize>, out: &m
     if let Some(s) = run_start {
         out.push(content_run(idx, s, lines.len()));
     }
+}
+
+/// How many lines a frontmatter block at the top of the index spans (opening and
+/// closing delimiters included; 0 without a closed block), as Claude Code strips it.
+fn frontmatter_lines(lines: &[&str]) -> usize {
+    if !lines.first().is_some_and(|l| crate::frontmatter::is_delimiter(l)) {
+        return 0;
+    }
+    lines
+        .iter()
+        .skip(1)
+        .position(|l| crate::frontmatter::is_delimiter(l))
+        .map_or(0, |i| i + 2)
 }
 
 fn content_run(idx: &Path, from: usize, to: usize) -> Finding {

@@ -75,6 +75,8 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             .with_severity(Severity::Info),
         );
     }
+    // Claude Code loads the index into every session: secrets there matter most.
+    super::secrets::check(idx, &text, out);
     let (targets, link_lines) = links::check(idx, &scope.base, &text, out);
     lines::check(idx, &text, &link_lines, out);
     caps::check(idx, &loaded, warn_at, out);

@@ -25,10 +25,11 @@ impl Reach {
 
     /// The links of one file: markdown links to files inside the dir, and the
     /// names of its `[[name]]` wikilinks (resolved with [`Reach::resolve`] once
-    /// every memory's name is known).
-    pub fn links_of(rel: &str, text: &str) -> FileLinks {
+    /// every memory's name is known). `links` are the text's links
+    /// ([`index::extract_links`]).
+    pub fn links_of(rel: &str, text: &str, links: &[index::Link]) -> FileLinks {
         let base = rel.rsplit_once('/').map_or("", |(d, _)| d);
-        let inside = index::extract_links(text)
+        let inside = links
             .iter()
             .filter_map(|l| match index::resolve_dest(&l.dest, base) {
                 Some(Target::Inside(p)) => Some(p),

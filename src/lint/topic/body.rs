@@ -1,5 +1,5 @@
 //! The rules on a topic file's body and bytes (ML115–ML125, ML133), and the
-//! token finders behind ML118, ML120 and ML121.
+//! token finders behind ML118 and ML120 (ML121's are in `lint::secrets`).
 
 use std::path::Path;
 
@@ -30,7 +30,7 @@ pub(super) fn check(
         in_claude_md(p, &body_lines, body_start, claude, out);
     }
     ephemeral(p, &whole.labels, out);
-    secrets(p, text, out);
+    crate::lint::secrets::check(p, text, out);
     shape(p, t, text, out);
 }
 
@@ -157,28 +157,6 @@ fn ephemeral(p: &Path, labels: &[Option<String>; 2], out: &mut Vec<Finding>) {
     }
 }
 
-/// ML121: secret-like tokens.
-fn secrets(p: &Path, text: &str, out: &mut Vec<Finding>) {
-    // What every secret `secret_in` knows starts with (`gh` for the GitHub ones).
-    let markers = ["gh", "sk-", "xox", "AKIA", "PRIVATE KEY-----"];
-    let lines_to_check = if markers.iter().any(|m| text.contains(m)) {
-        text.split('\n').count()
-    } else {
-        0
-    };
-    for (i, l) in text.split('\n').take(lines_to_check).enumerate() {
-        if let Some(kind) = secret_in(l) {
-            out.push(Finding::new(
-                RuleId::ML121,
-                p,
-                i + 1,
-                1,
-                format!("looks like {kind}; memory is loaded into model context: remove it"),
-            ));
-        }
-    }
-}
-
 /// ML122–ML125 and ML133: the file's size, bytes and last line.
 fn shape(p: &Path, t: &FileText, text: &str, out: &mut Vec<Finding>) {
     let pieces = crate::text::count_byte(t.text.as_bytes(), b'\n') + 1 - usize::from(t.text.ends_with('\n'));
@@ -278,50 +256,6 @@ fn has_commit_token(line: &str) -> bool {
     false
 }
 
-/// The kind of secret-like token on a line, if any (ML121), with its article.
-fn secret_in(line: &str) -> Option<&'static str> {
-    if line.contains("-----BEGIN ") && line.contains("PRIVATE KEY-----") {
-        return Some("a private key");
-    }
-    let b = line.as_bytes();
-    let tail = |start: usize, min: usize, upper: bool| {
-        let n = b[start..]
-            .iter()
-            .take_while(|c| {
-                if upper {
-                    c.is_ascii_uppercase() || c.is_ascii_digit()
-                } else {
-                    c.is_ascii_alphanumeric() || **c == b'_' || **c == b'-'
-                }
-            })
-            .count();
-        n >= min
-    };
-    for (i, _) in line.char_indices() {
-        if i > 0 && is_word(line[..i].chars().next_back().unwrap_or(' ')) {
-            continue;
-        }
-        let rest = &line[i..];
-        for prefix in ["ghp_", "gho_", "ghs_", "github_pat_", "sk-"] {
-            if rest.starts_with(prefix) && tail(i + prefix.len(), 20, false) {
-                return Some("an API token");
-            }
-        }
-        if rest.len() > 5
-            && rest.starts_with("xox")
-            && matches!(b[i + 3], b'a' | b'b' | b'p' | b'r')
-            && b[i + 4] == b'-'
-            && tail(i + 5, 10, false)
-        {
-            return Some("a Slack token");
-        }
-        if rest.starts_with("AKIA") && b.len() >= i + 20 && tail(i + 4, 16, true) {
-            return Some("an AWS access key");
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,19 +266,6 @@ mod tests {
         assert!(!has_commit_token("deadbeef is hex but has no digit"));
         assert!(!has_commit_token("1234567 has no letter"));
         assert!(!has_commit_token("xa1b2c3d4 not hex"));
-    }
-
-    #[test]
-    fn secrets() {
-        assert_eq!(
-            secret_in(&format!("token ghp_{}", "a".repeat(20))),
-            Some("an API token")
-        );
-        assert_eq!(secret_in(&format!("xghp_{}", "a".repeat(20))), None);
-        assert_eq!(secret_in(&format!("sk-{}", "a".repeat(19))), None);
-        assert_eq!(secret_in("xoxb-1234567890"), Some("a Slack token"));
-        assert_eq!(secret_in("AKIAABCDEFGHIJKLMNOP"), Some("an AWS access key"));
-        assert_eq!(secret_in("-----BEGIN RSA PRIVATE KEY-----"), Some("a private key"));
     }
 
     #[test]

@@ -1,7 +1,10 @@
-//! Rules on one topic file (ML101–ML126, ML133): the frontmatter rules here,
-//! the body and byte rules in [`body`].
+//! Rules on one topic file (ML101–ML126, ML133, ML134): the frontmatter rules
+//! here, the body and byte rules in [`body`], dangling links in [`links`].
 
 mod body;
+mod links;
+
+pub use links::dangling;
 
 use std::path::Path;
 
@@ -73,7 +76,7 @@ fn status_rules(m: &Memory, open_line: usize, out: &mut Vec<Finding>) {
         Status::NotAtStart => out.push(Finding::new(RuleId::ML102, p, open_line, 1, "frontmatter block does not start on line 1, so Claude Code ignores it; `memctl lint --fix` moves it to the top")),
         Status::None if fm.close_line.is_some() => out.push(Finding::new(RuleId::ML103, p, open_line, 1, "frontmatter block is empty: add name, description and type")),
         Status::None => out.push(Finding::file(RuleId::ML103, p, "no frontmatter: add a `---` block with name, description and type on line 1")),
-        Status::BeyondWindow if m.window_exceeded => out.push(Finding::file(RuleId::ML104, p, "frontmatter unseen: first 30 lines exceed 1 MiB")),
+        Status::BeyondWindow if m.window_exceeded => out.push(Finding::file(RuleId::ML104, p, "frontmatter block exceeds 1 MiB: memctl treats it as no frontmatter; shorten the block")),
         Status::BeyondWindow => out.push(Finding::file(RuleId::ML104, p, "frontmatter closes after line 30; Claude Code's scan reads only 30 lines: shorten the block")),
         Status::Ok | Status::Retried => {}
     }
@@ -234,9 +237,10 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
     }
     if let Some(t) = m.memory_type() {
         let base = m.rel.rsplit('/').next().unwrap_or(&m.rel);
-        let prefixed = MemoryType::ALL.into_iter().find(|pt| {
-            base.starts_with(&format!("{}_", pt.as_str())) || base.starts_with(&format!("{}-", pt.as_str()))
-        });
+        // Only `<type>_` is the convention: `user-management.md` names a topic.
+        let prefixed = MemoryType::ALL
+            .into_iter()
+            .find(|pt| base.strip_prefix(pt.as_str()).is_some_and(|r| r.starts_with('_')));
         if let Some(pt) = prefixed.filter(|pt| *pt != t) {
             out.push(Finding::file(
                 RuleId::ML114,
