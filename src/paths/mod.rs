@@ -60,6 +60,8 @@ pub struct Resolution {
     pub steps: Vec<Step>,
     /// The trust lookup, when project settings had to be asked (SPEC §2.2.1 step 2).
     pub trust: Option<Trust>,
+    /// The global config file that records workspace trust.
+    pub global_config: Option<String>,
     pub enabled: Enabled,
     pub auto_dream: AutoDream,
     pub settings: Vec<Settings>,
@@ -143,6 +145,17 @@ impl Resolution {
         }
     }
 
+    /// Whether the project's workspace is trusted (SPEC §2.2.1 step 2): the lookup
+    /// resolution made, or a fresh one when resolution did not need it (a higher
+    /// source decided). `None` without a project.
+    pub fn project_trust(&self) -> Option<Trust> {
+        if let Some(t) = &self.trust {
+            return Some(t.clone());
+        }
+        let p = self.project.as_ref()?;
+        Some(trust_of(self.global_config.as_deref(), &p.root))
+    }
+
     /// The dir for display, with its trailing separator.
     pub fn shown(&self) -> String {
         self.memdir.shown()
@@ -185,6 +198,9 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         Some(n) => sanitize::named(n),
         None => sanitize::sanitize(&p.canonical_root),
     });
+    let global_config = config_home
+        .as_deref()
+        .and_then(|c| trust::config_file(env.get_os("CLAUDE_CONFIG_DIR").is_some(), c, home.as_deref()));
     let mut steps = Vec::new();
     let chosen = match explicit {
         Some((dir, source)) => explicit_choice(&dir, source, &env.cwd, &mut steps),
@@ -192,7 +208,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
             let lookup = Lookup {
                 env,
                 home: home.as_deref(),
-                config_home: config_home.as_deref(),
+                global_config: global_config.as_deref(),
                 project: project.as_ref(),
                 memory_base: memory_base.as_deref(),
                 key: key.as_ref(),
@@ -222,6 +238,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         transcripts_dir,
         steps,
         trust: chosen.trust,
+        global_config,
         enabled,
         auto_dream,
         settings,
@@ -324,7 +341,7 @@ fn explicit_choice(dir: &OsStr, source: DirSource, cwd: &Path, steps: &mut Vec<S
 struct Lookup<'a> {
     env: &'a Env,
     home: Option<&'a str>,
-    config_home: Option<&'a str>,
+    global_config: Option<&'a str>,
     project: Option<&'a Project>,
     memory_base: Option<&'a str>,
     key: Option<&'a sanitize::Key>,
@@ -365,15 +382,17 @@ impl Lookup<'_> {
 
     /// Ask the global config whether the project root (or a parent) is trusted.
     fn trust(&self) -> Trust {
-        let root = self.project.map_or("", |p| p.root.as_str());
-        let set = self.env.get_os("CLAUDE_CONFIG_DIR").is_some();
-        match self.config_home.and_then(|c| trust::config_file(set, c, self.home)) {
-            Some(file) => Trust::lookup(&file, root),
-            None => Trust {
-                file: "~/.claude.json".into(),
-                lookup: trust::Lookup::Unreadable("cannot be located without a home directory".into()),
-            },
-        }
+        trust_of(self.global_config, self.project.map_or("", |p| p.root.as_str()))
+    }
+}
+
+fn trust_of(global_config: Option<&str>, root: &str) -> Trust {
+    match global_config {
+        Some(file) => Trust::lookup(file, root),
+        None => Trust {
+            file: "~/.claude.json".into(),
+            lookup: trust::Lookup::Unreadable("cannot be located without a home directory".into()),
+        },
     }
 }
 

@@ -310,3 +310,128 @@ pub fn project_setting_warning(file: &str, raw: &str) -> String {
         serde_json::Value::String(raw.to_string())
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paths::trust::Lookup;
+    use serde_json::Value;
+
+    fn source(source: Source, dir: Option<&str>) -> Settings {
+        let file = format!("/{}.json", source.name());
+        let keys = dir
+            .map(|d| vec![("autoMemoryDirectory".to_string(), Value::String(d.into()), file.clone())])
+            .unwrap_or_default();
+        Settings {
+            source,
+            file,
+            state: State::Loaded(keys),
+        }
+    }
+
+    fn trust(trusted: bool) -> Trust {
+        Trust {
+            file: "/h/.claude.json".into(),
+            lookup: if trusted {
+                Lookup::Trusted("/p".into())
+            } else {
+                Lookup::NoRecord
+            },
+        }
+    }
+
+    /// Run steps 1–2 over `(source, value)` pairs; returns the decision, the steps,
+    /// the warnings and how often trust was asked.
+    fn run(values: &[(Source, Option<&str>)], trusted: bool) -> (Decision, Vec<Step>, Vec<String>, usize) {
+        let settings: Vec<Settings> = values.iter().map(|(s, v)| source(*s, *v)).collect();
+        let (mut steps, mut warnings, mut asked) = (Vec::new(), Vec::new(), 0);
+        let mut ask = || {
+            asked += 1;
+            trust(trusted)
+        };
+        let d = setting_steps(
+            &Env::default(),
+            &settings,
+            Some("/h"),
+            &mut ask,
+            &mut steps,
+            &mut warnings,
+        );
+        (d, steps, warnings, asked)
+    }
+
+    fn status(steps: &[Step], name: StepName) -> StepStatus {
+        steps.iter().find(|s| s.step == name).unwrap().status
+    }
+
+    #[test]
+    fn precedence_is_policy_flag_local_trusted_project_user() {
+        use Source::*;
+        let all = [
+            (Policy, Some("/pol")),
+            (Local, Some("/loc")),
+            (Project, Some("/proj")),
+            (User, Some("/usr")),
+        ];
+        let chosen = |v: &[(Source, Option<&str>)], t| run(v, t).0.chosen.map(|(d, _)| d);
+        assert_eq!(chosen(&all, true).as_deref(), Some("/pol/"));
+        assert_eq!(chosen(&all[1..], true).as_deref(), Some("/loc/"));
+        assert_eq!(chosen(&all[2..], true).as_deref(), Some("/proj/"));
+        assert_eq!(chosen(&all[2..], false).as_deref(), Some("/usr/"));
+        assert_eq!(chosen(&all[3..], true).as_deref(), Some("/usr/"));
+        let (d, steps, _, _) = run(&all[2..], true);
+        assert_eq!(d.chosen.unwrap().1, DirSource::Setting(Project));
+        let order: Vec<_> = steps.iter().map(|s| s.step.as_str()).collect();
+        assert_eq!(
+            order,
+            ["cowork_override", "settings.project", "settings.user", "default"]
+        );
+        assert_eq!(status(&steps, StepName::User), StepStatus::Shadowed);
+        assert_eq!(
+            steps[1].detail.as_deref(),
+            Some("projects[\"/p\"].hasTrustDialogAccepted in /h/.claude.json")
+        );
+    }
+
+    #[test]
+    fn an_untrusted_project_is_skipped_with_the_warning() {
+        use Source::*;
+        let (d, steps, warnings, asked) = run(&[(Project, Some("/proj")), (User, Some("/usr"))], false);
+        assert_eq!(d.chosen.unwrap(), ("/usr/".to_string(), DirSource::Setting(User)));
+        assert_eq!(asked, 1);
+        assert_eq!(status(&steps, StepName::Project), StepStatus::ProjectIgnored);
+        assert!(steps[1].detail.as_deref().unwrap().starts_with("untrusted: "));
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("ignores it in project settings"));
+        assert!(!d.trust.unwrap().trusted());
+    }
+
+    #[test]
+    fn trust_is_asked_only_when_the_project_value_could_decide() {
+        use Source::*;
+        let (d, steps, warnings, asked) = run(&[(Local, Some("/loc")), (Project, Some("/proj"))], false);
+        assert_eq!(asked, 0);
+        assert!(d.trust.is_none() && warnings.is_empty());
+        assert_eq!(status(&steps, StepName::Project), StepStatus::Shadowed);
+        let (_, steps, _, asked) = run(&[(Project, None), (User, Some("/usr"))], false);
+        assert_eq!(asked, 0);
+        assert_eq!(status(&steps, StepName::Project), StepStatus::NotSet);
+    }
+
+    #[test]
+    fn an_invalid_trusted_project_value_masks_the_user_value() {
+        use Source::*;
+        let (d, steps, warnings, _) = run(&[(Project, Some("relative")), (User, Some("/usr"))], true);
+        assert!(d.chosen.is_none());
+        assert_eq!(status(&steps, StepName::Project), StepStatus::Rejected);
+        assert!(
+            steps[1]
+                .detail
+                .as_deref()
+                .unwrap()
+                .contains("masks lower sources (trusted: projects[")
+        );
+        assert_eq!(status(&steps, StepName::User), StepStatus::Shadowed);
+        assert_eq!(warnings.len(), 1);
+    }
+}
