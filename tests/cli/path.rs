@@ -694,8 +694,8 @@ fn a_named_key_moves_memory_and_transcripts() {
     assert_eq!(doc["key_source"], "named");
 
     let env = Env::new();
-    fs::create_dir_all(&env.root().join("proj")).unwrap();
     let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
     let text = env
         .resolved()
         .env("CLAUDE_CODE_PROJECT_DIR_NAME", "my-proj_2")
