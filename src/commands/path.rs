@@ -89,8 +89,9 @@ struct Explain {
 }
 
 impl Explain {
+    /// A label padded to 16 columns, always followed by at least one space.
     fn line(&mut self, label: &str, value: impl AsRef<str>) {
-        self.text.push_str(&format!("{label:<16}{}\n", value.as_ref()));
+        self.text.push_str(&format!("{label:<15} {}\n", value.as_ref()));
     }
 
     /// Items 1–2: project root, git root, canonical root.

@@ -532,7 +532,7 @@ fn a_trusted_project_setting_moves_memory_and_explain_names_the_record() {
     assert_eq!(
         line,
         format!(
-            "  settings.project{}/.claude/settings.json: used `~/projmem` (trusted: projects[\"{}\"].hasTrustDialogAccepted in {})",
+            "  settings.project {}/.claude/settings.json: used `~/projmem` (trusted: projects[\"{}\"].hasTrustDialogAccepted in {})",
             proj.display(),
             proj.display(),
             config.display()
