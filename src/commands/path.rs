@@ -8,7 +8,7 @@ use crate::cli::PathArgs;
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::output::Output;
-use crate::paths::{Resolution, sanitize, with_sep};
+use crate::paths::{DirSource, NamedKey, Resolution, StepName, StepStatus, named, sanitize, with_sep};
 use crate::scan;
 
 pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
@@ -70,107 +70,136 @@ fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `--explain` text: one section per item of SPEC §3.3, in order.
 fn explain(res: &Resolution) -> String {
-    let mut s = String::new();
-    let mut line = |label: &str, value: String| s.push_str(&format!("{label:<16}{value}\n"));
-    match &res.project {
-        Some(p) => {
-            line(
-                "project root",
-                format!(
-                    "{} ({})",
-                    p.root,
-                    if p.realpath_ok {
-                        "realpath"
-                    } else {
-                        "realpath failed; path as given"
-                    }
-                ),
-            );
-            line("git root", p.git_root.clone().unwrap_or_else(|| "none".into()));
-            line(
-                "canonical root",
-                format!("{} ({})", p.canonical_root, p.reason.describe()),
-            );
-        }
-        None => line(
-            "project",
-            format!(
-                "none (memory dir given by {})",
-                if res.source == crate::paths::DirSource::DirFlag {
-                    "--dir"
-                } else {
-                    "MEMCTL_DIR"
+    let mut e = Explain::default();
+    e.project(res);
+    e.homes(res);
+    e.steps(res);
+    e.key(res);
+    e.result(res);
+    e.enabled(res);
+    e.text.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n");
+    e.text
+}
+
+#[derive(Default)]
+struct Explain {
+    text: String,
+}
+
+impl Explain {
+    /// A label padded to 16 columns, always followed by at least one space.
+    fn line(&mut self, label: &str, value: impl AsRef<str>) {
+        self.text.push_str(&format!("{label:<15} {}\n", value.as_ref()));
+    }
+
+    /// Items 1–2: project root, git root, canonical root.
+    fn project(&mut self, res: &Resolution) {
+        let Some(p) = &res.project else {
+            let by = if res.source == DirSource::DirFlag {
+                "--dir"
+            } else {
+                "MEMCTL_DIR"
+            };
+            self.line("project", format!("none (memory dir given by {by})"));
+            return;
+        };
+        let how = if p.realpath_ok {
+            "realpath"
+        } else {
+            "realpath failed; path as given"
+        };
+        self.line("project root", format!("{} ({how})", p.root));
+        self.line("git root", p.git_root.as_deref().unwrap_or("none"));
+        self.line(
+            "canonical root",
+            format!("{} ({})", p.canonical_root, p.reason.describe()),
+        );
+    }
+
+    /// Item 3: config home and memory base.
+    fn homes(&mut self, res: &Resolution) {
+        self.line(
+            "config home",
+            res.config_home.as_deref().unwrap_or("unknown (no home directory)"),
+        );
+        self.line("memory base", res.memory_base.as_deref().unwrap_or("unknown"));
+    }
+
+    /// Items 4–5: each step with its status, value and why; the project source with
+    /// its trust status.
+    fn steps(&mut self, res: &Resolution) {
+        for step in &res.steps {
+            let mut v = step.status.as_str().replace('_', " ");
+            if let Some(f) = &step.file {
+                v = format!("{f}: {v}");
+            }
+            if let Some(val) = &step.value {
+                v.push_str(&format!(" `{val}`"));
+            }
+            match &step.detail {
+                Some(d) if step.step == StepName::Project && step.status == StepStatus::Used => {
+                    v.push_str(&format!(" (trusted: {d})"));
                 }
-            ),
-        ),
-    }
-    line(
-        "config home",
-        res.config_home
-            .clone()
-            .unwrap_or_else(|| "unknown (no home directory)".into()),
-    );
-    line(
-        "memory base",
-        res.memory_base.clone().unwrap_or_else(|| "unknown".into()),
-    );
-    for step in &res.steps {
-        let mut v = step.status.as_str().replace('_', " ");
-        if let Some(f) = &step.file {
-            v = format!("{f}: {v}");
+                Some(d) => v.push_str(&format!(" ({d})")),
+                None => {}
+            }
+            self.line(&format!("  {}", step.step.as_str()), v);
         }
-        if let Some(val) = &step.value {
-            v.push_str(&format!(" `{val}`"));
-        }
-        if let Some(d) = &step.detail {
-            v.push_str(&format!(" ({d})"));
-        }
-        line(&format!("  {}", step.step.as_str()), v);
     }
-    if let Some(k) = &res.key {
-        let variant = res
-            .hash_variant
-            .map(|h| format!(", longer than 200 units: {h} suffix"))
-            .unwrap_or_default();
-        line("key", format!("{} ({} units{variant})", k.wyhash, k.units));
+
+    /// Item 6: the key, its length, where it came from, the hash variant.
+    fn key(&mut self, res: &Resolution) {
+        let Some(k) = &res.key else {
+            return;
+        };
+        let mut why = format!("{} units", k.units);
+        if let Some(h) = res.hash_variant {
+            why.push_str(&format!(", longer than 200 units: {h} suffix"));
+        }
+        match &res.named_key {
+            NamedKey::Used(_) => why.push_str(&format!(", named by {}; it keys the transcripts dir too", named::VAR)),
+            NamedKey::Ignored { raw, why: reason } => {
+                why.push_str(&format!("; {} `{raw}` ignored: {reason}", named::VAR))
+            }
+            NamedKey::Unset => {}
+        }
+        self.line("key", format!("{} ({why})", k.wyhash));
     }
-    let exists = res.memdir.dir().is_dir();
-    let count = if exists {
-        format!("exists, {} memory files", scan::scan(res.memdir.dir()).memories.len())
-    } else {
-        "does not exist yet".into()
-    };
-    line("result", format!("{} ({}; {count})", res.shown(), res.source));
-    line("team dir", with_sep(&res.team_dir()));
-    line(
-        "transcripts",
-        res.transcripts_dir
-            .clone()
-            .unwrap_or_else(|| "unknown (no project)".into()),
-    );
-    let chain: Vec<String> = res
-        .enabled
-        .chain
-        .iter()
-        .filter(|r| r.rule != "default")
-        .map(|r| format!("{}={}", r.rule, r.value.as_deref().unwrap_or("unset")))
-        .collect();
-    line(
-        "auto memory",
-        format!(
-            "{} ({})",
-            if res.enabled.value { "enabled" } else { "disabled" },
-            res.enabled.lever
-        ),
-    );
-    line("", chain.join(", "));
-    let dream = match res.auto_dream.value {
-        Some(true) => "enabled".to_string(),
-        Some(false) => "disabled".to_string(),
-        None => "unknown (unset: Claude Code uses a server-side default)".to_string(),
-    };
-    line("auto-dream", format!("{dream} ({})", res.auto_dream.lever));
-    s.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n");
-    s
+
+    /// Item 7: the result, the team dir, the transcripts dir.
+    fn result(&mut self, res: &Resolution) {
+        let count = if res.memdir.dir().is_dir() {
+            format!("exists, {} memory files", scan::scan(res.memdir.dir()).memories.len())
+        } else {
+            "does not exist yet".into()
+        };
+        self.line("result", format!("{} ({}; {count})", res.shown(), res.source));
+        self.line("team dir", with_sep(&res.team_dir()));
+        self.line(
+            "transcripts",
+            res.transcripts_dir.as_deref().unwrap_or("unknown (no project)"),
+        );
+    }
+
+    /// Items 8–9: auto memory and auto-dream, with their levers.
+    fn enabled(&mut self, res: &Resolution) {
+        let chain: Vec<String> = res
+            .enabled
+            .chain
+            .iter()
+            .filter(|r| r.rule != "default")
+            .map(|r| format!("{}={}", r.rule, r.value.as_deref().unwrap_or("unset")))
+            .collect();
+        let on = if res.enabled.value { "enabled" } else { "disabled" };
+        self.line("auto memory", format!("{on} ({})", res.enabled.lever));
+        self.line("", chain.join(", "));
+        let dream = match res.auto_dream.value {
+            Some(true) => "enabled",
+            Some(false) => "disabled",
+            None => "unknown (unset: Claude Code uses a server-side default)",
+        };
+        self.line("auto-dream", format!("{dream} ({})", res.auto_dream.lever));
+    }
 }

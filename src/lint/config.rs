@@ -56,6 +56,7 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
     }
     if let Some(s) = res.settings.iter().find(|s| s.source == Source::Project)
         && let Some((v, _)) = s.get("autoMemoryDirectory")
+        && !res.project_trust().is_some_and(|t| t.trusted())
     {
         out.push(Finding::new(
             RuleId::ML401,

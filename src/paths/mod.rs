@@ -5,19 +5,21 @@
 pub mod enabled;
 pub mod env;
 pub mod git;
+pub mod named;
 pub mod sanitize;
 pub mod settings;
 pub mod steps;
+pub mod trust;
 pub mod validate;
 
 pub use enabled::{AutoDream, ChainRow, Enabled, enabled_chain, is_remote};
 pub use env::{Env, Request};
+pub use named::{KeySource, NamedKey};
 pub use steps::{DirSource, Step, StepName, StepStatus};
+pub use trust::Trust;
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-
-use serde_json::Value;
 
 use serde::Serialize;
 
@@ -49,9 +51,17 @@ pub struct Resolution {
     pub config_home: Option<String>,
     pub memory_base: Option<String>,
     pub key: Option<sanitize::Key>,
+    /// Where `key` came from; `None` without a project.
+    pub key_source: Option<KeySource>,
+    /// What `CLAUDE_CODE_PROJECT_DIR_NAME` said.
+    pub named_key: NamedKey,
     pub hash_variant: Option<&'static str>,
     pub transcripts_dir: Option<String>,
     pub steps: Vec<Step>,
+    /// The trust lookup, when project settings had to be asked (SPEC §2.2.1 step 2).
+    pub trust: Option<Trust>,
+    /// The global config file that records workspace trust.
+    pub global_config: Option<String>,
     pub enabled: Enabled,
     pub auto_dream: AutoDream,
     pub settings: Vec<Settings>,
@@ -77,6 +87,8 @@ pub struct PathReport<'a> {
     pub memory_base: Option<&'a str>,
     pub key: Option<&'a str>,
     pub hash_variant: Option<&'static str>,
+    /// `sanitized` or `named` (SPEC §2.2.1 step 3); null without a project.
+    pub key_source: Option<KeySource>,
     pub enabled: &'a Enabled,
     pub auto_dream: &'a AutoDream,
     pub steps: &'a [Step],
@@ -125,11 +137,23 @@ impl Resolution {
                 }
             }),
             hash_variant: self.hash_variant,
+            key_source: self.key_source,
             enabled: &self.enabled,
             auto_dream: &self.auto_dream,
             steps: &self.steps,
             lossy: self.memdir.dir().to_str().is_none(),
         }
+    }
+
+    /// Whether the project's workspace is trusted (SPEC §2.2.1 step 2): the lookup
+    /// resolution made, or a fresh one when resolution did not need it (a higher
+    /// source decided). `None` without a project.
+    pub fn project_trust(&self) -> Option<Trust> {
+        if let Some(t) = &self.trust {
+            return Some(t.clone());
+        }
+        let p = self.project.as_ref()?;
+        Some(trust_of(self.global_config.as_deref(), &p.root))
     }
 
     /// The dir for display, with its trailing separator.
@@ -150,147 +174,71 @@ fn absolutize(p: &str, base: &str) -> String {
 /// Resolve the memory dir and everything `path --explain` shows.
 pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let mut warnings = Vec::new();
-    let (explicit_dir, explicit_source) = match (&req.dir, env.get_os("MEMCTL_DIR")) {
-        (Some(d), _) => (Some(d.clone()), Some(DirSource::DirFlag)),
-        (None, Some(d)) => (Some(d.to_os_string()), Some(DirSource::EnvMemctlDir)),
-        (None, None) => (None, None),
-    };
-    if let Some(d) = &explicit_dir
-        && d.is_empty()
-    {
-        let flag = if explicit_source == Some(DirSource::DirFlag) {
-            "--dir"
-        } else {
-            "MEMCTL_DIR"
-        };
-        return Err(Error::new(Kind::Usage, format!("{flag} is empty")).hint(format!(
-            "give {flag} a directory, or leave it out to resolve the memory dir"
-        )));
-    }
-    let cwd = env.cwd.to_string_lossy().into_owned();
-    let project = if explicit_dir.is_none() || req.project.is_some() {
+    let explicit = explicit_dir(req, env)?;
+    let project = if explicit.is_none() || req.project.is_some() {
         Some(project_root(req.project.as_deref(), env)?)
     } else {
         None
     };
     let home = env.home();
-    let need_home = || Error::new(Kind::Config, "cannot determine the home directory").hint("set HOME or pass --dir");
-    let base_dir = project.as_ref().map_or(cwd.clone(), |p| p.root.clone());
-
-    let config_home = match env.get("CLAUDE_CONFIG_DIR") {
-        Some(c) => Some(nfc(&c)),
-        None => home.as_ref().map(|h| nfc(&join(&[h, ".claude"]))),
-    };
-    if config_home.is_none() && explicit_dir.is_none() {
+    let base_dir = project
+        .as_ref()
+        .map_or_else(|| env.cwd.to_string_lossy().into_owned(), |p| p.root.clone());
+    let config_home = config_home(env, home.as_deref(), &base_dir, &mut warnings);
+    if config_home.is_none() && explicit.is_none() {
         return Err(need_home());
     }
-    let config_home = config_home.map(|c| {
-        if c.starts_with('/') {
-            c
-        } else {
-            warnings.push(format!(
-                "CLAUDE_CONFIG_DIR is relative (`{c}`): paths under it are resolved against the project root {base_dir}"
-            ));
-            absolutize(&c, &base_dir)
-        }
-    });
-    let memory_base = match env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty()) {
-        Some(m) if m.starts_with('/') => Some(m),
-        Some(m) => {
-            warnings.push(format!(
-                "CLAUDE_CODE_REMOTE_MEMORY_DIR is relative (`{m}`): resolved against the project root {base_dir}"
-            ));
-            Some(absolutize(&m, &base_dir))
-        }
-        None => config_home.clone(),
-    };
-
+    let memory_base = memory_base(env, config_home.as_deref(), &base_dir, &mut warnings);
     let settings = load_settings(env, config_home.as_deref(), project.as_ref());
     let enabled = enabled_chain(env, &settings);
-    let auto_dream = merged_bool(&settings, "autoDreamEnabled").map_or(
-        AutoDream {
-            value: None,
-            lever: "unset".into(),
-        },
-        |(v, lever)| AutoDream { value: Some(v), lever },
-    );
-
-    let key = project.as_ref().map(|p| sanitize::sanitize(&p.canonical_root));
+    let auto_dream = auto_dream(&settings);
+    let named = project.as_ref().map_or(NamedKey::Unset, |_| NamedKey::from_env(env));
+    warnings.extend(named.warning());
+    let key = project.as_ref().map(|p| match named.name() {
+        Some(n) => sanitize::named(n),
+        None => sanitize::sanitize(&p.canonical_root),
+    });
+    let global_config = config_home
+        .as_deref()
+        .and_then(|c| trust::config_file(env.get_os("CLAUDE_CONFIG_DIR").is_some(), c, home.as_deref()));
     let mut steps = Vec::new();
-    let mut hash_variant = None;
-    let (main_dir, source) = if let (Some(d), Some(src)) = (explicit_dir, explicit_source) {
-        (explicit_path(&d, &env.cwd), src)
-    } else {
-        match steps::setting_steps(env, &settings, home.as_deref(), &mut steps, &mut warnings) {
-            Some((dir, source)) => (PathBuf::from(dir), source),
-            None => {
-                let key = key.as_ref().ok_or_else(need_home)?;
-                let base = memory_base.as_deref().ok_or_else(need_home)?;
-                let projects = join(&[base, "projects"]);
-                let (name, variant) = match_long_key(&projects, key, "memory", &mut warnings);
-                hash_variant = variant;
-                let dir = nfc(&format!("{}/", join(&[&projects, &name, "memory"])));
-                steps.push(Step {
-                    step: StepName::Default,
-                    file: None,
-                    status: StepStatus::Used,
-                    value: Some(dir.clone()),
-                    detail: None,
-                });
-                (PathBuf::from(dir), DirSource::Default)
-            }
+    let chosen = match explicit {
+        Some((dir, source)) => explicit_choice(&dir, source, &env.cwd, &mut steps),
+        None => {
+            let lookup = Lookup {
+                env,
+                home: home.as_deref(),
+                global_config: global_config.as_deref(),
+                project: project.as_ref(),
+                memory_base: memory_base.as_deref(),
+                key: key.as_ref(),
+            };
+            lookup.precedence(&settings, &mut steps, &mut warnings)?
         }
     };
-    if explicit_source.is_some() {
-        for step in [
-            StepName::CoworkOverride,
-            StepName::Policy,
-            StepName::Flag,
-            StepName::Local,
-            StepName::User,
-            StepName::Default,
-        ] {
-            steps.push(Step {
-                step,
-                file: None,
-                status: StepStatus::Shadowed,
-                value: None,
-                detail: None,
-            });
-        }
-    }
-    let transcripts_dir = match (&project, &config_home) {
-        (Some(p), Some(c)) => {
-            let projects = join(&[c, "projects"]);
-            let (name, _) = match_long_key(&projects, &sanitize::sanitize(&p.root), "", &mut warnings);
-            Some(join(&[&projects, &name]))
-        }
-        _ => None,
-    };
-    if let Some(s) = settings.iter().find(|s| s.source == Source::Project)
-        && let Some((v, _)) = s.get("autoMemoryDirectory")
-    {
-        warnings.push(project_setting_warning(&s.file, v));
-        steps.push(Step {
-            step: StepName::Project,
-            file: Some(s.file.clone()),
-            status: StepStatus::ProjectIgnored,
-            value: v.as_str().map(str::to_string),
-            detail: Some("Claude Code ignores autoMemoryDirectory in project settings".into()),
-        });
-    }
+    let transcripts_dir = transcripts_dir(project.as_ref(), config_home.as_deref(), &named, &mut warnings);
     let scope = if req.team { Scope::Team } else { Scope::Main };
     Ok(Resolution {
-        memdir: MemoryDir::open(main_dir, scope),
-        source,
-        explicit: explicit_source.is_some(),
+        memdir: MemoryDir::open(chosen.dir, scope),
+        source: chosen.source,
+        explicit: chosen.explicit,
+        key_source: key.as_ref().map(|_| {
+            if named.name().is_some() {
+                KeySource::Named
+            } else {
+                KeySource::Sanitized
+            }
+        }),
+        named_key: named,
         project,
         config_home,
         memory_base,
         key,
-        hash_variant,
+        hash_variant: chosen.hash_variant,
         transcripts_dir,
         steps,
+        trust: chosen.trust,
+        global_config,
         enabled,
         auto_dream,
         settings,
@@ -299,10 +247,171 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     })
 }
 
-fn project_setting_warning(file: &str, v: &Value) -> String {
-    format!(
-        "{file} sets autoMemoryDirectory to {v}, but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json or the user settings instead"
+fn need_home() -> Error {
+    Error::new(Kind::Config, "cannot determine the home directory").hint("set HOME or pass --dir")
+}
+
+/// `--dir` or `MEMCTL_DIR`, refused when empty.
+fn explicit_dir(req: &Request, env: &Env) -> Result<Option<(OsString, DirSource)>, Error> {
+    let explicit = match (&req.dir, env.get_os("MEMCTL_DIR")) {
+        (Some(d), _) => Some((d.clone(), DirSource::DirFlag)),
+        (None, Some(d)) => Some((d.to_os_string(), DirSource::EnvMemctlDir)),
+        (None, None) => None,
+    };
+    if let Some((d, source)) = &explicit
+        && d.is_empty()
+    {
+        let flag = if *source == DirSource::DirFlag {
+            "--dir"
+        } else {
+            "MEMCTL_DIR"
+        };
+        return Err(Error::new(Kind::Usage, format!("{flag} is empty")).hint(format!(
+            "give {flag} a directory, or leave it out to resolve the memory dir"
+        )));
+    }
+    Ok(explicit)
+}
+
+/// The config home (SPEC §2.2.2), absolute against the project root.
+fn config_home(env: &Env, home: Option<&str>, base_dir: &str, warnings: &mut Vec<String>) -> Option<String> {
+    let config_home = match env.get("CLAUDE_CONFIG_DIR") {
+        Some(c) => nfc(&c),
+        None => nfc(&join(&[home?, ".claude"])),
+    };
+    if config_home.starts_with('/') {
+        return Some(config_home);
+    }
+    warnings.push(format!(
+        "CLAUDE_CONFIG_DIR is relative (`{config_home}`): paths under it are resolved against the project root {base_dir}"
+    ));
+    Some(absolutize(&config_home, base_dir))
+}
+
+/// The memory base (SPEC §2.2.2): `CLAUDE_CODE_REMOTE_MEMORY_DIR` or the config home.
+fn memory_base(env: &Env, config_home: Option<&str>, base_dir: &str, warnings: &mut Vec<String>) -> Option<String> {
+    match env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty()) {
+        Some(m) if m.starts_with('/') => Some(m),
+        Some(m) => {
+            warnings.push(format!(
+                "CLAUDE_CODE_REMOTE_MEMORY_DIR is relative (`{m}`): resolved against the project root {base_dir}"
+            ));
+            Some(absolutize(&m, base_dir))
+        }
+        None => config_home.map(str::to_string),
+    }
+}
+
+fn auto_dream(settings: &[Settings]) -> AutoDream {
+    merged_bool(settings, "autoDreamEnabled").map_or(
+        AutoDream {
+            value: None,
+            lever: "unset".into(),
+        },
+        |(v, lever)| AutoDream { value: Some(v), lever },
     )
+}
+
+/// The memory dir and where it came from.
+struct Chosen {
+    dir: PathBuf,
+    source: DirSource,
+    explicit: bool,
+    hash_variant: Option<&'static str>,
+    trust: Option<Trust>,
+}
+
+/// `--dir`/`MEMCTL_DIR` decided: every other step is shadowed.
+fn explicit_choice(dir: &OsStr, source: DirSource, cwd: &Path, steps: &mut Vec<Step>) -> Chosen {
+    steps.push(Step::new(StepName::CoworkOverride, None, StepStatus::Shadowed));
+    for source in steps::SETTING_ORDER {
+        steps.push(Step::new(StepName::of(source), None, StepStatus::Shadowed));
+    }
+    steps.push(Step::new(StepName::Default, None, StepStatus::Shadowed));
+    Chosen {
+        dir: explicit_path(dir, cwd),
+        source,
+        explicit: true,
+        hash_variant: None,
+        trust: None,
+    }
+}
+
+/// What steps 1–3 read besides the settings.
+struct Lookup<'a> {
+    env: &'a Env,
+    home: Option<&'a str>,
+    global_config: Option<&'a str>,
+    project: Option<&'a Project>,
+    memory_base: Option<&'a str>,
+    key: Option<&'a sanitize::Key>,
+}
+
+impl Lookup<'_> {
+    /// Steps 1–3 of the precedence (SPEC §2.2.1).
+    fn precedence(
+        &self,
+        settings: &[Settings],
+        steps: &mut Vec<Step>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Chosen, Error> {
+        let decision = steps::setting_steps(self.env, settings, self.home, &mut || self.trust(), steps, warnings);
+        if let Some((dir, source)) = decision.chosen {
+            return Ok(Chosen {
+                dir: PathBuf::from(dir),
+                source,
+                explicit: false,
+                hash_variant: None,
+                trust: decision.trust,
+            });
+        }
+        let key = self.key.ok_or_else(need_home)?;
+        let base = self.memory_base.ok_or_else(need_home)?;
+        let projects = join(&[base, "projects"]);
+        let (name, hash_variant) = match_long_key(&projects, key, "memory", warnings);
+        let dir = nfc(&format!("{}/", join(&[&projects, &name, "memory"])));
+        steps.push(Step::new(StepName::Default, None, StepStatus::Used).value(Some(&dir)));
+        Ok(Chosen {
+            dir: PathBuf::from(dir),
+            source: DirSource::Default,
+            explicit: false,
+            hash_variant,
+            trust: decision.trust,
+        })
+    }
+
+    /// Ask the global config whether the project root (or a parent) is trusted.
+    fn trust(&self) -> Trust {
+        trust_of(self.global_config, self.project.map_or("", |p| p.root.as_str()))
+    }
+}
+
+fn trust_of(global_config: Option<&str>, root: &str) -> Trust {
+    match global_config {
+        Some(file) => Trust::lookup(file, root),
+        None => Trust {
+            file: "~/.claude.json".into(),
+            lookup: trust::Lookup::Unreadable("cannot be located without a home directory".into()),
+        },
+    }
+}
+
+/// The transcripts dir (SPEC §2.2.1): keyed by the project root, or by a valid
+/// named key whichever step chose the memory dir.
+fn transcripts_dir(
+    project: Option<&Project>,
+    config_home: Option<&str>,
+    named: &NamedKey,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let (p, c) = (project?, config_home?);
+    let projects = join(&[c, "projects"]);
+    let key = match named.name() {
+        Some(n) => sanitize::named(n),
+        None => sanitize::sanitize(&p.root),
+    };
+    let (name, _) = match_long_key(&projects, &key, "", warnings);
+    Some(join(&[&projects, &name]))
 }
 
 /// `--dir`/`MEMCTL_DIR`: made absolute, byte-exact otherwise.

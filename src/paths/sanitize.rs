@@ -54,6 +54,15 @@ pub fn sanitize(name: &str) -> Key {
     }
 }
 
+/// A named key (`CLAUDE_CODE_PROJECT_DIR_NAME`, at most 64 units): used as is.
+pub fn named(name: &str) -> Key {
+    Key {
+        units: name.encode_utf16().count(),
+        wyhash: name.to_string(),
+        djb2: name.to_string(),
+    }
+}
+
 /// Lower-case base 36 without padding.
 pub fn base36(mut n: u64) -> String {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";

@@ -434,3 +434,359 @@ fn no_home_is_a_config_error_with_hint() {
         .code(2)
         .stderr("memctl: cannot determine the home directory\nhint: set HOME or pass --dir\n");
 }
+
+/// `<root>/proj` with `autoMemoryDirectory` in its checked-in settings.
+fn project_with_setting(env: &Env, dir: &str) -> PathBuf {
+    let proj = env.root().join("proj");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::write(
+        proj.join(".claude/settings.json"),
+        format!(r#"{{"autoMemoryDirectory": "{dir}"}}"#),
+    )
+    .unwrap();
+    proj
+}
+
+/// The global config (`$CLAUDE_CONFIG_DIR/.claude.json` in these tests).
+fn global_config(env: &Env, json: &str) -> PathBuf {
+    let file = env.home().join(".claude/.claude.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, json).unwrap();
+    file
+}
+
+fn trusting(dir: &Path, accepted: bool) -> String {
+    format!(
+        r#"{{"numStartups": 9, "projects": {{"/elsewhere": {{"hasTrustDialogAccepted": true}}, {}: {{"history": [{{"display": "x"}}], "hasTrustDialogAccepted": {accepted}}}}}}}"#,
+        serde_json::Value::String(dir.to_string_lossy().into_owned())
+    )
+}
+
+fn step<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"] == name)
+        .unwrap()
+}
+
+#[test]
+fn a_trusted_project_setting_moves_memory_and_explain_names_the_record() {
+    let env = Env::new();
+    let proj = project_with_setting(&env, "~/projmem");
+    user_settings(&env, r#"{"autoMemoryDirectory": "~/usermem"}"#);
+    let config = global_config(&env, &trusting(&proj, true));
+    let home = env.home();
+    let record = format!(
+        "projects[\"{}\"].hasTrustDialogAccepted in {}",
+        proj.display(),
+        config.display()
+    );
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["warnings"], serde_json::json!([]));
+    assert_eq!(doc["memory_dir"], format!("{}/projmem/", home.display()));
+    assert_eq!(doc["source"], "setting:project");
+    let project = step(&doc, "settings.project");
+    assert_eq!(project["status"], "used");
+    assert_eq!(project["detail"], record.as_str());
+    assert_eq!(step(&doc, "settings.user")["status"], "shadowed");
+    let order: Vec<&str> = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "cowork_override",
+            "settings.policy",
+            "settings.flag",
+            "settings.local",
+            "settings.project",
+            "settings.user",
+            "default"
+        ]
+    );
+
+    let env = Env::new();
+    let proj = project_with_setting(&env, "~/projmem");
+    let config = global_config(&env, &trusting(&proj, true));
+    let text = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--explain"])
+        .run()
+        .success()
+        .stdout;
+    let line = text.lines().find(|l| l.starts_with("  settings.project")).unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "  settings.project {}/.claude/settings.json: used `~/projmem` (trusted: projects[\"{}\"].hasTrustDialogAccepted in {})",
+            proj.display(),
+            proj.display(),
+            config.display()
+        )
+    );
+}
+
+#[test]
+fn trust_of_a_parent_dir_counts_and_a_local_setting_still_wins() {
+    let env = Env::new();
+    let proj = project_with_setting(&env, "/proj/mem");
+    let root = env.root();
+    global_config(&env, &trusting(&root, true));
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["memory_dir"], "/proj/mem/");
+    let detail = step(&doc, "settings.project")["detail"].as_str().unwrap().to_string();
+    assert!(
+        detail.starts_with(&format!("projects[\"{}\"]", root.display())),
+        "{detail}"
+    );
+
+    let env = Env::new();
+    let proj = project_with_setting(&env, "/proj/mem");
+    fs::write(
+        proj.join(".claude/settings.local.json"),
+        r#"{"autoMemoryDirectory": "/local/mem"}"#,
+    )
+    .unwrap();
+    global_config(&env, &trusting(&proj, true));
+    let doc = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["memory_dir"], "/local/mem/");
+    assert_eq!(step(&doc, "settings.project")["status"], "shadowed");
+}
+
+#[test]
+fn an_untrusted_or_unreadable_trust_record_keeps_todays_warning() {
+    let warning = |proj: &Path| {
+        format!(
+            "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json or the user settings instead\n",
+            proj.display()
+        )
+    };
+    // hasTrustDialogAccepted: false
+    let env = Env::new();
+    let proj = project_with_setting(&env, "/proj/evil");
+    let config = global_config(&env, &trusting(&proj, false));
+    let home = env.home();
+    let run = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success();
+    let doc = run.json();
+    assert_eq!(
+        format!("memctl: warning: {}\n", doc["warnings"][0].as_str().unwrap()),
+        warning(&proj)
+    );
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/.claude/projects/{}/memory/", home.display(), key(&proj))
+    );
+    assert_eq!(step(&doc, "settings.project")["status"], "project_ignored");
+    assert_eq!(
+        step(&doc, "settings.project")["detail"],
+        format!(
+            "untrusted: no projects[\"<dir>\"].hasTrustDialogAccepted true for the project root or a parent in {}",
+            config.display()
+        )
+    );
+    // A config that is not JSON: untrusted, with a second warning.
+    let env = Env::new();
+    let proj = project_with_setting(&env, "/proj/evil");
+    let config = global_config(&env, "{\"projects\": ");
+    let run = env.resolved().arg("--project").arg(&proj).arg("path").run().success();
+    assert!(run.stderr.starts_with(&warning(&proj)), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!(
+        "memctl: warning: the global config {} is not valid JSON",
+        config.display()
+    )));
+}
+
+#[test]
+fn a_fifo_as_global_config_is_untrusted_without_blocking() {
+    let env = Env::new();
+    let proj = project_with_setting(&env, "/proj/evil");
+    let fifo = env.home().join(".claude/.claude.json");
+    fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR).unwrap();
+    let env = env.resolved().arg("--project").arg(&proj).arg("path");
+    let mut cmd = assert_cmd::Command::from_std(env.command());
+    // A generous deadline only detects a hang.
+    let out = cmd.timeout(std::time::Duration::from_secs(60)).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("the global config {} is not a regular file", fifo.display())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn without_claude_config_dir_trust_is_read_from_home() {
+    let env = Env::new();
+    let proj = project_with_setting(&env, "/proj/mem");
+    fs::write(env.home().join(".claude.json"), trusting(&proj, true)).unwrap();
+    let doc = env
+        .resolved()
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["memory_dir"], "/proj/mem/");
+}
+
+#[test]
+fn a_named_key_moves_memory_and_transcripts() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let home = env.home();
+    let run = env
+        .resolved()
+        .env("CLAUDE_CODE_PROJECT_DIR_NAME", "my-proj_2")
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success();
+    let doc = run.json();
+    assert_eq!(doc["warnings"], serde_json::json!([]));
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/.claude/projects/my-proj_2/memory/", home.display())
+    );
+    assert_eq!(
+        doc["transcripts_dir"],
+        format!("{}/.claude/projects/my-proj_2", home.display())
+    );
+    assert_eq!(doc["key"], "my-proj_2");
+    assert_eq!(doc["key_source"], "named");
+
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let text = env
+        .resolved()
+        .env("CLAUDE_CODE_PROJECT_DIR_NAME", "my-proj_2")
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--explain"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        text.contains("\nkey             my-proj_2 (9 units, named by CLAUDE_CODE_PROJECT_DIR_NAME; it keys the transcripts dir too)\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_named_key_moves_transcripts_also_when_a_setting_moves_memory() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    user_settings(&env, r#"{"autoMemoryDirectory": "~/mymem"}"#);
+    let home = env.home();
+    let doc = env
+        .resolved()
+        .env("CLAUDE_CODE_PROJECT_DIR_NAME", "named")
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["memory_dir"], format!("{}/mymem/", home.display()));
+    assert_eq!(
+        doc["transcripts_dir"],
+        format!("{}/.claude/projects/named", home.display())
+    );
+}
+
+#[test]
+fn an_invalid_named_key_or_one_without_claude_config_dir_is_ignored_with_a_warning() {
+    for (value, why) in [
+        ("CON", "a Windows device name"),
+        ("com1", "a Windows device name"),
+        ("", "it is empty"),
+        ("a.b", "only A-Z, a-z, 0-9, `_` and `-` are allowed"),
+        (&"x".repeat(65), "longer than 64 characters"),
+    ] {
+        let env = Env::new();
+        let proj = env.root().join("proj");
+        fs::create_dir_all(&proj).unwrap();
+        let home = env.home();
+        let run = env
+            .resolved()
+            .env("CLAUDE_CODE_PROJECT_DIR_NAME", value)
+            .arg("--project")
+            .arg(&proj)
+            .args(["path", "--json"])
+            .run()
+            .success();
+        let doc = run.json();
+        assert_eq!(
+            doc["warnings"],
+            serde_json::json!([format!(
+                "CLAUDE_CODE_PROJECT_DIR_NAME `{value}` is ignored ({why}); Claude Code keys this project by its path"
+            )])
+        );
+        assert_eq!(doc["key_source"], "sanitized");
+        assert_eq!(
+            doc["transcripts_dir"],
+            format!("{}/.claude/projects/{}", home.display(), key(&proj))
+        );
+    }
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let home = env.home();
+    let run = env
+        .resolved()
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env("CLAUDE_CODE_PROJECT_DIR_NAME", "named")
+        .arg("--project")
+        .arg(&proj)
+        .arg("path")
+        .run()
+        .success();
+    assert_eq!(
+        run.stdout,
+        format!("{}/.claude/projects/{}/memory/\n", home.display(), key(&proj))
+    );
+    assert!(
+        run.stderr
+            .contains("`named` is ignored (it counts only when CLAUDE_CONFIG_DIR is set)")
+    );
+}
