@@ -53,16 +53,13 @@ pub fn summary(findings: &[Finding], files: usize) -> String {
 }
 
 fn paint(out: &mut String, text: &str, s: Severity, color: bool) {
-    if !color {
-        out.push_str(text);
-        return;
-    }
-    let code = match s {
-        Severity::Error => "31",
-        Severity::Warning => "33",
-        Severity::Info => "36",
+    use crate::output::Tone;
+    let tone = match s {
+        Severity::Error => Tone::Error,
+        Severity::Warning => Tone::Warning,
+        Severity::Info => Tone::Note,
     };
-    let _ = write!(out, "\x1b[{code}m{text}\x1b[0m");
+    out.push_str(&crate::output::paint(color, tone, text));
 }
 
 /// One line per finding: `<path>:<line>:<col>: <severity>[<id>/<name>]: <message>`.
