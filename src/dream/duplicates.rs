@@ -159,32 +159,63 @@ fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
         p[x] = r;
         r
     }
-    for a in 0..memories.len() {
-        for b in a + 1..memories.len() {
-            if jaccard(&toks[a], &toks[b]) >= 0.5 {
-                let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
-            }
-        }
+    let edges = similar_pairs(&toks);
+    for &(a, b, _) in &edges {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        parent[ra.max(rb)] = ra.min(rb);
     }
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for i in 0..memories.len() {
         let r = find(&mut parent, i);
         groups.entry(r).or_default().push(i);
     }
+    // The highest similarity within a group is always one of its edges (≥ 0.5).
+    let mut best: BTreeMap<usize, f64> = BTreeMap::new();
+    for &(a, _, sim) in &edges {
+        let r = find(&mut parent, a);
+        let e = best.entry(r).or_insert(0.0);
+        *e = e.max(sim);
+    }
     let mut out = Vec::new();
-    for members in groups.into_values().filter(|g| g.len() > 1) {
-        let mut sim: f64 = 0.0;
-        for (k, &a) in members.iter().enumerate() {
-            for &b in &members[k + 1..] {
-                sim = sim.max(jaccard(&toks[a], &toks[b]));
-            }
-        }
+    for (root, members) in groups.into_iter().filter(|(_, g)| g.len() > 1) {
+        let sim = best.get(&root).copied().unwrap_or(0.0);
         let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel.clone()).collect();
         files.sort();
         out.push(Cluster::new(ClusterReason::Similar(sim), files, vec![]));
     }
     out
+}
+
+/// Every pair (a < b) with a Jaccard similarity ≥ 0.5, and that similarity, without
+/// comparing every pair: prefix filtering. Order each set's tokens rarest first; two
+/// sets with J ≥ 0.5 must share a token among the first |A| − ⌈|A|/2⌉ + 1 of each, so
+/// only pairs sharing such a token are compared (exact, near-linear on real memories).
+fn similar_pairs(toks: &[BTreeSet<String>]) -> Vec<(usize, usize, f64)> {
+    let mut freq: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for t in toks.iter().flatten() {
+        *freq.entry(t.as_str()).or_default() += 1;
+    }
+    let mut postings: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    let mut candidates: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for (i, set) in toks.iter().enumerate() {
+        let mut ordered: Vec<&str> = set.iter().map(String::as_str).collect();
+        ordered.sort_by_key(|t| (freq[t], *t));
+        let prefix = set.len() - set.len().div_ceil(2) + 1;
+        for t in ordered.into_iter().take(prefix.min(set.len())) {
+            let list = postings.entry(t).or_default();
+            for &j in list.iter() {
+                candidates.insert((j, i));
+            }
+            list.push(i);
+        }
+    }
+    candidates
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let sim = jaccard(&toks[a], &toks[b]);
+            (sim >= 0.5).then_some((a, b, sim))
+        })
+        .collect()
 }
 
 /// A memory that says it is superseded, or supersedes another.
@@ -243,6 +274,61 @@ pub fn superseded(memories: &[Memory]) -> Vec<Superseded> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefix_filtering_finds_exactly_the_pairs_of_the_quadratic_scan() {
+        let texts = [
+            "deploy staging cluster with helm",
+            "deploy staging cluster helm charts",
+            "testing policy real database",
+            "integration tests hit real database",
+            "real database testing policy always",
+            "one two three four",
+            "four three two one five six seven eight",
+            "",
+            "日本語のテキスト",
+            "日本語のテキスト追加",
+        ];
+        let toks: Vec<BTreeSet<String>> = texts.iter().map(|t| tokens(t)).collect();
+        let mut slow = Vec::new();
+        for a in 0..toks.len() {
+            for b in a + 1..toks.len() {
+                let j = jaccard(&toks[a], &toks[b]);
+                if j >= 0.5 {
+                    slow.push((a, b, j));
+                }
+            }
+        }
+        assert!(!slow.is_empty());
+        assert_eq!(similar_pairs(&toks), slow);
+    }
+
+    #[test]
+    fn prefix_filtering_agrees_with_the_quadratic_scan_on_random_sets() {
+        // A small deterministic generator: sets of 0–7 tokens from a 12-word vocabulary.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..200 {
+            let toks: Vec<BTreeSet<String>> = (0..30)
+                .map(|_| (0..next(8)).map(|_| format!("w{}", next(12))).collect())
+                .collect();
+            let mut slow = Vec::new();
+            for a in 0..toks.len() {
+                for b in a + 1..toks.len() {
+                    let j = jaccard(&toks[a], &toks[b]);
+                    if j >= 0.5 {
+                        slow.push((a, b, j));
+                    }
+                }
+            }
+            assert_eq!(similar_pairs(&toks), slow);
+        }
+    }
 
     #[test]
     fn tokenizer_and_similarity() {
