@@ -272,9 +272,7 @@ fn without_lines(text: &str, remove: &BTreeMap<usize, String>) -> String {
 }
 
 fn read(p: &Path) -> String {
-    std::fs::read(p)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
+    index::read_index_text(p)
 }
 
 fn group(targets: &[Target]) -> BTreeMap<PathBuf, Vec<&Target>> {
@@ -296,7 +294,7 @@ fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
             .filter(|m| m.rel != t.rel && !targets.iter().any(|x| x.rel == m.rel))
             .filter(|m| {
                 let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
-                std::fs::read(&m.path).ok().is_some_and(|b| {
+                crate::fsread::read_regular(&m.path, crate::store::MAX_INDEX_BYTES).ok().is_some_and(|b| {
                     index::extract_links(&String::from_utf8_lossy(&b)).iter().any(
                         |l| matches!(index::resolve_dest(&l.dest, base), Some(index::Target::Inside(p)) if p == t.rel),
                     )

@@ -169,7 +169,7 @@ pub fn read_memory_then<R>(
 
 /// Open and read one memory file: the memory, the open file, the bytes read.
 fn open_memory(path: &Path, rel: &str) -> io::Result<(Memory, File, Vec<u8>)> {
-    let mut file = File::open(path)?;
+    let mut file = crate::fsread::open_regular(path).map_err(io::Error::from)?;
     let mut buf = Vec::new();
     let mut m = window::read_memory_from(&mut file, &mut buf)?;
     m.rel = rel.to_string();
