@@ -40,6 +40,23 @@ pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
     // (`O_NOFOLLOW`); anything but a regular file is refused.
     use std::os::unix::fs::OpenOptionsExt;
     let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW;
+    let not_regular = |m: fs::Metadata| {
+        let what = if m.is_symlink() {
+            "a symlink"
+        } else {
+            crate::fsread::kind_name(m.file_type())
+        };
+        Error::new(
+            Kind::Io,
+            format!("cannot open the write lock {}: {what}, not a regular file", path.display()),
+        )
+        .hint("remove it; memctl creates the lock file itself")
+    };
+    if let Ok(m) = fs::symlink_metadata(&path)
+        && !m.is_file()
+    {
+        return Err(not_regular(m));
+    }
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -49,17 +66,7 @@ pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
         .map_err(|e| io_err("cannot open the write lock", &path, e))?;
     match file.metadata() {
         Ok(m) if m.is_file() => {}
-        Ok(m) => {
-            return Err(Error::new(
-                Kind::Io,
-                format!(
-                    "cannot open the write lock {}: {}, not a regular file",
-                    path.display(),
-                    crate::fsread::kind_name(m.file_type())
-                ),
-            )
-            .hint("remove it; memctl creates the lock file itself"));
-        }
+        Ok(m) => return Err(not_regular(m)),
         Err(e) => return Err(io_err("cannot open the write lock", &path, e)),
     }
     let start = Instant::now();

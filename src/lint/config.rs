@@ -23,7 +23,10 @@ pub fn claude_md_lines(res: &crate::paths::Resolution, notes: &mut Vec<String>) 
         Path::new(&p.root).join("CLAUDE.md"),
     ];
     let mut out = Vec::new();
-    for f in files.iter() {
+    for (i, f) in files.iter().enumerate() {
+        if files[..i].contains(f) {
+            continue;
+        }
         // Regular files only, bounded: a FIFO or a `/dev/zero` link here would hang.
         match fsread::read_regular(f, fsread::MAX_CLAUDE_MD_BYTES) {
             Ok(b) => out.push(String::from_utf8_lossy(&b).split_whitespace().collect::<Vec<_>>().join(" ")),
