@@ -172,7 +172,7 @@ fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &m
         );
     }
     let scan = scan::scan(res.memdir.dir());
-    let m = memory::resolve_ref(reference, &scan.memories, &res.shown())?;
+    let m = scan.resolve(reference, &res.shown())?;
     store::ensure_contained(res.memdir.dir(), &m.path)?;
     Ok(m.path.clone())
 }

@@ -9,7 +9,6 @@ use serde::Serialize;
 use crate::error::{Error, Kind};
 use crate::index;
 use crate::memdir::MemoryDir;
-use crate::memory;
 use crate::paths::with_sep;
 use crate::scan;
 use crate::store::{self, Writer};
@@ -202,7 +201,7 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
                     .hint("use `memctl edit --index` to change the index"),
             );
         }
-        let rel = match memory::resolve_ref(r, &scan.memories, &shown) {
+        let rel = match scan.resolve(r, &shown) {
             Ok(m) => m.rel.clone(),
             Err(e) => {
                 // A dangling symlink is not scanned, but `forget` moves the link.
