@@ -149,8 +149,14 @@ mod tests {
         assert_eq!(read_regular(&p, 5).unwrap(), b"hello");
         assert!(matches!(read_regular(&p, 4), Err(ReadError::TooLarge(4))));
         assert_eq!(read_prefix(&p, 2).unwrap(), b"he");
-        assert!(matches!(read_regular(&d.path().join("no"), 4), Err(ReadError::NotFound)));
-        assert!(matches!(read_regular(d.path(), 4), Err(ReadError::NotRegular("a directory"))));
+        assert!(matches!(
+            read_regular(&d.path().join("no"), 4),
+            Err(ReadError::NotFound)
+        ));
+        assert!(matches!(
+            read_regular(d.path(), 4),
+            Err(ReadError::NotRegular("a directory"))
+        ));
     }
 
     #[test]

@@ -48,7 +48,10 @@ pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
         };
         Error::new(
             Kind::Io,
-            format!("cannot open the write lock {}: {what}, not a regular file", path.display()),
+            format!(
+                "cannot open the write lock {}: {what}, not a regular file",
+                path.display()
+            ),
         )
         .hint("remove it; memctl creates the lock file itself")
     };

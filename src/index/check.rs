@@ -156,6 +156,10 @@ pub fn check_file(label: String, path: &Path, quotes: usize) -> Result<Checked> 
 /// [`check_file`] on an index memctl found itself (not one the user named): only a
 /// regular file is opened (SPEC §2.5 step 8); a FIFO or a device is an `io` error.
 pub fn check_found(label: String, path: &Path, quotes: usize) -> Result<Checked> {
+    if path.is_dir() {
+        // Its own message: "is a directory, not an index file".
+        open_index(path)?;
+    }
     let file = crate::fsread::open_regular(path).map_err(|e| {
         let kind = if matches!(e, crate::fsread::ReadError::NotFound) {
             Kind::NotFound

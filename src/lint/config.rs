@@ -29,9 +29,17 @@ pub fn claude_md_lines(res: &crate::paths::Resolution, notes: &mut Vec<String>) 
         }
         // Regular files only, bounded: a FIFO or a `/dev/zero` link here would hang.
         match fsread::read_regular(f, fsread::MAX_CLAUDE_MD_BYTES) {
-            Ok(b) => out.push(String::from_utf8_lossy(&b).split_whitespace().collect::<Vec<_>>().join(" ")),
+            Ok(b) => out.push(
+                String::from_utf8_lossy(&b)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
             Err(ReadError::NotFound) => {}
-            Err(e) => notes.push(format!("ML119 does not compare with {}: cannot be read ({e})", f.display())),
+            Err(e) => notes.push(format!(
+                "ML119 does not compare with {}: cannot be read ({e})",
+                f.display()
+            )),
         }
     }
     Some(out)

@@ -293,11 +293,13 @@ fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
             .filter(|m| m.rel != t.rel && !targets.iter().any(|x| x.rel == m.rel))
             .filter(|m| {
                 let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
-                crate::fsread::read_regular(&m.path, crate::store::MAX_INDEX_BYTES).ok().is_some_and(|b| {
-                    index::extract_links(&String::from_utf8_lossy(&b)).iter().any(
+                crate::fsread::read_regular(&m.path, crate::store::MAX_INDEX_BYTES)
+                    .ok()
+                    .is_some_and(|b| {
+                        index::extract_links(&String::from_utf8_lossy(&b)).iter().any(
                         |l| matches!(index::resolve_dest(&l.dest, base), Some(index::Target::Inside(p)) if p == t.rel),
                     )
-                })
+                    })
             })
             .map(|m| m.rel.as_str())
             .collect();

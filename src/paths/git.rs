@@ -102,7 +102,9 @@ pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
         return checkout();
     };
     let worktree_git_dir = resolve(git_root, js_trim(link));
-    let Some(commondir) = crate::fsread::read_small_text(std::path::Path::new(&format!("{worktree_git_dir}/commondir"))) else {
+    let Some(commondir) =
+        crate::fsread::read_small_text(std::path::Path::new(&format!("{worktree_git_dir}/commondir")))
+    else {
         return checkout();
     };
     let common_dir = resolve(&worktree_git_dir, js_trim(&commondir));
