@@ -53,7 +53,7 @@ pub fn read_small_text(path: &Path) -> Option<String> {
 }
 
 fn size(n: u64) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{n} bytes")
