@@ -20,6 +20,26 @@ pub struct Editor {
 
 const HINT: &str = "set $VISUAL or $EDITOR to an editor that waits until you close the file, e.g. `export EDITOR=vim`";
 
+/// Editors tried in order when neither `$VISUAL` nor `$EDITOR` is usable (the `edit`
+/// crate's list for Unix).
+const FALLBACK: &[&str] = &[
+    "sensible-editor",
+    "nano",
+    "pico",
+    "vim",
+    "nvim",
+    "vi",
+    "emacs",
+    "code",
+    "atom",
+    "subl",
+    "gedit",
+    "gvim",
+    "xdg-open",
+    "gnome-open",
+    "kde-open",
+];
+
 /// Programs that hand the file to another program and return at once.
 fn is_file_opener(program: &Path, args: &[String]) -> bool {
     let name = program
@@ -99,7 +119,13 @@ pub fn resolve(env: &Env) -> Result<Editor, Error> {
             source: format!("${var}"),
         });
     }
-    let program = edit::get_editor().map_err(|_| Error::new(Kind::Editor, "no editor found").hint(HINT))?;
+    // The fallback list of the `edit` crate, looked up here: the crate itself reads
+    // `$VISUAL`/`$EDITOR` again and panics on a value made only of whitespace,
+    // which memctl treats as unset (above).
+    let program = FALLBACK
+        .iter()
+        .find_map(|name| find_program(name, env))
+        .ok_or_else(|| Error::new(Kind::Editor, "no editor found").hint(HINT))?;
     if is_file_opener(&program, &[]) {
         return Err(Error::new(
             Kind::Editor,
@@ -206,6 +232,18 @@ mod tests {
         let p = dir.join(name);
         std::fs::write(&p, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn whitespace_only_variables_are_unset() {
+        let dir = tempfile::tempdir().unwrap();
+        stub(dir.path(), "nano");
+        let e = resolve(&env(&[("VISUAL", " \t "), ("EDITOR", "  ")], dir.path())).unwrap();
+        assert_eq!(e.source, "default");
+        assert_eq!(e.program, dir.path().join("nano"));
+        let empty = tempfile::tempdir().unwrap();
+        let e = resolve(&env(&[("VISUAL", " "), ("EDITOR", "\n")], empty.path())).unwrap_err();
+        assert_eq!(e.message, "no editor found");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod editor;
 pub mod entry;
 pub mod error;
 pub mod frontmatter;
+pub mod fsread;
 pub mod generate;
 pub mod index;
 pub mod lint;

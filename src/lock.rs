@@ -122,6 +122,9 @@ fn mtime_ms(meta: &std::fs::Metadata) -> Option<f64> {
     })
 }
 
+/// The most of a `.consolidate-lock` memctl reads.
+const MAX_BODY_BYTES: u64 = 4096;
+
 /// Read `<main_dir>.consolidate-lock` and classify it.
 pub fn inspect(main_dir: &Path, now_ms: f64) -> LockInfo {
     let path = main_dir.join(LOCK_FILE);
@@ -139,7 +142,9 @@ pub fn inspect(main_dir: &Path, now_ms: f64) -> LockInfo {
         };
     };
     let mtime = mtime_ms(&meta);
-    let (body, unreadable) = match std::fs::read(&path) {
+    // Never opened unless regular (a FIFO blocks, `/dev/zero` never ends), and
+    // bounded: a PID has a few digits; what lies beyond cannot make one valid.
+    let (body, unreadable) = match crate::fsread::read_prefix(&path, MAX_BODY_BYTES) {
         Ok(b) => (Some(String::from_utf8_lossy(&b).into_owned()), None),
         Err(e) => (None, Some(e.to_string())),
     };

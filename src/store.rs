@@ -36,12 +36,42 @@ pub struct WriteLock {
 /// Take `<main_dir>.memctl.lock`, polling for up to 10 seconds.
 pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
     let path = main_dir.join(WRITE_LOCK);
+    // Neither blocks on a FIFO (`O_NONBLOCK`) nor follows a symlink out of the dir
+    // (`O_NOFOLLOW`); anything but a regular file is refused.
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW;
+    let not_regular = |m: fs::Metadata| {
+        let what = if m.is_symlink() {
+            "a symlink"
+        } else {
+            crate::fsread::kind_name(m.file_type())
+        };
+        Error::new(
+            Kind::Io,
+            format!(
+                "cannot open the write lock {}: {what}, not a regular file",
+                path.display()
+            ),
+        )
+        .hint("remove it; memctl creates the lock file itself")
+    };
+    if let Ok(m) = fs::symlink_metadata(&path)
+        && !m.is_file()
+    {
+        return Err(not_regular(m));
+    }
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .custom_flags(flags.bits() as i32)
         .open(&path)
         .map_err(|e| io_err("cannot open the write lock", &path, e))?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => {}
+        Ok(m) => return Err(not_regular(m)),
+        Err(e) => return Err(io_err("cannot open the write lock", &path, e)),
+    }
     let start = Instant::now();
     loop {
         match file.try_lock() {
@@ -69,6 +99,15 @@ pub fn ensure_no_dream(main_dir: &Path, now: DateTime<Utc>, force: bool) -> Resu
     }
     let now_ms = crate::text::millis(now);
     let info = lock::inspect(main_dir, now_ms);
+    if let Some(why) = &info.unreadable {
+        // An unreadable lock (a FIFO, a device, no permission) may hide a running
+        // dream: it is never taken as "no lock".
+        return Err(Error::new(
+            Kind::Io,
+            format!("cannot read the auto-dream lock {}: {why}", info.path.display()),
+        )
+        .hint("memctl cannot tell whether a consolidation is running; remove or fix the file, or pass --force"));
+    }
     let live = matches!(info.pid_status, PidStatus::Alive | PidStatus::Eperm);
     if info.exists && info.is_fresh(now_ms) && live && info.body.as_deref().is_some_and(|b| !b.is_empty()) {
         let minutes = ((now_ms - info.mtime_ms.unwrap_or(now_ms)) / 60_000.0).floor().max(0.0);

@@ -74,8 +74,12 @@ fn plan(
 ) -> dream::Plan {
     let dir = res.memdir.main();
     let scan = scan::scan(dir);
-    let read = |p: &Path| std::fs::read(p).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
-    let index_text = read(&dir.join("MEMORY.md")).unwrap_or_default();
+    let read = |p: &Path| {
+        crate::fsread::read_regular(p, crate::store::MAX_INDEX_BYTES)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let index_text = crate::index::read_index_text(&dir.join("MEMORY.md"));
     let texts: Vec<Option<String>> = scan.memories.iter().map(|m| read(&m.path)).collect();
     let project_root = res.project.as_ref().map(|p| Path::new(&p.canonical_root));
     if project_root.is_none() {

@@ -34,7 +34,7 @@ struct Original {
 fn original(path: &Path) -> Original {
     Original {
         stamp: store::stamp(path),
-        bytes: std::fs::read(path).unwrap_or_default(),
+        bytes: crate::fsread::read_regular(path, store::MAX_INDEX_BYTES).unwrap_or_default(),
     }
 }
 
@@ -172,7 +172,7 @@ fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &m
         );
     }
     let scan = scan::scan(res.memdir.dir());
-    let m = memory::resolve_ref(reference, &scan.memories, &res.shown())?;
+    let m = scan.resolve(reference, &res.shown())?;
     store::ensure_contained(res.memdir.dir(), &m.path)?;
     Ok(m.path.clone())
 }
@@ -270,9 +270,7 @@ fn finish(
     }
     let mut code = ExitCode::SUCCESS;
     let truncation = if args.index && saved {
-        let text = std::fs::read(target)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let text = crate::index::read_index_text(target);
         let label = res.memdir.index_label();
         let c = checked(label.into(), Some(target.to_path_buf()), &text);
         if c.load.truncated() {

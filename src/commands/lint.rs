@@ -217,7 +217,8 @@ fn render(
                 out.print(diff)?;
             }
             out.print(&format::text(&o.findings, cwd, out.color_stdout))?;
-            eprintln!("{}", format::summary(&o.findings, o.files));
+            // Through `Output`: a closed stderr must not abort (SPEC §3.1).
+            out.eprint(&format!("{}\n", format::summary(&o.findings, o.files)));
         }
     }
     Ok(())

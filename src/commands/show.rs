@@ -41,7 +41,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     }
     let res = ctx.resolve_existing()?;
     let scan = scan::scan(res.memdir.dir());
-    let m = memory::resolve_ref(&args.reference, &scan.memories, &res.shown())?;
+    let m = scan.resolve(&args.reference, &res.shown())?;
     if args.raw {
         let mut f = File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
         io::copy(&mut f, out.stdout())?;

@@ -64,7 +64,7 @@ fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checke
         return Ok(Checked::missing(label.into(), path));
     }
     warn_if_leaving(&path, res.memdir.dir(), label, out);
-    let checked = check::check_file(label.into(), &path, quotes)?;
+    let checked = check::check_found(label.into(), &path, quotes)?;
     if checked.looks_binary() {
         out.warn(format!(
             "{label} is binary (NUL bytes); modelled on its text as Claude Code reads it"

@@ -149,8 +149,31 @@ pub fn checked_streamed(label: String, path: Option<PathBuf>, s: Streamed) -> Ch
 /// large and the stream can model it, else its whole text. `quotes`: how many
 /// dropped entries the report quotes (a streamed load keeps only those).
 pub fn check_file(label: String, path: &Path, quotes: usize) -> Result<Checked> {
+    let file = open_index(path)?;
+    check_open(label, path, file, quotes)
+}
+
+/// [`check_file`] on an index memctl found itself (not one the user named): only a
+/// regular file is opened (SPEC §2.5 step 8); a FIFO or a device is an `io` error.
+pub fn check_found(label: String, path: &Path, quotes: usize) -> Result<Checked> {
+    if path.is_dir() {
+        // Its own message: "is a directory, not an index file".
+        open_index(path)?;
+    }
+    let file = crate::fsread::open_regular(path).map_err(|e| {
+        let kind = if matches!(e, crate::fsread::ReadError::NotFound) {
+            Kind::NotFound
+        } else {
+            Kind::Io
+        };
+        Error::new(kind, format!("cannot read {}: {e}", path.display()))
+            .hint("MEMORY.md must be a regular file; replace it with one")
+    })?;
+    check_open(label, path, file, quotes)
+}
+
+fn check_open(label: String, path: &Path, mut file: File, quotes: usize) -> Result<Checked> {
     let shown = path.display().to_string();
-    let mut file = open_index(path)?;
     let meta = file.metadata().ok();
     let size = meta.as_ref().map_or(0, std::fs::Metadata::len);
     if meta.is_some_and(|m| m.is_file()) && size >= STREAM_FROM_BYTES {

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::fsread::{self, ReadError};
 use crate::lock::{self, State};
 use crate::paths::settings::Source;
 use crate::paths::validate::validate_memory_path;
@@ -22,18 +23,36 @@ pub fn claude_md_lines(res: &crate::paths::Resolution, notes: &mut Vec<String>) 
         Path::new(&p.root).join("CLAUDE.md"),
     ];
     let mut out = Vec::new();
-    for f in files.iter() {
-        if let Ok(t) = std::fs::read_to_string(f) {
-            out.push(t.split_whitespace().collect::<Vec<_>>().join(" "));
+    for (i, f) in files.iter().enumerate() {
+        if files[..i].contains(f) {
+            continue;
+        }
+        // Regular files only, bounded: a FIFO or a `/dev/zero` link here would hang.
+        match fsread::read_regular(f, fsread::MAX_CLAUDE_MD_BYTES) {
+            Ok(b) => out.push(
+                String::from_utf8_lossy(&b)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            Err(ReadError::NotFound) => {}
+            Err(e) => notes.push(format!(
+                "ML119 does not compare with {}: cannot be read ({e})",
+                f.display()
+            )),
         }
     }
     Some(out)
 }
 
 fn json_key_line(file: &str, key: &str) -> usize {
-    std::fs::read_to_string(file)
+    fsread::read_regular(Path::new(file), fsread::MAX_SETTINGS_BYTES)
         .ok()
-        .and_then(|t| t.split('\n').position(|l| l.contains(&format!("\"{key}\""))))
+        .and_then(|b| {
+            String::from_utf8_lossy(&b)
+                .split('\n')
+                .position(|l| l.contains(&format!("\"{key}\"")))
+        })
         .map_or(1, |i| i + 1)
 }
 

@@ -154,9 +154,7 @@ fn ensure_absent(dir: &MemoryDir, file: &str) -> Result<(), Error> {
 }
 
 fn read_index(dir: &MemoryDir) -> String {
-    std::fs::read(dir.index_path())
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
+    crate::index::read_index_text(&dir.index_path())
 }
 
 /// The index with `entry` appended in the index's own line ending.

@@ -9,7 +9,6 @@ use serde::Serialize;
 use crate::error::{Error, Kind};
 use crate::index;
 use crate::memdir::MemoryDir;
-use crate::memory;
 use crate::paths::with_sep;
 use crate::scan;
 use crate::store::{self, Writer};
@@ -202,7 +201,7 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
                     .hint("use `memctl edit --index` to change the index"),
             );
         }
-        let rel = match memory::resolve_ref(r, &scan.memories, &shown) {
+        let rel = match scan.resolve(r, &shown) {
             Ok(m) => m.rel.clone(),
             Err(e) => {
                 // A dangling symlink is not scanned, but `forget` moves the link.
@@ -272,9 +271,7 @@ fn without_lines(text: &str, remove: &BTreeMap<usize, String>) -> String {
 }
 
 fn read(p: &Path) -> String {
-    std::fs::read(p)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
+    index::read_index_text(p)
 }
 
 fn group(targets: &[Target]) -> BTreeMap<PathBuf, Vec<&Target>> {
@@ -296,11 +293,13 @@ fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
             .filter(|m| m.rel != t.rel && !targets.iter().any(|x| x.rel == m.rel))
             .filter(|m| {
                 let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
-                std::fs::read(&m.path).ok().is_some_and(|b| {
-                    index::extract_links(&String::from_utf8_lossy(&b)).iter().any(
+                crate::fsread::read_regular(&m.path, crate::store::MAX_INDEX_BYTES)
+                    .ok()
+                    .is_some_and(|b| {
+                        index::extract_links(&String::from_utf8_lossy(&b)).iter().any(
                         |l| matches!(index::resolve_dest(&l.dest, base), Some(index::Target::Inside(p)) if p == t.rel),
                     )
-                })
+                    })
             })
             .map(|m| m.rel.as_str())
             .collect();

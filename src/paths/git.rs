@@ -94,7 +94,7 @@ fn parent(p: &str) -> String {
 /// back-link in the worktree's `gitdir` file, as Claude Code's cwd would.
 pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
     let checkout = || (git_root.to_string(), Reason::Checkout);
-    let Ok(dot_git) = fs::read_to_string(format!("{git_root}/.git")) else {
+    let Some(dot_git) = crate::fsread::read_small_text(std::path::Path::new(&format!("{git_root}/.git"))) else {
         return checkout();
     };
     let content = js_trim(&dot_git);
@@ -102,7 +102,9 @@ pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
         return checkout();
     };
     let worktree_git_dir = resolve(git_root, js_trim(link));
-    let Ok(commondir) = fs::read_to_string(format!("{worktree_git_dir}/commondir")) else {
+    let Some(commondir) =
+        crate::fsread::read_small_text(std::path::Path::new(&format!("{worktree_git_dir}/commondir")))
+    else {
         return checkout();
     };
     let common_dir = resolve(&worktree_git_dir, js_trim(&commondir));
@@ -110,7 +112,7 @@ pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
     if normalize(&parent(&worktree_git_dir)) != join(&[&common_dir, "worktrees"]) {
         return rejected("the gitdir is not inside <common dir>/worktrees");
     }
-    let Ok(back) = fs::read_to_string(format!("{worktree_git_dir}/gitdir")) else {
+    let Some(back) = crate::fsread::read_small_text(std::path::Path::new(&format!("{worktree_git_dir}/gitdir"))) else {
         return rejected("the worktree's gitdir file cannot be read");
     };
     let back = resolve(project_root, js_trim(&back));

@@ -77,9 +77,12 @@ const KEYS: [&str; 3] = ["autoMemoryDirectory", "autoMemoryEnabled", "autoDreamE
 
 /// Read one settings file: `Ok(None)` when it does not exist, `Err(why)` when ignored.
 fn read_file(path: &Path) -> Result<Option<Map<String, Value>>, String> {
-    let bytes = match fs::read(path) {
+    use crate::fsread::{self, ReadError};
+    // Never opened unless regular, and bounded: a FIFO or a `/dev/zero` link here
+    // (a cloned repository can ship one) would hang every command.
+    let bytes = match fsread::read_regular(path, fsread::MAX_SETTINGS_BYTES) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(ReadError::NotFound) => return Ok(None),
         Err(e) => return Err(format!("cannot be read: {e}")),
     };
     let text = String::from_utf8_lossy(&bytes);

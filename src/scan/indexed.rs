@@ -1,7 +1,6 @@
 //! Which `MEMORY.md` lines link each memory file, loaded while the readers read
 //! (see [`super::scan_with_index`]): compact link tables, looked up by relative path.
 
-use std::fs;
 use std::path::PathBuf;
 
 use crate::index;
@@ -55,7 +54,11 @@ impl LinkTable {
 impl Indexed {
     /// Load the indexes that cover the files of `memdir`.
     pub fn load(memdir: &MemoryDir) -> Indexed {
-        let read = |p: PathBuf| fs::read(p).ok().map(|b| LinkTable::build(&String::from_utf8_lossy(&b)));
+        let read = |p: PathBuf| {
+            crate::index::read_index(&p)
+                .ok()
+                .map(|b| LinkTable::build(&String::from_utf8_lossy(&b)))
+        };
         let main = read(memdir.index_path()).unwrap_or_default();
         let team = match memdir.scope() {
             Scope::Main => read(memdir.team_dir().join(INDEX)),

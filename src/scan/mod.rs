@@ -110,6 +110,31 @@ pub struct Scan {
 }
 
 impl Scan {
+    /// Resolve a `REF` among the memories (`memory::resolve_ref`); a name that only
+    /// an unreadable entry has is an `io` error naming the file and the cause
+    /// (SPEC §5), not "no memory named".
+    pub fn resolve(&self, reference: &str, dir: &str) -> Result<&Memory, crate::error::Error> {
+        crate::memory::resolve_ref(reference, &self.memories, dir).map_err(|e| {
+            let with_md = if reference.ends_with(".md") {
+                reference.to_string()
+            } else {
+                format!("{reference}.md")
+            };
+            let unreadable = self.problems.iter().find_map(|p| match &p.kind {
+                ProblemKind::Unreadable(why) if p.rel == reference || p.rel == with_md => Some((p, why)),
+                _ => None,
+            });
+            match unreadable {
+                Some((p, why)) => crate::error::Error::new(
+                    crate::error::Kind::Io,
+                    format!("cannot read {}: {why}", p.path.display()),
+                )
+                .hint("check the file's permissions"),
+                None => e,
+            }
+        })
+    }
+
     /// What Claude Code's manifest sees: the 200 newest.
     pub fn claude_view(&self) -> &[Memory] {
         &self.memories[..self.memories.len().min(MAX_MEMORY_FILES)]
@@ -169,7 +194,7 @@ pub fn read_memory_then<R>(
 
 /// Open and read one memory file: the memory, the open file, the bytes read.
 fn open_memory(path: &Path, rel: &str) -> io::Result<(Memory, File, Vec<u8>)> {
-    let mut file = File::open(path)?;
+    let mut file = crate::fsread::open_regular(path).map_err(io::Error::from)?;
     let mut buf = Vec::new();
     let mut m = window::read_memory_from(&mut file, &mut buf)?;
     m.rel = rel.to_string();

@@ -155,8 +155,15 @@ impl Walk<'_> {
             note_other(self.out, self.root, &path, &entry.file_name(), is_file);
             return;
         }
-        if !is_file || entry.file_name() == "MEMORY.md" {
+        if entry.file_name() == "MEMORY.md" {
             return;
+        }
+        if !is_file {
+            // A FIFO, socket or device is never opened; dropped like an unreadable
+            // file, with a warning (SPEC §2.5 step 8).
+            let t = meta.as_ref().map_or(ft, Metadata::file_type);
+            let why = format!("{}, not a regular file", crate::fsread::kind_name(t));
+            return self.problem(&path, ProblemKind::Unreadable(why));
         }
         self.file(entry, path, prefix, handle);
     }

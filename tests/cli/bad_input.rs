@@ -621,3 +621,261 @@ fn fuzz_regressions_do_not_crash() {
         .json();
     assert_eq!(doc["line_count"], 3, "the comment line is stripped");
 }
+
+/// Run memctl with a generous deadline as a hang detector (never a timing
+/// assertion): the exit code and stderr. stdin is closed.
+fn run_within(env: &Env, args: &[&str]) -> (i32, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = env
+        .command()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("memctl {args:?} hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    (status.code().unwrap_or(-1), reader.join().unwrap())
+}
+
+/// A FIFO or a `/dev/zero` symlink at `rel` (below the temp root).
+fn special(env: &Env, rel: &str, fifo: bool) {
+    let p = env.root().join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let _ = fs::remove_file(&p);
+    if fifo {
+        let ok = std::process::Command::new("mkfifo").arg(&p).status().unwrap().success();
+        assert!(ok, "mkfifo");
+    } else {
+        std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+    }
+}
+
+/// The topic files in the memory dir (MEMORY.md aside).
+fn md_files(env: &Env) -> usize {
+    fs::read_dir(env.dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() != "MEMORY.md" && e.file_name().to_string_lossy().ends_with(".md"))
+        .count()
+}
+
+const ADD: [&str; 9] = [
+    "add",
+    "--name",
+    "N",
+    "--description",
+    "d",
+    "--type",
+    "user",
+    "--body",
+    "b",
+];
+
+fn special_env() -> Env {
+    let env = Env::new().memory("a.md", GOOD).index("- [Good](a.md) — d\n");
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    crate::support::git(&proj, &["init", "-q"]);
+    env
+}
+
+#[test]
+fn special_settings_files_are_ignored_not_read() {
+    for fifo in [true, false] {
+        for rel in [
+            "home/.claude/settings.json",
+            "proj/.claude/settings.json",
+            "proj/.claude/settings.local.json",
+        ] {
+            for args in [&["path"][..], &["list"], &["lint", "--project", "proj"], &ADD] {
+                let env = special_env();
+                special(&env, rel, fifo);
+                let (code, err) = run_within(&env, args);
+                assert!(code == 0 || code == 1, "{rel} {args:?}: {code} {err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_special_dream_lock_refuses_writes_and_is_unreadable() {
+    for fifo in [true, false] {
+        let env = special_env();
+        special(&env, "mem/.consolidate-lock", fifo);
+        let (code, err) = run_within(&env, &ADD);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.starts_with("memctl: cannot read the auto-dream lock"), "{err}");
+        assert_eq!(md_files(&env), 1, "a refused add writes nothing");
+        let (code, err) = run_within(&env, &["lock", "status"]);
+        assert_eq!(code, 0, "{err}");
+        let (_, err) = run_within(&env, &["lint"]);
+        assert!(err.contains("in "), "{err}");
+        let (code, err) = run_within(&env, &["dream", "--dry-run"]);
+        assert!(code == 0 || code == 1, "{err}");
+    }
+}
+
+#[test]
+fn a_special_write_lock_is_refused() {
+    for fifo in [true, false] {
+        let env = special_env();
+        special(&env, "mem/.memctl.lock", fifo);
+        let (code, err) = run_within(&env, &ADD);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.starts_with("memctl: cannot open the write lock"), "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+        assert_eq!(md_files(&env), 1, "a refused add writes nothing");
+    }
+}
+
+#[test]
+fn a_special_index_is_never_read() {
+    for fifo in [true, false] {
+        for args in [
+            &["list"][..],
+            &["show", "a"],
+            &["dream", "--dry-run"],
+            &["truncate-check"],
+        ] {
+            let env = special_env();
+            special(&env, "mem/MEMORY.md", fifo);
+            let (code, err) = run_within(&env, args);
+            assert!(code <= 2, "{args:?}: {err}");
+        }
+        let env = special_env();
+        special(&env, "mem/MEMORY.md", fifo);
+        let (code, err) = run_within(&env, &["lint"]);
+        assert_eq!(code, 1, "{err}");
+        let env = special_env();
+        special(&env, "mem/MEMORY.md", fifo);
+        let (code, err) = run_within(&env, &ADD);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+        let env = special_env();
+        special(&env, "mem/MEMORY.md", fifo);
+        let (code, err) = run_within(&env, &["forget", "a", "--yes"]);
+        assert_eq!(code, 2, "{err}");
+    }
+}
+
+#[test]
+fn a_special_claude_md_is_skipped_with_a_note() {
+    for fifo in [true, false] {
+        let env = special_env();
+        special(&env, "proj/CLAUDE.md", fifo);
+        let (_, err) = run_within(&env, &["lint", "--project", "proj"]);
+        assert!(err.contains("ML119 does not compare with"), "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+        let env = special_env();
+        special(&env, "proj/CLAUDE.md", fifo);
+        let (code, err) = run_within(&env, &["dream", "--dry-run", "--project", "proj"]);
+        assert!(code == 0 || code == 1, "{err}");
+    }
+}
+
+#[test]
+fn a_special_topic_file_is_unreadable_in_every_command() {
+    // Works as root too (unlike chmod 000): the same path as an unreadable file.
+    for fifo in [true, false] {
+        let env = special_env();
+        special(&env, "mem/f.md", fifo);
+        let (code, err) = run_within(&env, &["list"]);
+        assert_eq!(code, 0);
+        assert!(err.contains("f.md: cannot be read ("), "{err}");
+        // `forget` moves a symlink without reading it (SPEC §5), so only the FIFO.
+        let forget: &[&str] = if fifo {
+            &["forget", "f", "--yes"]
+        } else {
+            &["show", "f"]
+        };
+        for args in [&["show", "f"][..], forget] {
+            let (code, err) = run_within(&env, args);
+            assert_eq!(code, 2, "{err}");
+            assert!(err.starts_with("memctl: cannot read "), "{args:?}: {err}");
+        }
+        let doc = special_env();
+        special(&doc, "mem/f.md", fifo);
+        let json = doc.args(["lint", "--json", "--rule", "ML131"]).run().code(1).json();
+        assert_eq!(json["findings"][0]["severity"], "error");
+    }
+}
+
+#[test]
+fn an_unreadable_index_is_a_lint_error() {
+    // A directory or a dangling symlink as MEMORY.md behaves like an unreadable one
+    // and works as root (chmod 000 does not deny root).
+    let env = Env::new().memory("a.md", GOOD);
+    fs::create_dir(env.dir().join("MEMORY.md")).unwrap();
+    let doc = env.args(["lint", "--json"]).run().code(1).json();
+    let f = doc["findings"].as_array().unwrap();
+    assert!(
+        f.iter().any(|f| f["id"] == "ML131" && f["severity"] == "error"),
+        "{doc}"
+    );
+    let env = Env::new().memory("a.md", GOOD);
+    std::os::unix::fs::symlink("nowhere.md", env.dir().join("MEMORY.md")).unwrap();
+    let run = env.args(["lint"]).run().code(1);
+    assert!(run.stdout.contains("ML131"), "{}", run.stdout);
+}
+
+#[test]
+fn whitespace_only_editor_variables_are_unset() {
+    let env = Env::new().memory("a.md", GOOD);
+    let bin = env.root().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let vi = crate::support::script(&env, "bin/vi", "exit 0");
+    assert!(vi.exists());
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let run = env
+        .env("VISUAL", "   ")
+        .env("EDITOR", " \t ")
+        .env("PATH", path)
+        .args(["edit", "a"])
+        .run();
+    assert!(run.code == 0, "{} {}", run.code, run.stderr);
+}
+
+#[test]
+fn a_closed_stderr_changes_nothing() {
+    use std::process::Stdio;
+    let spawn = |env: &Env, args: &[&str]| {
+        let mut child = env
+            .command()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        child.wait().unwrap().code()
+    };
+    let env = Env::new().index("");
+    assert_eq!(spawn(&env, &ADD), Some(0));
+    assert_eq!(md_files(&env), 1, "add wrote its file");
+    assert!(read(&env.dir(), "MEMORY.md").contains("[N]"), "and its index line");
+    let env = Env::new().memory("a.md", GOOD).index("");
+    // The summary and notes go to the closed stderr; fixes are on disk, exit as usual.
+    let code = spawn(&env, &["lint", "--fix"]);
+    assert!(code == Some(0) || code == Some(1), "{code:?}");
+    assert!(read(&env.dir(), "MEMORY.md").contains("a.md"));
+}

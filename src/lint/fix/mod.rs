@@ -179,7 +179,7 @@ fn rewritten_text(f: &PlannedFix) -> Option<(&Path, &str)> {
 
 /// ML102 or ML111 on one file.
 fn frontmatter_fix(scope: &Scope, id: RuleId, path: &Path) -> PlannedFix {
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = crate::fsread::read_regular(path, crate::store::MAX_INDEX_BYTES) else {
         return PlannedFix::skip(id, scope, path, "cannot be read");
     };
     let Ok(text) = String::from_utf8(bytes) else {
@@ -223,9 +223,7 @@ fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>)
     }
     let mut out = Vec::new();
     for (index_path, entries) in by_index {
-        let old = std::fs::read(&index_path)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let old = crate::index::read_index_text(&index_path);
         let mut new = old.clone();
         let eol = edit::line_ending(&old);
         let mut added = Vec::new();

@@ -34,8 +34,24 @@ pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, ou
 /// (`None` when there is no readable index: see [`check_files`]).
 pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usize, Option<Targets>) {
     let idx = &scope.index;
-    let Ok(bytes) = std::fs::read(idx) else {
-        return (0, None);
+    let bytes = match crate::index::read_index(idx) {
+        Ok(b) => b,
+        // No index at all is ML213's (see `check_files`).
+        Err(_) if std::fs::symlink_metadata(idx).is_err() => return (0, None),
+        Err(e) => {
+            // Claude Code then loads no memory at all: an error, whatever the cause
+            // (permission, a dangling symlink, a directory, a FIFO or a device).
+            let why = match e {
+                crate::fsread::ReadError::NotFound => "a dangling symlink".to_string(),
+                e => e.to_string(),
+            };
+            out.push(Finding::file(
+                RuleId::ML131,
+                idx,
+                format!("the index cannot be read ({why}); Claude Code loads no memory at all"),
+            ));
+            return (1, None);
+        }
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let loaded = load::load(&text);

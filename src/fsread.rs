@@ -1,0 +1,169 @@
+//! Bounded reads of regular files only (SPEC §2.5 step 8): memctl never opens a
+//! FIFO, a device or a socket for reading (a FIFO blocks forever, `/dev/zero` never
+//! ends), and never reads more than the reader needs.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// The most of a settings file memctl reads.
+pub const MAX_SETTINGS_BYTES: u64 = 4 << 20;
+/// The most of a `CLAUDE.md` memctl reads.
+pub const MAX_CLAUDE_MD_BYTES: u64 = 16 << 20;
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Nothing at the path (or a dangling symlink).
+    NotFound,
+    /// Something that is not a regular file: `what` names it ("a FIFO").
+    NotRegular(&'static str),
+    /// Longer than the reader's bound.
+    TooLarge(u64),
+    /// Opening or reading failed.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotFound => f.write_str("No such file or directory"),
+            ReadError::NotRegular(what) => write!(f, "{what}, not a regular file"),
+            ReadError::TooLarge(max) => write!(f, "larger than {}", size(*max)),
+            ReadError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<ReadError> for io::Error {
+    fn from(e: ReadError) -> io::Error {
+        match e {
+            ReadError::NotFound => io::Error::from(io::ErrorKind::NotFound),
+            ReadError::Io(e) => e,
+            e => io::Error::other(e.to_string()),
+        }
+    }
+}
+
+/// A small file read as text (`None` when it is missing, special, too long or not
+/// UTF-8): git's `.git`, `commondir` and `gitdir` files.
+pub fn read_small_text(path: &Path) -> Option<String> {
+    String::from_utf8(read_regular(path, 64 << 10).ok()?).ok()
+}
+
+fn size(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// What a file type is called in a message.
+pub fn kind_name(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// Open `path` (following symlinks) for reading if it is a regular file. The type
+/// is checked before opening and again on the open file (a swap in between is
+/// caught); the open itself never blocks (`O_NONBLOCK`, which regular files ignore).
+pub fn open_regular(path: &Path) -> Result<File, ReadError> {
+    let meta = std::fs::metadata(path).map_err(from_io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_name(meta.file_type())));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .map_err(from_io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_name(meta.file_type())));
+    }
+    Ok(file)
+}
+
+fn from_io(e: io::Error) -> ReadError {
+    if e.kind() == io::ErrorKind::NotFound {
+        ReadError::NotFound
+    } else {
+        ReadError::Io(e)
+    }
+}
+
+/// The whole of a regular file of at most `max` bytes.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    let file = open_regular(path)?;
+    read_bounded(file, max)
+}
+
+/// At most `max` bytes of `file`; longer is [`ReadError::TooLarge`].
+pub fn read_bounded(file: File, max: u64) -> Result<Vec<u8>, ReadError> {
+    let hint = file.metadata().map_or(0, |m| m.len()).min(max + 1) as usize;
+    let mut bytes = Vec::with_capacity(hint + 1);
+    file.take(max + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge(max));
+    }
+    Ok(bytes)
+}
+
+/// The first `max` bytes of a regular file (for readers that need only a prefix).
+pub fn read_prefix(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    let file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_dev_zero_and_reads_a_file() {
+        assert!(matches!(
+            read_regular(Path::new("/dev/zero"), 10),
+            Err(ReadError::NotRegular("a character device"))
+        ));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, "hello").unwrap();
+        assert_eq!(read_regular(&p, 5).unwrap(), b"hello");
+        assert!(matches!(read_regular(&p, 4), Err(ReadError::TooLarge(4))));
+        assert_eq!(read_prefix(&p, 2).unwrap(), b"he");
+        assert!(matches!(
+            read_regular(&d.path().join("no"), 4),
+            Err(ReadError::NotFound)
+        ));
+        assert!(matches!(
+            read_regular(d.path(), 4),
+            Err(ReadError::NotRegular("a directory"))
+        ));
+    }
+
+    #[test]
+    fn refuses_a_fifo_without_blocking() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("fifo");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &p, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+        assert!(matches!(read_regular(&p, 10), Err(ReadError::NotRegular("a FIFO"))));
+    }
+}
