@@ -66,13 +66,18 @@ fn report(out: &mut Output, args: &AddArgs, plan: &add::Plan) -> Result<()> {
     Ok(())
 }
 
+/// The largest body `--body-file` takes.
+const MAX_BODY_BYTES: u64 = 10 << 20;
+
+/// Read `--body-file` (`-` for stdin), refusing a body over 10 MiB rather than
+/// cutting it (one byte more than the limit is read to tell).
 fn read_body_file(p: &Path) -> Result<String, Error> {
     let mut bytes = Vec::new();
     let shown = p.display().to_string();
     let read = if shown == "-" {
-        std::io::stdin().lock().take(10 << 20).read_to_end(&mut bytes)
+        std::io::stdin().lock().take(MAX_BODY_BYTES + 1).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(p).and_then(|f| f.take(10 << 20).read_to_end(&mut bytes))
+        std::fs::File::open(p).and_then(|f| f.take(MAX_BODY_BYTES + 1).read_to_end(&mut bytes))
     };
     read.map_err(|e| {
         let kind = if e.kind() == std::io::ErrorKind::NotFound {
@@ -82,6 +87,13 @@ fn read_body_file(p: &Path) -> Result<String, Error> {
         };
         Error::new(kind, format!("cannot read the body file {shown}: {e}")).hint("check the path given to --body-file")
     })?;
+    if bytes.len() as u64 > MAX_BODY_BYTES {
+        return Err(Error::new(
+            Kind::InvalidInput,
+            format!("the body file is larger than 10 MiB: {shown}"),
+        )
+        .hint("shorten the body, or split it into several memories"));
+    }
     String::from_utf8(bytes).map_err(|_| {
         Error::new(Kind::InvalidInput, format!("the body file is not valid UTF-8: {shown}")).hint("convert it to UTF-8")
     })

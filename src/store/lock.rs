@@ -23,12 +23,7 @@ pub struct WriteLock {
 /// Take `<main_dir>.memctl.lock`, polling for up to 10 seconds.
 pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
     let path = main_dir.join(WRITE_LOCK);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| io_err("cannot open the write lock", &path, e))?;
+    let file = open_lock_file(&path)?;
     let start = Instant::now();
     loop {
         match file.try_lock() {
@@ -45,6 +40,34 @@ pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
             }
             Err(fs::TryLockError::Error(e)) => return Err(io_err("cannot lock", &path, e)),
         }
+    }
+}
+
+/// Open (or create) the lock file without following a symlink (a symlinked lock
+/// would create its target outside the dir) and without blocking on a FIFO; anything
+/// but a regular file is refused.
+fn open_lock_file(path: &Path) -> Result<File, Error> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC).bits();
+    let not_regular = || {
+        Error::new(Kind::InvalidInput, format!("the write lock is not a regular file: {}", path.display()))
+            .hint("remove it (memctl recreates it as an empty file)")
+    };
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(flags as i32)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => not_regular(),
+            _ if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) => not_regular(),
+            _ => io_err("cannot open the write lock", path, e),
+        })?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(file),
+        Ok(_) => Err(not_regular()),
+        Err(e) => Err(io_err("cannot open the write lock", path, e)),
     }
 }
 

@@ -9,7 +9,7 @@ use super::atomic::{Stamp, write_checked, write_checked_with};
 use super::lock::{WriteLock, ensure_no_dream, lock};
 use super::trash::{move_entry, trash_dir};
 use super::update::{keep_original_bytes, read_for_update, update};
-use super::{create_dir, create_new, ensure_ancestor_contained, io_err};
+use super::{create_dir, create_new, ensure_ancestor_contained};
 use crate::error::{Error, Kind};
 use crate::memdir::MemoryDir;
 
@@ -22,12 +22,20 @@ pub struct Writer {
     _lock: WriteLock,
     /// Files this writer created, removed again by [`Writer::roll_back`].
     created: Vec<PathBuf>,
+    /// This command's trash dir, created on first use (one per command).
+    trash: Option<PathBuf>,
 }
 
 impl Writer {
     /// Create the dir if missing (mode 0700), take the write lock, and refuse while a
     /// live dream holds the consolidation lock, unless `force`.
     pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<Writer, Error> {
+        if dir.is_team() {
+            // A symlinked `team/` that leaves the memory dir is refused before anything
+            // is written through it (SPEC §4.4).
+            create_dir(dir.main())?;
+            ensure_ancestor_contained(dir.main(), &dir.dir().join("MEMORY.md"))?;
+        }
         create_dir(dir.dir())?;
         let held = lock(dir.main())?;
         ensure_no_dream(dir.main(), now, force)?;
@@ -36,6 +44,7 @@ impl Writer {
             now,
             _lock: held,
             created: Vec::new(),
+            trash: None,
         })
     }
 
@@ -111,9 +120,15 @@ impl Writer {
         update(self.dir.dir(), target, seen, change)
     }
 
-    /// A fresh trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5).
+    /// This command's trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5): created
+    /// on the first call (after its containment check), the same dir afterwards.
     pub fn trash_dir(&mut self) -> Result<PathBuf, Error> {
-        trash_dir(self.dir.dir(), self.now)
+        if let Some(t) = &self.trash {
+            return Ok(t.clone());
+        }
+        let t = trash_dir(self.dir.dir(), self.now)?;
+        self.trash = Some(t.clone());
+        Ok(t)
     }
 
     /// Move the entry `path` into `trash` as `<rel>.deleted`, the one trash layout.
@@ -123,13 +138,17 @@ impl Writer {
         Ok(dest)
     }
 
-    /// Write a side file into `trash` (the removed index lines of a forgotten memory).
+    /// Write a side file into `trash` (the removed index lines of a forgotten
+    /// memory), atomically: a full disk leaves no empty or partial note.
     pub fn trash_note(&mut self, trash: &Path, name: &str, content: &[u8]) -> Result<(), Error> {
         let f = trash.join(name);
         if let Some(p) = f.parent() {
             create_dir(p)?;
         }
-        fs::write(&f, content).map_err(|e| io_err("cannot write", &f, e))
+        create_new(self.dir.dir(), &f, content)
+            .map_err(|e| e.hint("nothing was forgotten; free some space (or fix the permissions) and run it again"))?;
+        self.created.push(f);
+        Ok(())
     }
 
     /// Remove what this writer created: a command that fails after creating a file
@@ -138,6 +157,25 @@ impl Writer {
         for p in self.created.drain(..) {
             let _ = fs::remove_file(&p);
         }
+        self.discard_empty_trash();
+    }
+
+    /// Remove this command's trash dir again if nothing was moved into it (with
+    /// the subdirectories made for nested names): a failed command leaves no empty
+    /// stamp dir.
+    pub fn discard_empty_trash(&mut self) {
+        let Some(t) = self.trash.take() else { return };
+        fn prune(d: &Path) -> bool {
+            let Ok(entries) = fs::read_dir(d) else { return false };
+            let mut empty = true;
+            for e in entries.filter_map(Result::ok) {
+                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+                empty &= is_dir && prune(&e.path());
+            }
+            empty && fs::remove_dir(d).is_ok()
+        }
+        if !prune(&t) {
+            self.trash = Some(t);
+        }
     }
 }
-
