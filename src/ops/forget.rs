@@ -163,7 +163,9 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Re
 /// Move every target into the trash.
 fn move_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Result<(), Error> {
     for t in &plan.targets {
-        let dest = w.trash(trash, &t.rel, &t.path).map_err(|e| e.hint("nothing was forgotten: the index and the moved files were put back"))?;
+        let dest = w
+            .trash(trash, &t.rel, &t.path)
+            .map_err(|e| e.hint("nothing was forgotten: the index and the moved files were put back"))?;
         done.moved.push((dest, t.path.clone()));
     }
     Ok(())

@@ -87,7 +87,12 @@ pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<
 }
 
 /// Replace `target` atomically if `still_ok()` holds right before the rename.
-pub(super) fn write_checked_with(root: &Path, target: &Path, content: &[u8], still_ok: &dyn Fn() -> bool) -> Result<bool, Error> {
+pub(super) fn write_checked_with(
+    root: &Path,
+    target: &Path,
+    content: &[u8],
+    still_ok: &dyn Fn() -> bool,
+) -> Result<bool, Error> {
     ensure_contained(root, target)?;
     let target = match fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => real(target)?,

@@ -50,8 +50,11 @@ fn open_lock_file(path: &Path) -> Result<File, Error> {
     use std::os::unix::fs::OpenOptionsExt;
     let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC).bits();
     let not_regular = || {
-        Error::new(Kind::InvalidInput, format!("the write lock is not a regular file: {}", path.display()))
-            .hint("remove it (memctl recreates it as an empty file)")
+        Error::new(
+            Kind::InvalidInput,
+            format!("the write lock is not a regular file: {}", path.display()),
+        )
+        .hint("remove it (memctl recreates it as an empty file)")
     };
     let file = OpenOptions::new()
         .create(true)

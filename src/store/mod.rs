@@ -99,4 +99,3 @@ pub fn write_outside(target: &Path, content: &[u8]) -> Result<(), Error> {
     create_dir(dir)?;
     write_checked(dir, target, content, None).map(|_| ())
 }
-

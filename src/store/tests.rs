@@ -5,7 +5,6 @@ use chrono::{DateTime, Utc};
 use super::*;
 use crate::error::Kind;
 
-
 #[test]
 fn temp_names_round_trip_and_never_end_in_md() {
     let n = temp_name("MEMORY.md");
