@@ -145,22 +145,28 @@ pub fn resolve(env: &Env) -> Result<Editor, Error> {
 }
 
 /// Run the editor on `file` and wait; a failure or non-zero exit is an `editor` error.
+/// While it runs, memctl ignores SIGINT, SIGTERM and SIGHUP (as git does), so a
+/// signal aimed at the terminal's foreground job reaches the editor but never kills
+/// memctl before it has said where the draft is; the editor gets memctl's original
+/// dispositions back, and so does memctl afterwards.
 pub fn run(editor: &Editor, file: &Path) -> Result<(), Error> {
-    let status = Command::new(&editor.program)
-        .args(&editor.args)
-        .arg(file)
-        .status()
-        .map_err(|e| {
-            Error::new(
-                Kind::Editor,
-                format!(
-                    "cannot run the editor {} ({}): {e}",
-                    editor.program.display(),
-                    editor.source
-                ),
-            )
-            .hint(HINT)
-        })?;
+    let mut cmd = Command::new(&editor.program);
+    cmd.args(&editor.args).arg(file);
+    let status = {
+        let _ignored = IgnoreSignals::new(&mut cmd);
+        cmd.status()
+    }
+    .map_err(|e| {
+        Error::new(
+            Kind::Editor,
+            format!(
+                "cannot run the editor {} ({}): {e}",
+                editor.program.display(),
+                editor.source
+            ),
+        )
+        .hint(HINT)
+    })?;
     if !status.success() {
         return Err(Error::new(
             Kind::Editor,
@@ -169,6 +175,49 @@ pub fn run(editor: &Editor, file: &Path) -> Result<(), Error> {
         .hint("your draft is kept; see its path above"));
     }
     Ok(())
+}
+
+/// The signals memctl ignores while the editor runs.
+const EDITOR_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Ignores [`EDITOR_SIGNALS`] until dropped; the child `cmd` starts with the
+/// dispositions memctl had before.
+struct IgnoreSignals {
+    previous: [libc::sighandler_t; 3],
+}
+
+impl IgnoreSignals {
+    fn new(cmd: &mut Command) -> IgnoreSignals {
+        use std::os::unix::process::CommandExt;
+        let mut previous = [libc::SIG_DFL; 3];
+        for (p, sig) in previous.iter_mut().zip(EDITOR_SIGNALS) {
+            // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+            let old = unsafe { libc::signal(sig, libc::SIG_IGN) };
+            *p = if old == libc::SIG_ERR { libc::SIG_DFL } else { old };
+        }
+        let restore = previous;
+        // SAFETY: between fork and exec the closure only calls signal(2), which is
+        // async-signal-safe, with dispositions (SIG_DFL, SIG_IGN or memctl's own
+        // handler, which exec resets to SIG_DFL anyway).
+        unsafe {
+            cmd.pre_exec(move || {
+                for (sig, old) in EDITOR_SIGNALS.into_iter().zip(restore) {
+                    libc::signal(sig, old);
+                }
+                Ok(())
+            });
+        }
+        IgnoreSignals { previous }
+    }
+}
+
+impl Drop for IgnoreSignals {
+    fn drop(&mut self) {
+        for (sig, old) in EDITOR_SIGNALS.into_iter().zip(self.previous) {
+            // SAFETY: restores the disposition `signal` returned before.
+            unsafe { libc::signal(sig, old) };
+        }
+    }
 }
 
 /// A fresh private directory (mode 0700) in the system temp dir for a draft.

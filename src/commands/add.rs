@@ -66,13 +66,18 @@ fn report(out: &mut Output, args: &AddArgs, plan: &add::Plan) -> Result<()> {
     Ok(())
 }
 
+/// The largest body `--body-file` takes.
+const MAX_BODY_BYTES: u64 = 10 << 20;
+
+/// Read `--body-file` (`-` for stdin), refusing a body over 10 MiB rather than
+/// cutting it (one byte more than the limit is read to tell).
 fn read_body_file(p: &Path) -> Result<String, Error> {
     let mut bytes = Vec::new();
     let shown = p.display().to_string();
     let read = if shown == "-" {
-        std::io::stdin().lock().take(10 << 20).read_to_end(&mut bytes)
+        std::io::stdin().lock().take(MAX_BODY_BYTES + 1).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(p).and_then(|f| f.take(10 << 20).read_to_end(&mut bytes))
+        std::fs::File::open(p).and_then(|f| f.take(MAX_BODY_BYTES + 1).read_to_end(&mut bytes))
     };
     read.map_err(|e| {
         let kind = if e.kind() == std::io::ErrorKind::NotFound {
@@ -82,6 +87,13 @@ fn read_body_file(p: &Path) -> Result<String, Error> {
         };
         Error::new(kind, format!("cannot read the body file {shown}: {e}")).hint("check the path given to --body-file")
     })?;
+    if bytes.len() as u64 > MAX_BODY_BYTES {
+        return Err(Error::new(
+            Kind::InvalidInput,
+            format!("the body file is larger than 10 MiB: {shown}"),
+        )
+        .hint("shorten the body, or split it into several memories"));
+    }
     String::from_utf8(bytes).map_err(|_| {
         Error::new(Kind::InvalidInput, format!("the body file is not valid UTF-8: {shown}")).hint("convert it to UTF-8")
     })
@@ -105,8 +117,57 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
         memory::ensure_valid_name(f, true)?;
     }
     let interactive = out.interactive();
-    let body_given = args.body.is_some() || args.body_file.is_some() || args.edit;
-    let ty_raw = match &args.memory_type {
+    let ty = gather_type(args, interactive)?;
+    let needs_fact = matches!(ty, Some(MemoryType::Feedback | MemoryType::Project));
+    if !interactive {
+        ensure_flags_given(args, ty.is_some(), needs_fact)?;
+    }
+    let Some(ty) = ty else {
+        return Err(Error::new(Kind::Usage, "missing --type").hint("pass --type"));
+    };
+    if (args.why.is_some() || args.how.is_some()) && !needs_fact {
+        return Err(Error::new(
+            Kind::Usage,
+            format!(
+                "--why and --how are for feedback and project memories, not `{}`",
+                ty.as_str()
+            ),
+        )
+        .hint("drop --why/--how, or put the text in --body"));
+    }
+    let name = memory::ensure_line("--name", &given_or_ask(&args.name, "Name")?, 100)?;
+    let description = memory::ensure_line("--description", &given_or_ask(&args.description, "Description")?, 500)?;
+    let (text, why, how) = gather_body(args, ctx, interactive, needs_fact)?;
+    if needs_fact && text.trim().is_empty() {
+        return Err(Error::new(
+            Kind::Usage,
+            format!("a {} memory needs the rule or fact in its body", ty.as_str()),
+        )
+        .hint("pass --body, --body-file or --edit"));
+    }
+    let why = why.map(|w| memory::ensure_line("--why", &w, 500)).transpose()?;
+    let how = how.map(|h| memory::ensure_line("--how", &h, 500)).transpose()?;
+    let file = match &args.file {
+        Some(f) => f.replace('\\', "/"),
+        None => format!("{}_{}.md", ty.as_str(), memory::slug(&name)),
+    };
+    let title = optional_line(&args.title, "--title", 100)?.unwrap_or_else(|| name.clone());
+    let hook = optional_line(&args.hook, "--hook", 500)?.unwrap_or_else(|| description.clone());
+    let body = compose_body(&text, why.as_deref(), how.as_deref());
+    Ok(NewMemory {
+        ty,
+        name,
+        description,
+        body,
+        file,
+        title,
+        hook,
+    })
+}
+
+/// `--type`, or a choice on a terminal.
+fn gather_type(args: &AddArgs, interactive: bool) -> Result<Option<MemoryType>, Error> {
+    let raw = match &args.memory_type {
         Some(t) => Some(t.clone()),
         None if interactive => {
             let items = MemoryType::ALL.map(MemoryType::as_str);
@@ -120,56 +181,52 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
         }
         None => None,
     };
-    let ty = ty_raw.as_deref().map(memory::parse_type).transpose()?;
-    let needs_fact = matches!(ty, Some(MemoryType::Feedback | MemoryType::Project));
-    if !interactive {
-        let mut missing = Vec::new();
-        for (flag, given) in [
-            ("--type", ty.is_some()),
-            ("--name", args.name.is_some()),
-            ("--description", args.description.is_some()),
-        ] {
-            if !given {
-                missing.push(flag);
-            }
-        }
-        if needs_fact && !body_given {
-            missing.push("--body");
-        }
-        if !missing.is_empty() {
-            return Err(Error::new(Kind::Usage, format!("missing {} (no terminal to ask)", missing.join(", "))).hint("pass the values as flags, e.g. --type feedback --name \"Testing policy\" --description \"…\" --body \"…\""));
-        }
+    raw.as_deref().map(memory::parse_type).transpose()
+}
+
+/// Without a terminal, every required flag must be given: name them all at once.
+fn ensure_flags_given(args: &AddArgs, has_type: bool, needs_fact: bool) -> Result<(), Error> {
+    let body_given = args.body.is_some() || args.body_file.is_some() || args.edit;
+    let mut missing: Vec<&str> = [
+        ("--type", has_type),
+        ("--name", args.name.is_some()),
+        ("--description", args.description.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, given)| !given)
+    .map(|(flag, _)| flag)
+    .collect();
+    if needs_fact && !body_given {
+        missing.push("--body");
     }
-    let ty = match ty {
-        Some(t) => t,
-        None => return Err(Error::new(Kind::Usage, "missing --type").hint("pass --type")),
-    };
-    if (args.why.is_some() || args.how.is_some()) && !needs_fact {
-        return Err(Error::new(
-            Kind::Usage,
-            format!(
-                "--why and --how are for feedback and project memories, not `{}`",
-                ty.as_str()
-            ),
-        )
-        .hint("drop --why/--how, or put the text in --body"));
+    if missing.is_empty() {
+        return Ok(());
     }
-    let name = memory::ensure_line(
-        "--name",
-        &match &args.name {
-            Some(n) => n.clone(),
-            None => ask("Name", false)?,
-        },
-        100,
-    )?;
-    let description = memory::ensure_line(
-        "--description",
-        &match &args.description {
-            Some(d) => d.clone(),
-            None => ask("Description", false)?,
-        },
-        500,
-    )?;
+    Err(Error::new(
+        Kind::Usage,
+        format!("missing {} (no terminal to ask)", missing.join(", ")),
+    )
+    .hint("pass the values as flags, e.g. --type feedback --name \"Testing policy\" --description \"…\" --body \"…\""))
+}
+
+fn given_or_ask(given: &Option<String>, prompt: &str) -> Result<String, Error> {
+    match given {
+        Some(v) => Ok(v.clone()),
+        None => ask(prompt, false),
+    }
+}
+
+fn optional_line(value: &Option<String>, flag: &str, max: usize) -> Result<Option<String>, Error> {
+    value.as_deref().map(|v| memory::ensure_line(flag, v, max)).transpose()
+}
+
+/// The body text and the Why/How lines: flags, the body file, the editor, or prompts.
+fn gather_body(
+    args: &AddArgs,
+    ctx: &Context,
+    interactive: bool,
+    needs_fact: bool,
+) -> Result<(String, Option<String>, Option<String>), Error> {
     let (mut why, mut how) = (args.why.clone(), args.how.clone());
     let text = if let Some(b) = &args.body {
         b.clone()
@@ -189,41 +246,7 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
     } else {
         String::new()
     };
-    if needs_fact && text.trim().is_empty() {
-        return Err(Error::new(
-            Kind::Usage,
-            format!("a {} memory needs the rule or fact in its body", ty.as_str()),
-        )
-        .hint("pass --body, --body-file or --edit"));
-    }
-    let why = why.map(|w| memory::ensure_line("--why", &w, 500)).transpose()?;
-    let how = how.map(|h| memory::ensure_line("--how", &h, 500)).transpose()?;
-    let file = match &args.file {
-        Some(f) => f.replace('\\', "/"),
-        None => format!("{}_{}.md", ty.as_str(), memory::slug(&name)),
-    };
-    let title = args
-        .title
-        .as_deref()
-        .map(|t| memory::ensure_line("--title", t, 100))
-        .transpose()?
-        .unwrap_or_else(|| name.clone());
-    let hook = args
-        .hook
-        .as_deref()
-        .map(|h| memory::ensure_line("--hook", h, 500))
-        .transpose()?
-        .unwrap_or_else(|| description.clone());
-    let body = compose_body(&text, why.as_deref(), how.as_deref());
-    Ok(NewMemory {
-        ty,
-        name,
-        description,
-        body,
-        file,
-        title,
-        hook,
-    })
+    Ok((text, why, how))
 }
 
 /// Write an empty draft outside the memory dir, run the editor, read it back.

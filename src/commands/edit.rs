@@ -44,17 +44,7 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     }
     let res = ctx.resolve()?;
     let target = resolve_target(args, &res, ctx.now, out)?;
-    let meta = std::fs::metadata(&target).map_err(|e| {
-        Error::new(Kind::Io, format!("cannot read {}: {e}", target.display())).hint("check the file's permissions")
-    })?;
-    if meta.len() > MAX_EDIT_BYTES {
-        return Err(Error::new(
-            Kind::InvalidInput,
-            format!("file larger than 10 MiB: {}", target.display()),
-        )
-        .hint("edit it directly with your editor")
-        .into());
-    }
+    ensure_editable_size(&target)?;
     let editor = editor::resolve(&ctx.env)?;
     let before = original(&target);
     let base = target
@@ -68,57 +58,134 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         .unwrap_or(&target)
         .to_string_lossy()
         .into_owned();
-    let kept = |out: &mut Output, why: &str| {
-        out.warn(format!("{why}; your edit is kept in {}", draft.display()));
+    let session = Session {
+        args,
+        ctx,
+        editor: &editor,
+        res: &res,
+        target: &target,
+        rel: &rel,
+        draft: &draft,
+        before: &before,
     };
-    loop {
-        if let Err(e) = editor::run(&editor, &draft) {
-            kept(out, "the editor failed");
-            return Err(e.into());
-        }
-        let after = std::fs::read(&draft)
-            .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
-        if after == before.bytes {
-            let _ = std::fs::remove_dir_all(&draft_dir);
-            out.note("no changes");
-            return finish(out, args, &res, &target, &rel, false, None, Vec::new(), &ctx.env.cwd);
-        }
-        let new_errors = blocking_errors(args.index, &res, &target, &draft, &before.bytes);
-        if !new_errors.is_empty() {
-            for f in &new_errors {
-                out.warn(format!(
-                    "{}:{}: {}[{}]: {}",
-                    rel,
-                    f.line,
-                    f.severity.as_str(),
-                    f.id,
-                    f.message
-                ));
+    let outcome = session.edit_loop(out);
+    if matches!(outcome, Ok((_, true))) {
+        let _ = std::fs::remove_dir_all(&draft_dir);
+    }
+    outcome.map(|(code, _)| code)
+}
+
+/// Refuse files above [`MAX_EDIT_BYTES`].
+fn ensure_editable_size(target: &Path) -> Result<(), Error> {
+    let meta = std::fs::metadata(target).map_err(|e| {
+        Error::new(Kind::Io, format!("cannot read {}: {e}", target.display())).hint("check the file's permissions")
+    })?;
+    if meta.len() > MAX_EDIT_BYTES {
+        return Err(Error::new(
+            Kind::InvalidInput,
+            format!("file larger than 10 MiB: {}", target.display()),
+        )
+        .hint("edit it directly with your editor"));
+    }
+    Ok(())
+}
+
+/// One `edit`: the file, its draft and what it held when the draft was made.
+struct Session<'a> {
+    args: &'a EditArgs,
+    ctx: &'a Context,
+    editor: &'a editor::Editor,
+    res: &'a Resolution,
+    target: &'a Path,
+    rel: &'a str,
+    draft: &'a Path,
+    before: &'a Original,
+}
+
+impl Session<'_> {
+    fn kept(&self, out: &mut Output, why: &str) {
+        out.warn(format!("{why}; your edit is kept in {}", self.draft.display()));
+    }
+
+    /// Run the editor until the draft is unchanged, saved, or kept; the exit code
+    /// and whether the draft can go.
+    fn edit_loop(&self, out: &mut Output) -> Result<(ExitCode, bool)> {
+        let cwd = &self.ctx.env.cwd;
+        loop {
+            if let Err(e) = editor::run(self.editor, self.draft) {
+                self.kept(out, "the editor failed");
+                return Err(e.into());
             }
-            let choice = if out.interactive() {
-                dialoguer::Select::new()
-                    .with_prompt("The edit has new errors")
-                    .items(["edit again", "save anyway", "keep draft and quit"])
-                    .default(0)
-                    .interact()
-                    .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))?
-            } else {
-                2
-            };
-            match choice {
-                0 => continue,
-                1 => {}
-                _ => {
-                    kept(out, "not saved: the edit has new errors");
-                    let cwd = &ctx.env.cwd;
-                    return finish(out, args, &res, &target, &rel, false, Some(&draft), new_errors, cwd)
-                        .map(|_| ExitCode::from(1));
+            let after = std::fs::read(self.draft).map_err(|e| {
+                self.kept(out, "cannot read the draft");
+                Error::new(Kind::Io, format!("cannot read the draft {}: {e}", self.draft.display()))
+            })?;
+            if after == self.before.bytes {
+                out.note("no changes");
+                let code = finish(
+                    out,
+                    self.args,
+                    self.res,
+                    self.target,
+                    self.rel,
+                    false,
+                    None,
+                    Vec::new(),
+                    cwd,
+                )?;
+                return Ok((code, true));
+            }
+            let new_errors = blocking_errors(self.args.index, self.res, self.target, self.draft, &self.before.bytes);
+            if !new_errors.is_empty() {
+                match self.ask_about_errors(out, &new_errors)? {
+                    0 => continue,
+                    1 => {}
+                    _ => {
+                        self.kept(out, "not saved: the edit has new errors");
+                        let (t, r, d) = (self.target, self.rel, Some(self.draft));
+                        finish(out, self.args, self.res, t, r, false, d, new_errors, cwd)?;
+                        return Ok((ExitCode::from(1), false));
+                    }
                 }
             }
+            save(self.ctx, self.args, self.res, self.target, self.draft, self.before, out)?;
+            let code = finish(
+                out,
+                self.args,
+                self.res,
+                self.target,
+                self.rel,
+                true,
+                None,
+                new_errors,
+                cwd,
+            )?;
+            return Ok((code, true));
         }
-        save(ctx, args, &res, &target, &draft, &before, out)?;
-        let _ = std::fs::remove_dir_all(&draft_dir);
-        return finish(out, args, &res, &target, &rel, true, None, new_errors, &ctx.env.cwd);
+    }
+
+    /// Print the new errors and ask what to do: 0 edit again, 1 save, 2 keep and quit
+    /// (the answer without a terminal).
+    fn ask_about_errors(&self, out: &mut Output, errors: &[Finding]) -> Result<usize, Error> {
+        for f in errors {
+            out.warn(format!(
+                "{}:{}: {}[{}]: {}",
+                self.rel,
+                f.line,
+                f.severity.as_str(),
+                f.id,
+                f.message
+            ));
+        }
+        if !out.interactive() {
+            return Ok(2);
+        }
+        dialoguer::Select::new()
+            .with_prompt("The edit has new errors")
+            .items(["edit again", "save anyway", "keep draft and quit"])
+            .default(0)
+            .interact()
+            .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))
     }
 }
 
@@ -208,7 +275,8 @@ fn blocking_errors(is_index: bool, res: &Resolution, target: &Path, draft: &Path
 }
 
 /// Replace the original with the draft under the write lock, unless it changed
-/// meanwhile (`conflict`) or a live dream holds the lock.
+/// meanwhile (`conflict`) or a live dream holds the lock. Every failure says where
+/// the draft is kept (busy, read-only filesystem, permission denied, conflict).
 fn save(
     ctx: &Context,
     args: &EditArgs,
@@ -218,39 +286,30 @@ fn save(
     before: &Original,
     out: &mut Output,
 ) -> Result<(), Error> {
-    let keep = |out: &mut Output| out.warn(format!("not saved; your edit is kept in {}", draft.display()));
-    let mut writer = match Writer::open(&res.memdir, ctx.now, args.force) {
-        Ok(w) => w,
-        Err(e) => {
-            keep(out);
-            return Err(e);
-        }
-    };
-    if original(target) != *before {
-        keep(out);
-        return Err(Error::new(
-            Kind::Conflict,
-            format!("{} changed on disk while you were editing it", target.display()),
-        )
-        .hint(format!("compare it with your draft {} and edit again", draft.display())));
-    }
-    let content = std::fs::read(draft)
-        .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
-    if let Err(e) = writer.replace_if(target, &content, before.stamp).and_then(|ok| {
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::new(
+    let result = (|| {
+        let mut writer = Writer::open(&res.memdir, ctx.now, args.force)?;
+        if original(target) != *before {
+            return Err(Error::new(
                 Kind::Conflict,
-                format!("{} changed on disk while saving", target.display()),
+                format!("{} changed on disk while you were editing it", target.display()),
             )
-            .hint("edit again"))
+            .hint(format!("compare it with your draft {} and edit again", draft.display())));
         }
-    }) {
-        keep(out);
-        return Err(e);
+        let content = std::fs::read(draft)
+            .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
+        if writer.replace_if(target, &content, before.stamp)? {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Conflict,
+            format!("{} changed on disk while saving", target.display()),
+        )
+        .hint("edit again"))
+    })();
+    if result.is_err() {
+        out.warn(format!("not saved; your edit is kept in {}", draft.display()));
     }
-    Ok(())
+    result
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -10,7 +10,7 @@ use crate::index::edit::append_line;
 use crate::index::report::{JSON_DROPPED, TruncationReport};
 use crate::memdir::MemoryDir;
 use crate::memory::MemoryType;
-use crate::store::Writer;
+use crate::store::{self, Writer};
 use crate::yaml::Value;
 use crate::{dates, index, scan};
 
@@ -131,6 +131,13 @@ pub fn plan(
 pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     ensure_absent(w.memdir(), &plan.file)?;
     let target = w.memdir().dir().join(&plan.file);
+    if plan.entry.is_some() {
+        // Everything the index write will refuse (a symlink out, a directory, a
+        // FIFO) is refused before the file is created.
+        let index = w.memdir().index_path();
+        store::ensure_contained(w.memdir().dir(), &index)?;
+        store::read_for_update(&index)?;
+    }
     w.create(&target, plan.content.as_bytes())?;
     if let Some(entry) = &plan.entry {
         let index = w.memdir().index_path();

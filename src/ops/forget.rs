@@ -79,15 +79,53 @@ pub fn plan(dir: &MemoryDir, refs: &[String]) -> Result<Plan, Error> {
 }
 
 /// Move every target to a fresh trash dir and remove its index lines, re-read under
-/// the lock. Each entry's parent is checked before anything changes; if a move still
-/// fails, the index is put back as it was.
+/// the lock. Everything is checked before anything changes (each entry's parent,
+/// the trash itself); if a later step still fails, what was done is undone: the
+/// moved files go back, the indexes get their original bytes, the notes and the
+/// empty trash dir are removed.
 pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(PathBuf, Removed), Error> {
     for t in &plan.targets {
         store::ensure_ancestor_contained(w.memdir().dir(), &t.path)?;
     }
     let trash = w.trash_dir()?;
+    let mut done = Done::default();
+    let result = unindex_all(plan, w, &trash, &mut done).and_then(|removed| {
+        move_all(plan, w, &trash, &mut done)?;
+        Ok(removed)
+    });
+    match result {
+        Ok(removed) => Ok((trash, removed)),
+        Err(e) => {
+            done.undo(w);
+            Err(e)
+        }
+    }
+}
+
+/// What `apply` changed so far, to undo on failure.
+#[derive(Default)]
+struct Done {
+    /// Each rewritten index and its bytes before.
+    indexes: Vec<(PathBuf, Vec<u8>)>,
+    /// Each moved entry: where it is now and where it was.
+    moved: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Done {
+    fn undo(&self, w: &mut Writer) {
+        for (now, was) in self.moved.iter().rev() {
+            let _ = std::fs::rename(now, was);
+        }
+        for (index_path, old) in &self.indexes {
+            let _ = w.replace(index_path, old);
+        }
+        w.roll_back();
+    }
+}
+
+/// Save each target's index lines into the trash and remove them from the index.
+fn unindex_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Result<Removed, Error> {
     let mut removed = Removed::new();
-    let mut before: Vec<(PathBuf, String)> = Vec::new();
     for (index_path, ts) in group(&plan.targets) {
         let files: Vec<&str> = ts.iter().map(|t| t.local.as_str()).collect();
         let fresh = read(&index_path);
@@ -98,27 +136,38 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(PathBuf, Removed), Error> {
             let lines: BTreeMap<usize, String> = lines.into_iter().filter(|(n, _)| claimed.insert(*n)).collect();
             if !lines.is_empty() {
                 let text: String = lines.values().cloned().collect();
-                w.trash_note(&trash, &format!("{}.index-lines", t.rel), text.as_bytes())?;
+                w.trash_note(trash, &format!("{}.index-lines", t.rel), text.as_bytes())?;
             }
             removed.insert(t.rel.clone(), lines);
         }
         if index_path.exists() {
+            let original = store::read_for_update(&index_path)?;
             let seen = fresh.clone().into_bytes();
-            let (old, _) = w.update(&index_path, Some(&seen), |text| {
+            let (old, new) = w.update(&index_path, Some(&seen), |text| {
                 Ok(without_lines(text, &lines_linking(text, &files).0))
             })?;
-            before.push((index_path, old));
-        }
-    }
-    for t in &plan.targets {
-        if let Err(e) = w.trash(&trash, &t.rel, &t.path) {
-            for (index_path, old) in &before {
-                let _ = w.replace(index_path, old.as_bytes());
+            if old != new {
+                let bytes = if String::from_utf8_lossy(&original) == old {
+                    original
+                } else {
+                    old.into_bytes()
+                };
+                done.indexes.push((index_path, bytes));
             }
-            return Err(e);
         }
     }
-    Ok((trash, removed))
+    Ok(removed)
+}
+
+/// Move every target into the trash.
+fn move_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Result<(), Error> {
+    for t in &plan.targets {
+        let dest = w
+            .trash(trash, &t.rel, &t.path)
+            .map_err(|e| e.hint("nothing was forgotten: the index and the moved files were put back"))?;
+        done.moved.push((dest, t.path.clone()));
+    }
+    Ok(())
 }
 
 /// One forgotten memory in the JSON document (SPEC §3.7).

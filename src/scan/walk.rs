@@ -1,4 +1,4 @@
-//! The walk (SPEC §2.5): every `.md` entry but `MEMORY.md`, at any depth,
+//! The walk (SPEC §2.5): every `.md` entry but `MEMORY.md` and `.trash/`, at any depth,
 //! through symlinked directories with cycle protection by device and inode. It
 //! records what it cannot use as problems, notes the other entries lint looks at,
 //! and hands the memory files to the readers in batches.
@@ -13,6 +13,10 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
 use super::{Problem, ProblemKind, Scan, TempFile, mtime_ms};
+
+/// memctl's trash at the top of the dir: nothing of memctl's scans looks inside it
+/// (what is there was removed on purpose, and `lint --fix` must not trash it again).
+const TRASH: &str = ".trash";
 
 /// How many files the walk hands to a reader at a time.
 pub(super) const BATCH: usize = 128;
@@ -142,6 +146,9 @@ impl Walk<'_> {
 
     /// One entry of a directory being walked (`handle` is that directory's).
     fn entry(&mut self, entry: &DirEntry, prefix: Option<&str>, handle: &Option<Arc<File>>) {
+        if prefix == Some("") && entry.file_name() == TRASH {
+            return;
+        }
         let path = entry.path();
         let Ok(ft) = entry.file_type() else { return };
         let md = ends_with_md(&path);

@@ -235,3 +235,39 @@ fn files_over_10_mib_are_refused() {
     run.stderr_starts("memctl: file larger than 10 MiB");
     assert!(run.stderr.ends_with("hint: edit it directly with your editor\n"));
 }
+
+#[test]
+fn r13_signals_to_memctl_while_the_editor_runs_do_not_lose_the_edit() {
+    for sig in ["INT", "TERM", "HUP"] {
+        let env = with_editor(&format!(
+            "kill -{sig} $PPID; sleep 0.2; sed -i 's/Freeze\\./Freeze until the cut./' \"$1\""
+        ));
+        let d = env.dir();
+        let run = env.args(["edit", "Merge freeze"]).run();
+        assert_eq!(run.code, 0, "SIG{sig}: {}", run.stderr);
+        assert!(
+            read(&d, "project_freeze.md").ends_with("Freeze until the cut.\n"),
+            "SIG{sig}"
+        );
+    }
+}
+
+#[test]
+fn r13_the_editor_still_gets_the_signals_memctl_ignores() {
+    // The stub dies of its own SIGTERM: memctl's ignoring does not leak into it.
+    let env = with_editor("kill -TERM $$; sleep 1; sed -i 's/Freeze\\./Changed./' \"$1\"");
+    let d = env.dir();
+    let run = env.args(["edit", "Merge freeze"]).run().code(2);
+    assert!(run.stderr.contains("kept in "), "{}", run.stderr);
+    assert!(read(&d, "project_freeze.md").ends_with("Freeze.\n"));
+}
+
+#[test]
+fn r13_a_save_refused_at_the_lock_says_where_the_draft_is() {
+    let env = with_editor("sed -i 's/Freeze\\./Changed./' \"$1\"");
+    let d = env.dir();
+    std::os::unix::fs::symlink("/nonexistent/lock", d.join(".memctl.lock")).unwrap();
+    let run = env.args(["edit", "Merge freeze"]).run().code(2);
+    let draft = draft_from(&run.stderr);
+    assert!(fs::read_to_string(draft).unwrap().ends_with("Changed.\n"));
+}

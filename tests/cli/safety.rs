@@ -449,3 +449,213 @@ fn r13_a_foreign_in_place_writer_never_empties_the_index() {
 fn r13_a_foreign_rename_writer_loses_no_index_line() {
     adds_under_a_foreign_writer(false);
 }
+
+/// Every file under `dir` (relative paths, `.memctl.lock` left out), to show that a
+/// refused command wrote nothing.
+fn tree(dir: &std::path::Path) -> Vec<String> {
+    fn walk(root: &std::path::Path, d: &std::path::Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(d) else { return };
+        for e in entries.filter_map(Result::ok) {
+            let p = e.path();
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            if rel == ".memctl.lock" {
+                continue;
+            }
+            out.push(rel);
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                walk(root, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn r13_add_refuses_an_escaping_or_directory_index_before_creating_its_file() {
+    let env = Env::new().file("outside/M.md", b"- x\n");
+    std::os::unix::fs::symlink(env.root().join("outside/M.md"), env.dir().join("MEMORY.md")).unwrap();
+    let (dir, root) = (env.dir(), env.root());
+    let run = env.args(crate::support::add_file_args("n.md")).run().code(2);
+    run.stderr_starts("memctl: write target resolves outside the memory dir");
+    assert_eq!(tree(&dir), ["MEMORY.md"]);
+    assert_eq!(std::fs::read_to_string(root.join("outside/M.md")).unwrap(), "- x\n");
+
+    let env = Env::new();
+    std::fs::create_dir(env.dir().join("MEMORY.md")).unwrap();
+    let dir = env.dir();
+    let run = env.args(crate::support::add_file_args("n.md")).run().code(2);
+    run.stderr_starts("memctl: not a regular file");
+    assert_eq!(tree(&dir), ["MEMORY.md"]);
+}
+
+#[test]
+fn r13_a_body_over_10_mib_is_refused_not_cut() {
+    let env = Env::new().file("big.txt", &vec![b'a'; (10 << 20) + 1]);
+    let dir = env.dir();
+    let run = env
+        .args([
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "n",
+            "--description",
+            "d",
+            "--body-file",
+            "big.txt",
+        ])
+        .run()
+        .code(2);
+    run.stderr_starts("memctl: the body file is larger than 10 MiB: big.txt");
+    assert!(tree(&dir).is_empty());
+    let env = Env::new().file("big.txt", &vec![b'a'; 10 << 20]);
+    let dir = env.dir();
+    let _run = env
+        .args([
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "n",
+            "--description",
+            "d",
+            "--body-file",
+            "big.txt",
+        ])
+        .run()
+        .success();
+    assert!(std::fs::metadata(dir.join("user_n.md")).unwrap().len() > 10 << 20);
+}
+
+#[test]
+fn r13_lint_fix_never_looks_inside_the_trash() {
+    let stale = ".MEMORY.md.999999999.0123abcd.tmp";
+    let env = Env::new()
+        .index("")
+        .memory_aged(&format!(".trash/20260101T000000Z/{stale}"), "x", 48.0)
+        .memory(".trash/20260101T000000Z/sub/x.md", "---\nname: x\n---\n");
+    let dir = env.dir();
+    let run = env.args(["lint", "--json"]).run().success();
+    assert_eq!(run.json()["findings"], serde_json::json!([]), "{}", run.stdout);
+    let before = tree(&dir);
+    let _run = Env::new()
+        .env("MEMCTL_DIR", &dir)
+        .args(["lint", "--fix"])
+        .run()
+        .success();
+    assert_eq!(tree(&dir), before);
+}
+
+#[test]
+fn r13_parallel_fixes_of_one_stale_temp_all_succeed_and_leave_no_empty_stamp_dir() {
+    let stale = ".MEMORY.md.999999999.0123abcd.tmp";
+    let env = Env::new().index("").memory_aged(stale, "x", 48.0);
+    let dir = env.dir();
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            env.command()
+                .args(["lint", "--fix"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("No such file"), "{err}");
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{err}");
+    }
+    let stamps: Vec<_> = std::fs::read_dir(dir.join(".trash"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    for s in &stamps {
+        assert!(
+            std::fs::read_dir(s.path()).unwrap().next().is_some(),
+            "empty {:?}",
+            s.path()
+        );
+    }
+    assert_eq!(stamps.len(), 1);
+    assert!(!dir.join(stale).exists());
+}
+
+#[test]
+fn r13_a_symlinked_trash_keeps_forget_and_fixes_inside() {
+    let stale = ".MEMORY.md.999999999.0123abcd.tmp";
+    let env = Env::new()
+        .memory("a.md", "---\nname: a\n---\n")
+        .index("- [a](a.md) — a\n")
+        .memory_aged(stale, "x", 48.0)
+        .file("outside/keep", b"");
+    std::os::unix::fs::symlink(env.root().join("outside"), env.dir().join(".trash")).unwrap();
+    let (dir, root) = (env.dir(), env.root());
+    let run = env.args(["forget", "--yes", "a"]).run().code(2);
+    run.stderr_starts("memctl: the trash resolves outside the memory dir");
+    assert_eq!(tree(&root.join("outside")), ["keep"]);
+    assert_eq!(crate::support::read(&dir, "MEMORY.md"), "- [a](a.md) — a\n");
+    assert!(dir.join("a.md").is_file());
+    let run = Env::new().env("MEMCTL_DIR", &dir).args(["lint", "--fix"]).run();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    run.stderr_has("the trash resolves outside the memory dir");
+    assert_eq!(tree(&root.join("outside")), ["keep"]);
+    assert!(dir.join(stale).exists());
+}
+
+#[test]
+fn r13_a_symlinked_team_dir_makes_team_add_refuse() {
+    let env = Env::new().file("outside/keep", b"");
+    std::os::unix::fs::symlink(env.root().join("outside"), env.dir().join("team")).unwrap();
+    let root = env.root();
+    let run = env
+        .arg("--team")
+        .args(crate::support::add_file_args("n.md"))
+        .run()
+        .code(2);
+    run.stderr_starts("memctl: write target resolves outside the memory dir");
+    assert_eq!(tree(&root.join("outside")), ["keep"]);
+}
+
+#[test]
+fn r13_add_into_a_new_subdir_below_an_escaping_link_creates_nothing_outside() {
+    let env = Env::new().file("outside/keep", b"");
+    std::os::unix::fs::symlink(env.root().join("outside"), env.dir().join("sub")).unwrap();
+    let root = env.root();
+    let run = env.args(crate::support::add_file_args("sub/new/x.md")).run().code(2);
+    run.stderr_starts("memctl: write target resolves outside the memory dir");
+    assert_eq!(tree(&root.join("outside")), ["keep"]);
+}
+
+#[test]
+fn r13_a_symlinked_write_lock_is_refused_and_its_target_never_created() {
+    let env = Env::new();
+    std::os::unix::fs::symlink(env.root().join("outside-lock"), env.dir().join(".memctl.lock")).unwrap();
+    let (dir, root) = (env.dir(), env.root());
+    let run = env.args(crate::support::add_file_args("n.md")).run().code(2);
+    run.stderr_starts("memctl: the write lock is not a regular file");
+    assert!(!root.join("outside-lock").exists());
+    assert!(!dir.join("n.md").exists());
+}
+
+#[test]
+fn r13_forget_of_an_entry_behind_an_escaping_subdir_changes_nothing() {
+    let env = Env::new()
+        .memory("a.md", "---\nname: a\n---\n")
+        .file("outside/x.md", b"---\nname: x\n---\n")
+        .index("- [a](a.md) — a\n- [x](sub/x.md) — x\n");
+    std::os::unix::fs::symlink(env.root().join("outside"), env.dir().join("sub")).unwrap();
+    let (dir, root) = (env.dir(), env.root());
+    let run = env.args(["forget", "--yes", "a", "sub/x.md"]).run().code(2);
+    run.stderr_has("outside the memory dir");
+    assert_eq!(
+        crate::support::read(&dir, "MEMORY.md"),
+        "- [a](a.md) — a\n- [x](sub/x.md) — x\n"
+    );
+    assert_eq!(tree(&dir), ["MEMORY.md", "a.md", "sub"]);
+    assert!(root.join("outside/x.md").is_file());
+}

@@ -21,19 +21,39 @@ pub trait Sink {
 pub fn apply(plan: FixPlan, sink: &mut impl Sink) -> Result<Vec<Fix>, Error> {
     let mut out = Vec::with_capacity(plan.fixes.len());
     for f in plan.fixes {
-        let applied = match &f.action {
+        let done = match &f.action {
             Action::Replace {
                 path,
                 old,
                 new,
                 keep_mtime,
-            } => sink.replace(path, old, new, *keep_mtime).map(|()| true)?,
-            Action::Trash { path } => sink.trash(path, &f.rel).map(|()| true)?,
-            Action::Skip(_) => false,
+            } => sink.replace(path, old, new, *keep_mtime).map(|()| true),
+            Action::Trash { path } => sink.trash(path, &f.rel).map(|()| true),
+            Action::Skip(_) => Ok(false),
         };
+        let applied = done.map_err(|e| already_applied(e, &out))?;
         out.push(f.outcome(applied, None));
     }
     Ok(out)
+}
+
+/// A failed write, saying which fixes are already on disk.
+fn already_applied(e: Error, out: &[Fix]) -> Error {
+    let done: Vec<String> = out
+        .iter()
+        .filter(|f| f.applied)
+        .map(|f| format!("{} {}", f.id, f.rel))
+        .collect();
+    let said = if done.is_empty() {
+        "no fix was applied".to_string()
+    } else {
+        format!("already applied: {}", done.join(", "))
+    };
+    let hint = match &e.hint {
+        Some(h) => format!("{said}; {h}"),
+        None => said,
+    };
+    e.hint(hint)
 }
 
 /// The memory dir through the one [`Writer`]: the plan was made under its lock, and
@@ -49,6 +69,9 @@ impl Sink for Writer {
     }
 
     fn trash(&mut self, path: &Path, rel: &str) -> Result<(), Error> {
+        if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Ok(()); // a parallel fix moved it already
+        }
         let trash = self.trash_dir()?;
         Writer::trash(self, &trash, rel, path).map(|_| ())
     }

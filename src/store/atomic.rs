@@ -1,0 +1,173 @@
+//! Atomic replacement and creation: a temp file in the same directory, fsync,
+//! rename or hard link, directory fsync (SPEC §4.1).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{ensure_contained, io_err, real};
+use crate::error::{Error, Kind};
+
+/// `n` (at most 16) random lower-case hex digits (std's per-process random hasher keys
+/// mixed with the clock; unpredictability is not needed, uniqueness is).
+pub fn random_hex(n: usize) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    let s = format!("{:016x}", h.finish());
+    s[..n.min(16)].to_string()
+}
+
+/// A fresh temp-file path beside `target` (same directory, SPEC §4.1 name).
+pub(super) fn temp_beside(target: &Path, root: &Path) -> PathBuf {
+    let dir = target.parent().unwrap_or(root);
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dir.join(temp_name(&base))
+}
+
+/// The temp-file name pattern of SPEC §4.1: `.<base>.<pid>.<8 hex>.tmp`.
+pub fn temp_name(base: &str) -> String {
+    format!(".{base}.{}.{}.tmp", std::process::id(), random_hex(8))
+}
+
+/// Parse a memctl temp-file name: the PID it names.
+pub fn parse_temp_name(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (rest, hex) = rest.rsplit_once('.')?;
+    let (base, pid) = rest.rsplit_once('.')?;
+    if base.is_empty() || hex.len() != 8 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+#[cfg(unix)]
+pub(super) fn set_mode(f: &File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    f.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(unix)]
+pub(super) fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// A file's size and mtime, to notice a change by another writer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stamp(Option<(u64, std::time::SystemTime)>);
+
+/// The stamp of `path` now (`None` inside when it does not exist).
+pub fn stamp(path: &Path) -> Stamp {
+    Stamp(
+        fs::metadata(path)
+            .ok()
+            .and_then(|m| Some((m.len(), m.modified().ok()?))),
+    )
+}
+
+/// Replace `target` with `content` atomically: temp file in the same directory,
+/// fsync, permission bits copied, rename, directory fsync. A symlinked target is
+/// written through to its (contained) real path.
+pub fn write_atomic(root: &Path, target: &Path, content: &[u8]) -> Result<(), Error> {
+    write_checked(root, target, content, None).map(|_| ())
+}
+
+/// Like [`write_atomic`], but when `expect` is given, renames only if the target
+/// still has that stamp right before the rename. Returns whether it wrote.
+pub fn write_checked(root: &Path, target: &Path, content: &[u8], expect: Option<Stamp>) -> Result<bool, Error> {
+    write_checked_with(root, target, content, &|| expect.is_none_or(|e| e == stamp(target)))
+}
+
+/// Replace `target` atomically if `still_ok()` holds right before the rename.
+pub(super) fn write_checked_with(
+    root: &Path,
+    target: &Path,
+    content: &[u8],
+    still_ok: &dyn Fn() -> bool,
+) -> Result<bool, Error> {
+    write_checked_at(root, target, content, still_ok, None)
+}
+
+/// Like [`write_checked_with`]; with `mtime`, the new file gets that modification
+/// time (set on the temp file before the rename, so the target never shows another).
+pub(super) fn write_checked_at(
+    root: &Path,
+    target: &Path,
+    content: &[u8],
+    still_ok: &dyn Fn() -> bool,
+    mtime: Option<std::time::SystemTime>,
+) -> Result<bool, Error> {
+    ensure_contained(root, target)?;
+    let target = match fs::symlink_metadata(target) {
+        Ok(m) if m.file_type().is_symlink() => real(target)?,
+        _ => target.to_path_buf(),
+    };
+    let dir = target.parent().unwrap_or(root);
+    let tmp = temp_beside(&target, root);
+    let result = (|| -> std::io::Result<bool> {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        set_mode(&f, 0o600)?;
+        f.write_all(content)?;
+        if let Some(t) = mtime {
+            f.set_modified(t)?;
+        }
+        f.sync_all()?;
+        if let Ok(meta) = fs::metadata(&target) {
+            f.set_permissions(meta.permissions())?;
+        }
+        drop(f);
+        if !still_ok() {
+            fs::remove_file(&tmp)?;
+            return Ok(false);
+        }
+        fs::rename(&tmp, &target)?;
+        sync_dir(dir)?;
+        Ok(true)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io_err("cannot write", &target, e)
+    })
+}
+
+/// Create `target` with `content`, never overwriting (`exists` if present): the
+/// fsynced temp file is hard-linked to the target, or, where the filesystem has no
+/// hard links, renamed after an existence check under the write lock.
+pub fn create_new(root: &Path, target: &Path, content: &[u8]) -> Result<(), Error> {
+    ensure_contained(root, target)?;
+    let dir = target.parent().unwrap_or(root);
+    let tmp = temp_beside(target, root);
+    let exists = || {
+        Error::new(Kind::Exists, format!("file exists: {}", target.display()))
+            .hint("pass --file with another name, or choose another --name")
+    };
+    let result = (|| -> Result<(), Error> {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| io_err("cannot create", &tmp, e))?;
+        set_mode(&f, 0o600).map_err(|e| io_err("cannot set the mode of", &tmp, e))?;
+        f.write_all(content)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| io_err("cannot write", &tmp, e))?;
+        drop(f);
+        match fs::hard_link(&tmp, target) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(exists()),
+            Err(_) if fs::symlink_metadata(target).is_ok() => return Err(exists()),
+            Err(_) => fs::rename(&tmp, target).map_err(|e| io_err("cannot create", target, e))?,
+        }
+        sync_dir(dir).map_err(|e| io_err("cannot sync", dir, e))
+    })();
+    let _ = fs::remove_file(&tmp);
+    result
+}

@@ -1,0 +1,104 @@
+//! The write lock memctl takes around every write, and the dream check (SPEC §4.2, §4.3).
+
+use std::fs::{self, File, OpenOptions};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+
+use super::io_err;
+use crate::error::{Error, Kind};
+use crate::lock::{self, PidStatus};
+
+/// memctl's write lock, in the main memory dir (never ends in `.md`).
+pub const WRITE_LOCK: &str = ".memctl.lock";
+/// How long memctl waits for another writer.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// The held write lock; released when dropped.
+pub struct WriteLock {
+    _file: File,
+}
+
+/// Take `<main_dir>.memctl.lock`, polling for up to 10 seconds.
+pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
+    let path = main_dir.join(WRITE_LOCK);
+    let file = open_lock_file(&path)?;
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(WriteLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(Error::new(
+                    Kind::Busy,
+                    format!("another memctl holds the write lock: {}", path.display()),
+                )
+                .hint("another memctl is writing; try again when it has finished"));
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io_err("cannot lock", &path, e)),
+        }
+    }
+}
+
+/// Open (or create) the lock file without following a symlink (a symlinked lock
+/// would create its target outside the dir) and without blocking on a FIFO; anything
+/// but a regular file is refused.
+fn open_lock_file(path: &Path) -> Result<File, Error> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC).bits();
+    let not_regular = || {
+        Error::new(
+            Kind::InvalidInput,
+            format!("the write lock is not a regular file: {}", path.display()),
+        )
+        .hint("remove it (memctl recreates it as an empty file)")
+    };
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(flags as i32)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => not_regular(),
+            _ if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) => not_regular(),
+            _ => io_err("cannot open the write lock", path, e),
+        })?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(file),
+        Ok(_) => Err(not_regular()),
+        Err(e) => Err(io_err("cannot open the write lock", path, e)),
+    }
+}
+
+/// Refuse to write while a fresh `.consolidate-lock` names a live process (a
+/// process of another user counts as live here), unless `force` (SPEC §4.3).
+pub fn ensure_no_dream(main_dir: &Path, now: DateTime<Utc>, force: bool) -> Result<(), Error> {
+    if force {
+        return Ok(());
+    }
+    let now_ms = crate::text::millis(now);
+    let info = lock::inspect(main_dir, now_ms);
+    if let Some(why) = &info.unreadable {
+        // An unreadable lock (a FIFO, a device, no permission) may hide a running
+        // dream: it is never taken as "no lock".
+        return Err(Error::new(
+            Kind::Io,
+            format!("cannot read the auto-dream lock {}: {why}", info.path.display()),
+        )
+        .hint("memctl cannot tell whether a consolidation is running; remove or fix the file, or pass --force"));
+    }
+    let live = matches!(info.pid_status, PidStatus::Alive | PidStatus::Eperm);
+    if info.exists && info.is_fresh(now_ms) && live && info.body.as_deref().is_some_and(|b| !b.is_empty()) {
+        let minutes = ((now_ms - info.mtime_ms.unwrap_or(now_ms)) / 60_000.0).floor().max(0.0);
+        return Err(Error::new(
+            Kind::DreamRunning,
+            format!("auto-dream lock taken {minutes} min ago by live Claude Code PID {}; a consolidation may still be running", info.pid.unwrap_or_default()),
+        )
+        .hint("wait for it to finish, or pass --force"));
+    }
+    Ok(())
+}

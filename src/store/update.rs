@@ -1,0 +1,154 @@
+//! Read-modify-write of an index against programs that take no lock (SPEC §4.2).
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::atomic::{Stamp, stamp, write_checked_with};
+use super::io_err;
+use crate::error::{Error, Kind};
+
+/// The largest index memctl reads (SPEC §2.5 step 8).
+pub const MAX_INDEX_BYTES: u64 = 256 << 20;
+
+/// Read a file memctl is about to rewrite: a missing file reads as empty; anything
+/// but a regular file (a FIFO, a device, a directory) is refused without opening it
+/// for reading, and the read is bounded.
+pub fn read_for_update(target: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    match fs::metadata(target) {
+        Ok(m) if !m.is_file() => {
+            return Err(
+                Error::new(Kind::InvalidInput, format!("not a regular file: {}", target.display()))
+                    .hint("memctl only rewrites regular files; replace it with a file or remove it"),
+            );
+        }
+        Ok(m) if m.len() > MAX_INDEX_BYTES => {
+            return Err(Error::new(
+                Kind::InvalidInput,
+                format!("file larger than 256 MiB: {}", target.display()),
+            )
+            .hint("shorten it by hand"));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err("cannot read", target, e)),
+        Ok(_) => {}
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(target)
+        .and_then(|f| f.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| io_err("cannot read", target, e))?;
+    Ok(bytes)
+}
+
+/// `new` as bytes, keeping the exact bytes of every line of `old` that `new` keeps:
+/// memctl edits an index as text, and must not turn bytes that are not UTF-8 into
+/// U+FFFD on lines it did not change. Linear: lines are matched through a map.
+pub fn keep_original_bytes(old: &[u8], new: &str) -> Vec<u8> {
+    if std::str::from_utf8(old).is_ok() {
+        return new.as_bytes().to_vec();
+    }
+    let mut originals: std::collections::HashMap<String, std::collections::VecDeque<&[u8]>> =
+        std::collections::HashMap::new();
+    for line in old.split_inclusive(|&b| b == b'\n') {
+        if std::str::from_utf8(line).is_err() {
+            originals
+                .entry(String::from_utf8_lossy(line).into_owned())
+                .or_default()
+                .push_back(line);
+        }
+    }
+    let mut out = Vec::with_capacity(new.len());
+    for line in new.split_inclusive('\n') {
+        match originals.get_mut(line).and_then(|q| q.pop_front()) {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => out.extend_from_slice(line.as_bytes()),
+        }
+    }
+    out
+}
+
+/// How long a file must have been left alone before memctl trusts a read of it: a
+/// program that truncates and then writes (Node's `writeFileSync`, `open(O_TRUNC)`)
+/// leaves a half-written file for a moment, and its mtime moves with every write.
+const QUIET: Duration = Duration::from_millis(50);
+/// How long memctl keeps trying against a file that keeps changing.
+const UPDATE_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Time since `path` was last modified (zero if it is in the future or unknown).
+fn since_modified(path: &Path) -> Duration {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+        .unwrap_or(QUIET)
+}
+
+/// Read-modify-write `target` (a missing file reads as empty): `change` computes
+/// the new text from the fresh one (SPEC §4.2). Programs that take no lock (Claude
+/// Code's Write tool, editors) must never make memctl derive the new text from a
+/// half-written file, so:
+/// - a file modified in the last 50 ms is read again once it has been quiet that long,
+///   and a read during which the file changed is retried;
+/// - `seen` is what the command read when it planned; a file that was not empty
+///   then and reads empty now is being rewritten: wait, and if it stays empty give
+///   up with `conflict`;
+/// - right before the rename the target must still hold the bytes that were read
+///   (size, mtime and content), else re-read and re-apply;
+/// - lines memctl does not change keep their bytes, valid UTF-8 or not.
+///
+/// After 5 s of changes, `conflict`. Returns the old and the new text.
+pub fn update(
+    root: &Path,
+    target: &Path,
+    seen: Option<&[u8]>,
+    mut change: impl FnMut(&str) -> Result<String, Error>,
+) -> Result<(String, String), Error> {
+    let start = Instant::now();
+    while start.elapsed() < UPDATE_DEADLINE {
+        let quiet_for = since_modified(target);
+        if quiet_for < QUIET {
+            std::thread::sleep(QUIET - quiet_for);
+            continue;
+        }
+        let before = stamp(target);
+        let old_bytes = read_for_update(target)?;
+        if stamp(target) != before {
+            continue;
+        }
+        if old_bytes.is_empty() && seen.is_some_and(|s| !s.is_empty()) {
+            std::thread::sleep(QUIET);
+            if fs::metadata(target).is_ok_and(|m| m.len() == 0) && start.elapsed() > QUIET * 8 {
+                break;
+            }
+            continue;
+        }
+        let old = String::from_utf8_lossy(&old_bytes).into_owned();
+        let new = change(&old)?;
+        if new == old {
+            return Ok((old, new));
+        }
+        let content = keep_original_bytes(&old_bytes, &new);
+        if write_if_unchanged(root, target, &content, before, &old_bytes)? {
+            return Ok((old, new));
+        }
+    }
+    Err(Error::new(
+        Kind::Conflict,
+        format!("{} keeps changing while memctl writes it", target.display()),
+    )
+    .hint("another program (Claude Code?) is writing the index; try again in a moment"))
+}
+
+/// Like [`write_checked`], but right before the rename the target must still have
+/// the stamp `expect` and the content `expect_bytes`. Returns whether it wrote.
+fn write_if_unchanged(
+    root: &Path,
+    target: &Path,
+    content: &[u8],
+    expect: Stamp,
+    expect_bytes: &[u8],
+) -> Result<bool, Error> {
+    let unchanged = || stamp(target) == expect && read_for_update(target).is_ok_and(|b| b == expect_bytes);
+    write_checked_with(root, target, content, &unchanged)
+}

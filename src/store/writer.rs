@@ -1,0 +1,201 @@
+//! [`Writer`]: the one door into a memory dir.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use super::atomic::{Stamp, write_checked, write_checked_at};
+use super::lock::{WriteLock, ensure_no_dream, lock};
+use super::trash::{move_entry, trash_dir};
+use super::update::{keep_original_bytes, read_for_update, update};
+use super::{create_dir, create_new, ensure_ancestor_contained, io_err};
+use crate::error::{Error, Kind};
+use crate::memdir::MemoryDir;
+
+/// The one handle through which a command writes into a memory dir. Holding it
+/// means holding the main dir's write lock; the dream lock was checked once when it
+/// was opened (SPEC §4.2, §4.3).
+pub struct Writer {
+    dir: MemoryDir,
+    now: DateTime<Utc>,
+    _lock: WriteLock,
+    /// Files this writer created, removed again by [`Writer::roll_back`].
+    created: Vec<PathBuf>,
+    /// This command's trash dir, created on first use (one per command).
+    trash: Option<PathBuf>,
+}
+
+impl Writer {
+    /// Create the dir if missing (mode 0700), take the write lock, and refuse while a
+    /// live dream holds the consolidation lock, unless `force`.
+    pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<Writer, Error> {
+        if dir.is_team() {
+            // A symlinked `team/` that leaves the memory dir is refused before anything
+            // is written through it (SPEC §4.4).
+            create_dir(dir.main())?;
+            ensure_ancestor_contained(dir.main(), &dir.dir().join("MEMORY.md"))?;
+        }
+        create_dir(dir.dir())?;
+        let held = lock(dir.main())?;
+        ensure_no_dream(dir.main(), now, force)?;
+        Ok(Writer {
+            dir: dir.clone(),
+            now,
+            _lock: held,
+            created: Vec::new(),
+            trash: None,
+        })
+    }
+
+    /// Open writers on two memory dirs, taking their locks in the byte order of
+    /// their real paths, so two commands that write both never deadlock.
+    pub fn open_two(a: &MemoryDir, b: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<(Writer, Writer), Error> {
+        create_dir(a.dir())?;
+        create_dir(b.dir())?;
+        let key = |d: &MemoryDir| fs::canonicalize(d.main()).unwrap_or_else(|_| d.main().to_path_buf());
+        if key(a).as_os_str().as_encoded_bytes() <= key(b).as_os_str().as_encoded_bytes() {
+            let wa = Writer::open(a, now, force)?;
+            Ok((wa, Writer::open(b, now, force)?))
+        } else {
+            let wb = Writer::open(b, now, force)?;
+            Ok((Writer::open(a, now, force)?, wb))
+        }
+    }
+
+    pub fn memdir(&self) -> &MemoryDir {
+        &self.dir
+    }
+
+    /// Create `target` (a new file, never overwriting), with its parent dirs.
+    pub fn create(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
+        ensure_ancestor_contained(self.dir.dir(), target)?;
+        if let Some(parent) = target.parent() {
+            create_dir(parent)?;
+        }
+        create_new(self.dir.dir(), target, content)?;
+        self.created.push(target.to_path_buf());
+        Ok(())
+    }
+
+    /// Replace `target` atomically.
+    pub fn replace(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
+        write_checked(self.dir.dir(), target, content, None).map(|_| ())
+    }
+
+    /// Replace `target` only if it still holds `old` (read when the command
+    /// planned): else `conflict`, and nothing is written. Lines `new` keeps from
+    /// `old` keep their bytes.
+    pub fn replace_expecting(&mut self, target: &Path, old: &[u8], new: &[u8]) -> Result<(), Error> {
+        self.replace_expecting_at(target, old, new, false)
+    }
+
+    /// [`Writer::replace_expecting`] for a mechanical rewrite (`lint --fix`): the
+    /// file keeps its modification time to the nanosecond, so Claude Code still
+    /// sees the memory's age and its place in the scan.
+    pub fn replace_expecting_keep_mtime(&mut self, target: &Path, old: &[u8], new: &[u8]) -> Result<(), Error> {
+        self.replace_expecting_at(target, old, new, true)
+    }
+
+    fn replace_expecting_at(&mut self, target: &Path, old: &[u8], new: &[u8], keep_mtime: bool) -> Result<(), Error> {
+        let mtime = if keep_mtime {
+            Some(
+                std::fs::metadata(target)
+                    .and_then(|m| m.modified())
+                    .map_err(|e| io_err("cannot read the mtime of", target, e))?,
+            )
+        } else {
+            None
+        };
+        let current = read_for_update(target)?;
+        let same = current == old || String::from_utf8_lossy(&current).as_bytes() == old;
+        let content = match std::str::from_utf8(new) {
+            Ok(text) => keep_original_bytes(&current, text),
+            Err(_) => new.to_vec(),
+        };
+        let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
+        if same && write_checked_at(self.dir.dir(), target, &content, &unchanged, mtime)? {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Conflict,
+            format!("{} changed while memctl was writing it", target.display()),
+        )
+        .hint("another program changed it; run the command again"))
+    }
+
+    /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
+    pub fn replace_if(&mut self, target: &Path, content: &[u8], expect: Stamp) -> Result<bool, Error> {
+        write_checked(self.dir.dir(), target, content, Some(expect))
+    }
+
+    /// Read-modify-write `target` against its fresh content; `seen` is what the
+    /// command read when it planned (see [`update`]).
+    pub fn update(
+        &mut self,
+        target: &Path,
+        seen: Option<&[u8]>,
+        change: impl FnMut(&str) -> Result<String, Error>,
+    ) -> Result<(String, String), Error> {
+        update(self.dir.dir(), target, seen, change)
+    }
+
+    /// This command's trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5): created
+    /// on the first call (after its containment check), the same dir afterwards.
+    pub fn trash_dir(&mut self) -> Result<PathBuf, Error> {
+        if let Some(t) = &self.trash {
+            return Ok(t.clone());
+        }
+        let t = trash_dir(self.dir.dir(), self.now)?;
+        self.trash = Some(t.clone());
+        Ok(t)
+    }
+
+    /// Move the entry `path` into `trash` as `<rel>.deleted`, the one trash layout.
+    pub fn trash(&mut self, trash: &Path, rel: &str, path: &Path) -> Result<PathBuf, Error> {
+        let dest = trash.join(format!("{rel}.deleted"));
+        move_entry(self.dir.dir(), path, &dest)?;
+        Ok(dest)
+    }
+
+    /// Write a side file into `trash` (the removed index lines of a forgotten
+    /// memory), atomically: a full disk leaves no empty or partial note.
+    pub fn trash_note(&mut self, trash: &Path, name: &str, content: &[u8]) -> Result<(), Error> {
+        let f = trash.join(name);
+        if let Some(p) = f.parent() {
+            create_dir(p)?;
+        }
+        create_new(self.dir.dir(), &f, content)
+            .map_err(|e| e.hint("nothing was forgotten; free some space (or fix the permissions) and run it again"))?;
+        self.created.push(f);
+        Ok(())
+    }
+
+    /// Remove what this writer created: a command that fails after creating a file
+    /// leaves nothing behind.
+    pub fn roll_back(&mut self) {
+        for p in self.created.drain(..) {
+            let _ = fs::remove_file(&p);
+        }
+        self.discard_empty_trash();
+    }
+
+    /// Remove this command's trash dir again if nothing was moved into it (with
+    /// the subdirectories made for nested names): a failed command leaves no empty
+    /// stamp dir.
+    pub fn discard_empty_trash(&mut self) {
+        let Some(t) = self.trash.take() else { return };
+        fn prune(d: &Path) -> bool {
+            let Ok(entries) = fs::read_dir(d) else { return false };
+            let mut empty = true;
+            for e in entries.filter_map(Result::ok) {
+                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+                empty &= is_dir && prune(&e.path());
+            }
+            empty && fs::remove_dir(d).is_ok()
+        }
+        if !prune(&t) {
+            self.trash = Some(t);
+        }
+    }
+}
