@@ -1,0 +1,175 @@
+//! Classifying the bytes and tokens of a line, as Bun's scanner sees them.
+
+use super::Error;
+
+pub(super) fn syntax(line: usize, what: &str) -> Error {
+    Error::Syntax(format!("{what} at line {}", line + 1))
+}
+
+pub(super) fn is_ws(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Ends a token: whitespace, a line break, or the end of the line.
+pub(super) fn ends_token(b: Option<&u8>) -> bool {
+    matches!(b, None | Some(b' ' | b'\t' | b'\r'))
+}
+
+pub(super) fn is_flow_indicator(b: u8) -> bool {
+    matches!(b, b',' | b'[' | b']' | b'{' | b'}')
+}
+
+/// Whether a plain scalar starts at `j` although `b[j]` is an indicator (`-`, `?`,
+/// `:` not followed by a space).
+pub(super) fn starts_plain(b: &[u8], j: usize, flow: usize) -> bool {
+    matches!(b[j], b'-' | b'?' | b':')
+        && !(ends_token(b.get(j + 1)) || (flow > 0 && b.get(j + 1).is_some_and(|c| is_flow_indicator(*c))))
+}
+
+/// Whether the scalar at `j` (plain or quoted) is followed on its line by a `:` that
+/// makes it a key in a flow collection.
+pub(super) fn flow_key_follows(b: &[u8], j: usize) -> bool {
+    let mut k = match b[j] {
+        b'"' | b'\'' => match close_quote(b, j + 1, b[j] == b'"') {
+            Some(e) => e,
+            None => return false,
+        },
+        _ => {
+            let mut k = j;
+            while k < b.len() {
+                match b[k] {
+                    b':' if ends_token(b.get(k + 1)) || b.get(k + 1).is_some_and(|c| is_flow_indicator(*c)) => {
+                        return true;
+                    }
+                    b',' | b'[' | b']' | b'{' | b'}' => return false,
+                    b'#' if k > j && is_ws(b[k - 1]) => return false,
+                    _ => k += 1,
+                }
+            }
+            return false;
+        }
+    };
+    k += b[k..].iter().take_while(|c| is_ws(**c)).count();
+    b.get(k) == Some(&b':') && (ends_token(b.get(k + 1)) || b.get(k + 1).is_some_and(|c| is_flow_indicator(*c)))
+}
+
+/// Whether the line's first token, at `j`, is an implicit key (followed by `:` and a
+/// space on the line).
+pub(super) fn starts_key(b: &[u8], j: usize) -> bool {
+    let end = match b[j] {
+        b'"' | b'\'' => match close_quote(b, j + 1, b[j] == b'"') {
+            Some(e) => e,
+            None => return false,
+        },
+        b'?' => return ends_token(b.get(j + 1)),
+        b'[' | b'{' | b'&' | b'!' | b'*' | b'|' | b'>' | b'#' => return false,
+        _ => {
+            let mut k = j;
+            while k < b.len() {
+                if b[k] == b':' && ends_token(b.get(k + 1)) {
+                    return true;
+                }
+                if b[k] == b'#' && k > j && is_ws(b[k - 1]) {
+                    return false;
+                }
+                k += 1;
+            }
+            return false;
+        }
+    };
+    let rest = &b[end..];
+    let k = rest.iter().take_while(|c| is_ws(**c)).count();
+    rest.get(k) == Some(&b':') && ends_token(rest.get(k + 1))
+}
+
+/// Where Bun's number scan, run at the start of a plain scalar at `j`, stops: the
+/// characters it takes are not checked for document markers.
+pub(super) fn number_walk_end(b: &[u8], j: usize) -> usize {
+    let from = match b[j] {
+        b'-' | b'+' => {
+            let body = &b[j + 1..];
+            if body.len() >= 2 && ((body[0] == b'.' && body[1] == b'i') || body[1] == b'I') {
+                return j + 2;
+            }
+            j + 1
+        }
+        b'0'..=b'9' => j,
+        b'.' if !matches!(b.get(j + 1), Some(b'n' | b'N' | b'i' | b'I')) => j,
+        _ => return j,
+    };
+    let mut decimal = b.get(from) == Some(&b'.');
+    let (mut x, mut o, mut minus) = (false, false, false);
+    let mut k = if b[j] == b'-' || b[j] == b'+' { from } else { from + 1 };
+    while k < b.len() {
+        match b[k] {
+            b'0'..=b'9' | b'e' | b'E' | b'a'..=b'd' | b'f' | b'A'..=b'D' | b'F' => {}
+            b'x' if !x => x = true,
+            b'o' if !o => o = true,
+            b'.' if !decimal => decimal = true,
+            b'+' if !x => {}
+            b'-' if !minus => minus = true,
+            _ => break,
+        }
+        k += 1;
+    }
+    k
+}
+
+/// A character that starts a token other than a scalar.
+pub(super) fn is_indicator(c: u8) -> bool {
+    matches!(
+        c,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'%'
+            | b'@'
+            | b'`'
+    )
+}
+
+/// The byte after the quote that closes a scalar opened before `from`, or `None`
+/// when it runs past the end of the line.
+pub(super) fn close_quote(b: &[u8], from: usize, double: bool) -> Option<usize> {
+    let mut j = from;
+    while j < b.len() {
+        match b[j] {
+            b'\\' if double => j += 2,
+            b'"' if double => return Some(j + 1),
+            b'\'' if !double => {
+                if b.get(j + 1) == Some(&b'\'') {
+                    j += 2;
+                } else {
+                    return Some(j + 1);
+                }
+            }
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// `---` or `...` (as `c`) at `j`, followed by whitespace or the end of the line.
+pub(super) fn marker(b: &[u8], j: usize, c: u8) -> bool {
+    b.len() >= j + 3 && b[j..j + 3].iter().all(|x| *x == c) && ends_token(b.get(j + 3))
+}
+
+/// The length of the UTF-8 sequence that starts with `b` (1 for a stray byte).
+pub(super) fn utf8_len(b: u8) -> usize {
+    match b {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}

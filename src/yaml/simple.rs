@@ -1,0 +1,116 @@
+//! The fast path for the frontmatter shape almost every memory file has.
+
+use super::entries::Entries;
+use super::{Document, MAX_TEXT_BYTES, Value, resolve_plain};
+
+/// The shape almost every frontmatter has: `key: value` lines, and one level of
+/// `key: value` lines indented under a `key:` line, with plain or simply quoted
+/// scalars. Parsed directly, without the event parser; anything else (comments,
+/// flow collections, block scalars, anchors, tags, escapes, odd indentation, keys
+/// or values that need YAML's finer rules) returns `None` and takes the full path.
+/// The unit tests and the property tests check both paths agree.
+pub fn parse_simple(text: &str) -> Option<Document> {
+    let mut top = Entries::default();
+    let mut nested: Option<(String, Entries, usize)> = None;
+    let mut duplicate_keys = Vec::new();
+    fn insert(map: &mut Entries, key: String, v: Value, dups: &mut Vec<String>) {
+        if map.set(key.clone(), v) {
+            dups.push(key);
+        }
+    }
+    let close = |nested: &mut Option<(String, Entries, usize)>, top: &mut Entries, dups: &mut Vec<String>| {
+        if let Some((k, entries, _)) = nested.take() {
+            let v = if entries.is_empty() {
+                Value::Null
+            } else {
+                Value::Map(entries.list)
+            };
+            insert(top, k, v, dups);
+        }
+    };
+    if text.len() > MAX_TEXT_BYTES {
+        return None;
+    }
+    for line in text.split('\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let indent = line.bytes().take_while(|b| *b == b' ').count();
+        let (key, value) = split_simple_pair(&line[indent..])?;
+        if indent == 0 {
+            close(&mut nested, &mut top, &mut duplicate_keys);
+            match value {
+                None => nested = Some((key.to_string(), Entries::default(), 0)),
+                Some(v) => insert(&mut top, key.to_string(), simple_scalar(v)?, &mut duplicate_keys),
+            }
+        } else {
+            let (_, entries, width) = nested.as_mut()?;
+            if *width == 0 {
+                *width = indent;
+            }
+            if indent != *width {
+                return None;
+            }
+            // A nested key without a value would open a deeper level: not simple.
+            let v = simple_scalar(value?)?;
+            insert(entries, key.to_string(), v, &mut duplicate_keys);
+        }
+    }
+    close(&mut nested, &mut top, &mut duplicate_keys);
+    if top.is_empty() {
+        return None;
+    }
+    Some(Document {
+        root: Some(Value::Map(top.list)),
+        duplicate_keys,
+    })
+}
+
+/// `key:` or `key: value` with a plain identifier key; the value is the text after
+/// the separating spaces (trailing spaces removed), or `None` for an empty value.
+fn split_simple_pair(line: &str) -> Option<(&str, Option<&str>)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    let b = key.as_bytes();
+    if b.is_empty()
+        || !(b[0].is_ascii_alphabetic() || b[0] == b'_')
+        || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
+    {
+        return None;
+    }
+    let rest = &line[colon + 1..];
+    if rest.is_empty() || rest.bytes().all(|c| c == b' ') {
+        return Some((key, None));
+    }
+    let value = rest.strip_prefix(' ')?.trim_start_matches(' ').trim_end_matches(' ');
+    Some((key, Some(value)))
+}
+
+/// A scalar the fast path can resolve exactly, else `None`.
+fn simple_scalar(v: &str) -> Option<Value> {
+    if v.chars()
+        .any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}')
+    {
+        return None;
+    }
+    let first = v.chars().next()?;
+    if first == '"' {
+        let inner = v.strip_prefix('"')?.strip_suffix('"')?;
+        return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_string()));
+    }
+    if first == '\'' {
+        let inner = v.strip_prefix('\'')?.strip_suffix('\'')?;
+        return (!inner.contains('\'')).then(|| Value::String(inner.to_string()));
+    }
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first)
+        || v.contains("---")
+        || v.contains("...")
+        || v.contains(": ")
+        || v.contains(" #")
+        || v.ends_with(':')
+        || v.contains('\t')
+    {
+        return None;
+    }
+    Some(resolve_plain(v).unwrap_or_else(|| Value::String(v.to_string())))
+}
