@@ -28,6 +28,16 @@ pub(super) struct BlockScalar {
     pub header_indent: usize,
 }
 
+/// What precedes a block scalar's first content line.
+struct Leading {
+    newlines: usize,
+    max_leading: usize,
+    line_indent: usize,
+    /// Bun does not count the header's line break: a scalar that ends on the line
+    /// after it leaves the next token on the header's line, which fails.
+    crossed: bool,
+}
+
 impl BlockScalar {
     /// Read from byte `p` of `src` (the line after the header): the text and the byte
     /// where the scalar ends, or the byte at fault.
@@ -37,35 +47,16 @@ impl BlockScalar {
             return Err(p);
         }
         let mut text: Vec<u8> = Vec::new();
-        let mut newlines = 0usize;
-        let mut max_leading = 0usize;
-        let mut line_indent = self.header_indent;
-        // Bun does not count the header's line break: a scalar that ends on the line
-        // after it leaves the next token on the header's line, which fails.
-        let mut crossed = false;
-        // The content indentation: the indentation of the first non-blank line.
-        let content_indent = loop {
-            match src.get(p) {
-                None => return Ok((String::new(), len)),
-                Some(b'\r') if src.get(p + 1) == Some(&b'\n') => p += 1,
-                Some(b'\n' | b'\r') => {
-                    p += 1;
-                    line_indent = 0;
-                    if src.get(p) == Some(&b'\t') {
-                        return Err(p);
-                    }
-                    newlines += 1;
-                    crossed = true;
-                }
-                Some(b' ') => {
-                    let n = src[p..].iter().take_while(|c| **c == b' ').count();
-                    p += n;
-                    max_leading = max_leading.max(n);
-                    line_indent = n;
-                }
-                Some(_) => break line_indent,
-            }
+        let Some(lead) = self.leading(src, &mut p)? else {
+            return Ok((String::new(), len));
         };
+        let Leading {
+            mut newlines,
+            max_leading,
+            mut line_indent,
+            mut crossed,
+        } = lead;
+        let content_indent = line_indent;
         let mut previous_indent = content_indent;
         loop {
             let Some(&c) = src.get(p) else {
@@ -139,6 +130,39 @@ impl BlockScalar {
                     text.push(c);
                     p += 1;
                 }
+            }
+        }
+    }
+
+    /// The blank lines before the first content line; `None` at the end of input.
+    /// The content indentation is the indentation of the first non-blank line.
+    fn leading(&self, src: &[u8], p: &mut usize) -> Result<Option<Leading>, usize> {
+        let mut l = Leading {
+            newlines: 0,
+            max_leading: 0,
+            line_indent: self.header_indent,
+            crossed: false,
+        };
+        loop {
+            match src.get(*p) {
+                None => return Ok(None),
+                Some(b'\r') if src.get(*p + 1) == Some(&b'\n') => *p += 1,
+                Some(b'\n' | b'\r') => {
+                    *p += 1;
+                    l.line_indent = 0;
+                    if src.get(*p) == Some(&b'\t') {
+                        return Err(*p);
+                    }
+                    l.newlines += 1;
+                    l.crossed = true;
+                }
+                Some(b' ') => {
+                    let n = src[*p..].iter().take_while(|c| **c == b' ').count();
+                    *p += n;
+                    l.max_leading = l.max_leading.max(n);
+                    l.line_indent = n;
+                }
+                Some(_) => return Ok(Some(l)),
             }
         }
     }
