@@ -537,10 +537,8 @@ fn modified_value_span(text: &str, close: usize, top_level: bool) -> Option<std:
                 continue;
             }
             in_metadata = rest.strip_prefix("metadata:").is_some_and(|r| r.trim().is_empty());
-            if top_level {
-                if let Some(span) = value_span(rest, "modified") {
-                    return Some(start + span.start..start + span.end);
-                }
+            if top_level && let Some(span) = value_span(rest, "modified") {
+                return Some(start + span.start..start + span.end);
             }
             continue;
         }
@@ -573,10 +571,7 @@ fn value_span(line: &str, key: &str) -> Option<std::ops::Range<usize>> {
     };
     let len = match quote {
         Some(q) => inner.find(q)?,
-        None => inner
-            .find(" #")
-            .or_else(|| inner.find("\t#"))
-            .unwrap_or(inner.len()),
+        None => inner.find(" #").or_else(|| inner.find("\t#")).unwrap_or(inner.len()),
     };
     let value = &inner[..len];
     let len = value.trim_end_matches([' ', '\t']).len();
@@ -883,7 +878,11 @@ mod tests {
         let (_, f) = scan("---\nmodified: \"2026-07-21\"\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
         assert_eq!(f.modified_str(), Some("2026-07-21"), "top-level first");
         let (_, f) = scan("---\nmodified: ~\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
-        assert_eq!(f.modified_str(), Some("2026-01-01T00:00:00Z"), "a null top-level falls through");
+        assert_eq!(
+            f.modified_str(),
+            Some("2026-01-01T00:00:00Z"),
+            "a null top-level falls through"
+        );
         let (_, f) = scan("---\nmodified: 20260721\n---\n");
         assert_eq!(f.modified, Some(Value::Number(20_260_721.0)));
         assert_eq!((f.modified_str(), f.modified_ms()), (None, None));
@@ -903,13 +902,25 @@ mod tests {
     #[test]
     fn modified_formats() {
         assert_eq!(parse_modified("2026-07-21").map(|p| p.1), Some(ModifiedFormat::Date));
-        assert_eq!(parse_modified("2026-07-21T13:53:16Z").map(|p| p.1), Some(ModifiedFormat::Seconds));
-        assert_eq!(parse_modified("2026-07-21T13:53:16.297Z").map(|p| p.1), Some(ModifiedFormat::Millis));
+        assert_eq!(
+            parse_modified("2026-07-21T13:53:16Z").map(|p| p.1),
+            Some(ModifiedFormat::Seconds)
+        );
+        assert_eq!(
+            parse_modified("2026-07-21T13:53:16.297Z").map(|p| p.1),
+            Some(ModifiedFormat::Millis)
+        );
         assert_eq!(
             parse_modified("2026-07-21T15:53:16+02:00").map(|p| p.0),
             parse_modified("2026-07-21T13:53:16Z").map(|p| p.0)
         );
-        for bad in ["", "2026-13-01", "2026-07-21 13:53", "yesterday", "2026-07-21T13:53:16.297"] {
+        for bad in [
+            "",
+            "2026-13-01",
+            "2026-07-21 13:53",
+            "yesterday",
+            "2026-07-21T13:53:16.297",
+        ] {
             assert_eq!(parse_modified(bad), None, "{bad:?}");
         }
         let t = at(NOW);

@@ -75,7 +75,14 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.emit_json(serde_json::to_value(report)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&header(m, &doc, &lines, days, res.memdir.label_for(&m.rel), ctx.now_ms()))?;
+    out.print(&header(
+        m,
+        &doc,
+        &lines,
+        days,
+        res.memdir.label_for(&m.rel),
+        ctx.now_ms(),
+    ))?;
     let fresh = age::freshness_text(days);
     if !fresh.is_empty() {
         out.print(&format!("\n{fresh}\n"))?;

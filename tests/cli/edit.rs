@@ -291,7 +291,10 @@ fn saving_sets_the_modified_field_in_place_and_format() {
         ),
         // No `modified`, or not a string: nothing is added or changed.
         ("---\nname: A\n---\nold\n", "---\nname: A\n---\nnew\n"),
-        ("---\nname: A\nmodified: 7\n---\nold\n", "---\nname: A\nmodified: 7\n---\nnew\n"),
+        (
+            "---\nname: A\nmodified: 7\n---\nold\n",
+            "---\nname: A\nmodified: 7\n---\nnew\n",
+        ),
     ] {
         let env = Env::new().memory("a.md", before);
         let ed = script(&env, "ed.sh", "sed -i 's/old/new/' \"$1\"");
@@ -313,7 +316,10 @@ fn saving_overrides_a_modified_value_the_user_changed() {
     let ed = script(&env, "ed.sh", "sed -i 's/2026-01-02/1999-01-01/; s/old/new/' \"$1\"");
     let d = env.dir();
     let _run = env.env("EDITOR", ed).args(["edit", "a.md"]).run().success();
-    assert_eq!(read(&d, "a.md"), "---\nname: A\nmodified: 2026-03-10T12:00:00.000Z\n---\nnew\n");
+    assert_eq!(
+        read(&d, "a.md"),
+        "---\nname: A\nmodified: 2026-03-10T12:00:00.000Z\n---\nnew\n"
+    );
 }
 
 /// Issue 12 §2: `lint --fix` is mechanical: it keeps the `modified` field as it is.

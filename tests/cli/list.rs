@@ -311,7 +311,11 @@ fn non_utf8_memory_dir_marks_json_lossy() {
 fn json_entries_carry_the_modified_field() {
     let run = Env::new()
         .memory_aged("a.md", "---\nname: A\nmodified: 2026-07-21T13:53:16.297Z\n---\n", 1.0)
-        .memory_aged("b.md", "---\nname: B\nmetadata:\n  type: user\n  modified: '2026-07-20'\n---\n", 2.0)
+        .memory_aged(
+            "b.md",
+            "---\nname: B\nmetadata:\n  type: user\n  modified: '2026-07-20'\n---\n",
+            2.0,
+        )
         .memory_aged("c.md", "---\nname: C\nmodified: 20260721\n---\n", 3.0)
         .memory_aged("d.md", "---\nname: D\n---\n", 4.0)
         .args(["list", "--json"])

@@ -211,7 +211,8 @@ fn modified_field_in_json_and_text() {
         .run()
         .success();
     assert!(
-        run.stdout.contains("  modified (frontmatter): 42 (not a string; not used)\n"),
+        run.stdout
+            .contains("  modified (frontmatter): 42 (not a string; not used)\n"),
         "{}",
         run.stdout
     );
