@@ -61,6 +61,13 @@ fn ensure_exists(res: Resolution) -> Result<Resolution, Error> {
         } else {
             "MEMCTL_DIR"
         };
+        if res.memdir.main().exists() {
+            return Err(Error::new(
+                Kind::InvalidInput,
+                format!("not a directory: {}", res.memdir.main().display()),
+            )
+            .hint(format!("{flag} must name a memory directory, not a file")));
+        }
         return Err(Error::new(
             Kind::NotFound,
             format!("memory dir does not exist: {}", paths::with_sep(res.memdir.main())),

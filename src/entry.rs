@@ -20,6 +20,8 @@ pub struct Entry<'a> {
     pub claude_type: Option<MemoryType>,
     pub frontmatter_status: crate::frontmatter::Status,
     pub origin_session_id: Option<&'a crate::yaml::Value>,
+    /// The frontmatter's `modified` when it is a string (SPEC §2.4.1), else null.
+    pub modified_field: Option<&'a str>,
     pub mtime: crate::text::IsoMs,
     pub mtime_ms: f64,
     pub age_days: u64,
@@ -48,6 +50,7 @@ impl<'a> Entry<'a> {
             claude_type: m.claude_type(),
             frontmatter_status: m.frontmatter.status,
             origin_session_id: m.fields.origin_session_id.as_ref(),
+            modified_field: m.fields.modified_str(),
             mtime: crate::text::IsoMs(m.mtime_ms),
             mtime_ms: m.mtime_ms,
             age_days: days,

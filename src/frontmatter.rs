@@ -316,6 +316,8 @@ pub struct Fields {
     pub type_raw: Option<Value>,
     pub type_source: TypeSource,
     pub origin_session_id: Option<Value>,
+    /// Top-level `modified`, else `metadata.modified` (SPEC §2.4.1), any YAML value.
+    pub modified: Option<Value>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -364,9 +366,14 @@ impl Fields {
         let description = take(entries, "description").filter(Value::is_truthy);
         let top_type = take(entries, "type");
         let top_origin = take(entries, "originSessionId");
-        let (nested_type, nested_origin) = match entries.iter_mut().find(|(k, _)| k == "metadata") {
-            Some((_, Value::Map(inner))) => (take(inner, "type"), take(inner, "originSessionId")),
-            _ => (None, None),
+        let top_modified = take(entries, "modified");
+        let (nested_type, nested_origin, nested_modified) = match entries.iter_mut().find(|(k, _)| k == "metadata") {
+            Some((_, Value::Map(inner))) => (
+                take(inner, "type"),
+                take(inner, "originSessionId"),
+                take(inner, "modified"),
+            ),
+            _ => (None, None, None),
         };
         let (type_raw, type_source) = match (top_type, nested_type) {
             (Some(t), _) => (Some(t), TypeSource::Flat),
@@ -379,6 +386,7 @@ impl Fields {
             type_raw,
             type_source,
             origin_session_id: top_origin.or(nested_origin),
+            modified: top_modified.or(nested_modified),
         }
     }
 
@@ -408,8 +416,170 @@ impl Fields {
             type_raw,
             type_source,
             origin_session_id: fm.get("originSessionId").cloned().or_else(|| nested("originSessionId")),
+            modified: fm.get("modified").cloned().or_else(|| nested("modified")),
         }
     }
+
+    /// The `modified` field when it is a string (JSON `modified_field`).
+    pub fn modified_str(&self) -> Option<&str> {
+        match &self.modified {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The `modified` field as epoch milliseconds, when it is a string that parses
+    /// as an ISO-8601 time ([`parse_modified`]).
+    pub fn modified_ms(&self) -> Option<f64> {
+        self.modified_str().and_then(parse_modified).map(|(ms, _)| ms)
+    }
+}
+
+/// How a `modified` value is written, so that `edit` writes the new time the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModifiedFormat {
+    /// `YYYY-MM-DD` (the UTC date).
+    Date,
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    Seconds,
+    /// `YYYY-MM-DDTHH:MM:SS.sssZ`: what Claude Code writes (SPEC §2.4.1), and what
+    /// memctl writes for every other shape (other fractions, offsets).
+    Millis,
+}
+
+impl ModifiedFormat {
+    pub fn render(self, t: chrono::DateTime<chrono::Utc>) -> String {
+        match self {
+            ModifiedFormat::Date => t.format("%Y-%m-%d").to_string(),
+            ModifiedFormat::Seconds => t.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            ModifiedFormat::Millis => t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        }
+    }
+}
+
+/// An ISO-8601 `modified` value: its epoch milliseconds and its format. Accepts a
+/// date (`YYYY-MM-DD`, midnight UTC) or an RFC 3339 time (`Z` or an offset, any
+/// fraction); anything else is `None`.
+pub fn parse_modified(s: &str) -> Option<(f64, ModifiedFormat)> {
+    use chrono::{DateTime, NaiveDate};
+    let s = s.trim();
+    if s.len() == 10 {
+        let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
+        let t = d.and_hms_opt(0, 0, 0)?.and_utc();
+        return Some((t.timestamp_millis() as f64, ModifiedFormat::Date));
+    }
+    let t = DateTime::parse_from_rfc3339(s).ok()?;
+    let b = s.as_bytes();
+    let format = if s.len() == 20 && b[19] == b'Z' {
+        ModifiedFormat::Seconds
+    } else {
+        ModifiedFormat::Millis
+    };
+    Some((t.timestamp_millis() as f64, format))
+}
+
+/// `text` with its `modified` field (the one [`Fields`] reads: top-level, else under
+/// `metadata:`) set to `now`, for `edit`'s save (SPEC §2.4.1). Only the value's
+/// characters change: its quotes (none, `'` or `"`), a trailing comment, the line
+/// ending and every other byte are kept; the format follows the old value
+/// ([`ModifiedFormat`]; `Millis` when the old value is not a time). `None` when the
+/// file has no string `modified` in a block that opens on line 1, or when the value
+/// is not written on its own line as a one-line scalar (a flow mapping, a block
+/// scalar); the result is checked to read back as the new time with every other
+/// field unchanged, else `None`.
+pub fn restamp_modified(text: &str, now: chrono::DateTime<chrono::Utc>) -> Option<String> {
+    let (fm, _) = parse_document(text);
+    if fm.open_line != Some(0) {
+        return None;
+    }
+    let fields = Fields::from(&fm);
+    let old = fields.modified_str()?;
+    let format = parse_modified(old).map_or(ModifiedFormat::Millis, |(_, f)| f);
+    let new = format.render(now);
+    let close = fm.close_line?;
+    let top_level = fm.get("modified").is_some();
+    let span = modified_value_span(text, close, top_level)?;
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..span.start]);
+    out.push_str(&new);
+    out.push_str(&text[span.end..]);
+    let (fm2, _) = parse_document(&out);
+    let mut after = Fields::from(&fm2);
+    if after.modified_str() != Some(new.as_str()) || fm2.status != fm.status {
+        return None;
+    }
+    after.modified = fields.modified.clone();
+    (after == fields).then_some(out)
+}
+
+/// The byte range of the `modified` value's characters (inside its quotes) on the
+/// block's lines 1..`close`: a top-level `modified:` line, or an indented one among
+/// the lines after a top-level `metadata:` line.
+fn modified_value_span(text: &str, close: usize, top_level: bool) -> Option<std::ops::Range<usize>> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut offset = text.len() - body.len();
+    let mut in_metadata = false;
+    let mut nested_indent: Option<usize> = None;
+    for (i, raw) in body.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += raw.len();
+        if i == 0 {
+            continue;
+        }
+        if i >= close {
+            break;
+        }
+        let line = raw.trim_end_matches('\n').trim_end_matches('\r');
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let rest = &line[indent..];
+        if indent == 0 {
+            if rest.is_empty() || rest.starts_with('#') {
+                continue;
+            }
+            in_metadata = rest.strip_prefix("metadata:").is_some_and(|r| r.trim().is_empty());
+            if top_level && let Some(span) = value_span(rest, "modified") {
+                return Some(start + span.start..start + span.end);
+            }
+            continue;
+        }
+        if top_level || !in_metadata {
+            continue;
+        }
+        // Only keys at the mapping's own indentation (the first nested key's).
+        let own = *nested_indent.get_or_insert(indent);
+        if indent != own {
+            continue;
+        }
+        if let Some(span) = value_span(rest, "modified") {
+            return Some(start + indent + span.start..start + indent + span.end);
+        }
+    }
+    None
+}
+
+/// In `key: value # comment`, the range of the value's characters (inside quotes).
+fn value_span(line: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let after = line.strip_prefix(key)?.strip_prefix(':')?;
+    let trimmed = after.trim_start_matches([' ', '\t']);
+    if trimmed.len() == after.len() {
+        return None;
+    }
+    let at = key.len() + 1 + after.len() - trimmed.len();
+    let (quote, inner) = match trimmed.chars().next()? {
+        q @ ('"' | '\'') => (Some(q), &trimmed[1..]),
+        _ => (None, trimmed),
+    };
+    let len = match quote {
+        Some(q) => inner.find(q)?,
+        None => inner.find(" #").or_else(|| inner.find("\t#")).unwrap_or(inner.len()),
+    };
+    let value = &inner[..len];
+    let len = value.trim_end_matches([' ', '\t']).len();
+    if len == 0 {
+        return None;
+    }
+    let start = at + usize::from(quote.is_some());
+    Some(start..start + len)
 }
 
 /// A YAML scalar for a value memctl writes (SPEC §3.6): plain when safe, else
@@ -690,5 +860,127 @@ mod tests {
         let (fm, body) = parse_document("---\nname: a\n---");
         assert_eq!(fm.status, Status::Ok);
         assert_eq!(body, "");
+    }
+
+    fn at(s: &str) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::parse_from_rfc3339(s).unwrap().into()
+    }
+
+    const NOW: &str = "2026-08-02T09:05:07.123Z";
+
+    #[test]
+    fn modified_is_read_flat_nested_and_only_as_a_string() {
+        let (_, f) = scan("---\nname: n\nmodified: 2026-07-21T13:53:16.297Z\n---\n");
+        assert_eq!(f.modified_str(), Some("2026-07-21T13:53:16.297Z"));
+        assert_eq!(f.modified_ms(), Some(1_784_641_996_297.0));
+        let (_, f) = scan("---\nname: n\nmetadata: \n  type: user\n  modified: 2026-07-21T13:53:16.297Z\n---\n");
+        assert_eq!(f.modified_str(), Some("2026-07-21T13:53:16.297Z"));
+        let (_, f) = scan("---\nmodified: \"2026-07-21\"\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
+        assert_eq!(f.modified_str(), Some("2026-07-21"), "top-level first");
+        let (_, f) = scan("---\nmodified: ~\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
+        assert_eq!(
+            f.modified_str(),
+            Some("2026-01-01T00:00:00Z"),
+            "a null top-level falls through"
+        );
+        let (_, f) = scan("---\nmodified: 20260721\n---\n");
+        assert_eq!(f.modified, Some(Value::Number(20_260_721.0)));
+        assert_eq!((f.modified_str(), f.modified_ms()), (None, None));
+        let (_, f) = scan("---\nmodified: last week\n---\n");
+        assert_eq!((f.modified_str(), f.modified_ms()), (Some("last week"), None));
+        assert_eq!(scan("---\nname: n\n---\n").1.modified, None);
+        for text in [
+            "---\nmodified: 2026-07-21T13:53:16.297Z\nmetadata:\n  modified: x\n---\n",
+            "---\nmetadata:\n  modified: 2026-07-21\n---\n",
+        ] {
+            let mut fm = parse_lines(&scan_lines(text));
+            let from = Fields::from(&fm);
+            assert_eq!(Fields::take(&mut fm), from, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn modified_formats() {
+        assert_eq!(parse_modified("2026-07-21").map(|p| p.1), Some(ModifiedFormat::Date));
+        assert_eq!(
+            parse_modified("2026-07-21T13:53:16Z").map(|p| p.1),
+            Some(ModifiedFormat::Seconds)
+        );
+        assert_eq!(
+            parse_modified("2026-07-21T13:53:16.297Z").map(|p| p.1),
+            Some(ModifiedFormat::Millis)
+        );
+        assert_eq!(
+            parse_modified("2026-07-21T15:53:16+02:00").map(|p| p.0),
+            parse_modified("2026-07-21T13:53:16Z").map(|p| p.0)
+        );
+        for bad in [
+            "",
+            "2026-13-01",
+            "2026-07-21 13:53",
+            "yesterday",
+            "2026-07-21T13:53:16.297",
+        ] {
+            assert_eq!(parse_modified(bad), None, "{bad:?}");
+        }
+        let t = at(NOW);
+        assert_eq!(ModifiedFormat::Date.render(t), "2026-08-02");
+        assert_eq!(ModifiedFormat::Seconds.render(t), "2026-08-02T09:05:07Z");
+        assert_eq!(ModifiedFormat::Millis.render(t), "2026-08-02T09:05:07.123Z");
+    }
+
+    #[test]
+    fn restamp_rewrites_only_the_value() {
+        let now = at(NOW);
+        for (before, after) in [
+            (
+                "---\nname: n\nmodified: 2026-07-21T13:53:16.297Z\n---\nbody\n",
+                "---\nname: n\nmodified: 2026-08-02T09:05:07.123Z\n---\nbody\n",
+            ),
+            (
+                "---\r\nname: n\r\nmetadata: \r\n  type: user\r\n  modified: 2026-07-21T13:53:16.297Z  # by CC\r\n---\r\n",
+                "---\r\nname: n\r\nmetadata: \r\n  type: user\r\n  modified: 2026-08-02T09:05:07.123Z  # by CC\r\n---\r\n",
+            ),
+            (
+                "\u{feff}---\nmodified: '2026-07-21'\n---\n",
+                "\u{feff}---\nmodified: '2026-08-02'\n---\n",
+            ),
+            (
+                "---\nmodified:\t\"2026-07-21T13:53:16Z\"\n---\n",
+                "---\nmodified:\t\"2026-08-02T09:05:07Z\"\n---\n",
+            ),
+            (
+                "---\nmodified: 2026-07-21T15:53:16+02:00\n---\n",
+                "---\nmodified: 2026-08-02T09:05:07.123Z\n---\n",
+            ),
+            (
+                "---\nmodified: sometime\n---\n",
+                "---\nmodified: 2026-08-02T09:05:07.123Z\n---\n",
+            ),
+            (
+                "---\nmetadata:\n  node:\n    modified: x\n  modified: 2026-07-21\n---\n",
+                "---\nmetadata:\n  node:\n    modified: x\n  modified: 2026-08-02\n---\n",
+            ),
+        ] {
+            assert_eq!(restamp_modified(before, now).as_deref(), Some(after), "{before:?}");
+        }
+    }
+
+    #[test]
+    fn restamp_leaves_files_without_a_string_modified() {
+        let now = at(NOW);
+        for text in [
+            "---\nname: n\n---\nmodified: 2026-07-21\n",
+            "no frontmatter\nmodified: 2026-07-21\n",
+            "---\nmodified: 20260721\n---\n",
+            "---\nmodified: ~\n---\n",
+            "---\nmodified: [2026-07-21]\n---\n",
+            "---\nmetadata: {modified: 2026-07-21}\n---\n",
+            "---\nmodified: |\n  2026-07-21\n---\n",
+            "<!-- c -->\n---\nname: n\nmodified: 2026-07-21\n---\n",
+            "---\nname: n\nmodified: 2026-07-21\n",
+        ] {
+            assert_eq!(restamp_modified(text, now), None, "{text:?}");
+        }
     }
 }

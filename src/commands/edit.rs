@@ -297,6 +297,7 @@ fn save(
         }
         let content = std::fs::read(draft)
             .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
+        let content = restamped(content, ctx.now);
         if writer.replace_if(target, &content, before.stamp)? {
             return Ok(());
         }
@@ -310,6 +311,25 @@ fn save(
         out.warn(format!("not saved; your edit is kept in {}", draft.display()));
     }
     result
+}
+
+/// The draft with its frontmatter `modified` field set to the write time, when it
+/// has one (SPEC §2.4.1; `frontmatter::restamp_modified` keeps every other byte). A
+/// draft that is not UTF-8 is restamped when its frontmatter lies in the valid prefix.
+fn restamped(content: Vec<u8>, now: DateTime<Utc>) -> Vec<u8> {
+    let valid = match std::str::from_utf8(&content) {
+        Ok(text) => text.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    let head = std::str::from_utf8(&content[..valid]).unwrap_or_default();
+    match crate::frontmatter::restamp_modified(head, now) {
+        Some(text) => {
+            let mut bytes = text.into_bytes();
+            bytes.extend_from_slice(&content[valid..]);
+            bytes
+        }
+        None => content,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -47,6 +47,10 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     for n in notes {
         out.note(n);
     }
+    // Not a rule of SPEC §3.9.3: a stderr warning, as in `path` (issue 13).
+    if let Some(w) = res.tracked_local_setting_warning() {
+        out.warn(w);
+    }
     note_fixes(out, &outcome.fixes);
     render(out, format, args.dry_run, &outcome, &res, &ctx.env.cwd)?;
     let (errors, warnings, _) = lint::counts(&outcome.findings);

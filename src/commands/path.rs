@@ -19,6 +19,9 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     for w in &res.warnings {
         out.warn(w.clone());
     }
+    if let Some(w) = res.tracked_local_setting_warning() {
+        out.warn(w);
+    }
     if !res.enabled.value {
         out.warn(format!(
             "auto memory is disabled ({}): Claude Code will not read or write this directory",

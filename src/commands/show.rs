@@ -62,6 +62,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         entry.memory_type = memory::MemoryType::of(doc.fields.type_raw.as_ref());
         entry.type_raw = doc.fields.type_raw.as_ref();
         entry.type_source = doc.fields.type_source;
+        entry.modified_field = doc.fields.modified_str();
         entry.frontmatter_status = doc.fm.status;
         let report = ShowReport {
             entry,
@@ -74,7 +75,14 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.emit_json(serde_json::to_value(report)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&header(m, &doc, &lines, days, res.memdir.label_for(&m.rel)))?;
+    out.print(&header(
+        m,
+        &doc,
+        &lines,
+        days,
+        res.memdir.label_for(&m.rel),
+        ctx.now_ms(),
+    ))?;
     let fresh = age::freshness_text(days);
     if !fresh.is_empty() {
         out.print(&format!("\n{fresh}\n"))?;
@@ -166,7 +174,18 @@ fn value_text(v: Option<&crate::yaml::Value>) -> String {
     v.map_or_else(|| "-".into(), |v| v.js_string().replace('\n', "⏎"))
 }
 
-fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64, label: &str) -> String {
+/// The frontmatter's `modified` as written, with its age when it is a time.
+fn modified_text(v: &crate::yaml::Value, now_ms: f64) -> String {
+    let crate::yaml::Value::String(s) = v else {
+        return format!("{} (not a string; not used)", value_text(Some(v)));
+    };
+    match frontmatter::parse_modified(s) {
+        Some((ms, _)) => format!("{} ({})", value_text(Some(v)), age::age_text(age::age_days(now_ms, ms))),
+        None => format!("{} (not an ISO-8601 time; not used)", value_text(Some(v))),
+    }
+}
+
+fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64, label: &str, now_ms: f64) -> String {
     let f = &doc.fields;
     let ty = match (memory::MemoryType::of(f.type_raw.as_ref()), &f.type_raw) {
         (Some(t), _) => format!("{} ({})", t.as_str(), f.type_source.as_str()),
@@ -183,11 +202,14 @@ fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64, label: &str) -> 
             .join(", ")
     };
     let mut s = format!("{}\n", m.rel);
-    let mut row = |label: &str, value: String| s.push_str(&format!("  {:<14}{value}\n", format!("{label}:")));
+    let mut row = |label: &str, value: String| s.push_str(&format!("  {:<13} {value}\n", format!("{label}:")));
     row("name", value_text(f.name.as_ref()));
     row("type", ty);
     row("description", value_text(f.description.as_ref()));
     row("modified", format!("{} ({})", iso_ms(m.mtime_ms), age::age_text(days)));
+    if let Some(v) = &f.modified {
+        row("modified (frontmatter)", modified_text(v, now_ms));
+    }
     row("indexed", indexed);
     row("path", m.path.to_string_lossy().into_owned());
     if let Some(problem) = status_problem(doc.fm.status, doc.fm.limit_hit) {

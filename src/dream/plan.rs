@@ -123,7 +123,7 @@ pub struct Consolidate {
 }
 
 /// A relative-date phrase (ML116) and the absolute date to write, when one follows
-/// from the file's mtime.
+/// from the file's `modified` field or its mtime.
 #[derive(Debug, Serialize)]
 pub struct RelativeDate {
     pub file: String,
@@ -132,6 +132,17 @@ pub struct RelativeDate {
     pub phrase: String,
     /// `YYYY-MM-DD`.
     pub suggestion: Option<String>,
+    /// What the suggestion counts from: the frontmatter's `modified` time when it
+    /// parses, else the file's mtime (SPEC §3.13).
+    pub based_on: BasedOn,
+}
+
+/// The "written at" time a relative-date suggestion counts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BasedOn {
+    Modified,
+    Mtime,
 }
 
 /// Phase 4: the index rules' findings and the caps.
@@ -255,9 +266,13 @@ fn gather(i: &PlanInput) -> Gather {
 fn consolidate(i: &PlanInput, links: &[Link]) -> Consolidate {
     let mut relative = Vec::new();
     for (m, text) in read(i) {
+        let (written_ms, based_on) = match m.fields.modified_ms() {
+            Some(ms) => (ms, BasedOn::Modified),
+            None => (m.mtime_ms, BasedOn::Mtime),
+        };
         for d in dates::find(text) {
             let suggestion = d.offset_days.and_then(|off| {
-                Utc.timestamp_millis_opt(m.mtime_ms as i64)
+                Utc.timestamp_millis_opt(written_ms as i64)
                     .single()
                     .map(|t| (t + Duration::days(off)).format("%Y-%m-%d").to_string())
             });
@@ -267,6 +282,7 @@ fn consolidate(i: &PlanInput, links: &[Link]) -> Consolidate {
                 col: d.col,
                 phrase: d.phrase,
                 suggestion,
+                based_on,
             });
         }
     }

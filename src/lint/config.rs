@@ -82,7 +82,7 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             Path::new(&s.file),
             json_key_line(&s.file, "autoMemoryDirectory"),
             1,
-            format!("autoMemoryDirectory {v} is ignored in project settings; set it in .claude/settings.local.json or the user settings"),
+            format!("autoMemoryDirectory {v} is ignored in project settings; set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings"),
         ));
     }
     let home = res.home.clone();

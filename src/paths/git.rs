@@ -128,3 +128,40 @@ pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
         (nfc(&common_dir), Reason::Bare(common_dir.clone()))
     }
 }
+/// How long [`is_tracked`] waits for git before giving up.
+const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether git tracks `rel` (a path relative to `root`): one `git ls-files
+/// --error-unmatch` in `root`, no network, bounded by [`GIT_DEADLINE`]. `None` when
+/// git is missing, `root` is not in a repository, or git does not answer in time.
+pub fn is_tracked(root: &Path, rel: &str) -> Option<bool> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["ls-files", "--error-unmatch", "--"])
+        .arg(rel)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < GIT_DEADLINE => std::thread::sleep(std::time::Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    match status.code() {
+        Some(0) => Some(true),
+        Some(1) => Some(false),
+        _ => None,
+    }
+}

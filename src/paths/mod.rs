@@ -105,6 +105,23 @@ pub fn with_sep(p: &Path) -> String {
 }
 
 impl Resolution {
+    /// A warning when `<project>/.claude/settings.local.json` sets
+    /// `autoMemoryDirectory` and git tracks the file: Claude Code honours it, so every
+    /// clone's memory moves (issue 13). Runs git once; `None` without git.
+    pub fn tracked_local_setting_warning(&self) -> Option<String> {
+        let project = self.project.as_ref()?;
+        let local = self.settings.iter().find(|s| s.source == settings::Source::Local)?;
+        let (value, _) = local.get("autoMemoryDirectory")?;
+        let rel = ".claude/settings.local.json";
+        if git::is_tracked(Path::new(&project.root), rel) != Some(true) {
+            return None;
+        }
+        Some(format!(
+            "{} sets autoMemoryDirectory to {value}, and git tracks it: Claude Code honours it as local settings, so every clone of the repository writes its memory there; untrack it (`git rm --cached {rel}`) and add it to .gitignore",
+            local.file
+        ))
+    }
+
     pub fn team_dir(&self) -> PathBuf {
         self.memdir.team_dir()
     }
@@ -275,16 +292,23 @@ fn explicit_dir(req: &Request, env: &Env) -> Result<Option<(OsString, DirSource)
 
 /// The config home (SPEC §2.2.2), absolute against the project root.
 fn config_home(env: &Env, home: Option<&str>, base_dir: &str, warnings: &mut Vec<String>) -> Option<String> {
-    let config_home = match env.get("CLAUDE_CONFIG_DIR") {
-        Some(c) => nfc(&c),
+    let from_env = env.get("CLAUDE_CONFIG_DIR");
+    let config_home = match &from_env {
+        Some(c) => nfc(c),
         None => nfc(&join(&[home?, ".claude"])),
     };
     if config_home.starts_with('/') {
         return Some(config_home);
     }
-    warnings.push(format!(
-        "CLAUDE_CONFIG_DIR is relative (`{config_home}`): paths under it are resolved against the project root {base_dir}"
-    ));
+    warnings.push(match from_env {
+        Some(_) => format!(
+            "CLAUDE_CONFIG_DIR is relative (`{config_home}`): paths under it are resolved against the project root {base_dir}"
+        ),
+        None => format!(
+            "HOME is relative (`{}`): the config home `{config_home}` is resolved against the project root {base_dir}",
+            home.unwrap_or_default()
+        ),
+    });
     Some(absolutize(&config_home, base_dir))
 }
 

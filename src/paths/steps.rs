@@ -306,7 +306,7 @@ impl Walk<'_> {
 /// workspace (SPEC §3.3 step 5).
 pub fn project_setting_warning(file: &str, raw: &str) -> String {
     format!(
-        "{file} sets autoMemoryDirectory to {}, but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json or the user settings instead",
+        "{file} sets autoMemoryDirectory to {}, but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead",
         serde_json::Value::String(raw.to_string())
     )
 }

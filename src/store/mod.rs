@@ -89,7 +89,11 @@ pub fn create_dir(dir: &Path) -> Result<(), Error> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .map_err(|e| io_err("cannot create", dir, e))
+        .map_err(|e| match dir.ancestors().find(|a| fs::metadata(a).is_ok_and(|m| !m.is_dir())) {
+            Some(file) => Error::new(Kind::InvalidInput, format!("not a directory: {}", file.display()))
+                .hint("a memory dir (--dir, MEMCTL_DIR or the resolved one) must be a directory; move the file away or name another path"),
+            None => io_err("cannot create", dir, e),
+        })
 }
 
 /// Replace a file outside any memory dir (a settings file, CLAUDE.md) atomically:

@@ -265,7 +265,7 @@ fn the_plan_names_files_and_lines() {
     );
     assert_eq!(
         plan["consolidate"]["relative_dates"],
-        serde_json::json!([{"file": "feedback_concurrent.md", "line": 7, "col": 9, "phrase": "yesterday", "suggestion": "2026-03-07"}])
+        serde_json::json!([{"file": "feedback_concurrent.md", "line": 7, "col": 9, "phrase": "yesterday", "suggestion": "2026-03-07", "based_on": "mtime"}])
     );
     let clusters = plan["consolidate"]["duplicate_clusters"].as_array().unwrap();
     assert!(
@@ -308,4 +308,31 @@ fn text_output_has_the_gate_table_and_the_four_phases() {
     ] {
         assert!(run.stdout.contains(needle), "missing {needle:?} in\n{}", run.stdout);
     }
+}
+
+/// Issue 12 §2: relative dates count from the frontmatter's `modified` when it is a
+/// time, else from the mtime, and say which.
+#[test]
+fn relative_dates_count_from_the_modified_field() {
+    let (env, _) = setup(Some(true));
+    let env = env
+        .memory_aged(
+            "project_a.md",
+            "---\nname: A\ndescription: a\ntype: project\nmodified: 2026-01-10T08:00:00.000Z\n---\nDecided yesterday.\n",
+            48.0,
+        )
+        .memory_aged(
+            "project_b.md",
+            "---\nname: B\ndescription: b\ntype: project\nmetadata:\n  modified: not a time\n---\nDecided yesterday.\n",
+            72.0,
+        )
+        .index("- [A](project_a.md) — a\n- [B](project_b.md) — b\n");
+    let doc = dream(env);
+    assert_eq!(
+        doc["plan"]["consolidate"]["relative_dates"],
+        serde_json::json!([
+            {"file": "project_a.md", "line": 7, "col": 9, "phrase": "yesterday", "suggestion": "2026-01-09", "based_on": "modified"},
+            {"file": "project_b.md", "line": 8, "col": 9, "phrase": "yesterday", "suggestion": "2026-03-06", "based_on": "mtime"}
+        ])
+    );
 }

@@ -271,3 +271,69 @@ fn r13_a_save_refused_at_the_lock_says_where_the_draft_is() {
     let draft = draft_from(&run.stderr);
     assert!(fs::read_to_string(draft).unwrap().ends_with("Changed.\n"));
 }
+
+/// Issue 12 §2: saving through `edit` sets the frontmatter's `modified` to the write
+/// time (MEMCTL_NOW), in the same place and format, keeping every other byte.
+#[test]
+fn saving_sets_the_modified_field_in_place_and_format() {
+    for (before, after) in [
+        (
+            "---\nname: A\ndescription: d\ntype: user\nmodified: 2026-01-02T03:04:05.678Z\n---\n\nold\n",
+            "---\nname: A\ndescription: d\ntype: user\nmodified: 2026-03-10T12:00:00.000Z\n---\n\nnew\n",
+        ),
+        (
+            "---\r\nname: A\r\nmetadata: \r\n  type: user\r\n  modified: '2026-01-02'  # kept\r\n---\r\nold\r\n",
+            "---\r\nname: A\r\nmetadata: \r\n  type: user\r\n  modified: '2026-03-10'  # kept\r\n---\r\nnew\r\n",
+        ),
+        (
+            "---\nname: A\nmodified: \"2026-01-02T03:04:05Z\"\n---\nold\n",
+            "---\nname: A\nmodified: \"2026-03-10T12:00:00Z\"\n---\nnew\n",
+        ),
+        // No `modified`, or not a string: nothing is added or changed.
+        ("---\nname: A\n---\nold\n", "---\nname: A\n---\nnew\n"),
+        (
+            "---\nname: A\nmodified: 7\n---\nold\n",
+            "---\nname: A\nmodified: 7\n---\nnew\n",
+        ),
+    ] {
+        let env = Env::new().memory("a.md", before);
+        let ed = script(&env, "ed.sh", "sed -i 's/old/new/' \"$1\"");
+        let d = env.dir();
+        let _run = env
+            .env("EDITOR", ed)
+            .args(["edit", "a.md"])
+            .run()
+            .success()
+            .stdout("saved a.md\n");
+        assert_eq!(read(&d, "a.md"), after, "{before:?}");
+    }
+}
+
+/// Issue 12 §2: a value the user typed in the editor is replaced by the write time too.
+#[test]
+fn saving_overrides_a_modified_value_the_user_changed() {
+    let env = Env::new().memory("a.md", "---\nname: A\nmodified: 2026-01-02T03:04:05.678Z\n---\nold\n");
+    let ed = script(&env, "ed.sh", "sed -i 's/2026-01-02/1999-01-01/; s/old/new/' \"$1\"");
+    let d = env.dir();
+    let _run = env.env("EDITOR", ed).args(["edit", "a.md"]).run().success();
+    assert_eq!(
+        read(&d, "a.md"),
+        "---\nname: A\nmodified: 2026-03-10T12:00:00.000Z\n---\nnew\n"
+    );
+}
+
+/// Issue 12 §2: `lint --fix` is mechanical: it keeps the `modified` field as it is.
+#[test]
+fn lint_fix_keeps_the_modified_field() {
+    let env = Env::new().memory(
+        "a.md",
+        "---\nname: Project Context: SS\ndescription: d\ntype: user\nmodified: 2026-01-02T03:04:05.678Z\n---\nb\n",
+    );
+    let d = env.dir();
+    let run = env.args(["lint", "--fix", "--rule", "ML111"]).run();
+    run.stderr_has("fixed ML111 in a.md");
+    assert_eq!(
+        read(&d, "a.md"),
+        "---\nname: \"Project Context: SS\"\ndescription: d\ntype: user\nmodified: 2026-01-02T03:04:05.678Z\n---\nb\n"
+    );
+}

@@ -178,3 +178,55 @@ fn r14_a_missing_argument_is_named_and_the_hint_points_at_the_subcommand() {
     );
     assert_eq!(e["error"]["hint"], "run `memctl forget --help` for usage");
 }
+
+/// Issue 13 §16: `MEMCTL_DIR` naming a regular file says so, for reads and writes.
+#[test]
+fn a_memory_dir_that_is_a_file_is_not_a_directory() {
+    let env = Env::new();
+    let file = env.root().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let env = env.env("MEMCTL_DIR", &file);
+    let out = env.command().arg("list").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "memctl: not a directory: {}\nhint: MEMCTL_DIR must name a memory directory, not a file\n",
+            file.display()
+        )
+    );
+    let out = env
+        .command()
+        .args([
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "x",
+            "--description",
+            "d",
+            "--body",
+            "b",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "memctl: not a directory: {}\nhint: a memory dir (--dir, MEMCTL_DIR or the resolved one) must be a directory; move the file away or name another path\n",
+            file.display()
+        )
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}
+
+/// Issue 13 §16: a relative `HOME` (with `CLAUDE_CONFIG_DIR` unset) is named as HOME.
+#[test]
+fn a_relative_home_is_named_in_the_warning() {
+    let env = Env::new().resolved().env_remove("CLAUDE_CONFIG_DIR").env("HOME", "rel");
+    let root = env.root();
+    env.arg("path").run().success().stderr(&format!(
+        "memctl: warning: HOME is relative (`rel`): the config home `rel/.claude` is resolved against the project root {}\n",
+        root.display()
+    ));
+}

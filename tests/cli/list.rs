@@ -305,3 +305,39 @@ fn non_utf8_memory_dir_marks_json_lossy() {
     let plain = Env::new().args(["list", "--json"]).run().success().json();
     assert_eq!(plain.get("lossy"), None);
 }
+
+/// Issue 12 §2: `modified_field` follows `origin_session_id`; a string, else null.
+#[test]
+fn json_entries_carry_the_modified_field() {
+    let run = Env::new()
+        .memory_aged("a.md", "---\nname: A\nmodified: 2026-07-21T13:53:16.297Z\n---\n", 1.0)
+        .memory_aged(
+            "b.md",
+            "---\nname: B\nmetadata:\n  type: user\n  modified: '2026-07-20'\n---\n",
+            2.0,
+        )
+        .memory_aged("c.md", "---\nname: C\nmodified: 20260721\n---\n", 3.0)
+        .memory_aged("d.md", "---\nname: D\n---\n", 4.0)
+        .args(["list", "--json"])
+        .run()
+        .success();
+    let doc = run.json();
+    let got: Vec<_> = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["file"].clone(), e["modified_field"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a.md".into(), "2026-07-21T13:53:16.297Z".into()),
+            ("b.md".into(), "2026-07-20".into()),
+            ("c.md".into(), serde_json::Value::Null),
+            ("d.md".into(), serde_json::Value::Null),
+        ]
+    );
+    let keys: Vec<_> = doc["entries"][0].as_object().unwrap().keys().cloned().collect();
+    let at = keys.iter().position(|k| k == "origin_session_id").unwrap();
+    assert_eq!(keys[at + 1], "modified_field");
+}

@@ -198,7 +198,7 @@ fn user_setting_moves_memory_and_project_setting_is_ignored_with_a_warning() {
     .unwrap();
     let home = env.home();
     env.resolved().arg("--project").arg(&proj).arg("path").run().success().stdout(&format!("{}/mymem/\n", home.display())).stderr(&format!(
-        "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json or the user settings instead\n",
+        "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead\n",
         proj.display()
     ));
 }
@@ -585,7 +585,7 @@ fn trust_of_a_parent_dir_counts_and_a_local_setting_still_wins() {
 fn an_untrusted_or_unreadable_trust_record_keeps_todays_warning() {
     let warning = |proj: &Path| {
         format!(
-            "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json or the user settings instead\n",
+            "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead\n",
             proj.display()
         )
     };
@@ -789,4 +789,38 @@ fn an_invalid_named_key_or_one_without_claude_config_dir_is_ignored_with_a_warni
         run.stderr
             .contains("`named` is ignored (it counts only when CLAUDE_CONFIG_DIR is set)")
     );
+}
+
+/// Issue 13 §16: a `settings.local.json` that sets `autoMemoryDirectory` and that
+/// git tracks moves every clone's memory: `path --explain` and `lint` say so; an
+/// untracked one (or no repository) gets no warning.
+#[test]
+fn a_tracked_local_setting_is_warned_about() {
+    let env = Env::new().resolved();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::write(
+        proj.join(".claude/settings.local.json"),
+        r#"{"autoMemoryDirectory": "~/mem"}"#,
+    )
+    .unwrap();
+    fs::create_dir_all(env.home().join("mem")).unwrap();
+    let warning = format!(
+        "memctl: warning: {}/.claude/settings.local.json sets autoMemoryDirectory to \"~/mem\", and git tracks it: Claude Code honours it as local settings, so every clone of the repository writes its memory there; untrack it (`git rm --cached .claude/settings.local.json`) and add it to .gitignore\n",
+        proj.display()
+    );
+    let stderr = |args: &[&str]| {
+        let out = env.command().arg("--project").arg(&proj).args(args).output().unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // No repository, then an untracked file: no warning.
+    assert!(!stderr(&["path", "--explain"]).contains("git tracks"));
+    git(&proj, &["init", "-q"]);
+    assert!(!stderr(&["path", "--explain"]).contains("git tracks"));
+    assert!(!stderr(&["lint"]).contains("git tracks"));
+    git(&proj, &["add", "-f", ".claude/settings.local.json"]);
+    let e = stderr(&["path", "--explain"]);
+    assert!(e.contains(&warning), "{e}");
+    let e = stderr(&["lint"]);
+    assert!(e.contains(&warning), "{e}");
 }

@@ -185,3 +185,47 @@ fn files_with_nul_bytes_print_when_piped() {
         .run()
         .success();
 }
+
+/// Issue 12 §2: the frontmatter's `modified` in the JSON and as its own text row.
+#[test]
+fn modified_field_in_json_and_text() {
+    let text = "---\nname: A\nmetadata:\n  modified: 2026-03-03T12:00:00.000Z\n---\nbody\n";
+    let env = Env::new().memory_aged("a.md", text, 1.0);
+    let run = env.args(["show", "a.md", "--json"]).run().success();
+    assert_eq!(run.json()["modified_field"], "2026-03-03T12:00:00.000Z");
+    let run = Env::new()
+        .memory_aged("a.md", text, 1.0)
+        .args(["show", "a.md"])
+        .run()
+        .success();
+    assert!(
+        run.stdout.contains(
+            "  modified:     2026-03-10T11:00:00.000Z (today)\n  modified (frontmatter): 2026-03-03T12:00:00.000Z (7 days ago)\n  indexed:"
+        ),
+        "{}",
+        run.stdout
+    );
+    let run = Env::new()
+        .memory_aged("a.md", "---\nname: A\nmodified: 42\n---\n", 1.0)
+        .args(["show", "a.md"])
+        .run()
+        .success();
+    assert!(
+        run.stdout
+            .contains("  modified (frontmatter): 42 (not a string; not used)\n"),
+        "{}",
+        run.stdout
+    );
+    let run = Env::new()
+        .memory_aged("a.md", "---\nname: A\nmodified: 42\n---\n", 1.0)
+        .args(["show", "a.md", "--json"])
+        .run()
+        .success();
+    assert_eq!(run.json()["modified_field"], serde_json::Value::Null);
+    let run = Env::new()
+        .memory_aged("a.md", "---\nname: A\n---\n", 1.0)
+        .args(["show", "a.md"])
+        .run()
+        .success();
+    assert!(!run.stdout.contains("frontmatter)"), "{}", run.stdout);
+}
