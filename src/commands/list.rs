@@ -115,6 +115,25 @@ fn write_json(
     let warnings = serde_json::to_string(&std::mem::take(&mut out.warnings))?;
     let w = out.stdout();
     write!(w, "{head},\n  \"entries\": [")?;
+    write_entries(w, indexed, ranked, now_ms)?;
+    write!(
+        w,
+        "{}],\n  \"warnings\": {warnings}\n}}\n",
+        if ranked.is_empty() { "" } else { "\n  " }
+    )?;
+    Ok(())
+}
+
+/// The `entries` array's items, serialized chunk by chunk; on large listings a
+/// helper thread renders every other chunk meanwhile, through a short queue, so
+/// memory stays bounded.
+fn write_entries(
+    w: &mut impl std::io::Write,
+    indexed: &Indexed,
+    ranked: &[(usize, &Memory)],
+    now_ms: f64,
+) -> std::io::Result<()> {
+    use std::io::Write;
     let render = |part: &[(usize, &Memory)], buf: &mut Vec<u8>| {
         for (rank, m) in part {
             let lines = indexed.lines_for(&m.rel);
@@ -123,8 +142,6 @@ fn write_json(
             let _ = serde_json::to_writer(&mut *buf, &entry);
         }
     };
-    // Serialize chunk by chunk; on large listings a helper thread renders every
-    // other chunk meanwhile, through a short queue, so memory stays bounded.
     const CHUNK: usize = 512;
     let chunks: Vec<&[(usize, &Memory)]> = ranked.chunks(CHUNK).collect();
     let mut first = true;
@@ -164,13 +181,7 @@ fn write_json(
             }
         }
         Ok(())
-    })?;
-    write!(
-        w,
-        "{}],\n  \"warnings\": {warnings}\n}}\n",
-        if ranked.is_empty() { "" } else { "\n  " }
-    )?;
-    Ok(())
+    })
 }
 
 /// `--type` values: exact, or in any case when exactly one type matches (with a
