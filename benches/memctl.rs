@@ -331,7 +331,7 @@ fn main() {
                 fs::create_dir_all(&dir).unwrap();
                 let n = mb << 20;
                 let line = &pattern.repeat(n / pattern.len() + 1)[..n];
-                fs::write(dir.join("MEMORY.md"), format!("# Index\n{line}\n")).unwrap();
+                fs::write(dir.join("MEMORY.md"), format!("# Index\n- [A](a.md) — a\n{line}\n")).unwrap();
                 time(&format!("{bin} --dir {} lint", dir.display()), 5)
             })
             .collect();
