@@ -320,4 +320,27 @@ fn main() {
         secs(cat),
         tc.as_secs_f64() / cat.as_secs_f64()
     );
+    // One long line of link syntax in the index, 1 MB and 4 MB: a linear parser
+    // takes about 4 times as long on the larger (a quadratic one 16 times).
+    println!("\nlong index line (memctl lint; linear ≈ 4x):");
+    for pattern in ["[", "[a](", "- [a](b.md)"] {
+        let t: Vec<Duration> = [1usize, 4]
+            .iter()
+            .map(|mb| {
+                let dir = root.join(format!("long-line-{}-{mb}mb", pattern.len()));
+                fs::create_dir_all(&dir).unwrap();
+                let n = mb << 20;
+                let line = &pattern.repeat(n / pattern.len() + 1)[..n];
+                fs::write(dir.join("MEMORY.md"), format!("# Index\n- [A](a.md) — a\n{line}\n")).unwrap();
+                time(&format!("{bin} --dir {} lint", dir.display()), 5)
+            })
+            .collect();
+        println!(
+            "  {:<14} 1 MB {} · 4 MB {} ({:.2}x)",
+            format!("{pattern:?}"),
+            secs(t[0]),
+            secs(t[1]),
+            t[1].as_secs_f64() / t[0].as_secs_f64()
+        );
+    }
 }

@@ -328,6 +328,24 @@ fn index_link_parser() {
     );
 }
 
+/// The pieces of [`INDEX_PIECES`] plus what only the escape- and NUL-aware paths
+/// of the parser react to.
+const LINEAR_PIECES: &[&str] = &[
+    "- ", "[", "[", "]", "]", "(", ")", "](", "]: ", "[a]: ", "![", "a.md", "b c.md", "<", ">", "`", "``", "```", "\\",
+    "\\\\", "\\)", "\\[", "\\]", "\0", "\t", " ", "   ", "\n", "\r\n", "<!--", "-->", "\"t\"", "é", "x",
+];
+
+/// The linear link parser and comment-line finder give exactly what the old
+/// quadratic ones (kept as `index::reference`) give.
+#[test]
+fn linear_link_parser_matches_the_old_one() {
+    check("linear links", 2048, soup(LINEAR_PIECES, 40), |text| {
+        prop_assert_eq!(index::extract_links(&text), index::reference::extract_links(&text));
+        prop_assert_eq!(index::comment_lines(&text), index::reference::comment_lines(&text));
+        Ok(())
+    });
+}
+
 const COMMENT_PIECES: &[&str] = &[
     "<!--", "-->", "<!-->", "<!--->", "\n", "\n", "\r\n", "\r", "```", "~~~", "    ", "   ", "- ", "> ", "<div>",
     "</div>", "a", "text", " ", "\t", "*", "1. ", "é",

@@ -16,6 +16,7 @@ pub fn citations(text: &str) -> Vec<(usize, String, String)> {
         if fence {
             continue;
         }
+        let mut seen = std::collections::HashSet::new();
         for c in candidates(line) {
             if !c.contains('/')
                 || c.chars().any(char::is_whitespace)
@@ -29,10 +30,8 @@ pub fn citations(text: &str) -> Vec<(usize, String, String)> {
             if path.is_empty() || path.starts_with('~') || path == "/" {
                 continue;
             }
-            if !out
-                .iter()
-                .any(|(l, tok, _): &(usize, String, String)| *l == li + 1 && *tok == c)
-            {
+            // A set, not a scan of `out`: a long line of distinct tokens stays linear.
+            if seen.insert(c.clone()) {
                 out.push((li + 1, c.clone(), path.to_string()));
             }
         }

@@ -81,7 +81,8 @@ pub fn extract_links(text: &str) -> Vec<Link> {
 /// Walk the index's lines (BOM removed, one trailing CR dropped) with code fences,
 /// closed HTML comments and code spans blanked out (NUL bytes), byte positions
 /// kept (all the syntax is ASCII). `f` gets the 1-based line number, the line, the
-/// masked bytes and what was blanked.
+/// masked bytes and what was blanked. Linear in the text: each search either
+/// moves the position past what it found or is answered from a per-line table.
 fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // A `<!--` is a comment only if some `-->` follows it.
@@ -119,6 +120,9 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
             f(li + 1, line, &out, kind);
             continue;
         }
+        // Some `-->` starts at or after p iff the line's last one does.
+        let line_last_close = line.rfind("-->");
+        let mut runs: Option<BacktickRuns> = None;
         let mut i = 0;
         while i < orig.len() {
             if in_comment {
@@ -137,7 +141,7 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
                 continue;
             }
             if orig[i..].starts_with(b"<!--") {
-                let closes = find(orig, i + 4, b"-->").is_some() || last_close.is_some_and(|c| c > line_end);
+                let closes = line_last_close.is_some_and(|c| c >= i + 4) || last_close.is_some_and(|c| c > line_end);
                 if closes {
                     out[i..i + 4].fill(0);
                     kind.comment = true;
@@ -148,7 +152,8 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
             }
             if orig[i] == b'`' {
                 let n = orig[i..].iter().take_while(|c| **c == b'`').count();
-                match find_backtick_run(orig, i + n, n) {
+                let runs = runs.get_or_insert_with(|| BacktickRuns::new(orig));
+                match runs.next(i + n, n) {
                     Some(end) => {
                         out[i..end + n].fill(0);
                         i = end + n;
@@ -193,24 +198,144 @@ fn find(line: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
         .map(|p| p + from)
 }
 
-fn find_backtick_run(line: &[u8], from: usize, n: usize) -> Option<usize> {
-    let mut i = from;
-    while i < line.len() {
-        if line[i] == b'`' {
-            let run = line[i..].iter().take_while(|c| **c == b'`').count();
-            if run == n {
-                return Some(i);
+/// The maximal backtick runs of a line, by length: where a code span opened by a
+/// run of `n` closes is the first run of exactly `n` after it, found by binary
+/// search instead of a scan to the end of the line from every unmatched run.
+struct BacktickRuns(std::collections::HashMap<usize, Vec<usize>>);
+
+impl BacktickRuns {
+    fn new(line: &[u8]) -> BacktickRuns {
+        let mut by_len: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+        let mut i = 0;
+        while i < line.len() {
+            if line[i] == b'`' {
+                let run = line[i..].iter().take_while(|c| **c == b'`').count();
+                by_len.entry(run).or_default().push(i);
+                i += run;
+            } else {
+                i += 1;
             }
-            i += run;
-        } else {
+        }
+        BacktickRuns(by_len)
+    }
+
+    /// The start of the first run of exactly `n` backticks at or after `from`
+    /// (`from` is never inside a run: it follows one).
+    fn next(&self, from: usize, n: usize) -> Option<usize> {
+        let starts = self.0.get(&n)?;
+        starts.get(starts.partition_point(|&s| s < from)).copied()
+    }
+}
+
+/// One masked line read once, left to right, along the path an escape-aware scan
+/// takes (a `\` and the byte after it are one step). Every scan memctl's link
+/// syntax needs starts on that path (at the line's start or right after a byte
+/// that is not `\`, where all such scans agree), so the tables answer them all:
+/// each `[`'s matching `]`, where a destination ends, the next `)` and `>`.
+/// Memory proportional to the bytes that matter, not to the line.
+struct LinkScan {
+    /// (`[` position, its matching `]`), by position; `None` when unmatched.
+    brackets: Vec<(usize, Option<usize>)>,
+    /// Unescaped whitespace and NUL: where an unbracketed destination stops.
+    stops: Vec<usize>,
+    /// Unescaped `(` and `)`: (position, depth after it), by position.
+    parens: Vec<(usize, i64)>,
+    /// Unescaped `)` by the depth before it: such a `)` closes a destination
+    /// that started at that depth.
+    closers: std::collections::HashMap<i64, Vec<usize>>,
+    /// Every `)` and `>`, escaped or not (the title and `<…>` searches ignore escapes).
+    raw_close: Vec<usize>,
+    raw_angle: Vec<usize>,
+}
+
+impl LinkScan {
+    fn new(line: &[u8]) -> LinkScan {
+        let mut s = LinkScan {
+            brackets: Vec::new(),
+            stops: Vec::new(),
+            parens: Vec::new(),
+            closers: std::collections::HashMap::new(),
+            raw_close: Vec::new(),
+            raw_angle: Vec::new(),
+        };
+        for (j, c) in line.iter().enumerate() {
+            match c {
+                b')' => s.raw_close.push(j),
+                b'>' => s.raw_angle.push(j),
+                _ => {}
+            }
+        }
+        let mut open: Vec<usize> = Vec::new();
+        let mut depth = 0i64;
+        let mut i = 0;
+        while i < line.len() {
+            let c = line[i];
+            match c {
+                b'\\' => {
+                    i += 2;
+                    continue;
+                }
+                0 => {
+                    // A bracket is never matched across a NUL.
+                    open.clear();
+                    s.stops.push(i);
+                }
+                b'[' => {
+                    open.push(s.brackets.len());
+                    s.brackets.push((i, None));
+                }
+                b']' => {
+                    if let Some(k) = open.pop() {
+                        s.brackets[k].1 = Some(i);
+                    }
+                }
+                b'(' => {
+                    depth += 1;
+                    s.parens.push((i, depth));
+                }
+                b')' => {
+                    s.closers.entry(depth).or_default().push(i);
+                    depth -= 1;
+                    s.parens.push((i, depth));
+                }
+                c if c.is_ascii_whitespace() => s.stops.push(i),
+                _ => {}
+            }
             i += 1;
         }
+        s
     }
-    None
+
+    /// The `]` matching the `[` at `open`.
+    fn matching_bracket(&self, open: usize) -> Option<usize> {
+        let k = self.brackets.binary_search_by_key(&open, |b| b.0).ok()?;
+        self.brackets[k].1
+    }
+
+    /// Where an unbracketed destination starting at `from` ends: the first stop, or
+    /// the first `)` that brings the depth back below where it started.
+    fn dest_end(&self, from: usize, len: usize) -> usize {
+        let k = self.parens.partition_point(|p| p.0 < from);
+        let depth = if k == 0 { 0 } else { self.parens[k - 1].1 };
+        let close = self.closers.get(&depth).and_then(|v| next_at(v, from));
+        let stop = next_at(&self.stops, from);
+        close.into_iter().chain(stop).min().unwrap_or(len)
+    }
+}
+
+/// The first position in the sorted `v` at or after `from`.
+fn next_at(v: &[usize], from: usize) -> Option<usize> {
+    v.get(v.partition_point(|&p| p < from)).copied()
 }
 
 /// Links on one masked line; `orig` is the line's text for destinations and columns.
 fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
+    if !line.contains(&b'[') {
+        return;
+    }
+    let scan = LinkScan::new(line);
+    // Columns counted incrementally: links come left to right.
+    let (mut counted, mut chars) = (0, 0);
     let mut i = 0;
     while i < line.len() {
         if line[i] == b'\\' {
@@ -221,15 +346,15 @@ fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
             i += 1;
             continue;
         }
-        let Some(close) = matching_bracket(line, i) else {
+        let Some(close) = scan.matching_bracket(i) else {
             i += 1;
             continue;
         };
         let next = line.get(close + 1).copied();
         let dest = if next == Some(b'(') {
-            parse_dest(line, close + 2, true)
-        } else if next == Some(b':') && line[..i].iter().all(|c| *c == b' ') && i <= 3 {
-            parse_dest(line, close + 2, false)
+            parse_dest(&scan, line, close + 2, true)
+        } else if next == Some(b':') && i <= 3 && line[..i].iter().all(|c| *c == b' ') {
+            parse_dest(&scan, line, close + 2, false)
         } else {
             None
         };
@@ -237,10 +362,12 @@ fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
             Some((a, b, end)) => {
                 let dest = String::from_utf8_lossy(&orig.as_bytes()[a..b]).into_owned();
                 if let Some(target) = classify(&dest) {
-                    let col = orig.get(..i).map_or(i, |p| p.chars().count()) + 1;
+                    // `[` is ASCII in `orig` too, so `i` is a char boundary.
+                    chars += orig.get(counted..i).map_or(0, |p| p.chars().count());
+                    counted = i;
                     out.push(Link {
                         line: number,
-                        col,
+                        col: chars + 1,
                         dest,
                         target,
                     });
@@ -252,70 +379,297 @@ fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
     }
 }
 
-fn matching_bracket(line: &[u8], open: usize) -> Option<usize> {
-    let mut depth = 0;
-    let mut i = open;
-    while i < line.len() {
-        match line[i] {
-            b'\\' => i += 1,
-            0 => return None,
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
 /// A link destination starting at `from`: its byte range and the index after the
 /// link.
-fn parse_dest(line: &[u8], from: usize, inline: bool) -> Option<(usize, usize, usize)> {
+fn parse_dest(scan: &LinkScan, line: &[u8], from: usize, inline: bool) -> Option<(usize, usize, usize)> {
     let mut i = from;
     while i < line.len() && (line[i] == b' ' || line[i] == b'\t') {
         i += 1;
     }
     let (a, b);
     if line.get(i) == Some(&b'<') {
-        let end = (i + 1..line.len()).find(|&j| line[j] == b'>')?;
+        let end = next_at(&scan.raw_angle, i + 1)?;
         (a, b) = (i + 1, end);
         i = end + 1;
     } else {
         let start = i;
-        let mut depth = 0i32;
-        while i < line.len() {
-            let c = line[i];
-            if c.is_ascii_whitespace() || c == 0 {
-                break;
-            }
-            if c == b'\\' {
-                i += 2;
-                continue;
-            }
-            if c == b'(' {
-                depth += 1;
-            } else if c == b')' {
-                if depth == 0 {
-                    break;
-                }
-                depth -= 1;
-            }
-            i += 1;
-        }
-        i = i.min(line.len());
+        i = scan.dest_end(start, line.len());
         (a, b) = (start, i);
     }
     if inline {
         // Skip an optional title up to the closing parenthesis.
-        let close = (i..line.len()).find(|&j| line[j] == b')')?;
+        let close = next_at(&scan.raw_close, i)?;
         return Some((a, b, close + 1));
     }
     Some((a, b, i))
+}
+
+/// The parser as it was before it was made linear (quadratic on long lines: every
+/// `[` scanned forward for its `]`, every `](` to the end of the line): the
+/// reference the property tests compare [`extract_links`] and [`comment_lines`] with.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::{Link, classify};
+
+    pub(crate) fn extract_links(text: &str) -> Vec<Link> {
+        let mut links = Vec::new();
+        if !text.contains("](") && !text.contains("]:") {
+            return links;
+        }
+        masked_lines(text, |n, line, masked, _| find_links(line, masked, n, &mut links));
+        links
+    }
+
+    pub(crate) fn comment_lines(text: &str) -> Vec<bool> {
+        let mut out = Vec::new();
+        masked_lines(text, |_, line, masked, kind| {
+            let blank = line
+                .char_indices()
+                .all(|(b, c)| masked.get(b) == Some(&0) || c.is_whitespace());
+            out.push(kind.comment && blank)
+        });
+        out
+    }
+
+    /// Walk the index's lines (BOM removed, one trailing CR dropped) with code fences,
+    /// closed HTML comments and code spans blanked out (NUL bytes), byte positions
+    /// kept (all the syntax is ASCII). `f` gets the 1-based line number, the line, the
+    /// masked bytes and what was blanked.
+    fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        // A `<!--` is a comment only if some `-->` follows it.
+        let last_close = text.rfind("-->");
+        let mut fence: Option<(u8, usize)> = None;
+        let mut in_comment = false;
+        let mut out: Vec<u8> = Vec::new();
+        let mut offset = 0;
+        for (li, raw) in text.split('\n').enumerate() {
+            let line_end = offset + raw.len();
+            offset = line_end + 1;
+            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            let orig = line.as_bytes();
+            out.clear();
+            out.extend_from_slice(orig);
+            let mut kind = LineKind::default();
+            if let Some((ch, len)) = fence {
+                if fence_marker(orig)
+                    .is_some_and(|(c, n, rest)| c == ch && n >= len && rest.iter().all(u8::is_ascii_whitespace))
+                {
+                    fence = None;
+                }
+                out.fill(0);
+                kind.code = true;
+                f(li + 1, line, &out, kind);
+                continue;
+            }
+            if !in_comment
+                && let Some((c, n, rest)) = fence_marker(orig)
+                && !(c == b'`' && rest.contains(&b'`'))
+            {
+                fence = Some((c, n));
+                out.fill(0);
+                kind.code = true;
+                f(li + 1, line, &out, kind);
+                continue;
+            }
+            let mut i = 0;
+            while i < orig.len() {
+                if in_comment {
+                    kind.comment = true;
+                    match find(orig, i, b"-->") {
+                        Some(end) => {
+                            out[i..end + 3].fill(0);
+                            i = end + 3;
+                            in_comment = false;
+                        }
+                        None => {
+                            out[i..].fill(0);
+                            i = orig.len();
+                        }
+                    }
+                    continue;
+                }
+                if orig[i..].starts_with(b"<!--") {
+                    let closes = find(orig, i + 4, b"-->").is_some() || last_close.is_some_and(|c| c > line_end);
+                    if closes {
+                        out[i..i + 4].fill(0);
+                        kind.comment = true;
+                        i += 4;
+                        in_comment = true;
+                        continue;
+                    }
+                }
+                if orig[i] == b'`' {
+                    let n = orig[i..].iter().take_while(|c| **c == b'`').count();
+                    match find_backtick_run(orig, i + n, n) {
+                        Some(end) => {
+                            out[i..end + n].fill(0);
+                            i = end + n;
+                        }
+                        None => i += n,
+                    }
+                    continue;
+                }
+                i += 1;
+            }
+            f(li + 1, line, &out, kind);
+        }
+    }
+
+    /// What blanked part of a line out.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    struct LineKind {
+        /// A fence delimiter or a line inside fenced code.
+        code: bool,
+        /// Part of a closed HTML comment.
+        comment: bool,
+    }
+
+    /// A fence opener/closer: up to 3 spaces, then 3 or more backticks or tildes.
+    fn fence_marker(line: &[u8]) -> Option<(u8, usize, &[u8])> {
+        let indent = line.iter().take_while(|c| **c == b' ').count();
+        if indent > 3 {
+            return None;
+        }
+        let c = *line.get(indent)?;
+        if c != b'`' && c != b'~' {
+            return None;
+        }
+        let n = line[indent..].iter().take_while(|x| **x == c).count();
+        (n >= 3).then_some((c, n, &line[indent + n..]))
+    }
+
+    fn find(line: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
+        line.get(from..)?
+            .windows(pat.len())
+            .position(|w| w == pat)
+            .map(|p| p + from)
+    }
+
+    fn find_backtick_run(line: &[u8], from: usize, n: usize) -> Option<usize> {
+        let mut i = from;
+        while i < line.len() {
+            if line[i] == b'`' {
+                let run = line[i..].iter().take_while(|c| **c == b'`').count();
+                if run == n {
+                    return Some(i);
+                }
+                i += run;
+            } else {
+                i += 1;
+            }
+        }
+        None
+    }
+
+    /// Links on one masked line; `orig` is the line's text for destinations and columns.
+    fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
+        let mut i = 0;
+        while i < line.len() {
+            if line[i] == b'\\' {
+                i += 2;
+                continue;
+            }
+            if line[i] != b'[' || (i > 0 && line[i - 1] == b'!') {
+                i += 1;
+                continue;
+            }
+            let Some(close) = matching_bracket(line, i) else {
+                i += 1;
+                continue;
+            };
+            let next = line.get(close + 1).copied();
+            let dest = if next == Some(b'(') {
+                parse_dest(line, close + 2, true)
+            } else if next == Some(b':') && line[..i].iter().all(|c| *c == b' ') && i <= 3 {
+                parse_dest(line, close + 2, false)
+            } else {
+                None
+            };
+            match dest {
+                Some((a, b, end)) => {
+                    let dest = String::from_utf8_lossy(&orig.as_bytes()[a..b]).into_owned();
+                    if let Some(target) = classify(&dest) {
+                        let col = orig.get(..i).map_or(i, |p| p.chars().count()) + 1;
+                        out.push(Link {
+                            line: number,
+                            col,
+                            dest,
+                            target,
+                        });
+                    }
+                    i = end;
+                }
+                None => i += 1,
+            }
+        }
+    }
+
+    fn matching_bracket(line: &[u8], open: usize) -> Option<usize> {
+        let mut depth = 0;
+        let mut i = open;
+        while i < line.len() {
+            match line[i] {
+                b'\\' => i += 1,
+                0 => return None,
+                b'[' => depth += 1,
+                b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// A link destination starting at `from`: its byte range and the index after the
+    /// link.
+    fn parse_dest(line: &[u8], from: usize, inline: bool) -> Option<(usize, usize, usize)> {
+        let mut i = from;
+        while i < line.len() && (line[i] == b' ' || line[i] == b'\t') {
+            i += 1;
+        }
+        let (a, b);
+        if line.get(i) == Some(&b'<') {
+            let end = (i + 1..line.len()).find(|&j| line[j] == b'>')?;
+            (a, b) = (i + 1, end);
+            i = end + 1;
+        } else {
+            let start = i;
+            let mut depth = 0i32;
+            while i < line.len() {
+                let c = line[i];
+                if c.is_ascii_whitespace() || c == 0 {
+                    break;
+                }
+                if c == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if c == b'(' {
+                    depth += 1;
+                } else if c == b')' {
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                }
+                i += 1;
+            }
+            i = i.min(line.len());
+            (a, b) = (start, i);
+        }
+        if inline {
+            // Skip an optional title up to the closing parenthesis.
+            let close = (i..line.len()).find(|&j| line[j] == b')')?;
+            return Some((a, b, close + 1));
+        }
+        Some((a, b, i))
+    }
 }
 
 /// Classify a destination (SPEC §2.9 step 4); `None` for an empty one.

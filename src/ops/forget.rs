@@ -287,7 +287,10 @@ fn lines_linking(text: &str, files: &[&str]) -> (BTreeMap<usize, String>, Vec<St
     let mut lines = BTreeMap::new();
     for l in &links {
         if l.memory_target().is_some_and(|t| files.contains(&t)) {
-            lines.insert(l.line, raw.get(l.line - 1).map_or(String::new(), |s| s.to_string()));
+            // Copied once per line, not once per link (a long line of links).
+            lines
+                .entry(l.line)
+                .or_insert_with(|| raw.get(l.line - 1).map_or(String::new(), |s| s.to_string()));
         }
     }
     let others: Vec<String> = links

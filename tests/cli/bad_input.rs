@@ -882,3 +882,47 @@ fn a_closed_stderr_changes_nothing() {
     assert!(code == Some(0) || code == Some(1), "{code:?}");
     assert!(read(&env.dir(), "MEMORY.md").contains("a.md"));
 }
+
+/// Issue 13 point 11: a 1 MB line of link-like syntax in `MEMORY.md`, in a topic
+/// body and in a frontmatter value; every parser on it is linear, so each command
+/// ends well within the hang detector's deadline (the quadratic parser took
+/// minutes).
+#[test]
+fn a_1_mb_line_of_link_syntax_is_read_in_linear_time() {
+    const MB: usize = 1 << 20;
+    for pattern in [
+        "[",
+        "[[",
+        "[](",
+        "[a](",
+        "- [",
+        "<!--",
+        "- [a](b.md)",
+        "`` ` ",
+        "a/b/`c",
+    ] {
+        let line: String = pattern.repeat(MB / pattern.len() + 1)[..MB].to_string();
+        let topic = format!("---\nname: B\ndescription: \"{line}\"\ntype: user\n---\n{line}\n");
+        let env = Env::new()
+            .memory("a.md", GOOD)
+            .memory("b.md", &topic)
+            .index(&format!("- [Good](a.md) — d\n- [B](b.md) — b\n{line}\n"));
+        for args in [
+            &["list"][..],
+            &["lint"],
+            &["show", "b"],
+            &["dream"],
+            &["forget", "--dry-run", "b"],
+        ] {
+            let (code, stderr) = run_within(&env, args);
+            assert!(
+                (0..=2).contains(&code) && !stderr.contains("panicked"),
+                "{pattern:?} {args:?}: exit {code}: {stderr}"
+            );
+        }
+        assert!(
+            read(&env.dir(), "MEMORY.md").ends_with(&format!("{line}\n")),
+            "nothing changed"
+        );
+    }
+}

@@ -100,6 +100,9 @@ fn wikilinks(text: &str) -> Vec<String> {
                 out.push(inner.split(['|', '#']).next().unwrap_or(inner).trim().to_string());
             }
             rest = &rest[j + 2..];
+        } else {
+            // No `]]` after this `[[`, so none after any later one: stop (linear).
+            break;
         }
     }
     out
