@@ -121,7 +121,8 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
             continue;
         }
         // Some `-->` starts at or after p iff the line's last one does.
-        let line_last_close = line.rfind("-->");
+        // Looked up once per line, and only on a line that opens a comment.
+        let mut line_last_close: Option<Option<usize>> = None;
         let mut runs: Option<BacktickRuns> = None;
         let mut i = 0;
         while i < orig.len() {
@@ -141,7 +142,8 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
                 continue;
             }
             if orig[i..].starts_with(b"<!--") {
-                let closes = line_last_close.is_some_and(|c| c >= i + 4) || last_close.is_some_and(|c| c > line_end);
+                let line_close = *line_last_close.get_or_insert_with(|| line.rfind("-->"));
+                let closes = line_close.is_some_and(|c| c >= i + 4) || last_close.is_some_and(|c| c > line_end);
                 if closes {
                     out[i..i + 4].fill(0);
                     kind.comment = true;
