@@ -177,46 +177,41 @@ pub fn run(editor: &Editor, file: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The signals memctl ignores while the editor runs.
-const EDITOR_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// The signals memctl survives while the editor runs.
+const EDITOR_SIGNALS: [i32; 3] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
 
-/// Ignores [`EDITOR_SIGNALS`] until dropped; the child `cmd` starts with the
-/// dispositions memctl had before.
-struct IgnoreSignals {
-    previous: [libc::sighandler_t; 3],
+/// While alive, [`EDITOR_SIGNALS`] do not kill memctl (as git does around its
+/// editor), so memctl can still say where the draft is; afterwards they act as
+/// before (terminate). The editor is unaffected: exec resets caught signals to
+/// their default. signal-hook keeps this free of `unsafe`: its handler, installed
+/// once per process, performs the default action whenever `DIE` is set.
+struct IgnoreSignals;
+
+fn die_flag() -> &'static std::sync::Arc<std::sync::atomic::AtomicBool> {
+    static DIE: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> = std::sync::OnceLock::new();
+    DIE.get_or_init(|| {
+        let die = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        for sig in EDITOR_SIGNALS {
+            let _ = signal_hook::flag::register_conditional_default(sig, std::sync::Arc::clone(&die));
+        }
+        die
+    })
 }
 
 impl IgnoreSignals {
-    fn new(cmd: &mut Command) -> IgnoreSignals {
-        use std::os::unix::process::CommandExt;
-        let mut previous = [libc::SIG_DFL; 3];
-        for (p, sig) in previous.iter_mut().zip(EDITOR_SIGNALS) {
-            // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
-            let old = unsafe { libc::signal(sig, libc::SIG_IGN) };
-            *p = if old == libc::SIG_ERR { libc::SIG_DFL } else { old };
-        }
-        let restore = previous;
-        // SAFETY: between fork and exec the closure only calls signal(2), which is
-        // async-signal-safe, with dispositions (SIG_DFL, SIG_IGN or memctl's own
-        // handler, which exec resets to SIG_DFL anyway).
-        unsafe {
-            cmd.pre_exec(move || {
-                for (sig, old) in EDITOR_SIGNALS.into_iter().zip(restore) {
-                    libc::signal(sig, old);
-                }
-                Ok(())
-            });
-        }
-        IgnoreSignals { previous }
+    fn new(_cmd: &mut Command) -> IgnoreSignals {
+        die_flag().store(false, std::sync::atomic::Ordering::SeqCst);
+        IgnoreSignals
     }
 }
 
 impl Drop for IgnoreSignals {
     fn drop(&mut self) {
-        for (sig, old) in EDITOR_SIGNALS.into_iter().zip(self.previous) {
-            // SAFETY: restores the disposition `signal` returned before.
-            unsafe { libc::signal(sig, old) };
-        }
+        die_flag().store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
