@@ -52,6 +52,36 @@ pub fn paint(on: bool, tone: Tone, text: &str) -> String {
     format!("{}{text}{}", style.render(), style.render_reset())
 }
 
+/// The terminal's width in columns, when stdout is a terminal that reports one.
+pub fn terminal_width() -> Option<u16> {
+    comfy_table::Table::new().width()
+}
+
+/// A borderless table: `header` (bold when `bold`), then one line per row, each
+/// line with its trailing spaces removed. Cells are laid out as given; fitting
+/// them to a width is the caller's choice.
+pub fn table(header: &[&str], rows: Vec<Vec<String>>, bold: bool) -> String {
+    use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets::NOTHING};
+    let mut table = Table::new();
+    table
+        .load_style(NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if bold {
+        table.enforce_styling();
+    }
+    table.set_header(header.iter().map(|h| {
+        if bold {
+            Cell::new(h).add_attribute(Attribute::Bold)
+        } else {
+            Cell::new(h)
+        }
+    }));
+    for r in rows {
+        table.add_row(r);
+    }
+    table.lines().map(|l| format!("{}\n", l.trim_end())).collect()
+}
+
 /// Where a command writes.
 pub struct Output {
     stdout: io::BufWriter<io::Stdout>,

@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::cli::EditArgs;
 use crate::context::Context;
@@ -369,15 +368,26 @@ fn finish(
         None
     };
     if out.json {
-        let doc = lint::format::json(&findings, 1, "", &[], cwd);
-        out.emit_json(json!({
-            "file": rel,
-            "path": target.to_string_lossy(),
-            "saved": saved,
-            "draft_path": draft.map(|d| d.to_string_lossy().into_owned()),
-            "findings": doc["findings"].clone(),
-            "truncation": truncation,
-        }))?;
+        /// The `edit --json` document (SPEC §3.8).
+        #[derive(serde::Serialize)]
+        struct Outcome<'a> {
+            file: &'a str,
+            path: String,
+            saved: bool,
+            draft_path: Option<String>,
+            findings: Vec<lint::format::JsonFinding<'a>>,
+            truncation: Option<crate::index::report::TruncationReport>,
+        }
+        let report = lint::format::JsonReport::new(&findings, 1, "", &[], cwd);
+        let doc = Outcome {
+            file: rel,
+            path: target.to_string_lossy().into_owned(),
+            saved,
+            draft_path: draft.map(|d| d.to_string_lossy().into_owned()),
+            findings: report.findings,
+            truncation,
+        };
+        out.emit_json(serde_json::to_value(doc)?)?;
     } else if saved {
         out.print(&format!("saved {rel}\n"))?;
     }

@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets::NOTHING};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::age;
@@ -71,7 +70,7 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         }
         ListFormat::Table if out.stdout_tty => {
             // A terminal that reports no size (0 columns) gets a sensible width.
-            let width = Table::new().width().filter(|w| *w >= 40).unwrap_or(100);
+            let width = crate::output::terminal_width().filter(|w| *w >= 40).unwrap_or(100);
             let table = render_table(&shown, &indexed, now_ms, width, out.color_stdout);
             out.print(&table)?;
         }
@@ -313,25 +312,11 @@ pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width:
     let rest = usize::from(width).saturating_sub(fixed).max(24);
     let name_w = col(1).min((rest * 2 / 5).max(10));
     let desc_w = rest.saturating_sub(name_w);
-    let mut table = Table::new();
-    table
-        .load_style(NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if bold {
-        table.enforce_styling();
-    }
-    table.set_header(header.map(|h| {
-        if bold {
-            Cell::new(h).add_attribute(Attribute::Bold)
-        } else {
-            Cell::new(h)
-        }
-    }));
-    for r in rows {
-        let [ty, name, file, age, idx, desc] = r;
-        table.add_row([ty, fit(&name, name_w), file, age, idx, fit(&desc, desc_w)]);
-    }
-    let mut s: String = table.lines().map(|l| format!("{}\n", l.trim_end())).collect();
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|[ty, name, file, age, idx, desc]| vec![ty, fit(&name, name_w), file, age, idx, fit(&desc, desc_w)])
+        .collect();
+    let mut s = crate::output::table(&header, rows, bold);
     if memories
         .iter()
         .any(|m| m.memory_type().is_some() && m.claude_type().is_none())
