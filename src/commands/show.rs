@@ -28,17 +28,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             .hint("drop one of them: --raw prints the file's bytes, --json a document")
             .into());
     }
-    memory::ensure_valid_name(&args.reference, false)?;
-    if args
-        .reference
-        .rsplit(['/', '\\'])
-        .next()
-        .is_some_and(|b| b == "MEMORY.md" || b == "MEMORY")
-    {
-        return Err(Error::new(Kind::InvalidInput, format!("`{}` is the index, not a memory", args.reference))
-            .hint("use `memctl truncate-check --print-loaded` to see what Claude Code loads, or `memctl edit --index` to change it")
-            .into());
-    }
+    ensure_memory_ref(&args.reference)?;
     let res = ctx.resolve_existing()?;
     let scan = scan::scan(res.memdir.dir());
     let m = scan.resolve(&args.reference, &res.shown())?;
@@ -55,23 +45,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.note(note);
     }
     if out.json {
-        let mut entry = Entry::new(m, &lines, ctx.now_ms(), None);
-        // The whole-file parse decides what `show` reports.
-        entry.name = doc.fields.name.as_ref().map(|n| n.js_string().into());
-        entry.description = doc.fields.description.as_ref();
-        entry.memory_type = memory::MemoryType::of(doc.fields.type_raw.as_ref());
-        entry.type_raw = doc.fields.type_raw.as_ref();
-        entry.type_source = doc.fields.type_source;
-        entry.modified_field = doc.fields.modified_str();
-        entry.frontmatter_status = doc.fm.status;
-        let report = ShowReport {
-            entry,
-            frontmatter: doc.fm.map.as_ref(),
-            body: doc.body_text(),
-            freshness_text: age::freshness_text(days),
-            recall_header: age::recall_header(days, &m.path.to_string_lossy()),
-            lossy: res.memdir.dir().to_str().is_none(),
-        };
+        let report = ShowReport::new(m, &doc, &lines, ctx.now_ms(), days, res.memdir.dir().to_str().is_none());
         out.emit_json(serde_json::to_value(report)?)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -109,6 +83,43 @@ struct ShowReport<'a> {
     recall_header: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     lossy: bool,
+}
+
+impl<'a> ShowReport<'a> {
+    /// The shared entry, with what the whole-file parse says (it decides what `show`
+    /// reports), and what only `show` reads.
+    fn new(m: &'a Memory, doc: &'a Loaded, lines: &'a [usize], now_ms: f64, days: u64, lossy: bool) -> ShowReport<'a> {
+        let mut entry = Entry::new(m, lines, now_ms, None);
+        entry.name = doc.fields.name.as_ref().map(|n| n.js_string().into());
+        entry.description = doc.fields.description.as_ref();
+        entry.memory_type = memory::MemoryType::of(doc.fields.type_raw.as_ref());
+        entry.type_raw = doc.fields.type_raw.as_ref();
+        entry.type_source = doc.fields.type_source;
+        entry.modified_field = doc.fields.modified_str();
+        entry.frontmatter_status = doc.fm.status;
+        ShowReport {
+            entry,
+            frontmatter: doc.fm.map.as_ref(),
+            body: doc.body_text(),
+            freshness_text: age::freshness_text(days),
+            recall_header: age::recall_header(days, &m.path.to_string_lossy()),
+            lossy,
+        }
+    }
+}
+
+/// A REF `show` accepts: a valid name that is not the index.
+fn ensure_memory_ref(reference: &str) -> Result<(), Error> {
+    memory::ensure_valid_name(reference, false)?;
+    if reference
+        .rsplit(['/', '\\'])
+        .next()
+        .is_some_and(|b| b == "MEMORY.md" || b == "MEMORY")
+    {
+        return Err(Error::new(Kind::InvalidInput, format!("`{reference}` is the index, not a memory"))
+            .hint("use `memctl truncate-check --print-loaded` to see what Claude Code loads, or `memctl edit --index` to change it"));
+    }
+    Ok(())
 }
 
 /// The file as `show` reads it: whole, or its head when it is streamed.
