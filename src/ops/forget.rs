@@ -371,6 +371,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn r13_a_move_that_fails_puts_back_the_moved_files_and_the_index_bytes() {
+        use crate::memdir::{MemoryDir, Scope};
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let memory = |n: &str| format!("---\nname: {n}\ndescription: d\ntype: user\n---\nbody\n");
+        std::fs::write(dir.join("a.md"), memory("a")).unwrap();
+        std::fs::write(dir.join("b.md"), memory("b")).unwrap();
+        // Bytes that are not UTF-8 must come back as they were.
+        let index = b"- [A](a.md) \xff caf\xe9\n- [B](b.md) \xe9\n".to_vec();
+        std::fs::write(dir.join("MEMORY.md"), &index).unwrap();
+        let memdir = MemoryDir::open(dir, Scope::Main);
+        let plan = plan(&memdir, &["a".to_string(), "b".to_string()]).unwrap();
+        // b.md goes away after the plan: its move fails after a.md's succeeded.
+        std::fs::remove_file(dir.join("b.md")).unwrap();
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        let mut w = Writer::open(&memdir, now, false).unwrap();
+        assert!(apply(&plan, &mut w).is_err());
+        drop(w);
+        assert_eq!(
+            std::fs::read(dir.join("MEMORY.md")).unwrap(),
+            index,
+            "the index is put back byte for byte"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("a.md")).unwrap(),
+            memory("a"),
+            "a.md is moved back"
+        );
+        let trash = dir.join(".trash");
+        let left: Vec<_> = std::fs::read_dir(&trash)
+            .map(|d| d.flatten().collect())
+            .unwrap_or_default();
+        assert!(left.is_empty(), "no empty stamp dir is left: {left:?}");
+    }
+
+    #[test]
     fn quoting_survives_single_quotes() {
         assert_eq!(shell_quote("/a b/it's.md"), "'/a b/it'\\''s.md'");
     }

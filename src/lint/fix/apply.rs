@@ -142,4 +142,44 @@ mod tests {
         let applied: Vec<(bool, Option<&str>)> = fixes.iter().map(|f| (f.applied, f.skipped.as_deref())).collect();
         assert_eq!(applied, [(true, None), (false, Some("why")), (true, None)]);
     }
+
+    /// Fails the second write, as a full disk would.
+    struct FailSecond(usize);
+
+    impl Sink for FailSecond {
+        fn replace(&mut self, _path: &Path, _old: &str, _new: &str, _keep_mtime: bool) -> Result<(), Error> {
+            self.0 += 1;
+            if self.0 == 2 {
+                return Err(
+                    Error::new(crate::error::Kind::Io, "cannot write b.md: No space left on device")
+                        .hint("check free space"),
+                );
+            }
+            Ok(())
+        }
+
+        fn trash(&mut self, _path: &Path, _rel: &str) -> Result<(), Error> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn r13_a_fix_run_that_fails_half_way_names_the_fixes_already_applied() {
+        let replace = |rel: &str| PlannedFix {
+            id: RuleId::ML111,
+            rel: rel.into(),
+            action: Action::Replace {
+                path: PathBuf::from(format!("/m/{rel}")),
+                old: "x".into(),
+                new: "y".into(),
+                keep_mtime: true,
+            },
+            resolves: Vec::new(),
+        };
+        let plan = FixPlan {
+            fixes: vec![replace("a.md"), replace("b.md"), replace("c.md")],
+        };
+        let e = apply(plan, &mut FailSecond(0)).unwrap_err();
+        assert_eq!(e.hint.as_deref(), Some("already applied: ML111 a.md; check free space"));
+    }
 }
