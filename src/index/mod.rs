@@ -74,7 +74,10 @@ pub fn extract_links(text: &str) -> Vec<Link> {
     if !text.contains("](") && !text.contains("]:") {
         return links;
     }
-    masked_lines(text, |n, line, masked, _| find_links(line, masked, n, &mut links));
+    let mut scratch = (LinkScan::default(), Vec::new());
+    masked_lines(text, |n, line, masked, _| {
+        find_links(line, masked, n, &mut links, &mut scratch)
+    });
     links
 }
 
@@ -235,6 +238,7 @@ impl BacktickRuns {
 /// that is not `\`, where all such scans agree), so the tables answer them all:
 /// each `[`'s matching `]`, where a destination ends, the next `)` and `>`.
 /// Memory proportional to the bytes that matter, not to the line.
+#[derive(Default)]
 struct LinkScan {
     /// (`[` position, its matching `]`), by position; `None` when unmatched.
     brackets: Vec<(usize, Option<usize>)>,
@@ -244,22 +248,24 @@ struct LinkScan {
     parens: Vec<(usize, i64)>,
     /// Unescaped `)` by the depth before it: such a `)` closes a destination
     /// that started at that depth.
-    closers: std::collections::HashMap<i64, Vec<usize>>,
+    closers: Vec<(i64, usize)>,
     /// Every `)` and `>`, escaped or not (the title and `<…>` searches ignore escapes).
     raw_close: Vec<usize>,
     raw_angle: Vec<usize>,
 }
 
 impl LinkScan {
-    fn new(line: &[u8]) -> LinkScan {
-        let mut s = LinkScan {
-            brackets: Vec::new(),
-            stops: Vec::new(),
-            parens: Vec::new(),
-            closers: std::collections::HashMap::new(),
-            raw_close: Vec::new(),
-            raw_angle: Vec::new(),
-        };
+    /// Fill the tables for `line`, reusing the buffers of the previous line (one
+    /// allocation per buffer per index, not per line).
+    fn fill(&mut self, line: &[u8], open: &mut Vec<usize>) {
+        let s = self;
+        s.brackets.clear();
+        s.stops.clear();
+        s.parens.clear();
+        s.closers.clear();
+        s.raw_close.clear();
+        s.raw_angle.clear();
+        open.clear();
         for (j, c) in line.iter().enumerate() {
             match c {
                 b')' => s.raw_close.push(j),
@@ -267,7 +273,6 @@ impl LinkScan {
                 _ => {}
             }
         }
-        let mut open: Vec<usize> = Vec::new();
         let mut depth = 0i64;
         let mut i = 0;
         while i < line.len() {
@@ -296,7 +301,7 @@ impl LinkScan {
                     s.parens.push((i, depth));
                 }
                 b')' => {
-                    s.closers.entry(depth).or_default().push(i);
+                    s.closers.push((depth, i));
                     depth -= 1;
                     s.parens.push((i, depth));
                 }
@@ -305,7 +310,8 @@ impl LinkScan {
             }
             i += 1;
         }
-        s
+        // By depth, then position: one sorted run of positions per depth.
+        s.closers.sort_unstable();
     }
 
     /// The `]` matching the `[` at `open`.
@@ -319,7 +325,8 @@ impl LinkScan {
     fn dest_end(&self, from: usize, len: usize) -> usize {
         let k = self.parens.partition_point(|p| p.0 < from);
         let depth = if k == 0 { 0 } else { self.parens[k - 1].1 };
-        let close = self.closers.get(&depth).and_then(|v| next_at(v, from));
+        let k = self.closers.partition_point(|c| *c < (depth, from));
+        let close = self.closers.get(k).filter(|c| c.0 == depth).map(|c| c.1);
         let stop = next_at(&self.stops, from);
         close.into_iter().chain(stop).min().unwrap_or(len)
     }
@@ -331,11 +338,13 @@ fn next_at(v: &[usize], from: usize) -> Option<usize> {
 }
 
 /// Links on one masked line; `orig` is the line's text for destinations and columns.
-fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
+fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>, scratch: &mut (LinkScan, Vec<usize>)) {
     if !line.contains(&b'[') {
         return;
     }
-    let scan = LinkScan::new(line);
+    let (scan, open) = scratch;
+    scan.fill(line, open);
+    let scan = &*scan;
     // Columns counted incrementally: links come left to right.
     let (mut counted, mut chars) = (0, 0);
     let mut i = 0;
@@ -354,9 +363,9 @@ fn find_links(orig: &str, line: &[u8], number: usize, out: &mut Vec<Link>) {
         };
         let next = line.get(close + 1).copied();
         let dest = if next == Some(b'(') {
-            parse_dest(&scan, line, close + 2, true)
+            parse_dest(scan, line, close + 2, true)
         } else if next == Some(b':') && i <= 3 && line[..i].iter().all(|c| *c == b' ') {
-            parse_dest(&scan, line, close + 2, false)
+            parse_dest(scan, line, close + 2, false)
         } else {
             None
         };
