@@ -1,10 +1,10 @@
 //! `memctl show REF` (SPEC §3.5).
 
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::process::ExitCode;
 
 use crate::entry::Entry;
+use crate::fsread;
 use anyhow::{Context as _, Result};
 
 use crate::age;
@@ -33,7 +33,9 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let scan = scan::scan(res.memdir.dir());
     let m = scan.resolve(&args.reference, &res.shown())?;
     if args.raw {
-        let mut f = File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
+        let mut f = fsread::open_regular(&m.path)
+            .map_err(std::io::Error::from)
+            .with_context(|| format!("could not read {}", m.path.display()))?;
         io::copy(&mut f, out.stdout())?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -135,7 +137,9 @@ struct Loaded {
 
 impl Loaded {
     fn read(m: &Memory) -> Result<Loaded> {
-        let mut f = File::open(&m.path).with_context(|| format!("could not read {}", m.path.display()))?;
+        let mut f = fsread::open_regular(&m.path)
+            .map_err(std::io::Error::from)
+            .with_context(|| format!("could not read {}", m.path.display()))?;
         let size = f.metadata()?.len();
         let streamed = size > STREAM_ABOVE;
         let mut bytes = Vec::new();
@@ -171,7 +175,7 @@ impl Loaded {
         if self.streamed {
             // The body offset in bytes of the (lossily decoded) head equals the file
             // offset when the head is valid UTF-8, which a frontmatter head is.
-            let mut f = File::open(&m.path)?;
+            let mut f = fsread::open_regular(&m.path).map_err(std::io::Error::from)?;
             f.seek(SeekFrom::Start(self.body_start as u64))?;
             io::copy(&mut f, out.stdout())?;
         } else {

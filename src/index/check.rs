@@ -224,14 +224,12 @@ fn open_index(path: &Path) -> Result<File> {
                 .into(),
         );
     }
-    File::open(path).map_err(|e| {
-        let kind = if e.kind() == std::io::ErrorKind::NotFound {
-            Kind::NotFound
-        } else {
-            Kind::Io
+    crate::fsread::open_regular(path).map_err(|e| {
+        let (kind, hint) = match e {
+            crate::fsread::ReadError::NotFound => (Kind::NotFound, "check the path and its permissions"),
+            crate::fsread::ReadError::NotRegular(_) => (Kind::Io, "pass a regular file, or - to read standard input"),
+            _ => (Kind::Io, "check the path and its permissions"),
         };
-        Error::new(kind, format!("cannot read {shown}: {e}"))
-            .hint("check the path and its permissions")
-            .into()
+        Error::new(kind, format!("cannot read {shown}: {e}")).hint(hint).into()
     })
 }

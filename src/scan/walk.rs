@@ -45,7 +45,12 @@ impl Item {
 /// allocation.
 fn open_in(dir: &File, name: &OsStr) -> io::Result<File> {
     use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    )?;
     Ok(File::from(fd))
 }
 

@@ -35,7 +35,9 @@ pub fn read_for_update(target: &Path) -> Result<Vec<u8>, Error> {
         Ok(_) => {}
     }
     let mut bytes = Vec::new();
-    fs::File::open(target)
+    // O_NONBLOCK: a file swapped for a FIFO after the check never blocks the read.
+    crate::fsread::open_regular(target)
+        .map_err(std::io::Error::from)
         .and_then(|f| f.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| io_err("cannot read", target, e))?;
     Ok(bytes)

@@ -926,3 +926,41 @@ fn a_1_mb_line_of_link_syntax_is_read_in_linear_time() {
         );
     }
 }
+
+#[test]
+fn a_fifo_given_to_truncate_check_is_refused_not_read() {
+    let env = Env::new();
+    let fifo = env.root().join("fifo.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut cmd = env.command();
+    cmd.args(["truncate-check"])
+        .arg(&fifo)
+        .stdin(std::process::Stdio::null());
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        // A hang detector, not a timing assertion.
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("truncate-check blocked on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a FIFO, not a regular file") && err.contains("or - to read standard input"),
+        "{err}"
+    );
+}
