@@ -51,7 +51,7 @@ fn report(out: &mut Output, args: &AddArgs, plan: &add::Plan) -> Result<()> {
     let label = plan.dir.index_label();
     if out.json {
         let doc = serde_json::to_value(plan.outcome(args.dry_run))?;
-        out.emit_json(super::with_lossy(doc, plan.dir.dir()))?;
+        out.emit_json(doc)?;
     } else if args.dry_run {
         out.print(&format!("would create {}:\n{}", plan.file, plan.content))?;
         if !args.no_index {

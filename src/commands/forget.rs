@@ -82,7 +82,7 @@ fn dry_run(plan: &Plan, out: &mut Output) -> Result<ExitCode> {
 
 fn report(out: &mut Output, plan: &Plan, outcome: &forget::Outcome) -> Result<ExitCode> {
     if out.json {
-        out.emit_json(super::with_lossy(serde_json::to_value(outcome)?, plan.dir.dir()))?;
+        out.emit_json(serde_json::to_value(outcome)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if outcome.dry_run {

@@ -37,16 +37,3 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Man(args) => man::run(args, out),
     }
 }
-
-use serde_json::Value;
-
-/// Mark a JSON document `"lossy": true` when `dir` is not valid UTF-8, so its
-/// paths were printed with U+FFFD (SPEC §3.1).
-pub(crate) fn with_lossy(mut doc: Value, dir: &std::path::Path) -> Value {
-    if dir.to_str().is_none()
-        && let Value::Object(map) = &mut doc
-    {
-        map.insert("lossy".into(), Value::Bool(true));
-    }
-    doc
-}

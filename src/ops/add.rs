@@ -53,6 +53,9 @@ pub struct Outcome<'a> {
     pub dry_run: bool,
     pub content: Option<&'a str>,
     pub truncation: Option<TruncationReport>,
+    /// Paths were printed with U+FFFD: the dir is not valid UTF-8 (SPEC §3.1).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
 }
 
 impl Plan {
@@ -67,6 +70,7 @@ impl Plan {
             dry_run,
             content: dry_run.then_some(self.content.as_str()),
             truncation: indexed.then(|| self.check.report(None, JSON_DROPPED)),
+            lossy: self.dir.dir().to_str().is_none(),
         }
     }
 }

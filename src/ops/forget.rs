@@ -114,7 +114,7 @@ struct Done {
 impl Done {
     fn undo(&self, w: &mut Writer) {
         for (now, was) in self.moved.iter().rev() {
-            let _ = std::fs::rename(now, was);
+            let _ = w.untrash(now, was);
         }
         for (index_path, old) in &self.indexes {
             let _ = w.replace(index_path, old);
@@ -192,6 +192,9 @@ pub struct RemovedLine {
 pub struct Outcome {
     pub forgotten: Vec<Forgotten>,
     pub dry_run: bool,
+    /// Paths were printed with U+FFFD: the dir is not valid UTF-8 (SPEC §3.1).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
 }
 
 /// The outcome of forgetting `targets` into `trash` (a placeholder `<stamp>` dir in a dry run).
@@ -231,7 +234,11 @@ pub fn outcome(dir: &MemoryDir, trash: &Path, targets: &[Target], removed: &Remo
             }
         })
         .collect();
-    Outcome { forgotten, dry_run }
+    Outcome {
+        forgotten,
+        dry_run,
+        lossy: dir.dir().to_str().is_none(),
+    }
 }
 
 /// Single-quote a string for a POSIX shell.

@@ -158,6 +158,12 @@ impl Writer {
         Ok(dest)
     }
 
+    /// Put an entry moved by [`Writer::trash`] back where it was (undoing a command
+    /// that failed half-way).
+    pub fn untrash(&mut self, moved: &Path, back: &Path) -> Result<(), Error> {
+        move_entry(self.dir.dir(), moved, back)
+    }
+
     /// Write a side file into `trash` (the removed index lines of a forgotten
     /// memory), atomically: a full disk leaves no empty or partial note.
     pub fn trash_note(&mut self, trash: &Path, name: &str, content: &[u8]) -> Result<(), Error> {
