@@ -71,7 +71,8 @@ pub fn lines(text: &str) -> Vec<&str> {
 /// Every inline link and reference definition outside code and closed comments.
 pub fn extract_links(text: &str) -> Vec<Link> {
     let mut links = Vec::new();
-    if !text.contains("](") && !text.contains("]:") {
+    let b = text.as_bytes();
+    if !memchr::memchr_iter(b']', b).any(|k| matches!(b.get(k + 1), Some(b'(' | b':'))) {
         return links;
     }
     let mut scratch = (LinkScan::default(), Vec::new());
@@ -89,7 +90,7 @@ pub fn extract_links(text: &str) -> Vec<Link> {
 fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // A `<!--` is a comment only if some `-->` follows it.
-    let last_close = text.rfind("-->");
+    let last_close = memchr::memmem::rfind(text.as_bytes(), b"-->");
     let mut fence: Option<(u8, usize)> = None;
     let mut in_comment = false;
     let mut out: Vec<u8> = Vec::new();
@@ -167,7 +168,8 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
                 }
                 continue;
             }
-            i += 1;
+            // Nothing else starts a masked span: jump to the next `<` or backtick.
+            i = memchr::memchr2(b'<', b'`', &orig[i + 1..]).map_or(orig.len(), |k| i + 1 + k);
         }
         f(li + 1, line, &out, kind);
     }
@@ -266,22 +268,23 @@ impl LinkScan {
         s.raw_close.clear();
         s.raw_angle.clear();
         open.clear();
-        for (j, c) in line.iter().enumerate() {
-            match c {
-                b')' => s.raw_close.push(j),
-                b'>' => s.raw_angle.push(j),
-                _ => {}
-            }
-        }
         let mut depth = 0i64;
         let mut i = 0;
         while i < line.len() {
             let c = line[i];
             match c {
                 b'\\' => {
+                    // The escaped byte is skipped by the escape-aware path but
+                    // still counts for the raw searches.
+                    match line.get(i + 1) {
+                        Some(b')') => s.raw_close.push(i + 1),
+                        Some(b'>') => s.raw_angle.push(i + 1),
+                        _ => {}
+                    }
                     i += 2;
                     continue;
                 }
+                b'>' => s.raw_angle.push(i),
                 0 => {
                     // A bracket is never matched across a NUL.
                     open.clear();
@@ -301,6 +304,7 @@ impl LinkScan {
                     s.parens.push((i, depth));
                 }
                 b')' => {
+                    s.raw_close.push(i);
                     s.closers.push((depth, i));
                     depth -= 1;
                     s.parens.push((i, depth));
@@ -424,7 +428,8 @@ pub(crate) mod reference {
 
     pub(crate) fn extract_links(text: &str) -> Vec<Link> {
         let mut links = Vec::new();
-        if !text.contains("](") && !text.contains("]:") {
+        let b = text.as_bytes();
+        if !memchr::memchr_iter(b']', b).any(|k| matches!(b.get(k + 1), Some(b'(' | b':'))) {
             return links;
         }
         masked_lines(text, |n, line, masked, _| find_links(line, masked, n, &mut links));
@@ -449,7 +454,7 @@ pub(crate) mod reference {
     fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // A `<!--` is a comment only if some `-->` follows it.
-        let last_close = text.rfind("-->");
+        let last_close = memchr::memmem::rfind(text.as_bytes(), b"-->");
         let mut fence: Option<(u8, usize)> = None;
         let mut in_comment = false;
         let mut out: Vec<u8> = Vec::new();

@@ -8,38 +8,49 @@ use std::path::Path;
 
 use super::{Finding, RuleId};
 
-/// The prefixes every token kind starts with (the prefilter).
-const MARKERS: [&str; 13] = [
-    "ghp_",
-    "gho_",
-    "ghs_",
-    "ghu_",
-    "github_pat_",
-    "sk-",
-    "xox",
-    "AKIA",
-    "AIza",
-    "glpat-",
-    "_live_",
-    "npm_",
-    "PRIVATE KEY-----",
-];
-
 /// ML121 on the text of the file at `p` (lines 1-based as LF-split).
 pub(super) fn check(p: &Path, text: &str, out: &mut Vec<Finding>) {
-    if !MARKERS.iter().any(|m| text.contains(m)) {
+    // Every token kind and the private-key header contain a `_`, a `-` or
+    // start with `A`: a vectorized search for those three bytes finds the first
+    // place a finding can start, and the lines before it have none (most texts
+    // have none at all).
+    let b = text.as_bytes();
+    let Some(first) = memchr::memchr3_iter(b'_', b'-', b'A', b).find(|&i| may_start_token(b, i)) else {
         return;
-    }
-    for (i, l) in text.split('\n').enumerate() {
+    };
+    let skipped = memchr::memchr_iter(b'\n', &b[..first]).count();
+    let from = memchr::memrchr(b'\n', &b[..first]).map_or(0, |k| k + 1);
+    for (i, l) in text[from..].split('\n').enumerate() {
         if let Some(kind) = secret_in(l) {
             out.push(Finding::new(
                 RuleId::ML121,
                 p,
-                i + 1,
+                skipped + i + 1,
                 1,
                 format!("looks like {kind}; memory is loaded into model context: remove it"),
             ));
         }
+    }
+}
+
+/// Whether the `_`, `-` or `A` at `i` is part of a marker some token kind or
+/// the private-key header contains (a superset of where [`secret_in`] finds one).
+fn may_start_token(b: &[u8], i: usize) -> bool {
+    let (head, rest) = b.split_at(i);
+    match b[i] {
+        b'_' => {
+            ["ghp", "gho", "ghs", "ghu", "github", "npm"]
+                .iter()
+                .any(|m| head.ends_with(m.as_bytes()))
+                || rest.starts_with(b"_live_")
+        }
+        b'-' => {
+            head.ends_with(b"sk")
+                || head.ends_with(b"glpat")
+                || (head.len() >= 4 && head[head.len() - 4..head.len() - 1] == *b"xox")
+                || rest.starts_with(b"-----BEGIN ")
+        }
+        _ => rest.starts_with(b"AKIA") || rest.starts_with(b"AIza"),
     }
 }
 
@@ -63,57 +74,60 @@ pub(super) fn secret_in(line: &str) -> Option<&'static str> {
         return Some("a private key");
     }
     let b = line.as_bytes();
-    for i in 0..b.len() {
-        // Tokens start at a non-word boundary; a non-ASCII byte is not a word char.
+    // Tokens start at a non-word boundary; a non-ASCII byte is not a word char.
+    (0..b.len()).find_map(|i| {
         if i > 0 && is_word(b[i - 1]) {
-            continue;
+            None
+        } else {
+            kind_at(b, i)
         }
-        let rest = &b[i..];
-        let after = |prefix: &[u8]| rest.starts_with(prefix).then_some(i + prefix.len());
-        let kind = match b[i] {
-            b'g' => ["ghp_", "gho_", "ghs_", "ghu_", "github_pat_"]
-                .iter()
-                .find_map(|p| after(p.as_bytes()))
-                .filter(|&s| run_of(b, s, 20, is_token))
-                .map(|_| "a GitHub token")
-                .or_else(|| {
-                    after(b"glpat-")
-                        .filter(|&s| run_of(b, s, 20, is_token))
-                        .map(|_| "a GitLab token")
-                }),
-            b's' | b'r' => after(b"sk-")
-                .filter(|&s| run_of(b, s, 20, is_token))
-                .map(|_| "an API token")
-                .or_else(|| {
-                    after(b"sk_live_")
-                        .or_else(|| after(b"rk_live_"))
-                        .filter(|&s| run_of(b, s, 20, |c| c.is_ascii_alphanumeric()))
-                        .map(|_| "a Stripe live key")
-                }),
-            b'x' => (rest.len() > 4
-                && rest.starts_with(b"xox")
-                && matches!(rest[3], b'a' | b'b' | b'p' | b'r' | b'e')
-                && rest[4] == b'-'
-                && run_of(b, i + 5, 10, is_token))
-            .then_some("a Slack token"),
-            b'A' => after(b"AKIA")
-                .filter(|&s| run_of(b, s, 16, |c| c.is_ascii_uppercase() || c.is_ascii_digit()))
-                .map(|_| "an AWS access key")
-                .or_else(|| {
-                    after(b"AIza")
-                        .filter(|&s| run_of(b, s, 35, is_token))
-                        .map(|_| "a Google API key")
-                }),
-            b'n' => after(b"npm_")
-                .filter(|&s| run_of(b, s, 36, |c| c.is_ascii_alphanumeric()))
-                .map(|_| "an npm token"),
-            _ => None,
-        };
-        if kind.is_some() {
-            return kind;
-        }
+    })
+}
+
+/// The kind of token starting at `i` of `b`, if one does (its look-ahead stops
+/// at a newline: no token byte is one).
+fn kind_at(b: &[u8], i: usize) -> Option<&'static str> {
+    let rest = &b[i..];
+    let after = |prefix: &[u8]| rest.starts_with(prefix).then_some(i + prefix.len());
+    match b[i] {
+        b'g' => ["ghp_", "gho_", "ghs_", "ghu_", "github_pat_"]
+            .iter()
+            .find_map(|p| after(p.as_bytes()))
+            .filter(|&s| run_of(b, s, 20, is_token))
+            .map(|_| "a GitHub token")
+            .or_else(|| {
+                after(b"glpat-")
+                    .filter(|&s| run_of(b, s, 20, is_token))
+                    .map(|_| "a GitLab token")
+            }),
+        b's' | b'r' => after(b"sk-")
+            .filter(|&s| run_of(b, s, 20, is_token))
+            .map(|_| "an API token")
+            .or_else(|| {
+                after(b"sk_live_")
+                    .or_else(|| after(b"rk_live_"))
+                    .filter(|&s| run_of(b, s, 20, |c| c.is_ascii_alphanumeric()))
+                    .map(|_| "a Stripe live key")
+            }),
+        b'x' => (rest.len() > 4
+            && rest.starts_with(b"xox")
+            && matches!(rest[3], b'a' | b'b' | b'p' | b'r' | b'e')
+            && rest[4] == b'-'
+            && run_of(b, i + 5, 10, is_token))
+        .then_some("a Slack token"),
+        b'A' => after(b"AKIA")
+            .filter(|&s| run_of(b, s, 16, |c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+            .map(|_| "an AWS access key")
+            .or_else(|| {
+                after(b"AIza")
+                    .filter(|&s| run_of(b, s, 35, is_token))
+                    .map(|_| "a Google API key")
+            }),
+        b'n' => after(b"npm_")
+            .filter(|&s| run_of(b, s, 36, |c| c.is_ascii_alphanumeric()))
+            .map(|_| "an npm token"),
+        _ => None,
     }
-    None
 }
 
 #[cfg(test)]
@@ -124,6 +138,47 @@ mod tests {
         let mut out = Vec::new();
         check(Path::new("/m/MEMORY.md"), text, &mut out);
         out.iter().map(|f| format!("{}:{}", f.line, f.message)).collect()
+    }
+
+    /// The prefilter skips lines with no marker; what it keeps must equal the
+    /// plain per-line scan on every mix of clean lines, markers and tokens.
+    #[test]
+    fn prefilter_agrees_with_the_per_line_scan() {
+        let a = |n| "a".repeat(n);
+        let pieces = [
+            "plain words - a list_item and An Apple".to_string(),
+            format!("token ghp_{}", a(36)),
+            format!("x-ghp_{}", a(36)),
+            format!("key xoxb-{}", a(12)),
+            format!("sk_live_{}", a(24)),
+            format!("rk-{} sk-{}", a(3), a(24)),
+            format!("AKIA{}", "A".repeat(16)),
+            "-----BEGIN RSA PRIVATE KEY-----".to_string(),
+            "-----BEGIN CERTIFICATE-----".to_string(),
+            format!("npm_{}", a(36)),
+            String::new(),
+        ];
+        let naive = |text: &str| -> Vec<String> {
+            text.split('\n')
+                .enumerate()
+                .filter_map(|(i, l)| secret_in(l).map(|k| format!("{}:{k}", i + 1)))
+                .collect()
+        };
+        for x in 0..pieces.len() {
+            for y in 0..pieces.len() {
+                for z in 0..pieces.len() {
+                    let text = format!("{}\n{}\n{}\r\n{}", pieces[0], pieces[x], pieces[y], pieces[z]);
+                    let got: Vec<String> = found(&text)
+                        .into_iter()
+                        .map(|f| {
+                            f.replace("looks like ", "")
+                                .replace("; memory is loaded into model context: remove it", "")
+                        })
+                        .collect();
+                    assert_eq!(got, naive(&text), "{text:?}");
+                }
+            }
+        }
     }
 
     #[test]
