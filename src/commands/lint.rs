@@ -157,10 +157,7 @@ struct Outcome {
 fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, report: Report) -> Result<Outcome> {
     let res = input.res;
     let findings = shown.keep(report.findings);
-    let scope = fix::Scope {
-        memdir: &res.memdir,
-        preview: args.dry_run,
-    };
+    let scope = fix::Scope { memdir: &res.memdir };
     if args.dry_run {
         let fixes = fix::plan(&scope, &findings).preview(ctx.now);
         let resolved = |f: &Finding| {
