@@ -28,6 +28,10 @@ pub use rewrite::{add_top_level_type, move_block_to_top, requote};
 pub struct Scope<'a> {
     /// The linted memory dir and scope; it says which index covers each file.
     pub memdir: &'a MemoryDir,
+    /// Whether a finding of the rule is shown (`--rule`, `--disable`,
+    /// `--min-severity`): a rule that a fix reveals (ML111 or ML109 in a block ML102
+    /// moves to line 1) is fixed in the same run only when its findings are shown.
+    pub shown: &'a dyn Fn(RuleId) -> bool,
 }
 
 /// Every change `lint --fix` would make, in the order it makes them.
@@ -199,8 +203,17 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
         }
     }
     for (path, rules) in files {
-        for id in FRONTMATTER_RULES.into_iter().filter(|id| rules.contains(id)) {
-            fixes.push(frontmatter_fix(scope, &mut state, id, path));
+        let mut moved = false;
+        for id in FRONTMATTER_RULES {
+            // Once ML102 has moved the block to line 1, Claude Code reads its
+            // fields: the rules they break are fixed now, as the next lint would
+            // report them.
+            let revealed = moved && (scope.shown)(id) && state.texts.get(path).is_some_and(|t| reveals(id, t));
+            if rules.contains(&id) || revealed {
+                let fix = frontmatter_fix(scope, &mut state, id, path);
+                moved |= id == RuleId::ML102 && matches!(fix.action, Action::Replace { .. });
+                fixes.push(fix);
+            }
         }
     }
     let mut seen = HashSet::new();
@@ -222,6 +235,16 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
         }
     }
     FixPlan { fixes }
+}
+
+/// Whether lint reports `id` (ML111 or ML109) on a file holding `text`.
+fn reveals(id: RuleId, text: &str) -> bool {
+    let m = Memory::from_text("", text);
+    match id {
+        RuleId::ML111 => m.frontmatter.status == crate::frontmatter::Status::Retried && !m.frontmatter.limit_hit,
+        RuleId::ML109 => m.fields.type_source == crate::frontmatter::TypeSource::Nested && m.memory_type().is_some(),
+        _ => false,
+    }
 }
 
 /// ML102, ML111 or ML109 on one file, from its text in `state`.
