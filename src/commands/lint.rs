@@ -140,6 +140,13 @@ impl Shown {
         })
     }
 
+    /// Whether findings of `id` (at its default severity) are shown.
+    fn allows(&self, id: RuleId) -> bool {
+        (self.only.is_empty() || self.only.contains(&id))
+            && !self.disable.contains(&id)
+            && id.rule().severity >= self.min
+    }
+
     fn keep(&self, findings: Vec<Finding>) -> Vec<Finding> {
         lint::filter(findings, &self.only, &self.disable, self.min)
     }
@@ -159,7 +166,7 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
     let findings = shown.keep(report.findings);
     let scope = fix::Scope {
         memdir: &res.memdir,
-        preview: args.dry_run,
+        shown: &|id| shown.allows(id),
     };
     if args.dry_run {
         let fixes = fix::plan(&scope, &findings).preview(ctx.now);

@@ -69,7 +69,7 @@ rules! {
     ML106 "description-not-string" Warning false "manifest prints `42`, `a,b`, `[object Object]` or several lines";
     ML107 "type-missing" Warning false "untyped memory";
     ML108 "type-invalid" Error false "untyped memory";
-    ML109 "type-nested-only" Info false "Claude Code's scan reads only the top-level `type`";
+    ML109 "type-nested-only" Info true "Claude Code's scan reads only the top-level `type`";
     ML110 "name-missing" Warning false "against the frontmatter format Claude Code asks for";
     ML111 "yaml-needs-quoting" Warning true "parsed only thanks to the retry; stricter YAML readers drop the file";
     ML112 "value-cut-by-comment" Warning false "text after ` #` silently lost";

@@ -11,6 +11,7 @@ mod forget;
 mod generated;
 mod global;
 mod lint;
+mod lint_fix;
 mod list;
 mod lock;
 mod path;

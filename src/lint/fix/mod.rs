@@ -1,7 +1,8 @@
-//! `lint --fix` (SPEC §3.9.4) in two steps: [`plan`] reads the files the fixable
-//! findings name and decides every change (it writes nothing), then the plan is
-//! either shown ([`FixPlan::preview`], `--dry-run`: diffs and `moved:` lines) or
-//! written ([`apply`], under the write lock, through a [`Sink`]).
+//! `lint --fix` (SPEC §3.9.4, §3.13) in two steps: [`plan`] reads the files the
+//! fixable findings name and decides every change on an in-memory state (it writes
+//! nothing), then the same plan is either shown ([`FixPlan::preview`], `--dry-run`:
+//! diffs and `moved:` lines) or written ([`apply`], under the write lock, through a
+//! [`Sink`]). There is no other path, so the preview predicts the real run.
 
 mod apply;
 mod rewrite;
@@ -21,14 +22,16 @@ use super::{Finding, RuleId};
 use crate::memdir::MemoryDir;
 
 pub use apply::{Sink, apply};
-pub use rewrite::{move_block_to_top, requote};
+pub use rewrite::{add_top_level_type, move_block_to_top, requote};
 
 /// Where the fixes apply.
 pub struct Scope<'a> {
     /// The linted memory dir and scope; it says which index covers each file.
     pub memdir: &'a MemoryDir,
-    /// Planning for `--dry-run`: see [`plan`].
-    pub preview: bool,
+    /// Whether a finding of the rule is shown (`--rule`, `--disable`,
+    /// `--min-severity`): a rule that a fix reveals (ML111 or ML109 in a block ML102
+    /// moves to line 1) is fixed in the same run only when its findings are shown.
+    pub shown: &'a dyn Fn(RuleId) -> bool,
 }
 
 /// Every change `lint --fix` would make, in the order it makes them.
@@ -125,38 +128,102 @@ fn rel_of(dir: &Path, p: &Path) -> String {
     p.strip_prefix(dir).unwrap_or(p).to_string_lossy().into_owned()
 }
 
-/// Plan the fixes for `findings`: the frontmatter rewrites (ML102, ML111), the
-/// index lines (ML203), then the temp-file moves (ML132), each from the files'
-/// current content.
-///
-/// A real run plans an ML203 line from the frontmatter the same plan rewrites
-/// (the fixes used to be written one after another, each reading the files
-/// afresh); a preview plans every fix from the files as they are on disk.
-pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
-    let mut fixes = Vec::new();
-    let mut seen = HashSet::new();
-    for f in findings
-        .iter()
-        .filter(|f| matches!(f.id, RuleId::ML102 | RuleId::ML111))
-    {
-        if let Some(p) = &f.path
-            && seen.insert(p.clone())
-        {
-            fixes.push(frontmatter_fix(scope, f.id, p));
+/// The memory dir as the plan leaves it: the text of every file a planned fix has
+/// read or rewritten, so that each fix starts from what the fixes before it wrote.
+/// The plan is made on this state alone, then either shown (`--dry-run`) or written
+/// (`apply`): both are the same plan, so the preview is exactly the real run.
+#[derive(Default)]
+struct State {
+    texts: HashMap<PathBuf, String>,
+}
+
+impl State {
+    /// A topic file's text as the plan has it (read from disk the first time).
+    fn topic(&mut self, path: &Path) -> Result<String, &'static str> {
+        if let Some(t) = self.texts.get(path) {
+            return Ok(t.clone());
+        }
+        let bytes = crate::fsread::read_regular(path, crate::store::MAX_INDEX_BYTES).map_err(|_| "cannot be read")?;
+        let text = String::from_utf8(bytes).map_err(|_| "not valid UTF-8; fix it by hand")?;
+        self.texts.insert(path.to_path_buf(), text.clone());
+        Ok(text)
+    }
+
+    /// An index's text as the plan has it (read from disk the first time).
+    fn index(&mut self, path: &Path) -> String {
+        self.texts
+            .entry(path.to_path_buf())
+            .or_insert_with(|| crate::index::read_index_text(path))
+            .clone()
+    }
+
+    /// A memory as the plan leaves it: parsed from the planned text when a fix
+    /// rewrote it, else read as the scan reads it.
+    fn memory(&self, path: &Path, rel: &str) -> std::io::Result<Memory> {
+        match self.texts.get(path) {
+            Some(text) => {
+                let mut m = Memory::from_text(rel, text);
+                m.path = path.to_path_buf();
+                Ok(m)
+            }
+            None => scan::read_memory(path, rel),
         }
     }
-    let rewritten: HashMap<&Path, &str> = if scope.preview {
-        HashMap::new()
-    } else {
-        fixes.iter().filter_map(rewritten_text).collect()
-    };
+
+    /// Plan `path`'s change from `old` to `new`.
+    fn replace(&mut self, path: &Path, old: String, new: String, keep_mtime: bool) -> Action {
+        self.texts.insert(path.to_path_buf(), new.clone());
+        Action::Replace {
+            path: path.to_path_buf(),
+            old,
+            new,
+            keep_mtime,
+        }
+    }
+}
+
+/// The frontmatter rewrites, in the order they run on one file.
+const FRONTMATTER_RULES: [RuleId; 3] = [RuleId::ML102, RuleId::ML111, RuleId::ML109];
+
+/// Plan the fixes for `findings`, on one in-memory [`State`]: per file the
+/// frontmatter rewrites (ML102, ML111, ML109, each on the text the one before it
+/// left), then the index lines (ML203, from the frontmatter as rewritten), then the
+/// temp-file moves (ML132). `--dry-run` shows this plan and `lint --fix` writes it
+/// (under the write lock), so both make the same fixes in the same order.
+pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
+    let mut state = State::default();
+    let mut fixes = Vec::new();
+    // Each file once, in the order of its first finding, with its rules.
+    let mut files: Vec<(&Path, Vec<RuleId>)> = Vec::new();
+    for f in findings.iter().filter(|f| FRONTMATTER_RULES.contains(&f.id)) {
+        let Some(p) = f.path.as_deref() else { continue };
+        match files.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, rules)) => rules.push(f.id),
+            None => files.push((p, vec![f.id])),
+        }
+    }
+    for (path, rules) in files {
+        let mut moved = false;
+        for id in FRONTMATTER_RULES {
+            // Once ML102 has moved the block to line 1, Claude Code reads its
+            // fields: the rules they break are fixed now, as the next lint would
+            // report them.
+            let revealed = moved && (scope.shown)(id) && state.texts.get(path).is_some_and(|t| reveals(id, t));
+            if rules.contains(&id) || revealed {
+                let fix = frontmatter_fix(scope, &mut state, id, path);
+                moved |= id == RuleId::ML102 && matches!(fix.action, Action::Replace { .. });
+                fixes.push(fix);
+            }
+        }
+    }
+    let mut seen = HashSet::new();
     let unindexed: Vec<&Path> = findings
         .iter()
         .filter(|f| f.id == RuleId::ML203)
         .filter_map(|f| f.path.as_deref())
+        .filter(|p| seen.insert(*p))
         .collect();
-    let index_fixes = index_fixes(scope, &unindexed, &rewritten);
-    fixes.extend(index_fixes);
+    fixes.extend(index_fixes(scope, &mut state, &unindexed));
     for f in findings.iter().filter(|f| f.id == RuleId::ML132) {
         if let Some(p) = &f.path {
             fixes.push(PlannedFix {
@@ -170,51 +237,42 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
     FixPlan { fixes }
 }
 
-fn rewritten_text(f: &PlannedFix) -> Option<(&Path, &str)> {
-    match &f.action {
-        Action::Replace { path, new, .. } => Some((path.as_path(), new.as_str())),
-        _ => None,
+/// Whether lint reports `id` (ML111 or ML109) on a file holding `text`.
+fn reveals(id: RuleId, text: &str) -> bool {
+    let m = Memory::from_text("", text);
+    match id {
+        RuleId::ML111 => m.frontmatter.status == crate::frontmatter::Status::Retried && !m.frontmatter.limit_hit,
+        RuleId::ML109 => m.fields.type_source == crate::frontmatter::TypeSource::Nested && m.memory_type().is_some(),
+        _ => false,
     }
 }
 
-/// ML102 or ML111 on one file.
-fn frontmatter_fix(scope: &Scope, id: RuleId, path: &Path) -> PlannedFix {
-    let Ok(bytes) = crate::fsread::read_regular(path, crate::store::MAX_INDEX_BYTES) else {
-        return PlannedFix::skip(id, scope, path, "cannot be read");
+/// ML102, ML111 or ML109 on one file, from its text in `state`.
+fn frontmatter_fix(scope: &Scope, state: &mut State, id: RuleId, path: &Path) -> PlannedFix {
+    let text = match state.topic(path) {
+        Ok(t) => t,
+        Err(why) => return PlannedFix::skip(id, scope, path, why),
     };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return PlannedFix::skip(id, scope, path, "not valid UTF-8; fix it by hand");
-    };
-    let new = if id == RuleId::ML102 {
-        move_block_to_top(&text)
-    } else {
-        requote(&text)
+    const BY_HAND: &str = "the rewrite would not give the same fields; fix it by hand";
+    let new = match id {
+        RuleId::ML102 => move_block_to_top(&text).ok_or(BY_HAND),
+        RuleId::ML111 => requote(&text).ok_or(BY_HAND),
+        _ => add_top_level_type(&text),
     };
     match new {
-        Some(new) => PlannedFix {
+        Ok(new) => PlannedFix {
             id,
             rel: rel_of(scope.memdir.dir(), path),
-            action: Action::Replace {
-                path: path.to_path_buf(),
-                old: text,
-                new,
-                keep_mtime: true,
-            },
+            action: state.replace(path, text, new, true),
             resolves: vec![path.to_path_buf()],
         },
-        None => PlannedFix::skip(
-            id,
-            scope,
-            path,
-            "the rewrite would not give the same fields; fix it by hand",
-        ),
+        Err(why) => PlannedFix::skip(id, scope, path, why),
     }
 }
 
 /// ML203: one rewrite per index file that gains lines, and a skip for each file
-/// that cannot be indexed. `rewritten` holds the planned text of files whose
-/// frontmatter the plan rewrites.
-fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>) -> Vec<PlannedFix> {
+/// that cannot be indexed; each memory as the plan's frontmatter fixes left it.
+fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<PlannedFix> {
     let mut by_index: BTreeMap<PathBuf, Vec<(String, &Path)>> = BTreeMap::new();
     for p in files {
         let rel = rel_of(scope.memdir.dir(), p);
@@ -223,7 +281,7 @@ fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>)
     }
     let mut out = Vec::new();
     for (index_path, entries) in by_index {
-        let old = crate::index::read_index_text(&index_path);
+        let old = state.index(&index_path);
         let mut new = old.clone();
         let eol = edit::line_ending(&old);
         let mut added = Vec::new();
@@ -245,11 +303,7 @@ fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>)
                 ));
                 continue;
             }
-            let memory = match rewritten.get(path) {
-                Some(text) => Ok(Memory::from_text(&local, text)),
-                None => scan::read_memory(path, &local),
-            };
-            match index_line(memory, &new, eol) {
+            match index_line(state.memory(path, &local), &new, eol) {
                 Ok(candidate) => {
                     new = candidate;
                     added.push(path.to_path_buf());
@@ -261,12 +315,7 @@ fn index_fixes(scope: &Scope, files: &[&Path], rewritten: &HashMap<&Path, &str>)
             out.push(PlannedFix {
                 id: RuleId::ML203,
                 rel: rel_of(scope.memdir.dir(), &index_path),
-                action: Action::Replace {
-                    path: index_path,
-                    old,
-                    new,
-                    keep_mtime: false,
-                },
+                action: state.replace(&index_path, old, new, false),
                 resolves: added,
             });
         }

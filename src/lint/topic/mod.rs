@@ -232,7 +232,7 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
             p,
             key_line(text, "type"),
             1,
-            "type is only under `metadata:`; Claude Code's scan sees the memory as untyped: add a top-level `type:`",
+            "type is only under `metadata:`; Claude Code's scan sees the memory as untyped: add a top-level `type:` (`memctl lint --fix`)",
         ));
     }
     if let Some(t) = m.memory_type() {
