@@ -163,7 +163,10 @@ fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
         })?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let width = crate::output::terminal_width().map_or(80, |w| usize::from(w).clamp(40, 100));
+    // A pty that reports no size says 0: then 80.
+    let width = crate::output::terminal_width()
+        .filter(|w| *w >= 40)
+        .map_or(80, |w| usize::from(w).min(100));
     let fixable = if rule.fixable { ", fixable with `memctl lint --fix`" } else { "" };
     let mut text = out.bold(&format!("{id} {}", rule.name));
     text.push_str(&format!(" ({}{fixable})\n", rule.severity.as_str()));

@@ -627,4 +627,79 @@ mod tests {
             assert_eq!(shown_path(p, cwd), reference(p, cwd), "{p:?} under {cwd:?}");
         }
     }
+
+    fn finding(id: RuleId, path: Option<&str>, line: usize, sev: Severity, msg: &str) -> Finding {
+        Finding {
+            id,
+            severity: sev,
+            path: path.map(std::path::PathBuf::from),
+            line,
+            col: 1,
+            message: msg.to_string(),
+        }
+    }
+
+    #[test]
+    fn terminal_puts_errors_first_and_paths_relative_to_the_dir() {
+        let f = [
+            finding(RuleId::ML109, Some("/m/a.md"), 5, Severity::Info, "nested"),
+            finding(RuleId::ML201, Some("/m/MEMORY.md"), 3, Severity::Error, "dangling"),
+            finding(RuleId::ML210, Some("/m/MEMORY.md"), 2, Severity::Info, "canon"),
+            finding(RuleId::ML401, Some("/p/.claude/settings.json"), 2, Severity::Warning, "ignored"),
+            finding(RuleId::ML403, None, 1, Severity::Info, "disabled"),
+        ];
+        let (text, aggregated) = terminal(&f, Path::new("/m"), Path::new("/p"), false);
+        assert!(!aggregated);
+        assert_eq!(
+            text,
+            "memory dir: /m/\n\n\
+             MEMORY.md:3:1: error[ML201/index-dangling]: dangling\n\
+             MEMORY.md:2:1: info[ML210/index-noncanonical]: canon\n\n\
+             .claude/settings.json:2:1: warning[ML401/project-setting-ignored]: ignored\n\n\
+             a.md:5:1: info[ML109/type-nested-only]: nested\n\n\
+             -:1:1: info[ML403/memory-disabled]: disabled\n"
+        );
+    }
+
+    #[test]
+    fn terminal_aggregates_a_rule_on_more_than_five_lines() {
+        let mut f: Vec<Finding> = (1..=6)
+            .map(|l| finding(RuleId::ML201, Some("/m/MEMORY.md"), l * 2, Severity::Error, &format!("gone {l}")))
+            .collect();
+        f.push(finding(RuleId::ML204, Some("/m/MEMORY.md"), 1, Severity::Info, "index line is 160 chars (x)"));
+        let (text, aggregated) = terminal(&f, Path::new("/m"), Path::new("/x"), false);
+        assert!(aggregated);
+        assert_eq!(
+            text,
+            "memory dir: /m/\n\n\
+             MEMORY.md:2:1: error[ML201/index-dangling]: 6 links to missing files (lines 2–12; first: gone 1)\n\
+             MEMORY.md:1:1: info[ML204/index-line-long]: index line is 160 chars (x)\n"
+        );
+        // Five lines stay five lines.
+        let (text, aggregated) = terminal(&f[..5], Path::new("/m"), Path::new("/x"), false);
+        assert!(!aggregated);
+        assert_eq!(text.lines().count(), 7);
+    }
+
+    #[test]
+    fn aggregated_long_lines_name_the_count_the_span_and_the_longest() {
+        let f: Vec<Finding> = [(2, 160), (3, 210), (4, 747), (5, 151), (9, 199), (40, 201)]
+            .iter()
+            .map(|&(l, n)| {
+                let sev = if n > 200 { Severity::Warning } else { Severity::Info };
+                finding(RuleId::ML204, Some("/m/MEMORY.md"), l, sev, &format!("index line is {n} chars (guidance)"))
+            })
+            .collect();
+        let refs: Vec<&Finding> = f.iter().collect();
+        assert_eq!(
+            aggregate_message(&refs),
+            "6 index lines over 150 chars, 3 of them over 200 (lines 2–5, 9, 40; longest 747)"
+        );
+    }
+
+    #[test]
+    fn wrap_keeps_words_whole() {
+        assert_eq!(wrap_indented("aa bb cc", "  ", 7), "  aa bb cc\n");
+        assert_eq!(wrap_indented(&"word ".repeat(10), "  ", 24), "  word word word word\n  word word word word\n  word word\n");
+    }
 }
