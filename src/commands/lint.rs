@@ -30,9 +30,12 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         args.format.unwrap_or(LintFormat::Text)
     };
     if args.summary && format != LintFormat::Text {
-        return Err(Error::new(Kind::Usage, "--summary is a text view: it cannot be combined with --json or --format")
-            .hint("the JSON document's `summary` and `findings` hold the counts: `memctl lint --json`")
-            .into());
+        return Err(Error::new(
+            Kind::Usage,
+            "--summary is a text view: it cannot be combined with --json or --format",
+        )
+        .hint("the JSON document's `summary` and `findings` hold the counts: `memctl lint --json`")
+        .into());
     }
     let res = ctx.resolve_existing()?;
     let input = Input {
@@ -130,12 +133,19 @@ fn list_rules(out: &mut Output) -> Result<ExitCode> {
 /// `--explain ID`: one rule, what Claude Code does, why it matters, how to fix it.
 fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
     let Some(id) = RuleId::lookup(id) else {
-        let near = suggestions(id, RULES.iter().map(|r| r.id.as_str()).chain(RULES.iter().map(|r| r.name)));
+        let near = suggestions(
+            id,
+            RULES.iter().map(|r| r.id.as_str()).chain(RULES.iter().map(|r| r.name)),
+        );
         let hint = near.first().map_or_else(
             || "rule ids look like ML203 (or a rule name such as index-unindexed); `memctl lint --list-rules` lists them".to_string(),
             |n| format!("did you mean `{n}`? (`memctl lint --list-rules` lists the rules)"),
         );
-        return Err(Error::new(Kind::Usage, format!("unknown rule `{id}` given to --explain")).hint(hint).into());
+        return Err(
+            Error::new(Kind::Usage, format!("unknown rule `{id}` given to --explain"))
+                .hint(hint)
+                .into(),
+        );
     };
     let rule = id.rule();
     let x = lint::explain::explain(id);
@@ -167,7 +177,11 @@ fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
     let width = crate::output::terminal_width()
         .filter(|w| *w >= 40)
         .map_or(80, |w| usize::from(w).min(100));
-    let fixable = if rule.fixable { ", fixable with `memctl lint --fix`" } else { "" };
+    let fixable = if rule.fixable {
+        ", fixable with `memctl lint --fix`"
+    } else {
+        ""
+    };
     let mut text = out.bold(&format!("{id} {}", rule.name));
     text.push_str(&format!(" ({}{fixable})\n", rule.severity.as_str()));
     for (label, body) in [

@@ -138,7 +138,11 @@ pub fn terminal(findings: &[Finding], dir: &Path, cwd: &Path, color: bool) -> (S
         .collect();
     // Stable: files with the same worst severity keep their path order.
     files.sort_by_key(|(_, items)| std::cmp::Reverse(items.iter().map(Item::severity).max()));
-    let mut s = crate::output::paint(color, crate::output::Tone::Bold, &format!("memory dir: {}", shown_dir(dir, cwd)));
+    let mut s = crate::output::paint(
+        color,
+        crate::output::Tone::Bold,
+        &format!("memory dir: {}", shown_dir(dir, cwd)),
+    );
     s.push('\n');
     for (path, items) in &files {
         s.push('\n');
@@ -227,7 +231,12 @@ fn line_runs(fs: &[&Finding]) -> String {
 
 /// The length an ML204 message gives (`index line is 190 chars …`).
 fn long_line_len(f: &Finding) -> Option<usize> {
-    f.message.strip_prefix("index line is ")?.split(' ').next()?.parse().ok()
+    f.message
+        .strip_prefix("index line is ")?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// What a line standing for several findings of one rule says.
@@ -280,10 +289,19 @@ pub fn by_rule(findings: &[Finding]) -> String {
     }
     counts.sort_by_key(|((sev, id), _)| (std::cmp::Reverse(*sev), *id));
     let width = counts.iter().map(|(_, n)| n.to_string().len()).max().unwrap_or(1);
-    let name_width = counts.iter().map(|((_, id), _)| id.rule().name.len()).max().unwrap_or(0);
+    let name_width = counts
+        .iter()
+        .map(|((_, id), _)| id.rule().name.len())
+        .max()
+        .unwrap_or(0);
     let mut s = String::new();
     for ((sev, id), n) in counts {
-        let _ = writeln!(s, "{n:>width$}  {:<7}  {id}  {:<name_width$}", sev.as_str(), id.rule().name);
+        let _ = writeln!(
+            s,
+            "{n:>width$}  {:<7}  {id}  {:<name_width$}",
+            sev.as_str(),
+            id.rule().name
+        );
     }
     s.lines().map(|l| format!("{}\n", l.trim_end())).collect()
 }
@@ -645,7 +663,13 @@ mod tests {
             finding(RuleId::ML109, Some("/m/a.md"), 5, Severity::Info, "nested"),
             finding(RuleId::ML201, Some("/m/MEMORY.md"), 3, Severity::Error, "dangling"),
             finding(RuleId::ML210, Some("/m/MEMORY.md"), 2, Severity::Info, "canon"),
-            finding(RuleId::ML401, Some("/p/.claude/settings.json"), 2, Severity::Warning, "ignored"),
+            finding(
+                RuleId::ML401,
+                Some("/p/.claude/settings.json"),
+                2,
+                Severity::Warning,
+                "ignored",
+            ),
             finding(RuleId::ML403, None, 1, Severity::Info, "disabled"),
         ];
         let (text, aggregated) = terminal(&f, Path::new("/m"), Path::new("/p"), false);
@@ -664,9 +688,23 @@ mod tests {
     #[test]
     fn terminal_aggregates_a_rule_on_more_than_five_lines() {
         let mut f: Vec<Finding> = (1..=6)
-            .map(|l| finding(RuleId::ML201, Some("/m/MEMORY.md"), l * 2, Severity::Error, &format!("gone {l}")))
+            .map(|l| {
+                finding(
+                    RuleId::ML201,
+                    Some("/m/MEMORY.md"),
+                    l * 2,
+                    Severity::Error,
+                    &format!("gone {l}"),
+                )
+            })
             .collect();
-        f.push(finding(RuleId::ML204, Some("/m/MEMORY.md"), 1, Severity::Info, "index line is 160 chars (x)"));
+        f.push(finding(
+            RuleId::ML204,
+            Some("/m/MEMORY.md"),
+            1,
+            Severity::Info,
+            "index line is 160 chars (x)",
+        ));
         let (text, aggregated) = terminal(&f, Path::new("/m"), Path::new("/x"), false);
         assert!(aggregated);
         assert_eq!(
@@ -687,7 +725,13 @@ mod tests {
             .iter()
             .map(|&(l, n)| {
                 let sev = if n > 200 { Severity::Warning } else { Severity::Info };
-                finding(RuleId::ML204, Some("/m/MEMORY.md"), l, sev, &format!("index line is {n} chars (guidance)"))
+                finding(
+                    RuleId::ML204,
+                    Some("/m/MEMORY.md"),
+                    l,
+                    sev,
+                    &format!("index line is {n} chars (guidance)"),
+                )
             })
             .collect();
         let refs: Vec<&Finding> = f.iter().collect();
@@ -700,6 +744,9 @@ mod tests {
     #[test]
     fn wrap_keeps_words_whole() {
         assert_eq!(wrap_indented("aa bb cc", "  ", 7), "  aa bb cc\n");
-        assert_eq!(wrap_indented(&"word ".repeat(10), "  ", 24), "  word word word word\n  word word word word\n  word word\n");
+        assert_eq!(
+            wrap_indented(&"word ".repeat(10), "  ", 24),
+            "  word word word word\n  word word word word\n  word word\n"
+        );
     }
 }

@@ -248,8 +248,16 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
         const NAMED: usize = 10;
         let names: Vec<&str> = beyond.iter().take(NAMED).map(|m| m.rel.as_str()).collect();
         let more = beyond.len().saturating_sub(NAMED);
-        let more = if more > 0 { format!(" … and {more} more") } else { String::new() };
-        let (is, them) = if beyond.len() == 1 { ("is", "it") } else { ("are", "them") };
+        let more = if more > 0 {
+            format!(" … and {more} more")
+        } else {
+            String::new()
+        };
+        let (is, them) = if beyond.len() == 1 {
+            ("is", "it")
+        } else {
+            ("are", "them")
+        };
         out.push(Finding::file(
             RuleId::ML127,
             &first.path,

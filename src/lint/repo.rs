@@ -29,7 +29,11 @@ pub fn untracked_own_files_note(dir: &Path) -> Option<String> {
     let root = crate::paths::git::find_git_root(&real.to_string_lossy())?;
     let root = Path::new(&root);
     let rel = real.strip_prefix(root).ok()?.to_string_lossy().into_owned();
-    let prefix = if rel.is_empty() { String::new() } else { format!("{rel}/") };
+    let prefix = if rel.is_empty() {
+        String::new()
+    } else {
+        format!("{rel}/")
+    };
     let probes: Vec<String> = OWN.iter().map(|(_, probe)| format!("{prefix}{probe}")).collect();
     let ignored = check_ignore(root, &probes)?;
     let missing: Vec<String> = OWN
@@ -52,10 +56,14 @@ pub fn untracked_own_files_note(dir: &Path) -> Option<String> {
         note.push_str(line);
     }
     let lock = format!("{prefix}.memctl.lock");
-    if missing.iter().any(|l| l.ends_with("/.memctl.lock") || l == "/.memctl.lock")
+    if missing
+        .iter()
+        .any(|l| l.ends_with("/.memctl.lock") || l == "/.memctl.lock")
         && crate::paths::git::is_tracked(root, &lock) == Some(true)
     {
-        note.push_str(&format!("\n(.memctl.lock is already committed: `git rm --cached {lock}`)"));
+        note.push_str(&format!(
+            "\n(.memctl.lock is already committed: `git rm --cached {lock}`)"
+        ));
     }
     Some(note)
 }

@@ -1118,7 +1118,11 @@ fn ml127_is_one_finding_per_run() {
         many = many.memory_aged(&format!("m{i:03}.md"), GOOD, f64::from(i));
         index.push_str(&format!("- [M](m{i:03}.md) — m\n"));
     }
-    let doc = many.index(&index).args(["lint", "--json", "--rule", "ML127"]).run().json();
+    let doc = many
+        .index(&index)
+        .args(["lint", "--json", "--rule", "ML127"])
+        .run()
+        .json();
     let found = doc["findings"].as_array().unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["path"], "mem/m200.md");
@@ -1130,7 +1134,11 @@ fn ml127_is_one_finding_per_run() {
 
 #[test]
 fn lint_says_once_that_auto_memory_is_disabled() {
-    let run = good().env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1").args(["lint"]).run().success();
+    let run = good()
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+        .args(["lint"])
+        .run()
+        .success();
     let warning = "memctl: warning: auto memory is disabled (env CLAUDE_CODE_DISABLE_AUTO_MEMORY=1): Claude Code will not read or write this directory\n";
     assert_eq!(run.stderr.matches(warning).count(), 1, "{}", run.stderr);
 }
@@ -1166,7 +1174,10 @@ fn ml203_hint_does_not_offer_fix_past_the_cut() {
         .run()
         .json();
     assert!(
-        doc["findings"][0]["message"].as_str().unwrap().contains("give it a one-line `description:`"),
+        doc["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("give it a one-line `description:`"),
         "{doc}"
     );
 }
@@ -1174,7 +1185,11 @@ fn ml203_hint_does_not_offer_fix_past_the_cut() {
 #[test]
 fn explain_takes_any_id_form_and_refuses_unknown_ones() {
     let by_id = Env::new().args(["lint", "--explain", "ML203"]).run().success();
-    assert!(by_id.stdout.starts_with("ML203 index-unindexed (warning, fixable with `memctl lint --fix`)\n"));
+    assert!(
+        by_id
+            .stdout
+            .starts_with("ML203 index-unindexed (warning, fixable with `memctl lint --fix`)\n")
+    );
     for section in ["What Claude Code does:", "Why it matters:", "How to fix:"] {
         assert!(by_id.stdout.contains(section), "{}", by_id.stdout);
     }
@@ -1182,7 +1197,11 @@ fn explain_takes_any_id_form_and_refuses_unknown_ones() {
         let run = Env::new().args(["lint", "--explain", form]).run().success();
         assert_eq!(run.stdout, by_id.stdout, "{form}");
     }
-    let doc = Env::new().args(["lint", "--explain", "ML109", "--json"]).run().success().json();
+    let doc = Env::new()
+        .args(["lint", "--explain", "ML109", "--json"])
+        .run()
+        .success()
+        .json();
     assert_eq!(doc["id"], "ML109");
     assert!(doc["fix"].as_str().unwrap().contains("top-level `type:`"));
     Env::new()

@@ -62,11 +62,13 @@ fn unindexed(
     };
     // `lint --fix` adds the lines in the order of the findings, by path.
     let mut room = Room::new();
-    let mut by_path: Vec<&&Memory> = owned
-        .iter()
-        .filter(|m| !indexed.contains(m.rel.as_str()))
-        .collect();
-    by_path.sort_by(|a, b| a.path.as_os_str().as_encoded_bytes().cmp(b.path.as_os_str().as_encoded_bytes()));
+    let mut by_path: Vec<&&Memory> = owned.iter().filter(|m| !indexed.contains(m.rel.as_str())).collect();
+    by_path.sort_by(|a, b| {
+        a.path
+            .as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.path.as_os_str().as_encoded_bytes())
+    });
     let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (m.rel.as_str(), room.add(scope, m))).collect();
     for m in owned {
         if indexed.contains(m.rel.as_str()) {
