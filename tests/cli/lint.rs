@@ -1234,3 +1234,30 @@ fn lint_notes_memctl_files_a_git_work_tree_does_not_ignore() {
     let run = env.env("PATH", "/nonexistent").args(["lint"]).run().success();
     assert!(!run.stderr.contains("git work tree"), "{}", run.stderr);
 }
+
+#[test]
+fn messages_count_in_the_singular() {
+    let big = format!("---\nname: n\ndescription: d\ntype: user\n---\n{}", "x".repeat(5000));
+    let doc = one(&big).args(["lint", "--json", "--rule", "ML122"]).run().json();
+    let msg = doc["findings"][0]["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.contains(" bytes, 6 lines:") || msg.contains(" bytes, 1 line:"),
+        "{msg}"
+    );
+    let oneline = "x".repeat(5000);
+    let doc = one(&oneline).args(["lint", "--json", "--rule", "ML122"]).run().json();
+    let msg = doc["findings"][0]["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        msg,
+        "5000 bytes, 1 line: relevance recall reads only 200 lines / 4096 bytes"
+    );
+    let doc = Env::new()
+        .memory("m.md", GOOD)
+        .args(["lint", "--json", "--rule", "ML213"])
+        .run()
+        .json();
+    assert_eq!(
+        doc["findings"][0]["message"],
+        "1 topic file but no MEMORY.md: Claude Code loads no memory; create the index (`memctl edit --index`)"
+    );
+}

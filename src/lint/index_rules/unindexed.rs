@@ -31,7 +31,10 @@ fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
         out.push(Finding::file(
             RuleId::ML213,
             idx,
-            format!("{owned} topic files but no MEMORY.md: Claude Code loads no memory; create the index"),
+            format!(
+                "{owned} topic {} but no MEMORY.md: Claude Code loads no memory; create the index (`memctl edit --index`)",
+                if owned == 1 { "file" } else { "files" }
+            ),
         ));
     }
 }
