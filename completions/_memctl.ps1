@@ -100,6 +100,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
         'memctl;lint' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text, or json with --json]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text, or json with --json]')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Explain one rule (an id in any case or a rule name): what Claude Code does, why it matters, how to fix it')
             [CompletionResult]::new('--rule', '--rule', [CompletionResultType]::ParameterName, 'Run only this rule: an id in any case or a rule name (repeatable or comma-separated)')
             [CompletionResult]::new('--disable', '--disable', [CompletionResultType]::ParameterName, 'Skip this rule: an id in any case or a rule name (repeatable or comma-separated)')
             [CompletionResult]::new('--min-severity', '--min-severity', [CompletionResultType]::ParameterName, 'Hide findings below this severity')
@@ -108,6 +109,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('--list-rules', '--list-rules', [CompletionResultType]::ParameterName, 'Print the rule table (id, name, severity, fixable, what Claude Code does) and exit')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'Print only the counts of findings by rule (text format)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Warnings also cause exit status 1')
             [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')

@@ -585,7 +585,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lint)
-            opts="-f -n -h --format --list-rules --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --help"
+            opts="-f -n -h --format --list-rules --explain --summary --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,6 +597,10 @@ _memctl() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "text json sarif github" -- "${cur}"))
+                    return 0
+                    ;;
+                --explain)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --rule)

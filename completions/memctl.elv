@@ -92,6 +92,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;lint'= {
             cand -f 'Output format [default: text, or json with --json]'
             cand --format 'Output format [default: text, or json with --json]'
+            cand --explain 'Explain one rule (an id in any case or a rule name): what Claude Code does, why it matters, how to fix it'
             cand --rule 'Run only this rule: an id in any case or a rule name (repeatable or comma-separated)'
             cand --disable 'Skip this rule: an id in any case or a rule name (repeatable or comma-separated)'
             cand --min-severity 'Hide findings below this severity'
@@ -100,6 +101,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'
             cand --list-rules 'Print the rule table (id, name, severity, fixable, what Claude Code does) and exit'
+            cand --summary 'Print only the counts of findings by rule (text format)'
             cand --strict 'Warnings also cause exit status 1'
             cand --fix 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
             cand -n 'With --fix: print unified diffs and write nothing'

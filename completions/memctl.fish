@@ -95,6 +95,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -s f -l format -d 'O
 json\t'One JSON document'
 sarif\t'SARIF 2.1.0, for code-scanning tools'
 github\t'GitHub Actions workflow commands'"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l explain -d 'Explain one rule (an id in any case or a rule name): what Claude Code does, why it matters, how to fix it' -r
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l rule -d 'Run only this rule: an id in any case or a rule name (repeatable or comma-separated)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l disable -d 'Skip this rule: an id in any case or a rule name (repeatable or comma-separated)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l min-severity -d 'Hide findings below this severity' -r -f -a "error\t''
@@ -107,6 +108,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -l color -d 'When to
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l list-rules -d 'Print the rule table (id, name, severity, fixable, what Claude Code does) and exit'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l summary -d 'Print only the counts of findings by rule (text format)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l strict -d 'Warnings also cause exit status 1'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l fix -d 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s n -l dry-run -d 'With --fix: print unified diffs and write nothing'

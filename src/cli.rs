@@ -206,8 +206,16 @@ pub struct LintArgs {
     pub format: Option<LintFormat>,
 
     /// Print the rule table (id, name, severity, fixable, what Claude Code does) and exit
-    #[arg(long, conflicts_with_all = ["fix", "rules", "disable"])]
+    #[arg(long, conflicts_with_all = ["fix", "rules", "disable", "explain", "summary"])]
     pub list_rules: bool,
+
+    /// Explain one rule (an id in any case or a rule name): what Claude Code does, why it matters, how to fix it
+    #[arg(long, value_name = "ID", conflicts_with_all = ["fix", "rules", "disable", "summary"])]
+    pub explain: Option<String>,
+
+    /// Print only the counts of findings by rule (text format)
+    #[arg(long)]
+    pub summary: bool,
 
     /// Warnings also cause exit status 1
     #[arg(long)]

@@ -20,12 +20,23 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     if args.list_rules {
         return list_rules(out);
     }
+    if let Some(id) = &args.explain {
+        return explain(id, out);
+    }
     let shown = Shown::from_args(args)?;
     let format = if out.json {
         LintFormat::Json
     } else {
         args.format.unwrap_or(LintFormat::Text)
     };
+    if args.summary && format != LintFormat::Text {
+        return Err(Error::new(
+            Kind::Usage,
+            "--summary is a text view: it cannot be combined with --json or --format",
+        )
+        .hint("the JSON document's `summary` and `findings` hold the counts: `memctl lint --json`")
+        .into());
+    }
     let res = ctx.resolve_existing()?;
     let input = Input {
         dir: res.memdir.dir(),
@@ -51,8 +62,24 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     if let Some(w) = res.tracked_local_setting_warning() {
         out.warn(w);
     }
+    // As `path` says it (issue 14): once, whatever the rules shown.
+    if !res.enabled.value {
+        out.warn(format!(
+            "auto memory is disabled ({}): Claude Code will not read or write this directory",
+            res.enabled.lever
+        ));
+    }
+    // memctl's own files in a repository (issue 14).
+    if let Some(n) = lint::repo::untracked_own_files_note(res.memdir.main()) {
+        out.note(n);
+    }
     note_fixes(out, &outcome.fixes);
-    render(out, format, args.dry_run, &outcome, &res, &ctx.env.cwd)?;
+    let layout = Layout {
+        terminal: out.stdout_tty,
+        summary_only: args.summary,
+        dir: input.dir,
+    };
+    render(out, format, args.dry_run, &outcome, &res, &ctx.env.cwd, &layout)?;
     let (errors, warnings, _) = lint::counts(&outcome.findings);
     Ok(if errors > 0 || (args.strict && warnings > 0) {
         ExitCode::from(1)
@@ -98,6 +125,74 @@ fn list_rules(out: &mut Output) -> Result<ExitCode> {
             "{}  {:<width$}  {sev:<7}  {fix:<3}  {}\n",
             r.id, r.name, r.consequence
         ));
+    }
+    out.print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--explain ID`: one rule, what Claude Code does, why it matters, how to fix it.
+fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
+    let Some(id) = RuleId::lookup(id) else {
+        let near = suggestions(
+            id,
+            RULES.iter().map(|r| r.id.as_str()).chain(RULES.iter().map(|r| r.name)),
+        );
+        let hint = near.first().map_or_else(
+            || "rule ids look like ML203 (or a rule name such as index-unindexed); `memctl lint --list-rules` lists them".to_string(),
+            |n| format!("did you mean `{n}`? (`memctl lint --list-rules` lists the rules)"),
+        );
+        return Err(
+            Error::new(Kind::Usage, format!("unknown rule `{id}` given to --explain"))
+                .hint(hint)
+                .into(),
+        );
+    };
+    let rule = id.rule();
+    let x = lint::explain::explain(id);
+    if out.json {
+        #[derive(serde::Serialize)]
+        struct Doc {
+            id: RuleId,
+            name: &'static str,
+            severity: Severity,
+            fixable: bool,
+            consequence: &'static str,
+            claude_code: &'static str,
+            why: &'static str,
+            fix: &'static str,
+        }
+        out.emit_json(serde_json::to_value(Doc {
+            id,
+            name: rule.name,
+            severity: rule.severity,
+            fixable: rule.fixable,
+            consequence: rule.consequence,
+            claude_code: x.claude_code,
+            why: x.why,
+            fix: x.fix,
+        })?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // A pty that reports no size says 0: then 80.
+    let width = crate::output::terminal_width()
+        .filter(|w| *w >= 40)
+        .map_or(80, |w| usize::from(w).min(100));
+    let fixable = if rule.fixable {
+        ", fixable with `memctl lint --fix`"
+    } else {
+        ""
+    };
+    let mut text = out.bold(&format!("{id} {}", rule.name));
+    text.push_str(&format!(" ({}{fixable})\n", rule.severity.as_str()));
+    for (label, body) in [
+        ("What Claude Code does", x.claude_code),
+        ("Why it matters", x.why),
+        ("How to fix", x.fix),
+    ] {
+        text.push('\n');
+        text.push_str(&out.bold(&format!("{label}:")));
+        text.push('\n');
+        text.push_str(&format::wrap_indented(body, "  ", width));
     }
     out.print(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -205,6 +300,16 @@ fn note_fixes(out: &mut Output, fixes: &[Fix]) {
     }
 }
 
+/// How text output is laid out.
+struct Layout<'a> {
+    /// stdout is a terminal: the layout of SPEC §3.13.
+    terminal: bool,
+    /// `--summary`.
+    summary_only: bool,
+    /// The dir linted: terminal paths are relative to it.
+    dir: &'a Path,
+}
+
 fn render(
     out: &mut Output,
     format: LintFormat,
@@ -212,6 +317,7 @@ fn render(
     o: &Outcome,
     res: &Resolution,
     cwd: &Path,
+    layout: &Layout,
 ) -> Result<()> {
     match format {
         LintFormat::Json => out.emit_json(format::json(&o.findings, o.files, &res.shown(), &o.fixes, cwd))?,
@@ -227,7 +333,23 @@ fn render(
             for diff in o.fixes.iter().filter_map(|f| f.diff.as_ref()) {
                 out.print(diff)?;
             }
-            out.print(&format::text(&o.findings, cwd, out.color_stdout))?;
+            if layout.summary_only {
+                out.print(&format::by_rule(&o.findings))?;
+            } else if layout.terminal {
+                let (text, aggregated) = format::terminal(&o.findings, layout.dir, cwd, out.color_stdout);
+                out.print(&text)?;
+                if aggregated {
+                    out.flush()?;
+                    out.note(format!(
+                        "a rule firing on more than {} lines of a file is shown once; pipe the output or use --json to see every finding",
+                        format::AGGREGATE_OVER
+                    ));
+                }
+            } else {
+                out.print(&format::text(&o.findings, cwd, out.color_stdout))?;
+            }
+            // The findings first: stdout is buffered, stderr is not.
+            out.flush()?;
             // Through `Output`: a closed stderr must not abort (SPEC §3.1).
             out.eprint(&format!("{}\n", format::summary(&o.findings, o.files)));
         }

@@ -5,9 +5,11 @@
 //! [`format`].
 
 mod config;
+pub mod explain;
 pub mod fix;
 pub mod format;
 mod index_rules;
+pub mod repo;
 pub mod rules;
 mod secrets;
 mod topic;
@@ -239,13 +241,30 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
             P::Binary | P::WindowTooLarge => {}
         }
     }
+    // Once per run (issue 14), anchored at the newest file past the cap.
     let total = scan.memories.len();
-    for m in scan.memories.iter().skip(scan::MAX_MEMORY_FILES) {
+    let beyond: Vec<&Memory> = scan.memories.iter().skip(scan::MAX_MEMORY_FILES).collect();
+    if let Some(first) = beyond.first() {
+        const NAMED: usize = 10;
+        let names: Vec<&str> = beyond.iter().take(NAMED).map(|m| m.rel.as_str()).collect();
+        let more = beyond.len().saturating_sub(NAMED);
+        let more = if more > 0 {
+            format!(" … and {more} more")
+        } else {
+            String::new()
+        };
+        let (is, them) = if beyond.len() == 1 {
+            ("is", "it")
+        } else {
+            ("are", "them")
+        };
         out.push(Finding::file(
             RuleId::ML127,
-            &m.path,
+            &first.path,
             format!(
-                "not among the 200 most recently modified of {total} files; Claude Code's manifest does not list it"
+                "{} of {total} files {is} not among the 200 most recently modified; Claude Code's manifest does not list {them}: {}{more}",
+                beyond.len(),
+                names.join(", ")
             ),
         ));
     }

@@ -1052,3 +1052,212 @@ fn parallel_fixes_add_one_index_line() {
     let index = fs::read_to_string(d.join("MEMORY.md")).unwrap();
     assert_eq!(index.matches("(extra.md)").count(), 1, "{index}");
 }
+
+// ---- Issue 14: lint for daily use ----
+
+/// A dir with 7 long index lines (info), one unindexed memory (warning).
+fn long_lines() -> Env {
+    let mut env = Env::new();
+    let mut index = String::new();
+    for i in 0..7 {
+        let rel = format!("m{i}.md");
+        env = env.memory(&rel, GOOD);
+        index.push_str(&format!("- [M{i}]({rel}) — {}\n", "x".repeat(150 + i)));
+    }
+    env.memory("loose.md", GOOD).index(&index)
+}
+
+#[test]
+fn terminal_layout_groups_aggregates_and_prints_the_summary_last() {
+    let env = long_lines();
+    let screen = crate::support::run_in_pty(&env, &["--color", "never", "lint"], &[]);
+    let screen = screen.replace("\r\n", "\n");
+    // The header names the dir relative to the cwd (the temp root); the paths are
+    // relative to the dir; the warning's file comes before the info's; the summary
+    // line is last.
+    let expected = "memory dir: mem/\n\
+         \n\
+         loose.md:1:1: warning[ML203/index-unindexed]: not in MEMORY.md: Claude Code never loads it; add an index line (`memctl lint --fix`)\n\
+         \n\
+         MEMORY.md:1:1: info[ML204/index-line-long]: 7 index lines over 150 chars (lines 1–7; longest 172)\n\
+         memctl: note: a rule firing on more than 5 lines of a file is shown once; pipe the output or use --json to see every finding\n\
+         0 errors, 1 warning, 7 infos in 9 files\n";
+    let start = screen.find("memory dir:").expect("a header");
+    assert_eq!(&screen[start..], expected);
+}
+
+#[test]
+fn piped_output_keeps_one_line_per_finding() {
+    let run = long_lines().args(["lint"]).run();
+    assert_eq!(run.stdout.lines().count(), 8, "{}", run.stdout);
+    assert!(run.stdout.lines().all(|l| l.starts_with("mem/")), "{}", run.stdout);
+    assert!(!run.stdout.contains("memory dir:"));
+    let doc = long_lines().args(["lint", "--json"]).run().json();
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 8);
+}
+
+#[test]
+fn summary_prints_counts_by_rule_only() {
+    long_lines()
+        .args(["lint", "--summary"])
+        .run()
+        .success()
+        .stdout("1  warning  ML203  index-unindexed\n7  info     ML204  index-line-long\n");
+    long_lines()
+        .args(["lint", "--summary", "--json"])
+        .run()
+        .code(2)
+        .stderr_has("--summary is a text view");
+}
+
+#[test]
+fn ml127_is_one_finding_per_run() {
+    let mut many = Env::new();
+    let mut index = String::new();
+    for i in 0..203 {
+        many = many.memory_aged(&format!("m{i:03}.md"), GOOD, f64::from(i));
+        index.push_str(&format!("- [M](m{i:03}.md) — m\n"));
+    }
+    let doc = many
+        .index(&index)
+        .args(["lint", "--json", "--rule", "ML127"])
+        .run()
+        .json();
+    let found = doc["findings"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["path"], "mem/m200.md");
+    assert_eq!(
+        found[0]["message"],
+        "3 of 203 files are not among the 200 most recently modified; Claude Code's manifest does not list them: m200.md, m201.md, m202.md"
+    );
+}
+
+#[test]
+fn lint_says_once_that_auto_memory_is_disabled() {
+    let run = good()
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+        .args(["lint"])
+        .run()
+        .success();
+    let warning = "memctl: warning: auto memory is disabled (env CLAUDE_CODE_DISABLE_AUTO_MEMORY=1): Claude Code will not read or write this directory\n";
+    assert_eq!(run.stderr.matches(warning).count(), 1, "{}", run.stderr);
+}
+
+#[test]
+fn ml203_hint_does_not_offer_fix_past_the_cut() {
+    let mut index = String::new();
+    for i in 0..200 {
+        index.push_str(&format!("- [G{i}](good.md) — g\n"));
+    }
+    let full = good().memory("loose.md", GOOD).index(&index);
+    let doc = full.args(["lint", "--json", "--rule", "ML203"]).run().json();
+    let msg = doc["findings"][0]["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        msg,
+        "not in MEMORY.md: Claude Code never loads it; its line would fall past Claude Code's cut, so `memctl lint --fix` skips it: make room in MEMORY.md first (`memctl edit --index`)"
+    );
+    // And --fix does skip it.
+    let mut index = String::new();
+    for i in 0..200 {
+        index.push_str(&format!("- [G{i}](good.md) — g\n"));
+    }
+    let run = good()
+        .memory("loose.md", GOOD)
+        .index(&index)
+        .args(["lint", "--fix", "--rule", "ML203"])
+        .run();
+    assert!(run.stderr.contains("not fixed: ML203 loose.md"), "{}", run.stderr);
+    // Without a description, the hint says to add one first.
+    let doc = good()
+        .memory("bare.md", "---\nname: b\ntype: user\n---\nbody\n")
+        .args(["lint", "--json", "--rule", "ML203"])
+        .run()
+        .json();
+    assert!(
+        doc["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("give it a one-line `description:`"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn explain_takes_any_id_form_and_refuses_unknown_ones() {
+    let by_id = Env::new().args(["lint", "--explain", "ML203"]).run().success();
+    assert!(
+        by_id
+            .stdout
+            .starts_with("ML203 index-unindexed (warning, fixable with `memctl lint --fix`)\n")
+    );
+    for section in ["What Claude Code does:", "Why it matters:", "How to fix:"] {
+        assert!(by_id.stdout.contains(section), "{}", by_id.stdout);
+    }
+    for form in ["ml203", "index-unindexed", "INDEX-UNINDEXED"] {
+        let run = Env::new().args(["lint", "--explain", form]).run().success();
+        assert_eq!(run.stdout, by_id.stdout, "{form}");
+    }
+    let doc = Env::new()
+        .args(["lint", "--explain", "ML109", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["id"], "ML109");
+    assert!(doc["fix"].as_str().unwrap().contains("top-level `type:`"));
+    Env::new()
+        .args(["lint", "--explain", "ML2O3"])
+        .run()
+        .code(2)
+        .stderr_has("unknown rule `ML2O3` given to --explain")
+        .stderr_has("hint: did you mean `ML203`?");
+}
+
+#[test]
+fn lint_notes_memctl_files_a_git_work_tree_does_not_ignore() {
+    let env = good();
+    crate::support::git(&env.root(), &["init", "-q"]);
+    let root = env.root().display().to_string();
+    let run = env.args(["lint"]).run().success();
+    let note = format!(
+        "memctl: note: the memory dir is inside the git work tree {root}, which does not ignore memctl's own files; add to {root}/.gitignore:\n  /mem/.memctl.lock\n  /mem/.trash/\n"
+    );
+    assert_eq!(run.stderr.matches(&note).count(), 1, "{}", run.stderr);
+    // Once ignored, nothing is said.
+    let env = good();
+    crate::support::git(&env.root(), &["init", "-q"]);
+    fs::write(env.root().join(".gitignore"), "/mem/.memctl.lock\n.trash/\n").unwrap();
+    let run = env.args(["lint"]).run().success();
+    assert!(!run.stderr.contains("git work tree"), "{}", run.stderr);
+    // Without git on PATH, nothing is said and nothing fails.
+    let env = good();
+    crate::support::git(&env.root(), &["init", "-q"]);
+    let run = env.env("PATH", "/nonexistent").args(["lint"]).run().success();
+    assert!(!run.stderr.contains("git work tree"), "{}", run.stderr);
+}
+
+#[test]
+fn messages_count_in_the_singular() {
+    let big = format!("---\nname: n\ndescription: d\ntype: user\n---\n{}", "x".repeat(5000));
+    let doc = one(&big).args(["lint", "--json", "--rule", "ML122"]).run().json();
+    let msg = doc["findings"][0]["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.contains(" bytes, 6 lines:") || msg.contains(" bytes, 1 line:"),
+        "{msg}"
+    );
+    let oneline = "x".repeat(5000);
+    let doc = one(&oneline).args(["lint", "--json", "--rule", "ML122"]).run().json();
+    let msg = doc["findings"][0]["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        msg,
+        "5000 bytes, 1 line: relevance recall reads only 200 lines / 4096 bytes"
+    );
+    let doc = Env::new()
+        .memory("m.md", GOOD)
+        .args(["lint", "--json", "--rule", "ML213"])
+        .run()
+        .json();
+    assert_eq!(
+        doc["findings"][0]["message"],
+        "1 topic file but no MEMORY.md: Claude Code loads no memory; create the index (`memctl edit --index`)"
+    );
+}

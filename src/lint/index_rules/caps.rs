@@ -41,12 +41,12 @@ pub(super) fn check(idx: &Path, l: &load::Load, warn_at: f64, out: &mut Vec<Find
             line,
             1,
             format!(
-                "{} units (limit: 25 000): entries cut by the unit cap: lines {}",
+                "{} units (limit: 25 000): {}",
                 crate::text::group_digits(l.unit_count as i64),
                 if cut.is_empty() {
-                    "none beyond the line cap".into()
+                    "the unit cap cuts no entry that the line cap keeps".into()
                 } else {
-                    list_lines(&cut)
+                    format!("entries cut by the unit cap: lines {}", list_lines(&cut))
                 }
             ),
         ));

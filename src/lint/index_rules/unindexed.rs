@@ -1,7 +1,7 @@
 //! The index rules that need the scanned topic files: ML203 (a file the index does
 //! not link, info when another indexed memory links it) and ML213 (no index).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::lint::{Finding, RuleId, Severity};
 use crate::memory::Memory;
@@ -31,7 +31,10 @@ fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
         out.push(Finding::file(
             RuleId::ML213,
             idx,
-            format!("{owned} topic files but no MEMORY.md: Claude Code loads no memory; create the index"),
+            format!(
+                "{owned} topic {} but no MEMORY.md: Claude Code loads no memory; create the index (`memctl edit --index`)",
+                if owned == 1 { "file" } else { "files" }
+            ),
         ));
     }
 }
@@ -60,6 +63,16 @@ fn unindexed(
     } else {
         format!("{}/MEMORY.md", scope.prefix)
     };
+    // `lint --fix` adds the lines in the order of the findings, by path.
+    let mut room = Room::new();
+    let mut by_path: Vec<&&Memory> = owned.iter().filter(|m| !indexed.contains(m.rel.as_str())).collect();
+    by_path.sort_by(|a, b| {
+        a.path
+            .as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.path.as_os_str().as_encoded_bytes())
+    });
+    let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (m.rel.as_str(), room.add(scope, m))).collect();
     for m in owned {
         if indexed.contains(m.rel.as_str()) {
             continue;
@@ -74,11 +87,109 @@ fn unindexed(
                 .with_severity(Severity::Info),
             );
         } else {
+            let edit = if scope.prefix.is_empty() {
+                "memctl edit --index"
+            } else {
+                "memctl --team edit --index"
+            };
+            let how = match fixable.get(m.rel.as_str()).unwrap_or(&Fixable::Yes) {
+                Fixable::Yes => "add an index line (`memctl lint --fix`)".to_string(),
+                Fixable::NoDescription => format!(
+                    "give it a one-line `description:`, then `memctl lint --fix` adds the line (or add it by hand: `{edit}`)"
+                ),
+                Fixable::PastCut => format!(
+                    "its line would fall past Claude Code's cut, so `memctl lint --fix` skips it: make room in {index_name} first (`{edit}`)"
+                ),
+            };
             out.push(Finding::file(
                 RuleId::ML203,
                 &m.path,
-                format!("not in {index_name}: Claude Code never loads it; add an index line (`memctl lint --fix`)"),
+                format!("not in {index_name}: Claude Code never loads it; {how}"),
             ));
         }
+    }
+}
+
+/// Whether `lint --fix` can index a file (SPEC §3.9.4 and §3.13: it skips a file
+/// without a string description and a line that would be cut).
+#[derive(Debug, PartialEq)]
+enum Fixable {
+    Yes,
+    NoDescription,
+    PastCut,
+}
+
+/// The index as `lint --fix` would grow it, line by line, in the order of its
+/// findings (by path): enough to say whether each fix will be applied.
+struct Room {
+    /// The index text, read on first use; `pending` lines are still to append.
+    text: Option<String>,
+    pending: Vec<String>,
+    eol: &'static str,
+    lines: usize,
+    units: usize,
+    cut: bool,
+}
+
+impl Room {
+    /// Nothing is read until a file needs it.
+    fn new() -> Room {
+        Room {
+            text: None,
+            pending: Vec::new(),
+            eol: "\n",
+            lines: 0,
+            units: 0,
+            cut: false,
+        }
+    }
+
+    fn add(&mut self, scope: &Scope, m: &Memory) -> Fixable {
+        use crate::index::{self, edit, load};
+        use crate::yaml::Value;
+        let Some(Value::String(hook)) = &m.fields.description else {
+            return Fixable::NoDescription;
+        };
+        if self.text.is_none() {
+            let t = index::read_index_text(&scope.index);
+            let l = load::load(&t);
+            (self.lines, self.units, self.cut) = (l.line_count, l.unit_count, l.truncated());
+            self.eol = edit::line_ending(&t);
+            self.text = Some(t);
+        }
+        if self.cut {
+            return Fixable::PastCut;
+        }
+        let title = match &m.fields.name {
+            Some(Value::String(s)) => s.clone(),
+            _ => m.stem().to_string(),
+        };
+        let (line, _) = index::render_entry(title.trim(), scope.local(&m.rel), hook.trim());
+        let line_units = line.encode_utf16().count() + self.eol.len();
+        // Far from both caps the line fits; near them, the exact model decides.
+        let clearly_fits = self.lines + 2 < load::MAX_LINES && self.units + line_units + 16 < load::MAX_UNITS;
+        if !clearly_fits {
+            let text = self.text.get_or_insert_with(String::new);
+            for p in self.pending.drain(..) {
+                *text = edit::append_line(text, &p, self.eol);
+            }
+            let candidate = edit::append_line(text, &line, self.eol);
+            let l = load::load(&candidate);
+            let last = index::lines(&candidate)
+                .iter()
+                .rposition(|l| !l.trim().is_empty())
+                .map_or(0, |i| i + 1);
+            if l.dropped.iter().any(|d| d.line == last) {
+                // Past the line cap, every later line is too.
+                self.cut = l.line_truncated;
+                return Fixable::PastCut;
+            }
+            *text = candidate;
+        } else {
+            self.pending.push(line);
+        }
+        self.lines += 1;
+        self.units += line_units;
+        Fixable::Yes
     }
 }

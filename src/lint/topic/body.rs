@@ -165,8 +165,9 @@ fn shape(p: &Path, t: &FileText, text: &str, out: &mut Vec<Finding>) {
             RuleId::ML122,
             p,
             format!(
-                "{} bytes, {pieces} lines: relevance recall reads only 200 lines / 4096 bytes",
-                t.size
+                "{} bytes, {pieces} {}: relevance recall reads only 200 lines / 4096 bytes",
+                t.size,
+                if pieces == 1 { "line" } else { "lines" }
             ),
         ));
     }
