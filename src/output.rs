@@ -122,6 +122,27 @@ pub fn fit_middle(s: &str, width: usize) -> String {
     format!("{head}…{tail}")
 }
 
+/// `text` wrapped at spaces into lines of at most `width` columns (a word longer
+/// than `width` keeps a line of its own).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.width() + 1 + word.width() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// One column of a [`table`]: its header and the width it is drawn at (cells are
 /// cut to it with [`fit_end`], or [`fit_middle`] when `middle`).
 #[derive(Clone, Copy, Debug)]
@@ -300,6 +321,13 @@ mod tests {
         assert_eq!(width_from(Some("x"), Some(120)), 120);
         assert_eq!(width_from(Some("0"), Some(0)), 80);
         assert_eq!(width_from(None, None), 80);
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("toolongword x", 4), ["toolongword", "x"]);
+        assert!(wrap("", 4).is_empty());
     }
 
     #[test]
