@@ -24,12 +24,7 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         args.format.unwrap_or(ListFormat::Table)
     };
     let res = ctx.resolve_existing()?;
-    if !res.enabled.value && !res.explicit {
-        out.note(format!(
-            "auto memory is disabled ({}): Claude Code loads none of these memories",
-            res.enabled.lever
-        ));
-    }
+    note_disabled(&res, out);
     let cap = (!args.all).then_some(MAX_MEMORY_FILES);
     let (scan, indexed) = scan::scan_with_index(&res.memdir, cap);
     note_scan(&scan, args.all, out);
@@ -66,6 +61,16 @@ struct Listing<'a> {
     total: usize,
     all: bool,
     now_ms: f64,
+}
+
+/// The note `truncate-check` gives too, when Claude Code's auto memory is off.
+fn note_disabled(res: &crate::paths::Resolution, out: &mut Output) {
+    if !res.enabled.value && !res.explicit {
+        out.note(format!(
+            "auto memory is disabled ({}): Claude Code loads none of these memories",
+            res.enabled.lever
+        ));
+    }
 }
 
 /// The scan's warnings, and a note when the cap hides files.

@@ -67,7 +67,13 @@ impl LinkTable {
 /// kept by the cut, less a line the unit cap cuts in the middle (its link may be
 /// lost; `truncate-check` lists it as dropped too).
 fn loaded_lines(text: &str) -> Vec<u32> {
-    let l = index::load::load(text);
+    // The streamed model keeps only the head of a large index (all the cut depends
+    // on); it declines what it cannot model, which the whole-text model then does.
+    // One dropped entry is quoted: the only one that can be partly kept.
+    let l = match index::load::load_stream(&mut text.as_bytes(), 1) {
+        Ok(Some(s)) => s.load,
+        _ => index::load::load(text),
+    };
     let kept = l.kept_lines.min(l.processed.origin.len());
     // `dropped` is in line order: only its head can be a partly kept line.
     let partly: Vec<usize> = l
@@ -123,5 +129,42 @@ impl Indexed {
     /// Whether an index line linking `rel` is among what Claude Code loads.
     pub fn loaded(&self, rel: &str) -> bool {
         self.lines_for(rel).iter().any(|l| self.line_loaded(rel, *l))
+    }
+}
+
+#[cfg(test)]
+mod loaded_tests {
+    use super::loaded_lines;
+
+    /// The lines the whole-text model loads in full, as a reference.
+    fn reference(text: &str) -> Vec<u32> {
+        let l = crate::index::load::load(text);
+        let partly: Vec<usize> = l.dropped.iter().map(|d| d.line).collect();
+        l.processed.origin[..l.kept_lines]
+            .iter()
+            .filter(|o| !partly.contains(o))
+            .map(|o| *o as u32)
+            .collect()
+    }
+
+    #[test]
+    fn loaded_lines_follow_the_cut_streamed_or_whole() {
+        let many: String = (0..20_000).map(|i| format!("- [M{i}](m{i}.md) — hook {i}\n")).collect();
+        assert_eq!(loaded_lines(&many), (1..=200).collect::<Vec<u32>>());
+        let long = format!(
+            "- [A](a.md) {}\n- [B](b.md) {}\n- [C](c.md)\n",
+            "x".repeat(15_000),
+            "y".repeat(15_000)
+        );
+        assert_eq!(loaded_lines(&long), [1]);
+        let split: String = format!(
+            "{}- [Z](z.md) {}\n",
+            "- [A](a.md)\n".repeat(300_000 / 12),
+            "z".repeat(40_000)
+        );
+        assert_eq!(loaded_lines(&split), reference(&split));
+        let commented = format!("<!-- note -->\n{many}");
+        assert_eq!(loaded_lines(&commented), reference(&commented));
+        assert_eq!(loaded_lines(&commented).first(), Some(&2));
     }
 }
