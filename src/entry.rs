@@ -31,6 +31,10 @@ pub struct Entry<'a> {
     pub index_lines: &'a [usize],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_claude_view: Option<bool>,
+    /// An index line linking the file is among what Claude Code loads (SPEC §3.13).
+    /// `list` sets it here, last; `show` writes its own after its document's fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loaded: Option<bool>,
 }
 
 impl<'a> Entry<'a> {
@@ -63,6 +67,7 @@ impl<'a> Entry<'a> {
             indexed: !index_lines.is_empty(),
             index_lines,
             in_claude_view,
+            loaded: None,
         }
     }
 }

@@ -52,34 +52,149 @@ pub fn paint(on: bool, tone: Tone, text: &str) -> String {
     format!("{}{text}{}", style.render(), style.render_reset())
 }
 
-/// The terminal's width in columns, when stdout is a terminal that reports one.
-pub fn terminal_width() -> Option<u16> {
-    comfy_table::Table::new().width()
+/// The width a terminal table is drawn to: `COLUMNS` when it is a positive number
+/// (as git and clap read it), else the size the terminal reports, else 80.
+pub fn terminal_width() -> usize {
+    width_from(
+        std::env::var("COLUMNS").ok().as_deref(),
+        comfy_table::Table::new().width(),
+    )
 }
 
-/// A borderless table: `header` (bold when `bold`), then one line per row, each
-/// line with its trailing spaces removed. Cells are laid out as given; fitting
-/// them to a width is the caller's choice.
-pub fn table(header: &[&str], rows: Vec<Vec<String>>, bold: bool) -> String {
-    use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets::NOTHING};
-    let mut table = Table::new();
-    table
-        .load_style(NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if bold {
-        table.enforce_styling();
+/// [`terminal_width`] from its inputs: `COLUMNS`, then the reported size (0, as a
+/// pseudo-terminal with no size reports, counts as unknown), else 80.
+pub fn width_from(columns: Option<&str>, reported: Option<u16>) -> usize {
+    columns
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|w| *w > 0)
+        .or_else(|| reported.map(usize::from).filter(|w| *w > 0))
+        .unwrap_or(80)
+}
+
+/// `s` cut to `width` terminal columns, ending in `…` when cut.
+pub fn fit_end(s: &str, width: usize) -> String {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    if s.width() <= width {
+        return s.to_string();
     }
-    table.set_header(header.iter().map(|h| {
-        if bold {
-            Cell::new(h).add_attribute(Attribute::Bold)
-        } else {
-            Cell::new(h)
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
         }
-    }));
-    for r in rows {
-        table.add_row(r);
+        used += w;
+        out.push(c);
     }
-    table.lines().map(|l| format!("{}\n", l.trim_end())).collect()
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `s` cut to `width` terminal columns in the middle (`project_1…complete.md`),
+/// so that both its start and its end (a file's extension) stay readable.
+pub fn fit_middle(s: &str, width: usize) -> String {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    if s.width() <= width {
+        return s.to_string();
+    }
+    if width < 5 {
+        return fit_end(s, width);
+    }
+    let keep = width - 1;
+    let head_w = keep.div_ceil(2);
+    let tail_w = keep - head_w;
+    let head = fit_end(s, head_w + 1);
+    let head = head.strip_suffix('…').unwrap_or(&head);
+    let mut tail = Vec::new();
+    let mut used = 0;
+    for c in s.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > tail_w {
+            break;
+        }
+        used += w;
+        tail.push(c);
+    }
+    let tail: String = tail.into_iter().rev().collect();
+    format!("{head}…{tail}")
+}
+
+/// `text` wrapped at spaces into lines of at most `width` columns (a word longer
+/// than `width` keeps a line of its own).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.width() + 1 + word.width() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// One column of a [`table`]: its header and the width it is drawn at (cells are
+/// cut to it with [`fit_end`], or [`fit_middle`] when `middle`).
+#[derive(Clone, Copy, Debug)]
+pub struct Column<'a> {
+    pub header: &'a str,
+    pub width: usize,
+    pub middle: bool,
+}
+
+/// One cell: its text and the tone it is painted in, if any.
+pub type Cell = (String, Option<Tone>);
+
+/// A borderless table: the header (bold when `color`), then one line per row;
+/// columns are two spaces apart, each cell cut to its column's width, so no line
+/// is wider than the sum of the widths plus the gaps. Tones are applied after the
+/// cut and padding (when `color`), so they never change a line's width. Trailing
+/// spaces are removed.
+pub fn table(columns: &[Column<'_>], rows: &[Vec<Cell>], color: bool) -> String {
+    table_lines(columns, rows, color).concat()
+}
+
+/// The lines of a [`table`], each ending in LF: the header first, then one per row.
+pub fn table_lines(columns: &[Column<'_>], rows: &[Vec<Cell>], color: bool) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let line = |cells: &mut dyn Iterator<Item = (&str, Option<Tone>)>| {
+        let mut s = String::new();
+        for (i, (col, (text, tone))) in columns.iter().zip(cells).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let cut = if col.middle {
+                fit_middle(text, col.width)
+            } else {
+                fit_end(text, col.width)
+            };
+            let pad = " ".repeat(col.width.saturating_sub(cut.width()));
+            match tone {
+                Some(t) if color => s.push_str(&paint(true, t, &cut)),
+                _ => s.push_str(&cut),
+            }
+            s.push_str(&pad);
+        }
+        let end = s.trim_end_matches(' ').len();
+        s.truncate(end);
+        s.push('\n');
+        s
+    };
+    let mut out = vec![line(&mut columns.iter().map(|c| (c.header, Some(Tone::Bold))))];
+    for r in rows {
+        out.push(line(&mut r.iter().map(|(t, tone)| (t.as_str(), *tone))));
+    }
+    out
 }
 
 /// Where a command writes.
@@ -198,5 +313,56 @@ mod tests {
         assert_eq!(paint(true, Tone::Warning, "w"), "\x1b[33mw\x1b[0m");
         assert_eq!(paint(true, Tone::Bold, "b"), "\x1b[1mb\x1b[0m");
         assert_eq!(paint(false, Tone::Error, "e"), "e");
+    }
+
+    #[test]
+    fn width_prefers_columns_then_the_terminal_then_80() {
+        assert_eq!(width_from(Some("60"), Some(120)), 60);
+        assert_eq!(width_from(Some("x"), Some(120)), 120);
+        assert_eq!(width_from(Some("0"), Some(0)), 80);
+        assert_eq!(width_from(None, None), 80);
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("toolongword x", 4), ["toolongword", "x"]);
+        assert!(wrap("", 4).is_empty());
+    }
+
+    #[test]
+    fn fits_cut_at_the_end_or_in_the_middle() {
+        assert_eq!(fit_end("abcdef", 4), "abc…");
+        assert_eq!(fit_end("abcd", 4), "abcd");
+        assert_eq!(fit_end("日本語", 4), "日…");
+        assert_eq!(fit_middle("project_1200_complete.md", 11), "proje…te.md");
+        assert_eq!(fit_middle("short.md", 11), "short.md");
+        use unicode_width::UnicodeWidthStr;
+        for w in 0..30 {
+            assert!(fit_middle("project_1200_日本語_complete.md", w).width() <= w, "{w}");
+        }
+    }
+
+    #[test]
+    fn table_cuts_cells_to_their_columns_and_paints_after_padding() {
+        let cols = [
+            Column {
+                header: "A",
+                width: 3,
+                middle: false,
+            },
+            Column {
+                header: "B",
+                width: 5,
+                middle: true,
+            },
+        ];
+        let rows = vec![vec![
+            ("abcdef".to_string(), Some(Tone::Warning)),
+            ("x.md".to_string(), None),
+        ]];
+        assert_eq!(table(&cols, &rows, false), "A    B\nab…  x.md\n");
+        let painted = table(&cols, &rows, true);
+        assert!(painted.contains("\x1b[33mab…\x1b[0m  x.md"), "{painted:?}");
     }
 }

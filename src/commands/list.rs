@@ -3,14 +3,13 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::age;
 use crate::cli::{ListArgs, ListFormat};
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::memory::{Memory, MemoryType};
-use crate::output::Output;
+use crate::output::{Cell, Column, Output, Tone};
 use crate::scan::{self, Indexed, MAX_MEMORY_FILES};
 use crate::text::{iso_ms, suggestions};
 
@@ -25,58 +24,119 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         args.format.unwrap_or(ListFormat::Table)
     };
     let res = ctx.resolve_existing()?;
+    note_disabled(&res, out);
     let cap = (!args.all).then_some(MAX_MEMORY_FILES);
     let (scan, indexed) = scan::scan_with_index(&res.memdir, cap);
-    for p in &scan.problems {
-        out.warn(p.message());
-    }
-    let total = scan.total;
+    note_scan(&scan, args.all, out);
     let visible = if args.all {
         &scan.memories[..]
     } else {
         scan.claude_view()
     };
-    let hidden = total.saturating_sub(MAX_MEMORY_FILES);
+    // `visible` is a prefix of the scan order, so a memory's rank is its position.
+    let manifest = format == ListFormat::Manifest;
+    let shown: Vec<(usize, &Memory)> = visible
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches(&filters, m, manifest))
+        .collect();
+    if shown.is_empty() && out.stdout_tty && !out.json {
+        out.eprint(&format!("{}\n", empty_message(&res, scan.total, &args.types)));
+    }
+    let listing = Listing {
+        res: &res,
+        indexed: &indexed,
+        total: scan.total,
+        all: args.all,
+        now_ms: ctx.now_ms(),
+    };
+    render(format, &listing, &shown, out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What every format renders from, besides the memories shown.
+struct Listing<'a> {
+    res: &'a crate::paths::Resolution,
+    indexed: &'a Indexed,
+    total: usize,
+    all: bool,
+    now_ms: f64,
+}
+
+/// The note `truncate-check` gives too, when Claude Code's auto memory is off.
+fn note_disabled(res: &crate::paths::Resolution, out: &mut Output) {
+    if !res.enabled.value && !res.explicit {
+        out.note(format!(
+            "auto memory is disabled ({}): Claude Code loads none of these memories",
+            res.enabled.lever
+        ));
+    }
+}
+
+/// The scan's warnings, and a note when the cap hides files.
+fn note_scan(scan: &scan::Scan, all: bool, out: &mut Output) {
+    for p in &scan.problems {
+        out.warn(p.message());
+    }
+    let hidden = scan.total.saturating_sub(MAX_MEMORY_FILES);
     if hidden > 0 {
-        out.note(if args.all {
+        out.note(if all {
             format!("{hidden} of these files are not seen by Claude Code: it sees only the {MAX_MEMORY_FILES} most recently modified")
         } else {
             format!("{hidden} more files are not shown: Claude Code sees only the {MAX_MEMORY_FILES} most recently modified (use --all)")
         });
     }
-    let manifest = format == ListFormat::Manifest;
-    let shown: Vec<&Memory> = visible
-        .iter()
-        .filter(|m| filters.is_empty() || filters.contains(&if manifest { m.claude_type() } else { m.memory_type() }))
-        .collect();
-    let now_ms = ctx.now_ms();
-    match format {
-        ListFormat::Json => {
-            // `visible` is a prefix of the scan order, so a memory's rank is its
-            // position there; entries are written one by one, not built as a tree.
-            let ranked: Vec<(usize, &Memory)> = visible
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| filters.is_empty() || filters.contains(&m.memory_type()))
-                .collect();
-            write_json(out, &res, &indexed, &ranked, total, args.all, now_ms)?;
+}
+
+/// `--type` matching: the resolved type, and `none` also for the memories Claude
+/// Code sees as untyped (SPEC §3.13); the manifest knows only Claude Code's type.
+fn matches(filters: &[TypeFilter], m: &Memory, manifest: bool) -> bool {
+    filters.is_empty()
+        || if manifest {
+            filters.contains(&m.claude_type())
+        } else {
+            filters.contains(&m.memory_type()) || (filters.contains(&None) && m.claude_type().is_none())
         }
-        ListFormat::Manifest => out.print(&render_manifest(&shown))?,
+}
+
+/// What a terminal is told when nothing is listed (piped output stays empty).
+fn empty_message(res: &crate::paths::Resolution, total: usize, types: &[String]) -> String {
+    let dir = res.shown();
+    if !res.memdir.dir().is_dir() {
+        format!("no memories yet in {dir} — Claude Code creates it on the first save")
+    } else if total == 0 {
+        format!("no memories yet in {dir}")
+    } else {
+        let types: Vec<&str> = types.iter().map(|t| t.trim()).filter(|t| !t.is_empty()).collect();
+        let s = if total == 1 { "y" } else { "ies" };
+        format!(
+            "no memory of type {} in {dir} ({total} memor{s} of other types)",
+            types.join(" or ")
+        )
+    }
+}
+
+/// Print the memories `shown` (rank, memory) in `format`.
+fn render(format: ListFormat, l: &Listing<'_>, shown: &[(usize, &Memory)], out: &mut Output) -> Result<()> {
+    let memories = || shown.iter().map(|(_, m)| *m).collect::<Vec<&Memory>>();
+    match format {
+        ListFormat::Json => write_json(out, l.res, l.indexed, shown, l.total, l.all, l.now_ms)?,
+        ListFormat::Manifest => out.print(&render_manifest(&memories()))?,
         ListFormat::Paths => {
-            for m in &shown {
+            for (_, m) in shown {
                 out.write_bytes(m.path.as_os_str().as_encoded_bytes())?;
                 out.print("\n")?;
             }
         }
+        ListFormat::Table if shown.is_empty() => {}
         ListFormat::Table if out.stdout_tty => {
-            // A terminal that reports no size (0 columns) gets a sensible width.
-            let width = crate::output::terminal_width().filter(|w| *w >= 40).unwrap_or(100);
-            let table = render_table(&shown, &indexed, now_ms, width, out.color_stdout);
+            let width = crate::output::terminal_width();
+            let table = render_table(&memories(), l.indexed, l.now_ms, width, out.color_stdout);
             out.print(&table)?;
         }
-        ListFormat::Table => out.print(&render_records(&shown, &indexed, now_ms))?,
+        ListFormat::Table => out.print(&render_records(&memories(), l.indexed, l.now_ms))?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Stream the `list --json` document.
@@ -136,7 +196,8 @@ fn write_entries(
     let render = |part: &[(usize, &Memory)], buf: &mut Vec<u8>| {
         for (rank, m) in part {
             let lines = indexed.lines_for(&m.rel);
-            let entry = crate::entry::Entry::new(m, &lines, now_ms, Some(*rank < MAX_MEMORY_FILES));
+            let mut entry = crate::entry::Entry::new(m, &lines, now_ms, Some(*rank < MAX_MEMORY_FILES));
+            entry.loaded = Some(indexed.loaded(&m.rel));
             buf.extend_from_slice(b",\n    ");
             let _ = serde_json::to_writer(&mut *buf, &entry);
         }
@@ -277,72 +338,212 @@ pub fn render_records(memories: &[&Memory], indexed: &Indexed, now_ms: f64) -> S
     s
 }
 
-/// The terminal table, cut to `width` columns: TYPE, FILE, AGE and IDX keep their
-/// width; NAME and DESCRIPTION share the rest and are cut with `…`.
-pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width: u16, bold: bool) -> String {
-    let rows: Vec<[String; 6]> = memories
+/// `IDX` on a terminal: `cut` for an entry whose index lines are all past the cut.
+fn idx_cell(indexed: &Indexed, rel: &str) -> Cell {
+    if indexed.lines_for(rel).is_empty() {
+        ("no".into(), None)
+    } else if indexed.loaded(rel) {
+        ("yes".into(), None)
+    } else {
+        ("cut".into(), Some(Tone::Warning))
+    }
+}
+
+/// The age in a table cell: `today`, `1d`, `12d`.
+fn short_age(days: u64) -> String {
+    if days == 0 { "today".into() } else { format!("{days}d") }
+}
+
+/// The name when it says more than the file name: empty when it is the stem
+/// spelled another way (case, `-`, `_` or spaces).
+fn distinct_name(m: &Memory) -> String {
+    let name = flat(&m.name().unwrap_or_default());
+    let key = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if matches!(c, '-' | '_' | ' ') {
+                    '_'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect()
+    };
+    let file = m.rel.rsplit('/').next().unwrap_or(&m.rel);
+    let stem = file.strip_suffix(".md").unwrap_or(file);
+    if key(name.trim()) == key(stem) {
+        String::new()
+    } else {
+        name
+    }
+}
+
+/// The widths of the columns that give way, in a terminal `width` wide: FILE and
+/// DESCRIPTION (and NAME when some name says more than its file name), each cut
+/// when the terminal is too narrow for all of it. `None`: too narrow for a
+/// readable description beside the file; it goes on a line of its own.
+fn flex_widths(fixed: usize, file: usize, desc: usize, name: usize, width: usize) -> Option<(usize, usize, usize)> {
+    // Each column's minimum, then growth steps in order of what a reader needs.
+    let fits = |cols: usize, mins: usize| width.saturating_sub(fixed + 2 * cols) >= mins;
+    let (fmin, dmin, nmin) = (file.min(16), desc.min(20), name.min(10));
+    // NAME only when the description still gets a good part of a line beside it.
+    let with_name = name > 0 && fits(5, fmin + desc.min(36) + nmin);
+    if !with_name && !fits(4, fmin + dmin) {
+        return None;
+    }
+    let cols = if with_name { 5 } else { 4 };
+    let mut left = width.saturating_sub(fixed + 2 * cols) - fmin - dmin - if with_name { nmin } else { 0 };
+    let mut w = [fmin, dmin, if with_name { nmin } else { 0 }];
+    // (column, width it grows to): 0 FILE, 1 DESCRIPTION, 2 NAME.
+    let steps = [
+        (0, file.min(24)),
+        (1, desc.min(48)),
+        (2, name.min(20)),
+        (0, file),
+        (2, name.min(32)),
+        (1, desc),
+    ];
+    for (k, cap) in steps {
+        if k == 2 && !with_name {
+            continue;
+        }
+        let grow = cap.saturating_sub(w[k]).min(left);
+        w[k] += grow;
+        left -= grow;
+    }
+    Some((w[0], w[1], w[2]))
+}
+
+/// The terminal table, fitted to `width` columns: TYPE, AGE and IDX keep their
+/// width; FILE is cut in the middle, DESCRIPTION (and NAME, shown only when it
+/// says more than the file name) at the end. A terminal too narrow for a readable
+/// description puts it on a line of its own under its row. No line is wider than
+/// `width` (from 30 columns on).
+pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width: usize, color: bool) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let rows: Vec<[Cell; 6]> = memories
         .iter()
         .map(|m| {
+            let desc = m
+                .fields
+                .description
+                .as_ref()
+                .map_or_else(String::new, |d| flat(&d.js_string()));
             [
-                type_label(m),
-                flat(&m.name().unwrap_or_default()),
-                m.rel.clone(),
-                age::age_text(age::age_days(now_ms, m.mtime_ms)),
-                if indexed.lines_for(&m.rel).is_empty() {
-                    "no".into()
-                } else {
-                    "yes".into()
-                },
-                m.fields
-                    .description
-                    .as_ref()
-                    .map_or_else(String::new, |d| d.js_string().replace('\n', "⏎")),
+                (type_label(m), None),
+                (distinct_name(m), None),
+                (flat(&m.rel), None),
+                (short_age(age::age_days(now_ms, m.mtime_ms)), None),
+                idx_cell(indexed, &m.rel),
+                (desc, None),
             ]
         })
         .collect();
     let header = ["TYPE", "NAME", "FILE", "AGE", "IDX", "DESCRIPTION"];
-    let col = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].width())
-            .chain([header[i].width()])
-            .max()
-            .unwrap_or(0)
-    };
-    let fixed = col(0) + col(2) + col(3) + col(4) + 6 * 2;
-    let rest = usize::from(width).saturating_sub(fixed).max(24);
-    let name_w = col(1).min((rest * 2 / 5).max(10));
-    let desc_w = rest.saturating_sub(name_w);
-    let rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .map(|[ty, name, file, age, idx, desc]| vec![ty, fit(&name, name_w), file, age, idx, fit(&desc, desc_w)])
+    let natural: Vec<usize> = (0..6)
+        .map(|i| rows.iter().map(|r| r[i].0.width()).max().unwrap_or(0))
         .collect();
-    let mut s = crate::output::table(&header, rows, bold);
+    let col = |i: usize| natural[i].max(header[i].width());
+    let fixed = col(0) + col(3) + col(4);
+    let name = if natural[1] > 0 { col(1) } else { 0 };
+    let column = |i: usize, width: usize| Column {
+        header: header[i],
+        width,
+        middle: i == 2,
+    };
+    let mut s = match flex_widths(fixed, col(2), col(5), name, width) {
+        Some((file_w, desc_w, name_w)) => {
+            let mut cols = vec![column(0, col(0))];
+            if name_w > 0 {
+                cols.push(column(1, name_w));
+            }
+            cols.extend([
+                column(2, file_w),
+                column(3, col(3)),
+                column(4, col(4)),
+                column(5, desc_w),
+            ]);
+            let rows: Vec<Vec<Cell>> = rows
+                .into_iter()
+                .map(|[ty, name, file, age, idx, desc]| {
+                    let mut r = vec![ty];
+                    if name_w > 0 {
+                        r.push(name);
+                    }
+                    r.extend([file, age, idx, desc]);
+                    r
+                })
+                .collect();
+            crate::output::table(&cols, &rows, color)
+        }
+        None => narrow_table(rows, [col(0), col(3), col(4)], width, color),
+    };
     if memories
         .iter()
         .any(|m| m.memory_type().is_some() && m.claude_type().is_none())
     {
-        s.push_str("* type only under `metadata:`; Claude Code sees this memory as untyped\n");
+        s.push_str(&crate::output::fit_end(
+            "* type only under `metadata:`; Claude Code sees this memory as untyped",
+            width,
+        ));
+        s.push('\n');
     }
     s
 }
 
-/// Cut `s` to `width` terminal columns, ending in `…` when cut.
-fn fit(s: &str, width: usize) -> String {
-    if s.width() <= width {
-        return s.to_string();
+/// The table of a narrow terminal: TYPE, FILE, AGE, IDX, and each description
+/// indented on the line below its row. Below about 36 columns AGE gives way to FILE.
+fn narrow_table(rows: Vec<[Cell; 6]>, [ty_w, age_w, idx_w]: [usize; 3], width: usize, color: bool) -> String {
+    let with_age = width >= ty_w + age_w + idx_w + 6 + 12;
+    let others = ty_w + idx_w + if with_age { age_w + 6 } else { 4 };
+    let file_w = width.saturating_sub(others).max(8);
+    let mut cols = vec![
+        Column {
+            header: "TYPE",
+            width: ty_w,
+            middle: false,
+        },
+        Column {
+            header: "FILE",
+            width: file_w,
+            middle: true,
+        },
+    ];
+    if with_age {
+        cols.push(Column {
+            header: "AGE",
+            width: age_w,
+            middle: false,
+        });
     }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
+    cols.push(Column {
+        header: "IDX",
+        width: idx_w,
+        middle: false,
+    });
+    let descs: Vec<String> = rows.iter().map(|r| r[5].0.clone()).collect();
+    let rows: Vec<Vec<Cell>> = rows
+        .into_iter()
+        .map(|[ty, _, file, age, idx, _]| {
+            if with_age {
+                vec![ty, file, age, idx]
+            } else {
+                vec![ty, file, idx]
+            }
+        })
+        .collect();
+    let mut lines = crate::output::table_lines(&cols, &rows, color).into_iter();
+    let mut s = lines.next().unwrap_or_default();
+    for (line, desc) in lines.zip(descs) {
+        s.push_str(&line);
+        if !desc.is_empty() {
+            s.push_str(&format!(
+                "  {}\n",
+                crate::output::fit_end(&desc, width.saturating_sub(2))
+            ));
         }
-        used += w;
-        out.push(c);
     }
-    out.push('…');
-    out
+    s
 }
 
 #[cfg(test)]
@@ -351,6 +552,18 @@ mod tests {
 
     fn mem(rel: &str, text: &str) -> Memory {
         Memory::from_text(rel, text)
+    }
+
+    fn no_index() -> Indexed {
+        Indexed::load(&crate::memdir::MemoryDir::open(
+            "/nonexistent",
+            crate::memdir::Scope::Main,
+        ))
+    }
+
+    fn width_of(line: &str) -> usize {
+        use unicode_width::UnicodeWidthStr;
+        line.width()
     }
 
     #[test]
@@ -362,27 +575,66 @@ mod tests {
         let nested = "---\nname: Nested\ndescription: d\nmetadata:\n  type: feedback\n---\n";
         let ms = [mem("user_long.md", &long), mem("feedback_nested.md", nested)];
         let refs: Vec<&Memory> = ms.iter().collect();
-        let out = render_table(
-            &refs,
-            &Indexed::load(&crate::memdir::MemoryDir::open(
-                "/nonexistent",
-                crate::memdir::Scope::Main,
-            )),
-            0.0,
-            80,
-            false,
-        );
+        let out = render_table(&refs, &no_index(), 0.0, 80, false);
         let lines: Vec<&str> = out.lines().collect();
-        assert!(lines[0].starts_with(" TYPE "), "{out}");
+        assert!(lines[0].starts_with("TYPE "), "{out}");
         assert!(lines[1].contains("user_long.md") && lines[1].ends_with('…'), "{out}");
         assert!(
             lines[2].contains("feedback*") && lines[2].contains("feedback_nested.md"),
             "{out}"
         );
-        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{out}");
+        assert!(lines.iter().all(|l| width_of(l) <= 80), "{out}");
         assert_eq!(
             lines[3],
             "* type only under `metadata:`; Claude Code sees this memory as untyped"
+        );
+    }
+
+    /// Issue 14 point 1: the table was 101 columns wide at 40, 60 and 80.
+    #[test]
+    fn table_fits_40_60_and_80_columns() {
+        let file = "project_1200_discogs_cover_art_complete_with_more_words.md";
+        let text = format!(
+            "---\nname: project-1200-discogs-cover-art-complete-with-more-words\ndescription: {}\ntype: reference\n---\n",
+            "Issue 1200 shipped: Discogs albums got their cover art ".repeat(3)
+        );
+        let named = "---\nname: A real title that says more\ndescription: short\ntype: user\n---\n";
+        let ms = [mem(file, &text), mem("team/user_日本語_profile.md", named)];
+        let refs: Vec<&Memory> = ms.iter().collect();
+        for width in [30, 40, 60, 80, 100, 120, 200] {
+            let out = render_table(&refs, &no_index(), 0.0, width, false);
+            for l in out.lines() {
+                assert!(width_of(l) <= width, "{width}: {l:?} in\n{out}");
+            }
+            // FILE keeps its start and its extension.
+            assert!(
+                out.lines().any(|l| l.contains("project") && l.contains("s.md")),
+                "{width}:\n{out}"
+            );
+        }
+        let at80 = render_table(&refs, &no_index(), 0.0, 80, false);
+        // The description stays readable, on the row or under it.
+        assert!(at80.contains("Issue 1200 shipped: Discogs"), "{at80}");
+        // A name that only spells the stem is not repeated.
+        assert!(!at80.contains("project-1200"), "{at80}");
+        let wide = render_table(&refs, &no_index(), 0.0, 200, false);
+        assert!(wide.starts_with("TYPE       NAME"), "{wide}");
+        assert!(wide.contains("A real title that says more"), "{wide}");
+        assert!(!wide.contains("project-1200"), "{wide}");
+    }
+
+    #[test]
+    fn narrow_tables_put_the_description_under_its_row() {
+        let m = mem(
+            "feedback_a_rather_long_file_name.md",
+            "---\ndescription: Always wire up new functionality end to end\ntype: feedback\n---\n",
+        );
+        let out = render_table(&[&m], &no_index(), 0.0, 40, false);
+        assert_eq!(
+            out,
+            "TYPE      FILE                AGE    IDX\n\
+             feedback  feedback_…_name.md  today  no\n  \
+             Always wire up new functionality end …\n"
         );
     }
 }

@@ -42,36 +42,66 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let doc = Loaded::read(m)?;
     let indexed = Indexed::load(&res.memdir);
     let lines = indexed.lines_for(&m.rel);
-    let days = age::age_days(ctx.now_ms(), m.mtime_ms);
+    let loaded: Vec<bool> = lines.iter().map(|l| indexed.line_loaded(&m.rel, *l)).collect();
     if let Some(note) = window_note(m, &doc) {
         out.note(note);
     }
-    if out.json {
-        let report = ShowReport::new(m, &doc, &lines, ctx.now_ms(), days, res.memdir.dir().to_str().is_none());
-        out.emit_json(serde_json::to_value(report)?)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    out.print(&header(
+    let shown = Shown {
         m,
-        &doc,
-        &lines,
-        days,
-        res.memdir.label_for(&m.rel),
-        ctx.now_ms(),
-    ))?;
-    let fresh = age::freshness_text(days);
-    if !fresh.is_empty() {
-        out.print(&format!("\n{fresh}\n"))?;
-    }
-    if doc.has_nul && out.stdout_tty {
-        out.note(format!(
-            "{} contains NUL bytes and is not printed to a terminal; use --raw",
-            m.rel
-        ));
+        doc: &doc,
+        lines: &lines,
+        loaded: &loaded,
+        now_ms: ctx.now_ms(),
+    };
+    if out.json {
+        let report = ShowReport::new(&shown, res.memdir.dir().to_str().is_none());
+        out.emit_json(serde_json::to_value(report)?)?;
     } else {
-        doc.write_body(m, out)?;
+        render_text(&shown, res.memdir.label_for(&m.rel), out)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `show` reports on: the memory, the file as read, its index lines and
+/// whether Claude Code loads each, and the time of the run.
+struct Shown<'a> {
+    m: &'a Memory,
+    doc: &'a Loaded,
+    lines: &'a [usize],
+    loaded: &'a [bool],
+    now_ms: f64,
+}
+
+impl Shown<'_> {
+    fn days(&self) -> u64 {
+        age::age_days(self.now_ms, self.m.mtime_ms)
+    }
+}
+
+/// The text form: the header, what the model sees first (Claude Code's freshness
+/// note), then the body (not to a terminal when it holds NUL bytes).
+fn render_text(s: &Shown<'_>, label: &str, out: &mut Output) -> Result<()> {
+    out.print(&header(s, label))?;
+    let fresh = age::freshness_text(s.days());
+    if !fresh.is_empty() {
+        let text = if out.stdout_tty {
+            crate::output::wrap(&fresh, crate::output::terminal_width().min(80).saturating_sub(2))
+        } else {
+            vec![fresh]
+        };
+        out.print("\nwhat the model sees first (Claude Code's freshness note):\n")?;
+        for line in text {
+            out.print(&format!("  {line}\n"))?;
+        }
+    }
+    if s.doc.has_nul && out.stdout_tty {
+        out.note(format!(
+            "{} contains NUL bytes and is not printed to a terminal; use --raw",
+            s.m.rel
+        ));
+        return Ok(());
+    }
+    s.doc.write_body(s.m, out)
 }
 
 /// The `show --json` document: the shared entry, then what only `show` reads.
@@ -85,13 +115,16 @@ struct ShowReport<'a> {
     recall_header: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     lossy: bool,
+    /// An index line linking the file is among what Claude Code loads (SPEC §3.13).
+    loaded: bool,
 }
 
 impl<'a> ShowReport<'a> {
     /// The shared entry, with what the whole-file parse says (it decides what `show`
     /// reports), and what only `show` reads.
-    fn new(m: &'a Memory, doc: &'a Loaded, lines: &'a [usize], now_ms: f64, days: u64, lossy: bool) -> ShowReport<'a> {
-        let mut entry = Entry::new(m, lines, now_ms, None);
+    fn new(s: &Shown<'a>, lossy: bool) -> ShowReport<'a> {
+        let (m, doc) = (s.m, s.doc);
+        let mut entry = Entry::new(m, s.lines, s.now_ms, None);
         entry.name = doc.fields.name.as_ref().map(|n| n.js_string().into());
         entry.description = doc.fields.description.as_ref();
         entry.memory_type = memory::MemoryType::of(doc.fields.type_raw.as_ref());
@@ -103,9 +136,10 @@ impl<'a> ShowReport<'a> {
             entry,
             frontmatter: doc.fm.map.as_ref(),
             body: doc.body_text(),
-            freshness_text: age::freshness_text(days),
-            recall_header: age::recall_header(days, &m.path.to_string_lossy()),
+            freshness_text: age::freshness_text(s.days()),
+            recall_header: age::recall_header(s.days(), &m.path.to_string_lossy()),
             lossy,
+            loaded: s.loaded.contains(&true),
         }
     }
 }
@@ -200,37 +234,65 @@ fn modified_text(v: &crate::yaml::Value, now_ms: f64) -> String {
     }
 }
 
-fn header(m: &Memory, doc: &Loaded, lines: &[usize], days: u64, label: &str, now_ms: f64) -> String {
-    let f = &doc.fields;
-    let ty = match (memory::MemoryType::of(f.type_raw.as_ref()), &f.type_raw) {
-        (Some(t), _) => format!("{} ({})", t.as_str(), f.type_source.as_str()),
+/// The `type:` value: the type and, when only `metadata:` holds it, that Claude
+/// Code does not see it.
+fn type_text(f: &Fields) -> String {
+    match (memory::MemoryType::of(f.type_raw.as_ref()), &f.type_raw) {
+        (Some(t), _) if f.type_source == frontmatter::TypeSource::Nested => {
+            format!("{} (nested — Claude Code sees it as untyped)", t.as_str())
+        }
+        (Some(t), _) => t.as_str().to_string(),
         (None, Some(raw)) => format!("- (invalid: `{}`)", raw.js_string()),
         (None, None) => "-".into(),
-    };
-    let indexed = if lines.is_empty() {
-        "no".to_string()
-    } else {
-        lines
-            .iter()
-            .map(|l| format!("{label}:{l}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut s = format!("{}\n", m.rel);
-    let mut row = |label: &str, value: String| s.push_str(&format!("  {:<13} {value}\n", format!("{label}:")));
-    row("name", value_text(f.name.as_ref()));
-    row("type", ty);
-    row("description", value_text(f.description.as_ref()));
-    row("modified", format!("{} ({})", iso_ms(m.mtime_ms), age::age_text(days)));
+    }
+}
+
+/// The `indexed:` value: each index line, and which are past the cut.
+fn indexed_text(lines: &[usize], loaded: &[bool], label: &str) -> String {
+    if lines.is_empty() {
+        return "no".into();
+    }
+    let all_cut = !loaded.contains(&true);
+    let mut parts: Vec<String> = lines
+        .iter()
+        .zip(loaded)
+        .map(|(l, ok)| {
+            let mark = if *ok || all_cut { "" } else { " (past the cut)" };
+            format!("{label}:{l}{mark}")
+        })
+        .collect();
+    if all_cut && let Some(last) = parts.last_mut() {
+        last.push_str(" (past the cut: not loaded)");
+    }
+    parts.join(", ")
+}
+
+fn header(s: &Shown<'_>, label: &str) -> String {
+    let (m, f) = (s.m, &s.doc.fields);
+    let mut rows: Vec<(&str, String)> = vec![
+        ("name", value_text(f.name.as_ref())),
+        ("type", type_text(f)),
+        ("description", value_text(f.description.as_ref())),
+        (
+            "modified",
+            format!("{} ({})", iso_ms(m.mtime_ms), age::age_text(s.days())),
+        ),
+    ];
     if let Some(v) = &f.modified {
-        row("modified (frontmatter)", modified_text(v, now_ms));
+        rows.push(("modified (frontmatter)", modified_text(v, s.now_ms)));
     }
-    row("indexed", indexed);
-    row("path", m.path.to_string_lossy().into_owned());
-    if let Some(problem) = status_problem(doc.fm.status, doc.fm.limit_hit) {
-        row("frontmatter", problem);
+    rows.push(("indexed", indexed_text(s.lines, s.loaded, label)));
+    rows.push(("path", m.path.to_string_lossy().into_owned()));
+    if let Some(problem) = status_problem(s.doc.fm.status, s.doc.fm.limit_hit) {
+        rows.push(("frontmatter", problem));
     }
-    s
+    // Every value starts in one column, after the longest label present.
+    let w = rows.iter().map(|(l, _)| l.len() + 1).max().unwrap_or(0).max(13);
+    let mut text = format!("{}\n", m.rel);
+    for (l, value) in rows {
+        text.push_str(&format!("  {:<w$} {value}\n", format!("{l}:")));
+    }
+    text
 }
 
 /// A `frontmatter:` line for statuses that are problems, with the lint rule.

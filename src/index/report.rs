@@ -162,12 +162,12 @@ pub fn render_text(r: &TruncationReport) -> String {
     }
     let pct = to_fixed1(100.0 * r.byte_count as f64 / MAX_UNITS as f64);
     let mut s = format!(
-        "{}: {} lines, {} / {} units ({pct}%), {} UTF-8 bytes\n",
+        "{}: {}, {} / {} units ({pct}%), {}\n",
         r.label,
-        g(r.line_count),
+        count(r.line_count as i64, "line"),
         g(r.byte_count),
         g(MAX_UNITS),
-        g(r.utf8_bytes)
+        count(r.utf8_bytes as i64, "UTF-8 byte")
     );
     if r.truncated {
         render_cut(r, &mut s);
@@ -182,9 +182,9 @@ pub fn render_text(r: &TruncationReport) -> String {
         ));
     }
     s.push_str(&format!(
-        "headroom: {} lines, {} units\n",
-        group_digits(r.headroom_lines),
-        group_digits(r.headroom_bytes)
+        "headroom: {}, {}\n",
+        count(r.headroom_lines, "line"),
+        count(r.headroom_bytes, "unit")
     ));
     s
 }
@@ -198,6 +198,7 @@ fn render_cut(r: &TruncationReport, s: &mut String) {
         _ => "unit cap",
     };
     let loaded = match r.loaded_lines {
+        Some((first, last)) if first == last => format!("loaded line {first}"),
         Some((first, last)) => format!("loaded lines {first}–{last}"),
         None => "no line loaded in full".to_string(),
     };
@@ -214,6 +215,13 @@ fn render_cut(r: &TruncationReport, s: &mut String) {
         "Claude Code appends:\n  {}\n",
         r.warning.as_deref().unwrap_or_default()
     ));
+}
+
+/// A count and its noun, plural unless the count is 1 or -1 (`1 line`, `0 lines`,
+/// `-500 units`).
+fn count(n: i64, noun: &str) -> String {
+    let s = if n.abs() == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", group_digits(n))
 }
 
 /// A count with its digits grouped (`25 000`).

@@ -21,6 +21,9 @@ pub struct Indexed {
 #[derive(Clone, Debug, Default)]
 struct LinkTable {
     links: Vec<(u64, u32, u32)>,
+    /// The file lines Claude Code loads in full (SPEC §2.7: the truncation model),
+    /// sorted; at most 200.
+    loaded: Vec<u32>,
 }
 
 fn target_key(t: &str) -> (u64, u32) {
@@ -38,7 +41,16 @@ impl LinkTable {
             .collect();
         links.sort_unstable();
         links.dedup();
-        LinkTable { links }
+        let loaded = if links.is_empty() {
+            Vec::new()
+        } else {
+            loaded_lines(text)
+        };
+        LinkTable { links, loaded }
+    }
+
+    fn is_loaded(&self, line: usize) -> bool {
+        u32::try_from(line).is_ok_and(|l| self.loaded.binary_search(&l).is_ok())
     }
 
     /// The lines (1-based) with a memory link to `rel`.
@@ -49,6 +61,32 @@ impl LinkTable {
         let count = matching.iter().take_while(|(x, m, _)| (*x, *m) == (h, n)).count();
         matching[..count].iter().map(|(_, _, line)| *line as usize).collect()
     }
+}
+
+/// The file lines of `text` that Claude Code loads in full: the processed lines
+/// kept by the cut, less a line the unit cap cuts in the middle (its link may be
+/// lost; `truncate-check` lists it as dropped too).
+fn loaded_lines(text: &str) -> Vec<u32> {
+    // The streamed model keeps only the head of a large index (all the cut depends
+    // on); it declines what it cannot model, which the whole-text model then does.
+    // One dropped entry is quoted: the only one that can be partly kept.
+    let l = match index::load::load_stream(&mut text.as_bytes(), 1) {
+        Ok(Some(s)) => s.load,
+        _ => index::load::load(text),
+    };
+    let kept = l.kept_lines.min(l.processed.origin.len());
+    // `dropped` is in line order: only its head can be a partly kept line.
+    let partly: Vec<usize> = l
+        .dropped
+        .iter()
+        .take_while(|d| d.index < kept)
+        .map(|d| d.line)
+        .collect();
+    l.processed.origin[..kept]
+        .iter()
+        .filter(|line| !partly.contains(line))
+        .filter_map(|line| u32::try_from(*line).ok())
+        .collect()
 }
 
 impl Indexed {
@@ -77,5 +115,56 @@ impl Indexed {
             Some(inner) => self.team.as_ref().map_or_else(Vec::new, |t| t.lines(inner)),
             None => self.main.lines(rel),
         }
+    }
+
+    /// Whether index line `line` (one of [`Indexed::lines_for`]`(rel)`) is among
+    /// what Claude Code loads (not past the cut).
+    pub fn line_loaded(&self, rel: &str, line: usize) -> bool {
+        match self.memdir.in_team(rel) {
+            Some(_) => self.team.as_ref().is_some_and(|t| t.is_loaded(line)),
+            None => self.main.is_loaded(line),
+        }
+    }
+
+    /// Whether an index line linking `rel` is among what Claude Code loads.
+    pub fn loaded(&self, rel: &str) -> bool {
+        self.lines_for(rel).iter().any(|l| self.line_loaded(rel, *l))
+    }
+}
+
+#[cfg(test)]
+mod loaded_tests {
+    use super::loaded_lines;
+
+    /// The lines the whole-text model loads in full, as a reference.
+    fn reference(text: &str) -> Vec<u32> {
+        let l = crate::index::load::load(text);
+        let partly: Vec<usize> = l.dropped.iter().map(|d| d.line).collect();
+        l.processed.origin[..l.kept_lines]
+            .iter()
+            .filter(|o| !partly.contains(o))
+            .map(|o| *o as u32)
+            .collect()
+    }
+
+    #[test]
+    fn loaded_lines_follow_the_cut_streamed_or_whole() {
+        let many: String = (0..20_000).map(|i| format!("- [M{i}](m{i}.md) — hook {i}\n")).collect();
+        assert_eq!(loaded_lines(&many), (1..=200).collect::<Vec<u32>>());
+        let long = format!(
+            "- [A](a.md) {}\n- [B](b.md) {}\n- [C](c.md)\n",
+            "x".repeat(15_000),
+            "y".repeat(15_000)
+        );
+        assert_eq!(loaded_lines(&long), [1]);
+        let split: String = format!(
+            "{}- [Z](z.md) {}\n",
+            "- [A](a.md)\n".repeat(300_000 / 12),
+            "z".repeat(40_000)
+        );
+        assert_eq!(loaded_lines(&split), reference(&split));
+        let commented = format!("<!-- note -->\n{many}");
+        assert_eq!(loaded_lines(&commented), reference(&commented));
+        assert_eq!(loaded_lines(&commented).first(), Some(&2));
     }
 }

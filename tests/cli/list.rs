@@ -341,3 +341,184 @@ fn json_entries_carry_the_modified_field() {
     let at = keys.iter().position(|k| k == "origin_session_id").unwrap();
     assert_eq!(keys[at + 1], "modified_field");
 }
+
+/// The visible width of each line of a terminal screen (SGR codes and CRs removed).
+fn screen_widths(screen: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for line in screen.split('\n') {
+        let mut plain = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            } else if c != '\r' {
+                plain.push(c);
+            }
+        }
+        out.push((plain.chars().count(), plain));
+    }
+    out
+}
+
+fn wide_dir() -> Env {
+    let long = |ty: &str, n: usize| {
+        format!(
+            "---\nname: {ty}-{n}-discogs-cover-art-complete\ndescription: Issue {n} shipped, Discogs albums got their cover art from the release page and the fallback\ntype: {ty}\n---\nbody\n"
+        )
+    };
+    Env::new()
+        .memory_aged("project_1200_discogs_cover_art_complete.md", &long("project", 1200), 1.0)
+        .memory_aged("reference_829_spectral_calibration_notes.md", &long("reference", 829), 2.0)
+        .memory_aged(
+            "feedback_nested_type.md",
+            "---\nname: A title that says more than the file name\ndescription: nested\nmetadata:\n  type: feedback\n---\n",
+            3.0,
+        )
+        .index("- [P](project_1200_discogs_cover_art_complete.md) — p\n")
+}
+
+/// Issue 14 point 1: at 40, 60 and 80 columns the table was 101 columns wide.
+#[test]
+fn table_fits_the_terminal_at_40_60_and_80_columns() {
+    for cols in ["40", "60", "80"] {
+        let env = wide_dir().env("COLUMNS", cols);
+        let screen = crate::support::run_in_pty(&env, &["list"], &[]);
+        let width: usize = cols.parse().unwrap();
+        for (w, line) in screen_widths(&screen) {
+            assert!(w <= width, "{cols} columns: {w} wide: {line:?}\n{screen}");
+        }
+        assert!(screen.contains("TYPE"), "{screen}");
+        // The description stays readable: at least its first words.
+        assert!(screen.contains("Issue 1200 shipped"), "{cols}:\n{screen}");
+        // FILE keeps its start and its extension.
+        assert!(
+            screen.lines().any(|l| l.contains("project_") && l.contains(".md")),
+            "{cols}:\n{screen}"
+        );
+        // A name that only spells the stem is not repeated.
+        assert!(!screen.contains("project-1200"), "{cols}:\n{screen}");
+    }
+}
+
+/// Issue 14 point 2: an entry past the cut showed IDX `yes` and `"indexed": true` only.
+#[test]
+fn entries_past_the_cut_show_cut_and_are_not_loaded() {
+    let index = format!(
+        "- [A](a.md) — {}\n- [B](b.md) — {}\n- [C](c.md) — c\n",
+        "x".repeat(15_000),
+        "y".repeat(15_000)
+    );
+    let env = || {
+        Env::new()
+            .memory_aged("a.md", "---\ndescription: a\ntype: user\n---\n", 1.0)
+            .memory_aged("c.md", "---\ndescription: c\ntype: user\n---\n", 2.0)
+            .memory_aged("d.md", "---\ndescription: d\ntype: user\n---\n", 3.0)
+            .index(&index)
+    };
+    let run = env().args(["list", "--json"]).run().success();
+    let entries = run.json()["entries"].as_array().unwrap().clone();
+    let got: Vec<(String, bool, bool)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["file"].as_str().unwrap().to_string(),
+                e["indexed"].as_bool().unwrap(),
+                e["loaded"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a.md".into(), true, true),
+            ("c.md".into(), true, false),
+            ("d.md".into(), false, false)
+        ]
+    );
+    let keys: Vec<&String> = entries[0].as_object().unwrap().keys().collect();
+    assert_eq!(keys.last().unwrap().as_str(), "loaded");
+    // Piped records keep yes|no.
+    let run = env().args(["list"]).run().success();
+    assert!(run.stdout.contains("user\tc.md\t0\tyes\t"), "{}", run.stdout);
+    // A terminal shows `cut`, in colour.
+    let screen = crate::support::run_in_pty(&env(), &["list", "--color", "always"], &[]);
+    let c_line = screen.lines().find(|l| l.contains("c.md")).unwrap();
+    assert!(c_line.contains("\x1b[33mcut\x1b[0m"), "{screen:?}");
+    let a_line = screen.lines().find(|l| l.contains("a.md")).unwrap();
+    assert!(a_line.contains("yes"), "{screen:?}");
+}
+
+/// Issue 14 point 23: `--type none` missed the files Claude Code sees as untyped.
+#[test]
+fn type_none_includes_nested_only_types() {
+    let env = Env::new()
+        .memory_aged("u.md", &fm("user", "u"), 1.0)
+        .memory_aged("x.md", "plain\n", 3.0)
+        .memory_aged("n.md", "---\nmetadata:\n  type: user\n---\n", 4.0);
+    let d = env.dir_shown();
+    env.args(["list", "--type", "none", "--format", "paths"])
+        .run()
+        .success()
+        .stdout(&format!("{d}x.md\n{d}n.md\n"));
+    let env = Env::new().memory_aged("u.md", &fm("user", "u"), 1.0).memory_aged(
+        "n.md",
+        "---\nmetadata:\n  type: user\n---\n",
+        4.0,
+    );
+    let run = env.args(["list", "--type", "none", "--json"]).run().success();
+    let files: Vec<&str> = run.json()["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["file"].as_str().unwrap().to_owned().leak() as &str)
+        .collect();
+    assert_eq!(files, ["n.md"]);
+}
+
+/// Issue 14 point 9: empty states said nothing on a terminal.
+#[test]
+fn empty_states_say_something_on_a_terminal_only() {
+    let env = Env::new().resolved();
+    let screen = crate::support::run_in_pty(&env, &["list"], &[]);
+    assert!(screen.contains("no memories yet in "), "{screen}");
+    assert!(
+        screen.contains("memory/ — Claude Code creates it on the first save"),
+        "{screen}"
+    );
+    let screen = crate::support::run_in_pty(&Env::new(), &["list"], &[]);
+    assert!(screen.starts_with("no memories yet in "), "{screen}");
+    assert!(!screen.contains("TYPE"), "{screen}");
+    let env = Env::new().memory_aged("u.md", &fm("user", "u"), 1.0);
+    let screen = crate::support::run_in_pty(&env, &["list", "--type", "feedback"], &[]);
+    assert!(
+        screen.starts_with("no memory of type feedback in ") && screen.contains("(1 memory of other types)"),
+        "{screen}"
+    );
+    // Piped output stays empty, on both streams.
+    Env::new()
+        .memory_aged("u.md", &fm("user", "u"), 1.0)
+        .args(["list", "--type", "feedback"])
+        .run()
+        .success()
+        .stdout("")
+        .stderr("");
+}
+
+/// Issue 14 point 10: `list` did not say that auto memory is disabled.
+#[test]
+fn disabled_auto_memory_is_noted_once() {
+    let run = Env::new()
+        .resolved()
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+        .args(["list"])
+        .run()
+        .success();
+    assert_eq!(
+        run.stderr,
+        "memctl: note: auto memory is disabled (env CLAUDE_CODE_DISABLE_AUTO_MEMORY=1): Claude Code loads none of these memories\n"
+    );
+}

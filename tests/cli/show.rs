@@ -19,13 +19,14 @@ fn shows_header_freshness_and_body() {
         .stdout(&format!(
             "feedback_testing.md
   name:         Testing policy
-  type:         feedback (flat)
+  type:         feedback
   description:  Integration tests hit a real DB
   modified:     2026-01-22T12:00:00.000Z (47 days ago)
   indexed:      MEMORY.md:2
   path:         {d}feedback_testing.md
 
-{FRESHNESS}
+what the model sees first (Claude Code's freshness note):
+  {FRESHNESS}
 
 Use the real DB.
 
@@ -200,7 +201,7 @@ fn modified_field_in_json_and_text() {
         .success();
     assert!(
         run.stdout.contains(
-            "  modified:     2026-03-10T11:00:00.000Z (today)\n  modified (frontmatter): 2026-03-03T12:00:00.000Z (7 days ago)\n  indexed:"
+            "  modified:               2026-03-10T11:00:00.000Z (today)\n  modified (frontmatter): 2026-03-03T12:00:00.000Z (7 days ago)\n  indexed:                no\n"
         ),
         "{}",
         run.stdout
@@ -228,4 +229,87 @@ fn modified_field_in_json_and_text() {
         .run()
         .success();
     assert!(!run.stdout.contains("frontmatter)"), "{}", run.stdout);
+}
+
+/// An index of 3 lines whose third line is past the 25 000-unit cut.
+fn cut_index() -> String {
+    format!(
+        "- [A](a.md) — {}\n- [B](b.md) — {}\n- [C](c.md) — c\n",
+        "x".repeat(15_000),
+        "y".repeat(15_000)
+    )
+}
+
+/// Issue 14 point 2: an entry past the cut was shown as plainly indexed.
+#[test]
+fn entries_past_the_cut_are_not_loaded() {
+    let env = || {
+        Env::new()
+            .memory_aged("a.md", "---\nname: A\n---\na\n", 1.0)
+            .memory_aged("c.md", "---\nname: C\n---\nc\n", 1.0)
+            .index(&cut_index())
+    };
+    let run = env().args(["show", "c"]).run().success();
+    assert!(
+        run.stdout
+            .contains("  indexed:      MEMORY.md:3 (past the cut: not loaded)\n"),
+        "{}",
+        run.stdout
+    );
+    let run = env().args(["show", "a"]).run().success();
+    assert!(run.stdout.contains("  indexed:      MEMORY.md:1\n"), "{}", run.stdout);
+    let doc = env().args(["show", "c", "--json"]).run().success().json();
+    assert_eq!(
+        (doc["indexed"].clone(), doc["loaded"].clone()),
+        (true.into(), false.into())
+    );
+    let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    assert_eq!(keys[keys.len() - 2..], ["loaded", "warnings"]);
+    let doc = env().args(["show", "a", "--json"]).run().success().json();
+    assert_eq!(doc["loaded"], true);
+}
+
+/// Issue 14 point 23: a nested-only type read as the memory's type.
+#[test]
+fn nested_only_type_says_claude_code_sees_it_untyped() {
+    let run = Env::new()
+        .memory_aged("n.md", "---\nname: N\nmetadata:\n  type: feedback\n---\nn\n", 1.0)
+        .args(["show", "n"])
+        .run()
+        .success();
+    assert!(
+        run.stdout
+            .contains("  type:         feedback (nested — Claude Code sees it as untyped)\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Issue 14 point 23: the freshness text stood unlabelled between header and body.
+#[test]
+fn freshness_text_is_labelled_as_what_the_model_sees() {
+    let run = Env::new()
+        .memory_aged("feedback_testing.md", TESTING, 47.0 * 24.0)
+        .args(["show", "feedback_testing"])
+        .run()
+        .success();
+    assert!(
+        run.stdout.contains(&format!(
+            "\nwhat the model sees first (Claude Code's freshness note):\n  {FRESHNESS}\n\nUse the real DB."
+        )),
+        "{}",
+        run.stdout
+    );
+    let env = Env::new()
+        .memory_aged("feedback_testing.md", TESTING, 47.0 * 24.0)
+        .env("COLUMNS", "80");
+    let screen = crate::support::run_in_pty(&env, &["show", "feedback_testing"], &[]);
+    assert!(
+        screen.contains("what the model sees first (Claude Code's freshness note):\r\n  This memory is 47 days old."),
+        "{screen:?}"
+    );
+    assert!(
+        screen.lines().all(|l| l.trim_end_matches('\r').chars().count() <= 80),
+        "{screen}"
+    );
 }

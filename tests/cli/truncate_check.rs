@@ -377,3 +377,25 @@ fn a_large_file_reads_as_the_same_text_on_stdin() {
         assert!(from_file.stdout == expected, "{flags:?} differs");
     }
 }
+
+/// Issue 14 point 8: `1 lines` in the report.
+#[test]
+fn counts_of_one_are_singular() {
+    let run = Env::new()
+        .stdin("- [a](a.md)\n".repeat(199))
+        .args(["truncate-check", "-"])
+        .run()
+        .success();
+    assert!(
+        run.stdout.ends_with("headroom: 1 line, 22 613 units\n"),
+        "{}",
+        run.stdout
+    );
+    let run = Env::new().stdin("x").args(["truncate-check", "-"]).run().success();
+    assert!(
+        run.stdout
+            .starts_with("<stdin>: 1 line, 1 / 25 000 units (0.0%), 1 UTF-8 byte\n"),
+        "{}",
+        run.stdout
+    );
+}
