@@ -169,7 +169,7 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The memory: a relative path, a file stem, or a frontmatter name
+    /// The memory to show, by relative path, file stem or frontmatter name
     #[arg(value_name = "REF")]
     pub reference: String,
 
@@ -322,7 +322,7 @@ pub struct AddArgs {
 
 #[derive(Debug, Args)]
 pub struct ForgetArgs {
-    /// The memories: relative paths, file stems or frontmatter names
+    /// The memories to forget, by relative path, file stem or frontmatter name
     #[arg(value_name = "REF", required = true)]
     pub references: Vec<String>,
 
@@ -341,7 +341,7 @@ pub struct ForgetArgs {
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
-    /// The memory: a relative path, a file stem or a frontmatter name
+    /// The memory to edit, by relative path, file stem or frontmatter name
     #[arg(value_name = "REF", required_unless_present = "index", conflicts_with = "index")]
     pub reference: Option<String>,
 
@@ -378,7 +378,7 @@ pub enum LockCommand {
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
-    /// The shell
+    /// The shell to print the script for
     #[arg(value_enum, value_name = "SHELL")]
     pub shell: clap_complete::Shell,
 }

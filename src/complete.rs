@@ -109,11 +109,7 @@ pub fn position(words: &[String], shell: Shell) -> Option<Position> {
             (value_slot(sub_name, &long)?, attached?)
         }
         None => {
-            let takes_ref = match sub_name {
-                "show" | "edit" => positionals == 0,
-                "forget" => true,
-                _ => false,
-            };
+            let takes_ref = REF_COMMANDS.contains(&sub_name) && (sub_name == "forget" || positionals == 0);
             if !takes_ref {
                 return None;
             }
@@ -194,14 +190,61 @@ fn record(request: &mut Request, id: &str, value: &str) {
     }
 }
 
-/// Which option values are completed dynamically, by subcommand and argument id.
+/// The option values completed dynamically: (subcommand, argument id, slot).
+const VALUES: &[(&str, &str, Slot)] = &[
+    ("list", "types", Slot::Type { none: true }),
+    ("search", "types", Slot::Type { none: true }),
+    ("add", "memory_type", Slot::Type { none: false }),
+    ("lint", "rules", Slot::Rule),
+    ("lint", "disable", Slot::Rule),
+    ("lint", "explain", Slot::Rule),
+];
+
+/// The subcommands whose positionals are `REF`s.
+const REF_COMMANDS: &[&str] = &["show", "edit", "forget"];
+
 fn value_slot(sub: &str, id: &str) -> Option<Slot> {
-    match (sub, id) {
-        ("list" | "search", "types") => Some(Slot::Type { none: true }),
-        ("add", "memory_type") => Some(Slot::Type { none: false }),
-        ("lint", "rules" | "disable" | "explain") => Some(Slot::Rule),
-        _ => None,
+    VALUES
+        .iter()
+        .find(|(s, i, _)| *s == sub && *i == id)
+        .map(|(_, _, slot)| slot.clone())
+}
+
+/// The lines the fish script adds to clap_complete's: fish only asks an option's
+/// own rules for its value, so each dynamic option gets one, and each `REF` command
+/// one for its positionals. Options the CLI does not (yet) have are skipped.
+pub fn fish_rules() -> String {
+    let root = Cli::command();
+    let mut out = String::from(
+        "\n# Dynamic values (memory names, types, rule ids) from `memctl __complete`.\n\
+         function __memctl_dynamic\n    \
+         memctl __complete --shell fish -- (commandline -opc) (commandline -ct) 2>/dev/null\n\
+         end\n",
+    );
+    for sub in REF_COMMANDS {
+        out.push_str(&format!(
+            "complete -c memctl -n \"__fish_memctl_using_subcommand {sub}\" -f -a \"(__memctl_dynamic)\"\n"
+        ));
     }
+    for (sub, id, _) in VALUES {
+        let Some(arg) = root
+            .find_subcommand(sub)
+            .and_then(|c| c.get_arguments().find(|a| a.get_id() == *id))
+        else {
+            continue;
+        };
+        let mut flags = String::new();
+        if let Some(s) = arg.get_short() {
+            flags.push_str(&format!(" -s {s}"));
+        }
+        if let Some(l) = arg.get_long() {
+            flags.push_str(&format!(" -l {l}"));
+        }
+        out.push_str(&format!(
+            "complete -c memctl -n \"__fish_memctl_using_subcommand {sub}\"{flags} -r -f -a \"(__memctl_dynamic)\"\n"
+        ));
+    }
+    out
 }
 
 /// The candidates for `pos`, filtered by its partial value (case-insensitively for
@@ -256,10 +299,12 @@ fn type_help(t: MemoryType) -> &'static str {
     }
 }
 
-/// File stems (relative paths for files in subdirectories) and frontmatter names of
-/// the memories in the dir the typed options resolve to; nothing when it does not
-/// resolve.
+/// File stems (relative paths for files in subdirectories) of the memories in the
+/// dir the typed options resolve to, and, once a word is begun, the frontmatter
+/// names it begins (case-insensitively, as `REF` resolves them); nothing when the dir
+/// does not resolve.
 fn refs(pos: &Position, env: &Env) -> Vec<Candidate> {
+    let lower = pos.partial.to_lowercase();
     let Ok(res) = paths::resolve(&pos.request, env) else {
         return Vec::new();
     };
@@ -276,11 +321,15 @@ fn refs(pos: &Position, env: &Env) -> Vec<Candidate> {
             .as_ref()
             .map(|d| d.js_string())
             .unwrap_or_default();
-        let name = m.name().filter(|n| *n != stem && !n.is_empty() && !n.contains('\n'));
-        out.push(Candidate {
-            value: stem,
-            help: one_line(&description),
+        let name = m.name().filter(|n| {
+            *n != stem && !n.contains('\n') && !lower.is_empty() && n.to_lowercase().starts_with(&lower)
         });
+        if stem.starts_with(&pos.partial) {
+            out.push(Candidate {
+                value: stem,
+                help: one_line(&description),
+            });
+        }
         if let Some(n) = name {
             out.push(Candidate {
                 value: n,
@@ -288,7 +337,6 @@ fn refs(pos: &Position, env: &Env) -> Vec<Candidate> {
             });
         }
     }
-    out.retain(|c| c.value.starts_with(&pos.partial));
     out.sort_by(|a, b| a.value.cmp(&b.value));
     out.dedup_by(|a, b| a.value == b.value);
     out

@@ -143,10 +143,13 @@ pub fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<Error
         Some(s) => format!("run `memctl {s} --help` for usage"),
         None => "run `memctl --help` for usage".into(),
     };
-    let hint = rendered
+    let hint = match rendered
         .lines()
         .find_map(|l| l.trim().strip_prefix("tip: ").map(|t| t.replace('\'', "`")))
-        .unwrap_or(help);
+    {
+        Some(tip) => format!("{tip}; {help}"),
+        None => help,
+    };
     Some(Error::new(Kind::Usage, message).hint(hint))
 }
 
