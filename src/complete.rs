@@ -138,16 +138,17 @@ fn join_equals(words: &[String], shell: Shell) -> Vec<String> {
     }
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut glue = false;
-    for (i, w) in words.iter().enumerate() {
-        let last_is_long = out.last().is_some_and(|l| l.starts_with("--") && !l.contains('='));
-        if w == "=" && last_is_long && i > 0 {
-            out.last_mut().map(|l| l.push('='));
-            glue = true;
-        } else if glue {
-            out.last_mut().map(|l| l.push_str(w));
-            glue = false;
-        } else {
-            out.push(w.clone());
+    for w in words {
+        match out.last_mut() {
+            Some(last) if w == "=" && last.starts_with("--") && !last.contains('=') => {
+                last.push('=');
+                glue = true;
+            }
+            Some(last) if glue => {
+                last.push_str(w);
+                glue = false;
+            }
+            _ => out.push(w.clone()),
         }
     }
     out
@@ -156,7 +157,10 @@ fn join_equals(words: &[String], shell: Shell) -> Vec<String> {
 /// `--name[=v]` or `-x[v]` as the long name (`type`) and an attached value. Unknown
 /// options give `None`.
 fn option(root: &clap::Command, sub: Option<&clap::Command>, word: &str) -> Option<(String, Option<String>)> {
-    let args = || root.get_arguments().chain(sub.into_iter().flat_map(clap::Command::get_arguments));
+    let args = || {
+        root.get_arguments()
+            .chain(sub.into_iter().flat_map(clap::Command::get_arguments))
+    };
     if let Some(rest) = word.strip_prefix("--") {
         let (name, value) = match rest.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
@@ -315,15 +319,10 @@ fn refs(pos: &Position, env: &Env) -> Vec<Candidate> {
             Some(rel) if rel.contains('/') => rel.to_string(),
             _ => m.stem().to_string(),
         };
-        let description = m
-            .fields
-            .description
-            .as_ref()
-            .map(|d| d.js_string())
-            .unwrap_or_default();
-        let name = m.name().filter(|n| {
-            *n != stem && !n.contains('\n') && !lower.is_empty() && n.to_lowercase().starts_with(&lower)
-        });
+        let description = m.fields.description.as_ref().map(|d| d.js_string()).unwrap_or_default();
+        let name = m
+            .name()
+            .filter(|n| *n != stem && !n.contains('\n') && !lower.is_empty() && n.to_lowercase().starts_with(&lower));
         if stem.starts_with(&pos.partial) {
             out.push(Candidate {
                 value: stem,
@@ -443,15 +442,30 @@ mod tests {
 
     #[test]
     fn option_values_in_every_spelling() {
-        for line in ["memctl list --type fe", "memctl list -t fe", "memctl list --type=fe", "memctl list -tfe"] {
+        for line in [
+            "memctl list --type fe",
+            "memctl list -t fe",
+            "memctl list --type=fe",
+            "memctl list -tfe",
+        ] {
             let p = pos(line, Shell::Zsh).unwrap();
-            assert_eq!((p.slot, p.partial.as_str()), (Slot::Type { none: true }, "fe"), "{line}");
+            assert_eq!(
+                (p.slot, p.partial.as_str()),
+                (Slot::Type { none: true }, "fe"),
+                "{line}"
+            );
         }
         let p = pos("memctl list --type = fe", Shell::Bash).unwrap();
         assert_eq!(p.partial, "fe");
         let p = pos("memctl lint --rule ML101,ml2", Shell::Fish).unwrap();
-        assert_eq!((p.slot, p.list_prefix.as_str(), p.partial.as_str()), (Slot::Rule, "ML101,", "ml2"));
-        assert_eq!(pos("memctl add --type ", Shell::Zsh).unwrap().slot, Slot::Type { none: false });
+        assert_eq!(
+            (p.slot, p.list_prefix.as_str(), p.partial.as_str()),
+            (Slot::Rule, "ML101,", "ml2")
+        );
+        assert_eq!(
+            pos("memctl add --type ", Shell::Zsh).unwrap().slot,
+            Slot::Type { none: false }
+        );
         assert!(pos("memctl --dir ", Shell::Zsh).is_none());
         assert!(pos("memctl lint --format ", Shell::Zsh).is_none());
     }

@@ -162,8 +162,15 @@ mod tests {
         assert_eq!(io_words(&e), "no such file or directory");
         let msg = format!("cannot read /x/a.md: {}", io::Error::from_raw_os_error(21));
         assert_eq!(Error::new(Kind::Io, msg).message, "cannot read /x/a.md: is a directory");
-        let msg = format!("a: {}; b: {}", io::Error::from_raw_os_error(13), io::Error::from_raw_os_error(5));
-        assert_eq!(Error::new(Kind::Io, msg).message, "a: permission denied; b: input/output error");
+        let msg = format!(
+            "a: {}; b: {}",
+            io::Error::from_raw_os_error(13),
+            io::Error::from_raw_os_error(5)
+        );
+        assert_eq!(
+            Error::new(Kind::Io, msg).message,
+            "a: permission denied; b: input/output error"
+        );
         assert_eq!(plain_os_errors("odd (os error x) text"), "odd (os error x) text");
     }
 

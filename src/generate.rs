@@ -63,7 +63,10 @@ fn bash(script: &str) -> String {
         return script.to_string();
     };
     let (head, rest) = script.split_at(at);
-    format!("{head}{BASH_DYNAMIC}{}", rest.replace("complete -F _memctl ", "complete -F _memctl_dynamic "))
+    format!(
+        "{head}{BASH_DYNAMIC}{}",
+        rest.replace("complete -F _memctl ", "complete -F _memctl_dynamic ")
+    )
 }
 
 fn zsh(script: &str) -> String {
@@ -160,7 +163,11 @@ fn examples(text: &str, roff: &mut String) {
 /// control character.
 fn escape(text: &str) -> String {
     let s = text.replace('\\', "\\e").replace('-', "\\-");
-    if s.starts_with(['.', '\'']) { format!("\\&{s}") } else { s }
+    if s.starts_with(['.', '\'']) {
+        format!("\\&{s}")
+    } else {
+        s
+    }
 }
 
 /// Every page's SEE ALSO: memctl(1) and the other commands' pages.
@@ -169,7 +176,10 @@ fn see_also(bin: &str) -> String {
     let mut cmd = Cli::command();
     cmd.build();
     let mut pages: Vec<String> = vec!["memctl".into()];
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
         pages.push(format!("memctl-{}", sub.get_name()));
     }
     let refs: Vec<String> = pages

@@ -5,8 +5,8 @@
 
 pub mod age;
 pub mod cli;
-pub mod complete;
 pub mod commands;
+pub mod complete;
 pub mod context;
 pub mod dates;
 pub mod diff;

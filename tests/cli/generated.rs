@@ -81,7 +81,9 @@ fn r14_the_binary_prints_the_committed_completions_and_man_pages() {
 /// `memctl __complete --shell SHELL -- memctl WORDS…` (the last word is the one
 /// under the cursor).
 fn complete(env: Env, shell: &str, words: &[&str]) -> crate::support::Run {
-    env.args(["__complete", "--shell", shell, "--", "memctl"]).args(words).run()
+    env.args(["__complete", "--shell", shell, "--", "memctl"])
+        .args(words)
+        .run()
 }
 
 const MEMORY: &str = "---\nname: Deploy Notes\ndescription: how we ship\ntype: project\n---\nBody\n";
@@ -101,10 +103,14 @@ fn r14_refs_complete_from_the_resolved_dir_and_honour_the_typed_options() {
         .stdout("Deploy Notes\tname of deploy_notes.md\ndeploy_notes\thow we ship\n");
     // Names begin case-insensitively, as REF resolves them; bash gets them escaped.
     let env = Env::new().memory("deploy_notes.md", MEMORY);
-    complete(env, "bash", &["edit", "Dep"]).success().stdout("Deploy\\ Notes\n");
+    complete(env, "bash", &["edit", "Dep"])
+        .success()
+        .stdout("Deploy\\ Notes\n");
     // --team and --dir typed on the line choose the dir.
     let env = Env::new().memory("team/team_only.md", "---\ntype: user\n---\n");
-    complete(env, "zsh", &["--team", "show", ""]).success().stdout("team_only:\n");
+    complete(env, "zsh", &["--team", "show", ""])
+        .success()
+        .stdout("team_only:\n");
     let env = Env::new();
     let other = env.root().join("other");
     std::fs::create_dir_all(&other).unwrap();
@@ -119,8 +125,12 @@ fn r14_types_and_rule_ids_complete_with_comma_lists() {
     complete(Env::new(), "bash", &["list", "--type", "user,"])
         .success()
         .stdout("user,feedback\nuser,project\nuser,reference\nuser,none\n");
-    complete(Env::new(), "bash", &["add", "-t", "re"]).success().stdout("reference\n");
-    complete(Env::new(), "bash", &["list", "--type", "=", "fe"]).success().stdout("feedback\n");
+    complete(Env::new(), "bash", &["add", "-t", "re"])
+        .success()
+        .stdout("reference\n");
+    complete(Env::new(), "bash", &["list", "--type", "=", "fe"])
+        .success()
+        .stdout("feedback\n");
     let run = complete(Env::new(), "zsh", &["lint", "--disable", "ml20"]).success();
     let first = run.stdout.lines().next().unwrap();
     assert!(first.starts_with("ML201:"), "{}", run.stdout);
@@ -132,7 +142,13 @@ fn r14_types_and_rule_ids_complete_with_comma_lists() {
 
 #[test]
 fn r14_other_words_fall_back_to_the_static_script() {
-    for words in [&["li"][..], &["show", "--r"], &["show", "a", ""], &["--dir", ""], &["lint", "--format", ""]] {
+    for words in [
+        &["li"][..],
+        &["show", "--r"],
+        &["show", "a", ""],
+        &["--dir", ""],
+        &["lint", "--format", ""],
+    ] {
         complete(Env::new(), "bash", words).code(1).stdout("").stderr("");
     }
 }
@@ -148,7 +164,12 @@ fn r14_scripts_call_complete_and_man_pages_have_the_extra_sections() {
     assert!(fish.contains("__fish_memctl_using_subcommand lint\" -l rule -r -f -a \"(__memctl_dynamic)\""));
     for (name, page) in generate::man_pages() {
         let page = String::from_utf8(page).unwrap();
-        for section in [".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH FILES", ".SH \"SEE ALSO\""] {
+        for section in [
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+            ".SH \"SEE ALSO\"",
+        ] {
             assert!(page.contains(section), "{name}: no {section}");
         }
         if name != "memctl.1" {

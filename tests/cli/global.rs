@@ -252,19 +252,39 @@ fn r14_every_usage_error_names_what_is_missing_and_hints_the_subcommands_help() 
         let hint = format!("run `memctl {} --help` for usage\n", words[0]);
         let run = Env::new().args(&words).arg("--bogus").run().code(2);
         let last = run.stderr.lines().last().unwrap_or("");
-        assert!(last.starts_with("hint: ") && run.stderr.ends_with(&hint), "{words:?}: {}", run.stderr);
+        assert!(
+            last.starts_with("hint: ") && run.stderr.ends_with(&hint),
+            "{words:?}: {}",
+            run.stderr
+        );
     }
     // A missing positional names it and says what it is, text and JSON.
-    for (sub, arg) in [("show", "<REF>"), ("forget", "<REF>..."), ("edit", "<REF>"), ("completions", "<SHELL>")] {
+    for (sub, arg) in [
+        ("show", "<REF>"),
+        ("forget", "<REF>..."),
+        ("edit", "<REF>"),
+        ("completions", "<SHELL>"),
+    ] {
         let run = Env::new().arg(sub).run().code(2);
         let first = run.stderr.lines().next().unwrap().to_string();
         assert!(first.starts_with(&format!("memctl: missing {arg}: the ")), "{first}");
-        assert!(first.len() > format!("memctl: missing {arg}: the ").len() + 5, "{first}");
-        assert!(run.stderr.ends_with(&format!("hint: run `memctl {sub} --help` for usage\n")));
+        assert!(
+            first.len() > format!("memctl: missing {arg}: the ").len() + 5,
+            "{first}"
+        );
+        assert!(
+            run.stderr
+                .ends_with(&format!("hint: run `memctl {sub} --help` for usage\n"))
+        );
         let run = Env::new().args(["--json", sub]).run().code(2).stdout("");
         let err = run.stderr_json();
         assert_eq!(err["error"]["kind"], "usage");
-        assert!(err["error"]["message"].as_str().unwrap().starts_with(&format!("missing {arg}: the ")));
+        assert!(
+            err["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("missing {arg}: the "))
+        );
         assert_eq!(err["error"]["hint"], format!("run `memctl {sub} --help` for usage"));
     }
     // A missing option value has no usage line in clap's message: the subcommand comes
@@ -272,12 +292,20 @@ fn r14_every_usage_error_names_what_is_missing_and_hints_the_subcommands_help() 
     for (words, sub) in [
         (&["lint", "--rule"][..], "lint"),
         (&["--dir", "lint", "list", "--type"][..], "list"),
-        (&["--color", "never", "truncate-check", "--warn-at"][..], "truncate-check"),
+        (
+            &["--color", "never", "truncate-check", "--warn-at"][..],
+            "truncate-check",
+        ),
     ] {
         let run = Env::new().args(words).run().code(2);
-        assert!(run.stderr.starts_with("memctl: a value is required for `"), "{}", run.stderr);
         assert!(
-            run.stderr.ends_with(&format!("hint: run `memctl {sub} --help` for usage\n")),
+            run.stderr.starts_with("memctl: a value is required for `"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr
+                .ends_with(&format!("hint: run `memctl {sub} --help` for usage\n")),
             "{words:?}: {}",
             run.stderr
         );
@@ -294,8 +322,14 @@ fn r14_global_options_have_their_own_heading_and_every_command_has_examples() {
                 .split_once("\nGlobal options:\n")
                 .unwrap_or_else(|| panic!("{words:?} {flag}: no Global options heading:\n{}", run.stdout));
             for g in ["--dir", "--project", "--team", "--json", "--color"] {
-                assert!(!own.contains(&format!("  {g}")), "{words:?}: {g} among the command's own options");
-                assert!(global.contains(&format!("  {g}")), "{words:?}: {g} missing under Global options");
+                assert!(
+                    !own.contains(&format!("  {g}")),
+                    "{words:?}: {g} among the command's own options"
+                );
+                assert!(
+                    global.contains(&format!("  {g}")),
+                    "{words:?}: {g} missing under Global options"
+                );
             }
         }
         let run = Env::new().args(&words).arg("--help").run().success();
@@ -314,23 +348,22 @@ fn r14_os_errors_read_as_plain_words() {
     let env = Env::new();
     let dir = env.root();
     let missing = env.root().join("nope/body.md");
-    let args = ["add", "--type", "user", "--name", "n", "--description", "d", "--body-file"];
-    Env::new()
-        .args(args)
-        .arg(&dir)
-        .run()
-        .code(2)
-        .stderr(&format!(
-            "memctl: cannot read the body file {}: is a directory\nhint: check the path given to --body-file\n",
-            dir.display()
-        ));
-    Env::new()
-        .args(args)
-        .arg(&missing)
-        .run()
-        .code(2)
-        .stderr(&format!(
-            "memctl: cannot read the body file {}: no such file or directory\nhint: check the path given to --body-file\n",
-            missing.display()
-        ));
+    let args = [
+        "add",
+        "--type",
+        "user",
+        "--name",
+        "n",
+        "--description",
+        "d",
+        "--body-file",
+    ];
+    Env::new().args(args).arg(&dir).run().code(2).stderr(&format!(
+        "memctl: cannot read the body file {}: is a directory\nhint: check the path given to --body-file\n",
+        dir.display()
+    ));
+    Env::new().args(args).arg(&missing).run().code(2).stderr(&format!(
+        "memctl: cannot read the body file {}: no such file or directory\nhint: check the path given to --body-file\n",
+        missing.display()
+    ));
 }

@@ -435,7 +435,11 @@ fn r14_an_empty_home_falls_back_to_the_accounts_home_directory() {
     let env = Env::new();
     let proj = env.root().join("proj");
     fs::create_dir_all(proj.join(".claude")).unwrap();
-    fs::write(proj.join(".claude/settings.local.json"), r#"{"autoMemoryDirectory": "~/mem-r14"}"#).unwrap();
+    fs::write(
+        proj.join(".claude/settings.local.json"),
+        r#"{"autoMemoryDirectory": "~/mem-r14"}"#,
+    )
+    .unwrap();
     let home = account_home();
     let run = env
         .resolved()
@@ -453,11 +457,7 @@ fn r14_an_empty_memctl_dir_counts_as_unset() {
     let env = Env::new();
     let proj = env.root().join("proj");
     fs::create_dir_all(&proj).unwrap();
-    let expected = format!(
-        "{}/.claude/projects/{}/memory/\n",
-        env.home().display(),
-        key(&proj)
-    );
+    let expected = format!("{}/.claude/projects/{}/memory/\n", env.home().display(), key(&proj));
     env.resolved()
         .env("MEMCTL_DIR", "")
         .arg("--project")
@@ -481,9 +481,16 @@ fn r14_explain_aligns_every_value_past_the_longest_label() {
         .args(["path", "--explain"])
         .run()
         .success();
-    let rows: Vec<&str> = run.stdout.lines().filter(|l| !l.starts_with("note:") && !l.starts_with("      ")).collect();
+    let rows: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("note:") && !l.starts_with("      "))
+        .collect();
     // The value column: where `settings.project`'s value starts.
-    let project = rows.iter().find(|l| l.trim_start().starts_with("settings.project")).unwrap();
+    let project = rows
+        .iter()
+        .find(|l| l.trim_start().starts_with("settings.project"))
+        .unwrap();
     let column = project.find("  settings.project").unwrap() + "  settings.project".len() + 2;
     for row in &rows {
         let (label, value) = row.split_at(column);
