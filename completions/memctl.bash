@@ -937,8 +937,22 @@ _memctl() {
     esac
 }
 
+# Dynamic values (memory names, types, rule ids) from `memctl __complete`; every
+# other word is completed by the static _memctl above.
+_memctl_dynamic() {
+    local out
+    if out="$(memctl __complete --shell bash -- "${COMP_WORDS[@]:0:COMP_CWORD+1}" 2>/dev/null)"; then
+        compopt +o default +o bashdefault 2>/dev/null
+        local IFS=$'
+'
+        COMPREPLY=($out)
+        return 0
+    fi
+    _memctl "$@"
+}
+
 if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
-    complete -F _memctl -o nosort -o bashdefault -o default memctl
+    complete -F _memctl_dynamic -o nosort -o bashdefault -o default memctl
 else
-    complete -F _memctl -o bashdefault -o default memctl
+    complete -F _memctl_dynamic -o bashdefault -o default memctl
 fi

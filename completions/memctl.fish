@@ -225,3 +225,15 @@ complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_
 complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from lock" -f -a "status" -d 'Show the lock\'s state and what Claude Code\'s next acquire would do'
+
+# Dynamic values (memory names, types, rule ids) from `memctl __complete`.
+function __memctl_dynamic
+    memctl __complete --shell fish -- (commandline -opc) (commandline -ct) 2>/dev/null
+end
+complete -c memctl -n "__fish_memctl_using_subcommand show" -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand list" -s t -l type -r -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand add" -s t -l type -r -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l rule -r -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l disable -r -f -a "(__memctl_dynamic)"

@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
+/// The help heading of the global options, apart from each command's own.
+const GLOBAL: &str = "Global options";
+
 const AFTER_HELP: &str = "\
 Exit status:
   0  success (also: no findings; broken pipe on stdout)
@@ -25,23 +28,23 @@ Environment:
 #[command(name = "memctl", version, after_help = AFTER_HELP, max_term_width = 100)]
 pub struct Cli {
     /// Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]
-    #[arg(long, global = true, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub dir: Option<OsString>,
 
     /// Resolve for this project instead of the current directory
-    #[arg(long, global = true, value_name = "PATH", value_hint = ValueHint::DirPath)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "PATH", value_hint = ValueHint::DirPath)]
     pub project: Option<PathBuf>,
 
     /// Operate on the team memory dir (<memdir>team/)
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub team: bool,
 
     /// Print one JSON document on stdout (errors as JSON on stderr)
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
 
     /// When to use colour
-    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 
     #[command(subcommand)]
@@ -62,46 +65,58 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the memory dir Claude Code uses for this project
+    #[command(after_long_help = examples::PATH)]
     Path(PathArgs),
     /// List memories in Claude Code's scan order
+    #[command(after_long_help = examples::LIST)]
     List(ListArgs),
     /// Show one memory
+    #[command(after_long_help = examples::SHOW)]
     Show(ShowArgs),
     /// Report exactly what Claude Code loads from MEMORY.md, and what it drops
     ///
     /// Claude Code loads MEMORY.md into every conversation but cuts it at 200 lines or
     /// 25 000 UTF-16 units. Exit status 1 when it would be cut (or is over --warn-at).
+    #[command(after_long_help = examples::TRUNCATE_CHECK)]
     TruncateCheck(TruncateCheckArgs),
     /// Check the memory dir for everything that makes Claude Code lose or misread memories
     ///
     /// Exit status 1 when errors (or, with --strict, warnings) are found.
+    #[command(after_long_help = examples::LINT)]
     Lint(LintArgs),
     /// Create a memory file and its index line
     ///
     /// Missing values are prompted for on a terminal; without one, give them as flags.
+    #[command(after_long_help = examples::ADD)]
     Add(AddArgs),
     /// Remove memories and their index lines, keeping a copy in .trash/
+    #[command(after_long_help = examples::FORGET)]
     Forget(ForgetArgs),
     /// Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR
     ///
     /// The edit happens on a draft outside the memory dir; it is validated, and saved
     /// only if the file did not change meanwhile. A draft is never deleted unsaved.
+    #[command(after_long_help = examples::EDIT)]
     Edit(EditArgs),
     /// Inspect the auto-dream lock (.consolidate-lock)
+    #[command(after_long_help = examples::LOCK)]
     Lock(LockArgs),
     /// Print a shell completion script
     ///
     /// Install, e.g.: `memctl completions bash > ~/.local/share/bash-completion/completions/memctl`,
     /// `memctl completions zsh > ~/.zfunc/_memctl`, `memctl completions fish > ~/.config/fish/completions/memctl.fish`.
+    #[command(after_long_help = examples::COMPLETIONS)]
     Completions(CompletionsArgs),
     /// Print a man page (memctl's, or one command's)
     ///
     /// Read it with `memctl man lint | man -l -`.
+    #[command(after_long_help = examples::MAN)]
     Man(ManArgs),
     /// Preview auto-dream: whether it would run now, and a consolidation plan
     ///
     /// `memctl dream` alone shows the dry run; consolidating needs a model, so the dry
     /// run is all memctl does.
+    #[command(after_long_help = examples::DREAM)]
     Dream(DreamArgs),
 }
 
@@ -154,7 +169,7 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The memory: a relative path, a file stem, or a frontmatter name
+    /// The memory to show, by relative path, file stem or frontmatter name
     #[arg(value_name = "REF")]
     pub reference: String,
 
@@ -315,7 +330,7 @@ pub struct AddArgs {
 
 #[derive(Debug, Args)]
 pub struct ForgetArgs {
-    /// The memories: relative paths, file stems or frontmatter names
+    /// The memories to forget, by relative path, file stem or frontmatter name
     #[arg(value_name = "REF", required = true)]
     pub references: Vec<String>,
 
@@ -334,7 +349,7 @@ pub struct ForgetArgs {
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
-    /// The memory: a relative path, a file stem or a frontmatter name
+    /// The memory to edit, by relative path, file stem or frontmatter name
     #[arg(value_name = "REF", required_unless_present = "index", conflicts_with = "index")]
     pub reference: Option<String>,
 
@@ -365,12 +380,13 @@ pub struct LockArgs {
 #[derive(Debug, Subcommand)]
 pub enum LockCommand {
     /// Show the lock's state and what Claude Code's next acquire would do
+    #[command(after_long_help = examples::LOCK_STATUS)]
     Status,
 }
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
-    /// The shell
+    /// The shell to print the script for
     #[arg(value_enum, value_name = "SHELL")]
     pub shell: clap_complete::Shell,
 }
@@ -403,4 +419,122 @@ pub struct DreamArgs {
     /// Exclude this session id, as Claude Code excludes the session doing the check
     #[arg(long, value_name = "UUID")]
     pub current_session: Option<String>,
+}
+
+/// The EXAMPLES of each command's long help and man page: a two-space line says what
+/// the four-space command under it does.
+mod examples {
+    pub const PATH: &str = "\
+Examples:
+  Change into this project's memory dir:
+    cd \"$(memctl path)\"
+  Show every resolution step and why it decided:
+    memctl path --explain
+  Find where another checkout's memory lives:
+    memctl path --key-for /home/alice/src/app";
+
+    pub const LIST: &str = "\
+Examples:
+  List the memories of the current project, newest first:
+    memctl list
+  Only the feedback memories, as absolute paths:
+    memctl list -t feedback -f paths
+  The manifest exactly as Claude Code shows it to the model:
+    memctl list --format manifest";
+
+    pub const SHOW: &str = "\
+Examples:
+  Show a memory by its file stem:
+    memctl show feedback_testing_policy
+  By its frontmatter name (exact, then case-insensitive):
+    memctl show \"merge freeze\"
+  The file's bytes, unchanged:
+    memctl show project_auth_rewrite --raw";
+
+    pub const TRUNCATE_CHECK: &str = "\
+Examples:
+  Check the project's MEMORY.md against Claude Code's caps:
+    memctl truncate-check
+  Fail early, at 80% of a cap (for CI):
+    memctl truncate-check --warn-at 80%
+  Print exactly what Claude Code loads from a draft index:
+    memctl truncate-check --print-loaded draft.md";
+
+    pub const LINT: &str = "\
+Examples:
+  Check the memory dir of the current project:
+    memctl lint
+  Preview, then apply, the fixes of fixable rules:
+    memctl lint --fix --dry-run
+    memctl lint --fix
+  Only the index rules, as SARIF for code scanning:
+    memctl lint --rule ML201,ML202,ML203 --format sarif";
+
+    pub const ADD: &str = "\
+Examples:
+  Add a memory, asking for what is missing:
+    memctl add
+  Add a feedback memory without prompts:
+    memctl add -t feedback --name \"Terse summaries\" --description \"Keep end-of-task summaries short\" --why \"the user skims them\" --how \"three bullets at most\" --body \"Summaries stay short.\"
+  See the file and the index change first:
+    memctl add -t user --name Profile --description \"Backend engineer\" --body \"Go and Postgres.\" --dry-run";
+
+    pub const FORGET: &str = "\
+Examples:
+  Remove a memory and its index line, after confirming:
+    memctl forget project_merge_freeze
+  Preview what would move to .trash/:
+    memctl forget project_merge_freeze --dry-run
+  Without a terminal (scripts):
+    memctl forget reference_linear_ingest --yes";
+
+    pub const EDIT: &str = "\
+Examples:
+  Edit a memory in $VISUAL or $EDITOR:
+    memctl edit feedback_testing_policy
+  Edit the index, MEMORY.md:
+    memctl edit --index
+  Edit the team index, failing if Claude Code would truncate it:
+    memctl --team edit --index --strict";
+
+    pub const LOCK: &str = "\
+Examples:
+  Show the auto-dream lock's state:
+    memctl lock
+  The same, as JSON:
+    memctl lock status --json";
+
+    pub const LOCK_STATUS: &str = "\
+Examples:
+  Show the auto-dream lock's state:
+    memctl lock status
+  For another project:
+    memctl --project ~/src/app lock status";
+
+    pub const COMPLETIONS: &str = "\
+Examples:
+  Install bash completion for your user:
+    memctl completions bash > ~/.local/share/bash-completion/completions/memctl
+  Install zsh completion (with fpath+=(~/.zfunc) in ~/.zshrc):
+    memctl completions zsh > ~/.zfunc/_memctl
+  Install fish completion:
+    memctl completions fish > ~/.config/fish/completions/memctl.fish";
+
+    pub const MAN: &str = "\
+Examples:
+  Read memctl's man page:
+    memctl man | man -l -
+  Read one command's page:
+    memctl man lint | man -l -
+  Install a page where man(1) finds it:
+    memctl man lock-status > ~/.local/share/man/man1/memctl-lock-status.1";
+
+    pub const DREAM: &str = "\
+Examples:
+  Would auto-dream run now, and what would it consolidate?
+    memctl dream
+  What if the time gate were 12 hours:
+    memctl dream --min-hours 12
+  Leave out the session doing the check, as Claude Code does:
+    memctl dream --current-session 3f2a9c1e-7b4d-4e8a-9c0f-1d2e3f4a5b6c";
 }

@@ -2,6 +2,7 @@
 //! maps to an exit code.
 
 use std::fmt;
+use std::io;
 
 use serde::Serialize;
 
@@ -59,10 +60,12 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error; OS error texts in `message` (`No such file or directory (os error
+    /// 2)`, from an `io::Error`'s Display) are put in plain words.
     pub fn new(kind: Kind, message: impl Into<String>) -> Self {
         Error {
             kind,
-            message: message.into(),
+            message: plain_os_errors(&message.into()),
             hint: None,
         }
     }
@@ -81,6 +84,69 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// An I/O error in plain lowercase words, without Rust's `(os error N)` suffix.
+pub fn io_words(e: &io::Error) -> String {
+    plain_os_errors(&e.to_string())
+}
+
+/// The words for an OS error kind a user meets; `None` leaves the OS's own text.
+fn kind_words(kind: io::ErrorKind) -> Option<&'static str> {
+    use io::ErrorKind as K;
+    Some(match kind {
+        K::NotFound => "no such file or directory",
+        K::PermissionDenied => "permission denied",
+        K::IsADirectory => "is a directory",
+        K::NotADirectory => "not a directory",
+        K::AlreadyExists => "already exists",
+        K::DirectoryNotEmpty => "directory not empty",
+        K::ReadOnlyFilesystem => "read-only file system",
+        K::StorageFull => "no space left on device",
+        K::InvalidFilename => "file name too long",
+        K::TooManyLinks => "too many links",
+        K::CrossesDevices => "on another file system",
+        _ => return None,
+    })
+}
+
+/// Replace each `<OS text> (os error N)` in `text` by the plain words for error N
+/// (or the OS text, lowercased). The OS text runs back to the previous `: `.
+/// Linear: each byte is copied once.
+pub fn plain_os_errors(text: &str) -> String {
+    const MARK: &str = " (os error ";
+    if !text.contains(MARK) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        let after = &rest[at + MARK.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || !after[digits..].starts_with(')') {
+            out.push_str(&rest[..at + MARK.len()]);
+            rest = after;
+            continue;
+        }
+        let before = &rest[..at];
+        let start = before.rfind(": ").map_or(0, |i| i + 2);
+        out.push_str(&before[..start]);
+        let code: i32 = after[..digits].parse().unwrap_or(0);
+        let os_text = &before[start..];
+        match kind_words(io::Error::from_raw_os_error(code).kind()) {
+            Some(words) => out.push_str(words),
+            None => {
+                let mut chars = os_text.chars();
+                if let Some(first) = chars.next() {
+                    out.extend(first.to_lowercase());
+                    out.push_str(chars.as_str());
+                }
+            }
+        }
+        rest = &after[digits + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Shorthand: `Err(err(Kind::NotFound, "…"))`.
 pub fn err(kind: Kind, message: impl Into<String>) -> Error {
     Error::new(kind, message)
@@ -89,6 +155,24 @@ pub fn err(kind: Kind, message: impl Into<String>) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn os_error_texts_become_plain_words() {
+        let e = io::Error::from_raw_os_error(2);
+        assert_eq!(io_words(&e), "no such file or directory");
+        let msg = format!("cannot read /x/a.md: {}", io::Error::from_raw_os_error(21));
+        assert_eq!(Error::new(Kind::Io, msg).message, "cannot read /x/a.md: is a directory");
+        let msg = format!(
+            "a: {}; b: {}",
+            io::Error::from_raw_os_error(13),
+            io::Error::from_raw_os_error(5)
+        );
+        assert_eq!(
+            Error::new(Kind::Io, msg).message,
+            "a: permission denied; b: input/output error"
+        );
+        assert_eq!(plain_os_errors("odd (os error x) text"), "odd (os error x) text");
+    }
 
     #[test]
     fn the_hook_policy_never_exits_2() {

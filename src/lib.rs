@@ -6,6 +6,7 @@
 pub mod age;
 pub mod cli;
 pub mod commands;
+pub mod complete;
 pub mod context;
 pub mod dates;
 pub mod diff;
@@ -113,7 +114,9 @@ pub fn print_error_with(e: &Error, json: bool, policy: ExitPolicy) -> ExitCode {
 }
 
 /// Turn clap's parse error into a `usage` error (help and version pass through).
-pub fn usage_error(e: &clap::Error) -> Option<Error> {
+/// `args` is the command line, to find the subcommand whose help the hint names
+/// when clap's message has no usage line.
+pub fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<Error> {
     use clap::error::ErrorKind as K;
     if matches!(
         e.kind(),
@@ -131,7 +134,8 @@ pub fn usage_error(e: &clap::Error) -> Option<Error> {
         .find_map(|l| l.trim().strip_prefix("Usage: memctl "))
         .and_then(|u| u.split_whitespace().next())
         .filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
-        .and_then(|w| Cli::command().find_subcommand(w).map(|_| w.to_string()));
+        .and_then(|w| Cli::command().find_subcommand(w).map(|_| w.to_string()))
+        .or_else(|| subcommand_in(args));
     if e.kind() == K::MissingRequiredArgument {
         message = missing_arguments(&rendered, sub.as_deref());
     }
@@ -139,11 +143,33 @@ pub fn usage_error(e: &clap::Error) -> Option<Error> {
         Some(s) => format!("run `memctl {s} --help` for usage"),
         None => "run `memctl --help` for usage".into(),
     };
-    let hint = rendered
+    let hint = match rendered
         .lines()
         .find_map(|l| l.trim().strip_prefix("tip: ").map(|t| t.replace('\'', "`")))
-        .unwrap_or(help);
+    {
+        Some(tip) => format!("{tip}; {help}"),
+        None => help,
+    };
     Some(Error::new(Kind::Usage, message).hint(hint))
+}
+
+/// The first word of `args` that names a subcommand, skipping the values of the
+/// global options that take one.
+fn subcommand_in(args: &[std::ffi::OsString]) -> Option<String> {
+    let root = Cli::command();
+    let mut skip = false;
+    for a in args.iter().skip(1) {
+        let a = a.to_str()?;
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if matches!(a, "--dir" | "--project" | "--color") {
+            skip = true;
+        } else if !a.starts_with('-') {
+            return root.find_subcommand(a).map(|s| s.get_name().to_string());
+        }
+    }
+    None
 }
 
 /// "missing <REF>: the memory to show, by file, stem or name" from clap's list of

@@ -82,19 +82,31 @@ fn explain(res: &Resolution) -> String {
     e.key(res);
     e.result(res);
     e.enabled(res);
-    e.text.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n");
-    e.text
+    let mut text = e.render();
+    text.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n");
+    text
 }
 
 #[derive(Default)]
 struct Explain {
-    text: String,
+    rows: Vec<(String, String)>,
 }
 
 impl Explain {
-    /// A label padded to 16 columns, always followed by at least one space.
     fn line(&mut self, label: &str, value: impl AsRef<str>) {
-        self.text.push_str(&format!("{label:<15} {}\n", value.as_ref()));
+        self.rows.push((label.to_string(), value.as_ref().to_string()));
+    }
+
+    /// Every value starts in one column, two past the longest label, so no label
+    /// runs into its value (`settings.project` is the longest step name).
+    fn render(&self) -> String {
+        let width = self.rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0) + 2;
+        let mut text = String::new();
+        for (label, value) in &self.rows {
+            let pad = width - label.chars().count();
+            text.push_str(&format!("{label}{:pad$}{value}\n", ""));
+        }
+        text
     }
 
     /// Items 1–2: project root, git root, canonical root.
@@ -199,10 +211,10 @@ impl Explain {
         self.line("auto memory", format!("{on} ({})", res.enabled.lever));
         self.line("", chain.join(", "));
         let dream = match res.auto_dream.value {
-            Some(true) => "enabled",
-            Some(false) => "disabled",
-            None => "unknown (unset: Claude Code uses a server-side default)",
+            Some(true) => format!("enabled ({})", res.auto_dream.lever),
+            Some(false) => format!("disabled ({})", res.auto_dream.lever),
+            None => "unknown (autoDreamEnabled unset: Claude Code uses a server-side default)".into(),
         };
-        self.line("auto-dream", format!("{dream} ({})", res.auto_dream.lever));
+        self.line("auto-dream", dream);
     }
 }

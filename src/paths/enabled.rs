@@ -140,6 +140,7 @@ mod tests {
             vars: vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect(),
             cwd: PathBuf::from("/"),
             policy_file: PathBuf::from("/nonexistent/managed-settings.json"),
+            account_home: None,
         }
     }
 

@@ -268,24 +268,20 @@ fn need_home() -> Error {
     Error::new(Kind::Config, "cannot determine the home directory").hint("set HOME or pass --dir")
 }
 
-/// `--dir` or `MEMCTL_DIR`, refused when empty.
+/// `--dir` or `MEMCTL_DIR`; `--dir ""` is refused, an empty `MEMCTL_DIR` counts as
+/// unset (SPEC §3.13), like an empty `EDITOR`.
 fn explicit_dir(req: &Request, env: &Env) -> Result<Option<(OsString, DirSource)>, Error> {
-    let explicit = match (&req.dir, env.get_os("MEMCTL_DIR")) {
+    let from_env = env.get_os("MEMCTL_DIR").filter(|d| !d.is_empty());
+    let explicit = match (&req.dir, from_env) {
         (Some(d), _) => Some((d.clone(), DirSource::DirFlag)),
         (None, Some(d)) => Some((d.to_os_string(), DirSource::EnvMemctlDir)),
         (None, None) => None,
     };
-    if let Some((d, source)) = &explicit
+    if let Some((d, _)) = &explicit
         && d.is_empty()
     {
-        let flag = if *source == DirSource::DirFlag {
-            "--dir"
-        } else {
-            "MEMCTL_DIR"
-        };
-        return Err(Error::new(Kind::Usage, format!("{flag} is empty")).hint(format!(
-            "give {flag} a directory, or leave it out to resolve the memory dir"
-        )));
+        return Err(Error::new(Kind::Usage, "--dir is empty")
+            .hint("give --dir a directory, or leave it out to resolve the memory dir"));
     }
     Ok(explicit)
 }
@@ -301,6 +297,9 @@ fn config_home(env: &Env, home: Option<&str>, base_dir: &str, warnings: &mut Vec
         return Some(config_home);
     }
     warnings.push(match from_env {
+        Some(c) if c.is_empty() => format!(
+            "CLAUDE_CONFIG_DIR is set but empty: Claude Code then keeps memory, settings and transcripts under the project root {base_dir}"
+        ),
         Some(_) => format!(
             "CLAUDE_CONFIG_DIR is relative (`{config_home}`): paths under it are resolved against the project root {base_dir}"
         ),

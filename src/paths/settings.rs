@@ -83,7 +83,12 @@ fn read_file(path: &Path) -> Result<Option<Map<String, Value>>, String> {
     let bytes = match fsread::read_regular(path, fsread::MAX_SETTINGS_BYTES) {
         Ok(b) => b,
         Err(ReadError::NotFound) => return Ok(None),
-        Err(e) => return Err(format!("cannot be read: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "cannot be read: {}",
+                crate::error::plain_os_errors(&e.to_string())
+            ));
+        }
     };
     let text = String::from_utf8_lossy(&bytes);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);

@@ -113,10 +113,17 @@ pub fn read_flags(path: &Path) -> Result<Option<BTreeMap<String, bool>>, String>
     let fd = match rustix::fs::open(path, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC, Mode::empty()) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::NOENT) => return Ok(None),
-        Err(e) => return Err(format!("cannot be opened: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "cannot be opened: {}",
+                crate::error::plain_os_errors(&e.to_string())
+            ));
+        }
     };
     let file = File::from(fd);
-    let meta = file.metadata().map_err(|e| format!("cannot be read: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot be read: {}", crate::error::io_words(&e)))?;
     if !meta.is_file() {
         return Err("is not a regular file".into());
     }

@@ -77,3 +77,129 @@ fn r14_the_binary_prints_the_committed_completions_and_man_pages() {
         .code(2)
         .stderr_starts("memctl: no man page for `nope`\n");
 }
+
+/// `memctl __complete --shell SHELL -- memctl WORDS…` (the last word is the one
+/// under the cursor).
+fn complete(env: Env, shell: &str, words: &[&str]) -> crate::support::Run {
+    env.args(["__complete", "--shell", shell, "--", "memctl"])
+        .args(words)
+        .run()
+}
+
+const MEMORY: &str = "---\nname: Deploy Notes\ndescription: how we ship\ntype: project\n---\nBody\n";
+
+#[test]
+fn r14_refs_complete_from_the_resolved_dir_and_honour_the_typed_options() {
+    let env = Env::new()
+        .memory("deploy_notes.md", MEMORY)
+        .memory("feedback_tests.md", "---\ntype: feedback\n---\n")
+        .memory("team/team_only.md", "---\ntype: user\n---\n");
+    complete(env, "bash", &["show", ""])
+        .success()
+        .stdout("deploy_notes\nfeedback_tests\nteam/team_only\n");
+    let env = Env::new().memory("deploy_notes.md", MEMORY);
+    complete(env, "fish", &["forget", "x", "dep"])
+        .success()
+        .stdout("Deploy Notes\tname of deploy_notes.md\ndeploy_notes\thow we ship\n");
+    // Names begin case-insensitively, as REF resolves them; bash gets them escaped.
+    let env = Env::new().memory("deploy_notes.md", MEMORY);
+    complete(env, "bash", &["edit", "Dep"])
+        .success()
+        .stdout("Deploy\\ Notes\n");
+    // --team and --dir typed on the line choose the dir.
+    let env = Env::new().memory("team/team_only.md", "---\ntype: user\n---\n");
+    complete(env, "zsh", &["--team", "show", ""])
+        .success()
+        .stdout("team_only:\n");
+    let env = Env::new();
+    let other = env.root().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("elsewhere.md"), "---\ntype: user\n---\n").unwrap();
+    complete(env, "bash", &["--dir", other.to_str().unwrap(), "show", "e"])
+        .success()
+        .stdout("elsewhere\n");
+}
+
+#[test]
+fn r14_types_and_rule_ids_complete_with_comma_lists() {
+    complete(Env::new(), "bash", &["list", "--type", "user,"])
+        .success()
+        .stdout("user,feedback\nuser,project\nuser,reference\nuser,none\n");
+    complete(Env::new(), "bash", &["add", "-t", "re"])
+        .success()
+        .stdout("reference\n");
+    complete(Env::new(), "bash", &["list", "--type", "=", "fe"])
+        .success()
+        .stdout("feedback\n");
+    let run = complete(Env::new(), "zsh", &["lint", "--disable", "ml20"]).success();
+    let first = run.stdout.lines().next().unwrap();
+    assert!(first.starts_with("ML201:"), "{}", run.stdout);
+    assert!(run.stdout.lines().all(|l| l.starts_with("ML20")), "{}", run.stdout);
+    complete(Env::new(), "bash", &["lint", "--rule", "index-over-b"])
+        .success()
+        .stdout("index-over-bytes\n");
+}
+
+#[test]
+fn r14_other_words_fall_back_to_the_static_script() {
+    for words in [
+        &["li"][..],
+        &["show", "--r"],
+        &["show", "a", ""],
+        &["--dir", ""],
+        &["lint", "--format", ""],
+    ] {
+        complete(Env::new(), "bash", words).code(1).stdout("").stderr("");
+    }
+}
+
+#[test]
+fn r14_scripts_call_complete_and_man_pages_have_the_extra_sections() {
+    let bash = String::from_utf8(generate::completions(Shell::Bash)).unwrap();
+    assert!(bash.contains("memctl __complete --shell bash --"));
+    assert!(bash.contains("complete -F _memctl_dynamic -o nosort"));
+    let zsh = String::from_utf8(generate::completions(Shell::Zsh)).unwrap();
+    assert!(zsh.contains("_memctl_static() {") && zsh.contains("memctl __complete --shell zsh --"));
+    let fish = String::from_utf8(generate::completions(Shell::Fish)).unwrap();
+    assert!(fish.contains("__fish_memctl_using_subcommand lint\" -l rule -r -f -a \"(__memctl_dynamic)\""));
+    for (name, page) in generate::man_pages() {
+        let page = String::from_utf8(page).unwrap();
+        for section in [
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+            ".SH \"SEE ALSO\"",
+        ] {
+            assert!(page.contains(section), "{name}: no {section}");
+        }
+        if name != "memctl.1" {
+            assert!(page.contains(".SH EXAMPLES\n.PP\n"), "{name}: no EXAMPLES");
+            assert!(!page.contains(".SH EXTRA"), "{name}");
+        }
+    }
+}
+
+/// In a real bash: `complete -p` names the dynamic function, and it fills COMPREPLY.
+#[test]
+fn r14_bash_completes_a_ref_through_the_committed_script() {
+    let env = Env::new().memory("deploy_notes.md", MEMORY);
+    let bin = Path::new(env!("CARGO_BIN_EXE_memctl")).parent().unwrap().to_path_buf();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/memctl.bash");
+    let test = format!(
+        "source '{}'; complete -p memctl; COMP_WORDS=(memctl show dep); COMP_CWORD=2; _memctl_dynamic memctl dep show; echo \"${{COMPREPLY[*]}}\"",
+        script.display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &test])
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("HOME", env.home())
+        .env("MEMCTL_DIR", env.dir())
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        "complete -o bashdefault -o default -o nosort -F _memctl_dynamic memctl\nDeploy\\ Notes deploy_notes\n"
+    );
+}

@@ -73,7 +73,7 @@ fn unknown_flags_are_usage_errors_with_a_hint() {
         .run()
         .code(2)
         .stdout("")
-        .stderr("memctl: unexpected argument `--jsn` found\nhint: a similar argument exists: `--json`\n");
+        .stderr("memctl: unexpected argument `--jsn` found\nhint: a similar argument exists: `--json`; run `memctl list --help` for usage\n");
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn version_and_help_work() {
 #[test]
 fn r14_a_missing_argument_is_named_and_the_hint_points_at_the_subcommand() {
     Env::new().args(["show"]).run().code(2).stdout("").stderr(
-        "memctl: missing <REF>: the memory: a relative path, a file stem, or a frontmatter name\nhint: run `memctl show --help` for usage\n",
+        "memctl: missing <REF>: the memory to show, by relative path, file stem or frontmatter name\nhint: run `memctl show --help` for usage\n",
     );
     let run = Env::new().args(["--json", "forget"]).run().code(2);
     let e = run.stderr_json();
@@ -174,7 +174,7 @@ fn r14_a_missing_argument_is_named_and_the_hint_points_at_the_subcommand() {
         e["error"]["message"]
             .as_str()
             .unwrap()
-            .starts_with("missing <REF>...: the memories")
+            .starts_with("missing <REF>...: the memories to forget")
     );
     assert_eq!(e["error"]["hint"], "run `memctl forget --help` for usage");
 }
@@ -228,5 +228,142 @@ fn a_relative_home_is_named_in_the_warning() {
     env.arg("path").run().success().stderr(&format!(
         "memctl: warning: HOME is relative (`rel`): the config home `rel/.claude` is resolved against the project root {}\n",
         root.display()
+    ));
+}
+
+/// Every subcommand, by the words that name it.
+fn subcommands() -> Vec<Vec<String>> {
+    use clap::CommandFactory;
+    let mut cmd = memctl::cli::Cli::command();
+    cmd.build();
+    let mut out = Vec::new();
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        out.push(vec![sub.get_name().to_string()]);
+        for inner in sub.get_subcommands().filter(|s| s.get_name() != "help") {
+            out.push(vec![sub.get_name().to_string(), inner.get_name().to_string()]);
+        }
+    }
+    out
+}
+
+#[test]
+fn r14_every_usage_error_names_what_is_missing_and_hints_the_subcommands_help() {
+    for words in subcommands() {
+        let hint = format!("run `memctl {} --help` for usage\n", words[0]);
+        let run = Env::new().args(&words).arg("--bogus").run().code(2);
+        let last = run.stderr.lines().last().unwrap_or("");
+        assert!(
+            last.starts_with("hint: ") && run.stderr.ends_with(&hint),
+            "{words:?}: {}",
+            run.stderr
+        );
+    }
+    // A missing positional names it and says what it is, text and JSON.
+    for (sub, arg) in [
+        ("show", "<REF>"),
+        ("forget", "<REF>..."),
+        ("edit", "<REF>"),
+        ("completions", "<SHELL>"),
+    ] {
+        let run = Env::new().arg(sub).run().code(2);
+        let first = run.stderr.lines().next().unwrap().to_string();
+        assert!(first.starts_with(&format!("memctl: missing {arg}: the ")), "{first}");
+        assert!(
+            first.len() > format!("memctl: missing {arg}: the ").len() + 5,
+            "{first}"
+        );
+        assert!(
+            run.stderr
+                .ends_with(&format!("hint: run `memctl {sub} --help` for usage\n"))
+        );
+        let run = Env::new().args(["--json", sub]).run().code(2).stdout("");
+        let err = run.stderr_json();
+        assert_eq!(err["error"]["kind"], "usage");
+        assert!(
+            err["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("missing {arg}: the "))
+        );
+        assert_eq!(err["error"]["hint"], format!("run `memctl {sub} --help` for usage"));
+    }
+    // A missing option value has no usage line in clap's message: the subcommand comes
+    // from the command line, after global options and their values.
+    for (words, sub) in [
+        (&["lint", "--rule"][..], "lint"),
+        (&["--dir", "lint", "list", "--type"][..], "list"),
+        (
+            &["--color", "never", "truncate-check", "--warn-at"][..],
+            "truncate-check",
+        ),
+    ] {
+        let run = Env::new().args(words).run().code(2);
+        assert!(
+            run.stderr.starts_with("memctl: a value is required for `"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr
+                .ends_with(&format!("hint: run `memctl {sub} --help` for usage\n")),
+            "{words:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn r14_global_options_have_their_own_heading_and_every_command_has_examples() {
+    for words in subcommands() {
+        for flag in ["-h", "--help"] {
+            let run = Env::new().args(&words).arg(flag).run().success();
+            let (own, global) = run
+                .stdout
+                .split_once("\nGlobal options:\n")
+                .unwrap_or_else(|| panic!("{words:?} {flag}: no Global options heading:\n{}", run.stdout));
+            for g in ["--dir", "--project", "--team", "--json", "--color"] {
+                assert!(
+                    !own.contains(&format!("  {g}")),
+                    "{words:?}: {g} among the command's own options"
+                );
+                assert!(
+                    global.contains(&format!("  {g}")),
+                    "{words:?}: {g} missing under Global options"
+                );
+            }
+        }
+        let run = Env::new().args(&words).arg("--help").run().success();
+        let examples = run
+            .stdout
+            .split_once("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{words:?}: no Examples in --help"))
+            .1;
+        let commands = examples.lines().filter(|l| l.starts_with("    memctl ")).count();
+        assert!((2..=4).contains(&commands), "{words:?}: {commands} example commands");
+    }
+}
+
+#[test]
+fn r14_os_errors_read_as_plain_words() {
+    let env = Env::new();
+    let dir = env.root();
+    let missing = env.root().join("nope/body.md");
+    let args = [
+        "add",
+        "--type",
+        "user",
+        "--name",
+        "n",
+        "--description",
+        "d",
+        "--body-file",
+    ];
+    Env::new().args(args).arg(&dir).run().code(2).stderr(&format!(
+        "memctl: cannot read the body file {}: is a directory\nhint: check the path given to --body-file\n",
+        dir.display()
+    ));
+    Env::new().args(args).arg(&missing).run().code(2).stderr(&format!(
+        "memctl: cannot read the body file {}: no such file or directory\nhint: check the path given to --body-file\n",
+        missing.display()
     ));
 }

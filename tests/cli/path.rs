@@ -389,13 +389,13 @@ fn local_setting_disables_memory_and_explain_names_the_lever() {
         proj.display()
     );
     assert!(
-        run.stdout.contains(&format!("auto memory     disabled ({lever})")),
+        run.stdout.contains(&format!("auto memory         disabled ({lever})")),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout.contains(&format!(
-            "auto-dream      enabled (autoDreamEnabled=true in {}/.claude/settings.local.json (local))",
+            "auto-dream          enabled (autoDreamEnabled=true in {}/.claude/settings.local.json (local))",
             proj.display()
         )),
         "{}",
@@ -419,20 +419,107 @@ fn missing_project_path_is_not_found() {
     );
 }
 
+/// The account's home directory from the passwd database, as the test sees it.
+fn account_home() -> String {
+    let out = std::process::Command::new("sh")
+        .args(["-c", "getent passwd \"$(id -u)\" | cut -d: -f6"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 #[test]
-fn no_home_is_a_config_error_with_hint() {
+fn r14_an_empty_home_falls_back_to_the_accounts_home_directory() {
+    // `~` in a local setting needs the home; the real home is never read (the
+    // config home is the test's).
     let env = Env::new();
     let proj = env.root().join("proj");
-    fs::create_dir_all(&proj).unwrap();
-    env.resolved()
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::write(
+        proj.join(".claude/settings.local.json"),
+        r#"{"autoMemoryDirectory": "~/mem-r14"}"#,
+    )
+    .unwrap();
+    let home = account_home();
+    let run = env
+        .resolved()
         .env("HOME", "")
-        .env_remove("CLAUDE_CONFIG_DIR")
         .arg("--project")
         .arg(&proj)
         .arg("path")
         .run()
-        .code(2)
-        .stderr("memctl: cannot determine the home directory\nhint: set HOME or pass --dir\n");
+        .success();
+    assert_eq!(run.stdout, format!("{home}/mem-r14/\n"));
+}
+
+#[test]
+fn r14_an_empty_memctl_dir_counts_as_unset() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let expected = format!("{}/.claude/projects/{}/memory/\n", env.home().display(), key(&proj));
+    env.resolved()
+        .env("MEMCTL_DIR", "")
+        .arg("--project")
+        .arg(&proj)
+        .arg("path")
+        .run()
+        .success()
+        .stderr("")
+        .stdout(&expected);
+}
+
+#[test]
+fn r14_explain_aligns_every_value_past_the_longest_label() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let run = env
+        .resolved()
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--explain"])
+        .run()
+        .success();
+    let rows: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("note:") && !l.starts_with("      "))
+        .collect();
+    // The value column: where `settings.project`'s value starts.
+    let project = rows
+        .iter()
+        .find(|l| l.trim_start().starts_with("settings.project"))
+        .unwrap();
+    let column = project.find("  settings.project").unwrap() + "  settings.project".len() + 2;
+    for row in &rows {
+        let (label, value) = row.split_at(column);
+        assert!(label.ends_with("  "), "label runs into its value: {row:?}");
+        assert!(!value.starts_with(' '), "value not at the column: {row:?}");
+    }
+    assert!(run.stdout.contains("  cowork_override   unset\n"), "{}", run.stdout);
+}
+
+#[test]
+fn r14_an_empty_claude_config_dir_says_so_in_words() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let run = env
+        .resolved()
+        .env("CLAUDE_CONFIG_DIR", "")
+        .arg("--project")
+        .arg(&proj)
+        .arg("path")
+        .run()
+        .success();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memctl: warning: CLAUDE_CONFIG_DIR is set but empty: Claude Code then keeps memory, settings and transcripts under the project root {}\n",
+            proj.display()
+        )
+    );
 }
 
 /// `<root>/proj` with `autoMemoryDirectory` in its checked-in settings.
@@ -532,7 +619,7 @@ fn a_trusted_project_setting_moves_memory_and_explain_names_the_record() {
     assert_eq!(
         line,
         format!(
-            "  settings.project {}/.claude/settings.json: used `~/projmem` (trusted: projects[\"{}\"].hasTrustDialogAccepted in {})",
+            "  settings.project  {}/.claude/settings.json: used `~/projmem` (trusted: projects[\"{}\"].hasTrustDialogAccepted in {})",
             proj.display(),
             proj.display(),
             config.display()
@@ -706,7 +793,7 @@ fn a_named_key_moves_memory_and_transcripts() {
         .success()
         .stdout;
     assert!(
-        text.contains("\nkey             my-proj_2 (9 units, named by CLAUDE_CODE_PROJECT_DIR_NAME; it keys the transcripts dir too)\n"),
+        text.contains("\nkey                 my-proj_2 (9 units, named by CLAUDE_CODE_PROJECT_DIR_NAME; it keys the transcripts dir too)\n"),
         "{text}"
     );
 }
