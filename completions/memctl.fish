@@ -237,3 +237,4 @@ complete -c memctl -n "__fish_memctl_using_subcommand list" -s t -l type -r -f -
 complete -c memctl -n "__fish_memctl_using_subcommand add" -s t -l type -r -f -a "(__memctl_dynamic)"
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l rule -r -f -a "(__memctl_dynamic)"
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l disable -r -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l explain -r -f -a "(__memctl_dynamic)"

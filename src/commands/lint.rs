@@ -174,9 +174,10 @@ fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     // A pty that reports no size says 0: then 80.
-    let width = crate::output::terminal_width()
-        .filter(|w| *w >= 40)
-        .map_or(80, |w| usize::from(w).min(100));
+    let width = match crate::output::terminal_width() {
+        w if w >= 40 => w.min(100),
+        _ => 80,
+    };
     let fixable = if rule.fixable {
         ", fixable with `memctl lint --fix`"
     } else {
