@@ -21,7 +21,8 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     let dir = &res.memdir;
     // After prompts the lock is taken once the summary is confirmed, not while a
     // person reads it.
-    let mut writer = if args.dry_run || m.asked {
+    let confirm = m.asked && out.interactive() && !args.dry_run;
+    let mut writer = if args.dry_run || confirm {
         None
     } else {
         Some(Writer::open(dir, ctx.now, args.force)?)
@@ -42,7 +43,7 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     for w in &plan.warnings {
         out.warn(w.clone());
     }
-    if m.asked && !args.dry_run {
+    if confirm {
         out.eprint(&summary(&plan));
         if !crate::prompt::yes_no("Write it?", true)? {
             out.note("nothing written");
@@ -143,16 +144,16 @@ fn ask_fact_line(out: &Output, prompt: &str, ty: MemoryType) -> Result<Option<St
     if !answer.trim().is_empty() {
         return Ok(Some(answer));
     }
+    let ty = ty.as_str();
     let reason = match prompt {
-        "Why" => {
-            "the reason behind it (often a past incident or a strong preference) lets Claude Code judge edge cases"
-        }
-        _ => "when and where it applies tells Claude Code when to act on it",
+        "Why" => format!(
+            "  Claude Code asks for the reason behind a {ty} memory (a past incident,\n  a strong preference): it lets it judge edge cases. Enter again to skip.\n"
+        ),
+        _ => format!(
+            "  Claude Code asks when and where a {ty} memory applies: it tells it\n  when to act on it. Enter again to skip.\n"
+        ),
     };
-    out.eprint(&format!(
-        "Claude Code asks {} memories for a **{prompt}:** line: {reason}. Enter again to skip.\n",
-        ty.as_str()
-    ));
+    out.eprint(&reason);
     let answer = ask(prompt, true)?;
     Ok(Some(answer).filter(|a| !a.trim().is_empty()))
 }
@@ -310,7 +311,7 @@ fn gather_body(args: &AddArgs, ctx: &Context, out: &Output, ty: MemoryType, need
     } else if args.edit {
         // The template carries the Why/How lines (pre-filled from the flags).
         let text = compose_in_editor(ctx, out, ty, why.take(), how.take())?;
-        asked = true;
+        asked = interactive;
         text
     } else if interactive && needs_fact {
         asked = true;

@@ -82,6 +82,16 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     outcome.map(|(code, _)| code)
 }
 
+/// `s` as one shell word: as is when it needs no quotes.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "._/-+@%:,=".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        crate::ops::forget::shell_quote(s)
+    }
+}
+
 /// The draft `--from` names: a regular file of at most 10 MiB.
 fn read_given_draft(path: &Path) -> Result<Vec<u8>, Error> {
     crate::fsread::read_regular(path, MAX_EDIT_BYTES).map_err(|e| {
@@ -156,11 +166,11 @@ impl Session<'_> {
         let what = if self.args.index {
             "--index".to_string()
         } else {
-            crate::ops::forget::shell_quote(self.args.reference.as_deref().unwrap_or(self.rel))
+            shell_word(self.args.reference.as_deref().unwrap_or(self.rel))
         };
         format!(
             "to save it later: memctl edit {what} --from {}",
-            crate::ops::forget::shell_quote(&self.draft.to_string_lossy())
+            shell_word(&self.draft.to_string_lossy())
         )
     }
 
@@ -243,7 +253,7 @@ impl Session<'_> {
     /// (the answer without a terminal).
     fn ask_about_errors(&self, out: &mut Output, errors: &[Finding]) -> Result<usize, Error> {
         let n = errors.len();
-        let mut text = format!("the edit adds {n} error{}:\n", if n == 1 { "" } else { "s" });
+        let mut text = format!("memctl: the edit adds {n} error{}:\n", if n == 1 { "" } else { "s" });
         for f in errors {
             text.push_str(&format!(
                 "  {}:{}: {}[{}]: {}\n",
@@ -394,11 +404,11 @@ fn save(
         let what = if args.index {
             "--index".to_string()
         } else {
-            crate::ops::forget::shell_quote(args.reference.as_deref().unwrap_or_default())
+            shell_word(args.reference.as_deref().unwrap_or_default())
         };
         out.note(format!(
             "to save it later: memctl edit {what} --from {}",
-            crate::ops::forget::shell_quote(&draft.to_string_lossy())
+            shell_word(&draft.to_string_lossy())
         ));
     }
     result

@@ -55,26 +55,37 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
             .into_owned();
         let base = index_path.parent().unwrap_or(dir.dir());
         for t in &ts {
-            let (lines, others) = lines_linking(&text, &[t.local.as_str()]);
-            let mut others: Vec<String> = others
-                .into_iter()
-                .filter(|o| !ts.iter().any(|x| &x.local == o))
-                .filter(|o| std::fs::symlink_metadata(base.join(o)).is_ok())
-                .collect();
+            let (lines, _) = lines_linking(&text, &[t.local.as_str()]);
+            // Per removed line, the memories that stay but lose it.
+            let mut at = Vec::new();
+            let mut others: Vec<String> = Vec::new();
+            for (n, line) in &lines {
+                let (_, mut o) = lines_linking(line, &[t.local.as_str()]);
+                o.retain(|o| !ts.iter().any(|x| &x.local == o) && std::fs::symlink_metadata(base.join(o)).is_ok());
+                if !o.is_empty() {
+                    at.push(format!("{label}:{n}"));
+                    others.extend(o);
+                }
+            }
             others.sort();
             others.dedup();
             if !others.is_empty() {
-                let at: Vec<String> = lines.keys().map(|n| format!("{label}:{n}")).collect();
+                let (it, its) = if others.len() == 1 {
+                    ("it", "its")
+                } else {
+                    ("them", "their")
+                };
                 shared.push(format!(
-                    "the index line of {} ({}) also links {}",
+                    "the index line of {} ({}) also links {}: forgetting {} would unindex {it}",
                     t.rel,
                     at.join(", "),
-                    others.join(", ")
+                    others.join(", "),
+                    t.rel
                 ));
                 warnings.push(format!(
-                    "{} lost {} index line with {}",
+                    "{} loses {its} index line ({}) with {}",
                     others.join(", "),
-                    if others.len() == 1 { "its" } else { "their" },
+                    at.join(", "),
                     t.rel
                 ));
             }
@@ -90,9 +101,9 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
     if !shared.is_empty() && !force {
         return Err(Error::new(
             Kind::InvalidInput,
-            format!("{}: forgetting would unindex them", shared.join("; ")),
+            shared.join("; "),
         )
-        .hint("give those memories index lines of their own first (memctl edit --index), or pass --force to remove the whole line"));
+        .hint("link the other memories on lines of their own first (memctl edit --index), or pass --force to remove the whole line"));
     }
     warnings.extend(backlink_warnings(dir.dir(), &targets));
     Ok(Plan {
