@@ -156,7 +156,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show what would be moved and the index diff; change nothing')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would be moved and the index diff; change nothing')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Write even while a live auto-dream holds the lock')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Write even while a live auto-dream holds the lock, and remove index lines that also link other memories')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -164,6 +164,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;edit' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Save DRAFT (one kept after a failed edit) instead of starting the editor; it is checked and saved like an edit')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')

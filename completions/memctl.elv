@@ -146,13 +146,14 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --yes 'Do not ask for confirmation (required without a terminal)'
             cand -n 'Show what would be moved and the index diff; change nothing'
             cand --dry-run 'Show what would be moved and the index diff; change nothing'
-            cand --force 'Write even while a live auto-dream holds the lock'
+            cand --force 'Write even while a live auto-dream holds the lock, and remove index lines that also link other memories'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'memctl;edit'= {
+            cand --from 'Save DRAFT (one kept after a failed edit) instead of starting the editor; it is checked and saved like an edit'
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'

@@ -146,10 +146,11 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -s n -l dry-run -d 'Show what would be moved and the index diff; change nothing'
-complete -c memctl -n "__fish_memctl_using_subcommand forget" -l force -d 'Write even while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l force -d 'Write even while a live auto-dream holds the lock, and remove index lines that also link other memories'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l from -d 'Save DRAFT (one kept after a failed edit) instead of starting the editor; it is checked and saved like an edit' -r -F
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'

@@ -342,7 +342,8 @@ pub struct ForgetArgs {
     #[arg(long, short = 'n')]
     pub dry_run: bool,
 
-    /// Write even while a live auto-dream holds the lock
+    /// Write even while a live auto-dream holds the lock, and remove index lines
+    /// that also link other memories
     #[arg(long)]
     pub force: bool,
 }
@@ -368,6 +369,11 @@ pub struct EditArgs {
     /// Save even while a live auto-dream holds the lock
     #[arg(long)]
     pub force: bool,
+
+    /// Save DRAFT (one kept after a failed edit) instead of starting the editor;
+    /// it is checked and saved like an edit
+    #[arg(long, value_name = "DRAFT", value_hint = ValueHint::FilePath)]
+    pub from: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,12 +1,14 @@
 //! Which editor memctl runs (SPEC §3.8): `$VISUAL`, else `$EDITOR`, split with
 //! shell-word rules and found on `PATH`; a set variable that cannot be used is an
 //! error, never a silent fall-through. Without either, the `edit` crate's
-//! discovery, minus file openers that return before editing ends.
+//! discovery, minus file openers that return before editing ends, and only on a
+//! terminal: an editor found that way (vim, nano) on a pipe would sit waiting for
+//! keys nobody can type.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::error::{Error, Kind};
+use crate::error::{Error, Kind, io_reason};
 use crate::paths::Env;
 
 /// A resolved editor command.
@@ -82,8 +84,15 @@ fn with_wait_flag(program: &Path, mut args: Vec<String>) -> Vec<String> {
     args
 }
 
-/// Resolve the editor from the environment.
-pub fn resolve(env: &Env) -> Result<Editor, Error> {
+/// Whether memctl's stdin and stdout are a terminal an editor could run on.
+pub fn on_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
+/// Resolve the editor from the environment; `terminal`: whether an editor memctl
+/// finds itself (neither `$VISUAL` nor `$EDITOR` set) may be started.
+pub fn resolve(env: &Env, terminal: bool) -> Result<Editor, Error> {
     for var in ["VISUAL", "EDITOR"] {
         let Some(value) = env.get(var).filter(|v| !v.trim().is_empty()) else {
             continue;
@@ -119,6 +128,13 @@ pub fn resolve(env: &Env) -> Result<Editor, Error> {
             source: format!("${var}"),
         });
     }
+    if !terminal {
+        return Err(Error::new(
+            Kind::Editor,
+            "no terminal for an editor, and neither $VISUAL nor $EDITOR is set",
+        )
+        .hint(HINT));
+    }
     // The fallback list of the `edit` crate, looked up here: the crate itself reads
     // `$VISUAL`/`$EDITOR` again and panics on a value made only of whitespace,
     // which memctl treats as unset (above).
@@ -153,16 +169,17 @@ pub fn run(editor: &Editor, file: &Path) -> Result<(), Error> {
     let mut cmd = Command::new(&editor.program);
     cmd.args(&editor.args).arg(file);
     let status = {
-        let _ignored = IgnoreSignals::new(&mut cmd);
+        let _survive = crate::prompt::SurviveSignals::new();
         cmd.status()
     }
     .map_err(|e| {
         Error::new(
             Kind::Editor,
             format!(
-                "cannot run the editor {} ({}): {e}",
+                "cannot run the editor {} ({}): {}",
                 editor.program.display(),
-                editor.source
+                editor.source,
+                io_reason(&e)
             ),
         )
         .hint(HINT)
@@ -170,48 +187,21 @@ pub fn run(editor: &Editor, file: &Path) -> Result<(), Error> {
     if !status.success() {
         return Err(Error::new(
             Kind::Editor,
-            format!("the editor {} exited with {status}", editor.program.display()),
+            format!("the editor {} {}", editor.program.display(), exit_text(status)),
         )
         .hint("your draft is kept; see its path above"));
     }
     Ok(())
 }
 
-/// The signals memctl survives while the editor runs.
-const EDITOR_SIGNALS: [i32; 3] = [
-    signal_hook::consts::SIGINT,
-    signal_hook::consts::SIGTERM,
-    signal_hook::consts::SIGHUP,
-];
-
-/// While alive, [`EDITOR_SIGNALS`] do not kill memctl (as git does around its
-/// editor), so memctl can still say where the draft is; afterwards they act as
-/// before (terminate). The editor is unaffected: exec resets caught signals to
-/// their default. signal-hook keeps this free of `unsafe`: its handler, installed
-/// once per process, performs the default action whenever `DIE` is set.
-struct IgnoreSignals;
-
-fn die_flag() -> &'static std::sync::Arc<std::sync::atomic::AtomicBool> {
-    static DIE: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> = std::sync::OnceLock::new();
-    DIE.get_or_init(|| {
-        let die = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-        for sig in EDITOR_SIGNALS {
-            let _ = signal_hook::flag::register_conditional_default(sig, std::sync::Arc::clone(&die));
-        }
-        die
-    })
-}
-
-impl IgnoreSignals {
-    fn new(_cmd: &mut Command) -> IgnoreSignals {
-        die_flag().store(false, std::sync::atomic::Ordering::SeqCst);
-        IgnoreSignals
-    }
-}
-
-impl Drop for IgnoreSignals {
-    fn drop(&mut self) {
-        die_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+/// How a child ended, in words: `exited with status 3`, `was killed by signal 9`
+/// (Rust's `Display` says `exit status: 3`).
+pub fn exit_text(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(sig)) => format!("was killed by signal {sig}"),
+        (None, None) => "failed".to_string(),
     }
 }
 
@@ -251,7 +241,11 @@ pub fn write_draft(path: &Path, content: &[u8]) -> Result<(), Error> {
         .open(path)
         .and_then(|mut f| f.write_all(content).and_then(|()| f.sync_all()))
         .map_err(|e| {
-            Error::new(Kind::Io, format!("cannot write the draft {}: {e}", path.display())).hint("check TMPDIR")
+            Error::new(
+                Kind::Io,
+                format!("cannot write the draft {}: {}", path.display(), io_reason(&e)),
+            )
+            .hint("check TMPDIR")
         })
 }
 
@@ -271,6 +265,35 @@ mod tests {
         e
     }
 
+    fn resolve_t(env: &Env) -> Result<Editor, Error> {
+        resolve(env, true)
+    }
+
+    #[test]
+    fn no_fallback_editor_without_a_terminal() {
+        let dir = tempfile::tempdir().unwrap();
+        stub(dir.path(), "vim");
+        let e = resolve(&env(&[], dir.path()), false).unwrap_err();
+        assert_eq!(e.kind, Kind::Editor);
+        assert_eq!(
+            e.message,
+            "no terminal for an editor, and neither $VISUAL nor $EDITOR is set"
+        );
+        assert_eq!(e.hint.as_deref(), Some(HINT));
+        // A set variable is the user's choice: it runs without a terminal too.
+        let e = resolve(&env(&[("EDITOR", "vim")], dir.path()), false).unwrap();
+        assert_eq!(e.source, "$EDITOR");
+    }
+
+    #[test]
+    fn exit_texts_read_as_words() {
+        use std::os::unix::process::ExitStatusExt;
+        let s = std::process::ExitStatus::from_raw(3 << 8);
+        assert_eq!(exit_text(s), "exited with status 3");
+        let s = std::process::ExitStatus::from_raw(9);
+        assert_eq!(exit_text(s), "was killed by signal 9");
+    }
+
     fn stub(dir: &Path, name: &str) {
         use std::os::unix::fs::PermissionsExt;
         let p = dir.join(name);
@@ -282,11 +305,11 @@ mod tests {
     fn whitespace_only_variables_are_unset() {
         let dir = tempfile::tempdir().unwrap();
         stub(dir.path(), "nano");
-        let e = resolve(&env(&[("VISUAL", " \t "), ("EDITOR", "  ")], dir.path())).unwrap();
+        let e = resolve_t(&env(&[("VISUAL", " \t "), ("EDITOR", "  ")], dir.path())).unwrap();
         assert_eq!(e.source, "default");
         assert_eq!(e.program, dir.path().join("nano"));
         let empty = tempfile::tempdir().unwrap();
-        let e = resolve(&env(&[("VISUAL", " "), ("EDITOR", "\n")], empty.path())).unwrap_err();
+        let e = resolve_t(&env(&[("VISUAL", " "), ("EDITOR", "\n")], empty.path())).unwrap_err();
         assert_eq!(e.message, "no editor found");
     }
 
@@ -295,7 +318,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         stub(dir.path(), "vim");
         stub(dir.path(), "nano");
-        let e = resolve(&env(
+        let e = resolve_t(&env(
             &[("VISUAL", "vim -c 'set tw=80'"), ("EDITOR", "nano")],
             dir.path(),
         ))
@@ -303,7 +326,7 @@ mod tests {
         assert_eq!(e.program, dir.path().join("vim"));
         assert_eq!(e.args, vec!["-c", "set tw=80"]);
         assert_eq!(e.source, "$VISUAL");
-        let e = resolve(&env(&[("VISUAL", ""), ("EDITOR", "nano")], dir.path())).unwrap();
+        let e = resolve_t(&env(&[("VISUAL", ""), ("EDITOR", "nano")], dir.path())).unwrap();
         assert_eq!(e.source, "$EDITOR");
     }
 
@@ -313,15 +336,15 @@ mod tests {
         stub(dir.path(), "code");
         stub(dir.path(), "subl");
         assert_eq!(
-            resolve(&env(&[("EDITOR", "code")], dir.path())).unwrap().args,
+            resolve_t(&env(&[("EDITOR", "code")], dir.path())).unwrap().args,
             vec!["-w"]
         );
         assert_eq!(
-            resolve(&env(&[("EDITOR", "code --wait")], dir.path())).unwrap().args,
+            resolve_t(&env(&[("EDITOR", "code --wait")], dir.path())).unwrap().args,
             vec!["--wait"]
         );
         assert_eq!(
-            resolve(&env(&[("EDITOR", "subl")], dir.path())).unwrap().args,
+            resolve_t(&env(&[("EDITOR", "subl")], dir.path())).unwrap().args,
             vec!["--wait"]
         );
     }
@@ -330,16 +353,16 @@ mod tests {
     fn a_set_but_unusable_variable_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         stub(dir.path(), "nano");
-        let e = resolve(&env(&[("VISUAL", "nosuchedit"), ("EDITOR", "nano")], dir.path())).unwrap_err();
+        let e = resolve_t(&env(&[("VISUAL", "nosuchedit"), ("EDITOR", "nano")], dir.path())).unwrap_err();
         assert_eq!(e.kind, Kind::Editor);
         assert_eq!(
             e.message,
             "$VISUAL names `nosuchedit`, which is not an executable on PATH"
         );
-        let e = resolve(&env(&[("EDITOR", "vim 'unclosed")], dir.path())).unwrap_err();
+        let e = resolve_t(&env(&[("EDITOR", "vim 'unclosed")], dir.path())).unwrap_err();
         assert!(e.message.starts_with("$EDITOR cannot be split into words"));
         stub(dir.path(), "xdg-open");
-        let e = resolve(&env(&[("EDITOR", "xdg-open")], dir.path())).unwrap_err();
+        let e = resolve_t(&env(&[("EDITOR", "xdg-open")], dir.path())).unwrap_err();
         assert!(e.message.contains("file opener"));
     }
 }

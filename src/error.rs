@@ -152,6 +152,24 @@ pub fn err(kind: Kind, message: impl Into<String>) -> Error {
     Error::new(kind, message)
 }
 
+/// What an I/O error says, for a user: without Rust's ` (os error N)` suffix and
+/// with the operating system's capital dropped (`no such file or directory`).
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match (e.raw_os_error(), text.rfind(" (os error ")) {
+        (Some(_), Some(i)) if text.ends_with(')') => text[..i].to_string(),
+        _ => text,
+    };
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        // Keep an acronym (`EACCES`-style or `IO error`) as it is.
+        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => {
+            first.to_lowercase().chain(text[first.len_utf8()..].chars()).collect()
+        }
+        _ => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +199,13 @@ mod tests {
         }
         assert_eq!(ExitPolicy::Standard.exit_code(Kind::Io), 2);
         assert_eq!(ExitPolicy::Standard.exit_code(Kind::StrictRefused), 1);
+    }
+
+    #[test]
+    fn io_reasons_have_no_os_error_suffix() {
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(io_reason(&e), "no such file or directory");
+        let e = std::io::Error::other("IO failure");
+        assert_eq!(io_reason(&e), "IO failure");
     }
 }

@@ -25,6 +25,7 @@ pub mod memory;
 pub mod ops;
 pub mod output;
 pub mod paths;
+pub mod prompt;
 pub mod scan;
 pub mod sessions;
 pub mod store;

@@ -245,11 +245,13 @@ pub fn parse_type(raw: &str) -> Result<MemoryType, Error> {
             Kind::InvalidInput,
             format!("invalid type `{raw}`: expected one of user, feedback, project, reference"),
         );
-        match MemoryType::ALL
-            .iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(raw.trim()))
-        {
-            Some(t) => e.hint(format!("types are case-sensitive: did you mean `{}`?", t.as_str())),
+        let names = MemoryType::ALL.map(MemoryType::as_str);
+        // Case-sensitive only when case is the one difference; else a near spelling.
+        if let Some(t) = names.iter().find(|t| t.eq_ignore_ascii_case(raw)) {
+            return e.hint(format!("types are case-sensitive: did you mean `{t}`?"));
+        }
+        match crate::text::suggestions(raw.trim(), names).first() {
+            Some(t) => e.hint(format!("did you mean `{t}`?")),
             None => e.hint("use one of user, feedback, project, reference"),
         }
     })
@@ -287,6 +289,18 @@ mod tests {
             Some("types are case-sensitive: did you mean `user`?")
         );
         assert!(parse_type("feedback").is_ok());
+        // A typo, or stray spaces, is not a matter of case.
+        for raw in ["feedbak", " feedback", "Feedbak"] {
+            assert_eq!(
+                parse_type(raw).unwrap_err().hint.as_deref(),
+                Some("did you mean `feedback`?"),
+                "{raw:?}"
+            );
+        }
+        assert_eq!(
+            parse_type("zzz").unwrap_err().hint.as_deref(),
+            Some("use one of user, feedback, project, reference")
+        );
     }
 
     #[test]

@@ -19,7 +19,10 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     let m = gather(args, ctx, out)?;
     let res = ctx.resolve()?;
     let dir = &res.memdir;
-    let mut writer = if args.dry_run {
+    // After prompts the lock is taken once the summary is confirmed, not while a
+    // person reads it.
+    let confirm = m.asked && out.interactive() && !args.dry_run;
+    let mut writer = if args.dry_run || confirm {
         None
     } else {
         Some(Writer::open(dir, ctx.now, args.force)?)
@@ -39,6 +42,14 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     }
     for w in &plan.warnings {
         out.warn(w.clone());
+    }
+    if confirm {
+        out.eprint(&summary(&plan));
+        if !crate::prompt::yes_no("Write it?", true)? {
+            out.note("nothing written");
+            return Ok(ExitCode::SUCCESS);
+        }
+        writer = Some(Writer::open(dir, ctx.now, args.force)?);
     }
     if let Some(w) = writer.as_mut() {
         add::apply(&plan, w)?;
@@ -66,6 +77,19 @@ fn report(out: &mut Output, args: &AddArgs, plan: &add::Plan) -> Result<()> {
     Ok(())
 }
 
+/// What will be written, shown before the interactive `add` asks to write it.
+fn summary(plan: &add::Plan) -> String {
+    let indent = |text: &str| -> String { text.lines().map(|l| format!("  {l}\n")).collect() };
+    let mut s = format!("\n{} will be:\n{}", plan.file, indent(&plan.content));
+    match (&plan.entry, plan.line_number) {
+        (Some(entry), Some(n)) => {
+            s.push_str(&format!("line {n} of {}:\n{}", plan.dir.index_label(), indent(entry)));
+        }
+        _ => s.push_str(&format!("(no line in {})\n", plan.dir.index_label())),
+    }
+    s
+}
+
 /// The largest body `--body-file` takes.
 const MAX_BODY_BYTES: u64 = 10 << 20;
 
@@ -85,7 +109,11 @@ fn read_body_file(p: &Path) -> Result<String, Error> {
         } else {
             Kind::Io
         };
-        Error::new(kind, format!("cannot read the body file {shown}: {e}")).hint("check the path given to --body-file")
+        Error::new(
+            kind,
+            format!("cannot read the body file {shown}: {}", crate::error::io_reason(&e)),
+        )
+        .hint("check the path given to --body-file")
     })?;
     if bytes.len() as u64 > MAX_BODY_BYTES {
         return Err(Error::new(
@@ -99,17 +127,53 @@ fn read_body_file(p: &Path) -> Result<String, Error> {
     })
 }
 
-fn prompt_error(e: dialoguer::Error) -> Error {
-    Error::new(Kind::Io, format!("cannot read the answer: {e}")).hint("pass the values as flags instead")
+/// A line from the terminal; a required answer is asked again until given.
+fn ask(prompt: &str, allow_empty: bool) -> Result<String, Error> {
+    loop {
+        let answer = crate::prompt::line(prompt)?;
+        if allow_empty || !answer.trim().is_empty() {
+            return Ok(answer);
+        }
+    }
 }
 
-fn ask(prompt: &str, allow_empty: bool) -> Result<String, Error> {
-    dialoguer::Input::<String>::new()
-        .with_prompt(prompt)
-        .allow_empty(allow_empty)
-        .interact_text()
-        .map_err(prompt_error)
+/// The `**Why:**` or `**How to apply:**` text; an empty answer is asked once more,
+/// with the reason, then skipped.
+fn ask_fact_line(out: &Output, prompt: &str, ty: MemoryType) -> Result<Option<String>, Error> {
+    let answer = ask(prompt, true)?;
+    if !answer.trim().is_empty() {
+        return Ok(Some(answer));
+    }
+    let ty = ty.as_str();
+    let reason = match prompt {
+        "Why" => format!(
+            "  Claude Code asks for the reason behind a {ty} memory (a past incident,\n  a strong preference): it lets it judge edge cases. Enter again to skip.\n"
+        ),
+        _ => format!(
+            "  Claude Code asks when and where a {ty} memory applies: it tells it\n  when to act on it. Enter again to skip.\n"
+        ),
+    };
+    out.eprint(&reason);
+    let answer = ask(prompt, true)?;
+    Ok(Some(answer).filter(|a| !a.trim().is_empty()))
 }
+
+/// What each type is for, one line each (SPEC §1.3), for the type picker.
+const TYPE_PURPOSES: [(MemoryType, &str); 4] = [
+    (MemoryType::User, "who the user is: role, goals, expertise, preferences"),
+    (
+        MemoryType::Feedback,
+        "how to work: guidance or corrections, never repeated",
+    ),
+    (
+        MemoryType::Project,
+        "ongoing work: goals, decisions, deadlines not in git",
+    ),
+    (
+        MemoryType::Reference,
+        "where information lives: trackers, dashboards, chats",
+    ),
+];
 
 /// Collect and validate the values: flags, the editor, or prompts on a terminal.
 fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Error> {
@@ -117,6 +181,7 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
         memory::ensure_valid_name(f, true)?;
     }
     let interactive = out.interactive();
+    let mut asked = interactive && args.memory_type.is_none();
     let ty = gather_type(args, interactive)?;
     let needs_fact = matches!(ty, Some(MemoryType::Feedback | MemoryType::Project));
     if !interactive {
@@ -135,9 +200,16 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
         )
         .hint("drop --why/--how, or put the text in --body"));
     }
+    asked |= args.name.is_none() || args.description.is_none();
     let name = memory::ensure_line("--name", &given_or_ask(&args.name, "Name")?, 100)?;
     let description = memory::ensure_line("--description", &given_or_ask(&args.description, "Description")?, 500)?;
-    let (text, why, how) = gather_body(args, ctx, interactive, needs_fact)?;
+    let body = gather_body(args, ctx, out, ty, needs_fact)?;
+    asked |= body.asked;
+    let (text, why, how) = (body.text, body.why, body.how);
+    if args.edit && needs_fact && text.trim().is_empty() {
+        return Err(Error::new(Kind::Usage, "the body is empty: nothing added")
+            .hint("write the rule or fact in the editor, above the scissors line"));
+    }
     if needs_fact && text.trim().is_empty() {
         return Err(Error::new(
             Kind::Usage,
@@ -162,6 +234,7 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
         file,
         title,
         hook,
+        asked,
     })
 }
 
@@ -170,14 +243,12 @@ fn gather_type(args: &AddArgs, interactive: bool) -> Result<Option<MemoryType>, 
     let raw = match &args.memory_type {
         Some(t) => Some(t.clone()),
         None if interactive => {
-            let items = MemoryType::ALL.map(MemoryType::as_str);
-            let i = dialoguer::Select::new()
-                .with_prompt("Type")
-                .items(items)
-                .default(0)
-                .interact()
-                .map_err(prompt_error)?;
-            Some(items[i].to_string())
+            let items: Vec<String> = TYPE_PURPOSES
+                .iter()
+                .map(|(t, what)| format!("{:<10} {what}", t.as_str()))
+                .collect();
+            let i = crate::prompt::select("Type", &items, 0)?;
+            Some(TYPE_PURPOSES[i].0.as_str().to_string())
         }
         None => None,
     };
@@ -220,45 +291,143 @@ fn optional_line(value: &Option<String>, flag: &str, max: usize) -> Result<Optio
     value.as_deref().map(|v| memory::ensure_line(flag, v, max)).transpose()
 }
 
+/// The body text and the Why/How lines, and whether any was asked for.
+struct Body {
+    text: String,
+    why: Option<String>,
+    how: Option<String>,
+    asked: bool,
+}
+
 /// The body text and the Why/How lines: flags, the body file, the editor, or prompts.
-fn gather_body(
-    args: &AddArgs,
-    ctx: &Context,
-    interactive: bool,
-    needs_fact: bool,
-) -> Result<(String, Option<String>, Option<String>), Error> {
+fn gather_body(args: &AddArgs, ctx: &Context, out: &Output, ty: MemoryType, needs_fact: bool) -> Result<Body, Error> {
+    let interactive = out.interactive();
     let (mut why, mut how) = (args.why.clone(), args.how.clone());
+    let mut asked = false;
     let text = if let Some(b) = &args.body {
         b.clone()
     } else if let Some(p) = &args.body_file {
         read_body_file(p)?
     } else if args.edit {
-        compose_in_editor(ctx)?
+        // The template carries the Why/How lines (pre-filled from the flags).
+        let text = compose_in_editor(ctx, out, ty, why.take(), how.take())?;
+        asked = interactive;
+        text
     } else if interactive && needs_fact {
+        asked = true;
         let fact = ask("Rule or fact", false)?;
-        why = why.or(Some(ask("Why", true)?)).filter(|w| !w.trim().is_empty());
-        how = how
-            .or(Some(ask("How to apply", true)?))
-            .filter(|h| !h.trim().is_empty());
+        if why.is_none() {
+            why = ask_fact_line(out, "Why", ty)?;
+        }
+        if how.is_none() {
+            how = ask_fact_line(out, "How to apply", ty)?;
+        }
         fact
     } else if interactive {
+        asked = true;
         ask("Content", true)?
     } else {
         String::new()
     };
-    Ok((text, why, how))
+    Ok(Body { text, why, how, asked })
 }
 
-/// Write an empty draft outside the memory dir, run the editor, read it back.
-fn compose_in_editor(ctx: &Context) -> Result<String, Error> {
-    let editor = crate::editor::resolve(&ctx.env)?;
+/// The line below which the `--edit` template's guidance sits; it and everything
+/// after it are removed on save (git's scissors line). A marker line rather than
+/// `#` comments, which are Markdown headings, or HTML comments, which a memory may
+/// hold on purpose: only this exact line, which memctl wrote, cuts anything.
+const SCISSORS: &str = "------------------------ >8 ------------------------";
+
+/// The `--edit` template of a memory of type `ty`.
+fn template(ty: MemoryType, why: Option<&str>, how: Option<&str>) -> String {
+    let purpose = TYPE_PURPOSES.iter().find(|(t, _)| *t == ty).map_or("", |(_, p)| p);
+    let mut s = String::from("\n");
+    let fact = matches!(ty, MemoryType::Feedback | MemoryType::Project);
+    if fact {
+        s.push_str(&format!(
+            "\n**Why:** {}\n**How to apply:** {}\n",
+            why.unwrap_or_default(),
+            how.unwrap_or_default()
+        ));
+    }
+    s.push_str(&format!("\n{SCISSORS}\n"));
+    s.push_str("Do not change or remove the line above: it and everything below it are\n");
+    s.push_str("removed when you save.\n\n");
+    s.push_str(&format!("A {} memory: {purpose}.\n", ty.as_str()));
+    if fact {
+        s.push_str("Write the rule or fact on the first line, then complete\n");
+        s.push_str("  **Why:**          the reason (often a past incident or a strong preference)\n");
+        s.push_str("  **How to apply:** when and where it applies\n");
+        s.push_str("A **Why:** or **How to apply:** line left empty is dropped.\n");
+        s.push_str("Save an empty body to cancel.\n");
+    } else {
+        s.push_str("Write the memory's text above the line; the frontmatter is added for you.\n");
+    }
+    s
+}
+
+/// The body from a saved template: cut at the scissors line, empty Why/How
+/// placeholders dropped, blank lines at either end removed.
+fn from_template(text: &str) -> String {
+    let kept: Vec<&str> = text
+        .lines()
+        .take_while(|l| l.trim_end_matches('\r') != SCISSORS)
+        .filter(|l| !matches!(l.trim(), "**Why:**" | "**How to apply:**"))
+        .collect();
+    kept.join("\n").trim_matches(['\n', '\r']).to_string()
+}
+
+/// Write the template as a draft outside the memory dir, run the editor, read it
+/// back. On a failure the draft is kept, and its path said.
+fn compose_in_editor(
+    ctx: &Context,
+    out: &Output,
+    ty: MemoryType,
+    why: Option<String>,
+    how: Option<String>,
+) -> Result<String, Error> {
+    let editor = crate::editor::resolve(&ctx.env, crate::editor::on_terminal())?;
     let dir = crate::editor::draft_dir("memctl-add")?;
     let draft = dir.join("body.md");
-    crate::editor::write_draft(&draft, b"")?;
-    crate::editor::run(&editor, &draft)?;
-    let text = std::fs::read_to_string(&draft).map_err(|e| {
-        Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())).hint("the draft is kept there")
-    })?;
+    crate::editor::write_draft(&draft, template(ty, why.as_deref(), how.as_deref()).as_bytes())?;
+    let kept = |e: Error| {
+        out.eprint(&format!("memctl: your text is kept in {}\n", draft.display()));
+        e
+    };
+    crate::editor::run(&editor, &draft).map_err(kept)?;
+    let text = std::fs::read_to_string(&draft)
+        .map_err(|e| {
+            Error::new(
+                Kind::Io,
+                format!(
+                    "cannot read the draft {}: {}",
+                    draft.display(),
+                    crate::error::io_reason(&e)
+                ),
+            )
+        })
+        .map_err(kept)?;
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(text)
+    Ok(from_template(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_template_keeps_only_the_text_above_the_scissors() {
+        let t = template(MemoryType::Feedback, None, Some("in tests"));
+        assert!(t.contains("**Why:** \n**How to apply:** in tests\n"), "{t}");
+        let edited = t.replacen('\n', "Never mock the database.\n", 1);
+        assert_eq!(
+            from_template(&edited),
+            "Never mock the database.\n\n**How to apply:** in tests"
+        );
+        // Headings and HTML comments are the user's: kept.
+        let t = format!("# Heading\n<!-- note -->\ntext\n{SCISSORS}\nguidance\n");
+        assert_eq!(from_template(&t), "# Heading\n<!-- note -->\ntext");
+        assert_eq!(from_template(&template(MemoryType::Project, None, None)), "");
+        assert!(TYPE_PURPOSES.iter().all(|(_, p)| p.len() + 13 <= 78));
+    }
 }

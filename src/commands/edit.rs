@@ -44,14 +44,19 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let res = ctx.resolve()?;
     let target = resolve_target(args, &res, ctx.now, out)?;
     ensure_editable_size(&target)?;
-    let editor = editor::resolve(&ctx.env)?;
+    // With --from the draft is given: no editor unless the user asks to edit again.
+    let given = args.from.as_deref().map(read_given_draft).transpose()?;
+    let editor = match given {
+        Some(_) => None,
+        None => Some(editor::resolve(&ctx.env, editor::on_terminal())?),
+    };
     let before = original(&target);
     let base = target
         .file_name()
         .map_or_else(|| "MEMORY.md".into(), |n| n.to_string_lossy().into_owned());
     let draft_dir = editor::draft_dir("memctl-edit")?;
     let draft = draft_dir.join(&base);
-    editor::write_draft(&draft, &before.bytes)?;
+    editor::write_draft(&draft, given.as_deref().unwrap_or(&before.bytes))?;
     let rel = target
         .strip_prefix(res.memdir.dir())
         .unwrap_or(&target)
@@ -60,24 +65,72 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let session = Session {
         args,
         ctx,
-        editor: &editor,
+        editor,
         res: &res,
         target: &target,
         rel: &rel,
         draft: &draft,
         before: &before,
     };
-    let outcome = session.edit_loop(out);
+    let outcome = session.edit_loop(out, given.is_none());
     if matches!(outcome, Ok((_, true))) {
         let _ = std::fs::remove_dir_all(&draft_dir);
+        if let Some(from) = &args.from {
+            remove_own_draft(from);
+        }
     }
     outcome.map(|(code, _)| code)
+}
+
+/// `s` as one shell word: as is when it needs no quotes.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "._/-+@%:,=".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        crate::ops::forget::shell_quote(s)
+    }
+}
+
+/// The draft `--from` names: a regular file of at most 10 MiB.
+fn read_given_draft(path: &Path) -> Result<Vec<u8>, Error> {
+    crate::fsread::read_regular(path, MAX_EDIT_BYTES).map_err(|e| {
+        let kind = match e {
+            crate::fsread::ReadError::NotFound => Kind::NotFound,
+            crate::fsread::ReadError::Io(_) => Kind::Io,
+            _ => Kind::InvalidInput,
+        };
+        let reason = match &e {
+            crate::fsread::ReadError::Io(io) => crate::error::io_reason(io),
+            other => other.to_string().to_lowercase(),
+        };
+        Error::new(kind, format!("cannot read the draft {}: {reason}", path.display()))
+            .hint("pass the path memctl printed when it kept the draft")
+    })
+}
+
+/// After `--from` saved it, remove the draft when it lies in a draft dir memctl
+/// made (`$TMPDIR/memctl-edit-*` holding only it); any other file stays.
+fn remove_own_draft(draft: &Path) {
+    let Some(dir) = draft.parent() else { return };
+    let ours = dir.parent() == Some(std::env::temp_dir().as_path())
+        && dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("memctl-edit-"));
+    let alone = std::fs::read_dir(dir).is_ok_and(|d| d.count() == 1);
+    if ours && alone {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// Refuse files above [`MAX_EDIT_BYTES`].
 fn ensure_editable_size(target: &Path) -> Result<(), Error> {
     let meta = std::fs::metadata(target).map_err(|e| {
-        Error::new(Kind::Io, format!("cannot read {}: {e}", target.display())).hint("check the file's permissions")
+        Error::new(
+            Kind::Io,
+            format!("cannot read {}: {}", target.display(), crate::error::io_reason(&e)),
+        )
+        .hint("check the file's permissions")
     })?;
     if meta.len() > MAX_EDIT_BYTES {
         return Err(Error::new(
@@ -93,7 +146,8 @@ fn ensure_editable_size(target: &Path) -> Result<(), Error> {
 struct Session<'a> {
     args: &'a EditArgs,
     ctx: &'a Context,
-    editor: &'a editor::Editor,
+    /// `None` with `--from` until the user asks to edit again.
+    editor: Option<editor::Editor>,
     res: &'a Resolution,
     target: &'a Path,
     rel: &'a str,
@@ -104,20 +158,52 @@ struct Session<'a> {
 impl Session<'_> {
     fn kept(&self, out: &mut Output, why: &str) {
         out.warn(format!("{why}; your edit is kept in {}", self.draft.display()));
+        out.note(self.resume_hint());
     }
 
-    /// Run the editor until the draft is unchanged, saved, or kept; the exit code
-    /// and whether the draft can go.
-    fn edit_loop(&self, out: &mut Output) -> Result<(ExitCode, bool)> {
+    /// The command that saves the kept draft.
+    fn resume_hint(&self) -> String {
+        let what = if self.args.index {
+            "--index".to_string()
+        } else {
+            shell_word(self.args.reference.as_deref().unwrap_or(self.rel))
+        };
+        format!(
+            "to save it later: memctl edit {what} --from {}",
+            shell_word(&self.draft.to_string_lossy())
+        )
+    }
+
+    /// Run the editor (unless the draft was given) until the draft is unchanged,
+    /// saved, or kept; the exit code and whether the draft can go.
+    fn edit_loop(&self, out: &mut Output, mut run_editor: bool) -> Result<(ExitCode, bool)> {
         let cwd = &self.ctx.env.cwd;
+        let mut editor = self.editor.clone();
         loop {
-            if let Err(e) = editor::run(self.editor, self.draft) {
-                self.kept(out, "the editor failed");
-                return Err(e.into());
+            if run_editor {
+                let ed = match editor.take() {
+                    Some(e) => e,
+                    None => editor::resolve(&self.ctx.env, editor::on_terminal()).inspect_err(|_| {
+                        self.kept(out, "no editor to edit again");
+                    })?,
+                };
+                if let Err(e) = editor::run(&ed, self.draft) {
+                    self.kept(out, "the editor failed");
+                    return Err(e.into());
+                }
+                editor = Some(ed);
             }
+            run_editor = true;
             let after = std::fs::read(self.draft).map_err(|e| {
                 self.kept(out, "cannot read the draft");
-                Error::new(Kind::Io, format!("cannot read the draft {}: {e}", self.draft.display()))
+                Error::new(
+                    Kind::Io,
+                    format!(
+                        "cannot read the draft {}: {}",
+                        self.draft.display(),
+                        crate::error::io_reason(&e)
+                    ),
+                )
             })?;
             if after == self.before.bytes {
                 out.note("no changes");
@@ -166,9 +252,11 @@ impl Session<'_> {
     /// Print the new errors and ask what to do: 0 edit again, 1 save, 2 keep and quit
     /// (the answer without a terminal).
     fn ask_about_errors(&self, out: &mut Output, errors: &[Finding]) -> Result<usize, Error> {
+        let n = errors.len();
+        let mut text = format!("memctl: the edit adds {n} error{}:\n", if n == 1 { "" } else { "s" });
         for f in errors {
-            out.warn(format!(
-                "{}:{}: {}[{}]: {}",
+            text.push_str(&format!(
+                "  {}:{}: {}[{}]: {}\n",
                 self.rel,
                 f.line,
                 f.severity.as_str(),
@@ -176,15 +264,16 @@ impl Session<'_> {
                 f.message
             ));
         }
+        out.eprint(&text);
         if !out.interactive() {
             return Ok(2);
         }
-        dialoguer::Select::new()
-            .with_prompt("The edit has new errors")
-            .items(["edit again", "save anyway", "keep draft and quit"])
-            .default(0)
-            .interact()
-            .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))
+        let items = ["edit again", "save anyway", "keep the draft and quit"].map(String::from);
+        let draft = self.draft.display().to_string();
+        let resume = self.resume_hint();
+        crate::prompt::select_with("What now", &items, 0, &move || {
+            eprintln!("memctl: your edit is kept in {draft}\n{resume}");
+        })
     }
 }
 
@@ -202,11 +291,7 @@ fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &m
             let ok = if args.yes {
                 true
             } else if out.interactive() {
-                dialoguer::Confirm::new()
-                    .with_prompt(format!("Create {}?", index.display()))
-                    .default(true)
-                    .interact()
-                    .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")))?
+                crate::prompt::yes_no(&format!("Create {}?", index.display()), true)?
             } else {
                 return Err(Error::new(
                     Kind::Usage,
@@ -294,8 +379,16 @@ fn save(
             )
             .hint(format!("compare it with your draft {} and edit again", draft.display())));
         }
-        let content = std::fs::read(draft)
-            .map_err(|e| Error::new(Kind::Io, format!("cannot read the draft {}: {e}", draft.display())))?;
+        let content = std::fs::read(draft).map_err(|e| {
+            Error::new(
+                Kind::Io,
+                format!(
+                    "cannot read the draft {}: {}",
+                    draft.display(),
+                    crate::error::io_reason(&e)
+                ),
+            )
+        })?;
         let content = restamped(content, ctx.now);
         if writer.replace_if(target, &content, before.stamp)? {
             return Ok(());
@@ -308,6 +401,15 @@ fn save(
     })();
     if result.is_err() {
         out.warn(format!("not saved; your edit is kept in {}", draft.display()));
+        let what = if args.index {
+            "--index".to_string()
+        } else {
+            shell_word(args.reference.as_deref().unwrap_or_default())
+        };
+        out.note(format!(
+            "to save it later: memctl edit {what} --from {}",
+            shell_word(&draft.to_string_lossy())
+        ));
     }
     result
 }

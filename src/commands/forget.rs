@@ -18,7 +18,7 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         memory::ensure_valid_name(r, false)?;
     }
     let res = ctx.resolve_existing()?;
-    let plan = forget::plan(&res.memdir, &args.references)?;
+    let plan = forget::plan(&res.memdir, &args.references, args.force)?;
     if !args.yes && !args.dry_run && !out.interactive() {
         return Err(Error::new(
             Kind::Usage,
@@ -56,11 +56,7 @@ fn confirm(plan: &Plan) -> Result<bool, Error> {
         })
         .collect::<Vec<_>>()
         .join(", ");
-    dialoguer::Confirm::new()
-        .with_prompt(format!("Forget {what}?"))
-        .default(false)
-        .interact()
-        .map_err(|e| Error::new(Kind::Io, format!("cannot read the answer: {e}")).hint("pass --yes"))
+    crate::prompt::yes_no(&format!("Forget {what}?"), false)
 }
 
 fn dry_run(plan: &Plan, out: &mut Output) -> Result<ExitCode> {

@@ -24,6 +24,8 @@ pub struct NewMemory {
     pub file: String,
     pub title: String,
     pub hook: String,
+    /// The values were asked for on the terminal: warnings name no flags.
+    pub asked: bool,
 }
 
 /// What `add` will do: the file, its content, the index before and after.
@@ -227,8 +229,13 @@ fn input_warnings(m: &NewMemory, now: DateTime<Utc>) -> Vec<String> {
         let has = |p: &str| m.body.lines().any(|l| l.trim_start().starts_with(p));
         for (flag, label) in [("--why", "**Why:**"), ("--how", "**How to apply:**")] {
             if !has(label) {
+                let pass = if m.asked {
+                    String::new()
+                } else {
+                    format!(" (pass {flag})")
+                };
                 w.push(format!(
-                    "no {label} line: Claude Code asks for one in {} memories (pass {flag})",
+                    "no {label} line: Claude Code asks for one in {} memories{pass}",
                     m.ty.as_str()
                 ));
             }
@@ -259,7 +266,9 @@ fn duplicate_name(dir: &MemoryDir, m: &NewMemory) -> Option<String> {
         .find(|x| x.name().is_some_and(|n| n.to_lowercase() == lower))?;
     Some(format!(
         "`{}` already has the name `{}`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit {}`)",
-        other.rel, m.name, other.rel
+        other.rel,
+        other.name().unwrap_or_else(|| m.name.clone()),
+        other.rel
     ))
 }
 

@@ -38,20 +38,55 @@ pub struct Plan {
 }
 
 /// Find the memories `refs` name and what removing them does to their indexes.
-pub fn plan(dir: &MemoryDir, refs: &[String]) -> Result<Plan, Error> {
+/// An index line that also links a memory that stays refuses the plan
+/// (`invalid_input`, SPEC §3.13) unless `force`, which warns instead.
+pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error> {
     let targets = resolve_targets(dir, refs)?;
     let mut warnings = Vec::new();
+    let mut shared = Vec::new();
     let mut removed = Removed::new();
     let mut diffs = Vec::new();
     for (index_path, ts) in group(&targets) {
         let text = read(&index_path);
+        let label = index_path
+            .strip_prefix(dir.dir())
+            .unwrap_or(&index_path)
+            .to_string_lossy()
+            .into_owned();
+        let base = index_path.parent().unwrap_or(dir.dir());
         for t in &ts {
-            let (lines, others) = lines_linking(&text, &[t.local.as_str()]);
+            let (lines, _) = lines_linking(&text, &[t.local.as_str()]);
+            // Per removed line, the memories that stay but lose it.
+            let mut at = Vec::new();
+            let mut others: Vec<String> = Vec::new();
+            for (n, line) in &lines {
+                let (_, mut o) = lines_linking(line, &[t.local.as_str()]);
+                o.retain(|o| !ts.iter().any(|x| &x.local == o) && std::fs::symlink_metadata(base.join(o)).is_ok());
+                if !o.is_empty() {
+                    at.push(format!("{label}:{n}"));
+                    others.extend(o);
+                }
+            }
+            others.sort();
+            others.dedup();
             if !others.is_empty() {
-                warnings.push(format!(
-                    "a removed index line of {} also links {}; they become unindexed",
+                let (it, its) = if others.len() == 1 {
+                    ("it", "its")
+                } else {
+                    ("them", "their")
+                };
+                shared.push(format!(
+                    "the index line of {} ({}) also links {}: forgetting {} would unindex {it}",
                     t.rel,
-                    others.join(", ")
+                    at.join(", "),
+                    others.join(", "),
+                    t.rel
+                ));
+                warnings.push(format!(
+                    "{} loses {its} index line ({}) with {}",
+                    others.join(", "),
+                    at.join(", "),
+                    t.rel
                 ));
             }
             removed.insert(t.rel.clone(), lines);
@@ -59,14 +94,16 @@ pub fn plan(dir: &MemoryDir, refs: &[String]) -> Result<Plan, Error> {
         let files: Vec<&str> = ts.iter().map(|t| t.local.as_str()).collect();
         let (all, _) = lines_linking(&text, &files);
         if !all.is_empty() {
-            let label = index_path
-                .strip_prefix(dir.dir())
-                .unwrap_or(&index_path)
-                .to_string_lossy()
-                .into_owned();
             let after = without_lines(&text, &all);
             diffs.push((label, text, after));
         }
+    }
+    if !shared.is_empty() && !force {
+        return Err(Error::new(
+            Kind::InvalidInput,
+            shared.join("; "),
+        )
+        .hint("link the other memories on lines of their own first (memctl edit --index), or pass --force to remove the whole line"));
     }
     warnings.extend(backlink_warnings(dir.dir(), &targets));
     Ok(Plan {
@@ -199,7 +236,10 @@ pub struct Outcome {
 
 /// The outcome of forgetting `targets` into `trash` (a placeholder `<stamp>` dir in a dry run).
 pub fn outcome(dir: &MemoryDir, trash: &Path, targets: &[Target], removed: &Removed, dry_run: bool) -> Outcome {
-    let shown = with_sep(dir.dir());
+    // Paths as a user reads them: `--dir /x/.` gives `/x/.trash/…`, not `/x/./.trash/…`.
+    let clean = |p: &Path| -> PathBuf { p.components().collect() };
+    let shown = with_sep(&clean(dir.dir()));
+    let trash = &clean(trash);
     let forgotten = targets
         .iter()
         .map(|t| {
@@ -215,7 +255,7 @@ pub fn outcome(dir: &MemoryDir, trash: &Path, targets: &[Target], removed: &Remo
                 restore.push_str(&format!(
                     " && cat {} >> {}",
                     shell_quote(&lines_file.to_string_lossy()),
-                    shell_quote(&t.index.to_string_lossy())
+                    shell_quote(&clean(&t.index).to_string_lossy())
                 ));
             }
             Forgotten {
@@ -389,7 +429,7 @@ mod tests {
         let index = b"- [A](a.md) \xff caf\xe9\n- [B](b.md) \xe9\n".to_vec();
         std::fs::write(dir.join("MEMORY.md"), &index).unwrap();
         let memdir = MemoryDir::open(dir, Scope::Main);
-        let plan = plan(&memdir, &["a".to_string(), "b".to_string()]).unwrap();
+        let plan = plan(&memdir, &["a".to_string(), "b".to_string()], false).unwrap();
         // b.md goes away after the plan: its move fails after a.md's succeeded.
         std::fs::remove_file(dir.join("b.md")).unwrap();
         let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")

@@ -274,7 +274,7 @@ fn duplicate_names_are_warned() {
         .success();
     assert_eq!(
         run.stderr,
-        "memctl: warning: `other.md` already has the name `Testing policy`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit other.md`)\n"
+        "memctl: warning: `other.md` already has the name `TESTING policy`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit other.md`)\n"
     );
 }
 
@@ -452,11 +452,143 @@ fn prompts_on_a_terminal() {
     let out = crate::support::run_in_pty(
         &env,
         &["add", "--type", "feedback"],
-        &[("Name", "Prompted\rA prompted memory\rThe rule\rbecause\rlike so\r")],
+        &[
+            ("Name", "Prompted\rA prompted memory\rThe rule\rbecause\rlike so\r"),
+            ("Write it? [Y/n]", "\r"),
+        ],
     );
     assert!(out.contains("created feedback_prompted.md"), "{out}");
     assert_eq!(
         read(&d, "feedback_prompted.md"),
         "---\nname: Prompted\ndescription: A prompted memory\ntype: feedback\n---\n\nThe rule\n\n**Why:** because\n**How to apply:** like so\n"
+    );
+}
+
+#[test]
+fn r14_the_type_picker_says_what_each_type_is_for_and_ctrl_c_shows_the_cursor() {
+    let env = Env::new();
+    let d = env.dir();
+    let (out, status) = crate::support::run_in_pty_status(&env, &["add"], &[("reference", "\x03")]);
+    assert_eq!(status.code(), Some(130), "{out:?}");
+    assert!(
+        out.contains("feedback   how to work: guidance or corrections"),
+        "{out:?}"
+    );
+    let hidden = out.rfind("\x1b[?25l").expect("the picker hides the cursor");
+    let shown = out.rfind("\x1b[?25h").expect("the cursor is shown again");
+    assert!(shown > hidden, "{out:?}");
+    assert_eq!(fs::read_dir(&d).unwrap().count(), 0, "nothing written");
+}
+
+#[test]
+fn r14_an_empty_why_is_asked_again_with_the_reason_and_the_summary_is_confirmed() {
+    let env = Env::new();
+    let d = env.dir();
+    let out = crate::support::run_in_pty(
+        &env,
+        &["add", "--type", "feedback"],
+        &[
+            ("Name", "Mocks\rNo mocks\rNever mock the database\r"),
+            ("Why", "\r"),
+            ("Enter again to skip", "a mocked test hid a broken migration\r"),
+            ("How to apply", "in tests/\r"),
+            ("Write it? [Y/n]", "n\r"),
+        ],
+    );
+    assert!(
+        out.contains("Claude Code asks for the reason behind a feedback memory"),
+        "{out}"
+    );
+    assert!(out.contains("feedback_mocks.md will be:"), "{out}");
+    assert!(out.contains("  **Why:** a mocked test hid a broken migration"), "{out}");
+    assert!(
+        out.contains("line 1 of MEMORY.md:\r\n  - [Mocks](feedback_mocks.md) — No mocks"),
+        "{out}"
+    );
+    assert!(!out.contains("pass --why"), "{out}");
+    assert!(out.contains("nothing written"), "{out}");
+    assert!(!d.join("feedback_mocks.md").exists());
+    assert!(!d.join("MEMORY.md").exists());
+}
+
+#[test]
+fn r14_add_edit_opens_a_template_whose_guidance_is_removed() {
+    let env = Env::new();
+    let d = env.dir();
+    let seen = env.root().join("seen.md");
+    let ed = script(
+        &env,
+        "ed.sh",
+        &format!(
+            "cp \"$1\" '{}'; sed -i '1s/^/Never mock the database./; s/^\\*\\*Why:\\*\\* $/**Why:** it hid a bug/' \"$1\"",
+            seen.display()
+        ),
+    );
+    let _run = env
+        .env("EDITOR", ed)
+        .args([
+            "add",
+            "--type",
+            "feedback",
+            "--name",
+            "Mocks",
+            "--description",
+            "d",
+            "--edit",
+            "--how",
+            "in tests/",
+        ])
+        .run()
+        .success();
+    let template = fs::read_to_string(&seen).unwrap();
+    assert!(
+        template.starts_with(
+            "\n\n**Why:** \n**How to apply:** in tests/\n\n------------------------ >8 ------------------------\n"
+        ),
+        "{template}"
+    );
+    assert_eq!(
+        read(&d, "feedback_mocks.md"),
+        "---\nname: Mocks\ndescription: d\ntype: feedback\n---\n\nNever mock the database.\n\n**Why:** it hid a bug\n**How to apply:** in tests/\n"
+    );
+}
+
+#[test]
+fn r14_messages_read_as_words() {
+    let run = Env::new()
+        .args([
+            "add",
+            "--type",
+            "feedbak",
+            "--name",
+            "x",
+            "--description",
+            "d",
+            "--body",
+            "b",
+        ])
+        .run()
+        .code(2);
+    assert_eq!(
+        run.stderr,
+        "memctl: invalid type `feedbak`: expected one of user, feedback, project, reference\nhint: did you mean `feedback`?\n"
+    );
+    let run = Env::new()
+        .args([
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "x",
+            "--description",
+            "d",
+            "--body-file",
+            "/nonexistent/b.md",
+        ])
+        .run()
+        .code(2);
+    assert_eq!(
+        run.stderr,
+        "memctl: cannot read the body file /nonexistent/b.md: no such file or directory\nhint: check the path given to --body-file\n"
     );
 }

@@ -854,7 +854,14 @@ fn whitespace_only_editor_variables_are_unset() {
         .env("PATH", path)
         .args(["edit", "a"])
         .run();
-    assert!(run.code == 0, "{} {}", run.code, run.stderr);
+    // Unset, so no editor of memctl's choosing without a terminal (not a
+    // "cannot be split" or "not an executable" error about the blank value).
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("neither $VISUAL nor $EDITOR is set"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

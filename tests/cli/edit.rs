@@ -79,7 +79,8 @@ fn a_failing_editor_keeps_the_draft_and_exits_2() {
     let d = env.dir();
     let run = env.args(["edit", "project_freeze"]).run().code(2);
     run.stderr_has("memctl: the editor ");
-    run.stderr_has("exited with exit status: 3");
+    run.stderr_has("exited with status 3\n");
+    run.stderr_has("memctl: note: to save it later: memctl edit project_freeze --from /");
     let draft = draft_from(&run.stderr);
     assert!(fs::read_to_string(&draft).unwrap().ends_with("changed\n"));
     assert_eq!(read(&d, "project_freeze.md"), M);
@@ -335,5 +336,69 @@ fn lint_fix_keeps_the_modified_field() {
     assert_eq!(
         read(&d, "a.md"),
         "---\nname: \"Project Context: SS\"\ndescription: d\ntype: user\nmodified: 2026-01-02T03:04:05.678Z\n---\nb\n"
+    );
+}
+
+#[test]
+fn r14_no_fallback_editor_without_a_terminal() {
+    let env = Env::new().memory("project_freeze.md", M);
+    let marker = env.root().join("vi-ran");
+    fs::create_dir_all(env.root().join("bin")).unwrap();
+    let _vi = script(&env, "bin/vi", &format!("touch '{}'", marker.display()));
+    // Only the stub on PATH: v1 started the first fallback it found (a real vim
+    // would wait on the pipe for ever).
+    let path = env.root().join("bin");
+    let run = env
+        .env_remove("EDITOR")
+        .env_remove("VISUAL")
+        .env("PATH", path)
+        .args(["--json", "edit", "project_freeze"])
+        .run()
+        .code(2);
+    assert_eq!(run.stderr_json()["error"]["kind"], "editor");
+    assert!(!marker.exists(), "no editor was started");
+}
+
+#[test]
+fn r14_a_kept_draft_is_saved_with_from() {
+    let env = with_editor("sed -i 's/Freeze\\./Freeze until the cut./' \"$1\"; exit 3");
+    let d = env.dir();
+    let run = env.args(["edit", "project_freeze"]).run().code(2);
+    let draft = draft_from(&run.stderr);
+    assert_eq!(read(&d, "project_freeze.md"), M);
+    let env = Env::new().memory("project_freeze.md", M).env("EDITOR", "/nonexistent");
+    let d = env.dir();
+    let _run = env
+        .args(["edit", "project_freeze", "--from"])
+        .arg(draft.as_os_str())
+        .run()
+        .success()
+        .stdout("saved project_freeze.md\n");
+    assert!(read(&d, "project_freeze.md").ends_with("Freeze until the cut.\n"));
+    assert!(!draft.exists(), "memctl's own draft dir goes once saved");
+}
+
+#[test]
+fn r14_a_draft_given_with_from_is_checked_like_an_edit() {
+    let env = Env::new().memory("project_freeze.md", M);
+    let d = env.dir();
+    let draft = env.root().join("draft.md");
+    fs::write(&draft, "---\nname: x\ndescription: d\ntype: bogus\n---\n").unwrap();
+    let run = env
+        .args(["edit", "project_freeze", "--from"])
+        .arg(draft.as_os_str())
+        .run()
+        .code(1);
+    run.stderr_has("memctl: the edit adds 1 error:\n  project_freeze.md:4: error[ML108]");
+    assert_eq!(read(&d, "project_freeze.md"), M);
+    assert!(draft.exists(), "a draft of the user's is never removed");
+    let run = Env::new()
+        .memory("project_freeze.md", M)
+        .args(["edit", "project_freeze", "--from", "/nonexistent/d.md"])
+        .run()
+        .code(2);
+    assert_eq!(
+        run.stderr,
+        "memctl: cannot read the draft /nonexistent/d.md: no such file or directory\nhint: pass the path memctl printed when it kept the draft\n"
     );
 }

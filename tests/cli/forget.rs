@@ -18,7 +18,10 @@ fn removes_the_file_and_every_linking_line_and_keeps_a_copy() {
     let env = dir_with_links();
     let d = env.dir();
     let shown = env.dir_shown();
-    let run = env.args(["forget", "--yes", "feedback_testing"]).run().success();
+    let run = env
+        .args(["forget", "--yes", "--force", "feedback_testing"])
+        .run()
+        .success();
     let trash = format!("{shown}.trash/20260310T120000Z/");
     assert_eq!(
         run.stdout,
@@ -28,7 +31,7 @@ fn removes_the_file_and_every_linking_line_and_keeps_a_copy() {
     );
     assert_eq!(
         run.stderr,
-        "memctl: warning: a removed index line of feedback_testing.md also links other.md; they become unindexed\n"
+        "memctl: warning: other.md loses its index line (MEMORY.md:5) with feedback_testing.md\n"
     );
     assert!(!d.join("feedback_testing.md").exists());
     assert_eq!(read(&d, "MEMORY.md"), "# Index\n- [Other](other.md) — o\n");
@@ -45,7 +48,7 @@ fn the_printed_restore_command_works_when_pasted() {
     let d = env.dir();
     let before = read(&d, "MEMORY.md");
     let run = env
-        .args(["forget", "--yes", "--json", "Testing policy"])
+        .args(["forget", "--yes", "--force", "--json", "Testing policy"])
         .run()
         .success();
     let restore = run.json()["forgotten"][0]["restore"].as_str().unwrap().to_string();
@@ -69,7 +72,7 @@ fn json_lists_what_was_forgotten() {
     let env = dir_with_links();
     let shown = env.dir_shown();
     let doc = env
-        .args(["forget", "--yes", "--json", "feedback_testing.md"])
+        .args(["forget", "--yes", "--force", "--json", "feedback_testing.md"])
         .run()
         .success()
         .json();
@@ -87,7 +90,7 @@ fn json_lists_what_was_forgotten() {
     assert_eq!(doc["dry_run"], false);
     assert_eq!(
         doc["warnings"][0],
-        "a removed index line of feedback_testing.md also links other.md; they become unindexed"
+        "other.md loses its index line (MEMORY.md:5) with feedback_testing.md"
     );
 }
 
@@ -95,10 +98,10 @@ fn json_lists_what_was_forgotten() {
 fn needs_yes_without_a_terminal() {
     let env = dir_with_links();
     let d = env.dir();
-    let _run = env.args(["forget", "feedback_testing"]).run().code(2).stderr("memctl: forget needs confirmation, and there is no terminal to ask\nhint: pass --yes to forget without asking\n");
+    let _run = env.args(["forget", "--force", "feedback_testing"]).run().code(2).stderr("memctl: forget needs confirmation, and there is no terminal to ask\nhint: pass --yes to forget without asking\n");
     assert!(d.join("feedback_testing.md").exists());
     let run = dir_with_links()
-        .args(["--json", "forget", "feedback_testing"])
+        .args(["--json", "forget", "--force", "feedback_testing"])
         .run()
         .code(2);
     assert_eq!(run.stderr_json()["error"]["kind"], "usage");
@@ -109,7 +112,10 @@ fn dry_run_changes_nothing() {
     let env = dir_with_links();
     let d = env.dir();
     let before = read(&d, "MEMORY.md");
-    let run = env.args(["forget", "--dry-run", "feedback_testing"]).run().success();
+    let run = env
+        .args(["forget", "--dry-run", "--force", "feedback_testing"])
+        .run()
+        .success();
     assert!(run.stdout.starts_with("would move feedback_testing.md to .trash/<stamp>/feedback_testing.md.deleted\n--- a/MEMORY.md\n+++ b/MEMORY.md\n"), "{}", run.stdout);
     assert!(run.stdout.contains("\n-- [Testing](feedback_testing.md) — canonical\n"));
     assert_eq!(read(&d, "MEMORY.md"), before);
@@ -219,16 +225,86 @@ fn asks_on_a_terminal() {
     let d = env.dir();
     let out = crate::support::run_in_pty(
         &env,
-        &["forget", "other"],
-        &[("Forget other.md and 2 index lines?", "n")],
+        &["forget", "--force", "other"],
+        &[("Forget other.md and 2 index lines? [y/N]", "n\r")],
     );
     assert!(out.contains("nothing forgotten"), "{out}");
     assert!(d.join("other.md").exists());
+    // A key alone does nothing: the answer takes Enter.
     let out = crate::support::run_in_pty(
         &env,
-        &["forget", "other"],
-        &[("Forget other.md and 2 index lines?", "y")],
+        &["forget", "--force", "other"],
+        &[("Forget other.md and 2 index lines? [y/N]", "y"), ("y", "\r")],
     );
     assert!(out.contains("forgot other.md (2 index lines)"), "{out}");
     assert!(!d.join("other.md").exists());
+}
+
+#[test]
+fn r14_the_confirmation_needs_enter_and_is_drawn_once_when_it_wraps() {
+    let mut env = Env::new().index("");
+    let mut refs = Vec::new();
+    for i in 0..4 {
+        let rel = format!("project_a_rather_long_memory_name_{i}.md");
+        env = env.memory(&rel, "---\nname: x\n---\n");
+        refs.push(rel);
+    }
+    let d = env.dir();
+    let mut args = vec!["forget"];
+    args.extend(refs.iter().map(String::as_str));
+    let question = "Forget project_a_rather_long_memory_name_0.md and 0 index lines";
+    // `y` without Enter, then `x` and Enter (asked again), then `n` and Enter.
+    let out = crate::support::run_in_pty(&env, &args, &[(question, "y"), ("y", "x\r"), ("answer y or n", "n\r")]);
+    assert!(out.contains("nothing forgotten"), "{out}");
+    assert_eq!(out.matches(question).count(), 2, "once per asking: {out}");
+    assert!(d.join(&refs[0]).exists());
+}
+
+#[test]
+fn r14_a_line_that_also_links_another_memory_refuses_without_force() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let before = read(&d, "MEMORY.md");
+    let run = env.args(["forget", "--yes", "feedback_testing"]).run().code(2);
+    assert_eq!(
+        run.stderr,
+        "memctl: the index line of feedback_testing.md (MEMORY.md:5) also links other.md: forgetting feedback_testing.md would unindex it\nhint: link the other memories on lines of their own first (memctl edit --index), or pass --force to remove the whole line\n"
+    );
+    assert_eq!(read(&d, "MEMORY.md"), before);
+    assert!(d.join("feedback_testing.md").exists());
+    assert!(!d.join(".trash").exists());
+    let run = dir_with_links()
+        .args(["--json", "forget", "--yes", "feedback_testing"])
+        .run()
+        .code(2);
+    assert_eq!(run.stderr_json()["error"]["kind"], "invalid_input");
+    // Forgetting both memories of the line, or a dangling second link, is no refusal.
+    let _run = dir_with_links()
+        .args(["forget", "--yes", "feedback_testing", "other"])
+        .run()
+        .success();
+    let _run = Env::new()
+        .memory("a.md", "---\nname: a\n---\n")
+        .index("- [A](a.md) [gone](gone.md)\n")
+        .args(["forget", "--yes", "a"])
+        .run()
+        .success();
+}
+
+#[test]
+fn r14_trash_paths_have_no_stray_dot() {
+    let env = Env::new().memory("a.md", "---\nname: a\n---\n").index("");
+    let dot = format!("{}/.", env.dir().display());
+    let run = env.args(["--dir", &dot, "forget", "--yes", "a"]).run().success();
+    assert!(!run.stdout.contains("/./"), "{}", run.stdout);
+}
+
+#[test]
+fn r14_ctrl_c_at_the_confirmation_shows_the_cursor_again() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let (out, status) = crate::support::run_in_pty_status(&env, &["forget", "--force", "other"], &[("[y/N]", "\x03")]);
+    assert_eq!(status.code(), Some(130), "{out}");
+    assert!(out.ends_with("\x1b[?25h\r\n") || out.contains("\x1b[?25h"), "{out:?}");
+    assert!(d.join("other.md").exists());
 }

@@ -319,6 +319,14 @@ pub fn git(dir: &Path, args: &[&str]) {
 /// `send`. Returns the terminal output once memctl exits.
 #[track_caller]
 pub fn run_in_pty(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> String {
+    let (output, status) = run_in_pty_status(env, args, steps);
+    assert!(status.success(), "memctl in the pty failed: {output:?}");
+    output
+}
+
+/// [`run_in_pty`], also returning how memctl ended (`script -e` passes it on).
+#[track_caller]
+pub fn run_in_pty_status(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> (String, std::process::ExitStatus) {
     use std::io::{Read, Write};
     use std::sync::{Arc, Mutex};
     let mut cmd = env.command();
@@ -373,12 +381,8 @@ pub fn run_in_pty(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> String {
     let status = child.wait().unwrap();
     drop(stdin);
     reader.join().unwrap();
-    assert!(
-        status.success(),
-        "memctl in the pty failed: {:?}",
-        output.lock().unwrap()
-    );
-    output.lock().unwrap().clone()
+    let output = output.lock().unwrap().clone();
+    (output, status)
 }
 
 fn shell_words_quote(s: &str) -> String {
