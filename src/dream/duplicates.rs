@@ -251,10 +251,15 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
         }
         r
     }
+    // Smallest sets first: an indexed set is never larger than the one probing,
+    // so it needs only its first |B| − ⌈2|B|/3⌉ + 1 tokens in the index (J ≥ 0.5
+    // and |B| ≤ |A| give an overlap ≥ ⌈2|B|/3⌉).
+    let mut by_size: Vec<usize> = (0..n).collect();
+    by_size.sort_by_key(|&i| (sets[i].len(), i));
     // Rank → (set, position of the token in it), for sets already indexed.
     let mut postings: Vec<Vec<(u32, u32)>> = vec![Vec::new(); order.len()];
     let mut seen: Vec<usize> = vec![usize::MAX; n];
-    for i in 0..n {
+    for &i in &by_size {
         let a = &sets[i];
         let pa = prefix_len(a.len());
         for (pos_a, &tok) in a.ranks[..pa].iter().enumerate() {
@@ -288,7 +293,12 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
                 best[lo] = best[lo].max(best[hi]).max(sim);
             }
         }
-        for (pos, &tok) in a.ranks[..pa].iter().enumerate() {
+        let indexed = if a.len() == 0 {
+            0
+        } else {
+            a.len() - (2 * a.len()).div_ceil(3) + 1
+        };
+        for (pos, &tok) in a.ranks[..indexed].iter().enumerate() {
             postings[tok as usize].push((i as u32, pos as u32));
         }
     }

@@ -147,6 +147,16 @@ pub enum BasedOn {
     Mtime,
 }
 
+impl BasedOn {
+    /// `modified` or `mtime`, as in the JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BasedOn::Modified => "modified",
+            BasedOn::Mtime => "mtime",
+        }
+    }
+}
+
 /// Phase 4: the index rules' findings and the caps.
 #[derive(Debug, Serialize)]
 pub struct PruneAndIndex {
