@@ -57,12 +57,12 @@ fn orient(s: &mut String, o: &Orient) {
     s.push_str("\nPhase 1 — Orient\n");
     let _ = writeln!(
         s,
-        "  {} topic files: {} user, {} feedback, {} project, {} reference, {} untyped ({} typed only under metadata:)",
+        "  {} topic files: {} user, {} feedback, {} project, {} reference, {} untyped\n    ({} typed only under metadata:)",
         o.topic_files, t.user, t.feedback, t.project, t.reference, t.untyped, t.nested_only
     );
     let _ = writeln!(
         s,
-        "  MEMORY.md: {} lines, {} memory links; {} / 200 lines and {} / 25 000 units as loaded",
+        "  MEMORY.md: {} lines, {} memory links\n    as loaded: {} / 200 lines, {} / 25 000 units",
         o.index_lines,
         o.index_links,
         o.index_line_count,
@@ -71,7 +71,7 @@ fn orient(s: &mut String, o: &Orient) {
     if let (Some(n), Some(old)) = (&o.newest, &o.oldest) {
         let _ = writeln!(
             s,
-            "  newest: {} ({}); oldest: {} ({})",
+            "  newest: {} ({})\n  oldest: {} ({})",
             n.file, n.mtime, old.file, old.mtime
         );
     }
@@ -87,7 +87,7 @@ fn gather(s: &mut String, g: &Gather) {
     s.push_str("\nPhase 2 — Gather recent signal\n");
     let _ = writeln!(
         s,
-        "  sessions since the last consolidation ({}) in {}",
+        "  sessions since the last consolidation ({}), in\n    {}",
         g.sessions.len(),
         g.transcripts_dir.as_deref().unwrap_or("(no project)")
     );
@@ -97,10 +97,10 @@ fn gather(s: &mut String, g: &Gather) {
     }
     capped_section(
         s,
-        "missing file citations",
+        "cited files not found",
         &g.missing_citations,
         |v| &v.file,
-        |v| format!("{}:{}: `{}` does not exist", v.file, v.line, v.path),
+        |v| format!("{}:{}: {}", v.file, v.line, v.path),
     );
 }
 

@@ -384,14 +384,10 @@ fn r14_missing_citations_are_capped_per_memory_in_text() {
         25
     );
     let run = env.args(["dream"]).run().success();
-    assert!(
-        run.stdout.contains("  missing file citations (25):\n"),
-        "{}",
-        run.stdout
-    );
+    assert!(run.stdout.contains("  cited files not found (25):\n"), "{}", run.stdout);
     assert!(
         run.stdout
-            .contains("project_a.md:25: `src/gone19.rs` does not exist\n    … and 5 more in project_a.md\n"),
+            .contains("project_a.md:25: src/gone19.rs\n    … and 5 more in project_a.md\n"),
         "{}",
         run.stdout
     );
