@@ -4,7 +4,8 @@
 //!
 //! Run: `cargo bench --bench memctl` (all sizes) or
 //! `cargo bench --bench memctl -- 200 2000` (chosen sizes). Workloads are written
-//! once to `target/bench-work/<n>/`.
+//! once to `target/bench-work/<n>/`; `cargo bench --bench memctl -- --generate 1000
+//! 5000` only writes them and prints their paths (to profile one command by hand).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -228,6 +229,12 @@ fn main() {
     };
     let bin = env!("CARGO_BIN_EXE_memctl");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-work");
+    if std::env::args().any(|a| a == "--generate") {
+        for n in sizes {
+            println!("{}", workload(&root, n).display());
+        }
+        return;
+    }
     let mut report = String::new();
     let startup = time_exec(bin, &["--version"], 200);
     let floor = time_exec("true", &[], 200);
@@ -266,15 +273,18 @@ fn main() {
             "command", "median", "/cat", "/head30", "peak RSS"
         )
         .unwrap();
+        let mut times = Vec::new();
         for args in [
             "list",
             "list --format manifest",
             "list --all --json",
             "lint",
             "truncate-check",
+            "dream --dry-run",
         ] {
             let cmd = format!("{bin} --dir {d} {args}");
             let t = time(&cmd, runs);
+            times.push(t);
             let rss = peak_rss(&cmd).map_or_else(|| "-".to_string(), |k| format!("{:.1} MB", k as f64 / 1024.0));
             writeln!(
                 report,
@@ -287,6 +297,13 @@ fn main() {
             )
             .unwrap();
         }
+        // dream --dry-run lints the dir and adds the plan: its goal is at most 2x lint.
+        writeln!(
+            report,
+            "  dream --dry-run / lint: {:.2}x (goal ≤ 2x)",
+            times[5].as_secs_f64() / times[3].as_secs_f64()
+        )
+        .unwrap();
         // The table runs every command through `sh -c`, as the floors need; the
         // absolute list goal is about memctl alone.
         let direct = time_exec(bin, &["--dir", &d.to_string(), "list"], runs);

@@ -99,6 +99,33 @@ pub fn liveness(pid: i64) -> PidStatus {
     }
 }
 
+/// Whether a live PID is known to run Claude Code: its `/proc/<pid>/comm` or the
+/// base name of its first two arguments is `claude` (the CLI, or node running
+/// it), or its command line names `claude-code`. `false` when it cannot be told
+/// (no `/proc`, another user's process, a PID that is gone).
+pub fn is_claude_code(pid: i64) -> bool {
+    let proc = Path::new("/proc").join(pid.to_string());
+    let read = |name: &str| crate::fsread::read_prefix(&proc.join(name), 4096).ok();
+    let is_claude = |arg: &[u8]| {
+        let base = arg.rsplit(|b| *b == b'/').next().unwrap_or_default();
+        base == b"claude" || arg.windows(11).any(|w| w == b"claude-code")
+    };
+    if read("comm").is_some_and(|c| c.trim_ascii() == b"claude") {
+        return true;
+    }
+    read("cmdline").is_some_and(|c| c.split(|b| *b == 0).take(2).any(is_claude))
+}
+
+/// `PID 4242 (Claude Code)` when the holder is known to be Claude Code, else
+/// `PID 4242`: a lock's PID can be any process (a reused PID, another tool).
+pub fn holder(pid: i64) -> String {
+    if is_claude_code(pid) {
+        format!("PID {pid} (Claude Code)")
+    } else {
+        format!("PID {pid}")
+    }
+}
+
 /// The state by SPEC §2.12's precedence.
 pub fn state_of(exists: bool, body_empty: bool, mtime_ms: Option<f64>, pid_status: PidStatus, now_ms: f64) -> State {
     if !exists {
@@ -251,7 +278,7 @@ pub fn status(info: LockInfo, now_ms: f64, min_hours: f64) -> Status {
         },
         State::Held => NextAcquire {
             action: Action::Refuse,
-            reason: format!("held by live PID {}", info.pid.unwrap_or_default()),
+            reason: format!("held by live {}", holder(info.pid.unwrap_or_default())),
             prior_mtime_ms: prior,
         },
         State::Reclaimable => {
@@ -299,6 +326,7 @@ impl Status {
             return s;
         }
         let pid = match i.pid_status {
+            PidStatus::Alive if i.pid.is_some_and(is_claude_code) => "PID alive: Claude Code".to_string(),
             PidStatus::Alive => "PID alive".to_string(),
             PidStatus::Dead => "PID dead: no such process".into(),
             PidStatus::Eperm => "PID exists but belongs to another user; Claude Code treats it as dead".into(),
@@ -500,6 +528,15 @@ mod tests {
             s.to_text(),
             ".consolidate-lock: stale\n  body:     4242 (PID dead: no such process)\n  mtime:    2026-03-09T11:00:00.000Z (25.0 h ago) = last consolidated\n  next acquire: reclaims (older than 1 h); time gate passes (25.0 h ≥ 24 h)\n"
         );
+    }
+
+    /// Issue 14 §8: a lock is not "Claude Code's" because its PID is alive.
+    #[test]
+    fn a_live_pid_is_named_claude_code_only_when_it_is() {
+        let me = i64::from(std::process::id());
+        assert!(!is_claude_code(me));
+        assert_eq!(holder(me), format!("PID {me}"));
+        assert!(!is_claude_code(99_999_999));
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub fn run(args: &DreamArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
         now_ms,
     });
     let sessions = sessions.unwrap_or_default();
-    let plan = plan(&res, now_ms, &sessions, info.mtime_ms, out);
+    let plan = plan(ctx, &res, now_ms, &sessions, info.mtime_ms, out);
     let lock = lock::status(info, now_ms, min_hours);
     let doc = DryRun::new(&res, gates, sessions, lock, plan);
     if out.json {
@@ -66,6 +66,7 @@ fn ensure_dry_run(args: &DreamArgs) -> Result<(), Error> {
 
 /// Read what the plan needs from the main memory dir, then build it.
 fn plan(
+    ctx: &Context,
     res: &Resolution,
     now_ms: f64,
     sessions: &[sessions::Session],
@@ -85,6 +86,7 @@ fn plan(
     if project_root.is_none() {
         out.note("missing-citation check skipped: no project (pass --project with --dir)");
     }
+    let home = ctx.env.home();
     let report = lint::lint(&lint::Input {
         dir,
         res,
@@ -101,6 +103,7 @@ fn plan(
         transcripts_dir: res.transcripts_dir.as_deref(),
         last_consolidated_ms,
         project_root,
+        home: home.as_deref().map(Path::new),
         exists: &|p| std::fs::symlink_metadata(p).is_ok(),
     })
 }

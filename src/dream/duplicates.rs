@@ -138,7 +138,7 @@ pub fn duplicate_clusters(memories: &[Memory], index_targets: &BTreeMap<String, 
 }
 
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
-/// grouped transitively (union-find).
+/// grouped transitively, each group with its highest similarity.
 fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
     let toks: Vec<BTreeSet<String>> = memories
         .iter()
@@ -150,35 +150,8 @@ fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
             ))
         })
         .collect();
-    let mut parent: Vec<usize> = (0..memories.len()).collect();
-    fn find(p: &mut [usize], x: usize) -> usize {
-        let mut r = x;
-        while p[r] != r {
-            r = p[r];
-        }
-        p[x] = r;
-        r
-    }
-    let edges = similar_pairs(&toks);
-    for &(a, b, _) in &edges {
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-        parent[ra.max(rb)] = ra.min(rb);
-    }
-    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for i in 0..memories.len() {
-        let r = find(&mut parent, i);
-        groups.entry(r).or_default().push(i);
-    }
-    // The highest similarity within a group is always one of its edges (≥ 0.5).
-    let mut best: BTreeMap<usize, f64> = BTreeMap::new();
-    for &(a, _, sim) in &edges {
-        let r = find(&mut parent, a);
-        let e = best.entry(r).or_insert(0.0);
-        *e = e.max(sim);
-    }
     let mut out = Vec::new();
-    for (root, members) in groups.into_iter().filter(|(_, g)| g.len() > 1) {
-        let sim = best.get(&root).copied().unwrap_or(0.0);
+    for (members, sim) in similar_groups(&toks) {
         let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel.clone()).collect();
         files.sort();
         out.push(Cluster::new(ClusterReason::Similar(sim), files, vec![]));
@@ -186,35 +159,158 @@ fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
     out
 }
 
-/// Every pair (a < b) with a Jaccard similarity ≥ 0.5, and that similarity, without
-/// comparing every pair: prefix filtering. Order each set's tokens rarest first; two
-/// sets with J ≥ 0.5 must share a token among the first |A| − ⌈|A|/2⌉ + 1 of each, so
-/// only pairs sharing such a token are compared (exact, near-linear on real memories).
-fn similar_pairs(toks: &[BTreeSet<String>]) -> Vec<(usize, usize, f64)> {
-    let mut freq: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+/// A token set as the similarity step holds it: the 64 most common tokens of the
+/// whole input as bits, the others as ranks (rarest first), and the rank order.
+struct Set {
+    /// Every token's rank, rarest first (the prefix filter's order).
+    ranks: Vec<u32>,
+    /// The ranks below the first common one, sorted.
+    rare: Vec<u32>,
+    common: u64,
+}
+
+impl Set {
+    fn len(&self) -> usize {
+        self.ranks.len()
+    }
+
+    fn overlap(&self, o: &Set) -> usize {
+        let (mut a, mut b, mut n) = (0, 0, (self.common & o.common).count_ones() as usize);
+        while a < self.rare.len() && b < o.rare.len() {
+            match self.rare[a].cmp(&o.rare[b]) {
+                std::cmp::Ordering::Less => a += 1,
+                std::cmp::Ordering::Greater => b += 1,
+                std::cmp::Ordering::Equal => {
+                    n += 1;
+                    a += 1;
+                    b += 1;
+                }
+            }
+        }
+        n
+    }
+}
+
+/// |A| − ⌈|A|/2⌉ + 1: two sets with J ≥ 0.5 share a token among this many of the
+/// rarest of each (prefix filtering).
+fn prefix_len(n: usize) -> usize {
+    if n == 0 { 0 } else { n - n.div_ceil(2) + 1 }
+}
+
+/// The groups of rule (c): the connected components (size > 1) of the graph whose
+/// edges are the pairs with a Jaccard similarity ≥ 0.5, each with its highest
+/// similarity, in the order of their first member. Exactly what comparing every
+/// pair gives (the unit tests check it against that), without comparing every
+/// pair:
+///
+/// - candidates come from an inverted index of each set's prefix (its rarest
+///   tokens, see [`prefix_len`]): a pair that shares no prefix token is below 0.5;
+/// - a candidate is looked at once, when its first shared token is met; the
+///   positions of that token bound the overlap (positional filtering), and a pair
+///   whose bound is below 0.5 is dropped;
+/// - a pair already in one group is verified only when its bound exceeds the
+///   group's highest similarity so far: it can neither join anything nor raise the
+///   maximum otherwise. On a dir where most memories are alike this skips almost
+///   every verification.
+fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
+    use std::collections::HashMap;
+    let n = toks.len();
+    let mut freq: HashMap<&str, usize> = HashMap::new();
     for t in toks.iter().flatten() {
         *freq.entry(t.as_str()).or_default() += 1;
     }
-    let mut postings: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
-    let mut candidates: BTreeSet<(usize, usize)> = BTreeSet::new();
-    for (i, set) in toks.iter().enumerate() {
-        let mut ordered: Vec<&str> = set.iter().map(String::as_str).collect();
-        ordered.sort_by_key(|t| (freq[t], *t));
-        let prefix = set.len() - set.len().div_ceil(2) + 1;
-        for t in ordered.into_iter().take(prefix.min(set.len())) {
-            let list = postings.entry(t).or_default();
-            for &j in list.iter() {
-                candidates.insert((j, i));
+    let mut order: Vec<(&str, usize)> = freq.into_iter().collect();
+    order.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
+    let first_common = order.len().saturating_sub(64) as u32;
+    let rank: HashMap<&str, u32> = order.iter().enumerate().map(|(r, (t, _))| (*t, r as u32)).collect();
+    let sets: Vec<Set> = toks
+        .iter()
+        .map(|set| {
+            let mut ranks: Vec<u32> = set.iter().map(|t| rank[t.as_str()]).collect();
+            ranks.sort_unstable();
+            let rare = ranks.iter().copied().filter(|&r| r < first_common).collect();
+            let common = ranks
+                .iter()
+                .filter(|&&r| r >= first_common)
+                .fold(0u64, |m, &r| m | 1 << (r - first_common));
+            Set { ranks, rare, common }
+        })
+        .collect();
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut best: Vec<f64> = vec![0.0; n];
+    fn find(p: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while p[r] != r {
+            r = p[r];
+        }
+        let mut y = x;
+        while p[y] != r {
+            let next = p[y];
+            p[y] = r;
+            y = next;
+        }
+        r
+    }
+    // Smallest sets first: an indexed set is never larger than the one probing,
+    // so it needs only its first |B| − ⌈2|B|/3⌉ + 1 tokens in the index (J ≥ 0.5
+    // and |B| ≤ |A| give an overlap ≥ ⌈2|B|/3⌉).
+    let mut by_size: Vec<usize> = (0..n).collect();
+    by_size.sort_by_key(|&i| (sets[i].len(), i));
+    // Rank → (set, position of the token in it), for sets already indexed.
+    let mut postings: Vec<Vec<(u32, u32)>> = vec![Vec::new(); order.len()];
+    let mut seen: Vec<usize> = vec![usize::MAX; n];
+    for &i in &by_size {
+        let a = &sets[i];
+        let pa = prefix_len(a.len());
+        for (pos_a, &tok) in a.ranks[..pa].iter().enumerate() {
+            for &(j, pos_b) in &postings[tok as usize] {
+                let j = j as usize;
+                if seen[j] == i {
+                    continue;
+                }
+                seen[j] = i;
+                let b = &sets[j];
+                // The first shared token is at (pos_a, pos_b): the overlap is at most
+                // it and what follows it in the shorter remainder.
+                let bound = 1 + (a.len() - pos_a - 1).min(b.len() - pos_b as usize - 1);
+                let total = a.len() + b.len();
+                // J ≥ 0.5 ⟺ 3·overlap ≥ |A| + |B|.
+                if 3 * bound < total {
+                    continue;
+                }
+                let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                let bound_j = bound as f64 / (total - bound) as f64;
+                if ri == rj && bound_j <= best[ri] {
+                    continue;
+                }
+                let o = a.overlap(b);
+                if 3 * o < total {
+                    continue;
+                }
+                let sim = o as f64 / (total - o) as f64;
+                let (lo, hi) = (ri.min(rj), ri.max(rj));
+                parent[hi] = lo;
+                best[lo] = best[lo].max(best[hi]).max(sim);
             }
-            list.push(i);
+        }
+        let indexed = if a.len() == 0 {
+            0
+        } else {
+            a.len() - (2 * a.len()).div_ceil(3) + 1
+        };
+        for (pos, &tok) in a.ranks[..indexed].iter().enumerate() {
+            postings[tok as usize].push((i as u32, pos as u32));
         }
     }
-    candidates
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..n {
+        let r = find(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    groups
         .into_iter()
-        .filter_map(|(a, b)| {
-            let sim = jaccard(&toks[a], &toks[b]);
-            (sim >= 0.5).then_some((a, b, sim))
-        })
+        .filter(|(_, g)| g.len() > 1)
+        .map(|(r, g)| (g, best[r]))
         .collect()
 }
 
@@ -275,8 +371,41 @@ pub fn superseded(memories: &[Memory]) -> Vec<Superseded> {
 mod tests {
     use super::*;
 
+    /// What comparing every pair gives: the groups (union-find over the pairs with
+    /// J ≥ 0.5, roots the smallest member) and each group's highest similarity.
+    fn brute_force(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
+        let n = toks.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        let root = |p: &Vec<usize>, mut x: usize| {
+            while p[x] != x {
+                x = p[x];
+            }
+            x
+        };
+        let mut edges = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                let j = jaccard(&toks[a], &toks[b]);
+                if j >= 0.5 {
+                    edges.push((a, j));
+                    let (ra, rb) = (root(&parent, a), root(&parent, b));
+                    parent[ra.max(rb)] = ra.min(rb);
+                }
+            }
+        }
+        let mut groups: BTreeMap<usize, (Vec<usize>, f64)> = BTreeMap::new();
+        for i in 0..n {
+            groups.entry(root(&parent, i)).or_default().0.push(i);
+        }
+        for (a, j) in edges {
+            let g = groups.get_mut(&root(&parent, a)).unwrap();
+            g.1 = g.1.max(j);
+        }
+        groups.into_values().filter(|g| g.0.len() > 1).collect()
+    }
+
     #[test]
-    fn prefix_filtering_finds_exactly_the_pairs_of_the_quadratic_scan() {
+    fn similar_groups_are_those_of_the_quadratic_scan() {
         let texts = [
             "deploy staging cluster with helm",
             "deploy staging cluster helm charts",
@@ -290,43 +419,50 @@ mod tests {
             "日本語のテキスト追加",
         ];
         let toks: Vec<BTreeSet<String>> = texts.iter().map(|t| tokens(t)).collect();
-        let mut slow = Vec::new();
-        for a in 0..toks.len() {
-            for b in a + 1..toks.len() {
-                let j = jaccard(&toks[a], &toks[b]);
-                if j >= 0.5 {
-                    slow.push((a, b, j));
-                }
-            }
-        }
+        let slow = brute_force(&toks);
         assert!(!slow.is_empty());
-        assert_eq!(similar_pairs(&toks), slow);
+        assert_eq!(similar_groups(&toks), slow);
     }
 
     #[test]
-    fn prefix_filtering_agrees_with_the_quadratic_scan_on_random_sets() {
-        // A small deterministic generator: sets of 0–7 tokens from a 12-word vocabulary.
+    fn similar_groups_agree_with_the_quadratic_scan_on_random_sets() {
+        // A small deterministic generator. Vocabularies from 6 to 200 words (more
+        // than the 64 that become bits), sets of 0–24 tokens, a skewed choice of
+        // words so that some are very common, and near-copies of earlier sets so
+        // that groups grow large and their maximum has to be found among many.
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = move |n: u64| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            x % n
+            x % n.max(1)
         };
-        for _ in 0..200 {
-            let toks: Vec<BTreeSet<String>> = (0..30)
-                .map(|_| (0..next(8)).map(|_| format!("w{}", next(12))).collect())
-                .collect();
-            let mut slow = Vec::new();
-            for a in 0..toks.len() {
-                for b in a + 1..toks.len() {
-                    let j = jaccard(&toks[a], &toks[b]);
-                    if j >= 0.5 {
-                        slow.push((a, b, j));
+        for round in 0..300 {
+            let vocab = [6, 12, 40, 90, 200][round % 5];
+            let size = [8, 14, 25][round % 3];
+            let count = 20 + next(60) as usize;
+            let mut toks: Vec<BTreeSet<String>> = Vec::new();
+            for _ in 0..count {
+                let set: BTreeSet<String> = if !toks.is_empty() && next(3) == 0 {
+                    let mut s = toks[next(toks.len() as u64) as usize].clone();
+                    for _ in 0..next(3) {
+                        s.insert(format!("w{}", next(vocab)));
                     }
-                }
+                    if let Some(f) = s.iter().next().cloned().filter(|_| next(2) == 0) {
+                        s.remove(&f);
+                    }
+                    s
+                } else {
+                    (0..next(size))
+                        .map(|_| {
+                            let k = next(vocab) + 1;
+                            format!("w{}", next(k))
+                        })
+                        .collect()
+                };
+                toks.push(set);
             }
-            assert_eq!(similar_pairs(&toks), slow);
+            assert_eq!(similar_groups(&toks), brute_force(&toks), "round {round}");
         }
     }
 

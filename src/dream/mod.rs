@@ -25,7 +25,7 @@ use crate::sessions::Session;
 use crate::text::IsoMs;
 
 pub use caps::Caps;
-pub use citations::citations;
+pub use citations::{Cited, Shape, citations};
 pub use duplicates::{Cluster, ClusterReason, Superseded, duplicate_clusters, jaccard, superseded, tokens};
 pub use gates::{Gate, GateInput, GateName, GateStatus, Gates, Verdict, gates};
 pub use plan::{

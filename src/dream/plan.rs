@@ -2,14 +2,14 @@
 //! the caller gathers the scan, the texts, the lint findings and the sessions, and
 //! says which cited paths exist.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use chrono::{Duration, TimeZone, Utc};
 use serde::Serialize;
 
 use super::caps::Caps;
-use super::citations::citations;
+use super::citations::{Shape, citations};
 use super::duplicates::{Cluster, Superseded, duplicate_clusters, superseded};
 use crate::dates;
 use crate::index::{self, Link};
@@ -40,6 +40,8 @@ pub struct PlanInput<'a> {
     /// The canonical project root relative citations resolve against; `None`
     /// skips the missing-citation check (no project).
     pub project_root: Option<&'a Path>,
+    /// The home directory `~/` citations resolve against; `None` skips them.
+    pub home: Option<&'a Path>,
     /// Whether a cited path exists (not following a final symlink).
     pub exists: &'a dyn Fn(&Path) -> bool,
 }
@@ -145,6 +147,16 @@ pub enum BasedOn {
     Mtime,
 }
 
+impl BasedOn {
+    /// `modified` or `mtime`, as in the JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BasedOn::Modified => "modified",
+            BasedOn::Mtime => "mtime",
+        }
+    }
+}
+
 /// Phase 4: the index rules' findings and the caps.
 #[derive(Debug, Serialize)]
 pub struct PruneAndIndex {
@@ -230,19 +242,33 @@ fn read<'a>(i: &'a PlanInput) -> impl Iterator<Item = (&'a Memory, &'a str)> {
 fn gather(i: &PlanInput) -> Gather {
     let mut missing = Vec::new();
     if let Some(root) = i.project_root {
+        // Whether the project root has an entry of that name, asked once per name.
+        let mut roots: HashMap<String, bool> = HashMap::new();
         for (m, text) in read(i) {
-            for (line, citation, path) in citations(text) {
-                let full = if path.starts_with('/') {
-                    PathBuf::from(&path)
-                } else {
-                    root.join(&path)
+            for c in citations(text) {
+                let full = match &c.shape {
+                    Shape::Home => match i.home {
+                        Some(h) => h.join(&c.path[2..]),
+                        None => continue,
+                    },
+                    Shape::Path if c.path.starts_with('/') => PathBuf::from(&c.path),
+                    Shape::Path => root.join(&c.path),
+                    Shape::FirstSegment(first) => {
+                        let known = *roots
+                            .entry(first.clone())
+                            .or_insert_with(|| (i.exists)(&root.join(first)));
+                        if !known {
+                            continue;
+                        }
+                        root.join(&c.path)
+                    }
                 };
                 if !(i.exists)(&full) {
                     missing.push(MissingCitation {
                         file: m.rel.clone(),
-                        line,
-                        citation,
-                        path,
+                        line: c.line,
+                        citation: c.citation,
+                        path: c.path,
                     });
                 }
             }

@@ -30,9 +30,19 @@ fn gates(s: &mut String, d: &DryRun) {
             gate.detail
         );
         if gate.gate == GateName::Sessions {
-            for x in &d.sessions {
-                let m = x.mtime().map_or_else(|| "-".to_string(), |m| m.to_string());
-                let _ = writeln!(s, "      {}  {m}  {}", x.name, x.reason.as_str());
+            // One column per field, as wide as its widest entry.
+            let rows: Vec<(&str, String, &str)> = d
+                .sessions
+                .iter()
+                .map(|x| {
+                    let m = x.mtime().map_or_else(|| "-".to_string(), |m| m.to_string());
+                    (x.name.as_str(), m, x.reason.as_str())
+                })
+                .collect();
+            let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+            let wm = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+            for (name, m, reason) in rows {
+                let _ = writeln!(s, "      {name:<w$}  {m:<wm$}  {reason}");
             }
         }
     }
@@ -47,12 +57,12 @@ fn orient(s: &mut String, o: &Orient) {
     s.push_str("\nPhase 1 — Orient\n");
     let _ = writeln!(
         s,
-        "  {} topic files: {} user, {} feedback, {} project, {} reference, {} untyped ({} typed only under metadata:)",
+        "  {} topic files: {} user, {} feedback, {} project, {} reference, {} untyped\n    ({} typed only under metadata:)",
         o.topic_files, t.user, t.feedback, t.project, t.reference, t.untyped, t.nested_only
     );
     let _ = writeln!(
         s,
-        "  MEMORY.md: {} lines, {} memory links; {} / 200 lines and {} / 25 000 units as loaded",
+        "  MEMORY.md: {} lines, {} memory links\n    as loaded: {} / 200 lines, {} / 25 000 units",
         o.index_lines,
         o.index_links,
         o.index_line_count,
@@ -61,7 +71,7 @@ fn orient(s: &mut String, o: &Orient) {
     if let (Some(n), Some(old)) = (&o.newest, &o.oldest) {
         let _ = writeln!(
             s,
-            "  newest: {} ({}); oldest: {} ({})",
+            "  newest: {} ({})\n  oldest: {} ({})",
             n.file, n.mtime, old.file, old.mtime
         );
     }
@@ -77,7 +87,7 @@ fn gather(s: &mut String, g: &Gather) {
     s.push_str("\nPhase 2 — Gather recent signal\n");
     let _ = writeln!(
         s,
-        "  sessions since the last consolidation ({}) in {}",
+        "  sessions since the last consolidation ({}), in\n    {}",
         g.sessions.len(),
         g.transcripts_dir.as_deref().unwrap_or("(no project)")
     );
@@ -85,18 +95,22 @@ fn gather(s: &mut String, g: &Gather) {
         let mtime = x.mtime.map(|m| m.to_string()).unwrap_or_default();
         let _ = writeln!(s, "    - {}  {mtime}", x.id.as_deref().unwrap_or(""));
     }
-    section(s, "missing file citations", &g.missing_citations, |v| {
-        format!("{}:{}: `{}` does not exist", v.file, v.line, v.path)
-    });
+    capped_section(
+        s,
+        "cited files not found",
+        &g.missing_citations,
+        |v| &v.file,
+        |v| format!("{}:{}: {}", v.file, v.line, v.path),
+    );
 }
 
 fn consolidate(s: &mut String, c: &Consolidate) {
     s.push_str("\nPhase 3 — Consolidate\n");
     section(s, "relative dates", &c.relative_dates, |v| {
-        let sug = v
-            .suggestion
-            .as_ref()
-            .map_or_else(|| "write the absolute date".to_string(), |d| format!("→ {d}"));
+        let sug = v.suggestion.as_ref().map_or_else(
+            || "write the absolute date".to_string(),
+            |d| format!("→ {d} (from {})", v.based_on.as_str()),
+        );
         format!("{}:{}:{}: `{}` {sug}", v.file, v.line, v.col, v.phrase)
     });
     section(s, "duplicate clusters", &c.duplicate_clusters, |v| {
@@ -133,6 +147,31 @@ fn prune_and_index(s: &mut String, p: &PruneAndIndex) {
     );
     section(s, "near the caps", &p.near_caps, f);
     section(s, "duplicate targets", &p.duplicate_targets, f);
+}
+
+/// The most items of one memory a capped section lists.
+pub const CAP_PER_FILE: usize = 20;
+
+/// As [`section`], listing at most [`CAP_PER_FILE`] items of one file, then `… and
+/// N more in FILE` (the JSON lists them all).
+fn capped_section<T>(s: &mut String, title: &str, items: &[T], file: impl Fn(&T) -> &str, line: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        let _ = writeln!(s, "  {title}: none");
+        return;
+    }
+    let _ = writeln!(s, "  {title} ({}):", items.len());
+    let mut k = 0;
+    while k < items.len() {
+        let f = file(&items[k]);
+        let n = items[k..].iter().take_while(|v| file(v) == f).count();
+        for v in &items[k..k + n.min(CAP_PER_FILE)] {
+            let _ = writeln!(s, "    {}", line(v));
+        }
+        if n > CAP_PER_FILE {
+            let _ = writeln!(s, "    … and {} more in {f}", n - CAP_PER_FILE);
+        }
+        k += n;
+    }
 }
 
 /// `  title: none`, or `  title (n):` and one indented line per item.

@@ -96,7 +96,10 @@ pub fn ensure_no_dream(main_dir: &Path, now: DateTime<Utc>, force: bool) -> Resu
         let minutes = ((now_ms - info.mtime_ms.unwrap_or(now_ms)) / 60_000.0).floor().max(0.0);
         return Err(Error::new(
             Kind::DreamRunning,
-            format!("auto-dream lock taken {minutes} min ago by live Claude Code PID {}; a consolidation may still be running", info.pid.unwrap_or_default()),
+            format!(
+                "auto-dream lock taken {minutes} min ago by live {}; a consolidation may still be running",
+                lock::holder(info.pid.unwrap_or_default())
+            ),
         )
         .hint("wait for it to finish, or pass --force"));
     }

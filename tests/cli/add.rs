@@ -434,7 +434,7 @@ fn a_live_dream_refuses_and_force_overrides() {
         .args(["add", "--type", "user", "--name", "Me", "--description", "d"])
         .run()
         .code(2);
-    run.stderr_starts("memctl: auto-dream lock taken 30 min ago by live Claude Code PID");
+    run.stderr_starts("memctl: auto-dream lock taken 30 min ago by live PID");
     assert!(!d.join("user_me.md").exists());
     let env = Env::new();
     let lock = env.dir().join(".consolidate-lock");

@@ -336,3 +336,103 @@ fn relative_dates_count_from_the_modified_field() {
         ])
     );
 }
+
+/// Issue 14 §4: prose with slashes (`green/green`, `N/A`, `1/2`, `38/38`,
+/// `React/ReactDOM`) and tokens garbled by emphasis are not citations; a token
+/// whose first segment exists in the project, an extension or a leading `./` is.
+#[test]
+fn r14_only_tokens_that_look_like_paths_are_citations() {
+    let (env, _) = setup(Some(true));
+    let proj = env.root().join("proj");
+    fs::create_dir_all(proj.join("src")).unwrap();
+    fs::create_dir_all(proj.join("harness")).unwrap();
+    let env = env
+        .memory_aged(
+            "project_a.md",
+            "---\nname: A\ndescription: a\ntype: project\n---\nred/green green/green N/A 1/2 38/38 React/ReactDOM\n**`harness/`** is here; **`gone/`** is prose\n`src/gone/` and src/real/ and ./run.sh and docs/x.md\n",
+            24.0,
+        )
+        .index("- [A](project_a.md) — a\n");
+    let doc = dream(env);
+    let got: Vec<&str> = doc["plan"]["gather"]["missing_citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["citation"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, ["src/gone/", "src/real/", "./run.sh", "docs/x.md"]);
+}
+
+/// Issue 14 §4: the text lists at most 20 missing citations per memory, then
+/// `… and N more`; JSON keeps them all.
+#[test]
+fn r14_missing_citations_are_capped_per_memory_in_text() {
+    let make = || {
+        let (env, _) = setup(Some(true));
+        let body: String = (0..25).map(|i| format!("see src/gone{i}.rs\n")).collect();
+        env.memory_aged(
+            "project_a.md",
+            &format!("---\nname: A\ndescription: a\ntype: project\n---\n{body}"),
+            24.0,
+        )
+        .index("- [A](project_a.md) — a\n")
+    };
+    let json = make().args(["dream", "--json"]).run().success().json();
+    let env = make();
+    assert_eq!(
+        json["plan"]["gather"]["missing_citations"].as_array().unwrap().len(),
+        25
+    );
+    let run = env.args(["dream"]).run().success();
+    assert!(run.stdout.contains("  cited files not found (25):\n"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("project_a.md:25: src/gone19.rs\n    … and 5 more in project_a.md\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("src/gone20.rs"), "{}", run.stdout);
+}
+
+/// Issue 14 §4: a relative-date suggestion says in text what it counts from.
+#[test]
+fn r14_relative_date_text_says_what_it_is_based_on() {
+    let (env, _) = setup(Some(true));
+    let env = env
+        .memory_aged("project_a.md", "---\nname: A\ndescription: a\ntype: project\nmodified: 2026-01-10T08:00:00.000Z\n---\nDecided yesterday.\n", 48.0)
+        .memory_aged("project_b.md", "---\nname: B\ndescription: b\ntype: project\n---\nDecided yesterday.\n", 48.0)
+        .index("- [A](project_a.md) — a\n- [B](project_b.md) — b\n");
+    let run = env.args(["dream"]).run().success();
+    assert!(
+        run.stdout
+            .contains("project_a.md:7:9: `yesterday` → 2026-01-09 (from modified)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("project_b.md:6:9: `yesterday` → 2026-03-07 (from mtime)\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Issue 14 §8: the session list under the sessions gate is aligned in columns.
+#[test]
+fn r14_session_list_is_aligned() {
+    let (env, t) = setup(Some(true));
+    lock(&env, 25.0);
+    session(&t, &format!("{}.jsonl", uuid(1)), 1.0);
+    session(&t, "not-a-uuid.jsonl", 1.0);
+    let run = env.args(["dream"]).run().success();
+    let rows: Vec<&str> = run.stdout.lines().filter(|l| l.contains(".jsonl")).collect();
+    assert_eq!(rows.len(), 2, "{}", run.stdout);
+    let col = |l: &str, needle: &str| l.find(needle).unwrap();
+    assert_eq!(col(rows[0], "20"), col(rows[1], "20"), "{}", run.stdout);
+    assert_eq!(
+        col(rows[0], "counted"),
+        col(rows[1], "not a session id"),
+        "{}",
+        run.stdout
+    );
+}

@@ -770,7 +770,7 @@ fn fix_respects_a_live_dream_unless_forced() {
     set_age(&lock, 0.2);
     let d = env.dir();
     let run = env.args(["lint", "--fix"]).run().code(2);
-    assert!(run.stderr.starts_with(&format!("memctl: auto-dream lock taken 12 min ago by live Claude Code PID {}; a consolidation may still be running\nhint: wait for it to finish, or pass --force\n", std::process::id())), "{}", run.stderr);
+    assert!(run.stderr.starts_with(&format!("memctl: auto-dream lock taken 12 min ago by live PID {}; a consolidation may still be running\nhint: wait for it to finish, or pass --force\n", std::process::id())), "{}", run.stderr);
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
     let env = good().memory("extra.md", GOOD);
     let lock = env.dir().join(".consolidate-lock");
