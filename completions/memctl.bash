@@ -148,7 +148,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__add)
-            opts="-t -n -h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --force --dir --project --team --json --color --help"
+            opts="-t -n -h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --at-top --force --dir --project --team --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

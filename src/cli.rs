@@ -323,7 +323,12 @@ pub struct AddArgs {
     #[arg(long, short = 'n')]
     pub dry_run: bool,
 
-    /// Write even while a live auto-dream holds the lock
+    /// Put the index line at the top of MEMORY.md instead of in its type's section
+    #[arg(long, conflicts_with = "no_index")]
+    pub at_top: bool,
+
+    /// Write even while a live auto-dream holds the lock, and even when the index
+    /// line would be cut or push another entry past the cut
     #[arg(long)]
     pub force: bool,
 }

@@ -23,12 +23,18 @@ pub enum Kind {
     Config,
     Unsupported,
     StrictRefused,
+    /// The index with the new line would be cut (SPEC §3.13).
+    OverBudget,
     Internal,
 }
 
 impl Kind {
     pub fn exit_code(self) -> u8 {
-        if self == Kind::StrictRefused { 1 } else { 2 }
+        if matches!(self, Kind::StrictRefused | Kind::OverBudget) {
+            1
+        } else {
+            2
+        }
     }
 }
 

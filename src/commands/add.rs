@@ -28,7 +28,12 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
         Some(Writer::open(dir, ctx.now, args.force)?)
     };
     let enabled = (res.enabled.value, res.enabled.lever.as_str());
-    let plan = add::plan(dir, &m, args.no_index, enabled, ctx.now)?;
+    let placement = add::Placement {
+        no_index: args.no_index,
+        at_top: args.at_top,
+        force: args.force,
+    };
+    let plan = add::plan(dir, &m, placement, enabled, ctx.now)?;
     if args.strict && !plan.warnings.is_empty() {
         return Err(Error::new(
             Kind::StrictRefused,

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod edit;
 pub mod load;
+pub mod place;
 pub mod report;
 
 use crate::paths::validate::normalize;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::error::{Error, Kind};
 use crate::frontmatter::{self, Fields, Status};
 use crate::index::check::{Checked, checked};
-use crate::index::edit::append_line;
+use crate::index::place::{newly_cut, place};
 use crate::index::report::{JSON_DROPPED, TruncationReport};
 use crate::memdir::MemoryDir;
 use crate::memory::MemoryType;
@@ -42,6 +42,9 @@ pub struct Plan {
     /// 1-based line of the new entry in the new index.
     pub line_number: Option<usize>,
     pub warnings: Vec<String>,
+    /// The type and `--at-top`, to place the line again in the fresh index.
+    pub ty: MemoryType,
+    pub at_top: bool,
 }
 
 /// The JSON document of `add` (SPEC §3.6).
@@ -79,13 +82,26 @@ impl Plan {
 
 /// Plan the write: render and check the file, compute the index with the new line,
 /// collect the warnings. Reads the dir; writes nothing.
+/// How `add` places its index line (SPEC §10.2, §3.13).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Placement {
+    /// `--no-index`: no line at all.
+    pub no_index: bool,
+    /// `--at-top`: before the first entry instead of in the type's section.
+    pub at_top: bool,
+    /// `--force`: place it even when the index would be cut (a warning names the
+    /// entries dropped).
+    pub force: bool,
+}
+
 pub fn plan(
     dir: &MemoryDir,
     m: &NewMemory,
-    no_index: bool,
+    placement: Placement,
     enabled: (bool, &str),
     now: DateTime<Utc>,
 ) -> Result<Plan, Error> {
+    let no_index = placement.no_index;
     let content = frontmatter::render_memory(&m.name, &m.description, m.ty.as_str(), &m.body);
     ensure_round_trip(&content, m)?;
     let mut warnings = input_warnings(m, now);
@@ -105,20 +121,20 @@ pub fn plan(
     }
     ensure_absent(dir, &m.file)?;
     let old_index = read_index(dir);
-    let new_index = if no_index {
-        old_index.clone()
+    let (new_index, line_number) = if no_index {
+        (old_index.clone(), None)
     } else {
-        with_entry(&old_index, &entry)
+        let p = with_entry(&old_index, &entry, m.ty, placement.at_top);
+        (p.text, Some(p.line))
     };
     let label = dir.index_label();
     let check = checked(label.into(), Some(dir.index_path()), &new_index);
-    if !no_index && let Some(w) = truncation_warning(&check, label, &entry) {
-        warnings.push(w);
+    if !no_index {
+        ensure_loads(&old_index, &new_index, &m.file, label, placement)?;
+        if let Some(w) = truncation_warning(&check, label, &entry) {
+            warnings.push(w);
+        }
     }
-    let line_number = index::lines(&new_index)
-        .iter()
-        .rposition(|l| l.trim_end() == entry)
-        .map(|i| i + 1);
     Ok(Plan {
         dir: dir.clone(),
         file: m.file.clone(),
@@ -129,6 +145,8 @@ pub fn plan(
         check,
         line_number,
         warnings,
+        ty: m.ty,
+        at_top: placement.at_top,
     })
 }
 
@@ -148,7 +166,7 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     if let Some(entry) = &plan.entry {
         let index = w.memdir().index_path();
         if let Err(e) = w.update(&index, Some(plan.old_index.as_bytes()), |fresh| {
-            Ok(with_entry(fresh, entry))
+            Ok(with_entry(fresh, entry, plan.ty, plan.at_top).text)
         }) {
             w.roll_back();
             return Err(e);
@@ -170,10 +188,30 @@ fn read_index(dir: &MemoryDir) -> String {
     crate::index::read_index_text(&dir.index_path())
 }
 
-/// The index with `entry` appended in the index's own line ending.
-pub fn with_entry(index: &str, entry: &str) -> String {
-    let crlf = index.split('\n').next().is_some_and(|l| l.ends_with('\r')) && index.contains('\n');
-    append_line(index, entry, if crlf { "\r\n" } else { "\n" })
+/// The index with `entry` placed for its type (SPEC §10.2), in the index's own
+/// line ending.
+pub fn with_entry(index: &str, entry: &str, ty: MemoryType, at_top: bool) -> crate::index::place::Placed {
+    place(index, entry, Some(ty.as_str()), at_top)
+}
+
+/// Refuse (`over_budget`, SPEC §3.13) when the new line would be cut or push a
+/// loaded entry past the cut, unless `--force`.
+fn ensure_loads(old: &str, new: &str, file: &str, label: &str, placement: Placement) -> Result<(), Error> {
+    let (own, pushed) = newly_cut(old, new, file);
+    if placement.force || (!own && pushed.is_empty()) {
+        return Ok(());
+    }
+    let what = if own {
+        format!("its index line would fall past Claude Code's cut of {label}")
+    } else {
+        format!(
+            "its index line would push {} past Claude Code's cut of {label}",
+            pushed.join(", ")
+        )
+    };
+    Err(Error::new(Kind::OverBudget, format!("{what}: {file}")).hint(
+        "make room with `memctl index rebuild`, add it with --no-index, or pass --force to add it anyway (the cut entries are named)",
+    ))
 }
 
 /// The first parse of what memctl writes must give back exactly the three strings.

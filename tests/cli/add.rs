@@ -185,16 +185,95 @@ fn long_index_lines_are_shortened_to_150_chars() {
 }
 
 #[test]
-fn warns_with_every_entry_that_would_fall_past_the_cut() {
+fn refuses_a_line_that_would_fall_past_the_cut_and_writes_nothing() {
+    let index: String = (1..=200).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
+    let env = Env::new().index(&index);
+    let d = env.dir();
+    let _run = env
+        .args(["add", "--type", "user", "--name", "New one", "--description", "d"])
+        .run()
+        .code(1)
+        .stderr(
+            "memctl: its index line would fall past Claude Code's cut of MEMORY.md: user_new_one.md\nhint: make room with `memctl index rebuild`, add it with --no-index, or pass --force to add it anyway (the cut entries are named)\n",
+        );
+    assert_eq!(read(&d, "MEMORY.md"), index);
+    assert!(!d.join("user_new_one.md").exists());
+}
+
+#[test]
+fn force_adds_past_the_cut_and_warns_with_every_entry_that_would_fall_past_it() {
     let index: String = (1..=200).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
     let run = Env::new()
         .index(&index)
-        .args(["add", "--type", "user", "--name", "New one", "--description", "d"])
+        .args([
+            "add",
+            "--force",
+            "--type",
+            "user",
+            "--name",
+            "New one",
+            "--description",
+            "d",
+        ])
         .run()
         .success();
     run.stderr_has(
             "memctl: warning: Claude Code would truncate MEMORY.md: 201 lines (limit: 200)\nThese entries would not be loaded:\n  MEMORY.md:201: - [New one](user_new_one.md) — d   ← the new entry\nhint: shorten or remove index lines (memctl lint), or move detail into topic files\n"
         );
+}
+
+#[test]
+fn the_line_goes_into_its_types_section_or_to_the_top() {
+    let index = "# Memory\n\n## Feedback\n- [F](feedback_f.md) — f\n\n## User profile\n- [U](user_u.md) — u\n";
+    let env = Env::new().index(index);
+    let d = env.dir();
+    let _run = env
+        .args([
+            "add",
+            "--type",
+            "feedback",
+            "--name",
+            "Terse",
+            "--description",
+            "short answers",
+            "--body",
+            "Be terse.",
+            "--why",
+            "w",
+            "--how",
+            "h",
+        ])
+        .run()
+        .success()
+        .stdout("created feedback_terse.md\nindexed in MEMORY.md:5\n");
+    assert_eq!(
+        read(&d, "MEMORY.md"),
+        "# Memory\n\n## Feedback\n- [F](feedback_f.md) — f\n- [Terse](feedback_terse.md) — short answers\n\n## User profile\n- [U](user_u.md) — u\n"
+    );
+}
+
+#[test]
+fn at_top_puts_the_line_before_the_first_entry() {
+    let env = Env::new().index("# Memory\n\n- [F](feedback_f.md) — f\n");
+    let d = env.dir();
+    let _run = env
+        .args([
+            "add",
+            "--at-top",
+            "--type",
+            "reference",
+            "--name",
+            "Dash",
+            "--description",
+            "grafana",
+        ])
+        .run()
+        .success()
+        .stdout("created reference_dash.md\nindexed in MEMORY.md:3\n");
+    assert_eq!(
+        read(&d, "MEMORY.md"),
+        "# Memory\n\n- [Dash](reference_dash.md) — grafana\n- [F](feedback_f.md) — f\n"
+    );
 }
 
 #[test]

@@ -713,7 +713,7 @@ fn fix_does_not_index_past_the_cut() {
     let env = good().index(&full).memory("extra.md", GOOD);
     let d = env.dir();
     let run = env.args(["lint", "--fix", "--rule", "ML203"]).run();
-    run.stderr_has("would fall past Claude Code's truncation cut");
+    run.stderr_has("would fall past Claude Code's cut: make room with `memctl index rebuild`");
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), full);
 }
 
@@ -1154,7 +1154,7 @@ fn ml203_hint_does_not_offer_fix_past_the_cut() {
     let msg = doc["findings"][0]["message"].as_str().unwrap().to_string();
     assert_eq!(
         msg,
-        "not in MEMORY.md: Claude Code never loads it; its line would fall past Claude Code's cut, so `memctl lint --fix` skips it: make room in MEMORY.md first (`memctl edit --index`)"
+        "not in MEMORY.md: Claude Code never loads it; its line would be cut or push a loaded entry past Claude Code's cut, so `memctl lint --fix` skips it: make room in MEMORY.md first (`memctl index rebuild`, or `memctl edit --index`)"
     );
     // And --fix does skip it.
     let mut index = String::new();

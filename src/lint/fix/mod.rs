@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::index::{self, edit, load};
+use crate::index;
 use crate::memory::Memory;
 use crate::scan;
 use crate::yaml::Value;
@@ -283,7 +283,6 @@ fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<Planned
     for (index_path, entries) in by_index {
         let old = state.index(&index_path);
         let mut new = old.clone();
-        let eol = edit::line_ending(&old);
         let mut added = Vec::new();
         // The findings were made before the write lock was taken: another
         // `lint --fix` or an `add` may have indexed the file since. The index read
@@ -303,7 +302,7 @@ fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<Planned
                 ));
                 continue;
             }
-            match index_line(state.memory(path, &local), &new, eol) {
+            match index_line(state.memory(path, &local), &local, &new) {
                 Ok(candidate) => {
                     new = candidate;
                     added.push(path.to_path_buf());
@@ -323,8 +322,10 @@ fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<Planned
     out
 }
 
-/// `index` with the memory's line appended, or why it cannot be added.
-fn index_line(memory: std::io::Result<Memory>, index: &str, eol: &str) -> Result<String, &'static str> {
+/// `index` with the memory's line placed for its type (SPEC §10.2), or why it
+/// cannot be added: no description, or the line would be cut or push a loaded
+/// entry past the cut (§3.13).
+fn index_line(memory: std::io::Result<Memory>, local: &str, index: &str) -> Result<String, &'static str> {
     let m = memory.map_err(|_| "cannot be read")?;
     let title = match &m.fields.name {
         Some(Value::String(s)) => s.clone(),
@@ -333,15 +334,17 @@ fn index_line(memory: std::io::Result<Memory>, index: &str, eol: &str) -> Result
     let Some(Value::String(hook)) = &m.fields.description else {
         return Err("no string description to use as the hook");
     };
-    let (line, _) = index::render_entry(title.trim(), &m.rel, hook.trim());
-    let candidate = edit::append_line(index, &line, eol);
-    let loaded = load::load(&candidate);
-    let last_line = index::lines(&candidate)
-        .iter()
-        .rposition(|l| !l.trim().is_empty())
-        .map_or(0, |i| i + 1);
-    if loaded.dropped.iter().any(|d| d.line == last_line) {
-        return Err("the new index line would fall past Claude Code's truncation cut");
+    let (line, _) = index::render_entry(title.trim(), local, hook.trim());
+    let ty = m.claude_type().map(|t| t.as_str());
+    let candidate = index::place::place(index, &line, ty, false).text;
+    let (own, pushed) = index::place::newly_cut(index, &candidate, local);
+    if own {
+        return Err("the new index line would fall past Claude Code's cut: make room with `memctl index rebuild`");
+    }
+    if !pushed.is_empty() {
+        return Err(
+            "the new index line would push a loaded entry past Claude Code's cut: make room with `memctl index rebuild`",
+        );
     }
     Ok(candidate)
 }

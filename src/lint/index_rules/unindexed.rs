@@ -98,7 +98,7 @@ fn unindexed(
                     "give it a one-line `description:`, then `memctl lint --fix` adds the line (or add it by hand: `{edit}`)"
                 ),
                 Fixable::PastCut => format!(
-                    "its line would fall past Claude Code's cut, so `memctl lint --fix` skips it: make room in {index_name} first (`{edit}`)"
+                    "its line would be cut or push a loaded entry past Claude Code's cut, so `memctl lint --fix` skips it: make room in {index_name} first (`memctl index rebuild`, or `{edit}`)"
                 ),
             };
             out.push(Finding::file(
@@ -124,7 +124,7 @@ enum Fixable {
 struct Room {
     /// The index text, read on first use; `pending` lines are still to append.
     text: Option<String>,
-    pending: Vec<String>,
+    pending: Vec<(String, Option<&'static str>)>,
     eol: &'static str,
     lines: usize,
     units: usize,
@@ -164,29 +164,28 @@ impl Room {
             Some(Value::String(s)) => s.clone(),
             _ => m.stem().to_string(),
         };
-        let (line, _) = index::render_entry(title.trim(), scope.local(&m.rel), hook.trim());
+        let local = scope.local(&m.rel);
+        let (line, _) = index::render_entry(title.trim(), local, hook.trim());
+        let ty = m.claude_type().map(|t| t.as_str());
         let line_units = line.encode_utf16().count() + self.eol.len();
-        // Far from both caps the line fits; near them, the exact model decides.
+        // Far from both caps the line fits wherever it goes; near them, the exact
+        // model decides, on the index as --fix grows it (lines placed by §10.2).
         let clearly_fits = self.lines + 2 < load::MAX_LINES && self.units + line_units + 16 < load::MAX_UNITS;
         if !clearly_fits {
             let text = self.text.get_or_insert_with(String::new);
-            for p in self.pending.drain(..) {
-                *text = edit::append_line(text, &p, self.eol);
+            for (p, t) in self.pending.drain(..) {
+                *text = index::place::place(text, &p, t, false).text;
             }
-            let candidate = edit::append_line(text, &line, self.eol);
-            let l = load::load(&candidate);
-            let last = index::lines(&candidate)
-                .iter()
-                .rposition(|l| !l.trim().is_empty())
-                .map_or(0, |i| i + 1);
-            if l.dropped.iter().any(|d| d.line == last) {
-                // Past the line cap, every later line is too.
-                self.cut = l.line_truncated;
+            let candidate = index::place::place(text, &line, ty, false).text;
+            let (own, pushed) = index::place::newly_cut(text, &candidate, local);
+            if own || !pushed.is_empty() {
+                // Past the line cap, every later line is refused too.
+                self.cut = load::load(&candidate).line_truncated;
                 return Fixable::PastCut;
             }
             *text = candidate;
         } else {
-            self.pending.push(line);
+            self.pending.push((line, ty));
         }
         self.lines += 1;
         self.units += line_units;
