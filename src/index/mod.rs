@@ -5,6 +5,7 @@ pub mod check;
 pub mod edit;
 pub mod load;
 pub mod place;
+pub mod rebuild;
 pub mod report;
 
 use crate::paths::validate::normalize;
@@ -792,7 +793,7 @@ pub fn encode_file(f: &str) -> String {
 /// Cut `text` for a line that fits when `text` has at most `n` chars plus `…`:
 /// before the last space among chars max(2, n−29)..=n+1 (1-based), else after
 /// char max(1, n).
-fn shorten(text: &str, n: usize) -> String {
+pub(crate) fn shorten(text: &str, n: usize) -> String {
     let chars: Vec<char> = text.chars().collect();
     let lo = 2.max(n.saturating_sub(29));
     let hi = (n + 1).min(chars.len());

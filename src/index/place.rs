@@ -109,7 +109,7 @@ fn fenced(lines: &[&str]) -> Vec<bool> {
 /// The line index after which a line of type `ty` goes: the section of the
 /// deepest, then first, heading naming the type; after its last memory link, or
 /// right below the heading when it has none.
-fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
+pub(crate) fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
     let code = fenced(lines);
     let headings: Vec<(usize, usize, &str)> = lines
         .iter()
@@ -131,7 +131,13 @@ fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
     let last_link = (start + 1..end)
         .rev()
         .find(|&i| !code[i] && super::extract_links(lines[i]).iter().any(super::Link::is_memory_link));
-    Some(last_link.map_or(start + 1, |i| i + 1))
+    // After the entry's own indented lines, if it has any.
+    let after = |i: usize| {
+        (i + 1..end)
+            .find(|&k| code[k] || !lines[k].starts_with([' ', '\t']) || lines[k].trim().is_empty())
+            .unwrap_or(end)
+    };
+    Some(last_link.map_or(start + 1, after))
 }
 
 /// The first line that is neither a heading nor blank (frontmatter-free indexes
