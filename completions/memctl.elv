@@ -39,6 +39,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Print a man page (memctl''s, or one command''s)'
             cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
+            cand index 'Keep MEMORY.md within what Claude Code loads'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -229,6 +230,42 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;index'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand rebuild 'Rewrite MEMORY.md to load whole within a budget, moving the least important entries into a hub file it links; no memory is ever unlinked'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;index;rebuild'= {
+            cand --budget 'Percent of both caps (200 lines, 25 000 units) the loaded index may use'
+            cand --pin 'Keep this memory''s line in MEMORY.md (repeatable; or end its line with `<!-- pin -->`)'
+            cand --hub 'The hub file entries move into'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Print the diff and the summary; change nothing'
+            cand --dry-run 'Print the diff and the summary; change nothing'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --force 'Write even while a live auto-dream holds the lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;index;help'= {
+            cand rebuild 'Rewrite MEMORY.md to load whole within a budget, moving the least important entries into a hub file it links; no memory is ever unlinked'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;index;help;rebuild'= {
+        }
+        &'memctl;index;help;help'= {
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
@@ -242,6 +279,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Print a man page (memctl''s, or one command''s)'
             cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
+            cand index 'Keep MEMORY.md within what Claude Code loads'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -270,6 +308,11 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;man'= {
         }
         &'memctl;help;dream'= {
+        }
+        &'memctl;help;index'= {
+            cand rebuild 'Rewrite MEMORY.md to load whole within a budget, moving the least important entries into a hub file it links; no memory is ever unlinked'
+        }
+        &'memctl;help;index;rebuild'= {
         }
         &'memctl;help;help'= {
         }

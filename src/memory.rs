@@ -97,6 +97,15 @@ impl Memory {
     }
 
     /// The base name without `.md`.
+    /// A hub of `memctl index rebuild`: its frontmatter says `memctl-hub: true`.
+    pub fn is_hub(&self) -> bool {
+        self.frontmatter
+            .map
+            .as_ref()
+            .and_then(|v| v.get(crate::index::rebuild::HUB_KEY))
+            .is_some_and(|v| *v == crate::yaml::Value::Bool(true))
+    }
+
     pub fn stem(&self) -> &str {
         let base = self.rel.rsplit('/').next().unwrap_or(&self.rel);
         base.strip_suffix(".md").unwrap_or(base)

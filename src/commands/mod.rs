@@ -5,6 +5,7 @@ mod completions;
 mod dream;
 mod edit;
 mod forget;
+mod index;
 mod lint;
 mod list;
 mod lock;
@@ -33,6 +34,7 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Edit(args) => edit::run(args, ctx, out),
         Command::Lock(args) => lock::run(args, ctx, out),
         Command::Dream(args) => dream::run(args, ctx, out),
+        Command::Index(args) => index::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }

@@ -43,8 +43,8 @@ pub struct Input<'a> {
     pub pins: &'a BTreeSet<String>,
     /// The first hub's name (`--hub`); later ones get `_2`, `_3`, … before `.md`.
     pub hub: &'a str,
-    /// Percent of both caps.
-    pub budget: u32,
+    /// Percent of both caps, in (0, 100].
+    pub budget: f64,
 }
 
 /// What the rebuild did.
@@ -81,13 +81,14 @@ pub struct OverBudget {
 }
 
 /// The budget in lines and units (floor of PERCENT % of each cap).
-pub fn limits(budget: u32) -> (usize, usize) {
-    let b = budget.min(100) as usize;
-    (MAX_LINES * b / 100, MAX_UNITS * b / 100)
+pub fn limits(budget: f64) -> (usize, usize) {
+    let b = budget.clamp(0.0, 100.0);
+    let of = |cap: usize| (cap as f64 * b / 100.0 + 1e-9).floor() as usize;
+    (of(MAX_LINES), of(MAX_UNITS))
 }
 
 /// Whether `text` loads whole within the budget.
-pub fn fits(text: &str, budget: u32) -> bool {
+pub fn fits(text: &str, budget: f64) -> bool {
     let l = load::load(text);
     let (lines, units) = limits(budget);
     !l.truncated() && l.line_count <= lines && l.unit_count <= units
@@ -225,7 +226,11 @@ fn new_hub(eol: &str) -> String {
 
 /// Rebuild the index (SPEC §10.1 steps 1–5).
 pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
-    let bom = if input.index.starts_with('\u{feff}') { "\u{feff}" } else { "" };
+    let bom = if input.index.starts_with('\u{feff}') {
+        "\u{feff}"
+    } else {
+        ""
+    };
     let eol = super::edit::line_ending(input.index);
     let by_rel: BTreeMap<&str, &Memory> = input.memories.iter().map(|m| (m.rel.as_str(), m)).collect();
     let hub_rels: BTreeSet<&str> = input.hubs.iter().map(|h| h.rel.as_str()).collect();
@@ -300,12 +305,18 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
 
     let pinned = |e: &Entry| e.pinned || e.targets.iter().any(|t| input.pins.contains(t));
     let hub_line = |rel: &str| {
-        let n = rel.strip_suffix(".md").and_then(|s| s.rsplit_once('_')).and_then(|(_, k)| k.parse::<usize>().ok());
+        let n = rel
+            .strip_suffix(".md")
+            .and_then(|s| s.rsplit_once('_'))
+            .and_then(|(_, k)| k.parse::<usize>().ok());
         let title = match n {
             Some(k) if rel != input.hub => format!("Memory index archive {k}"),
             _ => "Memory index archive".to_string(),
         };
-        format!("- [{title}]({}) — older index entries moved out of MEMORY.md", super::encode_file(rel))
+        format!(
+            "- [{title}]({}) — older index entries moved out of MEMORY.md",
+            super::encode_file(rel)
+        )
     };
     let with_hubs = |items: &[Item], hubs: usize| {
         let mut t = render(items, bom);
@@ -325,7 +336,11 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
             if let Item::Entry(e) = it
                 && let Some(short) = shortened(&e.lines[0])
             {
-                out.shortened.push((e.file().to_string(), e.lines[0].trim_end().to_string(), short.trim_end().to_string()));
+                out.shortened.push((
+                    e.file().to_string(),
+                    e.lines[0].trim_end().to_string(),
+                    short.trim_end().to_string(),
+                ));
                 e.lines[0] = short;
             }
         }
@@ -353,7 +368,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
     let (mut lines, mut units_now) = (first.line_count, first.unit_count);
     let mut removed: BTreeSet<usize> = BTreeSet::new();
     let mut next = order.iter();
-    let hub_cost = |n: usize| units(&hub_line(&hub_name(input.hub, n))) ;
+    let hub_cost = |n: usize| units(&hub_line(&hub_name(input.hub, n)));
     let mut hubs = hubs_needed(0);
     let estimate_over = |lines: usize, units: usize| lines > max_lines || units > max_units;
     let mut moved_files: Vec<(String, usize)> = Vec::new();
@@ -361,7 +376,12 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         let over = if estimate_over(lines, units_now) {
             true
         } else {
-            let kept: Vec<Item> = items.iter().enumerate().filter(|(i, _)| !removed.contains(i)).map(|(_, it)| it.clone()).collect();
+            let kept: Vec<Item> = items
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !removed.contains(i))
+                .map(|(_, it)| it.clone())
+                .collect();
             !fits(&with_hubs(&kept, hubs), input.budget)
         };
         if !over {
@@ -375,7 +395,11 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
                     _ => None,
                 })
                 .collect();
-            return Err(OverBudget { pinned, lines, units: units_now });
+            return Err(OverBudget {
+                pinned,
+                lines,
+                units: units_now,
+            });
         };
         let Item::Entry(e) = &items[i] else { continue };
         removed.insert(i);
@@ -391,7 +415,12 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
             hubs += 1;
         }
     }
-    let kept: Vec<Item> = items.into_iter().enumerate().filter(|(i, _)| !removed.contains(i)).map(|(_, it)| it).collect();
+    let kept: Vec<Item> = items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !removed.contains(i))
+        .map(|(_, it)| it)
+        .collect();
     out.index = with_hubs(&kept, hubs);
 
     // The hubs: what they held, then the moved entries, 150 to a hub.
@@ -457,7 +486,10 @@ fn shortened(line: &str) -> Option<String> {
         Some(b) => (b.trim_end(), PIN),
         None => (full, ""),
     };
-    let split = body.rfind(" — ").map(|k| k + " — ".len()).or_else(|| body.rfind(')').map(|k| k + 1))?;
+    let split = body
+        .rfind(" — ")
+        .map(|k| k + " — ".len())
+        .or_else(|| body.rfind(')').map(|k| k + 1))?;
     let (head, tail) = body.split_at(split);
     let room = super::MAX_ENTRY_CHARS.checked_sub(head.chars().count() + 1 + pin.chars().count())?;
     if room < 2 || tail.chars().count() <= room {
@@ -485,7 +517,7 @@ mod tests {
         }
     }
 
-    fn run(index: &str, memories: &[Memory], hubs: &[Hub], pins: &[&str], budget: u32) -> Result<Output, OverBudget> {
+    fn run(index: &str, memories: &[Memory], hubs: &[Hub], pins: &[&str], budget: f64) -> Result<Output, OverBudget> {
         let pins: BTreeSet<String> = pins.iter().map(|s| s.to_string()).collect();
         rebuild(&Input {
             index,
@@ -499,20 +531,37 @@ mod tests {
 
     /// Every memory is linked from the index or a hub the index links, and the
     /// index loads whole within the budget.
-    fn assert_nothing_lost(out: &Output, memories: &[Memory], budget: u32) {
+    fn assert_nothing_lost(out: &Output, memories: &[Memory], budget: f64) {
         assert!(fits(&out.index, budget), "over budget:\n{}", out.index);
-        let index_links: BTreeSet<String> =
-            super::super::extract_links(&out.index).iter().filter_map(|l| l.memory_target().map(String::from)).collect();
+        let index_links: BTreeSet<String> = super::super::extract_links(&out.index)
+            .iter()
+            .filter_map(|l| l.memory_target().map(String::from))
+            .collect();
         let mut reachable = index_links.clone();
         for h in &out.hubs {
             assert!(index_links.contains(&h.rel), "hub {} not linked", h.rel);
-            reachable.extend(super::super::extract_links(&h.text).iter().filter_map(|l| l.memory_target().map(String::from)));
+            reachable.extend(
+                super::super::extract_links(&h.text)
+                    .iter()
+                    .filter_map(|l| l.memory_target().map(String::from)),
+            );
             assert!(super::super::lines(&h.text).len() < 200);
         }
         for m in memories {
             if !reachable.contains(&m.rel) {
-                let lines: Vec<&str> = out.index.lines().filter(|l| l.contains(&format!("({})", m.rel))).collect();
-                let near: Vec<String> = out.index.lines().collect::<Vec<_>>().windows(3).filter(|w| w[1].contains(&format!("({})", m.rel))).map(|w| format!("{:?}", w)).collect();
+                let lines: Vec<&str> = out
+                    .index
+                    .lines()
+                    .filter(|l| l.contains(&format!("({})", m.rel)))
+                    .collect();
+                let near: Vec<String> = out
+                    .index
+                    .lines()
+                    .collect::<Vec<_>>()
+                    .windows(3)
+                    .filter(|w| w[1].contains(&format!("({})", m.rel)))
+                    .map(|w| format!("{:?}", w))
+                    .collect();
                 panic!("{} lost: lines {lines:?}; around {near:?}", m.rel);
             }
         }
@@ -521,19 +570,32 @@ mod tests {
     #[test]
     fn keeps_structure_drops_gone_and_repeated_lines_adds_the_unindexed() {
         let index = "# Memory\r\n\r\nSome words.\r\n## Feedback\r\n- [Tests](feedback_a.md) — my own words\r\n  - detail\r\n- [Again](feedback_a.md) — dup\r\n- [Gone](gone.md) — x\r\n";
-        let ms = [mem("feedback_a.md", Some(MemoryType::Feedback), 1), mem("feedback_b.md", Some(MemoryType::Feedback), 2), mem("user_c.md", Some(MemoryType::User), 3)];
-        let out = run(index, &ms, &[], &[], 70).unwrap();
+        let ms = [
+            mem("feedback_a.md", Some(MemoryType::Feedback), 1),
+            mem("feedback_b.md", Some(MemoryType::Feedback), 2),
+            mem("user_c.md", Some(MemoryType::User), 3),
+        ];
+        let out = run(index, &ms, &[], &[], 70.0).unwrap();
         assert_eq!(
             out.index,
             "# Memory\r\n\r\nSome words.\r\n## Feedback\r\n- [Tests](feedback_a.md) — my own words\r\n  - detail\r\n- [feedback b](feedback_b.md) — about feedback_b.md\r\n\r\n## User\r\n- [user c](user_c.md) — about user_c.md\r\n"
         );
         let reasons: Vec<_> = out.dropped.iter().map(|d| (d.0, d.2)).collect();
-        assert_eq!(reasons, [(7, "another line links the same file"), (8, "the file it links is gone")]);
-        assert_eq!(out.added, [("feedback_b.md".to_string(), 7), ("user_c.md".to_string(), 10)]);
+        assert_eq!(
+            reasons,
+            [
+                (7, "another line links the same file"),
+                (8, "the file it links is gone")
+            ]
+        );
+        assert_eq!(
+            out.added,
+            [("feedback_b.md".to_string(), 7), ("user_c.md".to_string(), 10)]
+        );
         assert!(out.moved.is_empty() && out.hubs.is_empty());
-        assert_nothing_lost(&out, &ms, 70);
+        assert_nothing_lost(&out, &ms, 70.0);
         // A rebuild of the result changes nothing.
-        let again = run(&out.index, &ms, &[], &[], 70).unwrap();
+        let again = run(&out.index, &ms, &[], &[], 70.0).unwrap();
         assert_eq!(again.index, out.index);
     }
 
@@ -547,10 +609,14 @@ mod tests {
             index.push_str(&format!("- [{}]({}) — {}\n", m.title, m.rel, m.hook.clone().unwrap()));
             ms.push(m);
         }
-        let out = run(&index, &ms, &[], &["project_000.md"], 70).unwrap();
-        assert_nothing_lost(&out, &ms, 70);
+        let out = run(&index, &ms, &[], &["project_000.md"], 70.0).unwrap();
+        assert_nothing_lost(&out, &ms, 70.0);
         assert!(out.index.contains("project_000.md"), "pinned stays");
-        assert!(out.moved.iter().all(|(f, _)| f.starts_with("project_")), "{:?}", out.moved);
+        assert!(
+            out.moved.iter().all(|(f, _)| f.starts_with("project_")),
+            "{:?}",
+            out.moved
+        );
         // Oldest first: the highest i has the oldest mtime.
         assert_eq!(out.moved[0].0, "project_177.md");
         let load = load::load(&out.index);
@@ -558,10 +624,13 @@ mod tests {
         assert_eq!(out.hubs.len(), 1);
         assert!(out.hubs[0].text.starts_with("---\nname: Memory index archive\n"));
         // Rebuilding again moves nothing and keeps the hub as it is.
-        let hubs = [Hub { rel: out.hubs[0].rel.clone(), text: out.hubs[0].text.clone() }];
+        let hubs = [Hub {
+            rel: out.hubs[0].rel.clone(),
+            text: out.hubs[0].text.clone(),
+        }];
         let mut with_hub = ms.clone();
         with_hub.retain(|m| m.rel != DEFAULT_HUB);
-        let again = run(&out.index, &with_hub, &hubs, &["project_000.md"], 70).unwrap();
+        let again = run(&out.index, &with_hub, &hubs, &["project_000.md"], 70.0).unwrap();
         assert_eq!(again.index, out.index);
         assert!(again.moved.is_empty() && again.added.is_empty());
     }
@@ -569,11 +638,11 @@ mod tests {
     #[test]
     fn budget_boundary_is_inclusive() {
         // One line of exactly 17 500 units = 70 % of 25 000.
-        let (_, units) = limits(70);
+        let (_, units) = limits(70.0);
         let pad = "x".repeat(units - "- [a](a.md) — ".encode_utf16().count());
         let index = format!("- [a](a.md) — {pad}");
-        assert!(fits(&index, 70), "exactly at the budget fits");
-        assert!(!fits(&format!("{index}y"), 70), "one unit over does not");
+        assert!(fits(&index, 70.0), "exactly at the budget fits");
+        assert!(!fits(&format!("{index}y"), 70.0), "one unit over does not");
     }
 
     #[test]
@@ -581,7 +650,7 @@ mod tests {
         let mut index = "text\n".repeat(150);
         index.push_str("- [a](a.md) — a <!-- pin -->\n");
         let ms = [mem("a.md", None, 1)];
-        let err = run(&index, &ms, &[], &[], 70).unwrap_err();
+        let err = run(&index, &ms, &[], &[], 70.0).unwrap_err();
         assert_eq!(err.pinned, ["a.md"]);
     }
 
@@ -592,9 +661,12 @@ mod tests {
         assert!(shortened(&long).unwrap().trim_end().ends_with('…'));
         let pinned = format!("- [a](a.md) — {} <!-- pin -->\n", "word ".repeat(40));
         let short = shortened(&pinned).unwrap();
-        assert!(short.ends_with("… <!-- pin -->\n") && short.trim_end().chars().count() <= 150, "{short}");
+        assert!(
+            short.ends_with("… <!-- pin -->\n") && short.trim_end().chars().count() <= 150,
+            "{short}"
+        );
         let ms = [mem("a.md", Some(MemoryType::User), 1)];
-        let out = run(&long, &ms, &[], &[], 70).unwrap();
+        let out = run(&long, &ms, &[], &[], 70.0).unwrap();
         assert!(out.shortened.is_empty(), "within budget: left alone");
     }
 
@@ -627,12 +699,24 @@ mod tests {
                     k => Some(MemoryType::ALL[k as usize - 1]),
                 };
                 let rel = format!("m_{i}.md");
-                let hook: String = (0..1 + rnd(60)).map(|_| words[rnd(7) as usize]).collect::<Vec<_>>().join(" ");
+                let hook: String = (0..1 + rnd(60))
+                    .map(|_| words[rnd(7) as usize])
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 if rnd(10) != 0 {
-                    ms.push(Memory { rel: rel.clone(), title: format!("M {i}"), hook: Some(hook.clone()), ty, mtime_ns: rnd(1000) as i128 });
+                    ms.push(Memory {
+                        rel: rel.clone(),
+                        title: format!("M {i}"),
+                        hook: Some(hook.clone()),
+                        ty,
+                        mtime_ns: rnd(1000) as i128,
+                    });
                 }
                 match rnd(12) {
-                    0 => index.push_str(&format!("## {}{eol}", ["User", "Feedback", "Projects", "Notes"][rnd(4) as usize])),
+                    0 => index.push_str(&format!(
+                        "## {}{eol}",
+                        ["User", "Feedback", "Projects", "Notes"][rnd(4) as usize]
+                    )),
                     1 => index.push_str(&format!("free text {hook}{eol}")),
                     _ => {}
                 }
@@ -644,12 +728,13 @@ mod tests {
                     }
                 }
             }
-            let budget = [50, 70, 100][rnd(3) as usize];
+            let budget = [50.0, 70.0, 100.0][rnd(3) as usize];
             match run(&index, &ms, &[], &[], budget) {
-                Ok(out) => {
-                    assert_nothing_lost(&out, &ms, budget)
-                }
-                Err(e) => assert!(!e.pinned.is_empty() || index.contains("free text"), "refused without a reason"),
+                Ok(out) => assert_nothing_lost(&out, &ms, budget),
+                Err(e) => assert!(
+                    !e.pinned.is_empty() || index.contains("free text"),
+                    "refused without a reason"
+                ),
             }
         }
     }

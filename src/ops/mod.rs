@@ -4,3 +4,4 @@
 
 pub mod add;
 pub mod forget;
+pub mod rebuild;

@@ -56,6 +56,11 @@ impl Reach {
         targets
     }
 
+    /// The files `f` links directly.
+    pub fn direct(&self, f: &str) -> &[String] {
+        self.edges.get(f).map_or(&[], Vec::as_slice)
+    }
+
     pub fn new(edges: HashMap<String, Vec<String>>) -> Reach {
         Reach { edges }
     }

@@ -52,11 +52,19 @@ fn unindexed(
     reach: &Reach,
     out: &mut Vec<Finding>,
 ) {
-    let indexed: HashSet<&str> = owned
+    let mut indexed: HashSet<&str> = owned
         .iter()
         .filter(|m| targets.contains_key(scope.local(&m.rel)))
         .map(|m| m.rel.as_str())
         .collect();
+    // A memory an indexed hub links counts as indexed (SPEC §10.1).
+    let via_hubs: Vec<&str> = owned
+        .iter()
+        .filter(|m| m.is_hub() && indexed.contains(m.rel.as_str()))
+        .flat_map(|h| reach.direct(&h.rel))
+        .filter_map(|t| owned.iter().find(|m| m.rel == *t).map(|m| m.rel.as_str()))
+        .collect();
+    indexed.extend(via_hubs);
     let reachable = reach.from(&indexed);
     let index_name = if scope.prefix.is_empty() {
         "MEMORY.md".to_string()

@@ -31,7 +31,7 @@ pub(super) fn check(
     }
     ephemeral(p, &whole.labels, out);
     crate::lint::secrets::check(p, text, out);
-    shape(p, t, text, out);
+    shape(p, t, text, m.is_hub(), out);
 }
 
 /// ML115: a feedback or project memory without **Why:** or **How to apply:**.
@@ -158,9 +158,10 @@ fn ephemeral(p: &Path, labels: &[Option<String>; 2], out: &mut Vec<Finding>) {
 }
 
 /// ML122–ML125 and ML133: the file's size, bytes and last line.
-fn shape(p: &Path, t: &FileText, text: &str, out: &mut Vec<Finding>) {
+fn shape(p: &Path, t: &FileText, text: &str, hub: bool, out: &mut Vec<Finding>) {
     let pieces = crate::text::count_byte(t.text.as_bytes(), b'\n') + 1 - usize::from(t.text.ends_with('\n'));
-    if t.size > 4096 || pieces > 200 {
+    // A hub of `index rebuild` is an index, not a memory recall reads (SPEC §10.1).
+    if !hub && (t.size > 4096 || pieces > 200) {
         out.push(Finding::file(
             RuleId::ML122,
             p,

@@ -1,0 +1,328 @@
+//! `index rebuild` (SPEC §10.1): plan from the dir (the index, its memories, the
+//! hubs, the pins), apply through the [`Writer`].
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::error::{Error, Kind};
+use crate::index::check::checked;
+use crate::index::rebuild::{self, Hub, Input, Memory};
+use crate::index::report::{JSON_DROPPED, TruncationReport};
+use crate::memdir::MemoryDir;
+use crate::store::Writer;
+use crate::yaml::Value;
+
+pub struct Options<'a> {
+    pub budget: f64,
+    pub pins: &'a [String],
+    pub hub: &'a str,
+}
+
+/// What the rebuild will write.
+pub struct Plan {
+    pub dir: MemoryDir,
+    pub old_index: String,
+    pub out: rebuild::Output,
+    pub hub: String,
+    pub budget: f64,
+    pub warnings: Vec<String>,
+}
+
+pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
+    crate::memory::ensure_valid_name(opts.hub, false)?;
+    if !opts.hub.ends_with(".md") || opts.hub.contains('/') || opts.hub == "MEMORY.md" {
+        return Err(Error::new(Kind::Usage, format!("not a hub file name: {}", opts.hub))
+            .hint("give a file name in the memory dir ending in .md, e.g. reference_memory_index_archive.md"));
+    }
+    let index_path = dir.index_path();
+    let old_index = crate::index::read_index_text(&index_path);
+    let scan = crate::scan::scan(dir.dir());
+    let mut memories = Vec::new();
+    let mut hubs = Vec::new();
+    for m in &scan.memories {
+        let cov = dir.covering(&m.rel);
+        if cov.index != index_path {
+            continue;
+        }
+        if m.is_hub() {
+            hubs.push(Hub {
+                rel: cov.local.clone(),
+                text: crate::index::read_index_text(&m.path),
+            });
+            continue;
+        }
+        let text = |v: &Option<Value>| match v {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            _ => None,
+        };
+        memories.push(Memory {
+            rel: cov.local.clone(),
+            title: text(&m.fields.name).unwrap_or_else(|| m.stem().to_string()),
+            hook: text(&m.fields.description),
+            ty: m.claude_type(),
+            mtime_ns: (m.mtime_ms * 1e6) as i128,
+        });
+    }
+    let mut pins = BTreeSet::new();
+    for p in opts.pins {
+        let m = scan.resolve(p, &dir.shown())?;
+        pins.insert(dir.covering(&m.rel).local);
+    }
+    let input = Input {
+        index: &old_index,
+        memories: &memories,
+        hubs: &hubs,
+        pins: &pins,
+        hub: opts.hub,
+        budget: opts.budget,
+    };
+    let out = rebuild::rebuild(&input).map_err(|e| {
+        let (max_lines, max_units) = rebuild::limits(opts.budget);
+        Error::new(
+            Kind::OverBudget,
+            format!(
+                "the pinned entries and the free text alone need {} lines and {} units, over the budget of {max_lines} lines and {max_units} units: {}",
+                e.lines,
+                e.units,
+                if e.pinned.is_empty() { "(no pins)".to_string() } else { e.pinned.join(", ") }
+            ),
+        )
+        .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
+    })?;
+    let warnings = dropped_warnings(dir.index_label(), &out.dropped);
+    Ok(Plan {
+        dir: dir.clone(),
+        old_index,
+        out,
+        hub: opts.hub.to_string(),
+        budget: opts.budget,
+        warnings,
+    })
+}
+
+/// One warning per dropped line, or one for all when there are more than 5 (the
+/// diff shows each).
+fn dropped_warnings(label: &str, dropped: &[(usize, String, &'static str)]) -> Vec<String> {
+    if dropped.len() <= 5 {
+        return dropped
+            .iter()
+            .map(|(line, text, why)| format!("{label}:{line}: dropped ({why}): {}", crate::text::ellipsize(text, 100)))
+            .collect();
+    }
+    let gone: Vec<usize> = dropped
+        .iter()
+        .filter(|d| d.2.starts_with("the file"))
+        .map(|d| d.0)
+        .collect();
+    let shown: Vec<String> = gone.iter().take(10).map(usize::to_string).collect();
+    let more = if gone.len() > 10 {
+        format!(", … and {} more", gone.len() - 10)
+    } else {
+        String::new()
+    };
+    let mut w = format!(
+        "{} lines of {label} are dropped: {} link files that are gone (lines {}{more})",
+        dropped.len(),
+        gone.len(),
+        shown.join(", ")
+    );
+    let dups = dropped.len() - gone.len();
+    if dups > 0 {
+        w.push_str(&format!(", {dups} repeat a file another line links"));
+    }
+    w.push_str("; the diff shows each");
+    vec![w]
+}
+
+/// Write the hubs first, then the index: a failure half-way leaves every memory
+/// reachable (a hub nobody links yet, or the old index).
+pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
+    let dir = plan.dir.dir().to_path_buf();
+    for h in plan.out.hubs.iter().filter(|h| h.changed) {
+        let path = dir.join(&h.rel);
+        if h.existed {
+            let old = crate::index::read_index_text(&path);
+            w.replace_expecting(&path, old.as_bytes(), h.text.as_bytes())?;
+        } else {
+            w.create(&path, h.text.as_bytes())?;
+        }
+    }
+    let index = plan.dir.index_path();
+    if index.exists() {
+        w.replace_expecting(&index, plan.old_index.as_bytes(), plan.out.index.as_bytes())
+    } else {
+        w.create(&index, plan.out.index.as_bytes())
+    }
+}
+
+#[derive(Serialize)]
+pub struct Document {
+    pub index_path: String,
+    pub hub: String,
+    pub before: TruncationReport,
+    pub after: TruncationReport,
+    pub moved: Vec<FileLine>,
+    pub shortened: Vec<Shortened>,
+    pub dropped: Vec<DroppedLine>,
+    pub added: Vec<FileLine>,
+    pub diff: String,
+    pub dry_run: bool,
+}
+
+#[derive(Serialize)]
+pub struct FileLine {
+    pub file: String,
+    pub line: usize,
+}
+
+#[derive(Serialize)]
+pub struct Shortened {
+    pub file: String,
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Serialize)]
+pub struct DroppedLine {
+    pub line: usize,
+    pub text: String,
+    pub reason: &'static str,
+}
+
+impl Plan {
+    pub fn changed(&self) -> bool {
+        self.out.index != self.old_index || self.out.hubs.iter().any(|h| h.changed)
+    }
+
+    pub fn index_label(&self) -> &'static str {
+        self.dir.index_label()
+    }
+
+    fn report(&self, text: &str) -> TruncationReport {
+        checked(self.index_label().into(), Some(self.dir.index_path()), text).into_report(None, JSON_DROPPED)
+    }
+
+    /// The unified diffs of the index and of every hub it writes.
+    pub fn diff(&self) -> String {
+        let mut d = crate::diff::unified(self.index_label(), &self.old_index, &self.out.index);
+        let prefix = self.index_label().strip_suffix("MEMORY.md").unwrap_or("");
+        for h in self.out.hubs.iter().filter(|h| h.changed) {
+            let old = if h.existed {
+                crate::index::read_index_text(&self.dir.dir().join(&h.rel))
+            } else {
+                String::new()
+            };
+            d.push_str(&crate::diff::unified(&format!("{prefix}{}", h.rel), &old, &h.text));
+        }
+        d
+    }
+
+    /// `204 → 131 lines, 26 120 → 16 980 units; 61 entries moved to x.md`.
+    pub fn summary(&self) -> String {
+        let (a, b) = (
+            crate::index::load::load(&self.old_index),
+            crate::index::load::load(&self.out.index),
+        );
+        let n = |v: usize| crate::text::group_digits(v as i64);
+        if !self.changed() {
+            return format!(
+                "{} already fits {}% of Claude Code's caps ({} lines, {} units): nothing to do",
+                self.index_label(),
+                self.budget,
+                n(a.line_count),
+                n(a.unit_count)
+            );
+        }
+        let mut s = format!(
+            "{} → {} lines, {} → {} units",
+            n(a.line_count),
+            n(b.line_count),
+            n(a.unit_count),
+            n(b.unit_count)
+        );
+        let mut parts = Vec::new();
+        if !self.out.moved.is_empty() {
+            let hubs: Vec<&str> = self
+                .out
+                .hubs
+                .iter()
+                .filter(|h| h.changed)
+                .map(|h| h.rel.as_str())
+                .collect();
+            let k = self.out.moved.len();
+            parts.push(format!(
+                "{k} {} moved to {}",
+                plural(k, "entry", "entries"),
+                hubs.join(", ")
+            ));
+        }
+        for (k, what) in [
+            (self.out.added.len(), "added"),
+            (self.out.shortened.len(), "shortened"),
+            (self.out.dropped.len(), "dropped"),
+        ] {
+            if k > 0 {
+                parts.push(format!("{k} {} {what}", plural(k, "line", "lines")));
+            }
+        }
+        if !parts.is_empty() {
+            s.push_str("; ");
+            s.push_str(&parts.join(", "));
+        }
+        s
+    }
+
+    pub fn document(&self, dry_run: bool) -> Document {
+        Document {
+            index_path: self.dir.index_path().display().to_string(),
+            hub: self.hub.clone(),
+            before: self.report(&self.old_index),
+            after: self.report(&self.out.index),
+            moved: self
+                .out
+                .moved
+                .iter()
+                .map(|(f, l)| FileLine {
+                    file: f.clone(),
+                    line: *l,
+                })
+                .collect(),
+            shortened: self
+                .out
+                .shortened
+                .iter()
+                .map(|(f, a, b)| Shortened {
+                    file: f.clone(),
+                    from: a.clone(),
+                    to: b.clone(),
+                })
+                .collect(),
+            dropped: self
+                .out
+                .dropped
+                .iter()
+                .map(|(l, t, r)| DroppedLine {
+                    line: *l,
+                    text: t.clone(),
+                    reason: r,
+                })
+                .collect(),
+            added: self
+                .out
+                .added
+                .iter()
+                .map(|(f, l)| FileLine {
+                    file: f.clone(),
+                    line: *l,
+                })
+                .collect(),
+            diff: self.diff(),
+            dry_run,
+        }
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}

@@ -1,0 +1,247 @@
+//! `memctl index rebuild` (SPEC §10.1): every step, the budget, pins, hubs, safety.
+
+use std::fs;
+use std::path::Path;
+
+use crate::support::*;
+
+fn memory(ty: &str, name: &str, desc: &str) -> String {
+    format!("---\nname: {name}\ndescription: {desc}\ntype: {ty}\n---\nBody of {name}.\n")
+}
+
+/// A dir of `n` memories (types cycling project/user/feedback), all indexed with
+/// long lines, so the index is over 70 % of the unit cap.
+fn crowded(n: usize) -> (Env, String) {
+    let mut env = Env::new();
+    let mut index = String::from("# Memory\n\nKeep these in mind.\n\n");
+    for i in 0..n {
+        let ty = ["project", "user", "feedback"][i % 3];
+        let file = format!("{ty}_{i:03}.md");
+        let desc = format!("note {i} {}", "words that make this line long ".repeat(4));
+        env = env.memory_aged(&file, &memory(ty, &format!("Note {i}"), desc.trim()), (n - i) as f64);
+        index.push_str(&format!("- [Note {i}]({file}) — {}\n", desc.trim()));
+    }
+    let env = env.index(&index);
+    (env, index)
+}
+
+/// One run on `env`'s dir, keeping `env` for the next: (stdout, stderr, code).
+fn on(env: &Env, args: &[&str]) -> (String, String, i32) {
+    let out = env.command().args(args).output().expect("memctl runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("one JSON document")
+}
+
+fn linked(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            l.split_once("](")
+                .map(|(_, r)| r.split(')').next().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn rebuild_fits_the_budget_and_loses_no_memory() {
+    let (env, before) = crowded(150);
+    let d = env.dir();
+    let (stdout, _, code) = on(&env, &["index", "rebuild", "--yes"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("entries moved to reference_memory_index_archive.md"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("rebuilt MEMORY.md\n"), "{stdout}");
+    let index = read(&d, "MEMORY.md");
+    assert!(
+        index.starts_with("# Memory\n\nKeep these in mind.\n\n"),
+        "free text and headings kept"
+    );
+    let hub = read(&d, "reference_memory_index_archive.md");
+    assert!(hub.starts_with("---\nname: Memory index archive\n"));
+    assert!(hub.contains("memctl-hub: true\n"));
+    let mut all = linked(&index);
+    all.extend(linked(&hub));
+    for f in linked(&before) {
+        assert!(all.contains(&f), "{f} lost");
+    }
+    assert!(linked(&index).contains(&"reference_memory_index_archive.md".to_string()));
+    // Project entries move first, oldest first.
+    assert!(!linked(&hub).iter().any(|f| f.starts_with("user_")), "users move last");
+    assert_eq!(on(&env, &["truncate-check"]).2, 0, "loads whole");
+    let (lint, _, _) = on(&env, &["--json", "lint", "--rule", "ML203,ML122"]);
+    assert_eq!(json(&lint)["findings"].as_array().unwrap().len(), 0, "{lint}");
+    // A rebuild of a rebuilt index changes nothing.
+    let (again, _, code) = on(&env, &["index", "rebuild", "--yes"]);
+    assert_eq!(code, 0);
+    assert!(again.contains("already fits 70% of Claude Code's caps"), "{again}");
+    assert_eq!(read(&d, "MEMORY.md"), index);
+}
+
+#[test]
+fn dry_run_prints_the_diff_and_writes_nothing() {
+    let (env, before) = crowded(150);
+    let d = env.dir();
+    let run = env.args(["index", "rebuild", "--dry-run"]).run().success();
+    assert!(
+        run.stdout.starts_with("--- a/MEMORY.md\n+++ b/MEMORY.md\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("+++ b/reference_memory_index_archive.md\n"));
+    assert_eq!(read(&d, "MEMORY.md"), before);
+    assert!(!d.join("reference_memory_index_archive.md").exists());
+}
+
+#[test]
+fn without_a_terminal_it_needs_yes() {
+    let (env, before) = crowded(150);
+    let d = env.dir();
+    let _run = env.args(["index", "rebuild"]).run().code(2).stderr(
+        "memctl: index rebuild rewrites MEMORY.md and needs confirmation, and there is no terminal to ask\nhint: pass --yes to rebuild without asking, or --dry-run to see the diff\n",
+    );
+    assert_eq!(read(&d, "MEMORY.md"), before);
+}
+
+#[test]
+fn pins_stay_and_json_names_every_change() {
+    let (env, _) = crowded(150);
+    let d = env.dir();
+    let (stdout, _, code) = on(
+        &env,
+        &[
+            "--json",
+            "index",
+            "rebuild",
+            "--yes",
+            "--budget",
+            "40%",
+            "--pin",
+            "project_000",
+            "--pin",
+            "project_003.md",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    let doc = json(&stdout);
+    let keys: Vec<&str> = doc.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "index_path",
+            "hub",
+            "before",
+            "after",
+            "moved",
+            "shortened",
+            "dropped",
+            "added",
+            "diff",
+            "dry_run",
+            "warnings"
+        ]
+    );
+    assert_eq!(doc["before"]["truncated"], false);
+    let moved: Vec<&str> = doc["moved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["file"].as_str().unwrap())
+        .collect();
+    assert!(!moved.contains(&"project_000.md") && !moved.contains(&"project_003.md"));
+    assert!(moved.contains(&"project_006.md"));
+    let index = read(&d, "MEMORY.md");
+    assert!(index.contains("](project_000.md)") && index.contains("](project_003.md)"));
+    let load = json(&on(&env, &["--json", "truncate-check"]).0);
+    assert!(load["byte_count"].as_u64().unwrap() <= 10_000, "{load}");
+    assert!(load["line_count"].as_u64().unwrap() <= 80);
+}
+
+#[test]
+fn drops_gone_and_repeated_lines_and_adds_the_unindexed_under_their_type() {
+    let env = Env::new()
+        .memory("feedback_a.md", &memory("feedback", "A", "a rule"))
+        .memory("user_b.md", &memory("user", "B", "who"))
+        .index("## Feedback\r\n- [A](feedback_a.md) — mine\r\n- [A again](feedback_a.md) — dup\r\n- [Gone](gone.md) — x\r\n");
+    let d = env.dir();
+    let run = env.args(["index", "rebuild", "--yes"]).run().success();
+    assert!(
+        run.stderr
+            .contains("MEMORY.md:3: dropped (another line links the same file)"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("MEMORY.md:4: dropped (the file it links is gone)"));
+    assert_eq!(
+        read(&d, "MEMORY.md"),
+        "## Feedback\r\n- [A](feedback_a.md) — mine\r\n\r\n## User\r\n- [B](user_b.md) — who\r\n"
+    );
+}
+
+#[test]
+fn pins_and_free_text_over_the_budget_are_refused() {
+    let mut index = "free text line\n".repeat(150);
+    index.push_str("- [A](feedback_a.md) — a <!-- pin -->\n");
+    let env = Env::new()
+        .memory("feedback_a.md", &memory("feedback", "A", "a"))
+        .index(&index);
+    let d = env.dir();
+    let run = env.args(["index", "rebuild", "--yes"]).run().code(1);
+    assert!(
+        run.stderr
+            .starts_with("memctl: the pinned entries and the free text alone need 151 lines"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains(": feedback_a.md\n"));
+    assert_eq!(read(&d, "MEMORY.md"), index);
+}
+
+#[test]
+fn an_existing_hub_is_merged_into_and_keeps_its_frontmatter() {
+    let (env, _) = crowded(150);
+    let hub = "---\nname: My archive\ndescription: kept by hand\ntype: reference\nmemctl-hub: true\n---\n- [Old](user_000.md) — old\n";
+    let env = env.memory("reference_memory_index_archive.md", hub);
+    let d = env.dir();
+    let _run = env.args(["index", "rebuild", "--yes"]).run().success();
+    let after = read(&d, "reference_memory_index_archive.md");
+    assert!(after.starts_with(hub), "{after}");
+    assert!(after.len() > hub.len());
+}
+
+#[test]
+fn team_rebuilds_the_team_index() {
+    let mut env = Env::new();
+    let mut index = String::new();
+    for i in 0..150 {
+        let file = format!("project_{i:03}.md");
+        let desc = format!("team note {i} {}", "long words for the line ".repeat(5));
+        env = env.memory(
+            &format!("team/{file}"),
+            &memory("project", &format!("T{i}"), desc.trim()),
+        );
+        index.push_str(&format!("- [T{i}]({file}) — {}\n", desc.trim()));
+    }
+    let env = env.file("team/MEMORY.md", index.as_bytes()).index("- [X](x.md) — x\n");
+    let d = env.dir();
+    let _run = env.args(["--team", "index", "rebuild", "--yes"]).run().success();
+    assert!(d.join("team/reference_memory_index_archive.md").is_file());
+    assert_eq!(
+        read(&d, "MEMORY.md"),
+        "- [X](x.md) — x\n",
+        "the main index is not touched"
+    );
+    assert!(read(&d, "team/MEMORY.md").contains("](reference_memory_index_archive.md)"));
+}
+
+#[allow(dead_code)]
+fn exists(d: &Path, rel: &str) -> bool {
+    fs::symlink_metadata(d.join(rel)).is_ok()
+}
