@@ -79,13 +79,21 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
     };
     let out = rebuild::rebuild(&input).map_err(|e| {
         let (max_lines, max_units) = rebuild::limits(opts.budget);
+        let g = |v: usize| crate::text::group_digits(v as i64);
+        let what = if e.pinned.is_empty() {
+            "the free text alone needs".to_string()
+        } else {
+            format!("the pinned entries ({}) and the free text alone need", e.pinned.join(", "))
+        };
         Error::new(
             Kind::OverBudget,
             format!(
-                "the pinned entries and the free text alone need {} lines and {} units, over the budget of {max_lines} lines and {max_units} units: {}",
-                e.lines,
-                e.units,
-                if e.pinned.is_empty() { "(no pins)".to_string() } else { e.pinned.join(", ") }
+                "{what} {} lines and {} units, over the budget of {} lines and {} units: {}",
+                g(e.lines),
+                g(e.units),
+                g(max_lines),
+                g(max_units),
+                dir.index_label()
             ),
         )
         .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
@@ -227,10 +235,11 @@ impl Plan {
         let n = |v: usize| crate::text::group_digits(v as i64);
         if !self.changed() {
             return format!(
-                "{} already fits {}% of Claude Code's caps ({} lines, {} units): nothing to do",
+                "{} already fits {}% of Claude Code's caps ({} {}, {} units): nothing to do",
                 self.index_label(),
                 self.budget,
                 n(a.line_count),
+                plural(a.line_count, "line", "lines"),
                 n(a.unit_count)
             );
         }
