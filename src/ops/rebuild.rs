@@ -83,7 +83,10 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
         let what = if e.pinned.is_empty() {
             "the free text alone needs".to_string()
         } else {
-            format!("the pinned entries ({}) and the free text alone need", e.pinned.join(", "))
+            format!(
+                "the pinned entries ({}) and the free text alone need",
+                e.pinned.join(", ")
+            )
         };
         Error::new(
             Kind::OverBudget,
