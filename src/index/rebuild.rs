@@ -456,7 +456,13 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         hub_entries[slot].1.push(file.clone());
     }
     // Hubs are named by their place: make sure the index links every one.
-    hub_texts.sort_by_key(|h| h.rel.clone());
+    let number = |rel: &str| {
+        rel.strip_suffix(".md")
+            .and_then(|s| s.rsplit_once('_'))
+            .and_then(|(_, k)| k.parse::<usize>().ok())
+            .unwrap_or(1)
+    };
+    hub_texts.sort_by_key(|h| (number(&h.rel), h.rel.clone()));
     out.hubs = hub_texts;
     out.moved = moved_files;
     let final_lines: Vec<&str> = super::lines(&out.index);

@@ -263,11 +263,12 @@ impl Plan {
                 .map(|h| h.rel.as_str())
                 .collect();
             let k = self.out.moved.len();
-            parts.push(format!(
-                "{k} {} moved to {}",
-                plural(k, "entry", "entries"),
-                hubs.join(", ")
-            ));
+            let to = match hubs.as_slice() {
+                [one] => one.to_string(),
+                [first, .., last] if hubs.len() > 2 => format!("{} hub files ({first} … {last})", hubs.len()),
+                _ => hubs.join(" and "),
+            };
+            parts.push(format!("{} {} moved to {to}", n(k), plural(k, "entry", "entries")));
         }
         for (k, what) in [
             (self.out.added.len(), "added"),
@@ -275,7 +276,7 @@ impl Plan {
             (self.out.dropped.len(), "dropped"),
         ] {
             if k > 0 {
-                parts.push(format!("{k} {} {what}", plural(k, "line", "lines")));
+                parts.push(format!("{} {} {what}", n(k), plural(k, "line", "lines")));
             }
         }
         if !parts.is_empty() {
