@@ -652,6 +652,18 @@ mod tests {
     }
 
     #[test]
+    fn frontmatter_and_html_comments_do_not_count_against_the_budget() {
+        // 300 lines of comment and a frontmatter block: stripped before the cut,
+        // so nothing moves and the text is kept as it is.
+        let comment: String = (0..300).map(|i| format!("note {i}\n")).collect();
+        let index = format!("---\ntitle: x\n---\n<!--\n{comment}-->\n- [a](a.md) — a\n");
+        let ms = [mem("a.md", Some(MemoryType::User), 1)];
+        let out = run(&index, &ms, &[], &[], 70.0).unwrap();
+        assert_eq!(out.index, index);
+        assert!(out.moved.is_empty() && out.hubs.is_empty());
+    }
+
+    #[test]
     fn pinned_and_free_text_over_the_budget_is_refused() {
         let mut index = "text\n".repeat(150);
         index.push_str("- [a](a.md) — a <!-- pin -->\n");
