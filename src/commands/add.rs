@@ -111,7 +111,7 @@ fn read_body_file(p: &Path) -> Result<String, Error> {
         };
         Error::new(
             kind,
-            format!("cannot read the body file {shown}: {}", crate::error::io_reason(&e)),
+            format!("cannot read the body file {shown}: {}", crate::error::io_words(&e)),
         )
         .hint("check the path given to --body-file")
     })?;
@@ -402,7 +402,7 @@ fn compose_in_editor(
                 format!(
                     "cannot read the draft {}: {}",
                     draft.display(),
-                    crate::error::io_reason(&e)
+                    crate::error::io_words(&e)
                 ),
             )
         })

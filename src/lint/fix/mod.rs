@@ -335,12 +335,7 @@ fn index_line(memory: std::io::Result<Memory>, index: &str, eol: &str) -> Result
     };
     let (line, _) = index::render_entry(title.trim(), &m.rel, hook.trim());
     let candidate = edit::append_line(index, &line, eol);
-    let loaded = load::load(&candidate);
-    let last_line = index::lines(&candidate)
-        .iter()
-        .rposition(|l| !l.trim().is_empty())
-        .map_or(0, |i| i + 1);
-    if loaded.dropped.iter().any(|d| d.line == last_line) {
+    if load::load_last_line_cut(&candidate).1 {
         return Err("the new index line would fall past Claude Code's truncation cut");
     }
     Ok(candidate)

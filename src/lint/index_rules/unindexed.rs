@@ -174,12 +174,8 @@ impl Room {
                 *text = edit::append_line(text, &p, self.eol);
             }
             let candidate = edit::append_line(text, &line, self.eol);
-            let l = load::load(&candidate);
-            let last = index::lines(&candidate)
-                .iter()
-                .rposition(|l| !l.trim().is_empty())
-                .map_or(0, |i| i + 1);
-            if l.dropped.iter().any(|d| d.line == last) {
+            let (l, cut) = load::load_last_line_cut(&candidate);
+            if cut {
                 // Past the line cap, every later line is too.
                 self.cut = l.line_truncated;
                 return Fixable::PastCut;
