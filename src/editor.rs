@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::error::{Error, Kind, io_reason};
+use crate::error::{Error, Kind, io_words};
 use crate::paths::Env;
 
 /// A resolved editor command.
@@ -179,7 +179,7 @@ pub fn run(editor: &Editor, file: &Path) -> Result<(), Error> {
                 "cannot run the editor {} ({}): {}",
                 editor.program.display(),
                 editor.source,
-                io_reason(&e)
+                io_words(&e)
             ),
         )
         .hint(HINT)
@@ -243,7 +243,7 @@ pub fn write_draft(path: &Path, content: &[u8]) -> Result<(), Error> {
         .map_err(|e| {
             Error::new(
                 Kind::Io,
-                format!("cannot write the draft {}: {}", path.display(), io_reason(&e)),
+                format!("cannot write the draft {}: {}", path.display(), io_words(&e)),
             )
             .hint("check TMPDIR")
         })

@@ -90,9 +90,29 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// An I/O error in plain lowercase words, without Rust's `(os error N)` suffix.
+/// An I/O error in plain lowercase words, without Rust's ` (os error N)` suffix:
+/// the words for its kind when it carries no message of its own (`no such file or
+/// directory`), else its text with the operating system's capital dropped (an
+/// acronym such as `IO failure` is kept). The one helper for every I/O error a user
+/// reads.
 pub fn io_words(e: &io::Error) -> String {
-    plain_os_errors(&e.to_string())
+    if e.get_ref().is_none()
+        && let Some(words) = kind_words(e.kind())
+    {
+        return words.to_string();
+    }
+    lower_first(&plain_os_errors(&e.to_string()))
+}
+
+/// `text` with its first letter lowercased, unless it starts an acronym.
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => {
+            first.to_lowercase().chain(text[first.len_utf8()..].chars()).collect()
+        }
+        _ => text.to_string(),
+    }
 }
 
 /// The words for an OS error kind a user meets; `None` leaves the OS's own text.
@@ -158,24 +178,6 @@ pub fn err(kind: Kind, message: impl Into<String>) -> Error {
     Error::new(kind, message)
 }
 
-/// What an I/O error says, for a user: without Rust's ` (os error N)` suffix and
-/// with the operating system's capital dropped (`no such file or directory`).
-pub fn io_reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = match (e.raw_os_error(), text.rfind(" (os error ")) {
-        (Some(_), Some(i)) if text.ends_with(')') => text[..i].to_string(),
-        _ => text,
-    };
-    let mut chars = text.chars();
-    match (chars.next(), chars.next()) {
-        // Keep an acronym (`EACCES`-style or `IO error`) as it is.
-        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => {
-            first.to_lowercase().chain(text[first.len_utf8()..].chars()).collect()
-        }
-        _ => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,10 +210,14 @@ mod tests {
     }
 
     #[test]
-    fn io_reasons_have_no_os_error_suffix() {
+    fn io_words_are_plain_whatever_the_error_carries() {
         let e = std::io::Error::from_raw_os_error(2);
-        assert_eq!(io_reason(&e), "no such file or directory");
+        assert_eq!(io_words(&e), "no such file or directory");
         let e = std::io::Error::other("IO failure");
-        assert_eq!(io_reason(&e), "IO failure");
+        assert_eq!(io_words(&e), "IO failure");
+        let e = std::io::Error::from(io::ErrorKind::NotFound);
+        assert_eq!(io_words(&e), "no such file or directory");
+        let e = std::io::Error::other("Broken thing");
+        assert_eq!(io_words(&e), "broken thing");
     }
 }

@@ -28,10 +28,10 @@ pub enum ReadError {
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ReadError::NotFound => f.write_str("No such file or directory"),
+            ReadError::NotFound => f.write_str("no such file or directory"),
             ReadError::NotRegular(what) => write!(f, "{what}, not a regular file"),
             ReadError::TooLarge(max) => write!(f, "larger than {}", size(*max)),
-            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::Io(e) => f.write_str(&crate::error::io_words(e)),
         }
     }
 }

@@ -143,6 +143,41 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// One table row whose last cell is free text: `prefix` (the cells before it,
+/// already padded), then `text` wrapped ([`wrap`]) to the columns `width` leaves
+/// it (at least 20), each further line indented to where `text` began. Each line
+/// ends in LF and has no trailing spaces. With `width` `None` (piped output) the
+/// row stays on one line. A word wider than its room (a path) stays whole.
+pub fn hang(prefix: &str, text: &str, width: Option<usize>) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let start = prefix.width();
+    let lines = match width {
+        Some(w) => wrap(text, w.saturating_sub(start).max(20)),
+        None => vec![text.to_string()],
+    };
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let row = if i == 0 {
+            format!("{prefix}{line}")
+        } else {
+            format!("{:start$}{line}", "")
+        };
+        out.push_str(row.trim_end_matches(' '));
+        out.push('\n');
+    }
+    if lines.is_empty() {
+        out.push_str(prefix.trim_end_matches(' '));
+        out.push('\n');
+    }
+    out
+}
+
+/// The width [`hang`] wraps stdout's rows to: the terminal's when stdout is one,
+/// else `None` (piped output keeps one line per row).
+pub fn row_width(out: &Output) -> Option<usize> {
+    out.stdout_tty.then(terminal_width)
+}
+
 /// One column of a [`table`]: its header and the width it is drawn at (cells are
 /// cut to it with [`fit_end`], or [`fit_middle`] when `middle`).
 #[derive(Clone, Copy, Debug)]
@@ -297,6 +332,24 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hang_wraps_the_last_cell_under_itself() {
+        let row = hang(
+            "ML203  index-unindexed  ",
+            "not in MEMORY.md: Claude Code never loads it",
+            Some(46),
+        );
+        assert_eq!(
+            row,
+            "ML203  index-unindexed  not in MEMORY.md:\n                        Claude Code never\n                        loads it\n"
+        );
+        for line in row.lines() {
+            assert!(line.chars().count() <= 46, "{line}");
+        }
+        assert_eq!(hang("a  ", "b c", None), "a  b c\n");
+        assert_eq!(hang("a  ", "", Some(80)), "a\n");
+    }
 
     #[test]
     fn color_rules() {

@@ -106,7 +106,7 @@ fn guarded<T>(on_interrupt: &dyn Fn(), ask: impl FnOnce(&Term) -> io::Result<T>)
         let _ = term.show_cursor();
         Error::new(
             Kind::Io,
-            format!("cannot read the answer: {}", crate::error::io_reason(&e)),
+            format!("cannot read the answer: {}", crate::error::io_words(&e)),
         )
         .hint("pass the values as flags instead")
     })
@@ -141,7 +141,7 @@ pub fn yes_no(question: &str, default: bool) -> Result<bool, Error> {
             "n" | "no" => return Ok(false),
             _ => Term::stderr()
                 .write_line("please answer y or n")
-                .map_err(|e| Error::new(Kind::Io, format!("cannot ask: {}", crate::error::io_reason(&e))))?,
+                .map_err(|e| Error::new(Kind::Io, format!("cannot ask: {}", crate::error::io_words(&e))))?,
         }
     }
 }

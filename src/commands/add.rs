@@ -116,7 +116,7 @@ fn read_body_file(p: &Path) -> Result<String, Error> {
         };
         Error::new(
             kind,
-            format!("cannot read the body file {shown}: {}", crate::error::io_reason(&e)),
+            format!("cannot read the body file {shown}: {}", crate::error::io_words(&e)),
         )
         .hint("check the path given to --body-file")
     })?;
@@ -407,7 +407,7 @@ fn compose_in_editor(
                 format!(
                     "cannot read the draft {}: {}",
                     draft.display(),
-                    crate::error::io_reason(&e)
+                    crate::error::io_words(&e)
                 ),
             )
         })

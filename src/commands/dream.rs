@@ -13,7 +13,7 @@ use crate::dream::{self, DryRun, GateInput, MIN_HOURS, MIN_SESSIONS, PlanInput};
 use crate::error::{Error, Kind};
 use crate::output::Output;
 use crate::paths::{self, Resolution};
-use crate::{lint, lock, scan, sessions};
+use crate::{lint, lock, sessions};
 
 pub fn run(args: &DreamArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     ensure_dry_run(args)?;
@@ -51,7 +51,7 @@ pub fn run(args: &DreamArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
     if out.json {
         out.emit_json(serde_json::to_value(&doc)?)?;
     } else {
-        out.print(&dream::render_text(&doc))?;
+        out.print(&dream::render_text(&doc, crate::output::row_width(out)))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -74,20 +74,14 @@ fn plan(
     out: &mut Output,
 ) -> dream::Plan {
     let dir = res.memdir.main();
-    let scan = scan::scan(dir);
-    let read = |p: &Path| {
-        crate::fsread::read_regular(p, crate::store::MAX_INDEX_BYTES)
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-    };
     let index_text = crate::index::read_index_text(&dir.join("MEMORY.md"));
-    let texts: Vec<Option<String>> = scan.memories.iter().map(|m| read(&m.path)).collect();
     let project_root = res.project.as_ref().map(|p| Path::new(&p.canonical_root));
     if project_root.is_none() {
         out.note("missing-citation check skipped: no project (pass --project with --dir)");
     }
     let home = ctx.env.home();
-    let report = lint::lint(&lint::Input {
+    // One scan and one read of every file: lint's, which keeps the texts.
+    let (report, lint::Scanned { scan, texts }) = lint::lint_keeping(&lint::Input {
         dir,
         res,
         now_ms,

@@ -101,7 +101,7 @@ fn read_given_draft(path: &Path) -> Result<Vec<u8>, Error> {
             _ => Kind::InvalidInput,
         };
         let reason = match &e {
-            crate::fsread::ReadError::Io(io) => crate::error::io_reason(io),
+            crate::fsread::ReadError::Io(io) => crate::error::io_words(io),
             other => other.to_string().to_lowercase(),
         };
         Error::new(kind, format!("cannot read the draft {}: {reason}", path.display()))
@@ -128,7 +128,7 @@ fn ensure_editable_size(target: &Path) -> Result<(), Error> {
     let meta = std::fs::metadata(target).map_err(|e| {
         Error::new(
             Kind::Io,
-            format!("cannot read {}: {}", target.display(), crate::error::io_reason(&e)),
+            format!("cannot read {}: {}", target.display(), crate::error::io_words(&e)),
         )
         .hint("check the file's permissions")
     })?;
@@ -201,7 +201,7 @@ impl Session<'_> {
                     format!(
                         "cannot read the draft {}: {}",
                         self.draft.display(),
-                        crate::error::io_reason(&e)
+                        crate::error::io_words(&e)
                     ),
                 )
             })?;
@@ -385,7 +385,7 @@ fn save(
                 format!(
                     "cannot read the draft {}: {}",
                     draft.display(),
-                    crate::error::io_reason(&e)
+                    crate::error::io_words(&e)
                 ),
             )
         })?;

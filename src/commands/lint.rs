@@ -116,15 +116,15 @@ fn list_rules(out: &mut Output) -> Result<ExitCode> {
         out.emit_json(serde_json::to_value(Doc { rules: rows })?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    // On a terminal the consequence wraps under itself to fit the width.
+    let wrap_to = crate::output::row_width(out);
     let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
     let mut text = String::new();
     for r in &rows {
         let fix = if r.fixable { "fix" } else { "-" };
         let sev = r.severity.as_str();
-        text.push_str(&format!(
-            "{}  {:<width$}  {sev:<7}  {fix:<3}  {}\n",
-            r.id, r.name, r.consequence
-        ));
+        let prefix = format!("{}  {:<width$}  {sev:<7}  {fix:<3}  ", r.id, r.name);
+        text.push_str(&crate::output::hang(&prefix, r.consequence, wrap_to));
     }
     out.print(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -39,7 +39,7 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     if out.json {
         out.emit_json(serde_json::to_value(res.report())?)?;
     } else if args.explain {
-        out.print(&explain(&res))?;
+        out.print(&explain(&res, crate::output::row_width(out)))?;
     } else if args.index {
         out.print(&format!("{}\n", res.index_path().display()))?;
     } else if args.transcripts {
@@ -74,7 +74,7 @@ fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
 }
 
 /// The `--explain` text: one section per item of SPEC §3.3, in order.
-fn explain(res: &Resolution) -> String {
+fn explain(res: &Resolution, width: Option<usize>) -> String {
     let mut e = Explain::default();
     e.project(res);
     e.homes(res);
@@ -82,8 +82,16 @@ fn explain(res: &Resolution) -> String {
     e.key(res);
     e.result(res);
     e.enabled(res);
-    let mut text = e.render();
-    text.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n");
+    let mut text = e.render(width);
+    match width {
+        // On a terminal the note wraps to its width, like every row above.
+        Some(_) => text.push_str(&crate::output::hang(
+            "note: ",
+            "flag settings (--settings), server-delivered and MDM policies are not visible to memctl; Claude Code must run with the same environment for this answer to hold",
+            width,
+        )),
+        None => text.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n"),
+    }
     text
 }
 
@@ -99,12 +107,14 @@ impl Explain {
 
     /// Every value starts in one column, two past the longest label, so no label
     /// runs into its value (`settings.project` is the longest step name).
-    fn render(&self) -> String {
+    /// With `wrap_to` (a terminal's width) a long value wraps at its spaces under
+    /// its own column; a path is never cut.
+    fn render(&self, wrap_to: Option<usize>) -> String {
         let width = self.rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0) + 2;
         let mut text = String::new();
         for (label, value) in &self.rows {
             let pad = width - label.chars().count();
-            text.push_str(&format!("{label}{:pad$}{value}\n", ""));
+            text.push_str(&crate::output::hang(&format!("{label}{:pad$}", ""), value, wrap_to));
         }
         text
     }

@@ -256,34 +256,66 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
     // and |B| ≤ |A| give an overlap ≥ ⌈2|B|/3⌉).
     let mut by_size: Vec<usize> = (0..n).collect();
     by_size.sort_by_key(|&i| (sets[i].len(), i));
-    // Rank → (set, position of the token in it), for sets already indexed.
-    let mut postings: Vec<Vec<(u32, u32)>> = vec![Vec::new(); order.len()];
-    let mut seen: Vec<usize> = vec![usize::MAX; n];
+    /// The sets already indexed under one token, column by column: the set, the
+    /// token's position in it, and what the cheap filter reads (its length, its
+    /// rare-token count, its common tokens as bits). On a dir of few distinct
+    /// words every list is long and almost every candidate fails the filter, so
+    /// the filter runs first over the columns without a branch per candidate.
+    #[derive(Clone, Default)]
+    struct Postings {
+        set: Vec<u32>,
+        pos: Vec<u32>,
+        len: Vec<u32>,
+        rare: Vec<u32>,
+        common: Vec<u64>,
+    }
+    let mut postings: Vec<Postings> = vec![Postings::default(); order.len()];
+    let mut seen: Vec<u32> = vec![u32::MAX; n];
+    let mut passed: Vec<u32> = Vec::new();
     for &i in &by_size {
         let a = &sets[i];
-        let pa = prefix_len(a.len());
+        let (la, rare_a) = (a.len(), a.rare.len() as u32);
+        let pa = prefix_len(la);
+        let mut ri = find(&mut parent, i);
         for (pos_a, &tok) in a.ranks[..pa].iter().enumerate() {
-            for &(j, pos_b) in &postings[tok as usize] {
-                let j = j as usize;
-                if seen[j] == i {
+            let list = &postings[tok as usize];
+            // The common tokens counted exactly by their bits, the rare ones at
+            // most as many as the smaller set has: a bound on the pair's overlap
+            // whichever token it is met by, so a pair it drops is dropped at every
+            // meeting and needs no `seen` mark. J ≥ 0.5 ⟺ 3·overlap ≥ |A| + |B|.
+            passed.clear();
+            passed.resize(list.set.len(), 0);
+            let mut k = 0;
+            for x in 0..list.set.len() {
+                let bits = (a.common & list.common[x]).count_ones() + rare_a.min(list.rare[x]);
+                passed[k] = x as u32;
+                k += usize::from(3 * bits as usize >= la + list.len[x] as usize);
+            }
+            for &x in &passed[..k] {
+                let x = x as usize;
+                let (j, len_b, pos_b) = (list.set[x] as usize, list.len[x] as usize, list.pos[x] as usize);
+                if seen[j] == i as u32 {
                     continue;
                 }
-                seen[j] = i;
-                let b = &sets[j];
+                seen[j] = i as u32;
+                let total = la + len_b;
+                let bits = (a.common & list.common[x]).count_ones() as usize + rare_a.min(list.rare[x]) as usize;
                 // The first shared token is at (pos_a, pos_b): the overlap is at most
                 // it and what follows it in the shorter remainder.
-                let bound = 1 + (a.len() - pos_a - 1).min(b.len() - pos_b as usize - 1);
-                let total = a.len() + b.len();
-                // J ≥ 0.5 ⟺ 3·overlap ≥ |A| + |B|.
+                let bound = (1 + (la - pos_a - 1).min(len_b - pos_b - 1)).min(bits);
                 if 3 * bound < total {
                     continue;
                 }
-                let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                // `i`'s root is found once per probe (and again after a union).
+                let rj = find(&mut parent, j);
+                if parent[ri] != ri {
+                    ri = find(&mut parent, ri);
+                }
                 let bound_j = bound as f64 / (total - bound) as f64;
                 if ri == rj && bound_j <= best[ri] {
                     continue;
                 }
-                let o = a.overlap(b);
+                let o = a.overlap(&sets[j]);
                 if 3 * o < total {
                     continue;
                 }
@@ -293,13 +325,14 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
                 best[lo] = best[lo].max(best[hi]).max(sim);
             }
         }
-        let indexed = if a.len() == 0 {
-            0
-        } else {
-            a.len() - (2 * a.len()).div_ceil(3) + 1
-        };
+        let indexed = if la == 0 { 0 } else { la - (2 * la).div_ceil(3) + 1 };
         for (pos, &tok) in a.ranks[..indexed].iter().enumerate() {
-            postings[tok as usize].push((i as u32, pos as u32));
+            let list = &mut postings[tok as usize];
+            list.set.push(i as u32);
+            list.pos.push(pos as u32);
+            list.len.push(la as u32);
+            list.rare.push(rare_a);
+            list.common.push(a.common);
         }
     }
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();

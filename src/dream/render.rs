@@ -8,10 +8,11 @@ use super::gates::GateName;
 use super::plan::{Consolidate, Gather, IndexFinding, Orient, PruneAndIndex};
 use crate::text::group_digits;
 
-/// The whole text report.
-pub fn render_text(d: &DryRun) -> String {
+/// The whole text report; on a terminal (`width`) the gate table's details wrap
+/// under their column.
+pub fn render_text(d: &DryRun, width: Option<usize>) -> String {
     let mut s = String::new();
-    gates(&mut s, d);
+    gates(&mut s, d, width);
     orient(&mut s, &d.plan.orient);
     gather(&mut s, &d.plan.gather);
     consolidate(&mut s, &d.plan.consolidate);
@@ -19,16 +20,11 @@ pub fn render_text(d: &DryRun) -> String {
     s
 }
 
-fn gates(s: &mut String, d: &DryRun) {
+fn gates(s: &mut String, d: &DryRun, width: Option<usize>) {
     let _ = write!(s, "auto-dream for {}\ngates:\n", d.memory_dir);
     for gate in &d.gates {
-        let _ = writeln!(
-            s,
-            "  {:<14} {:<8} {}",
-            gate.gate.as_str(),
-            gate.status.as_str(),
-            gate.detail
-        );
+        let prefix = format!("  {:<14} {:<8} ", gate.gate.as_str(), gate.status.as_str());
+        s.push_str(&crate::output::hang(&prefix, &gate.detail, width));
         if gate.gate == GateName::Sessions {
             // One column per field, as wide as its widest entry.
             let rows: Vec<(&str, String, &str)> = d
@@ -57,14 +53,22 @@ fn orient(s: &mut String, o: &Orient) {
     s.push_str("\nPhase 1 — Orient\n");
     let _ = writeln!(
         s,
-        "  {} topic files: {} user, {} feedback, {} project, {} reference, {} untyped\n    ({} typed only under metadata:)",
-        o.topic_files, t.user, t.feedback, t.project, t.reference, t.untyped, t.nested_only
+        "  {}: {} user, {} feedback, {} project, {} reference, {} untyped\n    ({} typed only under metadata:)",
+        plural(o.topic_files, "topic file", "topic files"),
+        t.user,
+        t.feedback,
+        t.project,
+        t.reference,
+        t.untyped,
+        t.nested_only
     );
+    // The file's own line count, then the caps' counts, which Claude Code takes
+    // after trimming (so they can differ): two statements, two lines.
     let _ = writeln!(
         s,
-        "  MEMORY.md: {} lines, {} memory links\n    as loaded: {} / 200 lines, {} / 25 000 units",
-        o.index_lines,
-        o.index_links,
+        "  MEMORY.md: {} on {}\n    caps, after trimming: {} of 200 lines, {} of 25 000 units",
+        plural(o.index_links, "memory link", "memory links"),
+        plural(o.index_lines, "line", "lines"),
         o.index_line_count,
         group_digits(o.index_units as i64)
     );
@@ -147,6 +151,11 @@ fn prune_and_index(s: &mut String, p: &PruneAndIndex) {
     );
     section(s, "near the caps", &p.near_caps, f);
     section(s, "duplicate targets", &p.duplicate_targets, f);
+}
+
+/// `1 line`, `2 lines`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", group_digits(n as i64), if n == 1 { one } else { many })
 }
 
 /// The most items of one memory a capped section lists.

@@ -306,31 +306,15 @@ pub fn by_rule(findings: &[Finding]) -> String {
     s.lines().map(|l| format!("{}\n", l.trim_end())).collect()
 }
 
-/// `text` wrapped at spaces to lines of at most `width` chars (a longer word
-/// stays whole), each line starting with `indent` and ending in a newline.
+/// `text` wrapped at spaces ([`crate::output::wrap`]) to lines of at most `width`
+/// columns (a longer word stays whole), each line starting with `indent` and
+/// ending in a newline.
 pub fn wrap_indented(text: &str, indent: &str, width: usize) -> String {
     let room = width.saturating_sub(indent.chars().count()).max(20);
-    let mut out = String::new();
-    let mut line = String::new();
-    let mut len = 0;
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
-        let n = word.chars().count();
-        if len > 0 && len + 1 + n > room {
-            let _ = writeln!(out, "{indent}{line}");
-            line.clear();
-            len = 0;
-        }
-        if len > 0 {
-            line.push(' ');
-            len += 1;
-        }
-        line.push_str(word);
-        len += n;
-    }
-    if len > 0 {
-        let _ = writeln!(out, "{indent}{line}");
-    }
-    out
+    crate::output::wrap(text, room)
+        .into_iter()
+        .map(|line| format!("{indent}{line}\n"))
+        .collect()
 }
 
 /// The `lint --json` document (SPEC §3.9.1), without `warnings` (which `Output`

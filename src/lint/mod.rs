@@ -116,15 +116,37 @@ fn read_rest(file: &mut File, buf: &mut Vec<u8>, size: u64) -> std::io::Result<(
 
 /// The topic rules on a memory whose file the scan has begun, and its links.
 fn check_file(m: &Memory, file: &mut File, buf: &mut Vec<u8>, claude_md: Option<&Vec<String>>) -> FileResult {
+    check_file_keeping(m, file, buf, claude_md, false).0
+}
+
+/// [`check_file`], and with `keep` the file's text (lossily decoded, at most
+/// [`READ_CAP`] bytes; `None` when it could not be read), taken from the buffer
+/// without a copy when it is valid UTF-8.
+fn check_file_keeping(
+    m: &Memory,
+    file: &mut File,
+    buf: &mut Vec<u8>,
+    claude_md: Option<&Vec<String>>,
+    keep: bool,
+) -> (FileResult, Option<String>) {
     let mut out = Vec::new();
     if read_rest(file, buf, m.size).is_err() {
-        return (out, FileLinks::default());
+        return ((out, FileLinks::default()), None);
     }
     let t = FileText::new(buf, m.size);
     topic::check(m, &t, claude_md, &mut out);
     let links = crate::index::extract_links(&t.text);
     topic::dangling(m, &t.text, &links, &mut out);
-    (out, index_rules::Reach::links_of(&m.rel, &t.text, &links))
+    let result = (out, index_rules::Reach::links_of(&m.rel, &t.text, &links));
+    if !keep {
+        return (result, None);
+    }
+    let text = match t.text {
+        Cow::Owned(s) => s,
+        Cow::Borrowed(_) => String::from_utf8(std::mem::take(buf))
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    };
+    (result, Some(text))
 }
 
 /// The outcome of a lint run.
@@ -143,6 +165,24 @@ type IndexResult = (usize, Option<index_rules::Targets>);
 
 /// Run every rule on the dir.
 pub fn lint(input: &Input) -> Report {
+    lint_inner(input, false).0
+}
+
+/// What [`lint_keeping`] gives beside the report: the scan of the dir and the text
+/// of each of its memories, in the scan's order (`None` where it could not be
+/// read; at most [`READ_CAP`] bytes, lossily decoded).
+pub struct Scanned {
+    pub scan: Scan,
+    pub texts: Vec<Option<String>>,
+}
+
+/// [`lint`], keeping the scan and the texts it read, so that a caller that needs
+/// them too (`dream`) does not walk and read the dir a second time.
+pub fn lint_keeping(input: &Input) -> (Report, Scanned) {
+    lint_inner(input, true)
+}
+
+fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
     let mut notes = Vec::new();
     let claude_md = config::claude_md_lines(input.res, &mut notes);
     let scopes = index_rules::scopes(&input.res.memdir);
@@ -156,8 +196,10 @@ pub fn lint(input: &Input) -> Report {
             .map(|scope| index_rules::check_index(scope, input.warn_at, &mut index_findings))
             .collect()
     };
-    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| check_file(m, file, buf, claude_md.as_ref());
+    let visit =
+        |m: &Memory, file: &mut File, buf: &mut Vec<u8>| check_file_keeping(m, file, buf, claude_md.as_ref(), keep);
     let (scan, results, index_results) = scan::scan_visit(input.dir, check_indexes, &visit);
+    let (results, texts): (Vec<FileResult>, Vec<Option<String>>) = results.into_iter().unzip();
     // Names are looked up only for wikilinks; files without links add no edge.
     let by_name = if results.iter().any(|(_, links)| links.has_wikilinks()) {
         index_rules::Reach::names(&scan.memories)
@@ -183,7 +225,7 @@ pub fn lint(input: &Input) -> Report {
     }
     config::check(input, &mut findings, &mut notes);
     sort_findings(&mut findings);
-    Report { findings, files, notes }
+    (Report { findings, files, notes }, Scanned { scan, texts })
 }
 
 /// By path (byte order), line, column and rule; equal findings keep the order

@@ -84,10 +84,7 @@ fn read_file(path: &Path) -> Result<Option<Map<String, Value>>, String> {
         Ok(b) => b,
         Err(ReadError::NotFound) => return Ok(None),
         Err(e) => {
-            return Err(format!(
-                "cannot be read: {}",
-                crate::error::plain_os_errors(&e.to_string())
-            ));
+            return Err(format!("cannot be read: {e}"));
         }
     };
     let text = String::from_utf8_lossy(&bytes);

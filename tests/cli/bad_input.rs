@@ -377,7 +377,7 @@ fn dangling_symlink() {
     let env = Env::new();
     let p = env.root().join("nowhere/MEMORY.md");
     let run = env.arg("truncate-check").arg(&p).run().code(2);
-    run.stderr_has("No such file");
+    run.stderr_has(": no such file or directory\n");
 }
 
 #[test]

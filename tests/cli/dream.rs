@@ -436,3 +436,33 @@ fn r14_session_list_is_aligned() {
         run.stdout
     );
 }
+
+#[test]
+fn gate_details_wrap_to_80_columns_on_a_terminal() {
+    let (env, _) = setup(None);
+    let env = env.env("COLUMNS", "80");
+    let out = crate::support::run_in_pty(&env, &["dream"], &[]);
+    let lines = crate::support::pty_lines(&out);
+    assert!(
+        lines.iter().any(|l| l.starts_with("  enabled        unknown  ")),
+        "{out}"
+    );
+    for l in lines.iter().take_while(|l| !l.starts_with("verdict:")) {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+}
+
+#[test]
+fn orient_says_the_index_lines_and_the_caps_apart() {
+    let (env, _) = setup(Some(true));
+    let env = env
+        .memory("a.md", "---\nname: a\ndescription: d\ntype: user\n---\nx\n")
+        .index("# Index\n- [a](a.md) — d\n\n");
+    let run = env.arg("dream").run().success();
+    assert!(
+        run.stdout
+            .contains("  1 topic file: 1 user, 0 feedback, 0 project, 0 reference, 0 untyped\n    (0 typed only under metadata:)\n  MEMORY.md: 1 memory link on 4 lines\n    caps, after trimming: 2 of 200 lines, "),
+        "{}",
+        run.stdout
+    );
+}

@@ -1261,3 +1261,16 @@ fn messages_count_in_the_singular() {
         "1 topic file but no MEMORY.md: Claude Code loads no memory; create the index (`memctl edit --index`)"
     );
 }
+
+#[test]
+fn list_rules_fits_80_columns_on_a_terminal_and_keeps_one_line_per_rule_piped() {
+    let env = Env::new().env("COLUMNS", "80");
+    let out = crate::support::run_in_pty(&env, &["lint", "--list-rules"], &[]);
+    let lines = crate::support::pty_lines(&out);
+    assert!(lines.iter().any(|l| l.starts_with("ML203  index-unindexed")), "{out}");
+    for l in &lines {
+        assert!(l.chars().count() <= 80, "{} columns: {l}", l.chars().count());
+    }
+    let piped = Env::new().args(["lint", "--list-rules"]).run().success();
+    assert_eq!(piped.stdout.lines().count(), memctl::lint::RULES.len());
+}

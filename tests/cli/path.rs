@@ -911,3 +911,14 @@ fn a_tracked_local_setting_is_warned_about() {
     let e = stderr(&["lint"]);
     assert!(e.contains(&warning), "{e}");
 }
+
+#[test]
+fn explain_wraps_its_values_to_80_columns_on_a_terminal() {
+    let env = Env::new().env("COLUMNS", "80");
+    let out = crate::support::run_in_pty(&env, &["path", "--explain"], &[]);
+    let lines = crate::support::pty_lines(&out);
+    assert!(lines.iter().any(|l| l.starts_with("note: flag settings")), "{out}");
+    for l in &lines {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+}

@@ -390,3 +390,14 @@ pub fn run_in_pty_status(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> (S
 fn shell_words_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
+
+/// The lines of a terminal run ([`run_in_pty`]), without the CRs the pty adds.
+pub fn pty_lines(out: &str) -> Vec<String> {
+    out.lines().map(|l| l.trim_end_matches('\r').to_string()).collect()
+}
+
+/// At most `width` columns, unless the line is one unbreakable word (a path)
+/// after its indent.
+pub fn fits(line: &str, width: usize) -> bool {
+    line.chars().count() <= width || !line.trim_start().contains(' ')
+}

@@ -192,8 +192,10 @@ fn missing_explicit_path_is_not_found() {
     let p = env.root().join("nope.md");
     let run = env.arg("truncate-check").arg(&p).run().code(2);
     assert!(
-        run.stderr
-            .starts_with(&format!("memctl: cannot read {}: No such file", p.display())),
+        run.stderr.starts_with(&format!(
+            "memctl: cannot read {}: no such file or directory\n",
+            p.display()
+        )),
         "{}",
         run.stderr
     );
