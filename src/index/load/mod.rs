@@ -104,19 +104,6 @@ impl Load {
     }
 }
 
-/// `text` as Claude Code loads it, and whether its last non-blank line (an
-/// index line just appended) falls past the cut: the check `lint --fix` (ML203)
-/// and its dry run make before appending.
-pub fn load_last_line_cut(text: &str) -> (Load, bool) {
-    let loaded = load(text);
-    let last = crate::index::lines(text)
-        .iter()
-        .rposition(|l| !l.trim().is_empty())
-        .map_or(0, |i| i + 1);
-    let cut = loaded.dropped.iter().any(|d| d.line == last);
-    (loaded, cut)
-}
-
 /// Model Claude Code's load of an index whose content is `text` (already decoded).
 pub fn load(text: &str) -> Load {
     let (body, start_line, frontmatter_stripped) = strip_frontmatter(text);
