@@ -23,6 +23,8 @@ pub enum Kind {
     Config,
     Unsupported,
     StrictRefused,
+    /// History is off, or the dir has no store (SPEC §8.3).
+    HistoryOff,
     Internal,
 }
 

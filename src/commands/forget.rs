@@ -37,7 +37,8 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         out.note("nothing forgotten");
         return Ok(ExitCode::SUCCESS);
     }
-    let mut writer = Writer::open(&plan.dir, ctx.now, args.force)?;
+    let res = ctx.resolve()?;
+    let mut writer = Writer::open(&plan.dir, ctx.now, args.force, &ctx.recording("forget", &res))?;
     let (trash, removed) = forget::apply(&plan, &mut writer)?;
     report(
         out,

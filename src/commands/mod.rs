@@ -2,16 +2,21 @@
 
 mod add;
 mod completions;
+mod diff;
 mod dream;
 mod edit;
 mod forget;
+mod history;
 mod lint;
 mod list;
 mod lock;
 mod man;
 mod path;
+mod restore;
 mod show;
+mod snapshot;
 mod truncate_check;
+mod undo;
 
 use std::process::ExitCode;
 
@@ -33,6 +38,11 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Edit(args) => edit::run(args, ctx, out),
         Command::Lock(args) => lock::run(args, ctx, out),
         Command::Dream(args) => dream::run(args, ctx, out),
+        Command::Snapshot(args) => snapshot::run(args, ctx, out),
+        Command::History(args) => history::run(args, ctx, out),
+        Command::Diff(args) => diff::run(args, ctx, out),
+        Command::Restore(args) => restore::run(args, ctx, out),
+        Command::Undo(args) => undo::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }

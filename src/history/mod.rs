@@ -15,8 +15,8 @@ use chrono::{DateTime, Utc};
 use crate::error::{Error, Kind};
 use crate::paths::Env;
 
-pub use read::{Change, ChangeKind, FileState, Snap, State};
-pub use snapshot::{Recorded, Trigger};
+pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc};
+pub use snapshot::{Recorded, Request, Trigger};
 
 /// Whether history is on, and where stores live.
 #[derive(Clone, Debug)]
@@ -29,9 +29,9 @@ impl Settings {
     /// `--no-history` / `MEMCTL_HISTORY=off` turn it off; `$MEMCTL_HISTORY_DIR`,
     /// else `${XDG_STATE_HOME:-~/.local/state}/memctl/history/`.
     pub fn from_env(env: &Env, no_history: bool) -> Settings {
-        let off = env.get("MEMCTL_HISTORY").is_some_and(|v| {
-            matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no")
-        });
+        let off = env
+            .get("MEMCTL_HISTORY")
+            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no"));
         if no_history || off {
             return Settings::Off;
         }
@@ -92,7 +92,9 @@ impl Store {
         create: bool,
         now: DateTime<Utc>,
     ) -> Result<Option<Store>, Error> {
-        let Settings::On { root } = settings else { return Ok(None) };
+        let Settings::On { root } = settings else {
+            return Ok(None);
+        };
         let dir = fs::canonicalize(main).unwrap_or_else(|_| main.to_path_buf());
         let path = root.join(format!("{}.git", key(&dir)));
         if !path.exists() && !create {
@@ -110,21 +112,29 @@ impl Store {
                     path.display(),
                     aside.display()
                 ));
-                open_or_init(&path, &dir, project)
-                    .map_err(|e| Error::new(Kind::Io, format!("cannot create the history store: {}: {e}", path.display())))?
+                open_or_init(&path, &dir, project).map_err(|e| {
+                    Error::new(
+                        Kind::Io,
+                        format!("cannot create the history store: {}: {e}", path.display()),
+                    )
+                })?
             }
             Err(why) => {
-                return Err(Error::new(Kind::Io, format!("cannot create the history store: {}: {why}", path.display())));
+                return Err(Error::new(
+                    Kind::Io,
+                    format!("cannot create the history store: {}: {why}", path.display()),
+                ));
             }
         };
-        let recorded = repo
-            .config_snapshot()
-            .string("memctl.memoryDir")
-            .map(|v| v.to_string());
+        let recorded = repo.config_snapshot().string("memctl.memoryDir").map(|v| v.to_string());
         if recorded.as_deref().is_some_and(|r| Path::new(r) != dir) {
             return Err(Error::new(
                 Kind::Conflict,
-                format!("the history store {} belongs to another memory dir: {}", path.display(), recorded.unwrap_or_default()),
+                format!(
+                    "the history store {} belongs to another memory dir: {}",
+                    path.display(),
+                    recorded.unwrap_or_default()
+                ),
             ));
         }
         let mut store = Store {
@@ -146,10 +156,6 @@ impl Store {
         &self.dir
     }
 
-    pub(crate) fn repo(&self) -> &gix::Repository {
-        &self.repo
-    }
-
     /// A `HEAD` that names a commit which cannot be read makes the store corrupt:
     /// set it aside and start a new one.
     fn check_head(&mut self, now: DateTime<Utc>) -> Result<(), Error> {
@@ -163,8 +169,12 @@ impl Store {
             self.path.display(),
             aside.display()
         ));
-        self.repo = open_or_init(&self.path, &self.dir, None)
-            .map_err(|e| Error::new(Kind::Io, format!("cannot create the history store: {}: {e}", self.path.display())))?;
+        self.repo = open_or_init(&self.path, &self.dir, None).map_err(|e| {
+            Error::new(
+                Kind::Io,
+                format!("cannot create the history store: {}: {e}", self.path.display()),
+            )
+        })?;
         Ok(())
     }
 
@@ -200,7 +210,10 @@ fn take_lock(store: &Path) -> Result<File, Error> {
             Err(fs::TryLockError::WouldBlock) => {
                 return Err(Error::new(
                     Kind::Busy,
-                    format!("the history store is locked by another process: {}", lock_path.display()),
+                    format!(
+                        "the history store is locked by another process: {}",
+                        lock_path.display()
+                    ),
                 ));
             }
             Err(fs::TryLockError::Error(e)) => return Err(store_err("cannot lock the history store", &lock_path, &e)),
@@ -316,20 +329,28 @@ mod store_tests {
         fs::create_dir_all(&mem).unwrap();
         fs::write(mem.join("MEMORY.md"), "- [A](a.md) — a\r\n").unwrap();
         fs::write(mem.join("a.md"), "---\nname: a\n---\nbody\n").unwrap();
-        let settings = Settings::On { root: t.path().join("state") };
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
         let now = "2026-03-10T12:00:00Z".parse().unwrap();
         let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
         let first = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
         assert_eq!(first.trigger, Trigger::Baseline);
         assert_eq!(first.changes.len(), 2);
-        assert!(s.snapshot(&mem, &req("snapshot")).unwrap().is_none(), "unchanged dir records nothing");
+        assert!(
+            s.snapshot(&mem, &req("snapshot")).unwrap().is_none(),
+            "unchanged dir records nothing"
+        );
         fs::write(mem.join("b.md"), "b").unwrap();
         fs::remove_file(mem.join("a.md")).unwrap();
         fs::write(mem.join(".consolidate-lock"), "123").unwrap();
         let second = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
         assert_eq!(second.trigger, Trigger::Dream);
         let kinds: Vec<_> = second.changes.iter().map(|c| (c.file(), c.kind)).collect();
-        assert_eq!(kinds, [("a.md".into(), ChangeKind::Deleted), ("b.md".into(), ChangeKind::Added)]);
+        assert_eq!(
+            kinds,
+            [("a.md".into(), ChangeKind::Deleted), ("b.md".into(), ChangeKind::Added)]
+        );
         let state = read::load_state(&s.repo, second.id).unwrap();
         assert_eq!(state.lock.as_ref().unwrap().body, b"123");
         let idx = &state.files[b"MEMORY.md".as_slice()];
@@ -347,8 +368,154 @@ mod store_tests {
             let text = String::from_utf8_lossy(&out.stdout);
             assert!(text.contains("dream: -a.md +b.md"), "{text}");
             assert!(text.contains("baseline"), "{text}");
-            let fsck = std::process::Command::new("git").arg("--git-dir").arg(&path).arg("fsck").output().unwrap();
+            let fsck = std::process::Command::new("git")
+                .arg("--git-dir")
+                .arg(&path)
+                .arg("fsck")
+                .output()
+                .unwrap();
             assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
         }
     }
+}
+
+/// Reading a store: the log, states, blobs, and the revision forms of SPEC §8.3.
+impl Store {
+    /// Open the store of `main` for reading: `history_off` when history is off or
+    /// the dir has none yet.
+    pub fn open_existing(settings: &Settings, main: &Path, now: DateTime<Utc>) -> Result<Store, Error> {
+        let off = || {
+            Error::new(
+                Kind::HistoryOff,
+                format!("no history for {}", crate::paths::with_sep(main)),
+            )
+        };
+        match settings {
+            Settings::Off => Err(off().hint(
+                "history is off (--no-history or MEMCTL_HISTORY=off); unset it, and memctl records a snapshot on every write",
+            )),
+            Settings::On { .. } => Store::open(settings, main, None, false, now)?
+                .ok_or_else(|| off().hint("memctl records history from its first write here; `memctl snapshot` starts it now")),
+        }
+    }
+
+    /// Every snapshot, newest first.
+    pub fn log(&self) -> Result<Vec<Snap>, Error> {
+        read::log(&self.repo, self.head_id()).map_err(|e| self.read_err(&e))
+    }
+
+    /// The files and lock a snapshot recorded.
+    pub fn state(&self, id: gix::ObjectId) -> Result<State, Error> {
+        read::load_state(&self.repo, id).map_err(|e| self.read_err(&e))
+    }
+
+    /// The dir `main` now, as a state (nothing is stored), with the bytes of the
+    /// files that were read.
+    pub fn state_now(&mut self, main: &Path) -> Result<(State, std::collections::HashMap<Vec<u8>, Vec<u8>>), Error> {
+        let head = self.head_id();
+        let (_, state, fresh) = self.scan(main, head)?;
+        Ok((state, fresh))
+    }
+
+    /// The report items of `changes`: line counts from the stored blobs (a file
+    /// read now but not stored yet comes from `fresh`).
+    pub fn change_docs(
+        &self,
+        changes: &[Change],
+        fresh: &std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    ) -> Vec<ChangeDoc> {
+        changes
+            .iter()
+            .map(|c| {
+                change_doc(c, &mut |id| {
+                    self.blob(id).unwrap_or_else(|_| {
+                        c.after
+                            .as_ref()
+                            .filter(|a| a.oid == id)
+                            .and_then(|_| fresh.get(&c.rel).cloned())
+                            .unwrap_or_default()
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// A stored blob's bytes.
+    pub fn blob(&self, id: gix::ObjectId) -> Result<Vec<u8>, Error> {
+        read::blob(&self.repo, id).map_err(|e| self.read_err(&e))
+    }
+
+    fn read_err(&self, e: &str) -> Error {
+        Error::new(
+            Kind::Io,
+            format!("cannot read the history store {}: {e}", self.path.display()),
+        )
+    }
+
+    /// A snapshot named by an id (7 or more hex digits), `@~N` (`@~0` the newest),
+    /// or a time (`2026-03-10` = midnight UTC, RFC 3339, `3h`/`2d`/`30m`/`1w`
+    /// before now): the newest snapshot at or before it.
+    pub fn resolve(&self, spec: &str, log: &[Snap], now: DateTime<Utc>) -> Result<gix::ObjectId, Error> {
+        let spec = spec.trim();
+        let none =
+            |what: String| Error::new(Kind::NotFound, what).hint("`memctl history` lists the snapshots and their ids");
+        if let Some(n) = spec.strip_prefix("@~").or(if spec == "@" { Some("0") } else { None }) {
+            let n: usize = n.parse().map_err(|_| {
+                Error::new(Kind::Usage, format!("not a snapshot: {spec}")).hint("write @~N with a number N")
+            })?;
+            return log
+                .get(n)
+                .map(|s| s.id)
+                .ok_or_else(|| none(format!("there are only {} snapshots: {spec}", log.len())));
+        }
+        if spec.len() >= 7 && spec.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let lower = spec.to_ascii_lowercase();
+            let hits: Vec<&Snap> = log
+                .iter()
+                .filter(|s| s.id.to_hex().to_string().starts_with(&lower))
+                .collect();
+            return match hits.as_slice() {
+                [one] => Ok(one.id),
+                [] => Err(none(format!("no snapshot with id {spec}"))),
+                _ => Err(
+                    Error::new(Kind::Ambiguous, format!("more than one snapshot starts with {spec}"))
+                        .hint("give more digits of the id"),
+                ),
+            };
+        }
+        let at = parse_time(spec, now).ok_or_else(|| {
+            Error::new(Kind::Usage, format!("not a snapshot: {spec}"))
+                .hint("give a snapshot id (7+ hex digits), @~N, a date (2026-03-10), a time (2026-03-10T12:00:00Z) or an age (3h, 2d)")
+        })?;
+        log.iter()
+            .find(|s| s.time <= at.timestamp())
+            .map(|s| s.id)
+            .ok_or_else(|| {
+                none(format!(
+                    "no snapshot at or before {}",
+                    at.format("%Y-%m-%d %H:%M:%S UTC")
+                ))
+            })
+    }
+}
+
+/// `2026-03-10`, an RFC 3339 time, or an age (`30m`, `3h`, `2d`, `1w`) before now.
+fn parse_time(spec: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(spec) {
+        return Some(t.with_timezone(&Utc));
+    }
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(spec, "%Y-%m-%d") {
+        return Some(d.and_hms_opt(0, 0, 0)?.and_utc());
+    }
+    let unit = spec.chars().last()?;
+    let n: i64 = spec[..spec.len() - unit.len_utf8()].parse().ok()?;
+    let secs = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        'w' => 7 * 86_400,
+        _ => return None,
+    };
+    now.checked_sub_signed(chrono::TimeDelta::try_seconds(n.checked_mul(secs)?)?)
 }

@@ -97,7 +97,11 @@ pub fn changes(a: &State, b: &State) -> Vec<Change> {
             Some(y) if y == x => {}
             Some(y) => out.push(Change {
                 rel: rel.clone(),
-                kind: if y.oid == x.oid && y.link == x.link { ChangeKind::Touched } else { ChangeKind::Modified },
+                kind: if y.oid == x.oid && y.link == x.link {
+                    ChangeKind::Touched
+                } else {
+                    ChangeKind::Modified
+                },
                 before: Some(x.clone()),
                 after: Some(y.clone()),
             }),
@@ -220,7 +224,11 @@ fn parse_message(msg: &str) -> (String, Option<String>, Vec<(String, String)>) {
         (rest, Vec::new())
     };
     let body = body.trim();
-    (summary.to_string(), (!body.is_empty()).then(|| body.to_string()), trailers)
+    (
+        summary.to_string(),
+        (!body.is_empty()).then(|| body.to_string()),
+        trailers,
+    )
 }
 
 /// `<ns>\t<path>` lines, the path C-quoted when needed.
@@ -308,15 +316,51 @@ mod tests {
 
     #[test]
     fn quoted_paths_and_messages_round_trip() {
-        let files = vec![(b"a\tb.md".to_vec(), 5i128), (b"q\"\\.md".to_vec(), -1), (b"plain.md".to_vec(), 7)];
+        let files = vec![
+            (b"a\tb.md".to_vec(), 5i128),
+            (b"q\"\\.md".to_vec(), -1),
+            (b"plain.md".to_vec(), 7),
+        ];
         let parsed = parse_mtimes(&render_mtimes(&files));
         assert_eq!(parsed.len(), 3);
         assert_eq!(parsed[b"a\tb.md".as_slice()], 5);
         assert_eq!(parsed[b"q\"\\.md".as_slice()], -1);
         let (s, body, t) = parse_message("add: a.md\n\nhand note\n\nTrigger: add\nRecorded-By: add\n");
         assert_eq!((s.as_str(), body.as_deref()), ("add: a.md", Some("hand note")));
-        assert_eq!(t, vec![("Trigger".into(), "add".into()), ("Recorded-By".into(), "add".into())]);
+        assert_eq!(
+            t,
+            vec![("Trigger".into(), "add".into()), ("Recorded-By".into(), "add".into())]
+        );
         let (_, body, t) = parse_message("baseline\n\nTrigger: baseline\n");
         assert_eq!((body, t.len()), (None, 1));
+    }
+}
+
+/// A change as the commands report it (SPEC §8.3 `changes` items).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ChangeDoc {
+    pub file: String,
+    pub change: ChangeKind,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+}
+
+/// Line counts of one change (0/0 for a touch); `bytes` gives a blob's content.
+pub fn change_doc(c: &Change, bytes: &mut dyn FnMut(ObjectId) -> Vec<u8>) -> ChangeDoc {
+    let text = |f: &Option<FileState>, bytes: &mut dyn FnMut(ObjectId) -> Vec<u8>| {
+        f.as_ref()
+            .map(|f| String::from_utf8_lossy(&bytes(f.oid)).into_owned())
+            .unwrap_or_default()
+    };
+    let (added, removed) = if c.kind == ChangeKind::Touched {
+        (0, 0)
+    } else {
+        crate::diff::line_counts(&text(&c.before, bytes), &text(&c.after, bytes))
+    };
+    ChangeDoc {
+        file: c.file(),
+        change: c.kind,
+        lines_added: added,
+        lines_removed: removed,
     }
 }

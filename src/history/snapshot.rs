@@ -9,9 +9,9 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use gix::ObjectId;
 
+use super::Store;
 use super::read::{self, Change, FileState, State};
 use super::tracked::{self, OnDisk};
-use super::Store;
 use crate::error::{Error, Kind};
 
 /// What made a change (SPEC §8.1 `Trigger:`).
@@ -68,36 +68,7 @@ impl Store {
             Some(h) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
             None => State::default(),
         };
-        let cache = read_cache(&self.path, head);
-        let mut skipped = Vec::new();
-        let files = tracked::walk(main, &mut skipped);
-        self.warnings.extend(skipped);
-        let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
-        let mut now_state = State {
-            files: BTreeMap::new(),
-            lock: tracked::lock_state(main),
-        };
-        for f in &files {
-            let oid = match cache.get(&f.rel) {
-                Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ino && c.3 == f.link => c.4,
-                _ => {
-                    // A file that vanished between the walk and the read is not tracked.
-                    let Ok(bytes) = tracked::read(main, f) else { continue };
-                    let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
-                        .map_err(|e| io(self, &e.to_string()))?;
-                    fresh.insert(f.rel.clone(), bytes);
-                    oid
-                }
-            };
-            now_state.files.insert(
-                f.rel.clone(),
-                FileState {
-                    oid,
-                    link: f.link,
-                    mtime_ns: f.mtime_ns,
-                },
-            );
-        }
+        let (files, now_state, fresh) = self.scan(main, head)?;
         if head.is_some() && now_state == prev {
             if !fresh.is_empty() {
                 write_cache(&self.path, head, &files, &now_state);
@@ -108,7 +79,9 @@ impl Store {
             (None, _) => Trigger::Baseline,
             (Some(_), Some(t)) => t,
             (Some(_), None) if req.claude => Trigger::Claude,
-            (Some(_), None) if prev.lock.as_ref().map(|l| l.mtime_ns) != now_state.lock.as_ref().map(|l| l.mtime_ns) => {
+            (Some(_), None)
+                if prev.lock.as_ref().map(|l| l.mtime_ns) != now_state.lock.as_ref().map(|l| l.mtime_ns) =>
+            {
                 Trigger::Dream
             }
             (Some(_), None) => Trigger::External,
@@ -136,6 +109,47 @@ impl Store {
         Ok(Some(Recorded { id, trigger, changes }))
     }
 
+    /// The dir `main` now: its tracked files (as walked), their state, and the
+    /// bytes of the files the cache could not vouch for (hashed, not yet stored).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn scan(
+        &mut self,
+        main: &Path,
+        head: Option<ObjectId>,
+    ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
+        let cache = read_cache(&self.path, head);
+        let mut skipped = Vec::new();
+        let files = tracked::walk(main, &mut skipped);
+        self.warnings.extend(skipped);
+        let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+        let mut state = State {
+            files: BTreeMap::new(),
+            lock: tracked::lock_state(main),
+        };
+        for f in &files {
+            let oid = match cache.get(&f.rel) {
+                Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ino && c.3 == f.link => c.4,
+                _ => {
+                    // A file that vanished between the walk and the read is not tracked.
+                    let Ok(bytes) = tracked::read(main, f) else { continue };
+                    let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
+                        .map_err(|e| io(self, &e.to_string()))?;
+                    fresh.insert(f.rel.clone(), bytes);
+                    oid
+                }
+            };
+            state.files.insert(
+                f.rel.clone(),
+                FileState {
+                    oid,
+                    link: f.link,
+                    mtime_ns: f.mtime_ns,
+                },
+            );
+        }
+        Ok((files, state, fresh))
+    }
+
     /// The trees of a state: the files at their paths, `.memctl/` with the mtimes
     /// and the lock.
     fn write_tree(&self, state: &State) -> Result<ObjectId, Error> {
@@ -150,10 +164,23 @@ impl Store {
         }
         let mtimes: Vec<(Vec<u8>, i128)> = state.files.iter().map(|(r, f)| (r.clone(), f.mtime_ns)).collect();
         let mut meta = Node::default();
-        let blob = |bytes: Vec<u8>| self.repo.write_blob(bytes).map(|id| id.detach()).map_err(|e| io(self, &e.to_string()));
-        meta.insert(b"mtimes", gix::objs::tree::EntryKind::Blob, blob(read::render_mtimes(&mtimes))?);
+        let blob = |bytes: Vec<u8>| {
+            self.repo
+                .write_blob(bytes)
+                .map(|id| id.detach())
+                .map_err(|e| io(self, &e.to_string()))
+        };
+        meta.insert(
+            b"mtimes",
+            gix::objs::tree::EntryKind::Blob,
+            blob(read::render_mtimes(&mtimes))?,
+        );
         if let Some(lock) = &state.lock {
-            meta.insert(b"consolidate-lock", gix::objs::tree::EntryKind::Blob, blob(read::render_lock(lock))?);
+            meta.insert(
+                b"consolidate-lock",
+                gix::objs::tree::EntryKind::Blob,
+                blob(read::render_lock(lock))?,
+            );
         }
         root.dirs.insert(b".memctl".to_vec(), meta);
         root.write(&self.repo).map_err(|e| io(self, &e))
@@ -169,7 +196,11 @@ struct Node {
 impl Node {
     fn insert(&mut self, rel: &[u8], mode: gix::objs::tree::EntryKind, oid: ObjectId) {
         match rel.iter().position(|b| *b == b'/') {
-            Some(k) => self.dirs.entry(rel[..k].to_vec()).or_default().insert(&rel[k + 1..], mode, oid),
+            Some(k) => self
+                .dirs
+                .entry(rel[..k].to_vec())
+                .or_default()
+                .insert(&rel[k + 1..], mode, oid),
             None => self.files.push((rel.to_vec(), mode, oid)),
         }
     }
@@ -193,12 +224,17 @@ impl Node {
         }
         entries.sort();
         let tree = gix::objs::Tree { entries };
-        repo.write_object(&tree).map(|id| id.detach()).map_err(|e| e.to_string())
+        repo.write_object(&tree)
+            .map(|id| id.detach())
+            .map_err(|e| e.to_string())
     }
 }
 
 fn io(store: &Store, e: &str) -> Error {
-    Error::new(Kind::Io, format!("cannot record a snapshot in {}: {e}", store.path.display()))
+    Error::new(
+        Kind::Io,
+        format!("cannot record a snapshot in {}: {e}", store.path.display()),
+    )
 }
 
 /// The commit message: a summary, the `-m` text, and the trailers.
@@ -221,7 +257,11 @@ fn message(trigger: Trigger, req: &Request, changes: &[Change]) -> String {
         m.push_str(text.trim());
         m.push_str("\n\n");
     }
-    m.push_str(&format!("Trigger: {}\nRecorded-By: {}\n", trigger.as_str(), req.recorded_by));
+    m.push_str(&format!(
+        "Trigger: {}\nRecorded-By: {}\n",
+        trigger.as_str(),
+        req.recorded_by
+    ));
     for (k, v) in req.details {
         let v = v.replace(['\n', '\r'], " ");
         m.push_str(&format!("{k}: {v}\n"));
@@ -244,10 +284,16 @@ fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEnt
     }
     for l in lines {
         let p: Vec<&str> = l.split('\t').collect();
-        let [size, mtime, ino, link, oid, rel] = p.as_slice() else { continue };
-        let (Ok(size), Ok(mtime), Ok(ino), Ok(oid), Some(rel)) =
-            (size.parse(), mtime.parse(), ino.parse(), ObjectId::from_hex(oid.as_bytes()), unhex(rel))
-        else {
+        let [size, mtime, ino, link, oid, rel] = p.as_slice() else {
+            continue;
+        };
+        let (Ok(size), Ok(mtime), Ok(ino), Ok(oid), Some(rel)) = (
+            size.parse(),
+            mtime.parse(),
+            ino.parse(),
+            ObjectId::from_hex(oid.as_bytes()),
+            unhex(rel),
+        ) else {
             continue;
         };
         out.insert(rel, (size, mtime, ino, *link == "1", oid));

@@ -55,7 +55,9 @@ pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
             if !name.ends_with(b".md") || !(ft.is_file() || ft.is_symlink()) {
                 continue;
             }
-            let Ok(md) = fs::symlink_metadata(e.path()) else { continue };
+            let Ok(md) = fs::symlink_metadata(e.path()) else {
+                continue;
+            };
             out.push(OnDisk {
                 rel,
                 link: ft.is_symlink(),

@@ -435,7 +435,7 @@ mod tests {
         let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
             .unwrap()
             .to_utc();
-        let mut w = Writer::open(&memdir, now, false).unwrap();
+        let mut w = Writer::open(&memdir, now, false, &crate::store::Recording::off("forget")).unwrap();
         assert!(apply(&plan, &mut w).is_err());
         drop(w);
         assert_eq!(

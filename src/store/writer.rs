@@ -11,7 +11,30 @@ use super::trash::{move_entry, trash_dir};
 use super::update::{keep_original_bytes, read_for_update, update};
 use super::{create_dir, create_new, ensure_ancestor_contained, io_err};
 use crate::error::{Error, Kind};
+use crate::history::{self, Store, Trigger};
 use crate::memdir::MemoryDir;
+
+/// What a write command records in history (SPEC §8.2): its trigger name and
+/// where the stores live.
+#[derive(Clone, Debug)]
+pub struct Recording {
+    pub settings: history::Settings,
+    /// The trigger of the after-snapshot (`add`, `forget`, …).
+    pub command: &'static str,
+    /// The project root, recorded in a new store's config.
+    pub project: Option<PathBuf>,
+}
+
+impl Recording {
+    /// No history (tests, and the writes that must not record).
+    pub fn off(command: &'static str) -> Recording {
+        Recording {
+            settings: history::Settings::Off,
+            command,
+            project: None,
+        }
+    }
+}
 
 /// The one handle through which a command writes into a memory dir. Holding it
 /// means holding the main dir's write lock; the dream lock was checked once when it
@@ -24,12 +47,21 @@ pub struct Writer {
     created: Vec<PathBuf>,
     /// This command's trash dir, created on first use (one per command).
     trash: Option<PathBuf>,
+    /// The history store, when on and working; the before-snapshot was taken.
+    history: Option<Store>,
+    command: &'static str,
+    /// Warnings for the command to print (history is advisory: a failure is one).
+    warnings: Vec<String>,
+    /// Whether the after-snapshot was taken (by [`Writer::finish`]).
+    finished: bool,
 }
 
 impl Writer {
     /// Create the dir if missing (mode 0700), take the write lock, and refuse while a
     /// live dream holds the consolidation lock, unless `force`.
-    pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<Writer, Error> {
+    /// With history on, a snapshot of the dir is taken under the lock first
+    /// (`external`/`dream` when it changed outside memctl, SPEC §8.2).
+    pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool, rec: &Recording) -> Result<Writer, Error> {
         if dir.is_team() {
             // A symlinked `team/` that leaves the memory dir is refused before anything
             // is written through it (SPEC §4.4).
@@ -39,27 +71,115 @@ impl Writer {
         create_dir(dir.dir())?;
         let held = lock(dir.main())?;
         ensure_no_dream(dir.main(), now, force)?;
-        Ok(Writer {
+        let mut w = Writer {
             dir: dir.clone(),
             now,
             _lock: held,
             created: Vec::new(),
             trash: None,
-        })
+            history: None,
+            command: rec.command,
+            warnings: Vec::new(),
+            finished: false,
+        };
+        w.open_history(rec);
+        Ok(w)
+    }
+
+    /// Open the store and take the before-snapshot; a failure is a warning and
+    /// leaves history off for this command.
+    fn open_history(&mut self, rec: &Recording) {
+        let main = self.dir.main().to_path_buf();
+        let opened = Store::open(&rec.settings, &main, rec.project.as_deref(), true, self.now);
+        let mut store = match opened {
+            Ok(Some(s)) => s,
+            Ok(None) => return,
+            Err(e) => return self.history_failed(&e.to_string()),
+        };
+        let req = history::Request {
+            trigger: None,
+            recorded_by: self.command,
+            message: None,
+            details: &[],
+            claude: false,
+            now: self.now,
+        };
+        let taken = store.snapshot(&main, &req);
+        self.warnings.append(&mut store.warnings);
+        match taken {
+            Ok(_) => self.history = Some(store),
+            Err(e) => self.history_failed(&e.to_string()),
+        }
+    }
+
+    fn history_failed(&mut self, why: &str) {
+        self.warnings
+            .push(format!("history: {why}; the change is made without a snapshot"));
+    }
+
+    /// The snapshot that holds the dir as it was before this command's changes
+    /// (`None` when history is off or failed): a forgotten file's copy is there.
+    pub fn before_snapshot(&self) -> Option<String> {
+        let id = self.history.as_ref()?.head_id()?;
+        Some(id.to_hex_with_len(8).to_string())
+    }
+
+    /// Take the after-snapshot (labelled with the command) and hand over the
+    /// warnings for the command to print. Call once, after the last write.
+    pub fn finish(&mut self) -> Vec<String> {
+        self.record_after();
+        std::mem::take(&mut self.warnings)
+    }
+
+    fn record_after(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        let Some(store) = self.history.as_mut() else { return };
+        let req = history::Request {
+            trigger: Some(Trigger::Own(self.command)),
+            recorded_by: self.command,
+            message: None,
+            details: &[],
+            claude: false,
+            now: self.now,
+        };
+        let main = self.dir.main().to_path_buf();
+        let taken = store.snapshot(&main, &req);
+        self.warnings.append(&mut store.warnings);
+        if let Err(e) = taken {
+            self.history_failed(&e.to_string());
+        }
+    }
+
+    /// Remove `target` (a memory whose copy the before-snapshot keeps).
+    pub fn remove(&mut self, target: &Path) -> Result<(), Error> {
+        super::ensure_contained(self.dir.dir(), target)?;
+        fs::remove_file(target).map_err(|e| super::io_err("cannot remove", target, e))?;
+        if let Some(parent) = target.parent() {
+            let _ = super::atomic::sync_dir(parent);
+        }
+        Ok(())
     }
 
     /// Open writers on two memory dirs, taking their locks in the byte order of
     /// their real paths, so two commands that write both never deadlock.
-    pub fn open_two(a: &MemoryDir, b: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<(Writer, Writer), Error> {
+    pub fn open_two(
+        a: &MemoryDir,
+        b: &MemoryDir,
+        now: DateTime<Utc>,
+        force: bool,
+        rec: &Recording,
+    ) -> Result<(Writer, Writer), Error> {
         create_dir(a.dir())?;
         create_dir(b.dir())?;
         let key = |d: &MemoryDir| fs::canonicalize(d.main()).unwrap_or_else(|_| d.main().to_path_buf());
         if key(a).as_os_str().as_encoded_bytes() <= key(b).as_os_str().as_encoded_bytes() {
-            let wa = Writer::open(a, now, force)?;
-            Ok((wa, Writer::open(b, now, force)?))
+            let wa = Writer::open(a, now, force, rec)?;
+            Ok((wa, Writer::open(b, now, force, rec)?))
         } else {
-            let wb = Writer::open(b, now, force)?;
-            Ok((Writer::open(a, now, force)?, wb))
+            let wb = Writer::open(b, now, force, rec)?;
+            Ok((Writer::open(a, now, force, rec)?, wb))
         }
     }
 
@@ -203,5 +323,13 @@ impl Writer {
         if !prune(&t) {
             self.trash = Some(t);
         }
+    }
+}
+
+impl Drop for Writer {
+    /// A command that returns early (an error after some writes) still records
+    /// what it changed; its warnings have no one to print them then.
+    fn drop(&mut self) {
+        self.record_after();
     }
 }
