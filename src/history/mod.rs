@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use crate::error::{Error, Kind};
 use crate::paths::Env;
 
-pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc};
+pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc, changes};
 pub use snapshot::{Recorded, Request, Trigger};
 
 /// Whether history is on, and where stores live.
@@ -438,6 +438,18 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// Whether the newest snapshot holds `rel` (below the main dir) with exactly
+    /// these bytes (a link's target for a symlink): its copy is safe there.
+    pub fn holds(&self, rel: &[u8], bytes: &[u8], link: bool) -> bool {
+        let Some(head) = self.head_id() else { return false };
+        let Ok(state) = read::load_state(&self.repo, head) else {
+            return false;
+        };
+        let Some(f) = state.files.get(rel) else { return false };
+        let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes);
+        f.link == link && oid.is_ok_and(|o| o == f.oid)
     }
 
     /// A stored blob's bytes.

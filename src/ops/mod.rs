@@ -4,3 +4,6 @@
 
 pub mod add;
 pub mod forget;
+pub mod place;
+pub mod restore;
+pub mod undo;

@@ -124,6 +124,18 @@ impl Writer {
         Some(id.to_hex_with_len(8).to_string())
     }
 
+    /// Whether the before-snapshot holds the entry `target` with these bytes.
+    pub fn history_holds(&self, target: &Path, bytes: &[u8], link: bool) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let Some(store) = self.history.as_ref() else {
+            return false;
+        };
+        let Ok(rel) = target.strip_prefix(self.dir.main()) else {
+            return false;
+        };
+        store.holds(rel.as_os_str().as_bytes(), bytes, link)
+    }
+
     /// Take the after-snapshot (labelled with the command) and hand over the
     /// warnings for the command to print. Call once, after the last write.
     pub fn finish(&mut self) -> Vec<String> {
@@ -152,14 +164,80 @@ impl Writer {
         }
     }
 
-    /// Remove `target` (a memory whose copy the before-snapshot keeps).
+    /// Remove the entry `target` (a memory whose copy the before-snapshot keeps).
+    /// Like a trash move, only the parent's real path is checked: the entry itself
+    /// is handled with lstat semantics (a symlink is removed, never followed).
     pub fn remove(&mut self, target: &Path) -> Result<(), Error> {
-        super::ensure_contained(self.dir.dir(), target)?;
+        self.ensure_parent_contained(target)?;
         fs::remove_file(target).map_err(|e| super::io_err("cannot remove", target, e))?;
         if let Some(parent) = target.parent() {
             let _ = super::atomic::sync_dir(parent);
         }
         Ok(())
+    }
+
+    fn ensure_parent_contained(&self, target: &Path) -> Result<(), Error> {
+        let root = super::real(self.dir.dir())?;
+        let parent = target.parent().unwrap_or(self.dir.dir());
+        if super::real(parent)?.starts_with(&root) {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Containment,
+            format!("write target resolves outside the memory dir: {}", target.display()),
+        )
+        .hint("memctl does not write through symlinks that leave the memory dir; edit the target directly"))
+    }
+
+    /// Put `content` at `target` with the modification time `mtime_ns` (ns since
+    /// the epoch), creating or replacing it atomically (`restore`, `undo`): the
+    /// temp file gets the bytes and the mtime before the rename, so the target never
+    /// shows anything else. A symlink at `target` is replaced, not written through
+    /// (the entry comes back as it was recorded). Parent dirs are created (0700).
+    pub fn put(&mut self, target: &Path, content: &[u8], mtime_ns: i128) -> Result<(), Error> {
+        ensure_ancestor_contained(self.dir.dir(), target)?;
+        if let Some(parent) = target.parent() {
+            create_dir(parent)?;
+        }
+        self.ensure_parent_contained(target)?;
+        if fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+            fs::remove_file(target).map_err(|e| super::io_err("cannot replace", target, e))?;
+        }
+        write_checked_at(self.dir.dir(), target, content, &|| true, Some(system_time(mtime_ns))).map(|_| ())
+    }
+
+    /// Put a symlink to `link` at `target` with the mtime `mtime_ns` (the link's
+    /// own, not its target's): made beside it under a temp name and renamed over.
+    pub fn put_link(&mut self, target: &Path, link: &[u8], mtime_ns: i128) -> Result<(), Error> {
+        use std::os::unix::ffi::OsStrExt;
+        ensure_ancestor_contained(self.dir.dir(), target)?;
+        let parent = target.parent().unwrap_or(self.dir.dir()).to_path_buf();
+        create_dir(&parent)?;
+        self.ensure_parent_contained(target)?;
+        let base = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = parent.join(super::temp_name(&base));
+        let result = (|| -> std::io::Result<()> {
+            std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(link), &tmp)?;
+            let t = timespec(mtime_ns);
+            rustix::fs::utimensat(
+                rustix::fs::CWD,
+                &tmp,
+                &rustix::fs::Timestamps {
+                    last_access: t,
+                    last_modification: t,
+                },
+                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+            )?;
+            fs::rename(&tmp, target)?;
+            super::atomic::sync_dir(&parent)
+        })();
+        result.map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            super::io_err("cannot write", target, e)
+        })
     }
 
     /// Open writers on two memory dirs, taking their locks in the byte order of
@@ -323,6 +401,24 @@ impl Writer {
         if !prune(&t) {
             self.trash = Some(t);
         }
+    }
+}
+
+/// A time `ns` nanoseconds after the epoch (before it when negative).
+pub fn system_time(ns: i128) -> std::time::SystemTime {
+    let d = |n: i128| std::time::Duration::from_nanos(u64::try_from(n.unsigned_abs()).unwrap_or(u64::MAX));
+    if ns >= 0 {
+        std::time::UNIX_EPOCH + d(ns)
+    } else {
+        std::time::UNIX_EPOCH - d(ns)
+    }
+}
+
+fn timespec(ns: i128) -> rustix::fs::Timespec {
+    let secs = ns.div_euclid(1_000_000_000);
+    rustix::fs::Timespec {
+        tv_sec: i64::try_from(secs).unwrap_or(i64::MAX),
+        tv_nsec: ns.rem_euclid(1_000_000_000) as _,
     }
 }
 
