@@ -78,17 +78,18 @@ pub fn render(out: &mut Output, r: &Report, from: &str, label: &str) -> Result<E
         return Ok(code);
     }
     let verb = if r.dry_run { "would restore" } else { "restored" };
+    let width = crate::output::terminal_width();
     for f in &r.restored {
         let what = serde_json::to_value(f.change)?.as_str().unwrap_or_default().to_string();
-        out.print(&format!(
-            "{verb} {} from {from} ({what}, mtime {})\n",
-            f.file,
-            f.mtime.as_deref().unwrap_or("-")
-        ))?;
+        out.print(&format!("{verb} {} from {from} ({what})\n", f.file))?;
+        if let Some(m) = &f.mtime {
+            out.print(&format!("  mtime {}\n", m.replace('T', " ").replace('Z', " UTC")))?;
+        }
     }
     for l in &r.index_lines {
         let verb = if r.dry_run { "would add" } else { "added" };
-        out.print(&format!("  {verb} {label}:{}: {}\n", l.line, l.text))?;
+        let text = format!("  {verb} {label}:{}: {}", l.line, l.text);
+        out.print(&format!("{}\n", crate::output::fit_end(&text, width)))?;
     }
     if r.restored.is_empty() && r.index_lines.is_empty() && r.conflicts.is_empty() {
         out.print(&format!("nothing to restore: it is as in {from}\n"))?;

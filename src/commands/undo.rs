@@ -118,13 +118,7 @@ fn render(out: &mut Output, plan: &Plan, dry_run: bool) -> Result<ExitCode> {
         out.print(&format!("{verb} {}\n", plan.describe()))?;
     }
     for f in &r.restored {
-        let mark = f.change.mark();
-        out.print(&format!(
-            "  {mark} {}  ({}{})\n",
-            f.file,
-            kind(f.change),
-            f.mtime.as_deref().map(|m| format!(", mtime {m}")).unwrap_or_default()
-        ))?;
+        out.print(&format!("  {} {}  {}\n", f.change.mark(), f.file, kind(f.change)))?;
     }
     Ok(code)
 }

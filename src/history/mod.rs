@@ -411,6 +411,7 @@ impl Store {
 
     /// The dir `main` now, as a state (nothing is stored), with the bytes of the
     /// files that were read.
+    #[allow(clippy::type_complexity)]
     pub fn state_now(&mut self, main: &Path) -> Result<(State, std::collections::HashMap<Vec<u8>, Vec<u8>>), Error> {
         let head = self.head_id();
         let (_, state, fresh) = self.scan(main, head)?;

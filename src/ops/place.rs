@@ -104,16 +104,24 @@ pub fn place_where_it_was(index: &str, line: &str, was: &str, at: usize) -> Opti
     let old: Vec<&str> = was.split_inclusive('\n').map(trim_eol).collect();
     let now: Vec<&str> = index.split_inclusive('\n').map(trim_eol).collect();
     let find = |text: &str| now.iter().position(|l| *l == text);
-    let earlier: Vec<&&str> = old[..at.saturating_sub(1).min(old.len())]
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    if earlier.is_empty() {
+    let upto = at.saturating_sub(1).min(old.len());
+    let blank = |l: &str| l.trim().is_empty();
+    if old[..upto].iter().all(|l| blank(l)) {
         // It was the first line: it is again.
         return Some((insert_after(index, 0, line), 1));
     }
-    if let Some(i) = earlier.iter().rev().find_map(|l| find(l)) {
-        return Some((insert_after(index, i + 1, line), i + 2));
+    // The nearest earlier line that is still there; the blank lines that followed
+    // it then are skipped again.
+    for k in (0..upto).rev() {
+        if blank(old[k]) {
+            continue;
+        }
+        if let Some(i) = find(old[k]) {
+            let gap = old[k + 1..upto].iter().take_while(|l| blank(l)).count();
+            let skip = now[i + 1..].iter().take(gap).take_while(|l| blank(l)).count();
+            let after = i + 1 + skip;
+            return Some((insert_after(index, after, line), after + 1));
+        }
     }
     let after = old
         .iter()
@@ -172,5 +180,11 @@ mod tests {
         let was2 = "- [A](a.md)\n- [C](c.md)\n";
         assert_eq!(place_where_it_was(now, "- [A](a.md)", was2, 1).unwrap().1, 1);
         assert!(place_where_it_was("- [Z](z.md)\n", "- [B](b.md)", "- [Q](q.md)\n- [B](b.md)\n", 2).is_none());
+        // The blank line after the neighbour stays before the line.
+        let was = "# I\n\n- [B](b.md)\n- [C](c.md)\n";
+        assert_eq!(
+            place_where_it_was("# I\n\n- [C](c.md)\n", "- [B](b.md)", was, 3).unwrap(),
+            (was.to_string(), 3)
+        );
     }
 }

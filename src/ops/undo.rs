@@ -63,7 +63,7 @@ impl Plan {
                 .unwrap_or_default()
         };
         match self.snaps.as_slice() {
-            [one] => format!("snapshot {} ({}, {})", one.short(), when(one), one.summary),
+            [one] => format!("snapshot {} ({}, {})", one.short(), one.trigger(), when(one)),
             [newest, .., oldest] => format!(
                 "the dream run of {} snapshots {}..{} ({} to {})",
                 self.snaps.len(),

@@ -55,10 +55,7 @@ fn the_printed_restore_command_works_when_pasted() {
         let restore = run.json()["forgotten"][0]["restore"].as_str().unwrap().to_string();
         assert_eq!(restore, "memctl restore feedback_testing.md");
         let args: Vec<&str> = restore.split(' ').skip(1).collect();
-        let again = crate::restore::on(&d)
-            .env("MEMCTL_HISTORY", history)
-            .args(args)
-            .run();
+        let again = crate::restore::on(&d).env("MEMCTL_HISTORY", history).args(args).run();
         assert_eq!(again.code, 0, "{history}: {}", again.stderr);
         assert_eq!(read(&d, "feedback_testing.md"), M);
         assert_eq!(
@@ -194,7 +191,8 @@ fn symlinks_are_moved_as_links() {
 
 #[test]
 fn team_files_lose_their_team_index_lines() {
-    let env = Env::new().env("MEMCTL_HISTORY", "off")
+    let env = Env::new()
+        .env("MEMCTL_HISTORY", "off")
         .memory("team/t.md", M)
         .memory("team/MEMORY.md", "- [T](t.md) — t\n- [U](u.md) — u\n");
     let d = env.dir();
@@ -218,7 +216,10 @@ fn the_index_and_traversal_are_refused() {
 
 #[test]
 fn trash_stamps_do_not_collide() {
-    let env = Env::new().env("MEMCTL_HISTORY", "off").memory("a.md", M).memory("b.md", M);
+    let env = Env::new()
+        .env("MEMCTL_HISTORY", "off")
+        .memory("a.md", M)
+        .memory("b.md", M);
     let d = env.dir();
     let _run = env.args(["forget", "--yes", "a"]).run().success();
     let _run2 = Env::new()
@@ -361,7 +362,15 @@ fn the_restore_line_repeats_the_global_options_given() {
         .args(["forget", "--yes", "a"])
         .run()
         .success();
-    let id = run.stdout.split("snapshot ").nth(1).unwrap().split(')').next().unwrap().to_string();
+    let id = run
+        .stdout
+        .split("snapshot ")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap()
+        .to_string();
     assert_eq!(
         run.stdout,
         format!(
@@ -387,4 +396,21 @@ fn a_dry_run_with_history_on_says_the_copy_stays_in_history() {
         run.stdout
     );
     assert!(d.join("feedback_testing.md").exists());
+}
+
+#[test]
+fn with_history_on_symlinks_are_removed_as_links_and_come_back_as_links() {
+    let env = Env::new().file("outside/target.md", b"outside\n");
+    std::os::unix::fs::symlink(env.root().join("outside/target.md"), env.dir().join("link.md")).unwrap();
+    std::os::unix::fs::symlink(env.root().join("nowhere.md"), env.dir().join("dangling.md")).unwrap();
+    let d = env.dir();
+    let root = env.root();
+    let _run = env.args(["forget", "--yes", "link", "dangling"]).run().success();
+    assert!(fs::symlink_metadata(d.join("link.md")).is_err());
+    assert!(!d.join(".trash").exists());
+    assert_eq!(fs::read_to_string(root.join("outside/target.md")).unwrap(), "outside\n");
+    crate::restore::on(&d).args(["restore", "dangling.md"]).run().success();
+    let back = fs::symlink_metadata(d.join("dangling.md")).unwrap();
+    assert!(back.file_type().is_symlink());
+    assert_eq!(fs::read_link(d.join("dangling.md")).unwrap(), root.join("nowhere.md"));
 }

@@ -9,7 +9,8 @@ use crate::support::{Env, read};
 const A: &str = "---\nname: Alpha rule\ndescription: first\ntype: feedback\n---\nA body\n";
 const B: &str = "---\nname: Beta\ndescription: second\ntype: user\n---\nB body\n";
 const C: &str = "---\nname: Gamma\ndescription: third\ntype: user\n---\nC body\n";
-const INDEX: &str = "# Index\n## Feedback\n- [Alpha](a.md) — first\n## User\n- [Beta](b.md) — second\n- [Gamma](c.md) — third\n";
+const INDEX: &str =
+    "# Index\n## Feedback\n- [Alpha](a.md) — first\n## User\n- [Beta](b.md) — second\n- [Gamma](c.md) — third\n";
 
 /// Give `path` an mtime with nanoseconds (no filesystem rounds these away).
 pub fn set_ns(path: &Path, secs: u64, nanos: u32) {
@@ -26,7 +27,11 @@ pub fn files(d: &Path) -> Vec<(String, Vec<u8>, u128)> {
         .map(|e| {
             let m = fs::symlink_metadata(e.path()).unwrap();
             let ns = m.modified().unwrap().duration_since(UNIX_EPOCH).unwrap().as_nanos();
-            (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).unwrap(), ns)
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+                ns,
+            )
         })
         .collect();
     out.sort();
@@ -34,7 +39,11 @@ pub fn files(d: &Path) -> Vec<(String, Vec<u8>, u128)> {
 }
 
 fn dir() -> Env {
-    let env = Env::new().memory("a.md", A).memory("b.md", B).memory("c.md", C).index(INDEX);
+    let env = Env::new()
+        .memory("a.md", A)
+        .memory("b.md", B)
+        .memory("c.md", C)
+        .index(INDEX);
     let d = env.dir();
     set_ns(&d.join("a.md"), 1_773_000_000, 123_456_789);
     set_ns(&d.join("b.md"), 1_773_000_100, 987_654_321);
@@ -45,9 +54,10 @@ fn dir() -> Env {
 /// A fresh environment on the memory dir `d` of another one, sharing its history
 /// store (the default place under that environment's home).
 pub fn on(d: &Path) -> Env {
-    Env::new()
-        .env("MEMCTL_DIR", d)
-        .env("MEMCTL_HISTORY_DIR", d.parent().unwrap().join("home/.local/state/memctl/history"))
+    Env::new().env("MEMCTL_DIR", d).env(
+        "MEMCTL_HISTORY_DIR",
+        d.parent().unwrap().join("home/.local/state/memctl/history"),
+    )
 }
 
 fn run_in(d: &Path, args: &[&str]) -> crate::support::Run {
@@ -118,7 +128,11 @@ fn restore_from_a_version_1_trash_dir_works_with_history_off() {
     fs::create_dir_all(&trash).unwrap();
     fs::rename(d.join("a.md"), trash.join("a.md.deleted")).unwrap();
     fs::write(trash.join("a.md.index-lines"), "- [Alpha](a.md) — first\n").unwrap();
-    fs::write(d.join("MEMORY.md"), "# Index\n## Feedback\n## User\n- [Beta](b.md) — second\n").unwrap();
+    fs::write(
+        d.join("MEMORY.md"),
+        "# Index\n## Feedback\n## User\n- [Beta](b.md) — second\n",
+    )
+    .unwrap();
     let run = env.args(["restore", "a"]).run().success();
     assert_eq!(run.stdout, "a.md\tadded\t2026-03-08T20:00:00.123456789Z\n");
     assert_eq!(read(&d, "a.md"), A);
@@ -149,7 +163,11 @@ fn different_content_is_a_conflict_unless_forced() {
     assert!(run.stdout.starts_with("c.md\tmodified\t"), "{}", run.stdout);
     assert_eq!(read(&d, "c.md"), C);
     // The hand edit is kept in history: restoring it back is possible.
-    assert!(run.stderr.contains("the current content stays in history"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the current content stays in history"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -173,7 +191,10 @@ fn a_file_deleted_outside_memctl_is_found_by_its_name_in_history() {
 fn at_names_an_older_copy() {
     let env = dir();
     let d = env.dir();
-    let first = run_in(&d, &["snapshot", "--json"]).success().json()["id"].as_str().unwrap().to_string();
+    let first = run_in(&d, &["snapshot", "--json"]).success().json()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     fs::write(d.join("b.md"), "new b\n").unwrap();
     run_in(&d, &["snapshot"]).success();
     run_in(&d, &["restore", "--at", &first, "b"]).code(1);

@@ -13,7 +13,11 @@ const C: &str = "---\nname: Gamma\ndescription: third\ntype: project\n---\nC bod
 const INDEX: &str = "# Index\n- [Alpha](a.md) — first\n- [Beta](b.md) — second\n- [Gamma](c.md) — third\n";
 
 fn dir() -> Env {
-    let env = Env::new().memory("a.md", A).memory("b.md", B).memory("c.md", C).index(INDEX);
+    let env = Env::new()
+        .memory("a.md", A)
+        .memory("b.md", B)
+        .memory("c.md", C)
+        .index(INDEX);
     let d = env.dir();
     set_ns(&d.join("a.md"), 1_773_000_000, 123_456_789);
     set_ns(&d.join("b.md"), 1_773_000_100, 987_654_321);
@@ -34,9 +38,21 @@ fn run_in(d: &Path, args: &[&str]) -> crate::support::Run {
 fn dream(d: &Path) {
     fs::remove_file(d.join("a.md")).unwrap();
     fs::remove_file(d.join("c.md")).unwrap();
-    fs::write(d.join("b.md"), "---\nname: Beta\ndescription: merged\ntype: user\n---\nB and A\n").unwrap();
-    fs::write(d.join("merged.md"), "---\nname: Merged\ndescription: new\ntype: project\n---\nM\n").unwrap();
-    fs::write(d.join("MEMORY.md"), "# Index\n- [Beta](b.md) — merged\n- [Merged](merged.md) — new\n").unwrap();
+    fs::write(
+        d.join("b.md"),
+        "---\nname: Beta\ndescription: merged\ntype: user\n---\nB and A\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("merged.md"),
+        "---\nname: Merged\ndescription: new\ntype: project\n---\nM\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("MEMORY.md"),
+        "# Index\n- [Beta](b.md) — merged\n- [Merged](merged.md) — new\n",
+    )
+    .unwrap();
     set_ns(&d.join(".consolidate-lock"), 1_773_140_000, 0);
 }
 
@@ -80,10 +96,7 @@ fn undoing_a_dream_gives_back_every_byte_and_mtime() {
         assert_eq!(doc["restored"][4]["mtime"], serde_json::Value::Null);
         assert_eq!(doc["restored"][1]["mtime"], "2026-03-08T20:00:00.123456789Z");
         assert_eq!(doc["conflicts"], serde_json::json!([]));
-        assert_eq!(
-            run_in(&d, &["list", "--format", "manifest"]).success().stdout,
-            manifest
-        );
+        assert_eq!(run_in(&d, &["list", "--format", "manifest"]).success().stdout, manifest);
         assert_eq!(files(&d), before, "every file's bytes and mtime (ns)");
         // The lock is Claude Code's dream clock: left where the dream put it.
         assert_eq!(lock_mtime(&d), moved);
@@ -106,7 +119,10 @@ fn files_changed_again_since_are_conflicts_unless_forced() {
     let doc = run.json();
     assert_eq!(doc["conflicts"][0]["file"], "b.md");
     assert!(
-        doc["conflicts"][0]["reason"].as_str().unwrap().starts_with("changed since "),
+        doc["conflicts"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("changed since "),
         "{doc}"
     );
     assert_eq!(read(&d, "b.md"), "edited after the dream\n", "left alone");
@@ -134,7 +150,10 @@ fn undo_never_targets_the_baseline() {
     // The default is the newest other snapshot, whatever made it.
     run_in(&d, &["forget", "--yes", "a"]).success();
     let run = run_in(&d, &["undo", "--yes"]).success();
-    assert_eq!(run.stdout, "MEMORY.md\tmodified\t2026-03-08T20:05:00.000000042Z\na.md\tadded\t2026-03-08T20:00:00.123456789Z\n");
+    assert_eq!(
+        run.stdout,
+        "MEMORY.md\tmodified\t2026-03-08T20:05:00.000000042Z\na.md\tadded\t2026-03-08T20:00:00.123456789Z\n"
+    );
     assert_eq!(files(&d).len(), 4);
     assert_eq!(read(&d, "MEMORY.md"), INDEX);
 }
@@ -168,7 +187,10 @@ fn a_terminal_confirmation_names_what_is_undone() {
     let out = crate::support::run_in_pty(&env, &["undo", "--dream"], &[("? [y/N]", "n\r")]);
     assert!(out.contains("Undo snapshot "), "{out}");
     assert!(out.contains("dream: "), "{out}");
-    assert!(out.contains("bring back 2 files, remove 1 file, revert 2 files?"), "{out}");
+    assert!(
+        out.contains("bring back 2 files, remove 1 file, revert 2 files?"),
+        "{out}"
+    );
     assert!(out.contains("nothing undone"), "{out}");
     assert!(!d.join("a.md").exists());
     let out = crate::support::run_in_pty(&env, &["undo", "--dream"], &[("? [y/N]", "y\r")]);
