@@ -186,7 +186,7 @@ fn a_terminal_confirmation_names_what_is_undone() {
     let env = on(&d);
     let out = crate::support::run_in_pty(&env, &["undo", "--dream"], &[("? [y/N]", "n\r")]);
     assert!(out.contains("Undo snapshot "), "{out}");
-    assert!(out.contains("dream: "), "{out}");
+    assert!(out.contains("(dream, "), "{out}");
     assert!(
         out.contains("bring back 2 files, remove 1 file, revert 2 files?"),
         "{out}"
