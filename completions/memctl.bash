@@ -22,6 +22,9 @@ _memctl() {
             memctl,completions)
                 cmd="memctl__subcmd__completions"
                 ;;
+            memctl,diff)
+                cmd="memctl__subcmd__diff"
+                ;;
             memctl,dream)
                 cmd="memctl__subcmd__dream"
                 ;;
@@ -33,6 +36,9 @@ _memctl() {
                 ;;
             memctl,help)
                 cmd="memctl__subcmd__help"
+                ;;
+            memctl,history)
+                cmd="memctl__subcmd__history"
                 ;;
             memctl,index)
                 cmd="memctl__subcmd__index"
@@ -52,17 +58,29 @@ _memctl() {
             memctl,path)
                 cmd="memctl__subcmd__path"
                 ;;
+            memctl,restore)
+                cmd="memctl__subcmd__restore"
+                ;;
             memctl,show)
                 cmd="memctl__subcmd__show"
                 ;;
+            memctl,snapshot)
+                cmd="memctl__subcmd__snapshot"
+                ;;
             memctl,truncate-check)
                 cmd="memctl__subcmd__truncate__subcmd__check"
+                ;;
+            memctl,undo)
+                cmd="memctl__subcmd__undo"
                 ;;
             memctl__subcmd__help,add)
                 cmd="memctl__subcmd__help__subcmd__add"
                 ;;
             memctl__subcmd__help,completions)
                 cmd="memctl__subcmd__help__subcmd__completions"
+                ;;
+            memctl__subcmd__help,diff)
+                cmd="memctl__subcmd__help__subcmd__diff"
                 ;;
             memctl__subcmd__help,dream)
                 cmd="memctl__subcmd__help__subcmd__dream"
@@ -75,6 +93,9 @@ _memctl() {
                 ;;
             memctl__subcmd__help,help)
                 cmd="memctl__subcmd__help__subcmd__help"
+                ;;
+            memctl__subcmd__help,history)
+                cmd="memctl__subcmd__help__subcmd__history"
                 ;;
             memctl__subcmd__help,index)
                 cmd="memctl__subcmd__help__subcmd__index"
@@ -94,11 +115,20 @@ _memctl() {
             memctl__subcmd__help,path)
                 cmd="memctl__subcmd__help__subcmd__path"
                 ;;
+            memctl__subcmd__help,restore)
+                cmd="memctl__subcmd__help__subcmd__restore"
+                ;;
             memctl__subcmd__help,show)
                 cmd="memctl__subcmd__help__subcmd__show"
                 ;;
+            memctl__subcmd__help,snapshot)
+                cmd="memctl__subcmd__help__subcmd__snapshot"
+                ;;
             memctl__subcmd__help,truncate-check)
                 cmd="memctl__subcmd__help__subcmd__truncate__subcmd__check"
+                ;;
+            memctl__subcmd__help,undo)
+                cmd="memctl__subcmd__help__subcmd__undo"
                 ;;
             memctl__subcmd__help__subcmd__index,rebuild)
                 cmd="memctl__subcmd__help__subcmd__index__subcmd__rebuild"
@@ -137,7 +167,7 @@ _memctl() {
 
     case "${cmd}" in
         memctl)
-            opts="-h -V --dir --project --team --json --color --help --version path list show truncate-check lint add forget edit lock completions man dream index help"
+            opts="-h -V --dir --project --team --json --color --no-history --help --version path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,7 +199,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__add)
-            opts="-t -n -h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --at-top --force --dir --project --team --json --color --help"
+            opts="-t -n -h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --at-top --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -256,7 +286,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__completions)
-            opts="-h --dir --project --team --json --color --help bash elvish fish powershell zsh"
+            opts="-h --dir --project --team --json --color --no-history --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,8 +317,48 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__diff)
+            opts="-h --from --to --stat --dream --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__dream)
-            opts="-n -h --dry-run --run --min-hours --min-sessions --current-session --dir --project --team --json --color --help"
+            opts="-n -h --dry-run --run --min-hours --min-sessions --current-session --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -332,7 +402,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__edit)
-            opts="-y -h --index --yes --strict --force --from --dir --project --team --json --color --help"
+            opts="-y -h --index --yes --strict --force --from --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -379,7 +449,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__forget)
-            opts="-y -n -h --yes --dry-run --force --dir --project --team --json --color --help"
+            opts="-y -n -h --yes --dry-run --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -411,7 +481,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help)
-            opts="path list show truncate-check lint add forget edit lock completions man dream index help"
+            opts="path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -439,6 +509,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -495,6 +579,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -620,7 +718,35 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__snapshot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -648,8 +774,58 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__help__subcmd__undo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__history)
+            opts="-h --limit --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__index)
-            opts="-h --dir --project --team --json --color --help rebuild help"
+            opts="-h --dir --project --team --json --color --no-history --help rebuild help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -723,7 +899,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__index__subcmd__rebuild)
-            opts="-n -y -h --budget --pin --hub --dry-run --yes --force --dir --project --team --json --color --help"
+            opts="-n -y -h --budget --pin --hub --dry-run --yes --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -767,7 +943,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lint)
-            opts="-f -n -h --format --list-rules --explain --summary --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --help"
+            opts="-f -n -h --format --list-rules --explain --summary --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -827,7 +1003,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__list)
-            opts="-t -f -h --type --format --all --dir --project --team --json --color --help"
+            opts="-t -f -h --type --format --all --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -875,7 +1051,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lock)
-            opts="-h --dir --project --team --json --color --help status help"
+            opts="-h --dir --project --team --json --color --no-history --help status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -949,7 +1125,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lock__subcmd__status)
-            opts="-h --dir --project --team --json --color --help"
+            opts="-h --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -981,7 +1157,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__man)
-            opts="-h --dir --project --team --json --color --help"
+            opts="-h --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1013,7 +1189,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__path)
-            opts="-h --index --transcripts --explain --key-for --dir --project --team --json --color --help"
+            opts="-h --index --transcripts --explain --key-for --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1048,8 +1224,44 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__restore)
+            opts="-n -h --at --dry-run --force --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__show)
-            opts="-h --raw --dir --project --team --json --color --help"
+            opts="-h --raw --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1080,8 +1292,48 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__snapshot)
+            opts="-m -h --message --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__truncate__subcmd__check)
-            opts="-h --print-loaded --warn-at --dir --project --team --json --color --help"
+            opts="-h --print-loaded --warn-at --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1091,6 +1343,38 @@ _memctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__undo)
+            opts="-n -y -h --dream --dry-run --yes --force --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -47,6 +47,10 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = GLOBAL, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 
+    /// Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub no_history: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -118,9 +122,107 @@ pub enum Command {
     /// run is all memctl does.
     #[command(after_long_help = examples::DREAM)]
     Dream(DreamArgs),
+    /// Record a history snapshot of the memory dir now (nothing when unchanged)
+    #[command(after_long_help = examples::SNAPSHOT)]
+    Snapshot(SnapshotArgs),
+    /// List the history snapshots of the memory dir (or of one memory), newest first
+    #[command(after_long_help = examples::HISTORY)]
+    History(HistoryArgs),
+    /// Show what changed between two snapshots, or since the last one
+    #[command(after_long_help = examples::DIFF)]
+    Diff(DiffArgs),
+    /// Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line
+    #[command(after_long_help = examples::RESTORE)]
+    Restore(RestoreArgs),
+    /// Revert the changes of a snapshot (default: the newest), or of the last dream run
+    #[command(after_long_help = examples::UNDO)]
+    Undo(UndoArgs),
     /// Keep MEMORY.md within what Claude Code loads
     #[command(after_long_help = examples::INDEX)]
     Index(IndexArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// A note kept in the snapshot's message
+    #[arg(long, short = 'm', value_name = "TEXT")]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Only snapshots that changed this memory (also a deleted one)
+    #[arg(value_name = "REF")]
+    pub reference: Option<String>,
+
+    /// Show at most N snapshots
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Only this memory
+    #[arg(value_name = "REF")]
+    pub reference: Option<String>,
+
+    /// From this state: a snapshot id (7+ hex digits), @~N, or a time (2026-03-10, 3h, 2d)
+    #[arg(long, value_name = "SNAP", conflicts_with = "dream")]
+    pub from: Option<String>,
+
+    /// To this state (default: the dir now)
+    #[arg(long, value_name = "SNAP", conflicts_with = "dream")]
+    pub to: Option<String>,
+
+    /// Print changed files with line counts only
+    #[arg(long)]
+    pub stat: bool,
+
+    /// The changes of the last dream run
+    #[arg(long)]
+    pub dream: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The memory to bring back, by relative path, file stem or frontmatter name
+    #[arg(value_name = "REF")]
+    pub reference: String,
+
+    /// From this snapshot (default: the newest one that has it)
+    #[arg(long, value_name = "SNAP")]
+    pub at: Option<String>,
+
+    /// Show what would be restored; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// Overwrite a file with different content; write while a live auto-dream holds the lock
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The snapshot to revert (default: the newest that is not the baseline)
+    #[arg(value_name = "SNAP", conflicts_with = "dream")]
+    pub snapshot: Option<String>,
+
+    /// Revert the whole last dream run
+    #[arg(long)]
+    pub dream: bool,
+
+    /// Show what would be reverted; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required without a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+
+    /// Revert files changed again since, too; write while a live auto-dream holds the lock
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -163,6 +265,7 @@ pub struct RebuildArgs {
     #[arg(long)]
     pub force: bool,
 }
+
 
 #[derive(Debug, Args)]
 pub struct PathArgs {
@@ -606,4 +709,42 @@ Examples:
     memctl index rebuild --dry-run
   Rebuild to half the caps, keeping two memories in MEMORY.md:
     memctl index rebuild --budget 50 --pin user_profile --pin feedback_testing_policy --yes";
+    pub const SNAPSHOT: &str = "\
+Examples:
+  Record the memory dir now, with a note:
+    memctl snapshot -m \"before cleaning up\"
+  From a cron job or CI, as JSON:
+    memctl snapshot --json";
+
+    pub const HISTORY: &str = "\
+Examples:
+  The last 50 changes of this project's memory:
+    memctl history
+  Every snapshot that touched one memory, even a deleted one:
+    memctl history feedback_testing_policy";
+
+    pub const DIFF: &str = "\
+Examples:
+  What changed since the last snapshot:
+    memctl diff
+  What the last dream did:
+    memctl diff --dream
+  One memory, between yesterday and now, as counts:
+    memctl diff feedback_testing_policy --from 1d --stat";
+
+    pub const RESTORE: &str = "\
+Examples:
+  Bring back a forgotten memory:
+    memctl restore feedback_testing_policy.md
+  As it was in a given snapshot, preview first:
+    memctl restore project_auth_rewrite --at 3f2a9c1 --dry-run";
+
+    pub const UNDO: &str = "\
+Examples:
+  Revert the newest change (asks first on a terminal):
+    memctl undo
+  Revert everything the last dream did, without asking:
+    memctl undo --dream --yes
+  Preview reverting one snapshot:
+    memctl undo 3f2a9c1 --dry-run";
 }

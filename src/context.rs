@@ -11,12 +11,15 @@ pub struct Context {
     pub request: Request,
     pub env: Env,
     pub now: DateTime<Utc>,
+    /// Whether history is on and where its stores live (SPEC §8.1).
+    pub history: crate::history::Settings,
 }
 
 impl Context {
     pub fn from_cli(cli: &Cli) -> Result<Context, Error> {
         let env = Env::from_process()?;
         let now = parse_now(env.get("MEMCTL_NOW").as_deref())?;
+        let history = crate::history::Settings::from_env(&env, cli.no_history);
         Ok(Context {
             request: Request {
                 dir: cli.dir.clone(),
@@ -25,6 +28,7 @@ impl Context {
             },
             env,
             now,
+            history,
         })
     }
 
@@ -46,6 +50,18 @@ impl Context {
             ..self.request.clone()
         };
         ensure_exists(paths::resolve(&main, &self.env)?)
+    }
+
+    /// What a write command records in history: its trigger name and the settings.
+    pub fn recording(&self, command: &'static str, res: &Resolution) -> crate::store::Recording {
+        crate::store::Recording {
+            settings: self.history.clone(),
+            command,
+            project: res
+                .project
+                .as_ref()
+                .map(|p| std::path::PathBuf::from(&p.canonical_root)),
+        }
     }
 
     pub fn now_ms(&self) -> f64 {

@@ -33,6 +33,24 @@ pub fn unified(label: &str, old: &str, new: &str) -> String {
 }
 
 /// One hunk: its `@@` header, then its lines.
+/// Lines added and removed from `old` to `new` (the counts `git diff --stat` gives).
+pub fn line_counts(old: &str, new: &str) -> (usize, usize) {
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let (mut added, mut removed) = (0, 0);
+    for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
+        let (_, old_range, new_range) = op.as_tag_tuple();
+        match op.tag() {
+            DiffTag::Equal => {}
+            _ => {
+                added += new_range.len();
+                removed += old_range.len();
+            }
+        }
+    }
+    (added, removed)
+}
+
 fn hunk(out: &mut String, ops: &[DiffOp], a: &[&str], b: &[&str]) {
     let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
         return;

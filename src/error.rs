@@ -25,6 +25,8 @@ pub enum Kind {
     StrictRefused,
     /// The index with the new line would be cut (SPEC §3.13).
     OverBudget,
+    /// History is off, or the dir has no store (SPEC §8.3).
+    HistoryOff,
     Internal,
 }
 

@@ -17,6 +17,7 @@ pub mod error;
 pub mod frontmatter;
 pub mod fsread;
 pub mod generate;
+pub mod history;
 pub mod index;
 pub mod lint;
 pub mod lock;

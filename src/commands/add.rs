@@ -25,7 +25,7 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     let mut writer = if args.dry_run || confirm {
         None
     } else {
-        Some(Writer::open(dir, ctx.now, args.force)?)
+        Some(Writer::open(dir, ctx.now, args.force, &ctx.recording("add", &res))?)
     };
     let enabled = (res.enabled.value, res.enabled.lever.as_str());
     let placement = add::Placement {
@@ -54,10 +54,13 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
             out.note("nothing written");
             return Ok(ExitCode::SUCCESS);
         }
-        writer = Some(Writer::open(dir, ctx.now, args.force)?);
+        writer = Some(Writer::open(dir, ctx.now, args.force, &ctx.recording("add", &res))?);
     }
     if let Some(w) = writer.as_mut() {
         add::apply(&plan, w)?;
+        for warning in w.finish() {
+            out.warn(warning);
+        }
     }
     report(out, args, &plan)?;
     Ok(ExitCode::SUCCESS)

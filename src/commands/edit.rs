@@ -42,7 +42,7 @@ pub fn run(args: &EditArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         memory::ensure_valid_name(r, false)?;
     }
     let res = ctx.resolve()?;
-    let target = resolve_target(args, &res, ctx.now, out)?;
+    let target = resolve_target(args, &res, ctx, out)?;
     ensure_editable_size(&target)?;
     // With --from the draft is given: no editor unless the user asks to edit again.
     let given = args.from.as_deref().map(read_given_draft).transpose()?;
@@ -278,7 +278,7 @@ impl Session<'_> {
 }
 
 /// Which file to edit; `--index` creates a missing dir and index.
-fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &mut Output) -> Result<PathBuf, Error> {
+fn resolve_target(args: &EditArgs, res: &Resolution, ctx: &Context, out: &mut Output) -> Result<PathBuf, Error> {
     if args.index {
         let index = res.index_path();
         if std::fs::symlink_metadata(&index).is_err() {
@@ -305,10 +305,13 @@ fn resolve_target(args: &EditArgs, res: &Resolution, now: DateTime<Utc>, out: &m
             if !ok {
                 return Err(Error::new(Kind::Usage, "MEMORY.md not created").hint("pass --yes to create it"));
             }
-            let mut writer = Writer::open(&res.memdir, now, args.force)?;
+            let mut writer = Writer::open(&res.memdir, ctx.now, args.force, &ctx.recording("edit", res))?;
             match writer.create(&index, b"") {
                 Ok(()) | Err(Error { kind: Kind::Exists, .. }) => {}
                 Err(e) => return Err(e),
+            }
+            for w in writer.finish() {
+                out.warn(w);
             }
         }
         store::ensure_contained(res.memdir.dir(), &index)?;
@@ -371,7 +374,7 @@ fn save(
     out: &mut Output,
 ) -> Result<(), Error> {
     let result = (|| {
-        let mut writer = Writer::open(&res.memdir, ctx.now, args.force)?;
+        let mut writer = Writer::open(&res.memdir, ctx.now, args.force, &ctx.recording("edit", res))?;
         if original(target) != *before {
             return Err(Error::new(
                 Kind::Conflict,
@@ -391,7 +394,7 @@ fn save(
         })?;
         let content = restamped(content, ctx.now);
         if writer.replace_if(target, &content, before.stamp)? {
-            return Ok(());
+            return Ok(writer.finish());
         }
         Err(Error::new(
             Kind::Conflict,
@@ -399,6 +402,7 @@ fn save(
         )
         .hint("edit again"))
     })();
+    let result = result.map(|warnings| warnings.into_iter().for_each(|w| out.warn(w)));
     if result.is_err() {
         out.warn(format!("not saved; your edit is kept in {}", draft.display()));
         let what = if args.index {

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::diff::unified as unified_diff;
 use crate::error::{Error, Kind};
 use crate::memory;
-use crate::ops::forget::{self, Plan};
+use crate::ops::forget::{self, Kept, Plan};
 use crate::output::Output;
 use crate::store::Writer;
 
@@ -31,19 +31,39 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         out.warn(w.clone());
     }
     if args.dry_run {
-        return dry_run(&plan, out);
+        return dry_run(&plan, ctx, out);
     }
     if out.interactive() && !args.yes && !confirm(&plan)? {
         out.note("nothing forgotten");
         return Ok(ExitCode::SUCCESS);
     }
-    let mut writer = Writer::open(&plan.dir, ctx.now, args.force)?;
-    let (trash, removed) = forget::apply(&plan, &mut writer)?;
+    let res = ctx.resolve()?;
+    let mut writer = Writer::open(&plan.dir, ctx.now, args.force, &ctx.recording("forget", &res))?;
+    let (kept, removed) = forget::apply(&plan, &mut writer)?;
+    for w in writer.finish() {
+        out.warn(w);
+    }
     report(
         out,
         &plan,
-        &forget::outcome(&plan.dir, &trash, &plan.targets, &removed, false),
+        &forget::outcome(&plan.dir, &kept, &plan.targets, &removed, false, &memctl(ctx)),
     )
+}
+
+/// `memctl` with the global options the user gave that name the memory dir, for
+/// the printed restore command (SPEC §3.13).
+fn memctl(ctx: &Context) -> String {
+    let mut s = String::from("memctl");
+    if let Some(d) = &ctx.request.dir {
+        s.push_str(&format!(" --dir {}", forget::shell_word(&d.to_string_lossy())));
+    }
+    if let Some(p) = &ctx.request.project {
+        s.push_str(&format!(" --project {}", forget::shell_word(&p.to_string_lossy())));
+    }
+    if ctx.request.team {
+        s.push_str(" --team");
+    }
+    s
 }
 
 fn confirm(plan: &Plan) -> Result<bool, Error> {
@@ -59,11 +79,18 @@ fn confirm(plan: &Plan) -> Result<bool, Error> {
     crate::prompt::yes_no(&format!("Forget {what}?"), false)
 }
 
-fn dry_run(plan: &Plan, out: &mut Output) -> Result<ExitCode> {
-    let trash = plan.dir.dir().join(".trash").join("<stamp>");
+fn dry_run(plan: &Plan, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let kept = if ctx.history.is_on() {
+        Kept::History(None)
+    } else {
+        Kept::Trash(plan.dir.dir().join(".trash").join("<stamp>"))
+    };
     if !out.json {
         for t in &plan.targets {
-            out.print(&format!("would move {} to .trash/<stamp>/{}.deleted\n", t.rel, t.rel))?;
+            match kept {
+                Kept::History(_) => out.print(&format!("would remove {} (its copy stays in history)\n", t.rel))?,
+                Kept::Trash(_) => out.print(&format!("would move {} to .trash/<stamp>/{}.deleted\n", t.rel, t.rel))?,
+            }
         }
         for (label, old, new) in &plan.diffs {
             out.print(&unified_diff(label, old, new))?;
@@ -72,7 +99,7 @@ fn dry_run(plan: &Plan, out: &mut Output) -> Result<ExitCode> {
     report(
         out,
         plan,
-        &forget::outcome(&plan.dir, &trash, &plan.targets, &plan.removed, true),
+        &forget::outcome(&plan.dir, &kept, &plan.targets, &plan.removed, true, &memctl(ctx)),
     )
 }
 
@@ -85,15 +112,20 @@ fn report(out: &mut Output, plan: &Plan, outcome: &forget::Outcome) -> Result<Ex
         return Ok(ExitCode::SUCCESS);
     }
     for f in &outcome.forgotten {
-        let rel_trash = std::path::Path::new(&f.trash_dir)
-            .strip_prefix(plan.dir.dir())
-            .map_or_else(
-                |_| f.trash_dir.trim_end_matches('/').to_string(),
-                |p| p.to_string_lossy().into_owned(),
-            );
+        let kept = match (&f.trash_dir, &f.snapshot) {
+            (Some(dir), _) => {
+                let rel = std::path::Path::new(dir).strip_prefix(plan.dir.dir()).map_or_else(
+                    |_| dir.trim_end_matches('/').to_string(),
+                    |p| p.to_string_lossy().into_owned(),
+                );
+                format!("{rel}/")
+            }
+            (None, Some(id)) => format!("history (snapshot {id})"),
+            (None, None) => "history".to_string(),
+        };
         let n = f.removed_index_lines.len();
         out.print(&format!(
-            "forgot {} ({n} index line{})\n  kept in {rel_trash}/\n  restore: {}\n",
+            "forgot {} ({n} index line{})\n  kept in {kept}\n  restore: {}\n",
             f.file,
             if n == 1 { "" } else { "s" },
             f.restore

@@ -78,7 +78,10 @@ fn apply(
     plan: &rebuild::Plan,
     out: &mut Output,
 ) -> Result<(), Error> {
-    let _ = out;
-    let mut writer = Writer::open(&res.memdir, ctx.now, args.force)?;
-    rebuild::apply(plan, &mut writer)
+    let mut writer = Writer::open(&res.memdir, ctx.now, args.force, &ctx.recording("rebuild", res))?;
+    rebuild::apply(plan, &mut writer)?;
+    for w in writer.finish() {
+        out.warn(w);
+    }
+    Ok(())
 }

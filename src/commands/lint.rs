@@ -53,6 +53,7 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             findings: shown.keep(report.findings),
             files: report.files,
             fixes: Vec::new(),
+            warnings: Vec::new(),
         }
     };
     for n in notes {
@@ -74,6 +75,9 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.note(n);
     }
     note_fixes(out, &outcome.fixes);
+    for w in &outcome.warnings {
+        out.warn(w.clone());
+    }
     let layout = Layout {
         terminal: out.stdout_tty,
         summary_only: args.summary,
@@ -253,6 +257,8 @@ struct Outcome {
     findings: Vec<Finding>,
     files: usize,
     fixes: Vec<Fix>,
+    /// The writer's warnings (a history snapshot that failed).
+    warnings: Vec<String>,
 }
 
 /// `--fix`: plan the fixes of the findings shown; with `--dry-run` show them and
@@ -276,18 +282,21 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
             findings,
             files: report.files,
             fixes,
+            warnings: Vec::new(),
         });
     }
-    let fixes = {
+    let (fixes, warnings) = {
         // The plan reads the files under the write lock the sink holds.
-        let mut writer = Writer::open(&res.memdir, ctx.now, args.force)?;
-        fix::apply(fix::plan(&scope, &findings), &mut writer)?
+        let mut writer = Writer::open(&res.memdir, ctx.now, args.force, &ctx.recording("fix", res))?;
+        let fixes = fix::apply(fix::plan(&scope, &findings), &mut writer)?;
+        (fixes, writer.finish())
     };
     let again = lint::lint(input);
     Ok(Outcome {
         findings: shown.keep(again.findings),
         files: again.files,
         fixes,
+        warnings,
     })
 }
 

@@ -2,17 +2,22 @@
 
 mod add;
 mod completions;
+mod diff;
 mod dream;
 mod edit;
 mod forget;
 mod index;
+mod history;
 mod lint;
 mod list;
 mod lock;
 mod man;
 mod path;
+mod restore;
 mod show;
+mod snapshot;
 mod truncate_check;
+mod undo;
 
 use std::process::ExitCode;
 
@@ -35,6 +40,11 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Lock(args) => lock::run(args, ctx, out),
         Command::Dream(args) => dream::run(args, ctx, out),
         Command::Index(args) => index::run(args, ctx, out),
+        Command::Snapshot(args) => snapshot::run(args, ctx, out),
+        Command::History(args) => history::run(args, ctx, out),
+        Command::Diff(args) => diff::run(args, ctx, out),
+        Command::Restore(args) => restore::run(args, ctx, out),
+        Command::Undo(args) => undo::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }

@@ -115,23 +115,64 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
     })
 }
 
-/// Move every target to a fresh trash dir and remove its index lines, re-read under
-/// the lock. Everything is checked before anything changes (each entry's parent,
-/// the trash itself); if a later step still fails, what was done is undone: the
-/// moved files go back, the indexes get their original bytes, the notes and the
-/// empty trash dir are removed.
-pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(PathBuf, Removed), Error> {
+/// Where the forgotten copies are kept.
+#[derive(Clone, Debug)]
+pub enum Kept {
+    /// In the history snapshot taken before (its short id), SPEC §3.13.
+    History(Option<String>),
+    /// In this trash dir (history off or failing, SPEC §3.7).
+    Trash(PathBuf),
+}
+
+/// Forget every target: with history on, remove it (its copy is in the snapshot the
+/// Writer took before); else move it to a fresh trash dir. Index lines go too,
+/// re-read under the lock. Everything is checked before anything changes; if a
+/// later step still fails, what was done is undone: the files come back (bytes
+/// and mtime), the indexes get their original bytes, notes and an empty trash dir
+/// are removed.
+pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(Kept, Removed), Error> {
     for t in &plan.targets {
         store::ensure_ancestor_contained(w.memdir().dir(), &t.path)?;
     }
+    if let Some(id) = w.before_snapshot() {
+        let mut entries = Vec::new();
+        for t in &plan.targets {
+            let e = crate::ops::restore::read_entry(&t.path)?;
+            entries.push(e);
+        }
+        // Only a copy the snapshot really holds may be removed without a trash copy.
+        let held = plan
+            .targets
+            .iter()
+            .zip(&entries)
+            .all(|(t, e)| e.as_ref().is_some_and(|e| w.history_holds(&t.path, &e.bytes, e.link)));
+        if held {
+            let mut done = Done::default();
+            let result = unindex_all(plan, w, None, &mut done).and_then(|removed| {
+                for (t, e) in plan.targets.iter().zip(entries) {
+                    w.remove(&t.path)
+                        .map_err(|e| e.hint("nothing was forgotten: the index and the removed files were put back"))?;
+                    done.removed.push((t.path.clone(), e));
+                }
+                Ok(removed)
+            });
+            return match result {
+                Ok(removed) => Ok((Kept::History(Some(id)), removed)),
+                Err(e) => {
+                    done.undo(w);
+                    Err(e)
+                }
+            };
+        }
+    }
     let trash = w.trash_dir()?;
     let mut done = Done::default();
-    let result = unindex_all(plan, w, &trash, &mut done).and_then(|removed| {
+    let result = unindex_all(plan, w, Some(&trash), &mut done).and_then(|removed| {
         move_all(plan, w, &trash, &mut done)?;
         Ok(removed)
     });
     match result {
-        Ok(removed) => Ok((trash, removed)),
+        Ok(removed) => Ok((Kept::Trash(trash), removed)),
         Err(e) => {
             done.undo(w);
             Err(e)
@@ -143,25 +184,34 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(PathBuf, Removed), Error> {
 #[derive(Default)]
 struct Done {
     /// Each rewritten index and its bytes before.
-    indexes: Vec<(PathBuf, Vec<u8>)>,
+    indexes: Vec<(PathBuf, Vec<u8>, Option<i128>)>,
     /// Each moved entry: where it is now and where it was.
     moved: Vec<(PathBuf, PathBuf)>,
+    /// Each removed entry (history on) and what it held.
+    removed: Vec<(PathBuf, Option<crate::ops::restore::Entry>)>,
 }
 
 impl Done {
     fn undo(&self, w: &mut Writer) {
+        for (path, was) in self.removed.iter().rev() {
+            let _ = crate::ops::restore::put_entry(w, path, was.as_ref());
+        }
         for (now, was) in self.moved.iter().rev() {
             let _ = w.untrash(now, was);
         }
-        for (index_path, old) in &self.indexes {
-            let _ = w.replace(index_path, old);
+        for (index_path, old, mtime) in &self.indexes {
+            let _ = match mtime {
+                Some(ns) => w.put(index_path, old, *ns),
+                None => w.replace(index_path, old),
+            };
         }
         w.roll_back();
     }
 }
 
-/// Save each target's index lines into the trash and remove them from the index.
-fn unindex_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Result<Removed, Error> {
+/// Save each target's index lines into the trash (when there is one) and remove
+/// them from the index.
+fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Done) -> Result<Removed, Error> {
     let mut removed = Removed::new();
     for (index_path, ts) in group(&plan.targets) {
         let files: Vec<&str> = ts.iter().map(|t| t.local.as_str()).collect();
@@ -171,7 +221,9 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Re
             let (lines, _) = lines_linking(&fresh, &[t.local.as_str()]);
             // A line linking two forgotten files is kept with the first one only.
             let lines: BTreeMap<usize, String> = lines.into_iter().filter(|(n, _)| claimed.insert(*n)).collect();
-            if !lines.is_empty() {
+            if let Some(trash) = trash
+                && !lines.is_empty()
+            {
                 let text: String = lines.values().cloned().collect();
                 w.trash_note(trash, &format!("{}.index-lines", t.rel), text.as_bytes())?;
             }
@@ -179,6 +231,9 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Re
         }
         if index_path.exists() {
             let original = store::read_for_update(&index_path)?;
+            let mtime = std::fs::metadata(&index_path)
+                .ok()
+                .map(|m| crate::history::tracked::mtime_ns(&m));
             let seen = fresh.clone().into_bytes();
             let (old, new) = w.update(&index_path, Some(&seen), |text| {
                 Ok(without_lines(text, &lines_linking(text, &files).0))
@@ -189,7 +244,7 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Re
                 } else {
                     old.into_bytes()
                 };
-                done.indexes.push((index_path, bytes));
+                done.indexes.push((index_path, bytes, mtime));
             }
         }
     }
@@ -207,15 +262,19 @@ fn move_all(plan: &Plan, w: &mut Writer, trash: &Path, done: &mut Done) -> Resul
     Ok(())
 }
 
-/// One forgotten memory in the JSON document (SPEC §3.7).
+/// One forgotten memory in the JSON document (SPEC §3.7, §3.13).
 #[derive(Serialize)]
 pub struct Forgotten {
     pub file: String,
-    pub trash_dir: String,
-    pub trash_file: String,
+    pub trash_dir: Option<String>,
+    pub trash_file: Option<String>,
     pub index_lines_file: Option<String>,
     pub removed_index_lines: Vec<RemovedLine>,
+    /// The command that brings it back (`memctl [global options] restore FILE`).
     pub restore: String,
+    pub kept_in: &'static str,
+    /// The snapshot that holds the copy (null in a trash or a dry run).
+    pub snapshot: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -234,35 +293,44 @@ pub struct Outcome {
     pub lossy: bool,
 }
 
-/// The outcome of forgetting `targets` into `trash` (a placeholder `<stamp>` dir in a dry run).
-pub fn outcome(dir: &MemoryDir, trash: &Path, targets: &[Target], removed: &Removed, dry_run: bool) -> Outcome {
+/// The outcome of forgetting `targets` (kept as `kept`; a placeholder `<stamp>`
+/// trash dir in a dry run). `memctl` is the restore command's start, with the
+/// global options the user gave.
+pub fn outcome(
+    dir: &MemoryDir,
+    kept: &Kept,
+    targets: &[Target],
+    removed: &Removed,
+    dry_run: bool,
+    memctl: &str,
+) -> Outcome {
     // Paths as a user reads them: `--dir /x/.` gives `/x/.trash/…`, not `/x/./.trash/…`.
     let clean = |p: &Path| -> PathBuf { p.components().collect() };
-    let shown = with_sep(&clean(dir.dir()));
-    let trash = &clean(trash);
     let forgotten = targets
         .iter()
         .map(|t| {
             let lines = removed.get(&t.rel).cloned().unwrap_or_default();
-            let trash_file = trash.join(format!("{}.deleted", t.rel));
-            let lines_file = trash.join(format!("{}.index-lines", t.rel));
-            let mut restore = format!(
-                "mv {} {}",
-                shell_quote(&trash_file.to_string_lossy()),
-                shell_quote(&format!("{shown}{}", t.rel))
-            );
-            if !lines.is_empty() {
-                restore.push_str(&format!(
-                    " && cat {} >> {}",
-                    shell_quote(&lines_file.to_string_lossy()),
-                    shell_quote(&clean(&t.index).to_string_lossy())
-                ));
-            }
+            let (trash_dir, trash_file, index_lines_file) = match kept {
+                Kept::Trash(trash) => {
+                    let trash = clean(trash);
+                    (
+                        Some(with_sep(&trash)),
+                        Some(trash.join(format!("{}.deleted", t.rel)).to_string_lossy().into_owned()),
+                        (!lines.is_empty()).then(|| {
+                            trash
+                                .join(format!("{}.index-lines", t.rel))
+                                .to_string_lossy()
+                                .into_owned()
+                        }),
+                    )
+                }
+                Kept::History(_) => (None, None, None),
+            };
             Forgotten {
                 file: t.rel.clone(),
-                trash_dir: with_sep(trash),
-                trash_file: trash_file.to_string_lossy().into_owned(),
-                index_lines_file: (!lines.is_empty()).then(|| lines_file.to_string_lossy().into_owned()),
+                trash_dir,
+                trash_file,
+                index_lines_file,
                 removed_index_lines: lines
                     .iter()
                     .map(|(n, text)| RemovedLine {
@@ -270,7 +338,15 @@ pub fn outcome(dir: &MemoryDir, trash: &Path, targets: &[Target], removed: &Remo
                         text: text.trim_end_matches(['\n', '\r']).to_string(),
                     })
                     .collect(),
-                restore,
+                restore: format!("{memctl} restore {}", shell_word(&t.rel)),
+                kept_in: match kept {
+                    Kept::History(_) => "history",
+                    Kept::Trash(_) => "trash",
+                },
+                snapshot: match kept {
+                    Kept::History(id) => id.clone(),
+                    Kept::Trash(_) => None,
+                },
             }
         })
         .collect();
@@ -278,6 +354,18 @@ pub fn outcome(dir: &MemoryDir, trash: &Path, targets: &[Target], removed: &Remo
         forgotten,
         dry_run,
         lossy: dir.dir().to_str().is_none(),
+    }
+}
+
+/// A word for a POSIX shell: as is when it holds only safe characters, else quoted.
+pub fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b))
+    {
+        s.to_string()
+    } else {
+        shell_quote(s)
     }
 }
 
@@ -435,8 +523,18 @@ mod tests {
         let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
             .unwrap()
             .to_utc();
-        let mut w = Writer::open(&memdir, now, false).unwrap();
+        let mut w = Writer::open(&memdir, now, false, &crate::store::Recording::off("forget")).unwrap();
         assert!(apply(&plan, &mut w).is_err());
+        // With history on the file is removed, not moved: undoing puts it back
+        // with its bytes and its mtime to the nanosecond.
+        let entry = crate::ops::restore::read_entry(&dir.join("a.md")).unwrap();
+        std::fs::remove_file(dir.join("a.md")).unwrap();
+        let done = Done {
+            removed: vec![(dir.join("a.md"), entry.clone())],
+            ..Done::default()
+        };
+        done.undo(&mut w);
+        assert_eq!(crate::ops::restore::read_entry(&dir.join("a.md")).unwrap(), entry);
         drop(w);
         assert_eq!(
             std::fs::read(dir.join("MEMORY.md")).unwrap(),

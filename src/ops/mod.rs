@@ -5,3 +5,6 @@
 pub mod add;
 pub mod forget;
 pub mod rebuild;
+pub mod place;
+pub mod restore;
+pub mod undo;

@@ -25,7 +25,7 @@ pub use atomic::{Stamp, create_new, parse_temp_name, random_hex, stamp, temp_nam
 pub use lock::{WRITE_LOCK, WriteLock, ensure_no_dream, lock};
 pub use trash::{move_entry, trash_dir};
 pub use update::{MAX_INDEX_BYTES, keep_original_bytes, read_for_update, update};
-pub use writer::Writer;
+pub use writer::{Recording, Writer};
 
 pub(super) fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
     Error::new(Kind::Io, format!("{what} {}: {e}", path.display()))

@@ -11,7 +11,30 @@ use super::trash::{move_entry, trash_dir};
 use super::update::{keep_original_bytes, read_for_update, update};
 use super::{create_dir, create_new, ensure_ancestor_contained, io_err};
 use crate::error::{Error, Kind};
+use crate::history::{self, Store, Trigger};
 use crate::memdir::MemoryDir;
+
+/// What a write command records in history (SPEC §8.2): its trigger name and
+/// where the stores live.
+#[derive(Clone, Debug)]
+pub struct Recording {
+    pub settings: history::Settings,
+    /// The trigger of the after-snapshot (`add`, `forget`, …).
+    pub command: &'static str,
+    /// The project root, recorded in a new store's config.
+    pub project: Option<PathBuf>,
+}
+
+impl Recording {
+    /// No history (tests, and the writes that must not record).
+    pub fn off(command: &'static str) -> Recording {
+        Recording {
+            settings: history::Settings::Off,
+            command,
+            project: None,
+        }
+    }
+}
 
 /// The one handle through which a command writes into a memory dir. Holding it
 /// means holding the main dir's write lock; the dream lock was checked once when it
@@ -24,12 +47,21 @@ pub struct Writer {
     created: Vec<PathBuf>,
     /// This command's trash dir, created on first use (one per command).
     trash: Option<PathBuf>,
+    /// The history store, when on and working; the before-snapshot was taken.
+    history: Option<Store>,
+    command: &'static str,
+    /// Warnings for the command to print (history is advisory: a failure is one).
+    warnings: Vec<String>,
+    /// Whether the after-snapshot was taken (by [`Writer::finish`]).
+    finished: bool,
 }
 
 impl Writer {
     /// Create the dir if missing (mode 0700), take the write lock, and refuse while a
     /// live dream holds the consolidation lock, unless `force`.
-    pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<Writer, Error> {
+    /// With history on, a snapshot of the dir is taken under the lock first
+    /// (`external`/`dream` when it changed outside memctl, SPEC §8.2).
+    pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool, rec: &Recording) -> Result<Writer, Error> {
         if dir.is_team() {
             // A symlinked `team/` that leaves the memory dir is refused before anything
             // is written through it (SPEC §4.4).
@@ -39,27 +71,193 @@ impl Writer {
         create_dir(dir.dir())?;
         let held = lock(dir.main())?;
         ensure_no_dream(dir.main(), now, force)?;
-        Ok(Writer {
+        let mut w = Writer {
             dir: dir.clone(),
             now,
             _lock: held,
             created: Vec::new(),
             trash: None,
+            history: None,
+            command: rec.command,
+            warnings: Vec::new(),
+            finished: false,
+        };
+        w.open_history(rec);
+        Ok(w)
+    }
+
+    /// Open the store and take the before-snapshot; a failure is a warning and
+    /// leaves history off for this command.
+    fn open_history(&mut self, rec: &Recording) {
+        let main = self.dir.main().to_path_buf();
+        let opened = Store::open(&rec.settings, &main, rec.project.as_deref(), true, self.now);
+        let mut store = match opened {
+            Ok(Some(s)) => s,
+            Ok(None) => return,
+            Err(e) => return self.history_failed(&e.to_string()),
+        };
+        let req = history::Request {
+            trigger: None,
+            recorded_by: self.command,
+            message: None,
+            details: &[],
+            claude: false,
+            now: self.now,
+        };
+        let taken = store.snapshot(&main, &req);
+        self.warnings.append(&mut store.warnings);
+        match taken {
+            Ok(_) => self.history = Some(store),
+            Err(e) => self.history_failed(&e.to_string()),
+        }
+    }
+
+    fn history_failed(&mut self, why: &str) {
+        self.warnings
+            .push(format!("history: {why}; the change is made without a snapshot"));
+    }
+
+    /// The snapshot that holds the dir as it was before this command's changes
+    /// (`None` when history is off or failed): a forgotten file's copy is there.
+    pub fn before_snapshot(&self) -> Option<String> {
+        let id = self.history.as_ref()?.head_id()?;
+        Some(id.to_hex_with_len(8).to_string())
+    }
+
+    /// Whether the before-snapshot holds the entry `target` with these bytes.
+    pub fn history_holds(&self, target: &Path, bytes: &[u8], link: bool) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let Some(store) = self.history.as_ref() else {
+            return false;
+        };
+        let Ok(rel) = target.strip_prefix(self.dir.main()) else {
+            return false;
+        };
+        store.holds(rel.as_os_str().as_bytes(), bytes, link)
+    }
+
+    /// Take the after-snapshot (labelled with the command) and hand over the
+    /// warnings for the command to print. Call once, after the last write.
+    pub fn finish(&mut self) -> Vec<String> {
+        self.record_after();
+        std::mem::take(&mut self.warnings)
+    }
+
+    fn record_after(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        let Some(store) = self.history.as_mut() else { return };
+        let req = history::Request {
+            trigger: Some(Trigger::Own(self.command)),
+            recorded_by: self.command,
+            message: None,
+            details: &[],
+            claude: false,
+            now: self.now,
+        };
+        let main = self.dir.main().to_path_buf();
+        let taken = store.snapshot(&main, &req);
+        self.warnings.append(&mut store.warnings);
+        if let Err(e) = taken {
+            self.history_failed(&e.to_string());
+        }
+    }
+
+    /// Remove the entry `target` (a memory whose copy the before-snapshot keeps).
+    /// Like a trash move, only the parent's real path is checked: the entry itself
+    /// is handled with lstat semantics (a symlink is removed, never followed).
+    pub fn remove(&mut self, target: &Path) -> Result<(), Error> {
+        self.ensure_parent_contained(target)?;
+        fs::remove_file(target).map_err(|e| super::io_err("cannot remove", target, e))?;
+        if let Some(parent) = target.parent() {
+            let _ = super::atomic::sync_dir(parent);
+        }
+        Ok(())
+    }
+
+    fn ensure_parent_contained(&self, target: &Path) -> Result<(), Error> {
+        let root = super::real(self.dir.dir())?;
+        let parent = target.parent().unwrap_or(self.dir.dir());
+        if super::real(parent)?.starts_with(&root) {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Containment,
+            format!("write target resolves outside the memory dir: {}", target.display()),
+        )
+        .hint("memctl does not write through symlinks that leave the memory dir; edit the target directly"))
+    }
+
+    /// Put `content` at `target` with the modification time `mtime_ns` (ns since
+    /// the epoch), creating or replacing it atomically (`restore`, `undo`): the
+    /// temp file gets the bytes and the mtime before the rename, so the target never
+    /// shows anything else. A symlink at `target` is replaced, not written through
+    /// (the entry comes back as it was recorded). Parent dirs are created (0700).
+    pub fn put(&mut self, target: &Path, content: &[u8], mtime_ns: i128) -> Result<(), Error> {
+        ensure_ancestor_contained(self.dir.dir(), target)?;
+        if let Some(parent) = target.parent() {
+            create_dir(parent)?;
+        }
+        self.ensure_parent_contained(target)?;
+        if fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+            fs::remove_file(target).map_err(|e| super::io_err("cannot replace", target, e))?;
+        }
+        write_checked_at(self.dir.dir(), target, content, &|| true, Some(system_time(mtime_ns))).map(|_| ())
+    }
+
+    /// Put a symlink to `link` at `target` with the mtime `mtime_ns` (the link's
+    /// own, not its target's): made beside it under a temp name and renamed over.
+    pub fn put_link(&mut self, target: &Path, link: &[u8], mtime_ns: i128) -> Result<(), Error> {
+        use std::os::unix::ffi::OsStrExt;
+        ensure_ancestor_contained(self.dir.dir(), target)?;
+        let parent = target.parent().unwrap_or(self.dir.dir()).to_path_buf();
+        create_dir(&parent)?;
+        self.ensure_parent_contained(target)?;
+        let base = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = parent.join(super::temp_name(&base));
+        let result = (|| -> std::io::Result<()> {
+            std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(link), &tmp)?;
+            let t = timespec(mtime_ns);
+            rustix::fs::utimensat(
+                rustix::fs::CWD,
+                &tmp,
+                &rustix::fs::Timestamps {
+                    last_access: t,
+                    last_modification: t,
+                },
+                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+            )?;
+            fs::rename(&tmp, target)?;
+            super::atomic::sync_dir(&parent)
+        })();
+        result.map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            super::io_err("cannot write", target, e)
         })
     }
 
     /// Open writers on two memory dirs, taking their locks in the byte order of
     /// their real paths, so two commands that write both never deadlock.
-    pub fn open_two(a: &MemoryDir, b: &MemoryDir, now: DateTime<Utc>, force: bool) -> Result<(Writer, Writer), Error> {
+    pub fn open_two(
+        a: &MemoryDir,
+        b: &MemoryDir,
+        now: DateTime<Utc>,
+        force: bool,
+        rec: &Recording,
+    ) -> Result<(Writer, Writer), Error> {
         create_dir(a.dir())?;
         create_dir(b.dir())?;
         let key = |d: &MemoryDir| fs::canonicalize(d.main()).unwrap_or_else(|_| d.main().to_path_buf());
         if key(a).as_os_str().as_encoded_bytes() <= key(b).as_os_str().as_encoded_bytes() {
-            let wa = Writer::open(a, now, force)?;
-            Ok((wa, Writer::open(b, now, force)?))
+            let wa = Writer::open(a, now, force, rec)?;
+            Ok((wa, Writer::open(b, now, force, rec)?))
         } else {
-            let wb = Writer::open(b, now, force)?;
-            Ok((Writer::open(a, now, force)?, wb))
+            let wb = Writer::open(b, now, force, rec)?;
+            Ok((Writer::open(a, now, force, rec)?, wb))
         }
     }
 
@@ -203,5 +401,31 @@ impl Writer {
         if !prune(&t) {
             self.trash = Some(t);
         }
+    }
+}
+
+/// A time `ns` nanoseconds after the epoch (before it when negative).
+pub fn system_time(ns: i128) -> std::time::SystemTime {
+    let d = |n: i128| std::time::Duration::from_nanos(u64::try_from(n.unsigned_abs()).unwrap_or(u64::MAX));
+    if ns >= 0 {
+        std::time::UNIX_EPOCH + d(ns)
+    } else {
+        std::time::UNIX_EPOCH - d(ns)
+    }
+}
+
+fn timespec(ns: i128) -> rustix::fs::Timespec {
+    let secs = ns.div_euclid(1_000_000_000);
+    rustix::fs::Timespec {
+        tv_sec: i64::try_from(secs).unwrap_or(i64::MAX),
+        tv_nsec: ns.rem_euclid(1_000_000_000) as _,
+    }
+}
+
+impl Drop for Writer {
+    /// A command that returns early (an error after some writes) still records
+    /// what it changed; its warnings have no one to print them then.
+    fn drop(&mut self) {
+        self.record_after();
     }
 }

@@ -368,7 +368,8 @@ fn dangling_symlink() {
         .stderr("memctl: warning: dangling.md: dangling symlink; Claude Code drops it\n");
     let run = mk().args(["show", "dangling"]).run().code(2);
     run.stderr_starts("memctl: no memory named `dangling`");
-    let env = mk();
+    // History off: forget moves the link to the trash (SPEC §3.13).
+    let env = mk().env("MEMCTL_HISTORY", "off");
     let d = env.dir();
     let _run = env.args(["forget", "--yes", "dangling"]).run().success();
     assert!(fs::symlink_metadata(d.join(".trash/20260310T120000Z/dangling.md.deleted")).is_ok());
@@ -397,7 +398,7 @@ fn symlink_escaping_the_dir() {
         run.stderr
             .starts_with("memctl: write target resolves outside the memory dir")
     );
-    let env = mk();
+    let env = mk().env("MEMCTL_HISTORY", "off");
     let (d, root) = (env.dir(), env.root());
     let _run = env.args(["forget", "--yes", "x"]).run().success();
     assert!(

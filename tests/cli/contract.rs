@@ -44,7 +44,8 @@ fn fixture() -> Env {
     index.push_str("- [Gone](gone.md) — a dangling line\n");
     index.push_str("- [User again](user_profile.md) — a duplicate line\n");
     index.push_str(&format!("- [Long](untyped.md) — {}\n", "word ".repeat(60)));
-    fs::write(mem.join("MEMORY.md"), index).unwrap();
+    // An aged index too: the history snapshots (and so their ids) are the same on every run.
+    write_aged(&mem.join("MEMORY.md"), index.as_bytes(), 24.0);
     let proj = env.root().join("proj");
     fs::create_dir_all(&proj).unwrap();
     let claude = env.home().join(".claude");
@@ -210,6 +211,21 @@ fn write_commands() {
         &["forget", "--yes", "--json", "user_profile", "untyped.md"],
     );
     check("fix", fixture(), &["lint", "--fix", "--format", "json"]);
+    // restore of a forgotten memory (its copy in the baseline snapshot).
+    let env = fixture();
+    let forgot = env
+        .command()
+        .args(["forget", "--yes", "user_profile"])
+        .output()
+        .unwrap();
+    assert!(forgot.status.success());
+    check("restore", env, &["restore", "--json", "user_profile"]);
+    // undo of a dream: a memory deleted and the lock moved since the baseline.
+    let env = fixture();
+    assert!(env.command().arg("snapshot").output().unwrap().status.success());
+    fs::remove_file(env.dir().join("untyped.md")).unwrap();
+    set_age(&env.dir().join(".consolidate-lock"), 1.0);
+    check("undo", env, &["undo", "--dream", "--yes", "--json"]);
     let env = fixture();
     let editor = script(&env, "editor.sh", "printf '\\nEdited.\\n' >> \"$1\"");
     let env = env.env("EDITOR", editor);

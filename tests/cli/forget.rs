@@ -15,18 +15,16 @@ fn dir_with_links() -> Env {
 
 #[test]
 fn removes_the_file_and_every_linking_line_and_keeps_a_copy() {
-    let env = dir_with_links();
+    let env = dir_with_links().env("MEMCTL_HISTORY", "off");
     let d = env.dir();
-    let shown = env.dir_shown();
     let run = env
         .args(["forget", "--yes", "--force", "feedback_testing"])
         .run()
         .success();
-    let trash = format!("{shown}.trash/20260310T120000Z/");
     assert_eq!(
         run.stdout,
         format!(
-            "forgot feedback_testing.md (3 index lines)\n  kept in .trash/20260310T120000Z/\n  restore: mv '{trash}feedback_testing.md.deleted' '{shown}feedback_testing.md' && cat '{trash}feedback_testing.md.index-lines' >> '{shown}MEMORY.md'\n"
+            "forgot feedback_testing.md (3 index lines)\n  kept in .trash/20260310T120000Z/\n  restore: memctl restore feedback_testing.md\n"
         )
     );
     assert_eq!(
@@ -44,32 +42,39 @@ fn removes_the_file_and_every_linking_line_and_keeps_a_copy() {
 
 #[test]
 fn the_printed_restore_command_works_when_pasted() {
-    let env = dir_with_links();
-    let d = env.dir();
-    let before = read(&d, "MEMORY.md");
-    let run = env
-        .args(["forget", "--yes", "--force", "--json", "Testing policy"])
-        .run()
-        .success();
-    let restore = run.json()["forgotten"][0]["restore"].as_str().unwrap().to_string();
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(&restore)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert_eq!(read(&d, "feedback_testing.md"), M);
-    let after = read(&d, "MEMORY.md");
-    let mut a: Vec<&str> = after.lines().collect();
-    let mut b: Vec<&str> = before.lines().collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b, "every index line is back");
+    // With history on (the copy in a snapshot) and off (the copy in .trash/).
+    for history in ["on", "off"] {
+        let env = dir_with_links().env("MEMCTL_HISTORY", history);
+        let d = env.dir();
+        let before = read(&d, "MEMORY.md");
+        let mtime = fs::metadata(d.join("feedback_testing.md")).unwrap().modified().unwrap();
+        let run = env
+            .args(["forget", "--yes", "--force", "--json", "Testing policy"])
+            .run()
+            .success();
+        let restore = run.json()["forgotten"][0]["restore"].as_str().unwrap().to_string();
+        assert_eq!(restore, "memctl restore feedback_testing.md");
+        let args: Vec<&str> = restore.split(' ').skip(1).collect();
+        let again = crate::restore::on(&d).env("MEMCTL_HISTORY", history).args(args).run();
+        assert_eq!(again.code, 0, "{history}: {}", again.stderr);
+        assert_eq!(read(&d, "feedback_testing.md"), M);
+        assert_eq!(
+            fs::metadata(d.join("feedback_testing.md")).unwrap().modified().unwrap(),
+            mtime
+        );
+        let after = read(&d, "MEMORY.md");
+        let mut a: Vec<&str> = after.lines().collect();
+        let mut b: Vec<&str> = before.lines().collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{history}: every index line is back");
+        drop(run);
+    }
 }
 
 #[test]
 fn json_lists_what_was_forgotten() {
-    let env = dir_with_links();
+    let env = dir_with_links().env("MEMCTL_HISTORY", "off");
     let shown = env.dir_shown();
     let doc = env
         .args(["forget", "--yes", "--force", "--json", "feedback_testing.md"])
@@ -109,7 +114,7 @@ fn needs_yes_without_a_terminal() {
 
 #[test]
 fn dry_run_changes_nothing() {
-    let env = dir_with_links();
+    let env = dir_with_links().env("MEMCTL_HISTORY", "off");
     let d = env.dir();
     let before = read(&d, "MEMORY.md");
     let run = env
@@ -129,7 +134,7 @@ fn several_refs_are_all_or_nothing() {
     let d = env.dir();
     let _run = env.args(["forget", "--yes", "feedback_testing", "nope"]).run().code(2);
     assert!(d.join("feedback_testing.md").exists());
-    let env = dir_with_links();
+    let env = dir_with_links().env("MEMCTL_HISTORY", "off");
     let d = env.dir();
     let _run = env
         .args(["forget", "--yes", "feedback_testing", "other"])
@@ -164,7 +169,11 @@ fn symlinks_are_moved_as_links() {
     std::os::unix::fs::symlink(env.root().join("nowhere.md"), env.dir().join("dangling.md")).unwrap();
     let d = env.dir();
     let root = env.root();
-    let _run = env.args(["forget", "--yes", "link", "dangling"]).run().success();
+    let _run = env
+        .env("MEMCTL_HISTORY", "off")
+        .args(["forget", "--yes", "link", "dangling"])
+        .run()
+        .success();
     assert!(
         fs::symlink_metadata(d.join(".trash/20260310T120000Z/link.md.deleted"))
             .unwrap()
@@ -183,6 +192,7 @@ fn symlinks_are_moved_as_links() {
 #[test]
 fn team_files_lose_their_team_index_lines() {
     let env = Env::new()
+        .env("MEMCTL_HISTORY", "off")
         .memory("team/t.md", M)
         .memory("team/MEMORY.md", "- [T](t.md) — t\n- [U](u.md) — u\n");
     let d = env.dir();
@@ -206,10 +216,14 @@ fn the_index_and_traversal_are_refused() {
 
 #[test]
 fn trash_stamps_do_not_collide() {
-    let env = Env::new().memory("a.md", M).memory("b.md", M);
+    let env = Env::new()
+        .env("MEMCTL_HISTORY", "off")
+        .memory("a.md", M)
+        .memory("b.md", M);
     let d = env.dir();
     let _run = env.args(["forget", "--yes", "a"]).run().success();
     let _run2 = Env::new()
+        .env("MEMCTL_HISTORY", "off")
         .arg("--dir")
         .arg(&d)
         .args(["forget", "--yes", "b"])
@@ -307,4 +321,96 @@ fn r14_ctrl_c_at_the_confirmation_shows_the_cursor_again() {
     assert_eq!(status.code(), Some(130), "{out}");
     assert!(out.ends_with("\x1b[?25h\r\n") || out.contains("\x1b[?25h"), "{out:?}");
     assert!(d.join("other.md").exists());
+}
+
+#[test]
+fn with_history_on_the_copy_stays_in_history_and_nothing_goes_to_the_trash() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let run = env
+        .args(["forget", "--yes", "--force", "--json", "feedback_testing"])
+        .run()
+        .success();
+    let doc = run.json();
+    let f = &doc["forgotten"][0];
+    assert_eq!(f["kept_in"], "history");
+    assert_eq!(f["trash_dir"], serde_json::Value::Null);
+    assert_eq!(f["trash_file"], serde_json::Value::Null);
+    assert_eq!(f["index_lines_file"], serde_json::Value::Null);
+    assert_eq!(f["restore"], "memctl restore feedback_testing.md");
+    let id = f["snapshot"].as_str().unwrap();
+    assert_eq!(id.len(), 8);
+    assert!(!d.join(".trash").exists());
+    assert!(!d.join("feedback_testing.md").exists());
+    assert_eq!(read(&d, "MEMORY.md"), "# Index\n- [Other](other.md) — o\n");
+    // The snapshot named holds the file.
+    let doc = crate::restore::on(&d)
+        .args(["restore", "--dry-run", "--json", "--at", id, "feedback_testing"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["restored"][0]["change"], "added");
+}
+
+#[test]
+fn the_restore_line_repeats_the_global_options_given() {
+    let env = Env::new().memory("a.md", M).index("- [A](a.md) — a\n");
+    let d = env.dir();
+    let run = Env::new()
+        .arg("--dir")
+        .arg(&d)
+        .args(["forget", "--yes", "a"])
+        .run()
+        .success();
+    let id = run
+        .stdout
+        .split("snapshot ")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        run.stdout,
+        format!(
+            "forgot a.md (1 index line)\n  kept in history (snapshot {id})\n  restore: memctl --dir {} restore a.md\n",
+            d.display()
+        )
+    );
+    drop(env);
+}
+
+#[test]
+fn a_dry_run_with_history_on_says_the_copy_stays_in_history() {
+    let env = dir_with_links();
+    let d = env.dir();
+    let run = env
+        .args(["forget", "--dry-run", "--force", "feedback_testing"])
+        .run()
+        .success();
+    assert!(
+        run.stdout
+            .starts_with("would remove feedback_testing.md (its copy stays in history)\n--- a/MEMORY.md\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(d.join("feedback_testing.md").exists());
+}
+
+#[test]
+fn with_history_on_symlinks_are_removed_as_links_and_come_back_as_links() {
+    let env = Env::new().file("outside/target.md", b"outside\n");
+    std::os::unix::fs::symlink(env.root().join("outside/target.md"), env.dir().join("link.md")).unwrap();
+    std::os::unix::fs::symlink(env.root().join("nowhere.md"), env.dir().join("dangling.md")).unwrap();
+    let d = env.dir();
+    let root = env.root();
+    let _run = env.args(["forget", "--yes", "link", "dangling"]).run().success();
+    assert!(fs::symlink_metadata(d.join("link.md")).is_err());
+    assert!(!d.join(".trash").exists());
+    assert_eq!(fs::read_to_string(root.join("outside/target.md")).unwrap(), "outside\n");
+    crate::restore::on(&d).args(["restore", "dangling.md"]).run().success();
+    let back = fs::symlink_metadata(d.join("dangling.md")).unwrap();
+    assert!(back.file_type().is_symlink());
+    assert_eq!(fs::read_link(d.join("dangling.md")).unwrap(), root.join("nowhere.md"));
 }

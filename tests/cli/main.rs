@@ -16,6 +16,8 @@ mod lint_fix;
 mod list;
 mod lock;
 mod path;
+mod restore;
 mod safety;
 mod show;
 mod truncate_check;
+mod undo;

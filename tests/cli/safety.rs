@@ -597,7 +597,12 @@ fn r13_a_symlinked_trash_keeps_forget_and_fixes_inside() {
         .file("outside/keep", b"");
     std::os::unix::fs::symlink(env.root().join("outside"), env.dir().join(".trash")).unwrap();
     let (dir, root) = (env.dir(), env.root());
-    let run = env.args(["forget", "--yes", "a"]).run().code(2);
+    // History off: forget moves to the trash (SPEC §3.13).
+    let run = env
+        .env("MEMCTL_HISTORY", "off")
+        .args(["forget", "--yes", "a"])
+        .run()
+        .code(2);
     run.stderr_starts("memctl: the trash resolves outside the memory dir");
     assert_eq!(tree(&root.join("outside")), ["keep"]);
     assert_eq!(crate::support::read(&dir, "MEMORY.md"), "- [a](a.md) — a\n");

@@ -1,0 +1,14 @@
+//! `memctl diff` (SPEC §8.3).
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::DiffArgs;
+use crate::context::Context;
+use crate::error::{Error, Kind};
+use crate::output::Output;
+
+pub fn run(_args: &DiffArgs, _ctx: &Context, _out: &mut Output) -> Result<ExitCode> {
+    Err(Error::new(Kind::Unsupported, "not built yet").into())
+}

@@ -1,0 +1,96 @@
+//! `memctl snapshot [-m TEXT]` (SPEC §8.2): record the memory dir now.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::SnapshotArgs;
+use crate::context::Context;
+use crate::error::{Error, Kind};
+use crate::history::{self, ChangeDoc, Store};
+use crate::output::Output;
+
+/// `snapshot --json` (SPEC §8.3).
+#[derive(Serialize)]
+struct Doc {
+    /// The new snapshot's id; null when nothing changed.
+    id: Option<String>,
+    trigger: Option<&'static str>,
+    changes: Vec<ChangeDoc>,
+    message: Option<String>,
+}
+
+pub fn run(args: &SnapshotArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let res = ctx.resolve_main_existing()?;
+    let main = res.memdir.main();
+    if !ctx.history.is_on() {
+        return Err(Error::new(Kind::HistoryOff, "history is off")
+            .hint("unset MEMCTL_HISTORY and drop --no-history to record snapshots")
+            .into());
+    }
+    if !main.is_dir() {
+        return Err(
+            Error::new(Kind::NotFound, format!("no memory dir yet: {}", res.shown()))
+                .hint("Claude Code creates it on the first save; there is nothing to record")
+                .into(),
+        );
+    }
+    // Under the write lock: a memctl write in progress is recorded as its own.
+    let _lock = crate::store::lock(main)?;
+    let project = ctx.recording("snapshot", &res).project;
+    let mut store = Store::open(&ctx.history, main, project.as_deref(), true, ctx.now)?
+        .ok_or_else(|| Error::new(Kind::HistoryOff, "history is off"))?;
+    let req = history::Request {
+        trigger: None,
+        recorded_by: "snapshot",
+        message: args.message.as_deref(),
+        details: &[],
+        claude: false,
+        now: ctx.now,
+    };
+    let recorded = store.snapshot(main, &req)?;
+    for w in std::mem::take(&mut store.warnings) {
+        out.warn(w);
+    }
+    let doc = match &recorded {
+        Some(r) => Doc {
+            id: Some(r.id.to_hex_with_len(8).to_string()),
+            trigger: Some(r.trigger.as_str()),
+            changes: store.change_docs(&r.changes, &Default::default()),
+            message: args.message.clone().filter(|m| !m.trim().is_empty()),
+        },
+        None => Doc {
+            id: None,
+            trigger: None,
+            changes: Vec::new(),
+            message: None,
+        },
+    };
+    if out.json {
+        out.emit_json(serde_json::to_value(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    match (&doc.id, store.head_id()) {
+        (Some(id), _) => {
+            let mut text = format!("recorded {id} ({})", doc.trigger.unwrap_or_default());
+            if doc.changes.is_empty() {
+                text.push_str(": the consolidation lock changed");
+            }
+            text.push('\n');
+            for c in &doc.changes {
+                text.push_str(&format!(
+                    "  {} {}  (+{} -{})\n",
+                    c.change.mark(),
+                    c.file,
+                    c.lines_added,
+                    c.lines_removed
+                ));
+            }
+            out.print(&text)?;
+        }
+        (None, Some(head)) => out.print(&format!("nothing changed since {}\n", head.to_hex_with_len(8)))?,
+        (None, None) => out.print("nothing to record\n")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,534 @@
+//! The history store (SPEC §8): one bare git repository per memory dir, outside
+//! it, written and read with `gix` (no `git` binary needed, no process spawned per
+//! snapshot). Snapshots are commits whose trees hold the tracked files byte-exact,
+//! `.memctl/mtimes` and `.memctl/consolidate-lock`; trailers name the trigger.
+
+mod read;
+mod snapshot;
+pub mod tracked;
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{Error, Kind};
+use crate::paths::Env;
+
+pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc, changes};
+pub use snapshot::{Recorded, Request, Trigger};
+
+/// Whether history is on, and where stores live.
+#[derive(Clone, Debug)]
+pub enum Settings {
+    Off,
+    On { root: PathBuf },
+}
+
+impl Settings {
+    /// `--no-history` / `MEMCTL_HISTORY=off` turn it off; `$MEMCTL_HISTORY_DIR`,
+    /// else `${XDG_STATE_HOME:-~/.local/state}/memctl/history/`.
+    pub fn from_env(env: &Env, no_history: bool) -> Settings {
+        let off = env
+            .get("MEMCTL_HISTORY")
+            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no"));
+        if no_history || off {
+            return Settings::Off;
+        }
+        let nonempty = |k: &str| env.get_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let root = nonempty("MEMCTL_HISTORY_DIR")
+            .or_else(|| nonempty("XDG_STATE_HOME").map(|s| s.join("memctl/history")))
+            .or_else(|| env.home().map(|h| PathBuf::from(h).join(".local/state/memctl/history")));
+        match root {
+            Some(root) => Settings::On { root },
+            None => Settings::Off,
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        matches!(self, Settings::On { .. })
+    }
+}
+
+/// The store key of a memory dir's real path: `sanitizePath` of it, `-`, and the
+/// first 8 hex digits of its SHA-256 (sanitizePath is lossy).
+pub fn key(real: &Path) -> String {
+    use sha2::Digest;
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = real.as_os_str().as_bytes();
+    let bytes = if bytes.len() > 1 {
+        bytes.strip_suffix(b"/").unwrap_or(bytes)
+    } else {
+        bytes
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let digest = sha2::Sha256::digest(bytes);
+    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("{}-{hex}", crate::paths::sanitize::sanitize(&text).wyhash)
+}
+
+/// An open store, its lock held for as long as it lives.
+pub struct Store {
+    repo: gix::Repository,
+    path: PathBuf,
+    /// The memory dir's real path (the main dir: the team dir shares its store).
+    dir: PathBuf,
+    _lock: File,
+    /// Warnings met on the way (a store set aside, untracked files).
+    pub warnings: Vec<String>,
+}
+
+/// How long a command waits for another process's snapshot before giving up
+/// (history is advisory: the write goes on without it).
+const LOCK_WAIT_MS: u64 = 3000;
+
+impl Store {
+    /// Open the store of the memory dir `main` (create it when `create`), its lock
+    /// taken. `Ok(None)`: history is off, or there is no store and `create` is false.
+    pub fn open(
+        settings: &Settings,
+        main: &Path,
+        project: Option<&Path>,
+        create: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Store>, Error> {
+        let Settings::On { root } = settings else {
+            return Ok(None);
+        };
+        let dir = fs::canonicalize(main).unwrap_or_else(|_| main.to_path_buf());
+        let path = root.join(format!("{}.git", key(&dir)));
+        if !path.exists() && !create {
+            return Ok(None);
+        }
+        fs::create_dir_all(root).map_err(|e| store_err("cannot create the history dir", root, &e))?;
+        let lock = take_lock(&path)?;
+        let mut warnings = Vec::new();
+        let repo = match open_or_init(&path, &dir, project) {
+            Ok(repo) => repo,
+            Err(why) if path.join("HEAD").exists() => {
+                let aside = set_aside(&path, now)?;
+                warnings.push(format!(
+                    "the history store {} could not be read ({why}); it was set aside as {} and a new one started",
+                    path.display(),
+                    aside.display()
+                ));
+                open_or_init(&path, &dir, project).map_err(|e| {
+                    Error::new(
+                        Kind::Io,
+                        format!("cannot create the history store: {}: {e}", path.display()),
+                    )
+                })?
+            }
+            Err(why) => {
+                return Err(Error::new(
+                    Kind::Io,
+                    format!("cannot create the history store: {}: {why}", path.display()),
+                ));
+            }
+        };
+        let recorded = repo.config_snapshot().string("memctl.memoryDir").map(|v| v.to_string());
+        if recorded.as_deref().is_some_and(|r| Path::new(r) != dir) {
+            return Err(Error::new(
+                Kind::Conflict,
+                format!(
+                    "the history store {} belongs to another memory dir: {}",
+                    path.display(),
+                    recorded.unwrap_or_default()
+                ),
+            ));
+        }
+        let mut store = Store {
+            repo,
+            path,
+            dir,
+            _lock: lock,
+            warnings,
+        };
+        store.check_head(now)?;
+        Ok(Some(store))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A `HEAD` that names a commit which cannot be read makes the store corrupt:
+    /// set it aside and start a new one.
+    fn check_head(&mut self, now: DateTime<Utc>) -> Result<(), Error> {
+        let Some(head) = self.head_id() else { return Ok(()) };
+        if read::load_state(&self.repo, head).is_ok() {
+            return Ok(());
+        }
+        let aside = set_aside(&self.path, now)?;
+        self.warnings.push(format!(
+            "the history store {} is corrupt (its newest snapshot cannot be read); it was set aside as {} and a new one started",
+            self.path.display(),
+            aside.display()
+        ));
+        self.repo = open_or_init(&self.path, &self.dir, None).map_err(|e| {
+            Error::new(
+                Kind::Io,
+                format!("cannot create the history store: {}: {e}", self.path.display()),
+            )
+        })?;
+        Ok(())
+    }
+
+    /// The newest snapshot's commit id.
+    pub fn head_id(&self) -> Option<gix::ObjectId> {
+        let r = self.repo.find_reference("refs/heads/main").ok()?;
+        r.target().try_id().map(ToOwned::to_owned)
+    }
+}
+
+fn store_err(what: &str, p: &Path, e: &std::io::Error) -> Error {
+    Error::new(Kind::Io, format!("{what}: {}: {}", p.display(), e))
+}
+
+/// `<store>/memctl.lock`: the store dir is made first (empty until a store is
+/// moved in), so the lock exists before the store does.
+fn take_lock(store: &Path) -> Result<File, Error> {
+    fs::create_dir_all(store).map_err(|e| store_err("cannot create the history store", store, &e))?;
+    let lock_path = store.join("memctl.lock");
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| store_err("cannot open the history lock", &lock_path, &e))?;
+    let start = std::time::Instant::now();
+    loop {
+        match f.try_lock() {
+            Ok(()) => return Ok(f),
+            Err(fs::TryLockError::WouldBlock) if start.elapsed().as_millis() < u128::from(LOCK_WAIT_MS) => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(Error::new(
+                    Kind::Busy,
+                    format!(
+                        "the history store is locked by another process: {}",
+                        lock_path.display()
+                    ),
+                ));
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(store_err("cannot lock the history store", &lock_path, &e)),
+        }
+    }
+}
+
+fn open_or_init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::Repository, String> {
+    if path.join("HEAD").exists() {
+        let repo = gix::open(path).map_err(|e| e.to_string())?;
+        return Ok(repo);
+    }
+    // Build the new store beside its final place and move it in, `HEAD` last:
+    // a store without `HEAD` never held a snapshot, whatever killed the process.
+    let tmp = path.with_extension(format!("git.new-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    gix::init_bare(&tmp).map_err(|e| e.to_string())?;
+    let config = tmp.join("config");
+    let mut text = fs::read_to_string(&config).unwrap_or_default();
+    text.push_str("[memctl]\n\tformat = 1\n");
+    text.push_str(&format!("\tmemoryDir = {}\n", quote_config(&dir.to_string_lossy())));
+    if let Some(p) = project {
+        text.push_str(&format!("\tprojectRoot = {}\n", quote_config(&p.to_string_lossy())));
+    }
+    fs::write(&config, text).map_err(|e| e.to_string())?;
+    fs::write(tmp.join("HEAD"), "ref: refs/heads/main\n").map_err(|e| e.to_string())?;
+    for e in fs::read_dir(path).map_err(|e| e.to_string())?.flatten() {
+        if e.file_name() != "memctl.lock" {
+            let p = e.path();
+            let _ = fs::remove_dir_all(&p).or_else(|_| fs::remove_file(&p));
+        }
+    }
+    for e in fs::read_dir(&tmp).map_err(|e| e.to_string())?.flatten() {
+        if e.file_name() != "HEAD" {
+            fs::rename(e.path(), path.join(e.file_name())).map_err(|e| e.to_string())?;
+        }
+    }
+    fs::rename(tmp.join("HEAD"), path.join("HEAD")).map_err(|e| e.to_string())?;
+    let _ = fs::remove_dir(&tmp);
+    gix::open(path).map_err(|e| e.to_string())
+}
+
+/// A git config value in double quotes, `"` and `\` escaped.
+fn quote_config(v: &str) -> String {
+    let mut out = String::from("\"");
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Move a store that cannot be read to `<key>.git.corrupt-<stamp>` (all but the
+/// lock this process holds, which stays for the new store).
+fn set_aside(path: &Path, now: DateTime<Utc>) -> Result<PathBuf, Error> {
+    let stamp = now.format("%Y%m%dT%H%M%SZ");
+    let mut aside = path.with_extension(format!("git.corrupt-{stamp}"));
+    let mut n = 1;
+    while aside.exists() {
+        n += 1;
+        aside = path.with_extension(format!("git.corrupt-{stamp}-{n}"));
+    }
+    let err = |e: std::io::Error| store_err("cannot set the corrupt history store aside", path, &e);
+    fs::create_dir(&aside).map_err(err)?;
+    for e in fs::read_dir(path).map_err(err)?.flatten() {
+        if e.file_name() != "memctl.lock" {
+            fs::rename(e.path(), aside.join(e.file_name())).map_err(err)?;
+        }
+    }
+    Ok(aside)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_differ_where_sanitize_path_collides() {
+        let a = key(Path::new("/d/mem-a"));
+        let b = key(Path::new("/d/mem_a"));
+        assert!(a.starts_with("-d-mem-a-") && b.starts_with("-d-mem-a-"));
+        assert_ne!(a, b);
+        assert_eq!(key(Path::new("/d/mem-a/")), a);
+        assert_eq!(a.len(), "-d-mem-a-".len() + 8);
+    }
+}
+
+#[cfg(test)]
+mod store_tests {
+    use super::*;
+    use crate::history::snapshot::Request;
+
+    fn req(recorded_by: &str) -> Request<'_> {
+        Request {
+            trigger: None,
+            recorded_by,
+            message: None,
+            details: &[],
+            claude: false,
+            now: "2026-03-10T12:00:00Z".parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn snapshots_record_changes_once_and_git_reads_them() {
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(&mem).unwrap();
+        fs::write(mem.join("MEMORY.md"), "- [A](a.md) — a\r\n").unwrap();
+        fs::write(mem.join("a.md"), "---\nname: a\n---\nbody\n").unwrap();
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let first = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        assert_eq!(first.trigger, Trigger::Baseline);
+        assert_eq!(first.changes.len(), 2);
+        assert!(
+            s.snapshot(&mem, &req("snapshot")).unwrap().is_none(),
+            "unchanged dir records nothing"
+        );
+        fs::write(mem.join("b.md"), "b").unwrap();
+        fs::remove_file(mem.join("a.md")).unwrap();
+        fs::write(mem.join(".consolidate-lock"), "123").unwrap();
+        let second = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        assert_eq!(second.trigger, Trigger::Dream);
+        let kinds: Vec<_> = second.changes.iter().map(|c| (c.file(), c.kind)).collect();
+        assert_eq!(
+            kinds,
+            [("a.md".into(), ChangeKind::Deleted), ("b.md".into(), ChangeKind::Added)]
+        );
+        let state = read::load_state(&s.repo, second.id).unwrap();
+        assert_eq!(state.lock.as_ref().unwrap().body, b"123");
+        let idx = &state.files[b"MEMORY.md".as_slice()];
+        assert_eq!(read::blob(&s.repo, idx.oid).unwrap(), b"- [A](a.md) \xe2\x80\x94 a\r\n");
+        let on_disk = tracked::mtime_ns(&fs::metadata(mem.join("MEMORY.md")).unwrap());
+        assert_eq!(idx.mtime_ns, on_disk);
+        let path = s.path().to_path_buf();
+        drop(s);
+        if let Ok(out) = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(&path)
+            .args(["log", "--format=%s%n%(trailers:key=Trigger,valueonly)"])
+            .output()
+        {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains("dream: -a.md +b.md"), "{text}");
+            assert!(text.contains("baseline"), "{text}");
+            let fsck = std::process::Command::new("git")
+                .arg("--git-dir")
+                .arg(&path)
+                .arg("fsck")
+                .output()
+                .unwrap();
+            assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+        }
+    }
+}
+
+/// Reading a store: the log, states, blobs, and the revision forms of SPEC §8.3.
+impl Store {
+    /// Open the store of `main` for reading: `history_off` when history is off or
+    /// the dir has none yet.
+    pub fn open_existing(settings: &Settings, main: &Path, now: DateTime<Utc>) -> Result<Store, Error> {
+        let off = || {
+            Error::new(
+                Kind::HistoryOff,
+                format!("no history for {}", crate::paths::with_sep(main)),
+            )
+        };
+        match settings {
+            Settings::Off => Err(off().hint(
+                "history is off (--no-history or MEMCTL_HISTORY=off); unset it, and memctl records a snapshot on every write",
+            )),
+            Settings::On { .. } => Store::open(settings, main, None, false, now)?
+                .ok_or_else(|| off().hint("memctl records history from its first write here; `memctl snapshot` starts it now")),
+        }
+    }
+
+    /// Every snapshot, newest first.
+    pub fn log(&self) -> Result<Vec<Snap>, Error> {
+        read::log(&self.repo, self.head_id()).map_err(|e| self.read_err(&e))
+    }
+
+    /// The files and lock a snapshot recorded.
+    pub fn state(&self, id: gix::ObjectId) -> Result<State, Error> {
+        read::load_state(&self.repo, id).map_err(|e| self.read_err(&e))
+    }
+
+    /// The dir `main` now, as a state (nothing is stored), with the bytes of the
+    /// files that were read.
+    #[allow(clippy::type_complexity)]
+    pub fn state_now(&mut self, main: &Path) -> Result<(State, std::collections::HashMap<Vec<u8>, Vec<u8>>), Error> {
+        let head = self.head_id();
+        let (_, state, fresh) = self.scan(main, head)?;
+        Ok((state, fresh))
+    }
+
+    /// The report items of `changes`: line counts from the stored blobs (a file
+    /// read now but not stored yet comes from `fresh`).
+    pub fn change_docs(
+        &self,
+        changes: &[Change],
+        fresh: &std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    ) -> Vec<ChangeDoc> {
+        changes
+            .iter()
+            .map(|c| {
+                change_doc(c, &mut |id| {
+                    self.blob(id).unwrap_or_else(|_| {
+                        c.after
+                            .as_ref()
+                            .filter(|a| a.oid == id)
+                            .and_then(|_| fresh.get(&c.rel).cloned())
+                            .unwrap_or_default()
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the newest snapshot holds `rel` (below the main dir) with exactly
+    /// these bytes (a link's target for a symlink): its copy is safe there.
+    pub fn holds(&self, rel: &[u8], bytes: &[u8], link: bool) -> bool {
+        let Some(head) = self.head_id() else { return false };
+        let Ok(state) = read::load_state(&self.repo, head) else {
+            return false;
+        };
+        let Some(f) = state.files.get(rel) else { return false };
+        let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes);
+        f.link == link && oid.is_ok_and(|o| o == f.oid)
+    }
+
+    /// A stored blob's bytes.
+    pub fn blob(&self, id: gix::ObjectId) -> Result<Vec<u8>, Error> {
+        read::blob(&self.repo, id).map_err(|e| self.read_err(&e))
+    }
+
+    fn read_err(&self, e: &str) -> Error {
+        Error::new(
+            Kind::Io,
+            format!("cannot read the history store {}: {e}", self.path.display()),
+        )
+    }
+
+    /// A snapshot named by an id (7 or more hex digits), `@~N` (`@~0` the newest),
+    /// or a time (`2026-03-10` = midnight UTC, RFC 3339, `3h`/`2d`/`30m`/`1w`
+    /// before now): the newest snapshot at or before it.
+    pub fn resolve(&self, spec: &str, log: &[Snap], now: DateTime<Utc>) -> Result<gix::ObjectId, Error> {
+        let spec = spec.trim();
+        let none =
+            |what: String| Error::new(Kind::NotFound, what).hint("`memctl history` lists the snapshots and their ids");
+        if let Some(n) = spec.strip_prefix("@~").or(if spec == "@" { Some("0") } else { None }) {
+            let n: usize = n.parse().map_err(|_| {
+                Error::new(Kind::Usage, format!("not a snapshot: {spec}")).hint("write @~N with a number N")
+            })?;
+            return log
+                .get(n)
+                .map(|s| s.id)
+                .ok_or_else(|| none(format!("there are only {} snapshots: {spec}", log.len())));
+        }
+        if spec.len() >= 7 && spec.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let lower = spec.to_ascii_lowercase();
+            let hits: Vec<&Snap> = log
+                .iter()
+                .filter(|s| s.id.to_hex().to_string().starts_with(&lower))
+                .collect();
+            return match hits.as_slice() {
+                [one] => Ok(one.id),
+                [] => Err(none(format!("no snapshot with id {spec}"))),
+                _ => Err(
+                    Error::new(Kind::Ambiguous, format!("more than one snapshot starts with {spec}"))
+                        .hint("give more digits of the id"),
+                ),
+            };
+        }
+        let at = parse_time(spec, now).ok_or_else(|| {
+            Error::new(Kind::Usage, format!("not a snapshot: {spec}"))
+                .hint("give a snapshot id (7+ hex digits), @~N, a date (2026-03-10), a time (2026-03-10T12:00:00Z) or an age (3h, 2d)")
+        })?;
+        log.iter()
+            .find(|s| s.time <= at.timestamp())
+            .map(|s| s.id)
+            .ok_or_else(|| {
+                none(format!(
+                    "no snapshot at or before {}",
+                    at.format("%Y-%m-%d %H:%M:%S UTC")
+                ))
+            })
+    }
+}
+
+/// `2026-03-10`, an RFC 3339 time, or an age (`30m`, `3h`, `2d`, `1w`) before now.
+fn parse_time(spec: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(spec) {
+        return Some(t.with_timezone(&Utc));
+    }
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(spec, "%Y-%m-%d") {
+        return Some(d.and_hms_opt(0, 0, 0)?.and_utc());
+    }
+    let unit = spec.chars().last()?;
+    let n: i64 = spec[..spec.len() - unit.len_utf8()].parse().ok()?;
+    let secs = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        'w' => 7 * 86_400,
+        _ => return None,
+    };
+    now.checked_sub_signed(chrono::TimeDelta::try_seconds(n.checked_mul(secs)?)?)
+}

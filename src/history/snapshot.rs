@@ -1,0 +1,335 @@
+//! Taking a snapshot: compare the dir with the last one cheaply (size, mtime and
+//! inode against a cache; only files that differ are hashed), and when anything
+//! changed, write the blobs, the trees and one commit.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use gix::ObjectId;
+
+use super::Store;
+use super::read::{self, Change, FileState, State};
+use super::tracked::{self, OnDisk};
+use crate::error::{Error, Kind};
+
+/// What made a change (SPEC §8.1 `Trigger:`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    Baseline,
+    External,
+    Dream,
+    Claude,
+    /// One of memctl's own writes, by its trigger name (`add`, `forget`, …).
+    Own(&'static str),
+}
+
+impl Trigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Baseline => "baseline",
+            Trigger::External => "external",
+            Trigger::Dream => "dream",
+            Trigger::Claude => "claude",
+            Trigger::Own(s) => s,
+        }
+    }
+}
+
+/// What [`Store::snapshot`] recorded.
+#[derive(Debug)]
+pub struct Recorded {
+    pub id: ObjectId,
+    pub trigger: Trigger,
+    pub changes: Vec<Change>,
+}
+
+/// A request for one snapshot.
+pub struct Request<'a> {
+    /// `None`: changes memctl did not make (`external`, `dream` when the lock's
+    /// mtime moved, `claude` when `claude` is set).
+    pub trigger: Option<Trigger>,
+    pub recorded_by: &'a str,
+    pub message: Option<&'a str>,
+    pub details: &'a [(&'a str, String)],
+    pub claude: bool,
+    pub now: DateTime<Utc>,
+}
+
+const CACHE: &str = "memctl-cache";
+
+impl Store {
+    /// Record the dir `main` if it differs from the last snapshot. `Ok(None)`:
+    /// nothing changed.
+    pub fn snapshot(&mut self, main: &Path, req: &Request) -> Result<Option<Recorded>, Error> {
+        let head = self.head_id();
+        let prev = match head {
+            Some(h) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
+            None => State::default(),
+        };
+        let (files, now_state, fresh) = self.scan(main, head)?;
+        if head.is_some() && now_state == prev {
+            if !fresh.is_empty() {
+                write_cache(&self.path, head, &files, &now_state);
+            }
+            return Ok(None);
+        }
+        let trigger = match (head, req.trigger) {
+            (None, _) => Trigger::Baseline,
+            (Some(_), Some(t)) => t,
+            (Some(_), None) if req.claude => Trigger::Claude,
+            (Some(_), None)
+                if prev.lock.as_ref().map(|l| l.mtime_ns) != now_state.lock.as_ref().map(|l| l.mtime_ns) =>
+            {
+                Trigger::Dream
+            }
+            (Some(_), None) => Trigger::External,
+        };
+        for (rel, bytes) in &fresh {
+            if now_state.files.contains_key(rel) {
+                self.repo.write_blob(bytes).map_err(|e| io(self, &e.to_string()))?;
+            }
+        }
+        let changes = read::changes(&prev, &now_state);
+        let tree = self.write_tree(&now_state)?;
+        let message = message(trigger, req, &changes);
+        let sig_time = format!("{} +0000", req.now.timestamp());
+        let sig = gix::actor::SignatureRef {
+            name: "memctl".into(),
+            email: "memctl@localhost".into(),
+            time: &sig_time,
+        };
+        let id = self
+            .repo
+            .commit_as(sig, sig, "refs/heads/main", message, tree, head)
+            .map_err(|e| io(self, &e.to_string()))?
+            .detach();
+        write_cache(&self.path, Some(id), &files, &now_state);
+        Ok(Some(Recorded { id, trigger, changes }))
+    }
+
+    /// The dir `main` now: its tracked files (as walked), their state, and the
+    /// bytes of the files the cache could not vouch for (hashed, not yet stored).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn scan(
+        &mut self,
+        main: &Path,
+        head: Option<ObjectId>,
+    ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
+        let cache = read_cache(&self.path, head);
+        let mut skipped = Vec::new();
+        let files = tracked::walk(main, &mut skipped);
+        self.warnings.extend(skipped);
+        let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+        let mut state = State {
+            files: BTreeMap::new(),
+            lock: tracked::lock_state(main),
+        };
+        for f in &files {
+            let oid = match cache.get(&f.rel) {
+                Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ino && c.3 == f.link => c.4,
+                _ => {
+                    // A file that vanished between the walk and the read is not tracked.
+                    let Ok(bytes) = tracked::read(main, f) else { continue };
+                    let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
+                        .map_err(|e| io(self, &e.to_string()))?;
+                    fresh.insert(f.rel.clone(), bytes);
+                    oid
+                }
+            };
+            state.files.insert(
+                f.rel.clone(),
+                FileState {
+                    oid,
+                    link: f.link,
+                    mtime_ns: f.mtime_ns,
+                },
+            );
+        }
+        Ok((files, state, fresh))
+    }
+
+    /// The trees of a state: the files at their paths, `.memctl/` with the mtimes
+    /// and the lock.
+    fn write_tree(&self, state: &State) -> Result<ObjectId, Error> {
+        let mut root = Node::default();
+        for (rel, f) in &state.files {
+            let mode = if f.link {
+                gix::objs::tree::EntryKind::Link
+            } else {
+                gix::objs::tree::EntryKind::Blob
+            };
+            root.insert(rel, mode, f.oid);
+        }
+        let mtimes: Vec<(Vec<u8>, i128)> = state.files.iter().map(|(r, f)| (r.clone(), f.mtime_ns)).collect();
+        let mut meta = Node::default();
+        let blob = |bytes: Vec<u8>| {
+            self.repo
+                .write_blob(bytes)
+                .map(|id| id.detach())
+                .map_err(|e| io(self, &e.to_string()))
+        };
+        meta.insert(
+            b"mtimes",
+            gix::objs::tree::EntryKind::Blob,
+            blob(read::render_mtimes(&mtimes))?,
+        );
+        if let Some(lock) = &state.lock {
+            meta.insert(
+                b"consolidate-lock",
+                gix::objs::tree::EntryKind::Blob,
+                blob(read::render_lock(lock))?,
+            );
+        }
+        root.dirs.insert(b".memctl".to_vec(), meta);
+        root.write(&self.repo).map_err(|e| io(self, &e))
+    }
+}
+
+#[derive(Default)]
+struct Node {
+    files: Vec<(Vec<u8>, gix::objs::tree::EntryKind, ObjectId)>,
+    dirs: BTreeMap<Vec<u8>, Node>,
+}
+
+impl Node {
+    fn insert(&mut self, rel: &[u8], mode: gix::objs::tree::EntryKind, oid: ObjectId) {
+        match rel.iter().position(|b| *b == b'/') {
+            Some(k) => self
+                .dirs
+                .entry(rel[..k].to_vec())
+                .or_default()
+                .insert(&rel[k + 1..], mode, oid),
+            None => self.files.push((rel.to_vec(), mode, oid)),
+        }
+    }
+
+    fn write(self, repo: &gix::Repository) -> Result<ObjectId, String> {
+        let mut entries = Vec::new();
+        for (name, node) in self.dirs {
+            let oid = node.write(repo)?;
+            entries.push(gix::objs::tree::Entry {
+                mode: gix::objs::tree::EntryKind::Tree.into(),
+                filename: name.into(),
+                oid,
+            });
+        }
+        for (name, mode, oid) in self.files {
+            entries.push(gix::objs::tree::Entry {
+                mode: mode.into(),
+                filename: name.into(),
+                oid,
+            });
+        }
+        entries.sort();
+        let tree = gix::objs::Tree { entries };
+        repo.write_object(&tree)
+            .map(|id| id.detach())
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn io(store: &Store, e: &str) -> Error {
+    Error::new(
+        Kind::Io,
+        format!("cannot record a snapshot in {}: {e}", store.path.display()),
+    )
+}
+
+/// The commit message: a summary, the `-m` text, and the trailers.
+fn message(trigger: Trigger, req: &Request, changes: &[Change]) -> String {
+    let mut names: Vec<String> = changes
+        .iter()
+        .take(3)
+        .map(|c| format!("{}{}", c.kind.mark(), c.file()))
+        .collect();
+    if changes.len() > 3 {
+        names.push(format!("and {} more", changes.len() - 3));
+    }
+    let what = if changes.is_empty() {
+        "the consolidation lock".to_string()
+    } else {
+        names.join(" ")
+    };
+    let mut m = format!("{}: {what}\n\n", trigger.as_str());
+    if let Some(text) = req.message.filter(|t| !t.trim().is_empty()) {
+        m.push_str(text.trim());
+        m.push_str("\n\n");
+    }
+    m.push_str(&format!(
+        "Trigger: {}\nRecorded-By: {}\n",
+        trigger.as_str(),
+        req.recorded_by
+    ));
+    for (k, v) in req.details {
+        let v = v.replace(['\n', '\r'], " ");
+        m.push_str(&format!("{k}: {v}\n"));
+    }
+    m
+}
+
+type CacheEntry = (u64, i128, u64, bool, ObjectId);
+
+/// The (size, mtime, inode, link, blob) of each file at the snapshot `head`, as
+/// last seen on disk; empty when it was written for another snapshot.
+fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEntry> {
+    let mut out = HashMap::new();
+    let (Some(head), Ok(text)) = (head, fs::read_to_string(store.join(CACHE))) else {
+        return out;
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some(head.to_hex().to_string().as_str()) {
+        return out;
+    }
+    for l in lines {
+        let p: Vec<&str> = l.split('\t').collect();
+        let [size, mtime, ino, link, oid, rel] = p.as_slice() else {
+            continue;
+        };
+        let (Ok(size), Ok(mtime), Ok(ino), Ok(oid), Some(rel)) = (
+            size.parse(),
+            mtime.parse(),
+            ino.parse(),
+            ObjectId::from_hex(oid.as_bytes()),
+            unhex(rel),
+        ) else {
+            continue;
+        };
+        out.insert(rel, (size, mtime, ino, *link == "1", oid));
+    }
+    out
+}
+
+fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk], state: &State) {
+    let Some(head) = head else { return };
+    let mut text = format!("{}\n", head.to_hex());
+    for f in files {
+        if let Some(s) = state.files.get(&f.rel) {
+            let rel: String = f.rel.iter().map(|b| format!("{b:02x}")).collect();
+            text.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\t{rel}\n",
+                f.size,
+                f.mtime_ns,
+                f.ino,
+                u8::from(f.link),
+                s.oid.to_hex()
+            ));
+        }
+    }
+    // The cache only saves hashing: a failed or torn write costs a rehash.
+    let tmp = store.join(format!("{CACHE}.{}.tmp", std::process::id()));
+    if fs::write(&tmp, text).is_ok() {
+        let _ = fs::rename(&tmp, store.join(CACHE));
+    }
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
