@@ -56,7 +56,7 @@ fn dir() -> Env {
 pub fn on(d: &Path) -> Env {
     Env::new().env("MEMCTL_DIR", d).env(
         "MEMCTL_HISTORY_DIR",
-        d.parent().unwrap().join("home/.local/state/memctl/history"),
+        d.parent().unwrap().join("state/memctl/history"),
     )
 }
 
