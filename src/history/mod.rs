@@ -3,6 +3,7 @@
 //! snapshot). Snapshots are commits whose trees hold the tracked files byte-exact,
 //! `.memctl/mtimes` and `.memctl/consolidate-lock`; trailers name the trigger.
 
+mod lookup;
 mod read;
 mod snapshot;
 pub mod tracked;
@@ -15,7 +16,8 @@ use chrono::{DateTime, Utc};
 use crate::error::{Error, Kind};
 use crate::paths::Env;
 
-pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc};
+pub use lookup::{frontmatter_name, resolve_ref, scope_prefix};
+pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc, changes};
 pub use snapshot::{Recorded, Request, Trigger};
 
 /// Whether history is on, and where stores live.
@@ -402,6 +404,12 @@ impl Store {
     /// Every snapshot, newest first.
     pub fn log(&self) -> Result<Vec<Snap>, Error> {
         read::log(&self.repo, self.head_id()).map_err(|e| self.read_err(&e))
+    }
+
+    /// The states of the `n` newest snapshots of `log` (all when `n` exceeds it),
+    /// newest first.
+    pub fn states(&self, log: &[Snap], n: usize) -> Result<Vec<State>, Error> {
+        log.iter().take(n).map(|s| self.state(s.id)).collect()
     }
 
     /// The files and lock a snapshot recorded.
