@@ -104,6 +104,7 @@ impl Store {
         }
         fs::create_dir_all(root).map_err(|e| store_err("cannot create the history dir", root, &e))?;
         let lock = take_lock(&path)?;
+        clear_stale_ref_locks(&path);
         let mut warnings = Vec::new();
         let repo = match open_or_init(&path, &dir, project) {
             Ok(repo) => repo,
@@ -219,6 +220,18 @@ fn take_lock(store: &Path) -> Result<File, Error> {
                 ));
             }
             Err(fs::TryLockError::Error(e)) => return Err(store_err("cannot lock the history store", &lock_path, &e)),
+        }
+    }
+}
+
+/// A ref's `.lock` file left by a process killed while it updated the ref would
+/// block every later snapshot. Every memctl writer holds `memctl.lock` first, so
+/// with it held any such file is stale.
+fn clear_stale_ref_locks(store: &Path) {
+    for rel in ["refs/heads/main.lock", "HEAD.lock", "packed-refs.lock", "config.lock"] {
+        let p = store.join(rel);
+        if fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+            let _ = fs::remove_file(&p);
         }
     }
 }
