@@ -22,6 +22,9 @@ _memctl() {
             memctl,completions)
                 cmd="memctl__subcmd__completions"
                 ;;
+            memctl,diff)
+                cmd="memctl__subcmd__diff"
+                ;;
             memctl,dream)
                 cmd="memctl__subcmd__dream"
                 ;;
@@ -33,6 +36,9 @@ _memctl() {
                 ;;
             memctl,help)
                 cmd="memctl__subcmd__help"
+                ;;
+            memctl,history)
+                cmd="memctl__subcmd__history"
                 ;;
             memctl,lint)
                 cmd="memctl__subcmd__lint"
@@ -49,17 +55,29 @@ _memctl() {
             memctl,path)
                 cmd="memctl__subcmd__path"
                 ;;
+            memctl,restore)
+                cmd="memctl__subcmd__restore"
+                ;;
             memctl,show)
                 cmd="memctl__subcmd__show"
                 ;;
+            memctl,snapshot)
+                cmd="memctl__subcmd__snapshot"
+                ;;
             memctl,truncate-check)
                 cmd="memctl__subcmd__truncate__subcmd__check"
+                ;;
+            memctl,undo)
+                cmd="memctl__subcmd__undo"
                 ;;
             memctl__subcmd__help,add)
                 cmd="memctl__subcmd__help__subcmd__add"
                 ;;
             memctl__subcmd__help,completions)
                 cmd="memctl__subcmd__help__subcmd__completions"
+                ;;
+            memctl__subcmd__help,diff)
+                cmd="memctl__subcmd__help__subcmd__diff"
                 ;;
             memctl__subcmd__help,dream)
                 cmd="memctl__subcmd__help__subcmd__dream"
@@ -72,6 +90,9 @@ _memctl() {
                 ;;
             memctl__subcmd__help,help)
                 cmd="memctl__subcmd__help__subcmd__help"
+                ;;
+            memctl__subcmd__help,history)
+                cmd="memctl__subcmd__help__subcmd__history"
                 ;;
             memctl__subcmd__help,lint)
                 cmd="memctl__subcmd__help__subcmd__lint"
@@ -88,11 +109,20 @@ _memctl() {
             memctl__subcmd__help,path)
                 cmd="memctl__subcmd__help__subcmd__path"
                 ;;
+            memctl__subcmd__help,restore)
+                cmd="memctl__subcmd__help__subcmd__restore"
+                ;;
             memctl__subcmd__help,show)
                 cmd="memctl__subcmd__help__subcmd__show"
                 ;;
+            memctl__subcmd__help,snapshot)
+                cmd="memctl__subcmd__help__subcmd__snapshot"
+                ;;
             memctl__subcmd__help,truncate-check)
                 cmd="memctl__subcmd__help__subcmd__truncate__subcmd__check"
+                ;;
+            memctl__subcmd__help,undo)
+                cmd="memctl__subcmd__help__subcmd__undo"
                 ;;
             memctl__subcmd__help__subcmd__lock,status)
                 cmd="memctl__subcmd__help__subcmd__lock__subcmd__status"
@@ -116,7 +146,7 @@ _memctl() {
 
     case "${cmd}" in
         memctl)
-            opts="-h -V --dir --project --team --json --color --help --version path list show truncate-check lint add forget edit lock completions man dream help"
+            opts="-h -V --dir --project --team --json --color --no-history --help --version path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -148,7 +178,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__add)
-            opts="-t -n -h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --force --dir --project --team --json --color --help"
+            opts="-t -n -h --type --name --description --body --body-file --why --how --edit --file --title --hook --no-index --strict --dry-run --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,7 +265,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__completions)
-            opts="-h --dir --project --team --json --color --help bash elvish fish powershell zsh"
+            opts="-h --dir --project --team --json --color --no-history --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -266,8 +296,48 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__diff)
+            opts="-h --from --to --stat --dream --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__dream)
-            opts="-n -h --dry-run --run --min-hours --min-sessions --current-session --dir --project --team --json --color --help"
+            opts="-n -h --dry-run --run --min-hours --min-sessions --current-session --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -311,7 +381,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__edit)
-            opts="-y -h --index --yes --strict --force --from --dir --project --team --json --color --help"
+            opts="-y -h --index --yes --strict --force --from --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -358,7 +428,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__forget)
-            opts="-y -n -h --yes --dry-run --force --dir --project --team --json --color --help"
+            opts="-y -n -h --yes --dry-run --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -390,7 +460,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help)
-            opts="path list show truncate-check lint add forget edit lock completions man dream help"
+            opts="path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -418,6 +488,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -474,6 +558,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -571,7 +669,35 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__snapshot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -599,8 +725,58 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__help__subcmd__undo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__history)
+            opts="-h --limit --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__lint)
-            opts="-f -n -h --format --list-rules --explain --summary --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --help"
+            opts="-f -n -h --format --list-rules --explain --summary --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -660,7 +836,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__list)
-            opts="-t -f -h --type --format --all --dir --project --team --json --color --help"
+            opts="-t -f -h --type --format --all --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -708,7 +884,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lock)
-            opts="-h --dir --project --team --json --color --help status help"
+            opts="-h --dir --project --team --json --color --no-history --help status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -782,7 +958,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lock__subcmd__status)
-            opts="-h --dir --project --team --json --color --help"
+            opts="-h --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -814,7 +990,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__man)
-            opts="-h --dir --project --team --json --color --help"
+            opts="-h --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -846,7 +1022,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__path)
-            opts="-h --index --transcripts --explain --key-for --dir --project --team --json --color --help"
+            opts="-h --index --transcripts --explain --key-for --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -881,8 +1057,44 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__restore)
+            opts="-n -h --at --dry-run --force --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__show)
-            opts="-h --raw --dir --project --team --json --color --help"
+            opts="-h --raw --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -913,8 +1125,48 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__snapshot)
+            opts="-m -h --message --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__truncate__subcmd__check)
-            opts="-h --print-loaded --warn-at --dir --project --team --json --color --help"
+            opts="-h --print-loaded --warn-at --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -924,6 +1176,38 @@ _memctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__undo)
+            opts="-n -y -h --dream --dry-run --yes --force --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -23,6 +23,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -39,6 +40,11 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Print a man page (memctl''s, or one command''s)'
             cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
+            cand snapshot 'Record a history snapshot of the memory dir now (nothing when unchanged)'
+            cand history 'List the history snapshots of the memory dir (or of one memory), newest first'
+            cand diff 'Show what changed between two snapshots, or since the last one'
+            cand restore 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
+            cand undo 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -51,6 +57,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --explain 'Explain every step of the resolution'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -65,6 +72,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --all 'Lift Claude Code''s 200-file cap'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -75,6 +83,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --raw 'Write the file''s bytes unchanged, nothing else'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -86,6 +95,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --print-loaded 'Print exactly the text Claude Code loads, and nothing else'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -109,6 +119,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --force 'With --fix: write even while a live auto-dream holds the lock'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -135,6 +146,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --force 'Write even while a live auto-dream holds the lock'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -149,6 +161,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --force 'Write even while a live auto-dream holds the lock, and remove index lines that also link other memories'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -164,6 +177,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --force 'Save even while a live auto-dream holds the lock'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -173,6 +187,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand status 'Show the lock''s state and what Claude Code''s next acquire would do'
@@ -184,6 +199,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -201,6 +217,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -210,6 +227,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -225,6 +243,74 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --run 'Consolidate now: memctl cannot (it needs a model), and says what to do instead'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;snapshot'= {
+            cand -m 'A note kept in the snapshot''s message'
+            cand --message 'A note kept in the snapshot''s message'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;history'= {
+            cand --limit 'Show at most N snapshots'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;diff'= {
+            cand --from 'From this state: a snapshot id (7+ hex digits), @~N, or a time (2026-03-10, 3h, 2d)'
+            cand --to 'To this state (default: the dir now)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --stat 'Print changed files with line counts only'
+            cand --dream 'The changes of the last dream run'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;restore'= {
+            cand --at 'From this snapshot (default: the newest one that has it)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Show what would be restored; change nothing'
+            cand --dry-run 'Show what would be restored; change nothing'
+            cand --force 'Overwrite a file with different content; write while a live auto-dream holds the lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;undo'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --dream 'Revert the whole last dream run'
+            cand -n 'Show what would be reverted; change nothing'
+            cand --dry-run 'Show what would be reverted; change nothing'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --force 'Revert files changed again since, too; write while a live auto-dream holds the lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -241,6 +327,11 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Print a man page (memctl''s, or one command''s)'
             cand dream 'Preview auto-dream: whether it would run now, and a consolidation plan'
+            cand snapshot 'Record a history snapshot of the memory dir now (nothing when unchanged)'
+            cand history 'List the history snapshots of the memory dir (or of one memory), newest first'
+            cand diff 'Show what changed between two snapshots, or since the last one'
+            cand restore 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
+            cand undo 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -269,6 +360,16 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;man'= {
         }
         &'memctl;help;dream'= {
+        }
+        &'memctl;help;snapshot'= {
+        }
+        &'memctl;help;history'= {
+        }
+        &'memctl;help;diff'= {
+        }
+        &'memctl;help;restore'= {
+        }
+        &'memctl;help;undo'= {
         }
         &'memctl;help;help'= {
         }

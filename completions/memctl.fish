@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_memctl_global_optspecs
-    string join \n dir= project= team json color= h/help V/version
+    string join \n dir= project= team json color= no-history h/help V/version
 end
 
 function __fish_memctl_needs_command
@@ -31,6 +31,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_needs_command" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_needs_command" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_needs_command" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_needs_command" -s V -l version -d 'Print version'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
@@ -45,6 +46,11 @@ complete -c memctl -n "__fish_memctl_needs_command" -f -a "lock" -d 'Inspect the
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "man" -d 'Print a man page (memctl\'s, or one command\'s)'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "snapshot" -d 'Record a history snapshot of the memory dir now (nothing when unchanged)'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "history" -d 'List the history snapshots of the memory dir (or of one memory), newest first'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "diff" -d 'Show what changed between two snapshots, or since the last one'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "restore" -d 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "undo" -d 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l key-for -d 'Print the project key Claude Code derives from STRING (lexically)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
@@ -57,6 +63,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand path" -l transcripts -d 'P
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l explain -d 'Explain every step of the resolution'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand path" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -s t -l type -d 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand list" -s f -l format -d 'Output format [default: table, or json with --json]' -r -f -a "table\t'A table on a terminal, tab-separated records otherwise'
@@ -71,6 +78,7 @@ never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l all -d 'Lift Claude Code\'s 200-file cap'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand show" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand show" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
@@ -80,6 +88,7 @@ never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand show" -l raw -d 'Write the file\'s bytes unchanged, nothing else'
 complete -c memctl -n "__fish_memctl_using_subcommand show" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand show" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand show" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l warn-at -d 'Also exit 1 when lines or units reach PERCENT of a cap' -r
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
@@ -90,6 +99,7 @@ never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l print-loaded -d 'Print exactly the text Claude Code loads, and nothing else'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s f -l format -d 'Output format [default: text, or json with --json]' -r -f -a "text\t'One line per finding, and a summary on stderr'
 json\t'One JSON document'
@@ -115,6 +125,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -s n -l dry-run -d '
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l force -d 'With --fix: write even while a live auto-dream holds the lock'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -s t -l type -d 'Memory type: user, feedback, project or reference' -r
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l name -d 'Name (one line, 1–100 characters)' -r
@@ -138,6 +149,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand add" -s n -l dry-run -d 'P
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l force -d 'Write even while a live auto-dream holds the lock'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand add" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand add" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
@@ -149,6 +161,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand forget" -s n -l dry-run -d
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l force -d 'Write even while a live auto-dream holds the lock, and remove index lines that also link other memories'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand forget" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l from -d 'Save DRAFT (one kept after a failed edit) instead of starting the editor; it is checked and saved like an edit' -r -F
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
@@ -162,6 +175,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand edit" -l strict -d 'With -
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l force -d 'Save even while a live auto-dream holds the lock'
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand edit" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
@@ -170,6 +184,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Show the lock\'s state and what Claude Code\'s next acquire would do'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -180,6 +195,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the lock\'s state and what Claude Code\'s next acquire would do'
 complete -c memctl -n "__fish_memctl_using_subcommand lock; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -190,6 +206,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand completions" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand completions" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand completions" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand man" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand man" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
@@ -198,6 +215,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand man" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand man" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand man" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l min-hours -d 'What-if threshold for the time gate, in hours [default: 24]' -r
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l min-sessions -d 'What-if threshold for the sessions gate [default: 5]' -r
@@ -211,20 +229,84 @@ complete -c memctl -n "__fish_memctl_using_subcommand dream" -s n -l dry-run -d 
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l run -d 'Consolidate now: memctl cannot (it needs a model), and says what to do instead'
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand dream" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "show" -d 'Show one memory'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "add" -d 'Create a memory file and its index line'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "lock" -d 'Inspect the auto-dream lock (.consolidate-lock)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "completions" -d 'Print a shell completion script'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "man" -d 'Print a man page (memctl\'s, or one command\'s)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -s m -l message -d 'A note kept in the snapshot\'s message' -r
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand history" -l limit -d 'Show at most N snapshots' -r
+complete -c memctl -n "__fish_memctl_using_subcommand history" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand history" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand history" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand history" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand history" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand history" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l from -d 'From this state: a snapshot id (7+ hex digits), @~N, or a time (2026-03-10, 3h, 2d)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l to -d 'To this state (default: the dir now)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l stat -d 'Print changed files with line counts only'
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l dream -d 'The changes of the last dream run'
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l at -d 'From this snapshot (default: the newest one that has it)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -s n -l dry-run -d 'Show what would be restored; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l force -d 'Overwrite a file with different content; write while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l dream -d 'Revert the whole last dream run'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -s n -l dry-run -d 'Show what would be reverted; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l force -d 'Revert files changed again since, too; write while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand undo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "show" -d 'Show one memory'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "add" -d 'Create a memory file and its index line'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "lock" -d 'Inspect the auto-dream lock (.consolidate-lock)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "completions" -d 'Print a shell completion script'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "man" -d 'Print a man page (memctl\'s, or one command\'s)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "snapshot" -d 'Record a history snapshot of the memory dir now (nothing when unchanged)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "history" -d 'List the history snapshots of the memory dir (or of one memory), newest first'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "diff" -d 'Show what changed between two snapshots, or since the last one'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "restore" -d 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "undo" -d 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from lock" -f -a "status" -d 'Show the lock\'s state and what Claude Code\'s next acquire would do'
 
 # Dynamic values (memory names, types, rule ids) from `memctl __complete`.
