@@ -124,14 +124,13 @@ pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 /// snapshots → its newest), `--from`/`--to`, else the newest snapshot → the dir
 /// now. `--to Y` alone shows what `Y` changed (its parent → `Y`). The map holds
 /// the bytes of files read from the dir now that are not stored yet.
-#[allow(clippy::type_complexity)]
 fn ends(
     args: &DiffArgs,
     store: &mut Store,
     log: &[Snap],
     ctx: &Context,
     main: &std::path::Path,
-) -> Result<(End, End, HashMap<Vec<u8>, Vec<u8>>)> {
+) -> Result<(End, End, history::Fresh)> {
     if log.is_empty() {
         return Err(Error::new(Kind::NotFound, "the history has no snapshots yet")
             .hint("`memctl snapshot` records one")

@@ -188,7 +188,7 @@ fn render_log(doc: &Doc, now: i64, width: usize, color: bool) -> String {
         );
         let mut details = Vec::new();
         if let Some(by) = s.recorded_by.as_deref().filter(|b| *b != s.trigger) {
-            details.push(format!("by {by}"));
+            details.push(format!("recorded by {by}"));
         }
         for (label, v) in [
             ("session", &s.session),

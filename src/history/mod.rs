@@ -20,6 +20,9 @@ pub use lookup::{frontmatter_name, resolve_ref, scope_prefix};
 pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc, changes};
 pub use snapshot::{Recorded, Request, Trigger};
 
+/// The bytes of files read from the dir now but not stored yet, by path.
+pub type Fresh = std::collections::HashMap<Vec<u8>, Vec<u8>>;
+
 /// Whether history is on, and where stores live.
 #[derive(Clone, Debug)]
 pub enum Settings {
@@ -432,7 +435,7 @@ impl Store {
 
     /// The dir `main` now, as a state (nothing is stored), with the bytes of the
     /// files that were read.
-    pub fn state_now(&mut self, main: &Path) -> Result<(State, std::collections::HashMap<Vec<u8>, Vec<u8>>), Error> {
+    pub fn state_now(&mut self, main: &Path) -> Result<(State, Fresh), Error> {
         let head = self.head_id();
         let (_, state, fresh) = self.scan(main, head)?;
         Ok((state, fresh))
@@ -443,7 +446,7 @@ impl Store {
     pub fn change_docs(
         &self,
         changes: &[Change],
-        fresh: &std::collections::HashMap<Vec<u8>, Vec<u8>>,
+        fresh: &Fresh,
     ) -> Vec<ChangeDoc> {
         changes
             .iter()

@@ -336,7 +336,7 @@ fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk], state: &S
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
