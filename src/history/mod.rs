@@ -443,11 +443,7 @@ impl Store {
 
     /// The report items of `changes`: line counts from the stored blobs (a file
     /// read now but not stored yet comes from `fresh`).
-    pub fn change_docs(
-        &self,
-        changes: &[Change],
-        fresh: &Fresh,
-    ) -> Vec<ChangeDoc> {
+    pub fn change_docs(&self, changes: &[Change], fresh: &Fresh) -> Vec<ChangeDoc> {
         changes
             .iter()
             .map(|c| {
