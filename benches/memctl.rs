@@ -308,6 +308,39 @@ fn main() {
         // absolute list goal is about memctl alone.
         let direct = time_exec(bin, &["--dir", &d.to_string(), "list"], runs);
         writeln!(report, "  memctl list without the shell: {}", secs(direct)).unwrap();
+        // History (SPEC §8): a snapshot of the unchanged dir (the cost every write
+        // and hook pays) against list of the same dir; goal ≤ 10 ms on 200 files.
+        let state = root.join(format!("history-{n}"));
+        let _ = fs::remove_dir_all(&state);
+        let hist = |args: &str| format!("MEMCTL_HISTORY_DIR={} MEMCTL_DIR={d} {bin} {args}", state.display());
+        let status = Command::new("sh")
+            .args(["-c", &hist("snapshot -m baseline")])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "the baseline snapshot failed");
+        let list = time(&hist("list"), runs);
+        let mut hist_times = Vec::new();
+        for args in ["snapshot", "history", "diff", "diff --stat"] {
+            let t = time(&hist(args), runs);
+            hist_times.push(t);
+            writeln!(
+                report,
+                "  {:<38} {:>10} {:>8.2} {:>8.2}",
+                format!("memctl {args} (unchanged)"),
+                secs(t),
+                t.as_secs_f64() / cat.as_secs_f64(),
+                t.as_secs_f64() / head.as_secs_f64(),
+            )
+            .unwrap();
+        }
+        writeln!(
+            report,
+            "  snapshot (unchanged) / list: {:.2}x; snapshot {:.1} ms (goal ≤ 10 ms on 200 files)",
+            hist_times[0].as_secs_f64() / list.as_secs_f64(),
+            hist_times[0].as_secs_f64() * 1000.0
+        )
+        .unwrap();
         print!("{report}");
         report.clear();
     }

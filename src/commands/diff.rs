@@ -1,14 +1,295 @@
-//! `memctl diff` (SPEC §8.3).
+//! `memctl diff [REF] [--from X] [--to Y] [--stat] [--dream]` (SPEC §8.3): a
+//! unified diff between two states of the memory dir: two snapshots, or a
+//! snapshot and the dir now. A report: it exits 0 whatever it finds.
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
 
 use crate::cli::DiffArgs;
 use crate::context::Context;
 use crate::error::{Error, Kind};
-use crate::output::Output;
+use crate::history::{self, Change, ChangeKind, Snap, State, Store};
+use crate::output::{self, Output, Tone};
 
-pub fn run(_args: &DiffArgs, _ctx: &Context, _out: &mut Output) -> Result<ExitCode> {
-    Err(Error::new(Kind::Unsupported, "not built yet").into())
+/// `diff --json` (SPEC §8.3).
+#[derive(Serialize)]
+struct Doc {
+    /// The snapshot diffed from; null: the empty state before the baseline.
+    from: Option<String>,
+    /// The snapshot diffed to; null: the dir now.
+    to: Option<String>,
+    files: Vec<FileDoc>,
+}
+
+#[derive(Serialize)]
+struct FileDoc {
+    file: String,
+    change: ChangeKind,
+    /// The unified diff; null for a touched file (mtime only) and with `--stat`.
+    diff: Option<String>,
+    #[serde(skip)]
+    lines: (usize, usize),
+}
+
+/// The two ends of a diff: a snapshot's id (or none) and its state.
+struct End {
+    id: Option<gix::ObjectId>,
+    state: State,
+}
+
+pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let res = ctx.resolve_existing()?;
+    let memdir = &res.memdir;
+    let mut store = Store::open_existing(&ctx.history, memdir.main(), ctx.now)?;
+    let log = store.log()?;
+    let (from, to, fresh) = ends(args, &mut store, &log, ctx, memdir.main())?;
+    for w in std::mem::take(&mut store.warnings) {
+        out.warn(w);
+    }
+    let prefix = history::scope_prefix(memdir).as_bytes();
+    let target = match &args.reference {
+        Some(r) => {
+            let states = store.states(&log, log.len())?;
+            let mut all = vec![from.state.clone(), to.state.clone()];
+            all.extend(states);
+            Some(history::resolve_ref(memdir, r, &all, &mut |id| {
+                store.blob(id).ok().and_then(|b| history::frontmatter_name(&b))
+            })?)
+        }
+        None => None,
+    };
+    let changes: Vec<Change> = history::changes(&from.state, &to.state)
+        .into_iter()
+        .filter(|c| match &target {
+            Some(t) => &c.rel == t,
+            None => c.rel.starts_with(prefix),
+        })
+        .collect();
+    let text_of = |f: &Option<history::FileState>, rel: &[u8]| -> String {
+        let bytes = match f {
+            None => Vec::new(),
+            Some(f) => store
+                .blob(f.oid)
+                .ok()
+                .or_else(|| fresh.get(rel).cloned())
+                .unwrap_or_default(),
+        };
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    let files: Vec<FileDoc> = changes
+        .iter()
+        .map(|c| {
+            let label = c.file();
+            let (diff, lines) = if c.kind == ChangeKind::Touched {
+                (None, (0, 0))
+            } else {
+                let (a, b) = (text_of(&c.before, &c.rel), text_of(&c.after, &c.rel));
+                let lines = crate::diff::line_counts(&a, &b);
+                ((!args.stat).then(|| crate::diff::unified(&label, &a, &b)), lines)
+            };
+            FileDoc {
+                file: label,
+                change: c.kind,
+                diff,
+                lines,
+            }
+        })
+        .collect();
+    let doc = Doc {
+        from: from.id.map(|i| i.to_hex_with_len(8).to_string()),
+        to: to.id.map(|i| i.to_hex_with_len(8).to_string()),
+        files,
+    };
+    drop(store);
+    if out.json {
+        out.emit_json(serde_json::to_value(&doc)?)?;
+    } else if args.stat {
+        let text = if out.stdout_tty {
+            render_stat(&doc, output::terminal_width(), out.color_stdout)
+        } else {
+            stat_records(&doc)
+        };
+        out.print(&text)?;
+    } else {
+        out.print(&render_diff(&doc, &changes, out.color_stdout))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The states to compare: `--dream` (the parent of the newest run of dream
+/// snapshots → its newest), `--from`/`--to`, else the newest snapshot → the dir
+/// now. `--to Y` alone shows what `Y` changed (its parent → `Y`). The map holds
+/// the bytes of files read from the dir now that are not stored yet.
+fn ends(
+    args: &DiffArgs,
+    store: &mut Store,
+    log: &[Snap],
+    ctx: &Context,
+    main: &std::path::Path,
+) -> Result<(End, End, history::Fresh)> {
+    if log.is_empty() {
+        return Err(Error::new(Kind::NotFound, "the history has no snapshots yet")
+            .hint("`memctl snapshot` records one")
+            .into());
+    }
+    let at = |store: &Store, id: Option<gix::ObjectId>| -> Result<End, Error> {
+        Ok(End {
+            id,
+            state: match id {
+                Some(id) => store.state(id)?,
+                None => State::default(),
+            },
+        })
+    };
+    let parent_of = |id: gix::ObjectId| log.iter().find(|s| s.id == id).and_then(|s| s.parent);
+    if args.dream {
+        let Some(newest) = log.iter().position(|s| s.trigger() == "dream") else {
+            return Err(Error::new(Kind::NotFound, "no dream run in the history")
+                .hint("`memctl history` lists the snapshots; a dream run is recorded when files and the lock's mtime change together")
+                .into());
+        };
+        let oldest = newest + log[newest..].iter().take_while(|s| s.trigger() == "dream").count() - 1;
+        return Ok((
+            at(store, log[oldest].parent)?,
+            at(store, Some(log[newest].id))?,
+            HashMap::new(),
+        ));
+    }
+    let from = match &args.from {
+        Some(x) => Some(store.resolve(x, log, ctx.now)?),
+        None => None,
+    };
+    let to = match &args.to {
+        Some(y) => Some(store.resolve(y, log, ctx.now)?),
+        None => None,
+    };
+    match (from, to) {
+        (from, Some(to)) => {
+            let from = from.or_else(|| parent_of(to));
+            Ok((at(store, from)?, at(store, Some(to))?, HashMap::new()))
+        }
+        (from, None) => {
+            let from = at(store, Some(from.unwrap_or(log[0].id)))?;
+            let (state, fresh) = store.state_now(main)?;
+            Ok((from, End { id: None, state }, fresh))
+        }
+    }
+}
+
+/// The unified diffs, one after another as `git diff` prints them; a touched
+/// file gets one line naming its old and new mtime.
+fn render_diff(doc: &Doc, changes: &[Change], color: bool) -> String {
+    let mut text = String::new();
+    for (f, c) in doc.files.iter().zip(changes) {
+        match &f.diff {
+            None => {
+                let ns = |s: &Option<history::FileState>| {
+                    s.as_ref()
+                        .map(|s| crate::text::iso_ms((s.mtime_ns / 1_000_000) as f64))
+                        .unwrap_or_default()
+                };
+                let line = format!("touched {}: mtime {} -> {}\n", f.file, ns(&c.before), ns(&c.after));
+                text.push_str(&output::paint(color, Tone::Bold, &line));
+            }
+            Some(d) if d.is_empty() => {
+                // An added or deleted empty file: no hunk to show.
+                let what = if f.change == ChangeKind::Added {
+                    "added"
+                } else {
+                    "deleted"
+                };
+                text.push_str(&output::paint(
+                    color,
+                    Tone::Bold,
+                    &format!("{what} {} (empty)\n", f.file),
+                ));
+            }
+            Some(d) => {
+                for line in d.split_inclusive('\n') {
+                    let tone = if line.starts_with("---") || line.starts_with("+++") {
+                        Some(Tone::Bold)
+                    } else if line.starts_with("@@") {
+                        Some(Tone::Note)
+                    } else if line.starts_with('-') {
+                        Some(Tone::Error)
+                    } else if line.starts_with('+') {
+                        Some(Tone::Info)
+                    } else {
+                        None
+                    };
+                    match tone {
+                        Some(t) if color => {
+                            let body = line.strip_suffix('\n').unwrap_or(line);
+                            text.push_str(&output::paint(true, t, body));
+                            text.push_str(&line[body.len()..]);
+                        }
+                        _ => text.push_str(line),
+                    }
+                }
+            }
+        }
+    }
+    text
+}
+
+/// `--stat` on a terminal: one line per file (`~ file  +2 -1`), then a total.
+fn render_stat(doc: &Doc, width: usize, color: bool) -> String {
+    if doc.files.is_empty() {
+        return "no changes\n".into();
+    }
+    let counts: Vec<String> = doc
+        .files
+        .iter()
+        .map(|f| match f.change {
+            ChangeKind::Touched => "mtime only".into(),
+            _ => format!("+{} -{}", f.lines.0, f.lines.1),
+        })
+        .collect();
+    let longest_count = counts.iter().map(String::len).max().unwrap_or(0);
+    let longest_file = doc.files.iter().map(|f| f.file.width()).max().unwrap_or(0);
+    let room = longest_file
+        .min(width.max(40).saturating_sub(4 + longest_count))
+        .max(10);
+    let mut text = String::new();
+    for (f, counts) in doc.files.iter().zip(&counts) {
+        let file = output::fit_middle(&f.file, room);
+        let pad = room.saturating_sub(file.width());
+        let tone = match f.change {
+            ChangeKind::Added => Tone::Info,
+            ChangeKind::Deleted => Tone::Error,
+            ChangeKind::Modified => Tone::Note,
+            ChangeKind::Touched => Tone::Dim,
+        };
+        let mark = output::paint(color, tone, &f.change.mark().to_string());
+        text.push_str(&format!("{mark} {file}{}  {counts}\n", " ".repeat(pad)));
+    }
+    let (added, removed) = doc
+        .files
+        .iter()
+        .fold((0, 0), |(a, r), f| (a + f.lines.0, r + f.lines.1));
+    let n = doc.files.len();
+    text.push_str(&format!(
+        "{n} file{} changed, {added} line{} added, {removed} removed\n",
+        if n == 1 { "" } else { "s" },
+        if added == 1 { "" } else { "s" },
+    ));
+    text
+}
+
+/// `--stat` piped: `file  change  lines_added  lines_removed`, one record a file.
+fn stat_records(doc: &Doc) -> String {
+    let mut text = String::new();
+    for f in &doc.files {
+        let file: String = f.file.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let change = serde_json::to_value(f.change)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        text.push_str(&format!("{file}\t{change}\t{}\t{}\n", f.lines.0, f.lines.1));
+    }
+    text
 }

@@ -1,14 +1,282 @@
-//! `memctl history` (SPEC §8.3).
+//! `memctl history [REF] [--limit N]` (SPEC §8.3): the snapshots of the memory
+//! dir (or of one memory, also a deleted one), newest first, with what changed.
 
 use std::process::ExitCode;
 
 use anyhow::Result;
+use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
 
 use crate::cli::HistoryArgs;
 use crate::context::Context;
-use crate::error::{Error, Kind};
-use crate::output::Output;
+use crate::history::{self, ChangeDoc, Snap, State, Store};
+use crate::output::{self, Output, Tone};
 
-pub fn run(_args: &HistoryArgs, _ctx: &Context, _out: &mut Output) -> Result<ExitCode> {
-    Err(Error::new(Kind::Unsupported, "not built yet").into())
+/// `history --json` (SPEC §8.3).
+#[derive(Serialize)]
+struct Doc {
+    memory_dir: String,
+    store: String,
+    snapshots: Vec<SnapDoc>,
+}
+
+/// One snapshot, fields in SPEC §8.3's order.
+#[derive(Serialize)]
+struct SnapDoc {
+    id: String,
+    time: String,
+    trigger: String,
+    session: Option<String>,
+    agent: Option<String>,
+    tool: Option<String>,
+    command: Option<String>,
+    /// The `.consolidate-lock` mtime this snapshot recorded (null: no lock).
+    lock_mtime: Option<String>,
+    changes: Vec<ChangeDoc>,
+    recorded_by: Option<String>,
+    message: Option<String>,
+}
+
+pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let res = ctx.resolve_existing()?;
+    let memdir = &res.memdir;
+    let store = Store::open_existing(&ctx.history, memdir.main(), ctx.now)?;
+    for w in store.warnings.clone() {
+        out.warn(w);
+    }
+    let log = store.log()?;
+    let prefix = history::scope_prefix(memdir).as_bytes();
+    // Without a REF or a scope only the shown snapshots and one parent are read.
+    let whole = args.reference.is_some() || !prefix.is_empty();
+    let states = store.states(&log, if whole { log.len() } else { args.limit.saturating_add(1) })?;
+    let target = match &args.reference {
+        Some(r) => Some(history::resolve_ref(memdir, r, &states, &mut |id| {
+            store.blob(id).ok().and_then(|b| history::frontmatter_name(&b))
+        })?),
+        None => None,
+    };
+    let empty = State::default();
+    let mut snapshots = Vec::new();
+    let mut more = 0;
+    for (i, snap) in log.iter().enumerate() {
+        if !whole && snapshots.len() == args.limit {
+            more = log.len() - i;
+            break;
+        }
+        let (Some(state), Some(parent)) = (
+            states.get(i),
+            states.get(i + 1).or(snap.parent.is_none().then_some(&empty)),
+        ) else {
+            break;
+        };
+        let changes: Vec<history::Change> = history::changes(parent, state)
+            .into_iter()
+            .filter(|c| match &target {
+                Some(t) => &c.rel == t,
+                None => c.rel.starts_with(prefix),
+            })
+            .collect();
+        if whole && changes.is_empty() {
+            continue;
+        }
+        if snapshots.len() == args.limit {
+            more += 1;
+            continue;
+        }
+        snapshots.push(snap_doc(snap, state, store.change_docs(&changes, &Default::default())));
+    }
+    if more > 0 {
+        out.note(format!(
+            "{more} older snapshot{} not shown; --limit {} shows them",
+            if more == 1 { "" } else { "s" },
+            args.limit + more
+        ));
+    }
+    let doc = Doc {
+        memory_dir: res.shown(),
+        store: store.path().display().to_string(),
+        snapshots,
+    };
+    drop(store);
+    if out.json {
+        out.emit_json(serde_json::to_value(&doc)?)?;
+    } else if out.stdout_tty {
+        let text = render_log(&doc, ctx.now.timestamp(), output::terminal_width(), out.color_stdout);
+        out.print(&text)?;
+    } else {
+        out.print(&render_records(&doc)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn snap_doc(snap: &Snap, state: &State, changes: Vec<ChangeDoc>) -> SnapDoc {
+    let t = |k: &str| snap.trailer(k).map(str::to_string);
+    SnapDoc {
+        id: snap.short(),
+        time: time_iso(snap.time),
+        trigger: snap.trigger().to_string(),
+        session: t("Session"),
+        agent: t("Agent"),
+        tool: t("Tool"),
+        command: t("Command"),
+        lock_mtime: state
+            .lock
+            .as_ref()
+            .map(|l| crate::text::iso_ms((l.mtime_ns / 1_000_000) as f64)),
+        changes,
+        recorded_by: t("Recorded-By"),
+        message: snap.message.clone(),
+    }
+}
+
+fn time_iso(secs: i64) -> String {
+    crate::text::iso_ms(secs as f64 * 1000.0)
+}
+
+/// Piped: one tab-separated record per snapshot, the JSON fields in order (the
+/// changes as compact JSON), `-` for null; tabs and newlines inside become spaces.
+fn render_records(doc: &Doc) -> Result<String> {
+    let mut text = String::new();
+    for s in &doc.snapshots {
+        let field = |v: &Option<String>| v.as_deref().map(flat).unwrap_or_else(|| "-".into());
+        let fields = [
+            s.id.clone(),
+            s.time.clone(),
+            flat(&s.trigger),
+            field(&s.session),
+            field(&s.agent),
+            field(&s.tool),
+            field(&s.command),
+            field(&s.lock_mtime),
+            serde_json::to_string(&s.changes)?,
+            field(&s.recorded_by),
+            field(&s.message),
+        ];
+        text.push_str(&fields.join("\t"));
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+fn flat(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
+
+/// On a terminal: per snapshot a header line (id, time and age, trigger, who
+/// recorded it), the message, and one line per changed file with its counts.
+fn render_log(doc: &Doc, now: i64, width: usize, color: bool) -> String {
+    let width = width.max(40);
+    let mut text = String::new();
+    if doc.snapshots.is_empty() {
+        return "no snapshots\n".into();
+    }
+    for (n, s) in doc.snapshots.iter().enumerate() {
+        if n > 0 {
+            text.push('\n');
+        }
+        let when = parse_secs(&s.time).map_or_else(
+            || s.time.clone(),
+            |t| {
+                format!(
+                    "{} ({})",
+                    chrono::DateTime::from_timestamp(t, 0)
+                        .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string())
+                        .unwrap_or_default(),
+                    ago(now - t)
+                )
+            },
+        );
+        let mut details = Vec::new();
+        if let Some(by) = s.recorded_by.as_deref().filter(|b| *b != s.trigger) {
+            details.push(format!("recorded by {by}"));
+        }
+        for (label, v) in [
+            ("session", &s.session),
+            ("agent", &s.agent),
+            ("tool", &s.tool),
+            ("command", &s.command),
+        ] {
+            if let Some(v) = v {
+                details.push(format!("{label} {}", flat(v)));
+            }
+        }
+        let mut head = format!("{}  {when}  {}", s.id, s.trigger);
+        if !details.is_empty() {
+            head.push_str(&format!("  {}", details.join(", ")));
+        }
+        let head = output::fit_end(&head, width);
+        let (id, rest) = head.split_at(s.id.len().min(head.len()));
+        text.push_str(&output::paint(color, Tone::Warning, id));
+        text.push_str(&output::paint(color, Tone::Bold, rest));
+        text.push('\n');
+        if let Some(m) = &s.message {
+            for line in m.lines() {
+                for w in output::wrap(line, width - 4) {
+                    text.push_str(&format!("    {w}\n"));
+                }
+            }
+        }
+        if s.changes.is_empty() {
+            let lock = if s.lock_mtime.is_some() {
+                "the consolidation lock changed"
+            } else {
+                "the consolidation lock was removed"
+            };
+            text.push_str(&format!("  {}\n", output::paint(color, Tone::Dim, lock)));
+        }
+        let counts: Vec<String> = s
+            .changes
+            .iter()
+            .map(|c| match c.change {
+                history::ChangeKind::Touched => "mtime only".to_string(),
+                _ => format!("+{} -{}", c.lines_added, c.lines_removed),
+            })
+            .collect();
+        let longest_count = counts.iter().map(String::len).max().unwrap_or(0);
+        let longest_file = s.changes.iter().map(|c| c.file.width()).max().unwrap_or(0);
+        let room = longest_file.min(width.saturating_sub(6 + longest_count)).max(10);
+        for (c, counts) in s.changes.iter().zip(&counts) {
+            let file = output::fit_middle(&c.file, room);
+            let pad = room.saturating_sub(file.width());
+            let tone = match c.change {
+                history::ChangeKind::Added => Tone::Info,
+                history::ChangeKind::Deleted => Tone::Error,
+                history::ChangeKind::Modified => Tone::Note,
+                history::ChangeKind::Touched => Tone::Dim,
+            };
+            let mark = output::paint(color, tone, &c.change.mark().to_string());
+            text.push_str(&format!("  {mark} {file}{}  {counts}\n", " ".repeat(pad)));
+        }
+    }
+    text
+}
+
+fn parse_secs(iso: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(iso).ok().map(|t| t.timestamp())
+}
+
+/// A past span in words: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
+fn ago(secs: i64) -> String {
+    match secs {
+        s if s < 60 => "just now".into(),
+        s if s < 3600 => format!("{} min ago", s / 60),
+        s if s < 86_400 => format!("{} h ago", s / 3600),
+        s if s < 2 * 86_400 => "1 day ago".into(),
+        s => format!("{} days ago", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_in_words() {
+        assert_eq!(ago(-5), "just now");
+        assert_eq!(ago(59), "just now");
+        assert_eq!(ago(61), "1 min ago");
+        assert_eq!(ago(3 * 3600 + 5), "3 h ago");
+        assert_eq!(ago(86_400), "1 day ago");
+        assert_eq!(ago(5 * 86_400), "5 days ago");
+    }
 }

@@ -3,6 +3,7 @@
 //! snapshot). Snapshots are commits whose trees hold the tracked files byte-exact,
 //! `.memctl/mtimes` and `.memctl/consolidate-lock`; trailers name the trigger.
 
+mod lookup;
 mod read;
 mod snapshot;
 pub mod tracked;
@@ -15,8 +16,12 @@ use chrono::{DateTime, Utc};
 use crate::error::{Error, Kind};
 use crate::paths::Env;
 
+pub use lookup::{frontmatter_name, resolve_ref, scope_prefix};
 pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc, changes};
 pub use snapshot::{Recorded, Request, Trigger};
+
+/// The bytes of files read from the dir now but not stored yet, by path.
+pub type Fresh = std::collections::HashMap<Vec<u8>, Vec<u8>>;
 
 /// Whether history is on, and where stores live.
 #[derive(Clone, Debug)]
@@ -102,6 +107,7 @@ impl Store {
         }
         fs::create_dir_all(root).map_err(|e| store_err("cannot create the history dir", root, &e))?;
         let lock = take_lock(&path)?;
+        clear_stale_ref_locks(&path);
         let mut warnings = Vec::new();
         let repo = match open_or_init(&path, &dir, project) {
             Ok(repo) => repo,
@@ -217,6 +223,18 @@ fn take_lock(store: &Path) -> Result<File, Error> {
                 ));
             }
             Err(fs::TryLockError::Error(e)) => return Err(store_err("cannot lock the history store", &lock_path, &e)),
+        }
+    }
+}
+
+/// A ref's `.lock` file left by a process killed while it updated the ref would
+/// block every later snapshot. Every memctl writer holds `memctl.lock` first, so
+/// with it held any such file is stale.
+fn clear_stale_ref_locks(store: &Path) {
+    for rel in ["refs/heads/main.lock", "HEAD.lock", "packed-refs.lock", "config.lock"] {
+        let p = store.join(rel);
+        if fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+            let _ = fs::remove_file(&p);
         }
     }
 }
@@ -404,6 +422,12 @@ impl Store {
         read::log(&self.repo, self.head_id()).map_err(|e| self.read_err(&e))
     }
 
+    /// The states of the `n` newest snapshots of `log` (all when `n` exceeds it),
+    /// newest first.
+    pub fn states(&self, log: &[Snap], n: usize) -> Result<Vec<State>, Error> {
+        log.iter().take(n).map(|s| self.state(s.id)).collect()
+    }
+
     /// The files and lock a snapshot recorded.
     pub fn state(&self, id: gix::ObjectId) -> Result<State, Error> {
         read::load_state(&self.repo, id).map_err(|e| self.read_err(&e))
@@ -411,8 +435,7 @@ impl Store {
 
     /// The dir `main` now, as a state (nothing is stored), with the bytes of the
     /// files that were read.
-    #[allow(clippy::type_complexity)]
-    pub fn state_now(&mut self, main: &Path) -> Result<(State, std::collections::HashMap<Vec<u8>, Vec<u8>>), Error> {
+    pub fn state_now(&mut self, main: &Path) -> Result<(State, Fresh), Error> {
         let head = self.head_id();
         let (_, state, fresh) = self.scan(main, head)?;
         Ok((state, fresh))
@@ -420,11 +443,7 @@ impl Store {
 
     /// The report items of `changes`: line counts from the stored blobs (a file
     /// read now but not stored yet comes from `fresh`).
-    pub fn change_docs(
-        &self,
-        changes: &[Change],
-        fresh: &std::collections::HashMap<Vec<u8>, Vec<u8>>,
-    ) -> Vec<ChangeDoc> {
+    pub fn change_docs(&self, changes: &[Change], fresh: &Fresh) -> Vec<ChangeDoc> {
         changes
             .iter()
             .map(|c| {

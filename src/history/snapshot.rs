@@ -128,7 +128,9 @@ impl Store {
         };
         for f in &files {
             let oid = match cache.get(&f.rel) {
-                Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ino && c.3 == f.link => c.4,
+                Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ctime_ns && c.3 == f.ino && c.4 == f.link => {
+                    c.5
+                }
                 _ => {
                     // A file that vanished between the walk and the read is not tracked.
                     let Ok(bytes) = tracked::read(main, f) else { continue };
@@ -269,34 +271,42 @@ fn message(trigger: Trigger, req: &Request, changes: &[Change]) -> String {
     m
 }
 
-type CacheEntry = (u64, i128, u64, bool, ObjectId);
+type CacheEntry = (u64, i128, i128, u64, bool, ObjectId);
 
-/// The (size, mtime, inode, link, blob) of each file at the snapshot `head`, as
-/// last seen on disk; empty when it was written for another snapshot.
+/// The (size, mtime, ctime, inode, link, blob) of each file at the snapshot
+/// `head`, as last seen on disk; empty when it was written for another snapshot.
+/// An entry whose ctime is not older than the cache itself is dropped (git's
+/// "racy" rule): the kernel's clock is coarse, so a write in the same tick as the
+/// cache would leave the file's times as they were cached.
 fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEntry> {
     let mut out = HashMap::new();
-    let (Some(head), Ok(text)) = (head, fs::read_to_string(store.join(CACHE))) else {
+    let path = store.join(CACHE);
+    let (Some(head), Ok(text), Ok(md)) = (head, fs::read_to_string(&path), fs::metadata(&path)) else {
         return out;
     };
+    let written = tracked::mtime_ns(&md);
     let mut lines = text.lines();
     if lines.next() != Some(head.to_hex().to_string().as_str()) {
         return out;
     }
     for l in lines {
         let p: Vec<&str> = l.split('\t').collect();
-        let [size, mtime, ino, link, oid, rel] = p.as_slice() else {
+        let [size, mtime, ctime, ino, link, oid, rel] = p.as_slice() else {
             continue;
         };
-        let (Ok(size), Ok(mtime), Ok(ino), Ok(oid), Some(rel)) = (
+        let (Ok(size), Ok(mtime), Ok(ctime), Ok(ino), Ok(oid), Some(rel)) = (
             size.parse(),
             mtime.parse(),
+            ctime.parse::<i128>(),
             ino.parse(),
             ObjectId::from_hex(oid.as_bytes()),
             unhex(rel),
         ) else {
             continue;
         };
-        out.insert(rel, (size, mtime, ino, *link == "1", oid));
+        if ctime < written {
+            out.insert(rel, (size, mtime, ctime, ino, *link == "1", oid));
+        }
     }
     out
 }
@@ -308,9 +318,10 @@ fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk], state: &S
         if let Some(s) = state.files.get(&f.rel) {
             let rel: String = f.rel.iter().map(|b| format!("{b:02x}")).collect();
             text.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\t{rel}\n",
+                "{}\t{}\t{}\t{}\t{}\t{}\t{rel}\n",
                 f.size,
                 f.mtime_ns,
+                f.ctime_ns,
                 f.ino,
                 u8::from(f.link),
                 s.oid.to_hex()

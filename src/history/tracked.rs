@@ -15,6 +15,9 @@ pub struct OnDisk {
     pub link: bool,
     pub size: u64,
     pub mtime_ns: i128,
+    /// The inode's change time: every write and every `utime` moves it, so a
+    /// same-size rewrite that puts the old mtime back is still seen.
+    pub ctime_ns: i128,
     pub ino: u64,
 }
 
@@ -63,6 +66,7 @@ pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
                 link: ft.is_symlink(),
                 size: md.len(),
                 mtime_ns: mtime_ns(&md),
+                ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
                 ino: md.ino(),
             });
         }

@@ -11,6 +11,7 @@ mod forget;
 mod generated;
 mod global;
 mod index;
+mod history;
 mod lint;
 mod lint_fix;
 mod list;

@@ -142,7 +142,7 @@ impl Env {
         cmd.env("HOME", self.home());
         cmd.env("CLAUDE_CONFIG_DIR", self.home().join(".claude"));
         cmd.env("MEMCTL_NOW", NOW);
-        // History stores live in the temp dir too, never in the real home.
+        // History stores (SPEC §8.1) stay inside the temp dir.
         cmd.env("XDG_STATE_HOME", self.root().join("state"));
         if self.use_memctl_dir {
             cmd.env("MEMCTL_DIR", self.dir());
