@@ -266,7 +266,6 @@ pub struct RebuildArgs {
     pub force: bool,
 }
 
-
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// Print the MEMORY.md path instead

@@ -4,7 +4,7 @@
 
 pub mod add;
 pub mod forget;
-pub mod rebuild;
 pub mod place;
+pub mod rebuild;
 pub mod restore;
 pub mod undo;

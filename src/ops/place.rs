@@ -24,77 +24,11 @@ pub fn insert_after(index: &str, after: usize, line: &str) -> String {
     s
 }
 
-/// An ATX heading's level and text.
-fn heading(line: &str) -> Option<(usize, &str)> {
-    let t = line.trim_end_matches(['\n', '\r']);
-    let t = t
-        .strip_prefix("   ")
-        .or_else(|| t.strip_prefix("  "))
-        .or_else(|| t.strip_prefix(' '))
-        .unwrap_or(t);
-    let level = t.bytes().take_while(|b| *b == b'#').count();
-    if !(1..=6).contains(&level) {
-        return None;
-    }
-    let rest = &t[level..];
-    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    Some((level, rest.trim().trim_end_matches('#').trim()))
-}
-
-/// Whether `text` holds `word` as a whole word, case-insensitively.
-fn has_word(text: &str, word: &str) -> bool {
-    let lower = text.to_lowercase();
-    lower.split(|c: char| !c.is_alphanumeric()).any(|w| w == word)
-}
-
-/// The 0-based line after which §10.2 puts a new line of type `ty`: after the
-/// last memory-linking line of the type's section (the deepest, then the first
-/// heading naming the type or its plural), after the heading if the section links
-/// none; `None`: at the end.
-pub fn section_slot(index: &str, ty: Option<MemoryType>) -> Option<usize> {
-    let ty = ty?;
-    let name = ty.as_str();
-    let plural = format!("{name}s");
-    let lines: Vec<&str> = index.split_inclusive('\n').collect();
-    let mut in_fence = false;
-    let mut headings = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let t = l.trim_start();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if !in_fence && let Some((level, text)) = heading(l) {
-            headings.push((i, level, has_word(text, name) || has_word(text, &plural)));
-        }
-    }
-    let deepest = headings.iter().filter(|h| h.2).map(|h| h.1).max()?;
-    let (start, level, _) = *headings.iter().find(|h| h.2 && h.1 == deepest)?;
-    let end = headings
-        .iter()
-        .find(|h| h.0 > start && h.1 <= level)
-        .map_or(lines.len(), |h| h.0);
-    let links = crate::index::extract_links(index);
-    let last = links
-        .iter()
-        .filter(|l| l.is_memory_link() && l.line - 1 > start && l.line - 1 < end)
-        .map(|l| l.line - 1)
-        .max();
-    Some(last.unwrap_or(start) + 1)
-}
-
-/// The index with `line` placed by §10.2 and the 1-based number it got.
+/// The index with `line` placed by §10.2 ([`crate::index::place`]) and the
+/// 1-based number it got.
 pub fn place_by_type(index: &str, line: &str, ty: Option<MemoryType>) -> (String, usize) {
-    match section_slot(index, ty) {
-        Some(after) if after < index.split_inclusive('\n').count() => (insert_after(index, after, line), after + 1),
-        _ => {
-            let new = append_line(index, line, line_ending(index));
-            let n = new.split_inclusive('\n').count();
-            (new, n)
-        }
-    }
+    let p = crate::index::place::place(index, line, ty.map(MemoryType::as_str), false);
+    (p.text, p.line)
 }
 
 /// The index with `line` back where it stood in `was` (an earlier index): after
@@ -165,7 +99,6 @@ mod tests {
             n, 7,
             "after the last link of the ### feedback section, sub-sections included"
         );
-        assert!(!has_word("Feedbackish", "feedback"));
     }
 
     #[test]

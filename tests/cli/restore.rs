@@ -54,10 +54,9 @@ fn dir() -> Env {
 /// A fresh environment on the memory dir `d` of another one, sharing its history
 /// store (the default place under that environment's home).
 pub fn on(d: &Path) -> Env {
-    Env::new().env("MEMCTL_DIR", d).env(
-        "MEMCTL_HISTORY_DIR",
-        d.parent().unwrap().join("state/memctl/history"),
-    )
+    Env::new()
+        .env("MEMCTL_DIR", d)
+        .env("MEMCTL_HISTORY_DIR", d.parent().unwrap().join("state/memctl/history"))
 }
 
 fn run_in(d: &Path, args: &[&str]) -> crate::support::Run {
