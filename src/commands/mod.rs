@@ -2,9 +2,11 @@
 
 mod add;
 mod completions;
+mod config;
 mod dream;
 mod edit;
 mod forget;
+mod hook;
 mod index;
 mod lint;
 mod list;
@@ -35,6 +37,8 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Lock(args) => lock::run(args, ctx, out),
         Command::Dream(args) => dream::run(args, ctx, out),
         Command::Index(args) => index::run(args, ctx, out),
+        Command::Hook(args) => hook::run(args, ctx, out),
+        Command::Config(args) => config::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }
