@@ -132,7 +132,12 @@ fn topic_write(w: &Written, original: &Original, before: Option<&str>, now: Date
         let at = format!("{label}:{}", f.line);
         match f.id {
             RuleId::ML101 | RuleId::ML102 | RuleId::ML104 | RuleId::ML108 => {
-                o.block.push(Item::new(format!("{at}: {} — fix: {}", f.message, fix_for(f.id))));
+                let text = if f.message.contains(": write `") {
+                    format!("{at}: {}", f.message)
+                } else {
+                    format!("{at}: {} — fix: {}", f.message, fix_for(f.id))
+                };
+                o.block.push(Item::new(text));
             }
             RuleId::ML116 => {
                 let d = dates.iter().find(|d| d.line == f.line && d.col == f.col);
