@@ -10,6 +10,7 @@ mod edit;
 mod forget;
 mod generated;
 mod global;
+mod hook;
 mod index;
 mod lint;
 mod lint_fix;
