@@ -50,7 +50,11 @@ impl SettingsFile {
             Err(e) => {
                 return Err(Error::new(
                     Kind::Io,
-                    format!("cannot read {}: {}", path.display(), crate::error::plain_os_errors(&e.to_string())),
+                    format!(
+                        "cannot read {}: {}",
+                        path.display(),
+                        crate::error::plain_os_errors(&e.to_string())
+                    ),
                 )
                 .hint("memctl edits only a regular settings file it can read"));
             }
@@ -191,8 +195,14 @@ mod tests {
         let c = s.write(&v, false).unwrap();
         assert!(c.changed);
         let text = std::fs::read_to_string(&f).unwrap();
-        assert_eq!(text, "{\n  \"z\": 1,\n  \"a\": {\n    \"y\": 2,\n    \"b\": 3\n  },\n  \"m\": true\n}\n");
-        assert_eq!(std::fs::read_to_string(backup_path(&f)).unwrap(), "{\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}}");
+        assert_eq!(
+            text,
+            "{\n  \"z\": 1,\n  \"a\": {\n    \"y\": 2,\n    \"b\": 3\n  },\n  \"m\": true\n}\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(backup_path(&f)).unwrap(),
+            "{\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}}"
+        );
         // Unchanged: no write, the backup untouched.
         let s = SettingsFile::open(&f).unwrap();
         let c = s.write(&s.value.clone(), false).unwrap();

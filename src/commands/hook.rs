@@ -28,9 +28,12 @@ pub fn run(args: &HookArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 fn run_hook(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return Err(Error::new(Kind::Usage, "memctl hook reads a Claude Code hook payload on stdin, not a terminal")
-            .hint("install it with `memctl hook install`; Claude Code then runs it")
-            .into());
+        return Err(Error::new(
+            Kind::Usage,
+            "memctl hook reads a Claude Code hook payload on stdin, not a terminal",
+        )
+        .hint("install it with `memctl hook install`; Claude Code then runs it")
+        .into());
     }
     let payload = hook::payload::read(&mut stdin.lock())?;
     let call = hook::Call {
@@ -55,9 +58,7 @@ const EVENTS: [(&str, Option<&str>); 3] = [
 /// word is `hook`.
 pub fn is_memctl_command(cmd: &str) -> bool {
     let words = shell_words::split(cmd).unwrap_or_else(|_| cmd.split_whitespace().map(str::to_string).collect());
-    words.len() >= 2
-        && Path::new(&words[0]).file_name().is_some_and(|n| n == "memctl")
-        && words[1] == "hook"
+    words.len() >= 2 && Path::new(&words[0]).file_name().is_some_and(|n| n == "memctl") && words[1] == "hook"
 }
 
 fn is_memctl_hook(h: &Value) -> bool {
@@ -72,10 +73,14 @@ fn scope_file(scope: SettingsScope, ctx: &Context) -> Result<PathBuf, Error> {
             .config_home
             .as_ref()
             .map(|c| Path::new(c).join("settings.json"))
-            .ok_or_else(|| Error::new(Kind::Config, "cannot find the Claude Code config home").hint("set HOME or CLAUDE_CONFIG_DIR")),
+            .ok_or_else(|| {
+                Error::new(Kind::Config, "cannot find the Claude Code config home")
+                    .hint("set HOME or CLAUDE_CONFIG_DIR")
+            }),
         SettingsScope::Local | SettingsScope::Project => {
             let root = res.project.as_ref().map(|p| PathBuf::from(&p.root)).ok_or_else(|| {
-                Error::new(Kind::Usage, "no project to find its settings in").hint("run it in the project, or pass --project")
+                Error::new(Kind::Usage, "no project to find its settings in")
+                    .hint("run it in the project, or pass --project")
             })?;
             let name = if scope == SettingsScope::Local {
                 "settings.local.json"
@@ -96,7 +101,10 @@ fn command_for(scope: SettingsScope) -> Result<String, Error> {
         .and_then(std::fs::canonicalize)
         .map_err(|e| Error::new(Kind::Io, format!("cannot find memctl's own path: {e}")))?;
     let exe = exe.to_str().ok_or_else(|| {
-        Error::new(Kind::InvalidInput, format!("memctl's path is not valid UTF-8: {}", exe.display()))
+        Error::new(
+            Kind::InvalidInput,
+            format!("memctl's path is not valid UTF-8: {}", exe.display()),
+        )
     })?;
     Ok(format!("{} hook", shell_words::quote(exe)))
 }
@@ -129,7 +137,11 @@ pub fn with_hooks(settings: &Map<String, Value>, cmd: &str, file: &Path) -> Resu
         let want = entry(cmd, matcher);
         let ours = list
             .iter()
-            .filter(|g| g.get("hooks").and_then(Value::as_array).is_some_and(|h| h.iter().any(is_memctl_hook)))
+            .filter(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_some_and(|h| h.iter().any(is_memctl_hook))
+            })
             .count();
         if ours == 1 && list.iter().any(|g| *g == want) {
             continue;
@@ -222,7 +234,10 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, install: bool) -> 
     let line = match (change.changed, a.dry_run) {
         (false, _) if install => format!("memctl's hooks are already installed in {}\n", change.file),
         (false, _) => format!("memctl's hooks are not in {}\n", change.file),
-        (true, true) => format!("dry run: memctl's hooks would be {what} {}; nothing written\n", change.file),
+        (true, true) => format!(
+            "dry run: memctl's hooks would be {what} {}; nothing written\n",
+            change.file
+        ),
         (true, false) => match &change.backup {
             Some(b) => format!("memctl's hooks {what} {} (previous file: {b})\n", change.file),
             None => format!("memctl's hooks {what} {}\n", change.file),
@@ -250,7 +265,10 @@ struct Blocked {
 
 /// A settings file as JSON, `None` when missing or unparsable (Claude Code ignores it).
 fn read_json(path: &Path) -> Option<Map<String, Value>> {
-    SettingsFile::open(path).ok().filter(|s| s.text.is_some()).map(|s| s.value)
+    SettingsFile::open(path)
+        .ok()
+        .filter(|s| s.text.is_some())
+        .map(|s| s.value)
 }
 
 fn on_path(name: &str, ctx: &Context) -> bool {
@@ -289,7 +307,12 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
                     .collect();
                 if let Some(c) = cmds.first() {
                     events.push(event.clone());
-                    binary.get_or_insert_with(|| shell_words::split(c).ok().and_then(|w| w.into_iter().next()).unwrap_or_default());
+                    binary.get_or_insert_with(|| {
+                        shell_words::split(c)
+                            .ok()
+                            .and_then(|w| w.into_iter().next())
+                            .unwrap_or_default()
+                    });
                 }
             }
         }
@@ -345,7 +368,11 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         };
         text.push_str(&format!("{:<8} {state:<14} {}\n", s.scope, s.file));
         if let (Some(b), Some(exists)) = (&s.binary, s.binary_exists) {
-            let note = if exists { "" } else { "  (missing: run `memctl hook install` again)" };
+            let note = if exists {
+                ""
+            } else {
+                "  (missing: run `memctl hook install` again)"
+            };
             text.push_str(&format!("         binary: {b}{note}\n"));
         }
     }
@@ -383,7 +410,10 @@ mod tests {
         let a = with_hooks(&orig, "/bin/memctl hook", f).unwrap();
         assert_eq!(with_hooks(&a, "/bin/memctl hook", f).unwrap(), a);
         let b = without_hooks(&a);
-        assert_eq!(serde_json::to_string(&b).unwrap(), serde_json::to_string(&orig).unwrap());
+        assert_eq!(
+            serde_json::to_string(&b).unwrap(),
+            serde_json::to_string(&orig).unwrap()
+        );
         let empty = Map::new();
         let c = without_hooks(&with_hooks(&empty, "memctl hook", f).unwrap());
         assert!(c.is_empty());

@@ -146,11 +146,7 @@ pub fn locate(file: &Path, base: &Path, main: &Path) -> Option<Written> {
         Some(inner) => (MemoryDir::open(main, Scope::Team), inner.to_string()),
         None => (MemoryDir::open(main, Scope::Main), rel),
     };
-    Some(Written {
-        path: abs,
-        memdir,
-        rel,
-    })
+    Some(Written { path: abs, memdir, rel })
 }
 
 /// `p` with `.`, `..` and repeated separators resolved lexically.
@@ -216,14 +212,41 @@ mod tests {
     #[test]
     fn inside_lexically_after_normalising() {
         let main = Path::new("/h/.claude/projects/k/memory");
-        let w = locate(Path::new("/h/.claude/projects/k/memory/../memory//a.md"), Path::new("/"), main).unwrap();
+        let w = locate(
+            Path::new("/h/.claude/projects/k/memory/../memory//a.md"),
+            Path::new("/"),
+            main,
+        )
+        .unwrap();
         assert_eq!(w.rel, "a.md");
         assert!(!w.memdir.is_team());
-        let w = locate(Path::new("/h/.claude/projects/k/memory/team/./MEMORY.md"), Path::new("/"), main).unwrap();
-        assert_eq!((w.rel.as_str(), w.memdir.is_team(), w.is_index()), ("MEMORY.md", true, true));
-        assert!(locate(Path::new("/h/.claude/projects/k/memory/../other.md"), Path::new("/"), main).is_none());
+        let w = locate(
+            Path::new("/h/.claude/projects/k/memory/team/./MEMORY.md"),
+            Path::new("/"),
+            main,
+        )
+        .unwrap();
+        assert_eq!(
+            (w.rel.as_str(), w.memdir.is_team(), w.is_index()),
+            ("MEMORY.md", true, true)
+        );
+        assert!(
+            locate(
+                Path::new("/h/.claude/projects/k/memory/../other.md"),
+                Path::new("/"),
+                main
+            )
+            .is_none()
+        );
         assert!(locate(Path::new("/h/.claude/projects/k/memory2/a.md"), Path::new("/"), main).is_none());
-        assert!(locate(Path::new("/h/.claude/projects/k/memory/.trash/a.md"), Path::new("/"), main).is_none());
+        assert!(
+            locate(
+                Path::new("/h/.claude/projects/k/memory/.trash/a.md"),
+                Path::new("/"),
+                main
+            )
+            .is_none()
+        );
         let w = locate(Path::new("memory/b.md"), Path::new("/h/.claude/projects/k"), main).unwrap();
         assert_eq!(w.rel, "b.md");
     }

@@ -101,11 +101,10 @@ pub fn read(stdin: &mut impl Read) -> Result<Payload, Error> {
         .read_to_end(&mut buf)
         .map_err(|e| Error::new(Kind::Io, format!("cannot read the hook payload on stdin: {e}")))?;
     if buf.len() as u64 > MAX_STDIN {
-        return Err(Error::new(
-            Kind::InvalidInput,
-            "the hook payload on stdin is over 64 MiB",
-        )
-        .hint("memctl hook reads one Claude Code hook JSON object on stdin"));
+        return Err(
+            Error::new(Kind::InvalidInput, "the hook payload on stdin is over 64 MiB")
+                .hint("memctl hook reads one Claude Code hook JSON object on stdin"),
+        );
     }
     parse(&buf)
 }
@@ -113,8 +112,11 @@ pub fn read(stdin: &mut impl Read) -> Result<Payload, Error> {
 /// Parse one payload: a JSON object, nothing after it.
 pub fn parse(bytes: &[u8]) -> Result<Payload, Error> {
     let not_object = |why: String| {
-        Error::new(Kind::InvalidInput, format!("the hook payload on stdin is not a JSON object: {why}"))
-            .hint("memctl hook reads one Claude Code hook JSON object on stdin")
+        Error::new(
+            Kind::InvalidInput,
+            format!("the hook payload on stdin is not a JSON object: {why}"),
+        )
+        .hint("memctl hook reads one Claude Code hook JSON object on stdin")
     };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
@@ -287,10 +289,9 @@ mod tests {
 
     #[test]
     fn odd_types_read_as_absent() {
-        let p = parse(
-            br#"{"hook_event_name":7,"tool_name":{"x":1},"tool_input":"str","tool_response":[1],"cwd":null}"#,
-        )
-        .unwrap();
+        let p =
+            parse(br#"{"hook_event_name":7,"tool_name":{"x":1},"tool_input":"str","tool_response":[1],"cwd":null}"#)
+                .unwrap();
         assert_eq!(p.event(), "");
         assert_eq!(p.tool(), "");
         assert_eq!(p.file_path(), None);
@@ -302,7 +303,17 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_one_object() {
-        for bad in [&b""[..], b"  ", b"[]", b"\"x\"", b"null", b"{", b"{} {}", b"{\"a\":}", b"\xff"] {
+        for bad in [
+            &b""[..],
+            b"  ",
+            b"[]",
+            b"\"x\"",
+            b"null",
+            b"{",
+            b"{} {}",
+            b"{\"a\":}",
+            b"\xff",
+        ] {
             assert_eq!(parse(bad).unwrap_err().kind, Kind::InvalidInput, "{bad:?}");
         }
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));

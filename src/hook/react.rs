@@ -90,7 +90,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// The fix for a finding that blocks.
 fn fix_for(id: RuleId) -> &'static str {
     match id {
-        RuleId::ML101 => "make the frontmatter valid YAML (quote values that contain `: ` or start with `[`, `{`, `*`, `&`, `!`, `|`, `>`, `%`, `@`)",
+        RuleId::ML101 => {
+            "make the frontmatter valid YAML (quote values that contain `: ` or start with `[`, `{`, `*`, `&`, `!`, `|`, `>`, `%`, `@`)"
+        }
         RuleId::ML102 => "move the `---` frontmatter block to the very first line",
         RuleId::ML104 => "close the frontmatter (`---`) within the first 30 lines",
         RuleId::ML108 => "set `type:` to one of user, feedback, project, reference",
@@ -175,7 +177,10 @@ fn unindexed(w: &Written) -> Option<Item> {
         return None;
     }
     let m = crate::scan::read_memory(&w.path, &w.rel).ok()?;
-    let title = m.name().filter(|n| !n.trim().is_empty()).unwrap_or_else(|| m.stem().to_string());
+    let title = m
+        .name()
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| m.stem().to_string());
     let hook = m
         .fields
         .description
@@ -214,7 +219,11 @@ fn dropped(l: &Load) -> Vec<(usize, String)> {
 /// How full the index is, for the user's line.
 fn fullness(label: &str, l: &Load) -> String {
     if l.unit_truncated && !l.line_truncated {
-        format!("{label} {}/{} units", crate::text::group_digits(l.unit_count as i64), "25 000")
+        format!(
+            "{label} {}/{} units",
+            crate::text::group_digits(l.unit_count as i64),
+            "25 000"
+        )
     } else {
         format!("{label} {}/{} lines", l.line_count, load::MAX_LINES)
     }
@@ -368,7 +377,11 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>) -> Option<HookOutput>
         .map(|f| format!("{}: {}", rel(f), f.message))
         .collect();
     if !unreadable.is_empty() {
-        parts.push(plural(unreadable.len(), "file Claude Code cannot read", "files Claude Code cannot read"));
+        parts.push(plural(
+            unreadable.len(),
+            "file Claude Code cannot read",
+            "files Claude Code cannot read",
+        ));
         o.context.push(
             Item::new("frontmatter Claude Code cannot read (the memory is untyped, with no description)")
                 .with_list(unreadable),

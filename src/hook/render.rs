@@ -60,10 +60,7 @@ impl Item {
 /// Text safe to show in one line: control characters become spaces, long text is
 /// cut with `…`.
 pub fn one_line(s: &str, max: usize) -> String {
-    let clean: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let clean: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     crate::text::ellipsize(&clean, max)
 }
 
@@ -133,7 +130,9 @@ mod tests {
         let items = vec![Item::new("entries dropped").with_list((0..10_000).map(|i| format!("line {i}")).collect())];
         let s = render(&items, AIM);
         assert!(s.ends_with("… and 9990 more (run memctl lint)"), "{s}");
-        let many: Vec<Item> = (0..5_000).map(|i| Item::new(format!("finding {i} {}", "x".repeat(300)))).collect();
+        let many: Vec<Item> = (0..5_000)
+            .map(|i| Item::new(format!("finding {i} {}", "x".repeat(300))))
+            .collect();
         let s = render(&many, AIM);
         assert!(utf16_len(&s) < AIM + 600, "{}", utf16_len(&s));
         assert!(s.ends_with("more (run memctl lint)"));

@@ -18,7 +18,8 @@ fn env() -> Env {
     let decoy = e.root().join("decoy");
     fs::create_dir_all(&decoy).unwrap();
     fs::create_dir_all(e.root().join("proj")).unwrap();
-    e.env("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", mem).env("MEMCTL_DIR", decoy)
+    e.env("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", mem)
+        .env("MEMCTL_DIR", decoy)
 }
 
 fn payload(e: &Env, tool: &str, rel: &str, original: Option<Option<&str>>) -> Vec<u8> {
@@ -42,7 +43,11 @@ fn hook(e: Env, stdin: Vec<u8>) -> Run {
 #[track_caller]
 fn doc(r: &Run) -> Value {
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-    assert!(r.stdout.ends_with('\n') && r.stdout.trim().lines().count() == 1, "{}", r.stdout);
+    assert!(
+        r.stdout.ends_with('\n') && r.stdout.trim().lines().count() == 1,
+        "{}",
+        r.stdout
+    );
     let units: usize = r.stdout.encode_utf16().count();
     assert!(units < 10_000, "{units} units");
     serde_json::from_str(&r.stdout).unwrap()
@@ -67,11 +72,20 @@ fn h1_outside_paths_other_tools_and_events_are_silent() {
     let p = payload(&e, "Read", "bad.md", Some(None));
     silent(&hook(e, p));
     let e = env();
-    silent(&hook(e, br#"{"hook_event_name":"Notification","message":"x"}"#.to_vec()));
+    silent(&hook(
+        e,
+        br#"{"hook_event_name":"Notification","message":"x"}"#.to_vec(),
+    ));
     let e = env();
-    silent(&hook(e, br#"{"hook_event_name":"SessionEnd","cwd":"/","reason":"exit","new_field":{"a":[1]}}"#.to_vec()));
+    silent(&hook(
+        e,
+        br#"{"hook_event_name":"SessionEnd","cwd":"/","reason":"exit","new_field":{"a":[1]}}"#.to_vec(),
+    ));
     let e = env();
-    silent(&hook(e, br#"{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/x/main.rs"}}"#.to_vec()));
+    silent(&hook(
+        e,
+        br#"{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/x/main.rs"}}"#.to_vec(),
+    ));
 }
 
 #[test]
@@ -90,7 +104,12 @@ fn h3_unreadable_frontmatter_blocks_only_when_this_write_introduced_it() {
     assert_eq!(d["decision"], "block");
     let reason = d["reason"].as_str().unwrap();
     assert!(reason.contains("a.md:") && reason.contains("fix:"), "{reason}");
-    assert!(d["systemMessage"].as_str().unwrap().starts_with("memctl: a.md: 1 problem to fix"));
+    assert!(
+        d["systemMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("memctl: a.md: 1 problem to fix")
+    );
     // The same text before the write: not this write's.
     let e = env().index("- [A](a.md) — a\n").memory("a.md", bad);
     let p = payload(&e, "Edit", "a.md", Some(Some(bad)));
@@ -106,7 +125,9 @@ fn h3_unreadable_frontmatter_blocks_only_when_this_write_introduced_it() {
 
 #[test]
 fn h4_invalid_type_blocks_with_the_fix() {
-    let e = env().index("- [A](a.md) — a\n").memory("a.md", &GOOD.replace("type: user", "type: users"));
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", &GOOD.replace("type: user", "type: users"));
     let p = payload(&e, "Write", "a.md", Some(Some(GOOD)));
     let d = doc(&hook(e, p));
     assert_eq!(d["decision"], "block");
@@ -115,8 +136,12 @@ fn h4_invalid_type_blocks_with_the_fix() {
 
 #[test]
 fn h5_new_unindexed_file_gets_the_exact_line_and_relative_dates_the_absolute_one() {
-    let text = "---\nname: Merge freeze\ndescription: no merges until the release\ntype: user\n---\nDecided yesterday.\n";
-    let e = env().index("# Memory\n- [A](a.md) — a\n").memory("a.md", GOOD).memory("freeze.md", text);
+    let text =
+        "---\nname: Merge freeze\ndescription: no merges until the release\ntype: user\n---\nDecided yesterday.\n";
+    let e = env()
+        .index("# Memory\n- [A](a.md) — a\n")
+        .memory("a.md", GOOD)
+        .memory("freeze.md", text);
     let p = payload(&e, "Write", "freeze.md", Some(None));
     let d = doc(&hook(e, p));
     assert!(d.get("decision").is_none(), "{d}");
@@ -155,7 +180,10 @@ fn h6_an_index_write_that_pushes_entries_past_the_cut_names_them() {
     assert!(reason.contains("MEMORY.md:201: - [N2](e2.md) — two"), "{reason}");
     assert!(reason.contains("MEMORY.md:202: - [N3](e3.md) — three"), "{reason}");
     assert!(reason.contains("memctl index rebuild"), "{reason}");
-    assert_eq!(d["systemMessage"], "memctl: MEMORY.md 202/200 lines — 2 entries will not load");
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: MEMORY.md 202/200 lines — 2 entries will not load"
+    );
     // Already cut before the write: nothing new.
     let mut e = env().index(&new);
     for i in 0..200 {
@@ -167,12 +195,22 @@ fn h6_an_index_write_that_pushes_entries_past_the_cut_names_them() {
 
 #[test]
 fn h7_dangling_link_added_blocks_an_old_one_does_not() {
-    let e = env().index("- [A](a.md) — a\n- [Gone](gone.md) — x\n").memory("a.md", GOOD);
+    let e = env()
+        .index("- [A](a.md) — a\n- [Gone](gone.md) — x\n")
+        .memory("a.md", GOOD);
     let p = payload(&e, "Write", "MEMORY.md", Some(Some("- [A](a.md) — a\n")));
     let d = doc(&hook(e, p));
     assert_eq!(d["decision"], "block");
-    assert!(d["reason"].as_str().unwrap().contains("MEMORY.md:2: link target gone.md does not exist"), "{d}");
-    let e = env().index("- [A](a.md) — a\n- [Gone](gone.md) — x\n").memory("a.md", GOOD);
+    assert!(
+        d["reason"]
+            .as_str()
+            .unwrap()
+            .contains("MEMORY.md:2: link target gone.md does not exist"),
+        "{d}"
+    );
+    let e = env()
+        .index("- [A](a.md) — a\n- [Gone](gone.md) — x\n")
+        .memory("a.md", GOOD);
     let p = payload(&e, "Write", "MEMORY.md", Some(Some("- [Gone](gone.md) — x\n")));
     silent(&hook(e, p));
 }
@@ -188,7 +226,12 @@ fn h8_near_cap_is_a_warning() {
     let p = payload(&e, "Write", "MEMORY.md", Some(Some(&old)));
     let d = doc(&hook(e, p));
     assert!(d.get("decision").is_none());
-    assert!(d["hookSpecificOutput"]["additionalContext"].as_str().unwrap().contains("near Claude Code's cap (185 lines of 200"));
+    assert!(
+        d["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("near Claude Code's cap (185 lines of 200")
+    );
 }
 
 #[test]
@@ -203,7 +246,9 @@ fn h9_output_stays_small_whatever_the_dir_holds() {
     assert!(d["reason"].as_str().unwrap().contains("more (run memctl lint)"));
     // 5 000 findings in one file (relative dates).
     let body = "yesterday\n".repeat(5_000);
-    let e = env().index("- [A](a.md) — a\n").memory("a.md", &format!("{GOOD}{body}"));
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", &format!("{GOOD}{body}"));
     let p = payload(&e, "Write", "a.md", Some(None));
     let r = hook(e, p);
     doc(&r);
@@ -217,7 +262,12 @@ fn h10_bad_stdin_is_exit_1_with_nothing_on_stdout() {
         let r = hook(env(), bad.to_vec());
         assert_eq!(r.code, 1, "{bad:?}");
         assert_eq!(r.stdout, "");
-        assert!(r.stderr.starts_with("memctl: the hook payload on stdin is not a JSON object"), "{}", r.stderr);
+        assert!(
+            r.stderr
+                .starts_with("memctl: the hook payload on stdin is not a JSON object"),
+            "{}",
+            r.stderr
+        );
     }
     let mut big = b"{\"x\":\"".to_vec();
     big.resize(65 << 20, b'a');
@@ -257,7 +307,10 @@ fn h12_dotdot_symlinked_dir_and_team_files() {
     p["tool_input"]["file_path"] = json!(link.join("a.md"));
     assert_eq!(doc(&hook(e, serde_json::to_vec(&p).unwrap()))["decision"], "block");
     // A team file: checked against team/MEMORY.md.
-    let e = env().index("").memory("team/t.md", GOOD).memory("team/MEMORY.md", "# Team\n");
+    let e = env()
+        .index("")
+        .memory("team/t.md", GOOD)
+        .memory("team/MEMORY.md", "# Team\n");
     let p = payload(&e, "Write", "team/t.md", Some(None));
     let d = doc(&hook(e, p));
     let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
@@ -277,16 +330,25 @@ fn h13_forked_agent_payloads_are_checked_the_same_way() {
 
 #[test]
 fn h14_session_start_reports_invisible_memories_and_is_quiet_otherwise() {
-    let e = env().index("- [A](a.md) — a\n").memory("a.md", GOOD).memory("lost.md", GOOD);
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", GOOD)
+        .memory("lost.md", GOOD);
     let cwd = e.root().join("proj");
     let p = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": cwd})).unwrap();
     let d = doc(&hook(e, p));
     assert_eq!(d["hookSpecificOutput"]["hookEventName"], "SessionStart");
-    assert!(d["hookSpecificOutput"]["additionalContext"].as_str().unwrap().contains("lost.md"));
+    assert!(
+        d["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("lost.md")
+    );
     assert_eq!(d["systemMessage"], "memctl: 1 unindexed file");
     let e = env().index("- [A](a.md) — a\n").memory("a.md", GOOD);
     let cwd = e.root().join("proj");
-    let p = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "some-new-source", "cwd": cwd})).unwrap();
+    let p = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "some-new-source", "cwd": cwd}))
+        .unwrap();
     silent(&hook(e, p));
 }
 
@@ -301,7 +363,10 @@ fn h15_memory_dir_from_claude_project_dir_as_memctl_path_resolves_it() {
     let mem = {
         let mut c = e.command();
         c.args(["--project".as_ref(), proj.as_os_str(), "path".as_ref()]);
-        String::from_utf8(c.output().unwrap().stdout).unwrap().trim().to_string()
+        String::from_utf8(c.output().unwrap().stdout)
+            .unwrap()
+            .trim()
+            .to_string()
     };
     fs::create_dir_all(&mem).unwrap();
     fs::write(Path::new(&mem).join("a.md"), GOOD.replace("type: user", "type: nope")).unwrap();
@@ -334,7 +399,11 @@ fn i1_install_keeps_everything_else_and_uninstall_restores_it() {
     let f = settings(&e);
     let e = e.args(["hook", "install"]).run();
     assert_eq!(e.code, 0, "{}", e.stderr);
-    assert!(e.stdout.contains("+++ b/") && e.stdout.contains("memctl's hooks installed in"), "{}", e.stdout);
+    assert!(
+        e.stdout.contains("+++ b/") && e.stdout.contains("memctl's hooks installed in"),
+        "{}",
+        e.stdout
+    );
     let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["model", "hooks", "permissions", "zeta"]);
@@ -360,32 +429,59 @@ fn i2_round_trip_twice_and_idempotent() {
     let f = settings(&e);
     let run = |args: &[&str]| {
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_memctl"));
-        c.env_clear().env("HOME", root.join("home")).env("CLAUDE_CONFIG_DIR", root.join("home/.claude")).current_dir(&root);
+        c.env_clear()
+            .env("HOME", root.join("home"))
+            .env("CLAUDE_CONFIG_DIR", root.join("home/.claude"))
+            .current_dir(&root);
         let o = c.args(args).output().unwrap();
-        (o.status.code().unwrap(), String::from_utf8_lossy(&o.stdout).into_owned())
+        (
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
     };
     assert_eq!(run(&["hook", "install"]).0, 0);
     let once = fs::read_to_string(&f).unwrap();
     let backup = fs::read_to_string(e_backup(&f)).unwrap();
     let (code, out) = run(&["hook", "install"]);
-    assert_eq!((code, out.as_str()), (0, &*format!("memctl's hooks are already installed in {}\n", f.display())));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            &*format!("memctl's hooks are already installed in {}\n", f.display())
+        )
+    );
     assert_eq!(fs::read_to_string(&f).unwrap(), once);
     assert_eq!(fs::read_to_string(e_backup(&f)).unwrap(), backup);
     assert_eq!(run(&["hook", "uninstall"]).0, 0);
     let after: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
     let before: Value = serde_json::from_str(OTHER).unwrap();
-    assert_eq!(serde_json::to_string(&after).unwrap(), serde_json::to_string(&before).unwrap());
+    assert_eq!(
+        serde_json::to_string(&after).unwrap(),
+        serde_json::to_string(&before).unwrap()
+    );
     // Dry run writes nothing and shows the diff.
     let (code, out) = run(&["hook", "install", "--dry-run"]);
     assert_eq!(code, 0);
-    assert!(out.contains("+      \"SessionEnd\"") || out.contains("SessionEnd"), "{out}");
-    assert_eq!(serde_json::from_str::<Value>(&fs::read_to_string(&f).unwrap()).unwrap(), before);
+    assert!(
+        out.contains("+      \"SessionEnd\"") || out.contains("SessionEnd"),
+        "{out}"
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&fs::read_to_string(&f).unwrap()).unwrap(),
+        before
+    );
     drop(e);
 }
 
 #[test]
 fn i3_every_shape_claude_code_writes() {
-    for text in ["", "{}", "{\"hooks\": {}}", "{\"hooks\": {\"SessionEnd\": []}}", "{\n  \"env\": {\"A\": \"1\"}\n}\n"] {
+    for text in [
+        "",
+        "{}",
+        "{\"hooks\": {}}",
+        "{\"hooks\": {\"SessionEnd\": []}}",
+        "{\n  \"env\": {\"A\": \"1\"}\n}\n",
+    ] {
         let e = Env::new().file("home/.claude/settings.json", text.as_bytes());
         let f = settings(&e);
         let r = e.args(["hook", "install", "--json"]).run();
@@ -411,7 +507,12 @@ fn i4_unparsable_settings_are_refused_naming_file_and_line() {
     let f = settings(&e);
     let r = e.args(["hook", "install"]).run();
     assert_eq!(r.code, 2);
-    assert!(r.stderr.starts_with(&format!("memctl: {}:3: not valid JSON", f.display())), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .starts_with(&format!("memctl: {}:3: not valid JSON", f.display())),
+        "{}",
+        r.stderr
+    );
     assert_eq!(fs::read_to_string(&f).unwrap(), bad);
     assert!(!e_backup(&f).exists());
 }
@@ -421,7 +522,11 @@ fn i5_project_scope_writes_plain_memctl_with_a_warning() {
     let e = Env::new().resolved();
     let proj = e.root().join("proj");
     fs::create_dir_all(&proj).unwrap();
-    let r = e.arg("--project").arg(&proj).args(["hook", "install", "--scope", "project"]).run();
+    let r = e
+        .arg("--project")
+        .arg(&proj)
+        .args(["hook", "install", "--scope", "project"])
+        .run();
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("plain `memctl hook`"), "{}", r.stderr);
     let v: Value = serde_json::from_str(&fs::read_to_string(proj.join(".claude/settings.json")).unwrap()).unwrap();
@@ -445,5 +550,10 @@ fn i6_status_names_each_scope_a_missing_binary_and_what_blocks() {
     let e = Env::new().file("home/.claude/settings.json", s.as_bytes());
     let r = e.args(["hook", "status"]).run();
     assert!(r.stdout.contains("partly installed (PostToolUse)"), "{}", r.stdout);
-    assert!(r.stdout.contains("Claude Code will not run these hooks: disableAllHooks is true"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("Claude Code will not run these hooks: disableAllHooks is true"),
+        "{}",
+        r.stdout
+    );
 }
