@@ -411,7 +411,10 @@ fn hook_rows(bin: &str, root: &Path, startup: Duration, report: &mut String) {
     let p = root.join("hook-index.json");
     fs::write(&p, payload(&idx, &itext)).unwrap();
     let t = time(&format!("{env} {bin} hook < {}", p.display()), 101);
-    rows.push(format!("hook write of MEMORY.md, 200-file dir: {} (target ≤ 20 ms)", secs(t)));
+    rows.push(format!(
+        "hook write of MEMORY.md, 200-file dir: {} (target ≤ 20 ms)",
+        secs(t)
+    ));
     for r in rows {
         writeln!(report, "{r}").unwrap();
     }

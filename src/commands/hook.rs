@@ -143,7 +143,7 @@ pub fn with_hooks(settings: &Map<String, Value>, cmd: &str, file: &Path) -> Resu
                     .is_some_and(|h| h.iter().any(is_memctl_hook))
             })
             .count();
-        if ours == 1 && list.iter().any(|g| *g == want) {
+        if ours == 1 && list.contains(&want) {
             continue;
         }
         remove_ours(list);

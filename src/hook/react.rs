@@ -158,10 +158,10 @@ fn topic_write(w: &Written, original: &Original, before: Option<&str>, now: Date
             _ => {}
         }
     }
-    if !matches!(original, Original::Text(_)) {
-        if let Some(item) = unindexed(w) {
-            o.context.push(item);
-        }
+    if !matches!(original, Original::Text(_))
+        && let Some(item) = unindexed(w)
+    {
+        o.context.push(item);
     }
     Some(o)
 }
