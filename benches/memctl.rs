@@ -246,6 +246,7 @@ fn main() {
         startup.as_secs_f64() / floor.as_secs_f64()
     )
     .unwrap();
+    hook_rows(bin, &root, startup, &mut report);
     for n in sizes {
         let dir = workload(&root, n);
         let d = dir.display();
@@ -392,5 +393,62 @@ fn main() {
             secs(t[1]),
             t[1].as_secs_f64() / t[0].as_secs_f64()
         );
+    }
+}
+
+/// `memctl hook` (SPEC §6, §7.2): a payload (≤ 64 KiB) for a file outside the memory
+/// dir against `memctl --version` (target ≤ 1.5×), and a write into a 200-file
+/// memory dir (target ≤ 20 ms).
+fn hook_rows(bin: &str, root: &Path, startup: Duration, report: &mut String) {
+    let dir = workload(root, 200);
+    let project = root.join("hook-project");
+    fs::create_dir_all(&project).unwrap();
+    let filler = "x".repeat(60 << 10);
+    let payload = |file: &Path, original: &str| {
+        serde_json::json!({
+            "session_id": "bench", "cwd": project, "hook_event_name": "PostToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": file, "content": filler},
+            "tool_response": {"originalFile": original},
+        })
+        .to_string()
+    };
+    let env = format!("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE={}", dir.display());
+    let mut rows = Vec::new();
+    for (what, file) in [
+        ("outside, .rs", project.join("src/main.rs")),
+        ("outside, .md", project.join("README.md")),
+    ] {
+        let p = root.join(format!("hook-{}.json", what.replace([' ', ',', '.'], "")));
+        fs::write(&p, payload(&file, "")).unwrap();
+        let t = time(&format!("{env} {bin} hook < {}", p.display()), 101);
+        rows.push(format!(
+            "hook {what}: {} ({:.2}x memctl --version; target ≤ 1.5x)",
+            secs(t),
+            t.as_secs_f64() / startup.as_secs_f64()
+        ));
+    }
+    let topic = fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "md") && !p.ends_with("MEMORY.md"))
+        .unwrap();
+    let text = fs::read_to_string(&topic).unwrap_or_default();
+    let p = root.join("hook-inside.json");
+    fs::write(&p, payload(&topic, &text)).unwrap();
+    let t = time(&format!("{env} {bin} hook < {}", p.display()), 101);
+    rows.push(format!("hook write into a 200-file dir: {} (target ≤ 20 ms)", secs(t)));
+    let idx = dir.join("MEMORY.md");
+    let itext = fs::read_to_string(&idx).unwrap_or_default();
+    let p = root.join("hook-index.json");
+    fs::write(&p, payload(&idx, &itext)).unwrap();
+    let t = time(&format!("{env} {bin} hook < {}", p.display()), 101);
+    rows.push(format!(
+        "hook write of MEMORY.md, 200-file dir: {} (target ≤ 20 ms)",
+        secs(t)
+    ));
+    for r in rows {
+        writeln!(report, "{r}").unwrap();
     }
 }

@@ -49,6 +49,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Revert the changes of a snapshot (default: the newest), or of the last dream run')
             [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Keep MEMORY.md within what Claude Code loads')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: check each write into memory as it happens')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show or change Claude Code''s memory settings and where each comes from')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -384,6 +386,137 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
         'memctl;index;help;help' {
             break
         }
+        'memctl;hook' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add memctl''s hooks to a Claude Code settings file')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove memctl''s hooks from a Claude Code settings file')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where memctl''s hooks are installed and whether Claude Code runs them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memctl;hook;install' {
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'The settings file to edit')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;hook;uninstall' {
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'The settings file to edit')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;hook;status' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;hook;help' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add memctl''s hooks to a Claude Code settings file')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove memctl''s hooks from a Claude Code settings file')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where memctl''s hooks are installed and whether Claude Code runs them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memctl;hook;help;install' {
+            break
+        }
+        'memctl;hook;help;uninstall' {
+            break
+        }
+        'memctl;hook;help;status' {
+            break
+        }
+        'memctl;hook;help;help' {
+            break
+        }
+        'memctl;config' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Write a memory setting into a settings file')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a memory setting from a settings file')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memctl;config;set' {
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'The settings file to edit (project only for the two booleans)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;config;unset' {
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'The settings file to edit')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;config;help' {
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Write a memory setting into a settings file')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a memory setting from a settings file')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memctl;config;help;set' {
+            break
+        }
+        'memctl;config;help;unset' {
+            break
+        }
+        'memctl;config;help;help' {
+            break
+        }
         'memctl;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
@@ -403,6 +536,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Revert the changes of a snapshot (default: the newest), or of the last dream run')
             [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Keep MEMORY.md within what Claude Code loads')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: check each write into memory as it happens')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show or change Claude Code''s memory settings and where each comes from')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -466,6 +601,32 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;help;index;rebuild' {
+            break
+        }
+        'memctl;help;hook' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add memctl''s hooks to a Claude Code settings file')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove memctl''s hooks from a Claude Code settings file')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where memctl''s hooks are installed and whether Claude Code runs them')
+            break
+        }
+        'memctl;help;hook;install' {
+            break
+        }
+        'memctl;help;hook;uninstall' {
+            break
+        }
+        'memctl;help;hook;status' {
+            break
+        }
+        'memctl;help;config' {
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Write a memory setting into a settings file')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a memory setting from a settings file')
+            break
+        }
+        'memctl;help;config;set' {
+            break
+        }
+        'memctl;help;config;unset' {
             break
         }
         'memctl;help;help' {

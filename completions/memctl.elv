@@ -46,6 +46,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand restore 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
             cand undo 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
             cand index 'Keep MEMORY.md within what Claude Code loads'
+            cand hook 'Claude Code hook: check each write into memory as it happens'
+            cand config 'Show or change Claude Code''s memory settings and where each comes from'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -354,6 +356,121 @@ set edit:completion:arg-completer[memctl] = {|@words|
         }
         &'memctl;index;help;help'= {
         }
+        &'memctl;hook'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand install 'Add memctl''s hooks to a Claude Code settings file'
+            cand uninstall 'Remove memctl''s hooks from a Claude Code settings file'
+            cand status 'Show where memctl''s hooks are installed and whether Claude Code runs them'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;hook;install'= {
+            cand --scope 'The settings file to edit'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Print the diff; change nothing'
+            cand --dry-run 'Print the diff; change nothing'
+            cand -y 'Accepted for scripts (these commands never ask)'
+            cand --yes 'Accepted for scripts (these commands never ask)'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;hook;uninstall'= {
+            cand --scope 'The settings file to edit'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Print the diff; change nothing'
+            cand --dry-run 'Print the diff; change nothing'
+            cand -y 'Accepted for scripts (these commands never ask)'
+            cand --yes 'Accepted for scripts (these commands never ask)'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;hook;status'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;hook;help'= {
+            cand install 'Add memctl''s hooks to a Claude Code settings file'
+            cand uninstall 'Remove memctl''s hooks from a Claude Code settings file'
+            cand status 'Show where memctl''s hooks are installed and whether Claude Code runs them'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;hook;help;install'= {
+        }
+        &'memctl;hook;help;uninstall'= {
+        }
+        &'memctl;hook;help;status'= {
+        }
+        &'memctl;hook;help;help'= {
+        }
+        &'memctl;config'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand set 'Write a memory setting into a settings file'
+            cand unset 'Remove a memory setting from a settings file'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;config;set'= {
+            cand --scope 'The settings file to edit (project only for the two booleans)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Print the diff; change nothing'
+            cand --dry-run 'Print the diff; change nothing'
+            cand -y 'Accepted for scripts (these commands never ask)'
+            cand --yes 'Accepted for scripts (these commands never ask)'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;config;unset'= {
+            cand --scope 'The settings file to edit'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Print the diff; change nothing'
+            cand --dry-run 'Print the diff; change nothing'
+            cand -y 'Accepted for scripts (these commands never ask)'
+            cand --yes 'Accepted for scripts (these commands never ask)'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;config;help'= {
+            cand set 'Write a memory setting into a settings file'
+            cand unset 'Remove a memory setting from a settings file'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;config;help;set'= {
+        }
+        &'memctl;config;help;unset'= {
+        }
+        &'memctl;config;help;help'= {
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
@@ -373,6 +490,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand restore 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
             cand undo 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
             cand index 'Keep MEMORY.md within what Claude Code loads'
+            cand hook 'Claude Code hook: check each write into memory as it happens'
+            cand config 'Show or change Claude Code''s memory settings and where each comes from'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -416,6 +535,25 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand rebuild 'Rewrite MEMORY.md to load whole within a budget, moving the least important entries into a hub file it links; no memory is ever unlinked'
         }
         &'memctl;help;index;rebuild'= {
+        }
+        &'memctl;help;hook'= {
+            cand install 'Add memctl''s hooks to a Claude Code settings file'
+            cand uninstall 'Remove memctl''s hooks from a Claude Code settings file'
+            cand status 'Show where memctl''s hooks are installed and whether Claude Code runs them'
+        }
+        &'memctl;help;hook;install'= {
+        }
+        &'memctl;help;hook;uninstall'= {
+        }
+        &'memctl;help;hook;status'= {
+        }
+        &'memctl;help;config'= {
+            cand set 'Write a memory setting into a settings file'
+            cand unset 'Remove a memory setting from a settings file'
+        }
+        &'memctl;help;config;set'= {
+        }
+        &'memctl;help;config;unset'= {
         }
         &'memctl;help;help'= {
         }

@@ -140,6 +140,120 @@ pub enum Command {
     /// Keep MEMORY.md within what Claude Code loads
     #[command(after_long_help = examples::INDEX)]
     Index(IndexArgs),
+    /// Claude Code hook: check each write into memory as it happens
+    ///
+    /// Alone, `memctl hook` is the command Claude Code runs (it reads one hook JSON
+    /// object on stdin); `memctl hook install` registers it.
+    #[command(after_long_help = examples::HOOK)]
+    Hook(HookArgs),
+    /// Show or change Claude Code's memory settings and where each comes from
+    #[command(after_long_help = examples::CONFIG)]
+    Config(ConfigArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Install, remove or inspect the hook [default: run it on stdin's payload]
+    #[command(subcommand)]
+    pub command: Option<HookCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Add memctl's hooks to a Claude Code settings file
+    #[command(after_long_help = examples::HOOK_INSTALL)]
+    Install(HookInstallArgs),
+    /// Remove memctl's hooks from a Claude Code settings file
+    #[command(after_long_help = examples::HOOK_UNINSTALL)]
+    Uninstall(HookInstallArgs),
+    /// Show where memctl's hooks are installed and whether Claude Code runs them
+    #[command(after_long_help = examples::HOOK_STATUS)]
+    Status,
+}
+
+/// Which Claude Code settings file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SettingsScope {
+    /// <config home>/settings.json
+    User,
+    /// <project>/.claude/settings.local.json
+    Local,
+    /// <project>/.claude/settings.json (usually committed)
+    Project,
+}
+
+#[derive(Debug, Args)]
+pub struct HookInstallArgs {
+    /// The settings file to edit
+    #[arg(long, value_enum, default_value_t = SettingsScope::User)]
+    pub scope: SettingsScope,
+
+    /// Print the diff; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// Accepted for scripts (these commands never ask)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Change a setting [default: show the effective settings]
+    #[command(subcommand)]
+    pub command: Option<ConfigCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Write a memory setting into a settings file
+    #[command(after_long_help = examples::CONFIG_SET)]
+    Set(ConfigSetArgs),
+    /// Remove a memory setting from a settings file
+    #[command(after_long_help = examples::CONFIG_UNSET)]
+    Unset(ConfigUnsetArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigSetArgs {
+    /// autoMemoryEnabled, autoDreamEnabled or autoMemoryDirectory
+    #[arg(value_name = "KEY")]
+    pub key: String,
+
+    /// true/false for the booleans; a path for autoMemoryDirectory
+    #[arg(value_name = "VALUE", allow_hyphen_values = true)]
+    pub value: String,
+
+    /// The settings file to edit (project only for the two booleans)
+    #[arg(long, value_enum, default_value_t = SettingsScope::User)]
+    pub scope: SettingsScope,
+
+    /// Print the diff; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// Accepted for scripts (these commands never ask)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigUnsetArgs {
+    /// autoMemoryEnabled, autoDreamEnabled or autoMemoryDirectory
+    #[arg(value_name = "KEY")]
+    pub key: String,
+
+    /// The settings file to edit
+    #[arg(long, value_enum, default_value_t = SettingsScope::User)]
+    pub scope: SettingsScope,
+
+    /// Print the diff; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// Accepted for scripts (these commands never ask)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -708,6 +822,7 @@ Examples:
     memctl index rebuild --dry-run
   Rebuild to half the caps, keeping two memories in MEMORY.md:
     memctl index rebuild --budget 50 --pin user_profile --pin feedback_testing_policy --yes";
+
     pub const SNAPSHOT: &str = "\
 Examples:
   Record the memory dir now, with a note:
@@ -746,4 +861,57 @@ Examples:
     memctl undo --dream --yes
   Preview reverting one snapshot:
     memctl undo 3f2a9c1 --dry-run";
+
+    pub const HOOK: &str = "\
+Examples:
+  Install the hooks for every project (user settings):
+    memctl hook install
+  See where they are installed and whether Claude Code runs them:
+    memctl hook status
+  Try the hook on a payload by hand:
+    echo '{\"hook_event_name\":\"SessionStart\",\"cwd\":\"/home/alice/src/app\"}' | memctl hook";
+
+    pub const HOOK_INSTALL: &str = "\
+Examples:
+  Preview the change to ~/.claude/settings.json:
+    memctl hook install --dry-run
+  Install for this project only, on this machine:
+    memctl hook install --scope local";
+
+    pub const HOOK_UNINSTALL: &str = "\
+Examples:
+  Remove the hooks from the user settings:
+    memctl hook uninstall
+  From this project's local settings, previewing first:
+    memctl hook uninstall --scope local --dry-run";
+
+    pub const HOOK_STATUS: &str = "\
+Examples:
+  Show each scope's state:
+    memctl hook status
+  As JSON:
+    memctl hook status --json";
+
+    pub const CONFIG: &str = "\
+Examples:
+  Show the effective memory settings and their sources:
+    memctl config
+  Turn auto-dream off for this machine:
+    memctl config set autoDreamEnabled false
+  Keep this project's memory in another dir (local settings only):
+    memctl config set autoMemoryDirectory ~/notes/app-memory --scope local";
+
+    pub const CONFIG_SET: &str = "\
+Examples:
+  Turn auto memory off for every project:
+    memctl config set autoMemoryEnabled false
+  Move this project's memory, previewing first:
+    memctl config set autoMemoryDirectory ~/notes/app-memory --scope local --dry-run";
+
+    pub const CONFIG_UNSET: &str = "\
+Examples:
+  Go back to Claude Code's default memory dir:
+    memctl config unset autoMemoryDirectory --scope local
+  Remove the user-level auto-dream setting:
+    memctl config unset autoDreamEnabled";
 }

@@ -18,6 +18,7 @@ pub mod frontmatter;
 pub mod fsread;
 pub mod generate;
 pub mod history;
+pub mod hook;
 pub mod index;
 pub mod lint;
 pub mod lock;
@@ -29,6 +30,7 @@ pub mod paths;
 pub mod prompt;
 pub mod scan;
 pub mod sessions;
+pub mod settings_file;
 pub mod store;
 pub mod text;
 pub mod yaml;
@@ -88,6 +90,19 @@ pub fn classify(err: &anyhow::Error) -> Error {
 /// return its exit code.
 pub fn report(err: &anyhow::Error, json: bool) -> ExitCode {
     print_error(&classify(err), json)
+}
+
+/// The exit policy of a command line: the Claude Code hook's own, else standard.
+pub fn exit_policy(cli: &Cli) -> ExitPolicy {
+    match &cli.command {
+        cli::Command::Hook(a) if a.command.is_none() => ExitPolicy::Hook,
+        _ => ExitPolicy::Standard,
+    }
+}
+
+/// [`report`] under `policy`.
+pub fn report_with(err: &anyhow::Error, json: bool, policy: ExitPolicy) -> ExitCode {
+    print_error_with(&classify(err), json, policy)
 }
 
 /// Print a classified error; returns its exit code under the standard policy.
@@ -220,6 +235,11 @@ fn missing_arguments(rendered: &str, sub: Option<&str>) -> String {
 
 /// Install a panic hook that reports any panic as an `internal` error (exit 2).
 pub fn install_panic_hook(json: bool) {
+    install_panic_hook_with(json, ExitPolicy::Standard);
+}
+
+/// [`install_panic_hook`] with the exit code of `policy` (1 for the hook).
+pub fn install_panic_hook_with(json: bool, policy: ExitPolicy) {
     std::panic::set_hook(Box::new(move |info| {
         let payload = info.payload();
         let what = payload
@@ -233,7 +253,8 @@ pub fn install_panic_hook(json: bool) {
             .unwrap_or_default();
         let e = Error::new(Kind::Internal, format!("internal error: {what}{at}"))
             .hint("this is a bug in memctl; please report it with the command you ran");
-        let _ = print_error(&e, json);
-        std::process::exit(2);
+        let code = policy.exit_code(Kind::Internal);
+        let _ = print_error_with(&e, json, policy);
+        std::process::exit(i32::from(code));
     }));
 }

@@ -20,9 +20,13 @@ fn main() -> ExitCode {
         },
     };
     let json = memctl::wants_json(&cli);
+    let policy = memctl::exit_policy(&cli);
+    if policy != memctl::error::ExitPolicy::Standard {
+        memctl::install_panic_hook_with(json_arg, policy);
+    }
     match memctl::run(cli) {
         Ok(code) => code,
         Err(err) if memctl::is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) => memctl::report(&err, json),
+        Err(err) => memctl::report_with(&err, json, policy),
     }
 }

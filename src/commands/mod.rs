@@ -2,11 +2,13 @@
 
 mod add;
 mod completions;
+mod config;
 mod diff;
 mod dream;
 mod edit;
 mod forget;
 mod history;
+mod hook;
 mod index;
 mod lint;
 mod list;
@@ -45,6 +47,8 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Diff(args) => diff::run(args, ctx, out),
         Command::Restore(args) => restore::run(args, ctx, out),
         Command::Undo(args) => undo::run(args, ctx, out),
+        Command::Hook(args) => hook::run(args, ctx, out),
+        Command::Config(args) => config::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }

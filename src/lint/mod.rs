@@ -352,6 +352,19 @@ pub fn file_findings(path: &Path) -> Vec<Finding> {
     scan::read_memory_then(path, &name, |m, file, buf| check_file(m, file, buf, None).0).unwrap_or_default()
 }
 
+/// The single-file rules on a file's text (a former version of it, which the hook
+/// compares with the file on disk), reported at `path`.
+pub fn text_findings(path: &Path, rel: &str, text: &str) -> Vec<Finding> {
+    let mut m = Memory::from_text(rel, text);
+    m.path = path.to_path_buf();
+    let t = FileText::new(text.as_bytes(), text.len() as u64);
+    let mut out = Vec::new();
+    topic::check(&m, &t, None, &mut out);
+    let links = crate::index::extract_links(&t.text);
+    topic::dangling(&m, &t.text, &links, &mut out);
+    out
+}
+
 /// The index rules on an index file at `path` whose links resolve in `dir`.
 pub fn index_findings(path: &Path, dir: &Path) -> Vec<Finding> {
     let mut out = Vec::new();

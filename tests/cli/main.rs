@@ -11,6 +11,7 @@ mod forget;
 mod generated;
 mod global;
 mod history;
+mod hook;
 mod index;
 mod lint;
 mod lint_fix;

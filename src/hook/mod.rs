@@ -1,0 +1,260 @@
+//! `memctl hook` (SPEC §7): the command Claude Code runs on `PostToolUse`,
+//! `SessionStart` and `SessionEnd` with one JSON object on stdin. It checks what a
+//! write into the memory dir changed and tells the model what to fix
+//! ([`react`]), in the output shapes and within the size budget of §7.2
+//! ([`render`]). Anything else (another event or tool, a path outside the memory
+//! dir) is silent.
+
+pub mod payload;
+pub mod react;
+pub mod render;
+
+use std::path::{Component, Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use crate::error::Error;
+use crate::memdir::{MemoryDir, Scope};
+use crate::paths::{self, Env, Request, Resolution};
+use payload::Payload;
+use render::HookOutput;
+
+/// The tools whose writes the hook checks.
+pub const TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
+
+/// What one hook call asks for, besides the payload.
+pub struct Call<'a> {
+    pub env: &'a Env,
+    pub now: DateTime<Utc>,
+}
+
+/// React to one payload: `None` prints nothing.
+pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
+    match p.event() {
+        "PostToolUse" => post_tool_use(p, call),
+        "SessionStart" => {
+            let res = resolve(p, call.env)?;
+            record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call.now));
+            Ok(react::session_start(&res, call.now))
+        }
+        "SessionEnd" => {
+            let res = resolve(p, call.env)?;
+            record_snapshot(&Snapshot::of(p, &res, "hook:SessionEnd", call.now));
+            Ok(None)
+        }
+        _ => Ok(None),
+    }
+}
+
+fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
+    if !TOOLS.contains(&p.tool()) {
+        return Ok(None);
+    }
+    let Some(file) = p.file_path() else {
+        return Ok(None);
+    };
+    // Only `.md` files are memories: anything else is decided without resolving
+    // the memory dir (the common case, on every tool call).
+    if !ends_with_md(file) {
+        return Ok(None);
+    }
+    let res = resolve(p, call.env)?;
+    let base = p.cwd.get().map(PathBuf::from).unwrap_or_else(|| call.env.cwd.clone());
+    let Some(w) = locate(Path::new(file), &base, res.memdir.main()) else {
+        return Ok(None);
+    };
+    let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call.now);
+    snap.file = Some(w.rel.clone());
+    record_snapshot(&snap);
+    Ok(react::post_tool_use(&w, p.original(), call.now))
+}
+
+fn ends_with_md(file: &str) -> bool {
+    file.len() >= 3 && file.as_bytes()[file.len() - 3..].eq_ignore_ascii_case(b".md")
+}
+
+/// The memory dir for the payload's project: `$CLAUDE_PROJECT_DIR`, else the
+/// payload's `cwd`, resolved as `memctl path` does, but never from `MEMCTL_DIR`
+/// (a user's shell setting, not Claude Code's).
+pub fn resolve(p: &Payload, env: &Env) -> Result<Resolution, Error> {
+    let mut env = env.clone();
+    env.vars.remove("MEMCTL_DIR");
+    let project = env
+        .get("CLAUDE_PROJECT_DIR")
+        .filter(|d| !d.is_empty())
+        .or_else(|| p.cwd.get().filter(|c| !c.is_empty()).map(str::to_string))
+        .map(PathBuf::from);
+    if let Some(cwd) = p.cwd.get().filter(|c| c.starts_with('/')) {
+        env.cwd = PathBuf::from(cwd);
+    }
+    let req = Request {
+        dir: None,
+        project,
+        team: false,
+    };
+    paths::resolve(&req, &env)
+}
+
+/// A written file inside a memory dir.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The path to read it at.
+    pub path: PathBuf,
+    /// The dir whose rules apply (the main memory dir, or its `team/`).
+    pub memdir: MemoryDir,
+    /// Relative to `memdir.dir()`, `/`-separated.
+    pub rel: String,
+}
+
+impl Written {
+    pub fn is_index(&self) -> bool {
+        self.rel == crate::memdir::INDEX
+    }
+
+    /// The file's name as the user reads it (`team/` kept).
+    pub fn label(&self) -> String {
+        if self.memdir.is_team() {
+            format!("team/{}", self.rel)
+        } else {
+            self.rel.clone()
+        }
+    }
+}
+
+/// `file` (absolute, or relative to `base`) inside `main` or its `team/`: lexically
+/// after normalising `.`, `..` and repeated separators, or by real path.
+pub fn locate(file: &Path, base: &Path, main: &Path) -> Option<Written> {
+    let abs = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        base.join(file)
+    };
+    let rel = lexical(&abs)
+        .strip_prefix(lexical(main))
+        .ok()
+        .map(Path::to_path_buf)
+        .or_else(|| {
+            let real = std::fs::canonicalize(&abs).ok()?;
+            let real_main = std::fs::canonicalize(main).ok()?;
+            real.strip_prefix(&real_main).ok().map(Path::to_path_buf)
+        })?;
+    let rel = rel.to_str()?.to_string();
+    if rel.is_empty() || rel.split('/').any(|c| c.starts_with('.')) {
+        return None;
+    }
+    let (memdir, rel) = match rel.strip_prefix("team/") {
+        Some(inner) => (MemoryDir::open(main, Scope::Team), inner.to_string()),
+        None => (MemoryDir::open(main, Scope::Main), rel),
+    };
+    Some(Written { path: abs, memdir, rel })
+}
+
+/// `p` with `.`, `..` and repeated separators resolved lexically.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// What a history snapshot taken by the hook is labelled with (SPEC §7.3 step 1).
+#[derive(Debug, Clone)]
+pub struct Snapshot<'a> {
+    pub main_dir: PathBuf,
+    pub recorded_by: &'static str,
+    pub session_id: Option<&'a str>,
+    pub agent_id: Option<&'a str>,
+    pub tool: Option<&'a str>,
+    /// The written file, relative to the main memory dir's scope.
+    pub file: Option<String>,
+    pub now: DateTime<Utc>,
+    pub res: &'a Resolution,
+}
+
+impl<'a> Snapshot<'a> {
+    fn of(p: &'a Payload, res: &'a Resolution, recorded_by: &'static str, now: DateTime<Utc>) -> Snapshot<'a> {
+        Snapshot {
+            main_dir: res.memdir.main().to_path_buf(),
+            recorded_by,
+            session_id: p.session_id.get(),
+            agent_id: p.agent_id.get(),
+            tool: p.tool_name.get().filter(|_| recorded_by == "hook:PostToolUse"),
+            file: None,
+            now,
+            res,
+        }
+    }
+}
+
+/// Record a history snapshot of the memory dir (SPEC §8) for a hook call.
+///
+/// History is not built yet: this does nothing. It is called where §7.3 wants a
+/// snapshot (PostToolUse of a memory file, SessionStart, SessionEnd), so wiring it
+/// to `crate::history::Store::snapshot` (trigger `claude`, or `dream` for a forked
+/// agent while `.consolidate-lock` is held; details Session, Agent, Tool, File;
+/// the store's own lock tried for at most 200 ms, never `.memctl.lock`) is the
+/// only change needed. It must never fail the hook.
+pub fn record_snapshot(snap: &Snapshot) {
+    let _ = snap;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inside_lexically_after_normalising() {
+        let main = Path::new("/h/.claude/projects/k/memory");
+        let w = locate(
+            Path::new("/h/.claude/projects/k/memory/../memory//a.md"),
+            Path::new("/"),
+            main,
+        )
+        .unwrap();
+        assert_eq!(w.rel, "a.md");
+        assert!(!w.memdir.is_team());
+        let w = locate(
+            Path::new("/h/.claude/projects/k/memory/team/./MEMORY.md"),
+            Path::new("/"),
+            main,
+        )
+        .unwrap();
+        assert_eq!(
+            (w.rel.as_str(), w.memdir.is_team(), w.is_index()),
+            ("MEMORY.md", true, true)
+        );
+        assert!(
+            locate(
+                Path::new("/h/.claude/projects/k/memory/../other.md"),
+                Path::new("/"),
+                main
+            )
+            .is_none()
+        );
+        assert!(locate(Path::new("/h/.claude/projects/k/memory2/a.md"), Path::new("/"), main).is_none());
+        assert!(
+            locate(
+                Path::new("/h/.claude/projects/k/memory/.trash/a.md"),
+                Path::new("/"),
+                main
+            )
+            .is_none()
+        );
+        let w = locate(Path::new("memory/b.md"), Path::new("/h/.claude/projects/k"), main).unwrap();
+        assert_eq!(w.rel, "b.md");
+    }
+
+    #[test]
+    fn only_md_paths_are_looked_at() {
+        assert!(ends_with_md("/a/B.MD"));
+        assert!(!ends_with_md("/a/b.rs"));
+        assert!(!ends_with_md("md"));
+    }
+}

@@ -1,0 +1,559 @@
+//! `memctl hook` (SPEC §7): the payloads Claude Code sends, what the model and the
+//! user see, and install/uninstall/status.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::{Env, Run};
+
+const GOOD: &str = "---\nname: a\ndescription: a thing\ntype: user\n---\nbody\n";
+
+/// An env whose memory dir (`mem/`) is resolved through Claude Code's override,
+/// with `MEMCTL_DIR` pointing elsewhere (the hook must ignore it).
+fn env() -> Env {
+    let e = Env::new().resolved();
+    let mem = e.dir();
+    let decoy = e.root().join("decoy");
+    fs::create_dir_all(&decoy).unwrap();
+    fs::create_dir_all(e.root().join("proj")).unwrap();
+    e.env("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", mem)
+        .env("MEMCTL_DIR", decoy)
+}
+
+fn payload(e: &Env, tool: &str, rel: &str, original: Option<Option<&str>>) -> Vec<u8> {
+    let mut p = json!({
+        "session_id": "s1", "transcript_path": "/t.jsonl", "cwd": e.root().join("proj"),
+        "hook_event_name": "PostToolUse", "tool_name": tool,
+        "tool_input": {"file_path": e.dir().join(rel), "content": "ignored"},
+        "tool_response": {"type": "update", "structuredPatch": []},
+    });
+    if let Some(o) = original {
+        p["tool_response"]["originalFile"] = o.map_or(Value::Null, |s| Value::String(s.into()));
+    }
+    serde_json::to_vec(&p).unwrap()
+}
+
+#[track_caller]
+fn hook(e: Env, stdin: Vec<u8>) -> Run {
+    e.arg("hook").stdin(stdin).run()
+}
+
+#[track_caller]
+fn doc(r: &Run) -> Value {
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(
+        r.stdout.ends_with('\n') && r.stdout.trim().lines().count() == 1,
+        "{}",
+        r.stdout
+    );
+    let units: usize = r.stdout.encode_utf16().count();
+    assert!(units < 10_000, "{units} units");
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+#[track_caller]
+fn silent(r: &Run) {
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+}
+
+fn index_of(n: usize) -> String {
+    (0..n).map(|i| format!("- [E{i}](e{i}.md) — entry {i}\n")).collect()
+}
+
+#[test]
+fn h1_outside_paths_other_tools_and_events_are_silent() {
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", GOOD);
+    let mut p: Value = serde_json::from_slice(&payload(&e, "Write", "a.md", Some(None))).unwrap();
+    p["tool_input"]["file_path"] = json!("/etc/passwd.md");
+    silent(&hook(e, serde_json::to_vec(&p).unwrap()));
+    let e = env().memory("bad.md", "---\ntype: [\n---\n");
+    let p = payload(&e, "Read", "bad.md", Some(None));
+    silent(&hook(e, p));
+    let e = env();
+    silent(&hook(
+        e,
+        br#"{"hook_event_name":"Notification","message":"x"}"#.to_vec(),
+    ));
+    let e = env();
+    silent(&hook(
+        e,
+        br#"{"hook_event_name":"SessionEnd","cwd":"/","reason":"exit","new_field":{"a":[1]}}"#.to_vec(),
+    ));
+    let e = env();
+    silent(&hook(
+        e,
+        br#"{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/x/main.rs"}}"#.to_vec(),
+    ));
+}
+
+#[test]
+fn h2_clean_write_prints_nothing() {
+    let e = env().index("- [A](a.md) — a thing\n").memory("a.md", GOOD);
+    let p = payload(&e, "Write", "a.md", Some(None));
+    silent(&hook(e, p));
+}
+
+#[test]
+fn h3_unreadable_frontmatter_blocks_only_when_this_write_introduced_it() {
+    let bad = "---\nname: a\ndescription: \"unclosed\ntype: user\n---\nbody\n";
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", bad);
+    let p = payload(&e, "Edit", "a.md", Some(Some(GOOD)));
+    let d = doc(&hook(e, p));
+    assert_eq!(d["decision"], "block");
+    let reason = d["reason"].as_str().unwrap();
+    assert!(reason.contains("a.md:") && reason.contains("fix:"), "{reason}");
+    assert!(
+        d["systemMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("memctl: a.md: 1 problem to fix")
+    );
+    // The same text before the write: not this write's.
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", bad);
+    let p = payload(&e, "Edit", "a.md", Some(Some(bad)));
+    silent(&hook(e, p));
+    // No originalFile: context, never a block.
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", bad);
+    let p = payload(&e, "Edit", "a.md", None);
+    let d = doc(&hook(e, p));
+    assert!(d.get("decision").is_none());
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("the file before this write is unknown"), "{ctx}");
+}
+
+#[test]
+fn h4_invalid_type_blocks_with_the_fix() {
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", &GOOD.replace("type: user", "type: users"));
+    let p = payload(&e, "Write", "a.md", Some(Some(GOOD)));
+    let d = doc(&hook(e, p));
+    assert_eq!(d["decision"], "block");
+    assert!(d["reason"].as_str().unwrap().contains("a.md:4: type `users`"), "{d}");
+}
+
+#[test]
+fn h5_new_unindexed_file_gets_the_exact_line_and_relative_dates_the_absolute_one() {
+    let text =
+        "---\nname: Merge freeze\ndescription: no merges until the release\ntype: user\n---\nDecided yesterday.\n";
+    let e = env()
+        .index("# Memory\n- [A](a.md) — a\n")
+        .memory("a.md", GOOD)
+        .memory("freeze.md", text);
+    let p = payload(&e, "Write", "freeze.md", Some(None));
+    let d = doc(&hook(e, p));
+    assert!(d.get("decision").is_none(), "{d}");
+    assert_eq!(d["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.contains("add this line at MEMORY.md:3: - [Merge freeze](freeze.md) — no merges until the release"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("relative date `yesterday`: write 2026-03-09"), "{ctx}");
+    // Its clean twin: indexed, absolute date.
+    let clean = text.replace("yesterday", "on 2026-03-09");
+    let e = env()
+        .index("- [Merge freeze](freeze.md) — no merges\n")
+        .memory("freeze.md", &clean);
+    let p = payload(&e, "Write", "freeze.md", Some(None));
+    silent(&hook(e, p));
+    // An existing file edited: the old unindexed state is not this write's.
+    let e = env().index("").memory("freeze.md", &clean);
+    let p = payload(&e, "Edit", "freeze.md", Some(Some(&clean.replace("body", "x"))));
+    silent(&hook(e, p));
+}
+
+#[test]
+fn h6_an_index_write_that_pushes_entries_past_the_cut_names_them() {
+    let old = index_of(199);
+    let new = format!("{old}- [N1](e1.md) — one\n- [N2](e2.md) — two\n- [N3](e3.md) — three\n");
+    let mut e = env().index(&new);
+    for i in 0..200 {
+        e = e.memory(&format!("e{i}.md"), GOOD);
+    }
+    let p = payload(&e, "Edit", "MEMORY.md", Some(Some(&old)));
+    let d = doc(&hook(e, p));
+    assert_eq!(d["decision"], "block");
+    let reason = d["reason"].as_str().unwrap();
+    assert!(reason.contains("MEMORY.md:201: - [N2](e2.md) — two"), "{reason}");
+    assert!(reason.contains("MEMORY.md:202: - [N3](e3.md) — three"), "{reason}");
+    assert!(reason.contains("memctl index rebuild"), "{reason}");
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: MEMORY.md 202/200 lines — 2 entries will not load"
+    );
+    // Already cut before the write: nothing new.
+    let mut e = env().index(&new);
+    for i in 0..200 {
+        e = e.memory(&format!("e{i}.md"), GOOD);
+    }
+    let p = payload(&e, "Edit", "MEMORY.md", Some(Some(&new)));
+    silent(&hook(e, p));
+}
+
+#[test]
+fn h7_dangling_link_added_blocks_an_old_one_does_not() {
+    let e = env()
+        .index("- [A](a.md) — a\n- [Gone](gone.md) — x\n")
+        .memory("a.md", GOOD);
+    let p = payload(&e, "Write", "MEMORY.md", Some(Some("- [A](a.md) — a\n")));
+    let d = doc(&hook(e, p));
+    assert_eq!(d["decision"], "block");
+    assert!(
+        d["reason"]
+            .as_str()
+            .unwrap()
+            .contains("MEMORY.md:2: link target gone.md does not exist"),
+        "{d}"
+    );
+    let e = env()
+        .index("- [A](a.md) — a\n- [Gone](gone.md) — x\n")
+        .memory("a.md", GOOD);
+    let p = payload(&e, "Write", "MEMORY.md", Some(Some("- [Gone](gone.md) — x\n")));
+    silent(&hook(e, p));
+}
+
+#[test]
+fn h8_near_cap_is_a_warning() {
+    let old = index_of(170);
+    let new = index_of(185);
+    let mut e = env().index(&new);
+    for i in 0..185 {
+        e = e.memory(&format!("e{i}.md"), GOOD);
+    }
+    let p = payload(&e, "Write", "MEMORY.md", Some(Some(&old)));
+    let d = doc(&hook(e, p));
+    assert!(d.get("decision").is_none());
+    assert!(
+        d["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("near Claude Code's cap (185 lines of 200")
+    );
+}
+
+#[test]
+fn h9_output_stays_small_whatever_the_dir_holds() {
+    // 10 000 dropped entries.
+    let new = index_of(10_200);
+    let e = env().index(&new);
+    let p = payload(&e, "Write", "MEMORY.md", Some(None));
+    let r = hook(e, p);
+    let d = doc(&r);
+    assert!(r.stdout.encode_utf16().count() < 4_000, "{}", r.stdout.len());
+    assert!(d["reason"].as_str().unwrap().contains("more (run memctl lint)"));
+    // 5 000 findings in one file (relative dates).
+    let body = "yesterday\n".repeat(5_000);
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", &format!("{GOOD}{body}"));
+    let p = payload(&e, "Write", "a.md", Some(None));
+    let r = hook(e, p);
+    doc(&r);
+    assert!(r.stdout.encode_utf16().count() < 4_000, "{}", r.stdout.len());
+    assert!(r.stdout.contains("more (run memctl lint)"));
+}
+
+#[test]
+fn h10_bad_stdin_is_exit_1_with_nothing_on_stdout() {
+    for bad in [&b"not json"[..], b"", b"[1,2]", b"{\"a\":", b"{} trailing"] {
+        let r = hook(env(), bad.to_vec());
+        assert_eq!(r.code, 1, "{bad:?}");
+        assert_eq!(r.stdout, "");
+        assert!(
+            r.stderr
+                .starts_with("memctl: the hook payload on stdin is not a JSON object"),
+            "{}",
+            r.stderr
+        );
+    }
+    let mut big = b"{\"x\":\"".to_vec();
+    big.resize(65 << 20, b'a');
+    let r = hook(env(), big);
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+    assert!(r.stderr.contains("over 64 MiB"), "{}", r.stderr);
+    // A broken MEMCTL_NOW is memctl's own failure: exit 1, never 2.
+    let e = env().env("MEMCTL_NOW", "soon");
+    let r = hook(e, b"{}".to_vec());
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+}
+
+#[test]
+fn h11_a_large_payload_carrying_the_file_four_times_is_fine() {
+    let big = "x".repeat(4 << 20);
+    let e = env().index("- [A](a.md) — a thing\n").memory("a.md", GOOD);
+    let mut p: Value = serde_json::from_slice(&payload(&e, "Write", "a.md", Some(None))).unwrap();
+    p["tool_input"]["content"] = json!(big);
+    p["tool_response"]["content"] = json!(big);
+    p["tool_response"]["structuredPatch"] = json!([{"lines": [big]}]);
+    silent(&hook(e, serde_json::to_vec(&p).unwrap()));
+}
+
+#[test]
+fn h12_dotdot_symlinked_dir_and_team_files() {
+    let bad = GOOD.replace("type: user", "type: nope");
+    // `..` in the path.
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", &bad);
+    let mut p: Value = serde_json::from_slice(&payload(&e, "Write", "a.md", Some(None))).unwrap();
+    p["tool_input"]["file_path"] = json!(format!("{}/../mem/./a.md", e.dir().display()));
+    assert_eq!(doc(&hook(e, serde_json::to_vec(&p).unwrap()))["decision"], "block");
+    // The memory dir reached through a symlink.
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", &bad);
+    let link = e.root().join("link");
+    std::os::unix::fs::symlink(e.dir(), &link).unwrap();
+    let mut p: Value = serde_json::from_slice(&payload(&e, "Write", "a.md", Some(None))).unwrap();
+    p["tool_input"]["file_path"] = json!(link.join("a.md"));
+    assert_eq!(doc(&hook(e, serde_json::to_vec(&p).unwrap()))["decision"], "block");
+    // A team file: checked against team/MEMORY.md.
+    let e = env()
+        .index("")
+        .memory("team/t.md", GOOD)
+        .memory("team/MEMORY.md", "# Team\n");
+    let p = payload(&e, "Write", "team/t.md", Some(None));
+    let d = doc(&hook(e, p));
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("team/t.md is not in team/MEMORY.md"), "{ctx}");
+    assert!(ctx.contains("- [a](t.md) — a thing"), "{ctx}");
+}
+
+#[test]
+fn h13_forked_agent_payloads_are_checked_the_same_way() {
+    let bad = GOOD.replace("type: user", "type: nope");
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", &bad);
+    let mut p: Value = serde_json::from_slice(&payload(&e, "Write", "a.md", Some(None))).unwrap();
+    p["agent_id"] = json!("agent-7");
+    p["agent_type"] = json!("memory-extraction");
+    assert_eq!(doc(&hook(e, serde_json::to_vec(&p).unwrap()))["decision"], "block");
+}
+
+#[test]
+fn h14_session_start_reports_invisible_memories_and_is_quiet_otherwise() {
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", GOOD)
+        .memory("lost.md", GOOD);
+    let cwd = e.root().join("proj");
+    let p = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": cwd})).unwrap();
+    let d = doc(&hook(e, p));
+    assert_eq!(d["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert!(
+        d["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("lost.md")
+    );
+    assert_eq!(d["systemMessage"], "memctl: 1 unindexed file");
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", GOOD);
+    let cwd = e.root().join("proj");
+    let p = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "some-new-source", "cwd": cwd}))
+        .unwrap();
+    silent(&hook(e, p));
+}
+
+#[test]
+fn h15_memory_dir_from_claude_project_dir_as_memctl_path_resolves_it() {
+    let e = Env::new().resolved();
+    let proj = e.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let out = Env::new().resolved().arg("--project").arg(&proj).arg("path").run();
+    // Resolve in the same home: build the path from `memctl path` in this env.
+    drop(out);
+    let mem = {
+        let mut c = e.command();
+        c.args(["--project".as_ref(), proj.as_os_str(), "path".as_ref()]);
+        String::from_utf8(c.output().unwrap().stdout)
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    fs::create_dir_all(&mem).unwrap();
+    fs::write(Path::new(&mem).join("a.md"), GOOD.replace("type: user", "type: nope")).unwrap();
+    let p = json!({"hook_event_name": "PostToolUse", "tool_name": "MultiEdit", "cwd": "/",
+        "tool_input": {"file_path": Path::new(&mem).join("a.md")}, "tool_response": {"originalFile": null}});
+    let e = e.env("CLAUDE_PROJECT_DIR", &proj);
+    assert_eq!(doc(&hook(e, serde_json::to_vec(&p).unwrap()))["decision"], "block");
+}
+
+// ---- install / uninstall / status ----
+
+fn settings(e: &Env) -> std::path::PathBuf {
+    e.home().join(".claude/settings.json")
+}
+
+const OTHER: &str = r#"{
+  "model": "opus",
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/audit.sh"}]}
+    ]
+  },
+  "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
+  "zeta": 1
+}"#;
+
+#[test]
+fn i1_install_keeps_everything_else_and_uninstall_restores_it() {
+    let e = Env::new().file("home/.claude/settings.json", OTHER.as_bytes());
+    let f = settings(&e);
+    let e = e.args(["hook", "install"]).run();
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert!(
+        e.stdout.contains("+++ b/") && e.stdout.contains("memctl's hooks installed in"),
+        "{}",
+        e.stdout
+    );
+    let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["model", "hooks", "permissions", "zeta"]);
+    let post = v["hooks"]["PostToolUse"].as_array().unwrap();
+    assert_eq!(post[0]["matcher"], "Bash");
+    assert_eq!(post[1]["matcher"], "Write|Edit|MultiEdit");
+    let cmd = post[1]["hooks"][0]["command"].as_str().unwrap();
+    assert!(cmd.ends_with("memctl hook") && cmd.starts_with('/'), "{cmd}");
+    assert_eq!(post[1]["hooks"][0]["timeout"], 10);
+    assert!(v["hooks"]["SessionStart"][0]["hooks"][0]["command"].is_string());
+    assert_eq!(fs::read_to_string(e_backup(&f)).unwrap(), OTHER);
+    drop(e);
+}
+
+fn e_backup(f: &Path) -> std::path::PathBuf {
+    f.with_file_name("settings.json.memctl-backup")
+}
+
+#[test]
+fn i2_round_trip_twice_and_idempotent() {
+    let e = Env::new().file("home/.claude/settings.json", OTHER.as_bytes());
+    let root = e.root();
+    let f = settings(&e);
+    let run = |args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_memctl"));
+        c.env_clear()
+            .env("HOME", root.join("home"))
+            .env("CLAUDE_CONFIG_DIR", root.join("home/.claude"))
+            .current_dir(&root);
+        let o = c.args(args).output().unwrap();
+        (
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    assert_eq!(run(&["hook", "install"]).0, 0);
+    let once = fs::read_to_string(&f).unwrap();
+    let backup = fs::read_to_string(e_backup(&f)).unwrap();
+    let (code, out) = run(&["hook", "install"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            &*format!("memctl's hooks are already installed in {}\n", f.display())
+        )
+    );
+    assert_eq!(fs::read_to_string(&f).unwrap(), once);
+    assert_eq!(fs::read_to_string(e_backup(&f)).unwrap(), backup);
+    assert_eq!(run(&["hook", "uninstall"]).0, 0);
+    let after: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    let before: Value = serde_json::from_str(OTHER).unwrap();
+    assert_eq!(
+        serde_json::to_string(&after).unwrap(),
+        serde_json::to_string(&before).unwrap()
+    );
+    // Dry run writes nothing and shows the diff.
+    let (code, out) = run(&["hook", "install", "--dry-run"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("+      \"SessionEnd\"") || out.contains("SessionEnd"),
+        "{out}"
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&fs::read_to_string(&f).unwrap()).unwrap(),
+        before
+    );
+    drop(e);
+}
+
+#[test]
+fn i3_every_shape_claude_code_writes() {
+    for text in [
+        "",
+        "{}",
+        "{\"hooks\": {}}",
+        "{\"hooks\": {\"SessionEnd\": []}}",
+        "{\n  \"env\": {\"A\": \"1\"}\n}\n",
+    ] {
+        let e = Env::new().file("home/.claude/settings.json", text.as_bytes());
+        let f = settings(&e);
+        let r = e.args(["hook", "install", "--json"]).run();
+        assert_eq!(r.code, 0, "{text}: {}", r.stderr);
+        let j = r.json();
+        assert_eq!(j["changed"], true);
+        assert_eq!(j["file"], f.to_string_lossy().as_ref());
+        let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+        assert_eq!(v["hooks"]["PostToolUse"].as_array().unwrap().len(), 1);
+    }
+    // No file at all: created.
+    let e = Env::new();
+    let f = settings(&e);
+    let r = e.args(["hook", "install"]).run();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(f.is_file());
+}
+
+#[test]
+fn i4_unparsable_settings_are_refused_naming_file_and_line() {
+    let bad = "{\n  \"model\": \"opus\",\n  \"hooks\": {,\n}\n";
+    let e = Env::new().file("home/.claude/settings.json", bad.as_bytes());
+    let f = settings(&e);
+    let r = e.args(["hook", "install"]).run();
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .starts_with(&format!("memctl: {}:3: not valid JSON", f.display())),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(fs::read_to_string(&f).unwrap(), bad);
+    assert!(!e_backup(&f).exists());
+}
+
+#[test]
+fn i5_project_scope_writes_plain_memctl_with_a_warning() {
+    let e = Env::new().resolved();
+    let proj = e.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let r = e
+        .arg("--project")
+        .arg(&proj)
+        .args(["hook", "install", "--scope", "project"])
+        .run();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("plain `memctl hook`"), "{}", r.stderr);
+    let v: Value = serde_json::from_str(&fs::read_to_string(proj.join(".claude/settings.json")).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["SessionStart"][0]["hooks"][0]["command"], "memctl hook");
+}
+
+#[test]
+fn i6_status_names_each_scope_a_missing_binary_and_what_blocks() {
+    let s = r#"{"disableAllHooks": true, "hooks": {"PostToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "/gone/memctl hook", "timeout": 10}]}]}}"#;
+    let e = Env::new().file("home/.claude/settings.json", s.as_bytes());
+    let r = e.args(["hook", "status", "--json"]).run();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j = r.json();
+    let user = &j["scopes"][0];
+    assert_eq!(user["scope"], "user");
+    assert_eq!(user["installed"], false);
+    assert_eq!(user["events"], json!(["PostToolUse"]));
+    assert_eq!(user["binary"], "/gone/memctl");
+    assert_eq!(user["binary_exists"], false);
+    assert_eq!(j["blocked_by"][0]["setting"], "disableAllHooks");
+    let e = Env::new().file("home/.claude/settings.json", s.as_bytes());
+    let r = e.args(["hook", "status"]).run();
+    assert!(r.stdout.contains("partly installed (PostToolUse)"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("Claude Code will not run these hooks: disableAllHooks is true"),
+        "{}",
+        r.stdout
+    );
+}
