@@ -39,6 +39,7 @@ fn run_hook(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let call = hook::Call {
         env: &ctx.env,
         now: ctx.now,
+        history: &ctx.history,
     };
     if let Some(doc) = hook::run(&payload, &call)? {
         out.print(&hook::render::to_json(&doc))?;

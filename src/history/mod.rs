@@ -97,6 +97,19 @@ impl Store {
         create: bool,
         now: DateTime<Utc>,
     ) -> Result<Option<Store>, Error> {
+        Store::open_waiting(settings, main, project, create, now, LOCK_WAIT_MS)
+    }
+
+    /// [`Store::open`] waiting at most `wait_ms` for another process's snapshot
+    /// (the hook waits briefly: it runs on every tool call).
+    pub fn open_waiting(
+        settings: &Settings,
+        main: &Path,
+        project: Option<&Path>,
+        create: bool,
+        now: DateTime<Utc>,
+        wait_ms: u64,
+    ) -> Result<Option<Store>, Error> {
         let Settings::On { root } = settings else {
             return Ok(None);
         };
@@ -106,7 +119,7 @@ impl Store {
             return Ok(None);
         }
         fs::create_dir_all(root).map_err(|e| store_err("cannot create the history dir", root, &e))?;
-        let lock = take_lock(&path)?;
+        let lock = take_lock(&path, wait_ms)?;
         clear_stale_ref_locks(&path);
         let mut warnings = Vec::new();
         let repo = match open_or_init(&path, &dir, project) {
@@ -197,7 +210,7 @@ fn store_err(what: &str, p: &Path, e: &std::io::Error) -> Error {
 
 /// `<store>/memctl.lock`: the store dir is made first (empty until a store is
 /// moved in), so the lock exists before the store does.
-fn take_lock(store: &Path) -> Result<File, Error> {
+fn take_lock(store: &Path, wait_ms: u64) -> Result<File, Error> {
     fs::create_dir_all(store).map_err(|e| store_err("cannot create the history store", store, &e))?;
     let lock_path = store.join("memctl.lock");
     let f = fs::OpenOptions::new()
@@ -210,7 +223,7 @@ fn take_lock(store: &Path) -> Result<File, Error> {
     loop {
         match f.try_lock() {
             Ok(()) => return Ok(f),
-            Err(fs::TryLockError::WouldBlock) if start.elapsed().as_millis() < u128::from(LOCK_WAIT_MS) => {
+            Err(fs::TryLockError::WouldBlock) if start.elapsed().as_millis() < u128::from(wait_ms) => {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
             Err(fs::TryLockError::WouldBlock) => {

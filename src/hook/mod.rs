@@ -26,6 +26,8 @@ pub const TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 pub struct Call<'a> {
     pub env: &'a Env,
     pub now: DateTime<Utc>,
+    /// Whether and where history snapshots are recorded (SPEC §8).
+    pub history: &'a crate::history::Settings,
 }
 
 /// React to one payload: `None` prints nothing.
@@ -34,12 +36,12 @@ pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         "PostToolUse" => post_tool_use(p, call),
         "SessionStart" => {
             let res = resolve(p, call.env)?;
-            record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call.now));
+            record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call));
             Ok(react::session_start(&res, call.now))
         }
         "SessionEnd" => {
             let res = resolve(p, call.env)?;
-            record_snapshot(&Snapshot::of(p, &res, "hook:SessionEnd", call.now));
+            record_snapshot(&Snapshot::of(p, &res, "hook:SessionEnd", call));
             Ok(None)
         }
         _ => Ok(None),
@@ -63,7 +65,7 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
     let Some(w) = locate(Path::new(file), &base, res.memdir.main()) else {
         return Ok(None);
     };
-    let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call.now);
+    let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
     snap.file = Some(w.rel.clone());
     record_snapshot(&snap);
     Ok(react::post_tool_use(&w, p.original(), call.now))
@@ -176,10 +178,11 @@ pub struct Snapshot<'a> {
     pub file: Option<String>,
     pub now: DateTime<Utc>,
     pub res: &'a Resolution,
+    pub history: &'a crate::history::Settings,
 }
 
 impl<'a> Snapshot<'a> {
-    fn of(p: &'a Payload, res: &'a Resolution, recorded_by: &'static str, now: DateTime<Utc>) -> Snapshot<'a> {
+    fn of(p: &'a Payload, res: &'a Resolution, recorded_by: &'static str, call: &Call<'a>) -> Snapshot<'a> {
         Snapshot {
             main_dir: res.memdir.main().to_path_buf(),
             recorded_by,
@@ -187,22 +190,53 @@ impl<'a> Snapshot<'a> {
             agent_id: p.agent_id.get(),
             tool: p.tool_name.get().filter(|_| recorded_by == "hook:PostToolUse"),
             file: None,
-            now,
+            now: call.now,
             res,
+            history: call.history,
         }
     }
 }
 
-/// Record a history snapshot of the memory dir (SPEC §8) for a hook call.
-///
-/// History is not built yet: this does nothing. It is called where §7.3 wants a
-/// snapshot (PostToolUse of a memory file, SessionStart, SessionEnd), so wiring it
-/// to `crate::history::Store::snapshot` (trigger `claude`, or `dream` for a forked
-/// agent while `.consolidate-lock` is held; details Session, Agent, Tool, File;
-/// the store's own lock tried for at most 200 ms, never `.memctl.lock`) is the
-/// only change needed. It must never fail the hook.
+/// Record a history snapshot of the memory dir (SPEC §8) for a hook call: on
+/// PostToolUse the model's write (trigger `claude`; a forked agent's write while
+/// `.consolidate-lock` exists is left to the dream label), on SessionStart and
+/// SessionEnd whatever changed outside memctl (`external`, or `dream` when the
+/// lock's mtime moved). The store's own lock is tried for at most 200 ms and
+/// `.memctl.lock` is never taken; any failure is ignored: history is advisory
+/// and the hook must never fail for it.
 pub fn record_snapshot(snap: &Snapshot) {
-    let _ = snap;
+    if !snap.main_dir.is_dir() {
+        return;
+    }
+    let project = snap.res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
+    let Ok(Some(mut store)) =
+        crate::history::Store::open_waiting(snap.history, &snap.main_dir, project.as_deref(), true, snap.now, 200)
+    else {
+        return;
+    };
+    let dreaming = snap.agent_id.is_some() && snap.main_dir.join(".consolidate-lock").exists();
+    let mut details: Vec<(&str, String)> = Vec::new();
+    for (k, v) in [
+        ("Session", snap.session_id),
+        ("Agent", snap.agent_id),
+        ("Tool", snap.tool),
+    ] {
+        if let Some(v) = v {
+            details.push((k, v.to_string()));
+        }
+    }
+    if let Some(f) = &snap.file {
+        details.push(("File", f.clone()));
+    }
+    let req = crate::history::Request {
+        trigger: None,
+        recorded_by: snap.recorded_by,
+        message: None,
+        details: &details,
+        claude: snap.recorded_by == "hook:PostToolUse" && !dreaming,
+        now: snap.now,
+    };
+    let _ = store.snapshot(&snap.main_dir, &req);
 }
 
 #[cfg(test)]

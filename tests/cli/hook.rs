@@ -557,3 +557,40 @@ fn i6_status_names_each_scope_a_missing_binary_and_what_blocks() {
         r.stdout
     );
 }
+
+#[test]
+fn h_history_records_the_models_write_as_claude_with_its_session() {
+    let e = env().index("- [A](a.md) — a thing\n").memory("a.md", GOOD);
+    let p = payload(&e, "Write", "a.md", Some(None));
+    let mut cmd = e.command();
+    cmd.arg("hook")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &p).unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    // The first snapshot of a dir is its baseline; a second write is the model's.
+    fs::write(e.dir().join("a.md"), format!("{GOOD}more\n")).unwrap();
+    let mut child = e
+        .command()
+        .arg("hook")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &p).unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    let out = e
+        .command()
+        .arg("--dir")
+        .arg(e.dir())
+        .args(["--json", "history"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let snaps = doc["snapshots"].as_array().unwrap();
+    assert_eq!(snaps[0]["trigger"], "claude", "{doc}");
+    assert_eq!(snaps[0]["session"], "s1");
+    assert_eq!(snaps[0]["recorded_by"], "hook:PostToolUse");
+    assert_eq!(snaps[1]["trigger"], "baseline");
+}
