@@ -362,6 +362,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand install 'Add memctl''s hooks to a Claude Code settings file'
@@ -380,6 +381,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --yes 'Accepted for scripts (these commands never ask)'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -394,6 +396,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --yes 'Accepted for scripts (these commands never ask)'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -403,6 +406,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -426,6 +430,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand set 'Write a memory setting into a settings file'
@@ -443,6 +448,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --yes 'Accepted for scripts (these commands never ask)'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -457,6 +463,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --yes 'Accepted for scripts (these commands never ask)'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

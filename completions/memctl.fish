@@ -52,6 +52,8 @@ complete -c memctl -n "__fish_memctl_needs_command" -f -a "diff" -d 'Show what c
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "restore" -d 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "undo" -d 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "index" -d 'Keep MEMORY.md within what Claude Code loads'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "hook" -d 'Claude Code hook: check each write into memory as it happens'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "config" -d 'Show or change Claude Code\'s memory settings and where each comes from'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l key-for -d 'Print the project key Claude Code derives from STRING (lexically)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
@@ -319,27 +321,131 @@ complete -c memctl -n "__fish_memctl_using_subcommand index; and __fish_seen_sub
 complete -c memctl -n "__fish_memctl_using_subcommand index; and __fish_seen_subcommand_from rebuild" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand index; and __fish_seen_subcommand_from help" -f -a "rebuild" -d 'Rewrite MEMORY.md to load whole within a budget, moving the least important entries into a hub file it links; no memory is ever unlinked'
 complete -c memctl -n "__fish_memctl_using_subcommand index; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "show" -d 'Show one memory'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "add" -d 'Create a memory file and its index line'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "lock" -d 'Inspect the auto-dream lock (.consolidate-lock)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "completions" -d 'Print a shell completion script'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "man" -d 'Print a man page (memctl\'s, or one command\'s)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "snapshot" -d 'Record a history snapshot of the memory dir now (nothing when unchanged)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "history" -d 'List the history snapshots of the memory dir (or of one memory), newest first'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "diff" -d 'Show what changed between two snapshots, or since the last one'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "restore" -d 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "undo" -d 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "index" -d 'Keep MEMORY.md within what Claude Code loads'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -f -a "install" -d 'Add memctl\'s hooks to a Claude Code settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -f -a "uninstall" -d 'Remove memctl\'s hooks from a Claude Code settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -f -a "status" -d 'Show where memctl\'s hooks are installed and whether Claude Code runs them'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and not __fish_seen_subcommand_from install uninstall status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l scope -d 'The settings file to edit' -r -f -a "user\t'<config home>/settings.json'
+local\t'<project>/.claude/settings.local.json'
+project\t'<project>/.claude/settings.json (usually committed)'"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s n -l dry-run -d 'Print the diff; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s y -l yes -d 'Accepted for scripts (these commands never ask)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -l scope -d 'The settings file to edit' -r -f -a "user\t'<config home>/settings.json'
+local\t'<project>/.claude/settings.local.json'
+project\t'<project>/.claude/settings.json (usually committed)'"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -s n -l dry-run -d 'Print the diff; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -s y -l yes -d 'Accepted for scripts (these commands never ask)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from status" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from status" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from status" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from status" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from status" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "install" -d 'Add memctl\'s hooks to a Claude Code settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove memctl\'s hooks from a Claude Code settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show where memctl\'s hooks are installed and whether Claude Code runs them'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -f -a "set" -d 'Write a memory setting into a settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -f -a "unset" -d 'Remove a memory setting from a settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and not __fish_seen_subcommand_from set unset help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -l scope -d 'The settings file to edit (project only for the two booleans)' -r -f -a "user\t'<config home>/settings.json'
+local\t'<project>/.claude/settings.local.json'
+project\t'<project>/.claude/settings.json (usually committed)'"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -s n -l dry-run -d 'Print the diff; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -s y -l yes -d 'Accepted for scripts (these commands never ask)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -l scope -d 'The settings file to edit' -r -f -a "user\t'<config home>/settings.json'
+local\t'<project>/.claude/settings.local.json'
+project\t'<project>/.claude/settings.json (usually committed)'"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -s n -l dry-run -d 'Print the diff; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -s y -l yes -d 'Accepted for scripts (these commands never ask)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from unset" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "set" -d 'Write a memory setting into a settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "unset" -d 'Remove a memory setting from a settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "show" -d 'Show one memory'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "add" -d 'Create a memory file and its index line'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "lock" -d 'Inspect the auto-dream lock (.consolidate-lock)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "completions" -d 'Print a shell completion script'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "man" -d 'Print a man page (memctl\'s, or one command\'s)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "snapshot" -d 'Record a history snapshot of the memory dir now (nothing when unchanged)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "history" -d 'List the history snapshots of the memory dir (or of one memory), newest first'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "diff" -d 'Show what changed between two snapshots, or since the last one'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "restore" -d 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "undo" -d 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "index" -d 'Keep MEMORY.md within what Claude Code loads'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "hook" -d 'Claude Code hook: check each write into memory as it happens'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "config" -d 'Show or change Claude Code\'s memory settings and where each comes from'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from lock" -f -a "status" -d 'Show the lock\'s state and what Claude Code\'s next acquire would do'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from index" -f -a "rebuild" -d 'Rewrite MEMORY.md to load whole within a budget, moving the least important entries into a hub file it links; no memory is ever unlinked'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "install" -d 'Add memctl\'s hooks to a Claude Code settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "uninstall" -d 'Remove memctl\'s hooks from a Claude Code settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "status" -d 'Show where memctl\'s hooks are installed and whether Claude Code runs them'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Write a memory setting into a settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove a memory setting from a settings file'
 
 # Dynamic values (memory names, types, rule ids) from `memctl __complete`.
 function __memctl_dynamic

@@ -168,6 +168,32 @@ pub fn render(map: &Map<String, Value>) -> String {
     s
 }
 
+/// The settings file of a scope.
+pub fn scope_file(scope: crate::cli::SettingsScope, res: &crate::paths::Resolution) -> Result<PathBuf, Error> {
+    match scope {
+        crate::cli::SettingsScope::User => res
+            .config_home
+            .as_ref()
+            .map(|c| std::path::Path::new(c).join("settings.json"))
+            .ok_or_else(|| {
+                Error::new(Kind::Config, "cannot find the Claude Code config home")
+                    .hint("set HOME or CLAUDE_CONFIG_DIR")
+            }),
+        crate::cli::SettingsScope::Local | crate::cli::SettingsScope::Project => {
+            let root = res.project.as_ref().map(|p| PathBuf::from(&p.root)).ok_or_else(|| {
+                Error::new(Kind::Usage, "no project to find its settings in")
+                    .hint("run it in the project, or pass --project")
+            })?;
+            let name = if scope == crate::cli::SettingsScope::Local {
+                "settings.local.json"
+            } else {
+                "settings.json"
+            };
+            Ok(root.join(".claude").join(name))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,245 @@
-//! `memctl config` (SPEC §7.5): the effective memory settings, and `set`/`unset`.
+//! `memctl config` (SPEC §7.5): the effective memory settings and their sources,
+//! and `set`/`unset` through the one settings writer ([`crate::settings_file`]).
 
 use std::process::ExitCode;
 
 use anyhow::Result;
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::cli::ConfigArgs;
+use crate::cli::{ConfigArgs, ConfigCommand, SettingsScope};
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::output::Output;
+use crate::paths::Resolution;
+use crate::settings_file::{self, Change, SettingsFile};
 
-pub fn run(_args: &ConfigArgs, _ctx: &Context, _out: &mut Output) -> Result<ExitCode> {
-    Err(Error::new(Kind::Unsupported, "memctl config is not implemented yet").into())
+const KEYS: [&str; 3] = ["autoMemoryEnabled", "autoDreamEnabled", "autoMemoryDirectory"];
+
+#[derive(Serialize)]
+struct Setting {
+    key: &'static str,
+    value: Value,
+    source: String,
+    file: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Lever {
+    name: &'static str,
+    value: Option<String>,
+    effect: &'static str,
+}
+
+#[derive(Serialize)]
+struct Shown {
+    settings: Vec<Setting>,
+    levers: Vec<Lever>,
+}
+
+#[derive(Serialize)]
+struct Written {
+    #[serde(flatten)]
+    change: Change,
+    old_dir: Option<String>,
+    old_dir_memories: Option<usize>,
+}
+
+pub fn run(args: &ConfigArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    match &args.command {
+        None => show(ctx, out),
+        Some(ConfigCommand::Set(a)) => {
+            let value = parse_value(&a.key, &a.value, a.scope, ctx)?;
+            edit(ctx, out, &a.key, Some(value), a.scope, a.dry_run)
+        }
+        Some(ConfigCommand::Unset(a)) => {
+            key(&a.key)?;
+            edit(ctx, out, &a.key, None, a.scope, a.dry_run)
+        }
+    }
+}
+
+/// Each key's effective value and where it came from.
+fn shown(res: &Resolution) -> Shown {
+    let file_of = |key: &str| {
+        res.settings.iter().rev().find_map(|s| match &s.state {
+            crate::paths::settings::State::Loaded(keys) => {
+                keys.iter().find(|(k, _, _)| k == key).map(|(_, _, f)| f.clone())
+            }
+            _ => None,
+        })
+    };
+    let settings = vec![
+        Setting {
+            key: "autoMemoryEnabled",
+            value: Value::Bool(res.enabled.value),
+            source: res.enabled.lever.clone(),
+            file: res.enabled.file.clone(),
+        },
+        Setting {
+            key: "autoDreamEnabled",
+            value: res.auto_dream.value.map_or(Value::Null, Value::Bool),
+            source: res.auto_dream.lever.clone(),
+            file: file_of("autoDreamEnabled"),
+        },
+        Setting {
+            key: "autoMemoryDirectory",
+            value: Value::String(res.shown()),
+            source: res.source.as_str().to_string(),
+            file: file_of("autoMemoryDirectory"),
+        },
+    ];
+    let levers = res
+        .enabled
+        .chain
+        .iter()
+        .map(|r| Lever {
+            name: r.rule,
+            value: r.value.clone(),
+            effect: if r.applies { "decides" } else { "no effect" },
+        })
+        .collect();
+    Shown { settings, levers }
+}
+
+fn show(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let res = ctx.resolve()?;
+    let doc = shown(&res);
+    if out.json {
+        out.emit_json(serde_json::to_value(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut text = String::new();
+    for s in &doc.settings {
+        let v = match &s.value {
+            Value::String(v) => v.clone(),
+            v => v.to_string(),
+        };
+        text.push_str(&format!("{:<20} {v}\n{:<20} from {}", s.key, "", s.source));
+        if let Some(f) = &s.file {
+            text.push_str(&format!(" ({f})"));
+        }
+        text.push('\n');
+    }
+    out.print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn key(k: &str) -> Result<&'static str, Error> {
+    KEYS.iter().copied().find(|x| *x == k).ok_or_else(|| {
+        let hint = KEYS.iter().find(|x| x.eq_ignore_ascii_case(k)).map_or_else(
+            || format!("the keys are {}", KEYS.join(", ")),
+            |x| format!("did you mean {x}?"),
+        );
+        Error::new(Kind::Usage, format!("not a memory setting: {k}")).hint(hint)
+    })
+}
+
+/// The JSON value to write, validated (SPEC §7.5).
+fn parse_value(k: &str, v: &str, scope: SettingsScope, ctx: &Context) -> Result<Value, Error> {
+    let k = key(k)?;
+    if k != "autoMemoryDirectory" {
+        return match v {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(Error::new(Kind::Usage, format!("{k} takes true or false: {v}"))
+                .hint(format!("memctl config set {k} false"))),
+        };
+    }
+    if scope == SettingsScope::Project {
+        return Err(Error::new(
+            Kind::Usage,
+            "autoMemoryDirectory cannot be set in the project's settings.json",
+        )
+        .hint("Claude Code ignores it there: a cloned repository must not redirect your memory; use --scope local or user"));
+    }
+    let home = ctx.env.home();
+    crate::paths::validate::validate_memory_path(Some(v), true, home.as_deref()).map_err(|why| {
+        Error::new(
+            Kind::InvalidInput,
+            format!("Claude Code would reject this memory dir ({why}): {v}"),
+        )
+        .hint("give an absolute path or ~/…, not a filesystem root or a UNC path")
+    })?;
+    Ok(Value::String(v.to_string()))
+}
+
+fn edit(
+    ctx: &Context,
+    out: &mut Output,
+    k: &str,
+    value: Option<Value>,
+    scope: SettingsScope,
+    dry_run: bool,
+) -> Result<ExitCode> {
+    let res = ctx.resolve()?;
+    let path = settings_file::scope_file(scope, &res)?;
+    let file = SettingsFile::open(&path)?;
+    let mut map = file.value.clone();
+    match &value {
+        Some(v) => {
+            map.insert(k.to_string(), v.clone());
+        }
+        None => {
+            map.remove(k);
+        }
+    }
+    let change = file.write(&map, dry_run)?;
+    let mut doc = Written {
+        change,
+        old_dir: None,
+        old_dir_memories: None,
+    };
+    if !dry_run {
+        let after = ctx.resolve()?;
+        warn_if_overridden(out, k, value.as_ref(), &after);
+        if after.memdir.main() != res.memdir.main() {
+            let n = crate::scan::scan(res.memdir.main()).total;
+            doc.old_dir = Some(res.shown());
+            doc.old_dir_memories = Some(n);
+            if n > 0 {
+                out.note(format!(
+                    "the memory dir moved to {}; the old dir {} still holds {n} memor{}: move the files there to keep them",
+                    after.shown(),
+                    res.shown(),
+                    if n == 1 { "y" } else { "ies" }
+                ));
+            }
+        }
+    }
+    if out.json {
+        out.emit_json(serde_json::to_value(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    out.print(&doc.change.diff)?;
+    let what = match &value {
+        Some(v) => format!("set {k} = {v}"),
+        None => format!("unset {k}"),
+    };
+    let verb = if dry_run { "would" } else { "did" };
+    let text = match (doc.change.changed || dry_run, dry_run) {
+        (true, true) => format!("{verb} {what} in {}\n", doc.change.file),
+        (true, false) => format!("{what} in {}\n", doc.change.file),
+        (false, _) => format!("{} already says so: nothing to do\n", doc.change.file),
+    };
+    out.print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A higher-priority source or an environment lever that decides otherwise.
+fn warn_if_overridden(out: &mut Output, k: &str, value: Option<&Value>, after: &Resolution) {
+    let Some(v) = value else { return };
+    let (effective, source) = match k {
+        "autoMemoryEnabled" => (Value::Bool(after.enabled.value), after.enabled.lever.clone()),
+        "autoDreamEnabled" => (
+            after.auto_dream.value.map_or(Value::Null, Value::Bool),
+            after.auto_dream.lever.clone(),
+        ),
+        _ => return,
+    };
+    if effective != *v {
+        out.warn(format!(
+            "{k} is still {effective}: {source} decides over the file just written"
+        ));
+    }
 }

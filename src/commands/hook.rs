@@ -2,7 +2,7 @@
 //! inspect memctl's entries in Claude Code's settings files.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -64,33 +64,6 @@ pub fn is_memctl_command(cmd: &str) -> bool {
 
 fn is_memctl_hook(h: &Value) -> bool {
     h.get("command").and_then(Value::as_str).is_some_and(is_memctl_command)
-}
-
-/// The settings file of a scope.
-fn scope_file(scope: SettingsScope, ctx: &Context) -> Result<PathBuf, Error> {
-    let res = ctx.resolve()?;
-    match scope {
-        SettingsScope::User => res
-            .config_home
-            .as_ref()
-            .map(|c| Path::new(c).join("settings.json"))
-            .ok_or_else(|| {
-                Error::new(Kind::Config, "cannot find the Claude Code config home")
-                    .hint("set HOME or CLAUDE_CONFIG_DIR")
-            }),
-        SettingsScope::Local | SettingsScope::Project => {
-            let root = res.project.as_ref().map(|p| PathBuf::from(&p.root)).ok_or_else(|| {
-                Error::new(Kind::Usage, "no project to find its settings in")
-                    .hint("run it in the project, or pass --project")
-            })?;
-            let name = if scope == SettingsScope::Local {
-                "settings.local.json"
-            } else {
-                "settings.json"
-            };
-            Ok(root.join(".claude").join(name))
-        }
-    }
 }
 
 /// The command written into the settings file.
@@ -201,7 +174,7 @@ struct EditReport {
 }
 
 fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, install: bool) -> Result<ExitCode> {
-    let file = scope_file(a.scope, ctx)?;
+    let file = crate::settings_file::scope_file(a.scope, &ctx.resolve()?)?;
     let sf = SettingsFile::open(&file)?;
     let new = if install {
         let cmd = command_for(a.scope)?;
@@ -289,7 +262,10 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         (SettingsScope::Project, "project"),
         (SettingsScope::Local, "local"),
     ] {
-        let Ok(file) = scope_file(scope, ctx) else {
+        let Ok(file) = ctx
+            .resolve()
+            .and_then(|res| crate::settings_file::scope_file(scope, &res))
+        else {
             continue;
         };
         let json = read_json(&file);

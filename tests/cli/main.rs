@@ -4,6 +4,7 @@ mod support;
 
 mod add;
 mod bad_input;
+mod config;
 mod contract;
 mod dream;
 mod edit;

@@ -1,0 +1,119 @@
+//! `memctl config` (SPEC §7.5): show, set, unset through the one settings writer.
+
+use std::fs;
+
+use crate::support::*;
+
+fn on(env: &Env, args: &[&str]) -> (String, String, i32) {
+    let out = env.command().args(args).output().expect("memctl runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn project() -> Env {
+    let env = Env::new().resolved();
+    let p = env.root().join("proj");
+    fs::create_dir_all(p.join(".git")).unwrap();
+    env.cwd(p)
+}
+
+#[test]
+fn set_keeps_other_keys_and_their_order_and_shows_the_source() {
+    let env = project();
+    let user = env.home().join(".claude/settings.json");
+    fs::create_dir_all(user.parent().unwrap()).unwrap();
+    fs::write(&user, "{\n  \"theme\": \"dark\",\n  \"hooks\": {}\n}\n").unwrap();
+    let (out, err, code) = on(&env, &["config", "set", "autoDreamEnabled", "false"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.ends_with(&format!("set autoDreamEnabled = false in {}\n", user.display())),
+        "{out}"
+    );
+    assert_eq!(
+        fs::read_to_string(&user).unwrap(),
+        "{\n  \"theme\": \"dark\",\n  \"hooks\": {},\n  \"autoDreamEnabled\": false\n}\n"
+    );
+    let (json, _, _) = on(&env, &["--json", "config"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["settings"][1]["key"], "autoDreamEnabled");
+    assert_eq!(doc["settings"][1]["value"], false);
+    assert_eq!(doc["settings"][1]["file"], user.display().to_string());
+    // Unset gives the file back without the key; a second unset changes nothing.
+    let (_, _, code) = on(&env, &["config", "unset", "autoDreamEnabled"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        fs::read_to_string(&user).unwrap(),
+        "{\n  \"theme\": \"dark\",\n  \"hooks\": {}\n}\n"
+    );
+    let (out, _, _) = on(&env, &["config", "unset", "autoDreamEnabled"]);
+    assert!(out.ends_with("already says so: nothing to do\n"), "{out}");
+}
+
+#[test]
+fn memory_directory_is_validated_and_never_written_to_the_project() {
+    let env = project();
+    let (_, err, code) = on(&env, &["config", "set", "autoMemoryDirectory", "/"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("memctl: Claude Code would reject this memory dir"),
+        "{err}"
+    );
+    let (_, err, code) = on(
+        &env,
+        &["config", "set", "autoMemoryDirectory", "~/m", "--scope", "project"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("a cloned repository must not redirect your memory"),
+        "{err}"
+    );
+    assert!(!env.root().join("proj/.claude/settings.json").exists());
+    let target = env.root().join("elsewhere");
+    let (_, err, code) = on(
+        &env,
+        &[
+            "config",
+            "set",
+            "autoMemoryDirectory",
+            target.to_str().unwrap(),
+            "--scope",
+            "local",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (path, _, _) = on(&env, &["path"]);
+    assert_eq!(path.trim_end(), format!("{}/", target.display()));
+}
+
+#[test]
+fn unknown_keys_and_values_are_usage_errors_and_dry_run_writes_nothing() {
+    let env = project();
+    let (_, err, code) = on(&env, &["config", "set", "automemoryenabled", "false"]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "memctl: not a memory setting: automemoryenabled\nhint: did you mean autoMemoryEnabled?\n"
+        )
+    );
+    let (_, _, code) = on(&env, &["config", "set", "autoMemoryEnabled", "no"]);
+    assert_eq!(code, 2);
+    let (out, _, code) = on(&env, &["config", "set", "autoMemoryEnabled", "false", "--dry-run"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("+  \"autoMemoryEnabled\": false"), "{out}");
+    assert!(!env.home().join(".claude/settings.json").exists());
+}
+
+#[test]
+fn a_lever_that_decides_otherwise_is_named() {
+    let env = project().env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1");
+    let (_, err, code) = on(&env, &["config", "set", "autoMemoryEnabled", "true"]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("memctl: warning: autoMemoryEnabled is still false:"),
+        "{err}"
+    );
+}
