@@ -21,6 +21,8 @@ pub fn run(args: &IndexArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
 fn rebuild_index(args: &RebuildArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let res = ctx.resolve_existing()?;
     let opts = rebuild::Options {
+        history: &ctx.history,
+        now: ctx.now,
         budget: args.budget,
         pins: &args.pin,
         hub: &args.hub,

@@ -14,6 +14,10 @@ use crate::store::Writer;
 use crate::yaml::Value;
 
 pub struct Options<'a> {
+    /// Where history stores live: a dropped line names the snapshot that still
+    /// has its file.
+    pub history: &'a crate::history::Settings,
+    pub now: chrono::DateTime<chrono::Utc>,
     pub budget: f64,
     pub pins: &'a [String],
     pub hub: &'a str,
@@ -27,6 +31,8 @@ pub struct Plan {
     pub hub: String,
     pub budget: f64,
     pub warnings: Vec<String>,
+    /// Dropped lines whose file a snapshot still has: line → (file, snapshot id).
+    pub kept_in: std::collections::BTreeMap<usize, (String, String)>,
 }
 
 pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
@@ -101,7 +107,8 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
         )
         .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
     })?;
-    let warnings = dropped_warnings(dir.index_label(), &out.dropped);
+    let kept_in = kept_in_history(dir, opts, &out.dropped);
+    let warnings = dropped_warnings(dir.index_label(), &out.dropped, &kept_in);
     Ok(Plan {
         dir: dir.clone(),
         old_index,
@@ -109,16 +116,70 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
         hub: opts.hub.to_string(),
         budget: opts.budget,
         warnings,
+        kept_in,
     })
+}
+
+/// For each dropped line whose file is gone, the newest snapshot that still has
+/// the file (the 200 newest snapshots are searched), by the dropped line's number.
+fn kept_in_history(
+    dir: &MemoryDir,
+    opts: &Options,
+    dropped: &[(usize, String, &'static str)],
+) -> std::collections::BTreeMap<usize, (String, String)> {
+    let mut found = std::collections::BTreeMap::new();
+    let gone: Vec<(usize, String)> = dropped
+        .iter()
+        .filter(|d| d.2.starts_with("the file"))
+        .filter_map(|d| {
+            crate::index::extract_links(&d.1)
+                .iter()
+                .find_map(|l| l.memory_target().map(str::to_string))
+                .map(|f| (d.0, f))
+        })
+        .collect();
+    if gone.is_empty() {
+        return found;
+    }
+    let Ok(store) = crate::history::Store::open_existing(opts.history, dir.main(), opts.now) else {
+        return found;
+    };
+    let Ok(log) = store.log() else { return found };
+    let prefix = crate::history::scope_prefix(dir);
+    for snap in log.iter().take(200) {
+        let Ok(state) = store.state(snap.id) else { continue };
+        for (line, file) in &gone {
+            let rel = format!("{prefix}{file}");
+            if !found.contains_key(line) && state.files.contains_key(rel.as_bytes()) {
+                found.insert(*line, (file.clone(), snap.short()));
+            }
+        }
+        if found.len() == gone.len() {
+            break;
+        }
+    }
+    found
 }
 
 /// One warning per dropped line, or one for all when there are more than 5 (the
 /// diff shows each).
-fn dropped_warnings(label: &str, dropped: &[(usize, String, &'static str)]) -> Vec<String> {
+fn dropped_warnings(
+    label: &str,
+    dropped: &[(usize, String, &'static str)],
+    kept_in: &std::collections::BTreeMap<usize, (String, String)>,
+) -> Vec<String> {
     if dropped.len() <= 5 {
         return dropped
             .iter()
-            .map(|(line, text, why)| format!("{label}:{line}: dropped ({why}): {}", crate::text::ellipsize(text, 100)))
+            .map(|(line, text, why)| {
+                let mut w = format!("{label}:{line}: dropped ({why}): {}", crate::text::ellipsize(text, 100));
+                if let Some((file, id)) = kept_in.get(line) {
+                    w.push_str(&format!(
+                        "; snapshot {id} still has it: memctl restore {file} --at {id}"
+                    ));
+                }
+                w
+            })
             .collect();
     }
     let gone: Vec<usize> = dropped
@@ -143,6 +204,12 @@ fn dropped_warnings(label: &str, dropped: &[(usize, String, &'static str)]) -> V
         w.push_str(&format!(", {dups} repeat a file another line links"));
     }
     w.push_str("; the diff shows each");
+    if !kept_in.is_empty() {
+        w.push_str(&format!(
+            "; history still has {} of those files (`memctl index rebuild --json` names the snapshots)",
+            kept_in.len()
+        ));
+    }
     vec![w]
 }
 
@@ -199,6 +266,8 @@ pub struct DroppedLine {
     pub line: usize,
     pub text: String,
     pub reason: &'static str,
+    /// The newest snapshot that still has the file, when history has it.
+    pub snapshot: Option<String>,
 }
 
 impl Plan {
@@ -319,6 +388,7 @@ impl Plan {
                     line: *l,
                     text: t.clone(),
                     reason: r,
+                    snapshot: self.kept_in.get(l).map(|(_, id)| id.clone()),
                 })
                 .collect(),
             added: self

@@ -245,3 +245,30 @@ fn team_rebuilds_the_team_index() {
 fn exists(d: &Path, rel: &str) -> bool {
     fs::symlink_metadata(d.join(rel)).is_ok()
 }
+
+#[test]
+fn a_dropped_line_names_the_snapshot_that_still_has_its_file() {
+    let env = Env::new()
+        .memory("feedback_a.md", &memory("feedback", "A", "a rule"))
+        .memory("feedback_b.md", &memory("feedback", "B", "b rule"))
+        .index("- [A](feedback_a.md) — a\n- [B](feedback_b.md) — b\n");
+    let d = env.dir();
+    assert_eq!(on(&env, &["snapshot"]).2, 0);
+    // Deleted by hand (not by forget): the index still links it.
+    fs::remove_file(d.join("feedback_b.md")).unwrap();
+    let (out, err, code) = on(&env, &["--json", "index", "rebuild", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    let doc = json(&out);
+    let id = doc["dropped"][0]["snapshot"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 8);
+    assert!(
+        doc["warnings"][0]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("memctl restore feedback_b.md --at {id}")),
+        "{doc}"
+    );
+    let (_, err, code) = on(&env, &["restore", "feedback_b.md", "--at", &id]);
+    assert_eq!(code, 0, "{err}");
+    assert!(d.join("feedback_b.md").is_file());
+}
