@@ -36,8 +36,8 @@ pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         "PostToolUse" => post_tool_use(p, call),
         "SessionStart" => {
             let res = resolve(p, call.env)?;
-            record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call));
-            Ok(react::session_start(&res, call.now))
+            let between = record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call));
+            Ok(react::session_start(&res, call.now, between))
         }
         "SessionEnd" => {
             let res = resolve(p, call.env)?;
@@ -204,15 +204,15 @@ impl<'a> Snapshot<'a> {
 /// lock's mtime moved). The store's own lock is tried for at most 200 ms and
 /// `.memctl.lock` is never taken; any failure is ignored: history is advisory
 /// and the hook must never fail for it.
-pub fn record_snapshot(snap: &Snapshot) {
+pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
     if !snap.main_dir.is_dir() {
-        return;
+        return None;
     }
     let project = snap.res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
     let Ok(Some(mut store)) =
         crate::history::Store::open_waiting(snap.history, &snap.main_dir, project.as_deref(), true, snap.now, 200)
     else {
-        return;
+        return None;
     };
     let dreaming = snap.agent_id.is_some() && snap.main_dir.join(".consolidate-lock").exists();
     let mut details: Vec<(&str, String)> = Vec::new();
@@ -236,7 +236,11 @@ pub fn record_snapshot(snap: &Snapshot) {
         claude: snap.recorded_by == "hook:PostToolUse" && !dreaming,
         now: snap.now,
     };
-    let _ = store.snapshot(&snap.main_dir, &req);
+    let r = store.snapshot(&snap.main_dir, &req).ok()??;
+    Some(react::Between {
+        trigger: r.trigger.as_str(),
+        files: r.changes.len(),
+    })
 }
 
 #[cfg(test)]

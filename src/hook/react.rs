@@ -323,7 +323,13 @@ fn index_write(w: &Written, before: Option<&str>) -> Option<Outcome> {
 }
 
 /// SessionStart (SPEC §7.3): what makes memories invisible now.
-pub fn session_start(res: &Resolution, now: DateTime<Utc>) -> Option<HookOutput> {
+/// What the SessionStart snapshot recorded: its trigger and how many files changed.
+pub struct Between {
+    pub trigger: &'static str,
+    pub files: usize,
+}
+
+pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Between>) -> Option<HookOutput> {
     if !res.enabled.value {
         return None;
     }
@@ -393,6 +399,23 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>) -> Option<HookOutput>
             Item::new("not linked from the index, so never loaded (`memctl lint --fix` adds the lines)")
                 .with_list(unindexed),
         );
+    }
+    // What happened between sessions (SPEC §7.3): a dream or another program.
+    if let Some(b) = between.filter(|b| matches!(b.trigger, "dream" | "external") && b.files > 0) {
+        let files = plural(b.files, "file", "files");
+        let (what, how) = if b.trigger == "dream" {
+            (
+                format!("a dream changed {files} since the last snapshot"),
+                "`memctl diff --dream` shows what; `memctl undo --dream` reverts it",
+            )
+        } else {
+            (
+                format!("{files} changed outside Claude Code since the last session"),
+                "`memctl history` and `memctl diff` show what",
+            )
+        };
+        parts.push(what.clone());
+        o.context.push(Item::new(&format!("{what}: {how}")));
     }
     if o.context.is_empty() {
         return None;

@@ -594,3 +594,40 @@ fn h_history_records_the_models_write_as_claude_with_its_session() {
     assert_eq!(snaps[0]["recorded_by"], "hook:PostToolUse");
     assert_eq!(snaps[1]["trigger"], "baseline");
 }
+
+#[test]
+fn h_session_start_reports_what_a_dream_changed_since_the_last_session() {
+    let e = env()
+        .index("- [A](a.md) — a\n- [B](b.md) — b\n")
+        .memory("a.md", GOOD)
+        .memory("b.md", GOOD);
+    let cwd = e.root().join("proj");
+    let p = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": cwd})).unwrap();
+    let start = |e: &Env| {
+        let mut child = e
+            .command()
+            .arg("hook")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &p).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(start(&e), "", "the first session records the baseline and says nothing");
+    // Between sessions a dream rewrites b.md and takes the lock.
+    fs::write(e.dir().join("b.md"), format!("{GOOD}merged\n")).unwrap();
+    fs::write(e.dir().join(".consolidate-lock"), "99999999").unwrap();
+    let out = start(&e);
+    let d: Value = serde_json::from_str(&out).unwrap();
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("a dream changed 1 file since the last snapshot"), "{ctx}");
+    assert!(ctx.contains("memctl diff --dream"), "{ctx}");
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: a dream changed 1 file since the last snapshot"
+    );
+    assert_eq!(start(&e), "", "nothing new since: quiet");
+}
