@@ -415,7 +415,7 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
             )
         };
         parts.push(what.clone());
-        o.context.push(Item::new(&format!("{what}: {how}")));
+        o.context.push(Item::new(format!("{what}: {how}")));
     }
     if o.context.is_empty() {
         return None;
