@@ -7,12 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::cli::{HookArgs, HookCommand, HookInstallArgs, SettingsScope};
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::hook;
+use crate::hook::install::{EVENTS, command_for, is_memctl_command, with_hooks, without_hooks};
 use crate::output::Output;
 use crate::settings_file::{Change, SettingsFile};
 
@@ -46,125 +47,6 @@ fn run_hook(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         out.print("\n")?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The events memctl registers, with their matchers.
-const EVENTS: [(&str, Option<&str>); 3] = [
-    ("PostToolUse", Some("Write|Edit|MultiEdit")),
-    ("SessionStart", None),
-    ("SessionEnd", None),
-];
-
-/// A command is memctl's when its first word's file name is `memctl` and its next
-/// word is `hook`.
-pub fn is_memctl_command(cmd: &str) -> bool {
-    let words = shell_words::split(cmd).unwrap_or_else(|_| cmd.split_whitespace().map(str::to_string).collect());
-    words.len() >= 2 && Path::new(&words[0]).file_name().is_some_and(|n| n == "memctl") && words[1] == "hook"
-}
-
-fn is_memctl_hook(h: &Value) -> bool {
-    h.get("command").and_then(Value::as_str).is_some_and(is_memctl_command)
-}
-
-/// The command written into the settings file.
-fn command_for(scope: SettingsScope) -> Result<String, Error> {
-    if scope == SettingsScope::Project {
-        return Ok("memctl hook".into());
-    }
-    let exe = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| Error::new(Kind::Io, format!("cannot find memctl's own path: {e}")))?;
-    let exe = exe.to_str().ok_or_else(|| {
-        Error::new(
-            Kind::InvalidInput,
-            format!("memctl's path is not valid UTF-8: {}", exe.display()),
-        )
-    })?;
-    Ok(format!("{} hook", shell_words::quote(exe)))
-}
-
-fn entry(cmd: &str, matcher: Option<&str>) -> Value {
-    let hook = json!({"type": "command", "command": cmd, "timeout": 10});
-    match matcher {
-        Some(m) => json!({"matcher": m, "hooks": [hook]}),
-        None => json!({"hooks": [hook]}),
-    }
-}
-
-fn not_shaped(file: &Path, what: &str) -> Error {
-    Error::new(Kind::Config, format!("{}: {what}", file.display()))
-        .hint("memctl edits only the shapes Claude Code writes; fix the file by hand")
-}
-
-/// `settings` with memctl's entries (idempotent).
-pub fn with_hooks(settings: &Map<String, Value>, cmd: &str, file: &Path) -> Result<Map<String, Value>, Error> {
-    let mut s = settings.clone();
-    let hooks = s.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(hooks) = hooks else {
-        return Err(not_shaped(file, "`hooks` is not an object"));
-    };
-    for (event, matcher) in EVENTS {
-        let list = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
-        let Value::Array(list) = list else {
-            return Err(not_shaped(file, &format!("`hooks.{event}` is not an array")));
-        };
-        let want = entry(cmd, matcher);
-        let ours = list
-            .iter()
-            .filter(|g| {
-                g.get("hooks")
-                    .and_then(Value::as_array)
-                    .is_some_and(|h| h.iter().any(is_memctl_hook))
-            })
-            .count();
-        if ours == 1 && list.contains(&want) {
-            continue;
-        }
-        remove_ours(list);
-        list.push(want);
-    }
-    Ok(s)
-}
-
-/// Remove memctl's hooks from an event's groups, and groups they leave empty.
-fn remove_ours(list: &mut Vec<Value>) -> bool {
-    let mut removed = false;
-    list.retain_mut(|g| {
-        let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
-            return true;
-        };
-        let before = hs.len();
-        hs.retain(|h| !is_memctl_hook(h));
-        if hs.len() != before {
-            removed = true;
-            return !hs.is_empty();
-        }
-        true
-    });
-    removed
-}
-
-/// `settings` without memctl's entries (and what they leave empty).
-pub fn without_hooks(settings: &Map<String, Value>) -> Map<String, Value> {
-    let mut s = settings.clone();
-    let Some(Value::Object(hooks)) = s.get_mut("hooks") else {
-        return s;
-    };
-    let mut touched = false;
-    hooks.retain(|_, v| {
-        let Value::Array(list) = v else {
-            return true;
-        };
-        if remove_ours(list) {
-            touched = true;
-            return !list.is_empty();
-        }
-        true
-    });
-    if touched && hooks.is_empty() {
-        s.shift_remove("hooks");
-    }
-    s
 }
 
 #[derive(Serialize)]
@@ -229,6 +111,13 @@ struct ScopeStatus {
     events: Vec<String>,
     binary: Option<String>,
     binary_exists: Option<bool>,
+}
+
+/// `hook status --json`.
+#[derive(Serialize)]
+struct StatusDoc<'a> {
+    scopes: &'a [ScopeStatus],
+    blocked_by: &'a [Blocked],
 }
 
 #[derive(Serialize)]
@@ -320,18 +209,17 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         for key in ["disableAllHooks", "allowManagedHooksOnly"] {
             if p.get(key) == Some(&Value::Bool(true)) {
                 blocked.push(Blocked {
-                    setting: if key == "disableAllHooks" {
-                        "disableAllHooks"
-                    } else {
-                        "allowManagedHooksOnly"
-                    },
+                    setting: key,
                     file: policy.to_string_lossy().into_owned(),
                 });
             }
         }
     }
     if out.json {
-        out.emit_json(json!({"scopes": scopes, "blocked_by": blocked}))?;
+        out.emit_json(serde_json::to_value(StatusDoc {
+            scopes: &scopes,
+            blocked_by: &blocked,
+        })?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut text = String::new();
@@ -361,38 +249,4 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     }
     out.print(&text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recognises_memctl_commands() {
-        assert!(is_memctl_command("/usr/local/bin/memctl hook"));
-        assert!(is_memctl_command("'/opt/my tools/memctl' hook"));
-        assert!(is_memctl_command("memctl hook"));
-        assert!(!is_memctl_command("memctl lint"));
-        assert!(!is_memctl_command("/bin/notmemctl hook"));
-        assert!(!is_memctl_command("echo memctl hook"));
-    }
-
-    #[test]
-    fn install_then_uninstall_round_trips() {
-        let f = Path::new("/s.json");
-        let orig: Map<String, Value> = serde_json::from_str(
-            r#"{"model":"opus","hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"lint.sh"}]}]},"z":1}"#,
-        )
-        .unwrap();
-        let a = with_hooks(&orig, "/bin/memctl hook", f).unwrap();
-        assert_eq!(with_hooks(&a, "/bin/memctl hook", f).unwrap(), a);
-        let b = without_hooks(&a);
-        assert_eq!(
-            serde_json::to_string(&b).unwrap(),
-            serde_json::to_string(&orig).unwrap()
-        );
-        let empty = Map::new();
-        let c = without_hooks(&with_hooks(&empty, "memctl hook", f).unwrap());
-        assert!(c.is_empty());
-    }
 }

@@ -5,6 +5,7 @@
 //! ([`render`]). Anything else (another event or tool, a path outside the memory
 //! dir) is silent.
 
+pub mod install;
 pub mod payload;
 pub mod react;
 pub mod render;

@@ -1,0 +1,164 @@
+//! memctl's entries in Claude Code's settings files (SPEC §7.4): which hooks it
+//! adds, recognising its own, and adding or removing them with every other key,
+//! value, key order and existing hook kept. Pure transforms of the parsed file;
+//! [`crate::settings_file`] reads and writes it.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::cli::SettingsScope;
+use crate::error::{Error, Kind};
+
+/// The events memctl registers, with their matchers.
+pub const EVENTS: [(&str, Option<&str>); 3] = [
+    ("PostToolUse", Some("Write|Edit|MultiEdit")),
+    ("SessionStart", None),
+    ("SessionEnd", None),
+];
+
+/// A command is memctl's when its first word's file name is `memctl` and its next
+/// word is `hook`.
+pub fn is_memctl_command(cmd: &str) -> bool {
+    let words = shell_words::split(cmd).unwrap_or_else(|_| cmd.split_whitespace().map(str::to_string).collect());
+    words.len() >= 2 && Path::new(&words[0]).file_name().is_some_and(|n| n == "memctl") && words[1] == "hook"
+}
+
+fn is_memctl_hook(h: &Value) -> bool {
+    h.get("command").and_then(Value::as_str).is_some_and(is_memctl_command)
+}
+
+/// The command written into the settings file.
+pub fn command_for(scope: SettingsScope) -> Result<String, Error> {
+    if scope == SettingsScope::Project {
+        return Ok("memctl hook".into());
+    }
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| Error::new(Kind::Io, format!("cannot find memctl's own path: {e}")))?;
+    let exe = exe.to_str().ok_or_else(|| {
+        Error::new(
+            Kind::InvalidInput,
+            format!("memctl's path is not valid UTF-8: {}", exe.display()),
+        )
+    })?;
+    Ok(format!("{} hook", shell_words::quote(exe)))
+}
+
+fn entry(cmd: &str, matcher: Option<&str>) -> Value {
+    let hook = json!({"type": "command", "command": cmd, "timeout": 10});
+    match matcher {
+        Some(m) => json!({"matcher": m, "hooks": [hook]}),
+        None => json!({"hooks": [hook]}),
+    }
+}
+
+fn not_shaped(file: &Path, what: &str) -> Error {
+    Error::new(Kind::Config, format!("{}: {what}", file.display()))
+        .hint("memctl edits only the shapes Claude Code writes; fix the file by hand")
+}
+
+/// `settings` with memctl's entries (idempotent).
+pub fn with_hooks(settings: &Map<String, Value>, cmd: &str, file: &Path) -> Result<Map<String, Value>, Error> {
+    let mut s = settings.clone();
+    let hooks = s.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(hooks) = hooks else {
+        return Err(not_shaped(file, "`hooks` is not an object"));
+    };
+    for (event, matcher) in EVENTS {
+        let list = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(list) = list else {
+            return Err(not_shaped(file, &format!("`hooks.{event}` is not an array")));
+        };
+        let want = entry(cmd, matcher);
+        let ours = list
+            .iter()
+            .filter(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_some_and(|h| h.iter().any(is_memctl_hook))
+            })
+            .count();
+        if ours == 1 && list.contains(&want) {
+            continue;
+        }
+        remove_ours(list);
+        list.push(want);
+    }
+    Ok(s)
+}
+
+/// Remove memctl's hooks from an event's groups, and groups they leave empty.
+fn remove_ours(list: &mut Vec<Value>) -> bool {
+    let mut removed = false;
+    list.retain_mut(|g| {
+        let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+            return true;
+        };
+        let before = hs.len();
+        hs.retain(|h| !is_memctl_hook(h));
+        if hs.len() != before {
+            removed = true;
+            return !hs.is_empty();
+        }
+        true
+    });
+    removed
+}
+
+/// `settings` without memctl's entries (and what they leave empty).
+pub fn without_hooks(settings: &Map<String, Value>) -> Map<String, Value> {
+    let mut s = settings.clone();
+    let Some(Value::Object(hooks)) = s.get_mut("hooks") else {
+        return s;
+    };
+    let mut touched = false;
+    hooks.retain(|_, v| {
+        let Value::Array(list) = v else {
+            return true;
+        };
+        if remove_ours(list) {
+            touched = true;
+            return !list.is_empty();
+        }
+        true
+    });
+    if touched && hooks.is_empty() {
+        s.shift_remove("hooks");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_memctl_commands() {
+        assert!(is_memctl_command("/usr/local/bin/memctl hook"));
+        assert!(is_memctl_command("'/opt/my tools/memctl' hook"));
+        assert!(is_memctl_command("memctl hook"));
+        assert!(!is_memctl_command("memctl lint"));
+        assert!(!is_memctl_command("/bin/notmemctl hook"));
+        assert!(!is_memctl_command("echo memctl hook"));
+    }
+
+    #[test]
+    fn install_then_uninstall_round_trips() {
+        let f = Path::new("/s.json");
+        let orig: Map<String, Value> = serde_json::from_str(
+            r#"{"model":"opus","hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"lint.sh"}]}]},"z":1}"#,
+        )
+        .unwrap();
+        let a = with_hooks(&orig, "/bin/memctl hook", f).unwrap();
+        assert_eq!(with_hooks(&a, "/bin/memctl hook", f).unwrap(), a);
+        let b = without_hooks(&a);
+        assert_eq!(
+            serde_json::to_string(&b).unwrap(),
+            serde_json::to_string(&orig).unwrap()
+        );
+        let empty = Map::new();
+        let c = without_hooks(&with_hooks(&empty, "memctl hook", f).unwrap());
+        assert!(c.is_empty());
+    }
+}
