@@ -285,10 +285,7 @@ fn stat_records(doc: &Doc) -> String {
     let mut text = String::new();
     for f in &doc.files {
         let file: String = f.file.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-        let change = serde_json::to_value(f.change)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let change = f.change.as_str();
         text.push_str(&format!("{file}\t{change}\t{}\t{}\n", f.lines.0, f.lines.1));
     }
     text

@@ -144,6 +144,7 @@ fn on_path(name: &str, ctx: &Context) -> bool {
 }
 
 fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let res = ctx.resolve()?;
     let mut scopes = Vec::new();
     let mut blocked = Vec::new();
     for (scope, name) in [
@@ -151,10 +152,7 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         (SettingsScope::Project, "project"),
         (SettingsScope::Local, "local"),
     ] {
-        let Ok(file) = ctx
-            .resolve()
-            .and_then(|res| crate::settings_file::scope_file(scope, &res))
-        else {
+        let Ok(file) = crate::settings_file::scope_file(scope, &res) else {
             continue;
         };
         let json = read_json(&file);

@@ -71,7 +71,7 @@ pub fn render(out: &mut Output, r: &Report, from: &str, label: &str) -> Result<E
             out.print(&format!(
                 "{}\t{}\t{}\n",
                 f.file,
-                serde_json::to_value(f.change)?.as_str().unwrap_or_default(),
+                f.change.as_str(),
                 f.mtime.as_deref().unwrap_or("")
             ))?;
         }
@@ -80,7 +80,7 @@ pub fn render(out: &mut Output, r: &Report, from: &str, label: &str) -> Result<E
     let verb = if r.dry_run { "would restore" } else { "restored" };
     let width = crate::output::terminal_width();
     for f in &r.restored {
-        let what = serde_json::to_value(f.change)?.as_str().unwrap_or_default().to_string();
+        let what = f.change.as_str().to_string();
         out.print(&format!("{verb} {} from {from} ({what})\n", f.file))?;
         if let Some(m) = &f.mtime {
             out.print(&format!("  mtime {}\n", m.replace('T', " ").replace('Z', " UTC")))?;

@@ -96,12 +96,7 @@ fn render(out: &mut Output, plan: &Plan, dry_run: bool) -> Result<ExitCode> {
     for c in &r.conflicts {
         out.warn(format!("conflict: {}: {}", c.file, c.reason));
     }
-    let kind = |k: crate::history::ChangeKind| {
-        serde_json::to_value(k)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
-    };
+    let kind = |k: crate::history::ChangeKind| k.as_str().to_string();
     if !out.stdout_tty {
         for f in &r.restored {
             out.print(&format!(

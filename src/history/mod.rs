@@ -263,7 +263,7 @@ fn open_or_init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::
     let _ = fs::remove_dir_all(&tmp);
     gix::init_bare(&tmp).map_err(|e| e.to_string())?;
     let config = tmp.join("config");
-    let mut text = fs::read_to_string(&config).unwrap_or_default();
+    let mut text = crate::fsread::read_small_text(&config).unwrap_or_default();
     text.push_str("[memctl]\n\tformat = 1\n");
     text.push_str(&format!("\tmemoryDir = {}\n", quote_config(&dir.to_string_lossy())));
     if let Some(p) = project {

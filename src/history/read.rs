@@ -58,6 +58,16 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
+    /// The word the JSON documents use (`added`, `modified`, `deleted`, `touched`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Touched => "touched",
+        }
+    }
+
     pub fn mark(self) -> char {
         match self {
             ChangeKind::Added => '+',

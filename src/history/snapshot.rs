@@ -281,9 +281,16 @@ type CacheEntry = (u64, i128, i128, u64, bool, ObjectId);
 fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEntry> {
     let mut out = HashMap::new();
     let path = store.join(CACHE);
-    let (Some(head), Ok(text), Ok(md)) = (head, fs::read_to_string(&path), fs::metadata(&path)) else {
+    // Regular files only, bounded: a FIFO put in its place never blocks a snapshot.
+    let Some(head) = head else { return out };
+    let Ok(file) = crate::fsread::open_regular(&path) else {
         return out;
     };
+    let Ok(md) = file.metadata() else { return out };
+    let Ok(bytes) = crate::fsread::read_bounded(file, 256 << 20) else {
+        return out;
+    };
+    let Ok(text) = String::from_utf8(bytes) else { return out };
     let written = tracked::mtime_ns(&md);
     let mut lines = text.lines();
     if lines.next() != Some(head.to_hex().to_string().as_str()) {
