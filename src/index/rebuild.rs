@@ -68,7 +68,9 @@ pub struct Output {
 pub struct HubOut {
     pub rel: String,
     pub text: String,
-    pub existed: bool,
+    /// The hub's text as planned from, `None` for a new hub: the write refuses
+    /// when the file no longer holds it.
+    pub old: Option<String>,
     pub changed: bool,
 }
 
@@ -277,29 +279,38 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         .collect();
     let in_hub: HashSet<String> = hub_entries.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
 
-    // 3: a canonical line for every unindexed memory, under its type's heading.
+    // 3: a canonical line for every unindexed memory, under its type's heading;
+    // the lines of one type are placed together (one pass over the text a type,
+    // not one a memory).
     let mut text = render(&items, bom);
     let mut new_files = Vec::new();
+    let mut by_type: Vec<(Option<MemoryType>, Vec<String>)> = Vec::new();
     for m in input.memories {
         if seen.contains(&m.rel) || in_hub.contains(&m.rel) || hub_rels.contains(m.rel.as_str()) {
             continue;
         }
         let line = canonical(Some(m), &m.rel);
-        if let Some(ty) = m.ty {
-            let lines: Vec<&str> = text.split_inclusive('\n').collect();
-            if place::section_end(&lines, ty.as_str()).is_none() {
+        match by_type.iter_mut().find(|(t, _)| *t == m.ty) {
+            Some((_, lines)) => lines.push(line),
+            None => by_type.push((m.ty, vec![line])),
+        }
+        new_files.push(m.rel.clone());
+    }
+    for (ty, lines) in &by_type {
+        if let Some(ty) = ty {
+            let all: Vec<&str> = text.split_inclusive('\n').collect();
+            if place::section_end(&all, ty.as_str()).is_none() {
                 // A heading of its own at the end, after one blank line.
                 text = if text.trim().is_empty() {
                     String::from(bom)
                 } else {
                     super::edit::append_line(&text, "", eol)
                 };
-                text.push_str(heading_for(ty));
+                text.push_str(heading_for(*ty));
                 text.push_str(eol);
             }
         }
-        text = place::place(&text, &line, m.ty.map(MemoryType::as_str), false).text;
-        new_files.push(m.rel.clone());
+        text = place::place(&text, &lines.join(eol), ty.map(MemoryType::as_str), false).text;
     }
     let mut items = parse(&text);
 
@@ -430,7 +441,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         .map(|h| HubOut {
             rel: h.rel.clone(),
             text: h.text.clone(),
-            existed: true,
+            old: Some(h.text.clone()),
             changed: false,
         })
         .collect();
@@ -445,7 +456,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
             hub_texts.push(HubOut {
                 rel,
                 text: new_hub(eol),
-                existed: false,
+                old: None,
                 changed: true,
             });
         }
@@ -465,16 +476,19 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
     hub_texts.sort_by_key(|h| (number(&h.rel), h.rel.clone()));
     out.hubs = hub_texts;
     out.moved = moved_files;
-    let final_lines: Vec<&str> = super::lines(&out.index);
-    for f in new_files {
-        if out.moved.iter().any(|(m, _)| *m == f) {
-            continue;
-        }
-        let needle = format!("]({})", super::encode_file(&f));
-        if let Some(n) = final_lines.iter().position(|l| l.contains(&needle)) {
-            out.added.push((f, n + 1));
+    let moved: HashSet<&str> = out.moved.iter().map(|(f, _)| f.as_str()).collect();
+    let mut first_line: BTreeMap<String, usize> = BTreeMap::new();
+    for l in super::extract_links(&out.index) {
+        if let Some(t) = l.memory_target() {
+            first_line.entry(t.to_string()).or_insert(l.line);
         }
     }
+    let added: Vec<(String, usize)> = new_files
+        .into_iter()
+        .filter(|f| !moved.contains(f.as_str()))
+        .filter_map(|f| first_line.get(&f).map(|&n| (f, n)))
+        .collect();
+    out.added = added;
     Ok(out)
 }
 

@@ -219,11 +219,10 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     let dir = plan.dir.dir().to_path_buf();
     for h in plan.out.hubs.iter().filter(|h| h.changed) {
         let path = dir.join(&h.rel);
-        if h.existed {
-            let old = crate::index::read_index_text(&path);
-            w.replace_expecting(&path, old.as_bytes(), h.text.as_bytes())?;
-        } else {
-            w.create(&path, h.text.as_bytes())?;
+        match &h.old {
+            // Against the text the plan read: a hub changed since is a conflict.
+            Some(old) => w.replace_expecting(&path, old.as_bytes(), h.text.as_bytes())?,
+            None => w.create(&path, h.text.as_bytes())?,
         }
     }
     let index = plan.dir.index_path();
@@ -288,12 +287,8 @@ impl Plan {
         let mut d = crate::diff::unified(self.index_label(), &self.old_index, &self.out.index);
         let prefix = self.index_label().strip_suffix("MEMORY.md").unwrap_or("");
         for h in self.out.hubs.iter().filter(|h| h.changed) {
-            let old = if h.existed {
-                crate::index::read_index_text(&self.dir.dir().join(&h.rel))
-            } else {
-                String::new()
-            };
-            d.push_str(&crate::diff::unified(&format!("{prefix}{}", h.rel), &old, &h.text));
+            let old = h.old.as_deref().unwrap_or_default();
+            d.push_str(&crate::diff::unified(&format!("{prefix}{}", h.rel), old, &h.text));
         }
         d
     }
