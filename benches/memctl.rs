@@ -250,6 +250,17 @@ fn main() {
     )
     .unwrap();
     hook_rows(bin, &root, startup, &mut report);
+    // The settings readers (SPEC §7.4, §7.5): one resolution and a few small files.
+    for args in ["config", "hook status"] {
+        let t = time_exec(bin, &args.split(' ').collect::<Vec<_>>(), 101);
+        writeln!(
+            report,
+            "memctl {args}: {} ({:.2}x memctl --version)",
+            secs(t),
+            t.as_secs_f64() / startup.as_secs_f64()
+        )
+        .unwrap();
+    }
     for n in sizes {
         let dir = workload(&root, n);
         let d = dir.display();
@@ -285,6 +296,7 @@ fn main() {
             "lint",
             "truncate-check",
             "dream --dry-run",
+            "index rebuild --dry-run",
         ] {
             let cmd = format!("{bin} --dir {d} {args}");
             let t = time(&cmd, runs);
