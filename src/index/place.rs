@@ -111,10 +111,19 @@ fn fenced(lines: &[&str]) -> Vec<bool> {
 /// right below the heading when it has none.
 pub(crate) fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
     let code = fenced(lines);
+    // Headings and links inside closed HTML comments do not count, as they do not
+    // for Claude Code's reader; the links come from one pass over the text.
+    let text = lines.concat();
+    let comment = super::comment_lines(&text);
+    let linked: std::collections::HashSet<usize> = super::extract_links(&text)
+        .iter()
+        .filter(|l| l.is_memory_link())
+        .map(|l| l.line - 1)
+        .collect();
     let headings: Vec<(usize, usize, &str)> = lines
         .iter()
         .enumerate()
-        .filter(|(i, _)| !code[*i])
+        .filter(|(i, _)| !code[*i] && !comment.get(*i).copied().unwrap_or(false))
         .filter_map(|(i, l)| heading(l).map(|(lv, t)| (i, lv, t)))
         .collect();
     let (start, level, _) = headings.iter().filter(|(_, _, t)| names_type(t, ty)).fold(
@@ -128,9 +137,7 @@ pub(crate) fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
         .iter()
         .find(|(i, lv, _)| *i > start && *lv <= level)
         .map_or(lines.len(), |h| h.0);
-    let last_link = (start + 1..end)
-        .rev()
-        .find(|&i| !code[i] && super::extract_links(lines[i]).iter().any(super::Link::is_memory_link));
+    let last_link = (start + 1..end).rev().find(|&i| !code[i] && linked.contains(&i));
     // After the entry's own indented lines, if it has any.
     let after = |i: usize| {
         (i + 1..end)
@@ -196,6 +203,13 @@ mod tests {
         // No section: at the end.
         let p = place("- [A](a.md) — a\n", "- [R](r.md) — r", Some("reference"), false);
         assert_eq!((p.text.as_str(), p.line), ("- [A](a.md) — a\n- [R](r.md) — r\n", 2));
+    }
+
+    #[test]
+    fn a_heading_inside_a_comment_is_no_section() {
+        let index = "<!--\n## User\n-->\n- [A](a.md) — a\n";
+        let p = place(index, "- [B](user_b.md) — b", Some("user"), false);
+        assert_eq!(p.line, 5, "{}", p.text);
     }
 
     #[test]
