@@ -79,6 +79,9 @@ pub struct Store {
     /// The memory dir's real path (the main dir: the team dir shares its store).
     dir: PathBuf,
     _lock: File,
+    /// The newest snapshot's id and state, once read (a write reads it for its
+    /// check, its before- and after-snapshot and `holds`: once, not each time).
+    head: Option<(gix::ObjectId, State)>,
     /// Warnings met on the way (a store set aside, untracked files).
     pub warnings: Vec<String>,
 }
@@ -161,6 +164,7 @@ impl Store {
             path,
             dir,
             _lock: lock,
+            head: None,
             warnings,
         };
         store.check_head(now)?;
@@ -179,7 +183,8 @@ impl Store {
     /// set it aside and start a new one.
     fn check_head(&mut self, now: DateTime<Utc>) -> Result<(), Error> {
         let Some(head) = self.head_id() else { return Ok(()) };
-        if read::load_state(&self.repo, head).is_ok() {
+        if let Ok(state) = read::load_state(&self.repo, head) {
+            self.head = Some((head, state));
             return Ok(());
         }
         let aside = set_aside(&self.path, now)?;
@@ -477,8 +482,16 @@ impl Store {
     /// these bytes (a link's target for a symlink): its copy is safe there.
     pub fn holds(&self, rel: &[u8], bytes: &[u8], link: bool) -> bool {
         let Some(head) = self.head_id() else { return false };
-        let Ok(state) = read::load_state(&self.repo, head) else {
-            return false;
+        let loaded;
+        let state = match &self.head {
+            Some((id, st)) if *id == head => st,
+            _ => match read::load_state(&self.repo, head) {
+                Ok(st) => {
+                    loaded = st;
+                    &loaded
+                }
+                Err(_) => return false,
+            },
         };
         let Some(f) = state.files.get(rel) else { return false };
         let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes);

@@ -64,15 +64,19 @@ impl Store {
     /// nothing changed.
     pub fn snapshot(&mut self, main: &Path, req: &Request) -> Result<Option<Recorded>, Error> {
         let head = self.head_id();
-        let prev = match head {
-            Some(h) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
-            None => State::default(),
+        let prev = match (head, self.head.take()) {
+            (Some(h), Some((id, st))) if id == h => st,
+            (Some(h), _) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
+            (None, _) => State::default(),
         };
         let (files, now_state, fresh) = self.scan(main, head)?;
-        if head.is_some() && now_state == prev {
+        if let Some(h) = head
+            && now_state == prev
+        {
             if !fresh.is_empty() {
                 write_cache(&self.path, head, &files, &now_state);
             }
+            self.head = Some((h, prev));
             return Ok(None);
         }
         let trigger = match (head, req.trigger) {
@@ -106,6 +110,7 @@ impl Store {
             .map_err(|e| io(self, &e.to_string()))?
             .detach();
         write_cache(&self.path, Some(id), &files, &now_state);
+        self.head = Some((id, now_state));
         Ok(Some(Recorded { id, trigger, changes }))
     }
 
