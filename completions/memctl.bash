@@ -64,8 +64,14 @@ _memctl() {
             memctl,path)
                 cmd="memctl__subcmd__path"
                 ;;
+            memctl,projects)
+                cmd="memctl__subcmd__projects"
+                ;;
             memctl,restore)
                 cmd="memctl__subcmd__restore"
+                ;;
+            memctl,search)
+                cmd="memctl__subcmd__search"
                 ;;
             memctl,show)
                 cmd="memctl__subcmd__show"
@@ -145,8 +151,14 @@ _memctl() {
             memctl__subcmd__help,path)
                 cmd="memctl__subcmd__help__subcmd__path"
                 ;;
+            memctl__subcmd__help,projects)
+                cmd="memctl__subcmd__help__subcmd__projects"
+                ;;
             memctl__subcmd__help,restore)
                 cmd="memctl__subcmd__help__subcmd__restore"
+                ;;
+            memctl__subcmd__help,search)
+                cmd="memctl__subcmd__help__subcmd__search"
                 ;;
             memctl__subcmd__help,show)
                 cmd="memctl__subcmd__help__subcmd__show"
@@ -180,6 +192,9 @@ _memctl() {
                 ;;
             memctl__subcmd__help__subcmd__lock,status)
                 cmd="memctl__subcmd__help__subcmd__lock__subcmd__status"
+                ;;
+            memctl__subcmd__help__subcmd__projects,merge)
+                cmd="memctl__subcmd__help__subcmd__projects__subcmd__merge"
                 ;;
             memctl__subcmd__hook,help)
                 cmd="memctl__subcmd__hook__subcmd__help"
@@ -229,6 +244,18 @@ _memctl() {
             memctl__subcmd__lock__subcmd__help,status)
                 cmd="memctl__subcmd__lock__subcmd__help__subcmd__status"
                 ;;
+            memctl__subcmd__projects,help)
+                cmd="memctl__subcmd__projects__subcmd__help"
+                ;;
+            memctl__subcmd__projects,merge)
+                cmd="memctl__subcmd__projects__subcmd__merge"
+                ;;
+            memctl__subcmd__projects__subcmd__help,help)
+                cmd="memctl__subcmd__projects__subcmd__help__subcmd__help"
+                ;;
+            memctl__subcmd__projects__subcmd__help,merge)
+                cmd="memctl__subcmd__projects__subcmd__help__subcmd__merge"
+                ;;
             *)
                 ;;
         esac
@@ -236,7 +263,7 @@ _memctl() {
 
     case "${cmd}" in
         memctl)
-            opts="-h -V --dir --project --team --json --color --no-history --help --version path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help"
+            opts="-h -V --dir --project --team --json --color --no-history --help --version path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -710,7 +737,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help)
-            opts="path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help"
+            opts="path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1045,7 +1072,49 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__help__subcmd__projects)
+            opts="merge"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__projects__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1476,7 +1545,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__lint)
-            opts="-f -n -h --format --list-rules --explain --summary --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --dir --project --team --json --color --no-history --help"
+            opts="-f -n -h --format --list-rules --explain --summary --strict --fix --dry-run --rule --disable --min-severity --warn-at --force --all-projects --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1536,7 +1605,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__list)
-            opts="-t -f -h --type --format --all --dir --project --team --json --color --no-history --help"
+            opts="-t -f -h --type --format --all --all-projects --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1757,6 +1826,112 @@ _memctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memctl__subcmd__projects)
+            opts="-h --all --dir --project --team --json --color --no-history --help merge help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__projects__subcmd__help)
+            opts="merge help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__projects__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__projects__subcmd__help__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__projects__subcmd__merge)
+            opts="-n -y -h --dry-run --yes --force --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memctl__subcmd__restore)
             opts="-n -h --at --dry-run --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1765,6 +1940,54 @@ _memctl() {
             fi
             case "${prev}" in
                 --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__search)
+            opts="-t -l -h --all-projects --type --limit --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1866,7 +2089,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__truncate__subcmd__check)
-            opts="-h --print-loaded --warn-at --dir --project --team --json --color --no-history --help"
+            opts="-h --print-loaded --warn-at --all-projects --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -48,6 +48,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand index 'Keep MEMORY.md within what Claude Code loads'
             cand hook 'Claude Code hook: check each write into memory as it happens'
             cand config 'Show or change Claude Code''s memory settings and where each comes from'
+            cand projects 'Every memory dir on this machine: sizes, index budget, and what is stranded'
+            cand search 'Find memories by words in their name, description or body'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -73,6 +75,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'
             cand --all 'Lift Claude Code''s 200-file cap'
+            cand --all-projects 'List the memories of every project (see `memctl projects`), grouped by project'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -96,6 +99,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'
             cand --print-loaded 'Print exactly the text Claude Code loads, and nothing else'
+            cand --all-projects 'Check the index of every project (see `memctl projects`)'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -120,6 +124,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -n 'With --fix: print unified diffs and write nothing'
             cand --dry-run 'With --fix: print unified diffs and write nothing'
             cand --force 'With --fix: write even while a live auto-dream holds the lock'
+            cand --all-projects 'Lint every project''s memory dir (see `memctl projects`); exit 1 when any has findings'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -478,6 +483,57 @@ set edit:completion:arg-completer[memctl] = {|@words|
         }
         &'memctl;config;help;help'= {
         }
+        &'memctl;projects'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --all 'Include memory dirs that hold no memories'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand merge 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;projects;merge'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Print what would move; change nothing'
+            cand --dry-run 'Print what would move; change nothing'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --force 'Write even while a live auto-dream holds either lock'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;projects;help'= {
+            cand merge 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memctl;projects;help;merge'= {
+        }
+        &'memctl;projects;help;help'= {
+        }
+        &'memctl;search'= {
+            cand -t 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)'
+            cand --type 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)'
+            cand -l 'Show at most N results'
+            cand --limit 'Show at most N results'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --all-projects 'Search the memory dirs of every project (see `memctl projects`)'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
@@ -499,6 +555,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand index 'Keep MEMORY.md within what Claude Code loads'
             cand hook 'Claude Code hook: check each write into memory as it happens'
             cand config 'Show or change Claude Code''s memory settings and where each comes from'
+            cand projects 'Every memory dir on this machine: sizes, index budget, and what is stranded'
+            cand search 'Find memories by words in their name, description or body'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -561,6 +619,13 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;config;set'= {
         }
         &'memctl;help;config;unset'= {
+        }
+        &'memctl;help;projects'= {
+            cand merge 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
+        }
+        &'memctl;help;projects;merge'= {
+        }
+        &'memctl;help;search'= {
         }
         &'memctl;help;help'= {
         }

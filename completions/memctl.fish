@@ -54,6 +54,8 @@ complete -c memctl -n "__fish_memctl_needs_command" -f -a "undo" -d 'Revert the 
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "index" -d 'Keep MEMORY.md within what Claude Code loads'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "hook" -d 'Claude Code hook: check each write into memory as it happens'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "config" -d 'Show or change Claude Code\'s memory settings and where each comes from'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "projects" -d 'Every memory dir on this machine: sizes, index budget, and what is stranded'
+complete -c memctl -n "__fish_memctl_needs_command" -f -a "search" -d 'Find memories by words in their name, description or body'
 complete -c memctl -n "__fish_memctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l key-for -d 'Print the project key Claude Code derives from STRING (lexically)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand path" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
@@ -79,6 +81,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand list" -l color -d 'When to
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l all -d 'Lift Claude Code\'s 200-file cap'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -l all-projects -d 'List the memories of every project (see `memctl projects`), grouped by project'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -100,6 +103,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l color -
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l print-loaded -d 'Print exactly the text Claude Code loads, and nothing else'
+complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l all-projects -d 'Check the index of every project (see `memctl projects`)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -126,6 +130,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -l strict -d 'Warnin
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l fix -d 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s n -l dry-run -d 'With --fix: print unified diffs and write nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l force -d 'With --fix: write even while a live auto-dream holds the lock'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l all-projects -d 'Lint every project\'s memory dir (see `memctl projects`); exit 1 when any has findings'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -418,27 +423,67 @@ complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_su
 complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "set" -d 'Write a memory setting into a settings file'
 complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "unset" -d 'Remove a memory setting from a settings file'
 complete -c memctl -n "__fish_memctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "show" -d 'Show one memory'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "add" -d 'Create a memory file and its index line'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "lock" -d 'Inspect the auto-dream lock (.consolidate-lock)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "completions" -d 'Print a shell completion script'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "man" -d 'Print a man page (memctl\'s, or one command\'s)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "snapshot" -d 'Record a history snapshot of the memory dir now (nothing when unchanged)'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "history" -d 'List the history snapshots of the memory dir (or of one memory), newest first'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "diff" -d 'Show what changed between two snapshots, or since the last one'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "restore" -d 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "undo" -d 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "index" -d 'Keep MEMORY.md within what Claude Code loads'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "hook" -d 'Claude Code hook: check each write into memory as it happens'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "config" -d 'Show or change Claude Code\'s memory settings and where each comes from'
-complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l all -d 'Include memory dirs that hold no memories'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "merge" -d 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -s n -l dry-run -d 'Print what would move; change nothing'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l force -d 'Write even while a live auto-dream holds either lock'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand search" -s t -l type -d 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)' -r
+complete -c memctl -n "__fish_memctl_using_subcommand search" -s l -l limit -d 'Show at most N results' -r
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even when NO_COLOR is set'
+never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l all-projects -d 'Search the memory dirs of every project (see `memctl projects`)'
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l team -d 'Operate on the team memory dir (<memdir>team/)'
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+complete -c memctl -n "__fish_memctl_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "path" -d 'Print the memory dir Claude Code uses for this project'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "list" -d 'List memories in Claude Code\'s scan order'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "show" -d 'Show one memory'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "truncate-check" -d 'Report exactly what Claude Code loads from MEMORY.md, and what it drops'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "lint" -d 'Check the memory dir for everything that makes Claude Code lose or misread memories'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "add" -d 'Create a memory file and its index line'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "forget" -d 'Remove memories and their index lines, keeping a copy in .trash/'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "edit" -d 'Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "lock" -d 'Inspect the auto-dream lock (.consolidate-lock)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "completions" -d 'Print a shell completion script'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "man" -d 'Print a man page (memctl\'s, or one command\'s)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "dream" -d 'Preview auto-dream: whether it would run now, and a consolidation plan'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "snapshot" -d 'Record a history snapshot of the memory dir now (nothing when unchanged)'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "history" -d 'List the history snapshots of the memory dir (or of one memory), newest first'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "diff" -d 'Show what changed between two snapshots, or since the last one'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "restore" -d 'Bring back one memory as a snapshot (or .trash/) has it: bytes, mtime, index line'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "undo" -d 'Revert the changes of a snapshot (default: the newest), or of the last dream run'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "index" -d 'Keep MEMORY.md within what Claude Code loads'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "hook" -d 'Claude Code hook: check each write into memory as it happens'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "config" -d 'Show or change Claude Code\'s memory settings and where each comes from'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "projects" -d 'Every memory dir on this machine: sizes, index budget, and what is stranded'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "search" -d 'Find memories by words in their name, description or body'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and not __fish_seen_subcommand_from path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from lock" -f -a "status" -d 'Show the lock\'s state and what Claude Code\'s next acquire would do'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from index" -f -a "rebuild" -d 'Rewrite MEMORY.md to load whole within a budget, moving the least important entries into a hub file it links; no memory is ever unlinked'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "install" -d 'Add memctl\'s hooks to a Claude Code settings file'
@@ -446,6 +491,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subc
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "status" -d 'Show where memctl\'s hooks are installed and whether Claude Code runs them'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Write a memory setting into a settings file'
 complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove a memory setting from a settings file'
+complete -c memctl -n "__fish_memctl_using_subcommand help; and __fish_seen_subcommand_from projects" -f -a "merge" -d 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
 
 # Dynamic values (memory names, types, rule ids) from `memctl __complete`.
 function __memctl_dynamic
@@ -455,6 +501,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand show" -f -a "(__memctl_dyn
 complete -c memctl -n "__fish_memctl_using_subcommand edit" -f -a "(__memctl_dynamic)"
 complete -c memctl -n "__fish_memctl_using_subcommand forget" -f -a "(__memctl_dynamic)"
 complete -c memctl -n "__fish_memctl_using_subcommand list" -s t -l type -r -f -a "(__memctl_dynamic)"
+complete -c memctl -n "__fish_memctl_using_subcommand search" -s t -l type -r -f -a "(__memctl_dynamic)"
 complete -c memctl -n "__fish_memctl_using_subcommand add" -s t -l type -r -f -a "(__memctl_dynamic)"
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l rule -r -f -a "(__memctl_dynamic)"
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l disable -r -f -a "(__memctl_dynamic)"

@@ -149,6 +149,80 @@ pub enum Command {
     /// Show or change Claude Code's memory settings and where each comes from
     #[command(after_long_help = examples::CONFIG)]
     Config(ConfigArgs),
+    /// Every memory dir on this machine: sizes, index budget, and what is stranded
+    ///
+    /// One row per memory dir (Claude Code's `projects/*/memory/`, `autoMemoryDirectory`
+    /// targets, and dirs known to memctl's history), with flags for orphaned, moved,
+    /// split, shared-key, redirected and disabled projects.
+    #[command(after_long_help = examples::PROJECTS)]
+    Projects(ProjectsArgs),
+    /// Find memories by words in their name, description or body
+    #[command(after_long_help = examples::SEARCH)]
+    Search(SearchArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ProjectsArgs {
+    /// Move the memories of one memory dir into another
+    #[command(subcommand)]
+    pub command: Option<ProjectsCommand>,
+
+    /// Include memory dirs that hold no memories
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProjectsCommand {
+    /// Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)
+    ///
+    /// FROM and INTO are each an existing directory, a key under <config home>/projects/
+    /// (a key begins with `-`, so put `--` before it), or a project path.
+    #[command(after_long_help = examples::PROJECTS_MERGE)]
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The memory dir to empty: a dir, a key or a project path
+    #[arg(value_name = "FROM", value_hint = ValueHint::DirPath)]
+    pub from: OsString,
+
+    /// The memory dir that receives the memories: a dir, a key or a project path
+    #[arg(value_name = "INTO", value_hint = ValueHint::DirPath)]
+    pub into: OsString,
+
+    /// Print what would move; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required without a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+
+    /// Write even while a live auto-dream holds either lock
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Words every match must contain (case-insensitive, accents folded)
+    #[arg(value_name = "QUERY", required = true, num_args = 1..)]
+    pub query: Vec<String>,
+
+    /// Search the memory dirs of every project (see `memctl projects`)
+    #[arg(long)]
+    pub all_projects: bool,
+
+    /// Only these types: user, feedback, project, reference, none (repeatable or comma-separated)
+    #[arg(long = "type", short = 't', value_name = "T", value_delimiter = ',')]
+    pub types: Vec<String>,
+
+    /// Show at most N results
+    #[arg(long, short = 'l', value_name = "N", default_value_t = 20)]
+    pub limit: usize,
 }
 
 #[derive(Debug, Args)]
@@ -425,6 +499,10 @@ pub struct ListArgs {
     /// Lift Claude Code's 200-file cap
     #[arg(long)]
     pub all: bool,
+
+    /// List the memories of every project (see `memctl projects`), grouped by project
+    #[arg(long)]
+    pub all_projects: bool,
 }
 
 #[derive(Debug, Args)]
@@ -451,6 +529,10 @@ pub struct TruncateCheckArgs {
     /// Also exit 1 when lines or units reach PERCENT of a cap
     #[arg(long, value_name = "PERCENT", value_parser = crate::text::parse_percent)]
     pub warn_at: Option<f64>,
+
+    /// Check the index of every project (see `memctl projects`)
+    #[arg(long, conflicts_with_all = ["path", "print_loaded"])]
+    pub all_projects: bool,
 }
 
 /// Output formats of `lint`.
@@ -523,6 +605,10 @@ pub struct LintArgs {
     /// With --fix: write even while a live auto-dream holds the lock
     #[arg(long, requires = "fix")]
     pub force: bool,
+
+    /// Lint every project's memory dir (see `memctl projects`); exit 1 when any has findings
+    #[arg(long, conflicts_with_all = ["fix", "list_rules", "explain"])]
+    pub all_projects: bool,
 }
 
 #[derive(Debug, Args)]
@@ -695,6 +781,29 @@ pub struct DreamArgs {
 /// The EXAMPLES of each command's long help and man page: a two-space line says what
 /// the four-space command under it does.
 mod examples {
+    pub const PROJECTS: &str = "\
+Examples:
+  Every project with memories, newest change first:
+    memctl projects
+  Also the empty ones, as JSON:
+    memctl projects --all --json
+  Projects whose index Claude Code cuts:
+    memctl projects | awk -F'\\t' '$5 == \"true\"'";
+
+    pub const PROJECTS_MERGE: &str = "\
+Examples:
+  A repository moved from ~/old/app to ~/src/app; bring its memories along:
+    memctl projects merge ~/old/app ~/src/app --dry-run
+  By key (a key begins with -, so it follows --):
+    memctl projects merge -- -home-alice-old-app ~/src/app";
+
+    pub const SEARCH: &str = "\
+Examples:
+  Memories about the deploy freeze:
+    memctl search deploy freeze
+  Only feedback, across every project:
+    memctl search --all-projects -t feedback testing";
+
     pub const PATH: &str = "\
 Examples:
   Change into this project's memory dir:

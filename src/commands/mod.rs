@@ -15,7 +15,9 @@ mod list;
 mod lock;
 mod man;
 mod path;
+mod projects;
 mod restore;
+mod search;
 mod show;
 mod snapshot;
 mod truncate_check;
@@ -49,6 +51,8 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Undo(args) => undo::run(args, ctx, out),
         Command::Hook(args) => hook::run(args, ctx, out),
         Command::Config(args) => config::run(args, ctx, out),
+        Command::Projects(args) => projects::run(args, ctx, out),
+        Command::Search(args) => search::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }
