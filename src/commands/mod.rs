@@ -16,6 +16,7 @@ mod lock;
 mod man;
 mod path;
 mod projects;
+mod projects_merge;
 mod restore;
 mod search;
 mod show;
@@ -27,7 +28,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::cli::Command;
+use crate::cli::{Command, ProjectsCommand};
 use crate::context::Context;
 use crate::output::Output;
 
@@ -51,7 +52,10 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Undo(args) => undo::run(args, ctx, out),
         Command::Hook(args) => hook::run(args, ctx, out),
         Command::Config(args) => config::run(args, ctx, out),
-        Command::Projects(args) => projects::run(args, ctx, out),
+        Command::Projects(args) => match &args.command {
+            Some(ProjectsCommand::Merge(merge)) => projects_merge::run(merge, ctx, out),
+            None => projects::run(args, ctx, out),
+        },
         Command::Search(args) => search::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
