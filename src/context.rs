@@ -7,6 +7,7 @@ use crate::cli::Cli;
 use crate::error::{Error, Kind};
 use crate::paths::{self, Env, Request, Resolution};
 
+#[derive(Clone)]
 pub struct Context {
     pub request: Request,
     pub env: Env,

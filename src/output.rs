@@ -241,6 +241,9 @@ pub struct Output {
     pub color_stderr: bool,
     /// Warnings collected for the JSON document's `warnings` array.
     pub warnings: Vec<String>,
+    /// Under `--all-projects`: each command's JSON document is kept here, to be
+    /// printed as one array, instead of being printed on its own.
+    collected: Option<Vec<Value>>,
 }
 
 impl Output {
@@ -254,7 +257,18 @@ impl Output {
             color_stdout: !json && use_color(color, stdout_tty, no_color.as_deref()),
             color_stderr: use_color(color, io::stderr().is_terminal(), no_color.as_deref()),
             warnings: Vec::new(),
+            collected: None,
         }
+    }
+
+    /// From now on, [`Output::emit_json`] keeps documents instead of printing them.
+    pub fn collect_json(&mut self) {
+        self.collected.get_or_insert_with(Vec::new);
+    }
+
+    /// The documents kept since [`Output::collect_json`]; printing resumes.
+    pub fn take_collected(&mut self) -> Vec<Value> {
+        self.collected.take().unwrap_or_default()
     }
 
     /// Prompts are allowed: stdin and stderr are terminals and `--json` is absent.
@@ -319,6 +333,10 @@ impl Output {
     pub fn emit_json(&mut self, mut doc: Value) -> io::Result<()> {
         if let Value::Object(map) = &mut doc {
             map.insert("warnings".into(), Value::from(std::mem::take(&mut self.warnings)));
+        }
+        if let Some(kept) = &mut self.collected {
+            kept.push(doc);
+            return Ok(());
         }
         serde_json::to_writer_pretty(&mut self.stdout, &doc)?;
         self.stdout.write_all(b"\n")
