@@ -109,7 +109,10 @@ fn finish(
     plan: &Plan,
     warnings: &[String],
 ) -> Result<ExitCode> {
-    for w in plan_warnings(plan).into_iter().chain(warnings.iter().cloned()) {
+    for w in plan_warnings(plan, args.dry_run || plan.moves.is_empty())
+        .into_iter()
+        .chain(warnings.iter().cloned())
+    {
         out.warn(w);
     }
     if out.json {
@@ -144,13 +147,15 @@ fn finish(
 }
 
 /// Warnings about the result: a cut index, moved files with no index line.
-fn plan_warnings(plan: &Plan) -> Vec<String> {
+fn plan_warnings(plan: &Plan, planned: bool) -> Vec<String> {
     let mut w = Vec::new();
     if plan.target_truncated {
         w.push(format!(
-            "MEMORY.md in {} would be cut after the merge ({}): Claude Code would not load all of it; run `memctl --dir {} index rebuild`",
+            "MEMORY.md in {} {} cut after the merge ({}): Claude Code {} not load all of it; run `memctl --dir {} index rebuild`",
             with_sep(plan.into.main()),
+            if planned { "would be" } else { "is" },
             plan.target_reason.as_deref().unwrap_or("over a cap"),
+            if planned { "would" } else { "does" },
             plan.into.main().display(),
         ));
     }
