@@ -188,11 +188,10 @@ fn plan_text(from: &Located, into: &Located, plan: &Plan, dry_run: bool) -> Stri
                 m.file
             ),
             Action::Renamed => format!(
-                "  {:<17} {} to {} (INTO has a different {})\n",
+                "  {:<17} {} to {} (INTO's differs)\n",
                 verb("renamed", "rename"),
                 m.file,
                 m.to,
-                m.file
             ),
         });
     }

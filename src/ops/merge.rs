@@ -99,9 +99,10 @@ pub fn locate(arg: &OsStr, env: &Env) -> Result<Located, Error> {
         };
         let res = paths::resolve(&req, &env)?;
         let root = res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
+        let shown = res.project.as_ref().map_or(path, |p| PathBuf::from(&p.root));
         return Ok(Located {
             dir: MemoryDir::open(res.memdir.main(), Scope::Main),
-            named: Named::Project(path),
+            named: Named::Project(shown),
             project: root,
         });
     }

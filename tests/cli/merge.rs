@@ -169,8 +169,8 @@ fn a_moved_repository_is_merged_by_key_into_the_project() {
             "from {old}/ (key -home-alice-old-app)
 into {new}/ (memory dir of project {project})
   moved             feedback_testing.md
-  renamed           project_goals.md to project_goals-2.md (INTO has a different project_goals.md)
-  renamed           reference_board.md to reference_board-3.md (INTO has a different reference_board.md)
+  renamed           project_goals.md to project_goals-2.md (INTO's differs)
+  renamed           reference_board.md to reference_board-3.md (INTO's differs)
   merged identical  user_profile.md (INTO has the same bytes)
   kept              logs/ (logs stay)
   kept              notes.txt (not a memory)
