@@ -96,7 +96,14 @@ fn confirm(args: &MergeArgs, out: &mut Output, from: &Located, into: &Located, p
     out.print(&diffs(plan))?;
     out.flush()?;
     Ok(crate::prompt::yes_no(
-        &format!("Move {} memories into {}?", plan.moves.len(), with_sep(into.dir.main())),
+        &format!(
+            "Move {} into {}?",
+            match plan.moves.len() {
+                1 => "1 memory".to_string(),
+                n => format!("{n} memories"),
+            },
+            with_sep(into.dir.main())
+        ),
         false,
     )?)
 }
