@@ -201,7 +201,7 @@ pub struct MergeArgs {
     #[arg(long, short = 'y')]
     pub yes: bool,
 
-    /// Write even while a live auto-dream holds either lock
+    /// Write even while a live auto-dream holds either lock, or when the merged index lines would be cut
     #[arg(long)]
     pub force: bool,
 }

@@ -32,7 +32,7 @@ pub fn place(index: &str, line: &str, ty: Option<&str>, at_top: bool) -> Placed 
         let text = append_line(index, line, eol);
         let n = super::lines(&text)
             .iter()
-            .rposition(|l| l.trim_end() == line)
+            .rposition(|l| l.trim_end() == line.trim_end())
             .map_or(1, |i| i + 1);
         return Placed { text, line: n };
     };
@@ -203,6 +203,9 @@ mod tests {
         // No section: at the end.
         let p = place("- [A](a.md) — a\n", "- [R](r.md) — r", Some("reference"), false);
         assert_eq!((p.text.as_str(), p.line), ("- [A](a.md) — a\n- [R](r.md) — r\n", 2));
+        // A line with trailing spaces (an index line as a file has it) is found again.
+        let p = place("- [A](a.md) — a\n", "- [R](r.md) — r ", None, false);
+        assert_eq!(p.line, 2);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod add;
 pub mod forget;
+pub mod merge;
 pub mod place;
 pub mod rebuild;
 pub mod restore;

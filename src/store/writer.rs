@@ -241,24 +241,45 @@ impl Writer {
     }
 
     /// Open writers on two memory dirs, taking their locks in the byte order of
-    /// their real paths, so two commands that write both never deadlock.
+    /// their real paths, so two commands that write both never deadlock. Each dir
+    /// records its own history (`ra` for `a`, `rb` for `b`).
     pub fn open_two(
         a: &MemoryDir,
         b: &MemoryDir,
         now: DateTime<Utc>,
         force: bool,
-        rec: &Recording,
+        (ra, rb): (&Recording, &Recording),
     ) -> Result<(Writer, Writer), Error> {
         create_dir(a.dir())?;
         create_dir(b.dir())?;
         let key = |d: &MemoryDir| fs::canonicalize(d.main()).unwrap_or_else(|_| d.main().to_path_buf());
         if key(a).as_os_str().as_encoded_bytes() <= key(b).as_os_str().as_encoded_bytes() {
-            let wa = Writer::open(a, now, force, rec)?;
-            Ok((wa, Writer::open(b, now, force, rec)?))
+            let wa = Writer::open(a, now, force, ra)?;
+            Ok((wa, Writer::open(b, now, force, rb)?))
         } else {
-            let wb = Writer::open(b, now, force, rec)?;
-            Ok((Writer::open(a, now, force, rec)?, wb))
+            let wb = Writer::open(b, now, force, rb)?;
+            Ok((Writer::open(a, now, force, ra)?, wb))
         }
+    }
+
+    /// Create `target` (which must not exist) with `content` and the modification
+    /// time `mtime_ns`, parent dirs made (0700): the temp file gets the bytes and
+    /// the mtime before it is renamed into place, so the file never shows another
+    /// mtime (`projects merge` keeps a moved memory's age and scan order). An entry
+    /// that appears at `target` meanwhile is `exists`, and nothing is written.
+    pub fn create_at(&mut self, target: &Path, content: &[u8], mtime_ns: i128) -> Result<(), Error> {
+        ensure_ancestor_contained(self.dir.dir(), target)?;
+        if let Some(parent) = target.parent() {
+            create_dir(parent)?;
+        }
+        self.ensure_parent_contained(target)?;
+        let absent = || fs::symlink_metadata(target).is_err();
+        if !absent() || !write_checked_at(self.dir.dir(), target, content, &absent, Some(system_time(mtime_ns)))? {
+            return Err(Error::new(Kind::Exists, format!("file exists: {}", target.display()))
+                .hint("another program created it meanwhile; run the command again"));
+        }
+        self.created.push(target.to_path_buf());
+        Ok(())
     }
 
     pub fn memdir(&self) -> &MemoryDir {

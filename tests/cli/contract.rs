@@ -226,6 +226,25 @@ fn write_commands() {
     fs::remove_file(env.dir().join("untyped.md")).unwrap();
     set_age(&env.dir().join(".consolidate-lock"), 1.0);
     check("undo", env, &["undo", "--dream", "--yes", "--json"]);
+    // projects merge of the example dir into a second memory dir that already
+    // has one of its files (same bytes) and another under its name (other bytes).
+    let env = fixture();
+    let into = env.root().join("into");
+    write_aged(&into.join("MEMORY.md"), b"# Memory\n\n## User\n", 24.0);
+    let first = fs::read_dir(env.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("user_") && n.ends_with(".md"))
+        .min()
+        .unwrap();
+    fs::copy(env.dir().join(&first), into.join(&first)).unwrap();
+    write_aged(&into.join("feedback_testing_policy.md"), b"other bytes\n", 24.0);
+    let (from, to) = (env.dir().display().to_string(), into.display().to_string());
+    check(
+        "projects-merge",
+        env,
+        &["projects", "merge", "--yes", "--force", "--json", &from, &to],
+    );
     let env = fixture();
     let editor = script(&env, "editor.sh", "printf '\\nEdited.\\n' >> \"$1\"");
     let env = env.env("EDITOR", editor);

@@ -18,6 +18,7 @@ mod lint;
 mod lint_fix;
 mod list;
 mod lock;
+mod merge;
 mod path;
 mod restore;
 mod safety;

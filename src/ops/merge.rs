@@ -1,0 +1,888 @@
+//! `projects merge` (SPEC §9): every memory of one memory dir moves into another.
+//! [`locate`] turns FROM and INTO into memory dirs, [`plan`] reads both dirs and
+//! decides every move and both indexes (writes nothing), [`apply`] carries the plan
+//! out through one [`Writer`] per dir.
+
+use std::collections::{BTreeSet, HashSet};
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Kind};
+use crate::index::load::load;
+use crate::index::place::{cut_targets, place};
+use crate::memdir::{INDEX, MemoryDir, Scope};
+use crate::memory::MemoryType;
+use crate::paths::{self, Env, Request};
+use crate::store::{self, Writer};
+use crate::{frontmatter, fsread, index};
+
+/// The largest memory file a merge moves (memctl choice; a larger one stays).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// How FROM or INTO was understood (SPEC §9: a dir first, then a key, then a
+/// project path).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Named {
+    /// An existing directory, taken as the memory dir itself.
+    Dir,
+    /// A key under `<config home>/projects/`.
+    Key(String),
+    /// A project path, resolved as Claude Code does.
+    Project(PathBuf),
+}
+
+/// FROM or INTO as a memory dir.
+#[derive(Clone, Debug)]
+pub struct Located {
+    pub dir: MemoryDir,
+    pub named: Named,
+    /// The project root, recorded in a new history store.
+    pub project: Option<PathBuf>,
+}
+
+impl Located {
+    /// How the argument was understood, for the text output.
+    pub fn how(&self) -> String {
+        match &self.named {
+            Named::Dir => "a memory dir".to_string(),
+            Named::Key(k) => format!("key {k}"),
+            Named::Project(p) => format!("memory dir of project {}", p.display()),
+        }
+    }
+}
+
+/// Resolve FROM or INTO: an existing memory directory, then a key under
+/// `<config home>/projects/`, then a project path (its memory dir resolved as
+/// Claude Code does). An existing directory that is a project (a git work tree, or
+/// one holding `.claude/` or `CLAUDE.md`) and holds no `MEMORY.md` counts as a
+/// project path: `~/src/app` names the project, not a memory dir.
+pub fn locate(arg: &OsStr, env: &Env) -> Result<Located, Error> {
+    if arg.is_empty() {
+        return Err(Error::new(Kind::Usage, "FROM and INTO must not be empty")
+            .hint("give a memory dir, a key (after --) or a project path"));
+    }
+    // memctl's own override does not apply: Claude Code does not know it.
+    let mut env = env.clone();
+    env.vars.remove("MEMCTL_DIR");
+    let path = env.cwd.join(arg);
+    let config_home = config_home(&env);
+    if path.is_dir() && !is_project(&path, config_home.as_deref()) {
+        return Ok(Located {
+            dir: MemoryDir::open(&path, Scope::Main),
+            named: Named::Dir,
+            project: None,
+        });
+    }
+    let text = arg.to_string_lossy();
+    if let Some(home) = &config_home
+        && !text.contains('/')
+        && text != "."
+        && text != ".."
+    {
+        let key_dir = Path::new(home).join("projects").join(arg);
+        if key_dir.is_dir() {
+            return Ok(Located {
+                dir: MemoryDir::open(key_dir.join("memory"), Scope::Main),
+                named: Named::Key(text.into_owned()),
+                project: None,
+            });
+        }
+    }
+    if path.is_dir() {
+        let req = Request {
+            dir: None,
+            project: Some(path.clone()),
+            team: false,
+        };
+        let res = paths::resolve(&req, &env)?;
+        let root = res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
+        let shown = res.project.as_ref().map_or(path, |p| PathBuf::from(&p.root));
+        return Ok(Located {
+            dir: MemoryDir::open(res.memdir.main(), Scope::Main),
+            named: Named::Project(shown),
+            project: root,
+        });
+    }
+    // A project path that is gone (the repository moved): its key, lexically.
+    if text.contains('/')
+        && let Some(home) = &config_home
+    {
+        let lexical = paths::validate::normalize(&path.to_string_lossy());
+        let key = paths::sanitize::sanitize(&lexical);
+        for k in [&key.wyhash, &key.djb2] {
+            let key_dir = Path::new(home).join("projects").join(k);
+            if key_dir.is_dir() {
+                return Ok(Located {
+                    dir: MemoryDir::open(key_dir.join("memory"), Scope::Main),
+                    named: Named::Project(PathBuf::from(lexical)),
+                    project: None,
+                });
+            }
+        }
+    }
+    Err(Error::new(
+        Kind::NotFound,
+        format!(
+            "not a memory dir, a key or a project path: {}",
+            path.display()
+        ),
+    )
+    .hint("give an existing memory dir, a key under <config home>/projects/ (after --), or a project path; `memctl projects` lists them"))
+}
+
+/// The config home (SPEC §2.2.2) as resolution finds it.
+fn config_home(env: &Env) -> Option<String> {
+    let req = Request {
+        dir: Some(env.cwd.clone().into_os_string()),
+        project: None,
+        team: false,
+    };
+    paths::resolve(&req, env).ok()?.config_home
+}
+
+/// Whether an existing directory names a project rather than a memory dir.
+fn is_project(dir: &Path, config_home: Option<&str>) -> bool {
+    let marked_memory = dir.join(INDEX).exists()
+        || dir.file_name().is_some_and(|n| n == "memory")
+        || config_home.is_some_and(|h| {
+            let real = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            let projects = fs::canonicalize(Path::new(h).join("projects")).unwrap_or_default();
+            !projects.as_os_str().is_empty() && real.starts_with(&projects) && real != projects
+        });
+    if marked_memory {
+        return false;
+    }
+    dir.join(".claude").is_dir()
+        || dir.join("CLAUDE.md").is_file()
+        || paths::git::find_git_root(&dir.to_string_lossy()).is_some()
+}
+
+/// What happened to one memory of FROM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// INTO had no file of that name.
+    Moved,
+    /// INTO had the same bytes under that name: the copy in FROM is removed.
+    MergedIdentical,
+    /// INTO had different bytes under that name: it arrives as `-2`, `-3`, ….
+    Renamed,
+}
+
+/// One memory of FROM and where it goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// Relative to FROM, `/`-separated.
+    pub file: String,
+    /// Relative to INTO.
+    pub to: String,
+    pub action: Action,
+    bytes: Vec<u8>,
+    mtime_ns: i128,
+}
+
+/// An entry of FROM that stays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Left {
+    pub file: String,
+    pub reason: &'static str,
+}
+
+/// An index line and its 1-based number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Line {
+    pub line: usize,
+    pub text: String,
+}
+
+/// Whether INTO's index loads the added lines (SPEC §10.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// Added lines' files past the cut.
+    pub own: Vec<String>,
+    /// Entries loaded before that the merge pushes past the cut.
+    pub pushed: Vec<String>,
+}
+
+/// Everything a merge does, decided from one read of both dirs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub from: MemoryDir,
+    pub into: MemoryDir,
+    pub moves: Vec<Move>,
+    pub left: Vec<Left>,
+    /// FROM's index as read (`None`: there is none).
+    pub source_index: Option<String>,
+    /// FROM's index afterwards (`None`: removed, nothing else was left in it).
+    pub new_source_index: Option<String>,
+    pub target_index: String,
+    pub new_target_index: String,
+    /// Lines added to INTO's index, numbered there.
+    pub added: Vec<Line>,
+    /// Lines of FROM's index for moved files that INTO's index already has (by
+    /// text or by link), numbered in FROM.
+    pub skipped: Vec<Line>,
+    /// FROM's other lines (headings, free text, links to files that stay), numbered in FROM.
+    pub kept: Vec<Line>,
+    /// Moved files that FROM's index did not link.
+    pub unindexed: Vec<String>,
+    /// `Some` when the added lines would be cut or push entries past the cut.
+    pub cut: Option<Cut>,
+    pub target_lines: usize,
+    pub target_units: usize,
+    pub target_truncated: bool,
+    pub target_reason: Option<String>,
+}
+
+impl Plan {
+    pub fn count(&self, a: Action) -> usize {
+        self.moves.iter().filter(|m| m.action == a).count()
+    }
+
+    pub fn changes_target_index(&self) -> bool {
+        self.target_index != self.new_target_index
+    }
+
+    pub fn changes_source_index(&self) -> bool {
+        self.source_index != self.new_source_index
+    }
+
+    /// The `projects merge --json` document.
+    pub fn report(&self, dry_run: bool) -> Report<'_> {
+        Report {
+            from: paths::with_sep(self.from.main()),
+            into: paths::with_sep(self.into.main()),
+            dry_run,
+            moved: self
+                .moves
+                .iter()
+                .map(|m| MovedReport {
+                    file: &m.file,
+                    to: &m.to,
+                    action: m.action,
+                })
+                .collect(),
+            index_lines_added: &self.added,
+            index_lines_skipped: &self.skipped,
+            source_lines_kept: &self.kept,
+            source_index_removed: self.source_index.is_some() && self.new_source_index.is_none(),
+            left_behind: &self.left,
+            target_index: TargetIndex {
+                lines: self.target_lines,
+                units: self.target_units,
+                truncated: self.target_truncated,
+            },
+        }
+    }
+}
+
+/// The `projects merge --json` document (README "JSON output").
+#[derive(Serialize)]
+pub struct Report<'a> {
+    pub from: String,
+    pub into: String,
+    pub dry_run: bool,
+    pub moved: Vec<MovedReport<'a>>,
+    pub index_lines_added: &'a [Line],
+    pub index_lines_skipped: &'a [Line],
+    pub source_lines_kept: &'a [Line],
+    pub source_index_removed: bool,
+    pub left_behind: &'a [Left],
+    pub target_index: TargetIndex,
+}
+
+#[derive(Serialize)]
+pub struct MovedReport<'a> {
+    pub file: &'a str,
+    pub to: &'a str,
+    pub action: Action,
+}
+
+#[derive(Serialize)]
+pub struct TargetIndex {
+    pub lines: usize,
+    pub units: usize,
+    pub truncated: bool,
+}
+
+/// The real path of `p`, or of its nearest existing ancestor with the rest
+/// appended (INTO may not exist yet).
+pub fn real_path(p: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = p;
+    loop {
+        if let Ok(r) = fs::canonicalize(at) {
+            return rest.iter().rev().fold(r, |acc: PathBuf, c: &&OsStr| acc.join(c));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                at = parent;
+            }
+            _ => return p.to_path_buf(),
+        }
+    }
+}
+
+/// FROM must be an existing dir, distinct from INTO and neither inside the other.
+pub fn ensure_distinct(from: &Located, into: &Located) -> Result<(), Error> {
+    let f = from.dir.main();
+    if !f.is_dir() {
+        return Err(Error::new(
+            Kind::NotFound,
+            format!("FROM has no memory dir: {}", paths::with_sep(f)),
+        )
+        .hint("`memctl projects` lists the memory dirs of this machine"));
+    }
+    let (rf, ri) = (real_path(f), real_path(into.dir.main()));
+    if rf == ri {
+        return Err(Error::new(
+            Kind::Usage,
+            format!("FROM and INTO are the same memory dir: {}", paths::with_sep(&rf)),
+        )
+        .hint("name two different memory dirs; `memctl projects` lists them"));
+    }
+    if ri.starts_with(&rf) || rf.starts_with(&ri) {
+        let (outer, inner) = if ri.starts_with(&rf) {
+            ("FROM", "INTO")
+        } else {
+            ("INTO", "FROM")
+        };
+        return Err(Error::new(
+            Kind::InvalidInput,
+            format!(
+                "{inner} lies inside {outer}: {} and {}",
+                paths::with_sep(&rf),
+                paths::with_sep(&ri)
+            ),
+        )
+        .hint("a memory dir cannot be merged into a dir inside it, or the other way round"));
+    }
+    Ok(())
+}
+
+/// Read both dirs and decide the merge. Writes nothing.
+pub fn plan(from: &MemoryDir, into: &MemoryDir) -> Result<Plan, Error> {
+    let src_index_path = from.main().join(INDEX);
+    let dst_index_path = into.main().join(INDEX);
+    for (root, idx) in [(from.main(), &src_index_path), (into.main(), &dst_index_path)] {
+        if root.is_dir() {
+            store::ensure_contained(root, idx)?;
+        }
+    }
+    let (candidates, mut left) = walk(from.main());
+    let mut moves = Vec::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    for rel in candidates {
+        let path = from.main().join(&rel);
+        let meta = match fs::symlink_metadata(&path) {
+            Ok(m) => m,
+            Err(_) => continue,
+        };
+        let bytes = match fsread::read_regular(&path, MAX_FILE_BYTES) {
+            Ok(b) => b,
+            Err(fsread::ReadError::TooLarge(_)) => {
+                left.push(Left {
+                    file: rel,
+                    reason: "larger than 64 MiB",
+                });
+                continue;
+            }
+            Err(_) => {
+                left.push(Left {
+                    file: rel,
+                    reason: "cannot be read",
+                });
+                continue;
+            }
+        };
+        let Some((to, action)) = destination(into.main(), &rel, &bytes, &taken)? else {
+            left.push(Left {
+                file: rel,
+                reason: "no free name in INTO",
+            });
+            continue;
+        };
+        taken.insert(to.clone());
+        moves.push(Move {
+            file: rel,
+            to,
+            action,
+            bytes,
+            mtime_ns: mtime_ns(&meta),
+        });
+    }
+    left.sort_by(|a, b| a.file.cmp(&b.file));
+    let source_index = match fs::symlink_metadata(&src_index_path) {
+        Ok(_) => Some(read_text(&src_index_path)?),
+        Err(_) => None,
+    };
+    let target_index = match fs::symlink_metadata(&dst_index_path) {
+        Ok(_) => read_text(&dst_index_path)?,
+        Err(_) => String::new(),
+    };
+    let mut p = Plan {
+        from: from.clone(),
+        into: into.clone(),
+        moves,
+        left,
+        new_source_index: source_index.clone(),
+        source_index,
+        new_target_index: target_index.clone(),
+        target_index,
+        added: Vec::new(),
+        skipped: Vec::new(),
+        kept: Vec::new(),
+        unindexed: Vec::new(),
+        cut: None,
+        target_lines: 0,
+        target_units: 0,
+        target_truncated: false,
+        target_reason: None,
+    };
+    plan_indexes(&mut p);
+    Ok(p)
+}
+
+fn read_text(path: &Path) -> Result<String, Error> {
+    let bytes = store::read_for_update(path)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn mtime_ns(meta: &fs::Metadata) -> i128 {
+    match meta.modified() {
+        Ok(t) => match t.duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => d.as_nanos() as i128,
+            Err(e) => -(e.duration().as_nanos() as i128),
+        },
+        Err(_) => 0,
+    }
+}
+
+/// The memory files of `main` (relative, sorted) and the entries that stay. Never
+/// follows a symlink: a symlinked file or directory stays where it is.
+fn walk(main: &Path) -> (Vec<String>, Vec<Left>) {
+    let mut files = Vec::new();
+    let mut left = Vec::new();
+    let mut stack: Vec<(PathBuf, String)> = vec![(main.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            left.push(Left {
+                file: prefix.clone(),
+                reason: "directory cannot be listed",
+            });
+            continue;
+        };
+        let mut names: Vec<_> = entries.filter_map(Result::ok).collect();
+        names.sort_by_key(|e| e.file_name());
+        for e in names {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else {
+                left.push(Left {
+                    file: format!("{prefix}{}", name.to_string_lossy()),
+                    reason: "name is not valid UTF-8",
+                });
+                continue;
+            };
+            let rel = format!("{prefix}{name}");
+            let Ok(ft) = e.file_type() else { continue };
+            let top = prefix.is_empty();
+            if ft.is_symlink() {
+                left.push(Left {
+                    file: rel,
+                    reason: "symlink (not followed)",
+                });
+            } else if ft.is_dir() {
+                match (top, name) {
+                    (true, "team") => left.push(Left {
+                        file: format!("{rel}/"),
+                        reason: "team memory stays",
+                    }),
+                    (true, "logs") => left.push(Left {
+                        file: format!("{rel}/"),
+                        reason: "logs stay",
+                    }),
+                    (_, ".memctl") => left.push(Left {
+                        file: format!("{rel}/"),
+                        reason: "not a memory",
+                    }),
+                    _ => stack.push((e.path(), format!("{rel}/"))),
+                }
+            } else if !ft.is_file() {
+                left.push(Left {
+                    file: rel,
+                    reason: "not a regular file",
+                });
+            } else if top && (name == INDEX || name == store::WRITE_LOCK) {
+                // FROM's index (its lines are planned apart) and memctl's lock.
+            } else if !name.ends_with(".md") || name == INDEX {
+                left.push(Left {
+                    file: rel,
+                    reason: "not a memory",
+                });
+            } else if crate::memory::ensure_valid_name(&rel, true).is_err() {
+                left.push(Left {
+                    file: rel,
+                    reason: "invalid memory file name",
+                });
+            } else {
+                files.push(rel);
+            }
+        }
+    }
+    files.sort();
+    (files, left)
+}
+
+/// Where `rel` goes in INTO: its own name when free; the name holding the same
+/// bytes; else the first free `-2`, `-3`, … before `.md`. `None` when no name up
+/// to `-999` is free.
+fn destination(
+    into: &Path,
+    rel: &str,
+    bytes: &[u8],
+    taken: &HashSet<String>,
+) -> Result<Option<(String, Action)>, Error> {
+    let stem = &rel[..rel.len() - 3];
+    for n in 1..1000 {
+        let name = if n == 1 {
+            rel.to_string()
+        } else {
+            format!("{stem}-{n}.md")
+        };
+        if taken.contains(&name) || crate::memory::ensure_valid_name(&name, true).is_err() {
+            continue;
+        }
+        let target = into.join(&name);
+        if into.is_dir() {
+            store::ensure_ancestor_contained(into, &target)?;
+        }
+        match fs::symlink_metadata(&target) {
+            Err(_) => {
+                let action = if n == 1 { Action::Moved } else { Action::Renamed };
+                return Ok(Some((name, action)));
+            }
+            Ok(m) if m.is_file() => {
+                if fsread::read_regular(&target, MAX_FILE_BYTES).is_ok_and(|b| b == bytes) {
+                    return Ok(Some((name, Action::MergedIdentical)));
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    Ok(None)
+}
+
+fn memory_type(bytes: &[u8]) -> Option<MemoryType> {
+    let text = String::from_utf8_lossy(bytes);
+    let (fm, _) = frontmatter::parse_document(&text);
+    MemoryType::of(frontmatter::Fields::from(&fm).type_raw.as_ref())
+}
+
+/// The line without its line ending.
+fn bare(l: &str) -> &str {
+    l.trim_end_matches(['\n', '\r'])
+}
+
+/// Split FROM's index into the lines that go with moved files and the rest; place
+/// the former in INTO's index (§10.2), deduplicated, renamed links rewritten.
+fn plan_indexes(p: &mut Plan) {
+    let src = p.source_index.clone().unwrap_or_default();
+    let body = src.strip_prefix('\u{feff}').unwrap_or(&src);
+    let bom = &src[..src.len() - body.len()];
+    let raw: Vec<&str> = body.split_inclusive('\n').collect();
+    let by_file: std::collections::HashMap<&str, &Move> = p.moves.iter().map(|m| (m.file.as_str(), m)).collect();
+    // line (0-based) → the moves its links name, with the link as written.
+    let mut goes: std::collections::BTreeMap<usize, Vec<(&Move, index::Link)>> = Default::default();
+    for link in index::extract_links(body) {
+        if let Some(m) = link.memory_target().and_then(|t| by_file.get(t)) {
+            goes.entry(link.line - 1).or_default().push((m, link.clone()));
+        }
+    }
+    let mut linked: BTreeSet<String> = index::extract_links(&p.target_index)
+        .iter()
+        .filter_map(|l| l.memory_target().map(str::to_string))
+        .collect();
+    let mut target_lines: BTreeSet<String> = index::lines(&p.target_index)
+        .iter()
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    let mut indexed: HashSet<&str> = HashSet::new();
+    let mut remaining = String::from(bom);
+    let mut new_target = p.target_index.clone();
+    let mut added_files = Vec::new();
+    for (i, l) in raw.iter().enumerate() {
+        let Some(links) = goes.get(&i) else {
+            remaining.push_str(l);
+            if !l.trim().is_empty() {
+                p.kept.push(Line {
+                    line: i + 1,
+                    text: bare(l).to_string(),
+                });
+            }
+            continue;
+        };
+        let mut text = bare(l).to_string();
+        for (m, link) in links {
+            indexed.insert(m.file.as_str());
+            if m.action == Action::Renamed {
+                text = rewrite_link(&text, link, &index::encode_file(&m.to));
+            }
+        }
+        let first = links[0].0;
+        let dup = target_lines.contains(text.trim_end()) || links.iter().all(|(m, _)| linked.contains(&m.to));
+        if dup {
+            p.skipped.push(Line {
+                line: i + 1,
+                text: text.clone(),
+            });
+            continue;
+        }
+        let placed = place(
+            &new_target,
+            &text,
+            memory_type(&first.bytes).map(MemoryType::as_str),
+            false,
+        );
+        new_target = placed.text;
+        for (m, _) in links {
+            linked.insert(m.to.clone());
+            added_files.push(m.to.clone());
+        }
+        target_lines.insert(text.trim_end().to_string());
+        // Earlier added lines after this one move down by one.
+        for a in &mut p.added {
+            if a.line >= placed.line {
+                a.line += 1;
+            }
+        }
+        p.added.push(Line {
+            line: placed.line,
+            text,
+        });
+    }
+    p.added.sort_by_key(|a| a.line);
+    p.unindexed = p
+        .moves
+        .iter()
+        .filter(|m| !indexed.contains(m.file.as_str()))
+        .map(|m| m.to.clone())
+        .collect();
+    if p.source_index.is_some() {
+        p.new_source_index = if remaining.trim_start_matches('\u{feff}').trim().is_empty() {
+            None
+        } else {
+            Some(remaining)
+        };
+    }
+    p.new_target_index = new_target;
+    let l = load(&p.new_target_index);
+    p.target_lines = l.line_count;
+    p.target_units = l.unit_count;
+    p.target_truncated = l.line_truncated || l.unit_truncated;
+    p.target_reason = l.reason.clone();
+    if p.changes_target_index() {
+        let before = cut_targets(&p.target_index);
+        let after = cut_targets(&p.new_target_index);
+        let added: BTreeSet<&String> = added_files.iter().collect();
+        let own: Vec<String> = after.iter().filter(|t| added.contains(t)).cloned().collect();
+        let pushed: Vec<String> = after
+            .difference(&before)
+            .filter(|t| !added.contains(t))
+            .cloned()
+            .collect();
+        if !own.is_empty() || !pushed.is_empty() {
+            p.cut = Some(Cut { own, pushed });
+        }
+    }
+}
+
+/// `line` with the destination of `link` replaced by `dest`.
+fn rewrite_link(line: &str, link: &index::Link, dest: &str) -> String {
+    let start = line
+        .char_indices()
+        .nth(link.col.saturating_sub(1))
+        .map_or(0, |(b, _)| b);
+    let from = line[start..]
+        .find("](")
+        .or_else(|| line[start..].find("]:"))
+        .map_or(start, |k| start + k);
+    match line[from..].find(link.dest.as_str()) {
+        Some(k) => {
+            let at = from + k;
+            format!("{}{dest}{}", &line[..at], &line[at + link.dest.len()..])
+        }
+        None => line.to_string(),
+    }
+}
+
+/// Carry out `plan` (made under both locks): copy the moving files into INTO with
+/// their mtimes, write INTO's index, then FROM's, then remove the moved copies
+/// from FROM. A failure before the removals undoes what was written; a memory that
+/// changed in FROM meanwhile stays there (a warning names it).
+pub fn apply(plan: &Plan, wf: &mut Writer, wi: &mut Writer) -> Result<Vec<String>, Error> {
+    let mut warnings = Vec::new();
+    for m in plan.moves.iter().filter(|m| m.action != Action::MergedIdentical) {
+        if let Err(e) = wi.create_at(&plan.into.main().join(&m.to), &m.bytes, m.mtime_ns) {
+            wi.roll_back();
+            return Err(e);
+        }
+    }
+    let dst_index = plan.into.main().join(INDEX);
+    if plan.changes_target_index()
+        && let Err(e) = wi.replace_expecting(
+            &dst_index,
+            plan.target_index.as_bytes(),
+            plan.new_target_index.as_bytes(),
+        )
+    {
+        wi.roll_back();
+        return Err(e);
+    }
+    let src_index = plan.from.main().join(INDEX);
+    if plan.changes_source_index() {
+        let done = match (&plan.source_index, &plan.new_source_index) {
+            (Some(old), Some(new)) => wf.replace_expecting(&src_index, old.as_bytes(), new.as_bytes()),
+            (Some(old), None) => {
+                if read_text(&src_index).is_ok_and(|t| t == *old) {
+                    wf.remove(&src_index)
+                } else {
+                    Err(Error::new(
+                        Kind::Conflict,
+                        format!("{} changed while memctl was writing it", src_index.display()),
+                    )
+                    .hint("another program changed it; run the command again"))
+                }
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = done {
+            if plan.changes_target_index() {
+                if plan.target_index.is_empty() && !dst_index.exists() {
+                    let _ = wi.remove(&dst_index);
+                } else {
+                    let _ = wi.replace(&dst_index, plan.target_index.as_bytes());
+                }
+            }
+            wi.roll_back();
+            return Err(e);
+        }
+    }
+    for m in &plan.moves {
+        let path = plan.from.main().join(&m.file);
+        let same = fsread::read_regular(&path, MAX_FILE_BYTES).is_ok_and(|b| b == m.bytes);
+        if !same {
+            warnings.push(format!(
+                "{} changed in FROM during the merge: both copies are kept",
+                m.file
+            ));
+            continue;
+        }
+        wf.remove(&path)?;
+    }
+    Ok(warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(file: &str, to: &str, action: Action, ty: &str) -> Move {
+        Move {
+            file: file.into(),
+            to: to.into(),
+            action,
+            bytes: format!("---\nname: n\ndescription: d\ntype: {ty}\n---\nx\n").into_bytes(),
+            mtime_ns: 0,
+        }
+    }
+
+    fn planned(moves: Vec<Move>, src: &str, dst: &str) -> Plan {
+        let mut p = Plan {
+            from: MemoryDir::open("/f", Scope::Main),
+            into: MemoryDir::open("/i", Scope::Main),
+            moves,
+            left: vec![],
+            source_index: Some(src.into()),
+            new_source_index: Some(src.into()),
+            target_index: dst.into(),
+            new_target_index: dst.into(),
+            added: vec![],
+            skipped: vec![],
+            kept: vec![],
+            unindexed: vec![],
+            cut: None,
+            target_lines: 0,
+            target_units: 0,
+            target_truncated: false,
+            target_reason: None,
+        };
+        plan_indexes(&mut p);
+        p
+    }
+
+    #[test]
+    fn lines_go_with_their_files_to_their_sections() {
+        let src = "# Old\n\n## Feedback\n- [T](feedback_t.md) — t\n- [U](user_u.md) — u\nnotes\n- [K](kept.md) — k\n";
+        let dst = "# Index\n## User\n- [A](user_a.md) — a\n## Feedback\n- [F](feedback_f.md) — f\n";
+        let p = planned(
+            vec![
+                mv("feedback_t.md", "feedback_t-2.md", Action::Renamed, "feedback"),
+                mv("user_u.md", "user_u.md", Action::Moved, "user"),
+            ],
+            src,
+            dst,
+        );
+        assert_eq!(
+            p.new_target_index,
+            "# Index\n## User\n- [A](user_a.md) — a\n- [U](user_u.md) — u\n## Feedback\n- [F](feedback_f.md) — f\n- [T](feedback_t-2.md) — t\n"
+        );
+        assert_eq!(
+            p.added,
+            vec![
+                Line {
+                    line: 4,
+                    text: "- [U](user_u.md) — u".into()
+                },
+                Line {
+                    line: 7,
+                    text: "- [T](feedback_t-2.md) — t".into()
+                }
+            ]
+        );
+        assert_eq!(
+            p.new_source_index.as_deref(),
+            Some("# Old\n\n## Feedback\nnotes\n- [K](kept.md) — k\n")
+        );
+        assert_eq!(p.kept.iter().map(|l| l.line).collect::<Vec<_>>(), vec![1, 3, 6, 7]);
+    }
+
+    #[test]
+    fn duplicates_are_skipped_and_an_emptied_index_goes() {
+        let src = "- [U](user_u.md) — u\n\n";
+        let dst = "- [U](user_u.md) — other words\n";
+        let p = planned(
+            vec![mv("user_u.md", "user_u.md", Action::MergedIdentical, "user")],
+            src,
+            dst,
+        );
+        assert_eq!(p.skipped.len(), 1);
+        assert!(p.added.is_empty());
+        assert!(!p.changes_target_index());
+        assert_eq!(p.new_source_index, None);
+    }
+
+    #[test]
+    fn a_renamed_link_keeps_its_text() {
+        for (line, want) in [
+            ("- [x.md](./x.md) — see x.md", "- [x.md](x-2.md) — see x.md"),
+            ("- [x.md](x.md) — x.md", "- [x.md](x-2.md) — x.md"),
+        ] {
+            let l = &index::extract_links(line)[0];
+            assert_eq!(rewrite_link(line, l, "x-2.md"), want);
+        }
+    }
+}
