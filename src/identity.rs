@@ -467,4 +467,30 @@ mod tests {
         }
         assert_eq!(n("ssh://git@[::1]:2222/a.git").as_deref(), Some("[::1]:2222/a"));
     }
+
+    #[test]
+    fn store_values_round_trip_with_escaping_and_keep_the_rest() {
+        let t = tempfile::tempdir().unwrap();
+        let config = t.path().join("config");
+        let before = "[core]\n\tbare = true\n[memctl]\n\tformat = 1\n\tmemoryDir = \"/m/a \\\"b\\\"\"\n";
+        std::fs::write(&config, before).unwrap();
+        assert_eq!(store_value(t.path(), "memctl.memoryDir").as_deref(), Some("/m/a \"b\""));
+        assert_eq!(store_value(t.path(), IDENTITY_KEY), None);
+        let odd = "local:/srv/a;b#c \"q\" \\";
+        set_store_values(t.path(), &[(IDENTITY_KEY, odd), (ROOT_COMMIT_KEY, "abc")]).unwrap();
+        assert_eq!(store_value(t.path(), IDENTITY_KEY).as_deref(), Some(odd));
+        assert_eq!(store_value(t.path(), ROOT_COMMIT_KEY).as_deref(), Some("abc"));
+        assert_eq!(store_value(t.path(), "memctl.memoryDir").as_deref(), Some("/m/a \"b\""));
+        assert_eq!(store_value(t.path(), "core.bare").as_deref(), Some("true"));
+        set_store_values(t.path(), &[(IDENTITY_KEY, "github.com/a/b")]).unwrap();
+        assert_eq!(store_value(t.path(), IDENTITY_KEY).as_deref(), Some("github.com/a/b"));
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert_eq!(text.matches("identity").count(), 1, "{text}");
+        let leftovers: Vec<_> = std::fs::read_dir(t.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(leftovers, ["config"]);
+    }
 }
