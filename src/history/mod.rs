@@ -191,10 +191,11 @@ impl Store {
     /// `memctl projects` matches it to find where the repository went.
     fn record_identity(&mut self, project: &Path) {
         use crate::identity::{IDENTITY_KEY, ROOT_COMMIT_KEY};
-        let config = self.repo.config_snapshot();
-        let recorded = config.string(IDENTITY_KEY).map(|v| v.to_string());
-        let cached_root = config.string(ROOT_COMMIT_KEY).map(|v| v.to_string());
-        drop(config);
+        let (recorded, cached_root) = {
+            let config = self.repo.config_snapshot();
+            let get = |k: &str| config.string(k).map(|v| v.to_string());
+            (get(IDENTITY_KEY), get(ROOT_COMMIT_KEY))
+        };
         let Some(found) = crate::identity::resolve(project, cached_root.as_deref()) else {
             return;
         };
