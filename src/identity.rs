@@ -155,6 +155,9 @@ pub struct Found {
 /// The identity of the repository at `canonical_root`, with `cached_root` a root
 /// commit cached earlier. Pure of writes: the caller caches [`Found::fresh_root`].
 pub fn resolve(canonical_root: &Path, cached_root: Option<&str>) -> Option<Found> {
+    if !plain_files(canonical_root) {
+        return None;
+    }
     let repo = gix::open_opts(canonical_root, gix::open::Options::isolated()).ok()?;
     if let Some(url) = repo.config_snapshot().string("remote.origin.url") {
         let base = repo.workdir().unwrap_or(canonical_root).to_path_buf();
@@ -191,6 +194,47 @@ pub fn resolve(canonical_root: &Path, cached_root: Option<&str>) -> Option<Found
         identity: identity(&sha),
         fresh_root: Some(sha),
     })
+}
+
+/// Whether the files `gix::open` and `HEAD` read first are regular files (or
+/// absent): a FIFO or device there would block the read, and memctl never blocks
+/// on a file. The git dir is `<root>/.git` (a dir, or a `gitdir:` file), else the
+/// root itself (a bare repository).
+fn plain_files(root: &Path) -> bool {
+    let dot_git = root.join(".git");
+    let git_dir = match std::fs::metadata(&dot_git) {
+        Ok(m) if m.is_dir() => dot_git,
+        Ok(m) if m.is_file() => {
+            let Some(text) = crate::fsread::read_small_text(&dot_git) else {
+                return false;
+            };
+            let Some(link) = text.trim().strip_prefix("gitdir:") else {
+                return false;
+            };
+            root.join(link.trim())
+        }
+        Ok(_) => return false,
+        Err(_) => root.to_path_buf(),
+    };
+    let plain = |rel: &str| match std::fs::metadata(git_dir.join(rel)) {
+        Ok(m) => m.is_file(),
+        Err(_) => true,
+    };
+    if !["HEAD", "config", "commondir", "packed-refs", "shallow"]
+        .into_iter()
+        .all(plain)
+    {
+        return false;
+    }
+    // The branch `HEAD` names, as a loose ref.
+    match crate::fsread::read_small_text(&git_dir.join("HEAD")) {
+        Some(head) => match head.trim().strip_prefix("ref:") {
+            Some(r) if !r.trim().contains("..") => plain(r.trim()),
+            Some(_) => false,
+            None => true,
+        },
+        None => true,
+    }
 }
 
 fn is_root_commit(repo: &gix::Repository, sha: &str) -> bool {

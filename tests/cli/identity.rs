@@ -302,3 +302,16 @@ fn the_root_commit_is_cached_in_an_existing_store_and_checked_against_the_reposi
     // `path` repaired the cache (its lock was free).
     assert_eq!(store_config(&store, "memctl.rootCommit"), Some(root));
 }
+
+#[test]
+fn a_fifo_in_the_repository_does_not_block() {
+    let env = Env::new();
+    let app = with_origin(&env, "git@github.com:alice/app.git");
+    fs::remove_file(app.join(".git/config")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(app.join(".git/config"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    assert_eq!(path_json(env, &app)["identity"], Value::Null);
+}
