@@ -19,6 +19,7 @@ pub mod fsread;
 pub mod generate;
 pub mod history;
 pub mod hook;
+pub mod identity;
 pub mod index;
 pub mod lint;
 pub mod lock;

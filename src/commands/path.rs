@@ -7,6 +7,7 @@ use anyhow::Result;
 use crate::cli::PathArgs;
 use crate::context::Context;
 use crate::error::{Error, Kind};
+use crate::identity::Identity;
 use crate::output::Output;
 use crate::paths::{DirSource, NamedKey, Resolution, StepName, StepStatus, named, sanitize, with_sep};
 use crate::scan;
@@ -37,9 +38,11 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         .into());
     }
     if out.json {
-        out.emit_json(serde_json::to_value(res.report())?)?;
+        let identity = identity(&res, ctx);
+        out.emit_json(serde_json::to_value(res.report(identity.as_ref()))?)?;
     } else if args.explain {
-        out.print(&explain(&res, crate::output::row_width(out)))?;
+        let identity = identity(&res, ctx);
+        out.print(&explain(&res, identity.as_ref(), crate::output::row_width(out)))?;
     } else if args.index {
         out.print(&format!("{}\n", res.index_path().display()))?;
     } else if args.transcripts {
@@ -48,6 +51,14 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.print(&format!("{}\n", res.shown()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The project's identity (SPEC §11.1), the root commit cached in the memory dir's
+/// history store when it has one (`path` never creates a store).
+fn identity(res: &Resolution, ctx: &Context) -> Option<Identity> {
+    let project = res.project.as_ref()?;
+    let store = crate::history::store_path(&ctx.history, res.memdir.main()).filter(|s| s.join("HEAD").is_file());
+    crate::identity::of_project(std::path::Path::new(&project.canonical_root), store.as_deref())
 }
 
 fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
@@ -74,9 +85,10 @@ fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
 }
 
 /// The `--explain` text: one section per item of SPEC §3.3, in order.
-fn explain(res: &Resolution, width: Option<usize>) -> String {
+fn explain(res: &Resolution, identity: Option<&Identity>, width: Option<usize>) -> String {
     let mut e = Explain::default();
     e.project(res);
+    e.identity(res, identity);
     e.homes(res);
     e.steps(res);
     e.key(res);
@@ -141,6 +153,22 @@ impl Explain {
             "canonical root",
             format!("{} ({})", p.canonical_root, p.reason.describe()),
         );
+    }
+
+    /// The project identity (SPEC §11.1) and where it came from.
+    fn identity(&mut self, res: &Resolution, identity: Option<&Identity>) {
+        let Some(p) = &res.project else {
+            return;
+        };
+        let value = match identity {
+            Some(i) => match i.source {
+                crate::identity::Source::Origin => format!("{} (remote origin)", i.id),
+                crate::identity::Source::RootCommit => format!("{} (root commit; no remote origin)", i.id),
+            },
+            None if p.git_root.is_none() => "none (not a git repository)".into(),
+            None => "none (no remote origin and no commit)".into(),
+        };
+        self.line("identity", value);
     }
 
     /// Item 3: config home and memory base.

@@ -72,6 +72,16 @@ pub fn key(real: &Path) -> String {
     format!("{}-{hex}", crate::paths::sanitize::sanitize(&text).wyhash)
 }
 
+/// Where the store of the memory dir `main` lives (it may not exist yet); `None`
+/// when history is off.
+pub fn store_path(settings: &Settings, main: &Path) -> Option<PathBuf> {
+    let Settings::On { root } = settings else {
+        return None;
+    };
+    let dir = fs::canonicalize(main).unwrap_or_else(|_| main.to_path_buf());
+    Some(root.join(format!("{}.git", key(&dir))))
+}
+
 /// An open store, its lock held for as long as it lives.
 pub struct Store {
     repo: gix::Repository,
@@ -168,7 +178,48 @@ impl Store {
             warnings,
         };
         store.check_head(now)?;
+        if let Some(p) = project {
+            store.record_identity(p);
+        }
         Ok(Some(store))
+    }
+
+    /// Record the project's identity (SPEC §11.1) as `memctl.identity`, and the root
+    /// commit it was computed from as `memctl.rootCommit` (the cache), when they
+    /// changed: the config is rewritten only then, not at every opening. A project
+    /// with no identity now (its checkout moved away, say) keeps the one recorded:
+    /// `memctl projects` matches it to find where the repository went.
+    fn record_identity(&mut self, project: &Path) {
+        use crate::identity::{IDENTITY_KEY, ROOT_COMMIT_KEY};
+        let (recorded, cached_root) = {
+            let config = self.repo.config_snapshot();
+            let get = |k: &str| config.string(k).map(|v| v.to_string());
+            (get(IDENTITY_KEY), get(ROOT_COMMIT_KEY))
+        };
+        let Some(found) = crate::identity::resolve(project, cached_root.as_deref()) else {
+            return;
+        };
+        let mut values = Vec::new();
+        if recorded.as_deref() != Some(found.identity.id.as_str()) {
+            values.push((IDENTITY_KEY, found.identity.id.as_str()));
+        }
+        if let Some(root) = found
+            .fresh_root
+            .as_deref()
+            .filter(|r| cached_root.as_deref() != Some(*r))
+        {
+            values.push((ROOT_COMMIT_KEY, root));
+        }
+        if values.is_empty() {
+            return;
+        }
+        // This process holds the store's lock: no other writer races the rewrite.
+        if let Err(e) = crate::identity::set_store_values(&self.path, &values) {
+            self.warnings.push(format!(
+                "cannot record the project identity in the history store {}: {e}",
+                self.path.display()
+            ));
+        }
     }
 
     pub fn path(&self) -> &Path {

@@ -83,6 +83,8 @@ pub struct PathReport<'a> {
     pub git_root: Option<&'a str>,
     pub canonical_root: Option<&'a str>,
     pub canonical_reason: Option<&'static str>,
+    /// The project identity (SPEC §11.1); null without a project or when it has none.
+    pub identity: Option<String>,
     pub config_home: Option<&'a str>,
     pub memory_base: Option<&'a str>,
     pub key: Option<&'a str>,
@@ -130,8 +132,9 @@ impl Resolution {
         self.memdir.index_path()
     }
 
-    /// The `path --json` document.
-    pub fn report(&self) -> PathReport<'_> {
+    /// The `path --json` document, with the project's identity (SPEC §11.1, computed
+    /// by the caller: it reads the project's repository).
+    pub fn report(&self, identity: Option<&crate::identity::Identity>) -> PathReport<'_> {
         let p = self.project.as_ref();
         PathReport {
             memory_dir: self.shown(),
@@ -144,6 +147,7 @@ impl Resolution {
             git_root: p.and_then(|p| p.git_root.as_deref()),
             canonical_root: p.map(|p| p.canonical_root.as_str()),
             canonical_reason: p.map(|p| p.reason.code()),
+            identity: identity.map(|i| i.id.clone()),
             config_home: self.config_home.as_deref(),
             memory_base: self.memory_base.as_deref(),
             key: self.key.as_ref().map(|k| {

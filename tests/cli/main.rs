@@ -13,6 +13,7 @@ mod generated;
 mod global;
 mod history;
 mod hook;
+mod identity;
 mod index;
 mod lint;
 mod lint_fix;
