@@ -233,7 +233,7 @@ fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
 
 /// By path (byte order), line, column and rule; equal findings keep the order
 /// they were found in.
-fn sort_findings(findings: &mut Vec<Finding>) {
+fn sort_findings(findings: &mut [Finding]) {
     fn bytes(f: &Finding) -> Option<&[u8]> {
         f.path.as_deref().map(|p| p.as_os_str().as_encoded_bytes())
     }

@@ -27,7 +27,13 @@ pub(super) fn check(
     code_heavy(p, &lines, out);
     git_history(p, &lines, out);
     if let Some(line) = lines.in_claude_md {
-        out.push(Finding::new(RuleId::ML119, p, line, 1, "this line is already in CLAUDE.md"));
+        out.push(Finding::new(
+            RuleId::ML119,
+            p,
+            line,
+            1,
+            "this line is already in CLAUDE.md",
+        ));
     }
     ephemeral(p, &whole.labels, out);
     crate::lint::secrets::check(p, text, out);
@@ -184,7 +190,10 @@ fn git_history(p: &Path, lines: &BodyLines, out: &mut Vec<Finding>) {
             p,
             lines.first_commit,
             1,
-            format!("{} lines cite commit hashes; git history belongs to git", lines.commit_lines),
+            format!(
+                "{} lines cite commit hashes; git history belongs to git",
+                lines.commit_lines
+            ),
         ));
     }
 }
@@ -317,6 +326,68 @@ mod tests {
         assert!(!has_commit_token("deadbeef is hex but has no digit"));
         assert!(!has_commit_token("1234567 has no letter"));
         assert!(!has_commit_token("xa1b2c3d4 not hex"));
+    }
+
+    /// The former per-rule passes over a collected list of body lines, the
+    /// reference for [`BodyLines::scan`].
+    fn scan_before(feedback: bool, body: &str, body_start: usize, claude: Option<&Vec<String>>) -> BodyLines {
+        let body_lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+        let has = |prefix: &str| body_lines.iter().any(|l| l.trim_start().starts_with(prefix));
+        let mut in_fence = false;
+        let (mut code, mut nonblank) = (0, 0);
+        for l in &body_lines {
+            let tl = l.trim_start();
+            let is_fence = tl.starts_with("```") || tl.starts_with("~~~");
+            if !l.trim().is_empty() {
+                nonblank += 1;
+                if in_fence && !is_fence {
+                    code += 1;
+                }
+            }
+            if is_fence {
+                in_fence = !in_fence;
+            }
+        }
+        let commit: Vec<usize> = body_lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| has_commit_token(l))
+            .map(|(i, _)| body_start + i + 1)
+            .collect();
+        let in_claude_md = claude.and_then(|claude| {
+            body_lines.iter().enumerate().find_map(|(i, l)| {
+                let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
+                (collapsed.chars().count() >= 40 && claude.iter().any(|c| c.contains(&collapsed)))
+                    .then_some(body_start + i + 1)
+            })
+        });
+        BodyLines {
+            why: feedback && has("**Why:**"),
+            how: feedback && has("**How to apply:**"),
+            nonblank,
+            code,
+            commit_lines: commit.len(),
+            first_commit: commit.first().copied().unwrap_or(0),
+            in_claude_md,
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, failure_persistence: None, ..Default::default() })]
+        /// The one pass finds what the former per-rule passes found.
+        #[test]
+        fn one_pass_agrees_with_the_per_rule_passes(feedback: bool, pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "**Why:**", "**How to apply:**", "  ", "\t", "\u{a0}", "\n", "\r\n", "```", "~~~", "code", "a1b2c3d", "deadbeef0",
+            "1234567", "x", "_", "é", "word ", "this line is long enough to be in the CLAUDE.md file", "7",
+        ]), 0..40)) {
+            let body = pieces.concat();
+            let claude = vec!["intro: this line is long enough to be in the CLAUDE.md file".to_string()];
+            let rel = if feedback { "feedback_x.md" } else { "x.md" };
+            let ty = if feedback { "feedback" } else { "user" };
+            let m = Memory::from_text(rel, &format!("---\ntype: {ty}\n---\n"));
+            proptest::prop_assert_eq!(BodyLines::scan(&m, &body, 3, Some(&claude)), scan_before(feedback, &body, 3, Some(&claude)), "{:?}", body);
+            proptest::prop_assert_eq!(BodyLines::scan(&m, &body, 3, None), scan_before(feedback, &body, 3, None), "{:?}", body);
+        }
     }
 
     #[test]
