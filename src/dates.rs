@@ -29,24 +29,61 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// Does any phrase's key word occur? Every phrase contains one of these
-/// fragments (case-insensitively), and a substring search is much faster than
-/// tokenizing: most memories have no relative date at all.
-fn has_needle(text: &str) -> bool {
-    const FRAGMENTS: [&str; 8] = ["day", "week", "month", "night", "morrow", "morning", "noon", "evening"];
-    let lower = text.to_ascii_lowercase();
-    FRAGMENTS.iter().any(|f| lower.contains(f))
+/// Every phrase contains one of these fragments (ASCII case-insensitively):
+/// `day` (today, yesterday, the weekdays, days), `night` (tonight), `morrow`,
+/// `ning` (morning, evening), `noon` (afternoon), `week` and `month`. A line
+/// without one has no phrase, so only the lines that hold one are tokenized.
+const FRAGMENTS: [&str; 7] = ["day", "night", "morrow", "ning", "noon", "week", "month"];
+
+thread_local! {
+    /// The text folded to ASCII lower case, reused from file to file, and the
+    /// fragment finders (built once per thread).
+    static FOLD: std::cell::RefCell<(Vec<u8>, Vec<memchr::memmem::Finder<'static>>)> =
+        std::cell::RefCell::new((Vec::new(), FRAGMENTS.iter().map(|f| memchr::memmem::Finder::new(f.as_bytes())).collect()));
+}
+
+/// The sorted start offsets of the fragments in `text`: one ASCII case-folding
+/// pass into a buffer reused across files, then a vectorized substring search
+/// per fragment on the folded bytes.
+fn fragment_hits(text: &str) -> Vec<usize> {
+    let mut hits = Vec::new();
+    FOLD.with(|cell| {
+        let Ok(mut guard) = cell.try_borrow_mut() else {
+            return;
+        };
+        let (folded, finders) = &mut *guard;
+        folded.clear();
+        folded.extend_from_slice(text.as_bytes());
+        folded.make_ascii_lowercase();
+        for f in finders.iter() {
+            hits.extend(f.find_iter(folded));
+        }
+        // Keep the buffer from holding on to one huge file's worth of memory.
+        if folded.capacity() > 1 << 20 {
+            *folded = Vec::new();
+        }
+    });
+    hits.sort_unstable();
+    hits
 }
 
 /// Every relative-date phrase outside fenced code and inline code.
 pub fn find(text: &str) -> Vec<DateMatch> {
     let mut out = Vec::new();
-    if !has_needle(text) {
+    let hits = fragment_hits(text);
+    if hits.is_empty() {
         return out;
     }
+    let mut next_hit = hits.iter().copied().peekable();
     let mut fence: Option<(u8, usize)> = None;
     let mut masked: Vec<u8> = Vec::new();
+    let mut line_start = 0;
     for (li, raw) in text.split('\n').enumerate() {
+        let line_end = line_start + raw.len();
+        // Hits before this line are passed; is there one on it?
+        while next_hit.next_if(|&h| h < line_start).is_some() {}
+        let on_line = next_hit.peek().is_some_and(|&h| h < line_end);
+        line_start = line_end + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let b = line.as_bytes();
         let indent = b.iter().take_while(|c| **c == b' ').count();
@@ -64,6 +101,9 @@ pub fn find(text: &str) -> Vec<DateMatch> {
             && indent <= 3
         {
             fence = Some((c, n));
+            continue;
+        }
+        if !on_line {
             continue;
         }
         masked.clear();
@@ -243,6 +283,64 @@ mod tests {
     fn code_is_skipped() {
         let text = "```\ntoday\n```\n`tomorrow` is code; yesterday is not\n";
         assert_eq!(phrases(text), vec![(4, "yesterday".to_string(), Some(-1))]);
+    }
+
+    /// The former `find`: a lower-cased copy of the whole text searched for each
+    /// fragment, then every line tokenized.
+    fn find_before(text: &str) -> Vec<DateMatch> {
+        const FRAGMENTS: [&str; 8] = ["day", "week", "month", "night", "morrow", "morning", "noon", "evening"];
+        let mut out = Vec::new();
+        let lower = text.to_ascii_lowercase();
+        if !FRAGMENTS.iter().any(|f| lower.contains(f)) {
+            return out;
+        }
+        let mut fence: Option<(u8, usize)> = None;
+        let mut masked: Vec<u8> = Vec::new();
+        for (li, raw) in text.split('\n').enumerate() {
+            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            let b = line.as_bytes();
+            let indent = b.iter().take_while(|c| **c == b' ').count();
+            let marker = b
+                .get(indent)
+                .filter(|c| **c == b'`' || **c == b'~')
+                .map(|c| (*c, b[indent..].iter().take_while(|x| *x == c).count()));
+            if let Some((c, n)) = fence {
+                if marker.is_some_and(|(c2, n2)| c2 == c && n2 >= n) {
+                    fence = None;
+                }
+                continue;
+            }
+            if let Some((c, n)) = marker.filter(|(_, n)| *n >= 3)
+                && indent <= 3
+            {
+                fence = Some((c, n));
+                continue;
+            }
+            masked.clear();
+            masked.extend_from_slice(b);
+            if b.contains(&b'`') {
+                mask_code_spans(&mut masked);
+            }
+            find_in_line(line, &masked, li + 1, &mut out);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 4000, failure_persistence: None, ..Default::default() })]
+        /// The shared folding pass and the per-line prefilter find exactly what the
+        /// former whole-text scan found, on texts made of phrases, near misses,
+        /// code and line breaks in any case.
+        #[test]
+        fn prefiltered_find_agrees_with_the_former_scan(pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "today", "ToDay", "TONIGHT", "tomorrow", "YesterDay", "this", "This", "last", "next", "coming", "morning",
+            "Afternoon", "evening", "night", "week", "WEEK", "month", "Monday", "friday", "in", "3", "10", "days", "ago",
+            "day", "noon", "morrow", "ning", "'s", "’s", " ", " ", "  ", "\t", "\n", "\r\n", "`", "```", "~~~", "    ",
+            "é", "x", "_", "-", "holiday", "weekday", "dAy",
+        ]), 0..40)) {
+            let text = pieces.concat();
+            proptest::prop_assert_eq!(find(&text), find_before(&text), "{:?}", text);
+        }
     }
 
     #[test]

@@ -137,6 +137,9 @@ fn check_file_keeping(
     topic::check(m, &t, claude_md, &mut out);
     let links = crate::index::extract_links(&t.text);
     topic::dangling(m, &t.text, &links, &mut out);
+    // Most files have a finding or two: do not hold the growth slack of each
+    // file's list until the report is put together.
+    out.shrink_to_fit();
     let result = (out, index_rules::Reach::links_of(&m.rel, &t.text, &links));
     if !keep {
         return (result, None);
@@ -230,7 +233,7 @@ fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
 
 /// By path (byte order), line, column and rule; equal findings keep the order
 /// they were found in.
-fn sort_findings(findings: &mut Vec<Finding>) {
+fn sort_findings(findings: &mut [Finding]) {
     fn bytes(f: &Finding) -> Option<&[u8]> {
         f.path.as_deref().map(|p| p.as_os_str().as_encoded_bytes())
     }
@@ -249,9 +252,20 @@ fn sort_findings(findings: &mut Vec<Finding>) {
         .map(|(i, f)| (bytes(f).map(|p| &p[common..]), f.line, f.col, f.id, i))
         .collect();
     keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|k| k.4).collect();
-    let mut slots: Vec<Option<Finding>> = std::mem::take(findings).into_iter().map(Some).collect();
-    findings.extend(order.into_iter().filter_map(|i| slots[i].take()));
+    // Where each finding goes, applied in place by swaps (each puts one finding
+    // in its place): no second list of findings is built.
+    let mut dest = vec![0; keyed.len()];
+    for (k, key) in keyed.iter().enumerate() {
+        dest[key.4] = k;
+    }
+    drop(keyed);
+    for i in 0..dest.len() {
+        while dest[i] != i {
+            let d = dest[i];
+            findings.swap(i, d);
+            dest.swap(i, d);
+        }
+    }
 }
 
 /// Findings about entries the scan could not use, the cap and temp files.

@@ -113,6 +113,38 @@ fn is_canonical(line: &str) -> bool {
     let Some(rest) = line.strip_prefix("- [") else {
         return false;
     };
+    // The title ends at the first `]` not escaped by `\` (which escapes one char).
+    // Both are ASCII: no byte of a multi-byte char is one, so stepping over the
+    // escape and the first byte of the char it escapes skips that char.
+    let b = rest.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i] != b']' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    if i == 0 || i >= b.len() || b.get(i + 1) != Some(&b'(') {
+        return false;
+    }
+    let after = &rest[i + 2..];
+    let Some(close) = after.find(')') else { return false };
+    let file = &after[..close];
+    if file.len() < 4 || !file.ends_with(".md") || file.chars().any(is_js_space) {
+        return false;
+    }
+    let Some(hook) = after[close + 1..].strip_prefix(" — ") else {
+        return false;
+    };
+    // A line terminator is `\n`, `\r` or starts with the byte 0xE2 (U+2028, U+2029).
+    let may_end = memchr::memchr3(b'\n', b'\r', 0xE2, hook.as_bytes()).is_some();
+    hook.chars().next().is_some_and(|c| !is_js_space(c))
+        && !(may_end && hook.chars().any(crate::text::is_js_line_terminator))
+}
+
+/// The former implementation, the reference for [`is_canonical`].
+#[cfg(test)]
+fn is_canonical_chars(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("- [") else {
+        return false;
+    };
     let chars: Vec<char> = rest.chars().collect();
     let mut i = 0;
     while i < chars.len() && chars[i] != ']' {
@@ -148,5 +180,18 @@ mod tests {
         assert!(!is_canonical("- [Title](file.md) - hook"));
         assert!(!is_canonical("- [Title](file.txt) — hook"));
         assert!(!is_canonical("- [Title](file.md) —  "));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, failure_persistence: None, ..Default::default() })]
+        /// The byte scan agrees with the former char-vector one on lines made of
+        /// the pieces that matter (escapes, brackets, multi-byte chars, spaces).
+        #[test]
+        fn canonical_agrees_with_the_char_scan(pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "- [", "]", "[", "\\", "(", ")", "f.md", ".md", " — ", " ", "\u{a0}", "é", "—", "\u{2028}", "\r", "x", "](", "Title",
+        ]), 0..12)) {
+            let line = format!("- [{}", pieces.concat());
+            proptest::prop_assert_eq!(is_canonical(&line), is_canonical_chars(&line), "{:?}", line);
+        }
     }
 }

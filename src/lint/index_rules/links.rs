@@ -89,37 +89,66 @@ pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) 
 /// `Err(None)` when missing.
 struct Listings(HashMap<PathBuf, Listing>);
 
-/// A directory's entry names, exact and lower-cased.
+/// A directory's entry names, exact, and lower-cased once a name is missing.
 #[derive(Default)]
 struct Listing {
     exact: HashSet<String>,
-    lower: HashMap<String, String>,
+    lower: Option<HashMap<String, String>>,
+}
+
+impl Listing {
+    fn read(dir: &Path) -> Listing {
+        let exact = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        Listing { exact, lower: None }
+    }
+
+    /// The entry whose lower-cased name is `lower`; among several, the first the
+    /// directory listed (the map is built in listing order, so rebuild it so).
+    fn case_insensitive(&mut self, dir: &Path, seg: &str) -> Option<&String> {
+        let map = self.lower.get_or_insert_with(|| {
+            let mut map = HashMap::new();
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                map.entry(name.to_lowercase()).or_insert(name);
+            }
+            map
+        });
+        map.get(&seg.to_lowercase())
+    }
 }
 
 impl Listings {
     fn find(&mut self, dir: &Path, rel: &str) -> Result<(), Option<String>> {
         let mut cur = dir.to_path_buf();
-        let mut actual = Vec::new();
+        let mut actual: Vec<String> = Vec::new();
         let mut mismatch = false;
-        for seg in rel.split('/') {
-            let listing = self.0.entry(cur.clone()).or_insert_with(|| {
-                let mut l = Listing::default();
-                for e in std::fs::read_dir(&cur).into_iter().flatten().flatten() {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    l.lower.entry(name.to_lowercase()).or_insert_with(|| name.clone());
-                    l.exact.insert(name);
-                }
-                l
-            });
-            if listing.exact.contains(seg) {
-                actual.push(seg.to_string());
-            } else if let Some(n) = listing.lower.get(&seg.to_lowercase()) {
+        let mut segs = rel.split('/').peekable();
+        while let Some(seg) = segs.next() {
+            // Looked up by reference: the path is cloned only for a new directory.
+            if !self.0.contains_key(&cur) {
+                let l = Listing::read(&cur);
+                self.0.insert(cur.clone(), l);
+            }
+            let Some(listing) = self.0.get_mut(&cur) else {
+                return Err(None);
+            };
+            let name = if listing.exact.contains(seg) {
+                seg.to_string()
+            } else if let Some(n) = listing.case_insensitive(&cur, seg) {
                 mismatch = true;
-                actual.push(n.clone());
+                n.clone()
             } else {
                 return Err(None);
+            };
+            if segs.peek().is_some() {
+                cur.push(&name);
             }
-            cur = cur.join(actual.last().map_or(seg, String::as_str));
+            actual.push(name);
         }
         if mismatch { Err(Some(actual.join("/"))) } else { Ok(()) }
     }

@@ -21,26 +21,119 @@ pub(super) fn check(
     let p = &m.path;
     let body = whole.body;
     let body_start = crate::text::count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
-    let body_lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
-    why_how(m, &body_lines, out);
+    let lines = BodyLines::scan(m, body, body_start, claude_md);
+    why_how(m, &lines, out);
     relative_dates(m, text, out);
-    code_heavy(p, &body_lines, out);
-    git_history(p, &body_lines, body_start, out);
-    if let Some(claude) = claude_md {
-        in_claude_md(p, &body_lines, body_start, claude, out);
+    code_heavy(p, &lines, out);
+    git_history(p, &lines, out);
+    if let Some(line) = lines.in_claude_md {
+        out.push(Finding::new(
+            RuleId::ML119,
+            p,
+            line,
+            1,
+            "this line is already in CLAUDE.md",
+        ));
     }
     ephemeral(p, &whole.labels, out);
     crate::lint::secrets::check(p, text, out);
     shape(p, t, text, m.is_hub(), out);
 }
 
+/// What the line rules (ML115, ML117, ML118, ML119) need of a body, gathered in
+/// one pass over its lines (no line list is built).
+#[derive(Debug, Default, PartialEq)]
+struct BodyLines {
+    /// A line starting (after indentation) with `**Why:**`, with `**How to apply:**`;
+    /// looked for only in feedback and project memories.
+    why: bool,
+    how: bool,
+    /// Non-blank lines, and those inside fenced code (ML117).
+    nonblank: usize,
+    code: usize,
+    /// Lines citing a commit hash: how many, and the first (1-based in the file).
+    commit_lines: usize,
+    first_commit: usize,
+    /// The first long line already in CLAUDE.md (1-based in the file).
+    in_claude_md: Option<usize>,
+}
+
+impl BodyLines {
+    /// One pass over the lines of `body` (which starts after `body_start` lines of
+    /// the file). A commit hash needs a digit: a vectorized search finds the next
+    /// digit, and lines before it are not tokenized.
+    fn scan(m: &Memory, body: &str, body_start: usize, claude: Option<&Vec<String>>) -> BodyLines {
+        let want_why_how = matches!(m.memory_type(), Some(MemoryType::Feedback | MemoryType::Project));
+        let bytes = body.as_bytes();
+        let mut s = BodyLines::default();
+        let mut in_fence = false;
+        let mut next_digit = first_digit(bytes, 0);
+        let mut start = 0;
+        for (i, raw) in body.split('\n').enumerate() {
+            let end = start + raw.len();
+            let l = raw.strip_suffix('\r').unwrap_or(raw);
+            let tl = l.trim_start();
+            if want_why_how {
+                s.why |= tl.starts_with("**Why:**");
+                s.how |= tl.starts_with("**How to apply:**");
+            }
+            let is_fence = tl.starts_with("```") || tl.starts_with("~~~");
+            // `tl` starts with a non-space char unless the line is blank.
+            if !tl.is_empty() {
+                s.nonblank += 1;
+                if in_fence && !is_fence {
+                    s.code += 1;
+                }
+            }
+            if is_fence {
+                in_fence = !in_fence;
+            }
+            if next_digit.is_some_and(|d| d < end) {
+                if has_commit_token(l) {
+                    if s.commit_lines == 0 {
+                        s.first_commit = body_start + i + 1;
+                    }
+                    s.commit_lines += 1;
+                }
+                next_digit = first_digit(bytes, end);
+            }
+            // Forty chars need forty bytes.
+            if let Some(claude) = claude
+                && s.in_claude_md.is_none()
+                && l.len() >= 40
+            {
+                let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
+                if collapsed.chars().count() >= 40 && claude.iter().any(|c| c.contains(&collapsed)) {
+                    s.in_claude_md = Some(body_start + i + 1);
+                }
+            }
+            start = end + 1;
+        }
+        s
+    }
+}
+
+/// The offset of the first ASCII digit in `b` at or after `from`, found a block
+/// of 32 bytes at a time (a branch-free test the compiler vectorizes).
+fn first_digit(b: &[u8], from: usize) -> Option<usize> {
+    let rest = b.get(from..)?;
+    let mut at = 0;
+    for chunk in rest.chunks(32) {
+        if chunk.iter().fold(false, |any, c| any | c.is_ascii_digit()) {
+            return chunk.iter().position(u8::is_ascii_digit).map(|k| from + at + k);
+        }
+        at += chunk.len();
+    }
+    None
+}
+
 /// ML115: a feedback or project memory without **Why:** or **How to apply:**.
-fn why_how(m: &Memory, body_lines: &[&str], out: &mut Vec<Finding>) {
+fn why_how(m: &Memory, lines: &BodyLines, out: &mut Vec<Finding>) {
     if matches!(m.memory_type(), Some(MemoryType::Feedback | MemoryType::Project)) {
-        let has = |prefix: &str| body_lines.iter().any(|l| l.trim_start().starts_with(prefix));
-        let missing: Vec<&str> = ["**Why:**", "**How to apply:**"]
+        let missing: Vec<&str> = [(lines.why, "**Why:**"), (lines.how, "**How to apply:**")]
             .into_iter()
-            .filter(|x| !has(x))
+            .filter(|(has, _)| !has)
+            .map(|(_, x)| x)
             .collect();
         if !missing.is_empty() {
             out.push(Finding::file(
@@ -78,22 +171,8 @@ fn relative_dates(m: &Memory, text: &str, out: &mut Vec<Finding>) {
 }
 
 /// ML117: code-heavy bodies.
-fn code_heavy(p: &Path, body_lines: &[&str], out: &mut Vec<Finding>) {
-    let mut in_fence = false;
-    let (mut code, mut nonblank) = (0, 0);
-    for l in body_lines {
-        let tl = l.trim_start();
-        let is_fence = tl.starts_with("```") || tl.starts_with("~~~");
-        if !l.trim().is_empty() {
-            nonblank += 1;
-            if in_fence && !is_fence {
-                code += 1;
-            }
-        }
-        if is_fence {
-            in_fence = !in_fence;
-        }
-    }
+fn code_heavy(p: &Path, lines: &BodyLines, out: &mut Vec<Finding>) {
+    let (code, nonblank) = (lines.code, lines.nonblank);
     if code >= 5 && code * 2 >= nonblank {
         out.push(Finding::file(
             RuleId::ML117,
@@ -104,41 +183,18 @@ fn code_heavy(p: &Path, body_lines: &[&str], out: &mut Vec<Finding>) {
 }
 
 /// ML118: bodies that cite commit hashes.
-fn git_history(p: &Path, body_lines: &[&str], body_start: usize, out: &mut Vec<Finding>) {
-    let commit_lines: Vec<usize> = body_lines
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| has_commit_token(l))
-        .map(|(i, _)| body_start + i + 1)
-        .collect();
-    if commit_lines.len() >= 3 {
+fn git_history(p: &Path, lines: &BodyLines, out: &mut Vec<Finding>) {
+    if lines.commit_lines >= 3 {
         out.push(Finding::new(
             RuleId::ML118,
             p,
-            commit_lines[0],
+            lines.first_commit,
             1,
             format!(
                 "{} lines cite commit hashes; git history belongs to git",
-                commit_lines.len()
+                lines.commit_lines
             ),
         ));
-    }
-}
-
-/// ML119: a long body line that is already in CLAUDE.md.
-fn in_claude_md(p: &Path, body_lines: &[&str], body_start: usize, claude: &[String], out: &mut Vec<Finding>) {
-    for (i, l) in body_lines.iter().enumerate() {
-        let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
-        if collapsed.chars().count() >= 40 && claude.iter().any(|c| c.contains(&collapsed)) {
-            out.push(Finding::new(
-                RuleId::ML119,
-                p,
-                body_start + i + 1,
-                1,
-                "this line is already in CLAUDE.md",
-            ));
-            break;
-        }
     }
 }
 
@@ -159,7 +215,9 @@ fn ephemeral(p: &Path, labels: &[Option<String>; 2], out: &mut Vec<Finding>) {
 
 /// ML122–ML125 and ML133: the file's size, bytes and last line.
 fn shape(p: &Path, t: &FileText, text: &str, hub: bool, out: &mut Vec<Finding>) {
-    let pieces = crate::text::count_byte(t.text.as_bytes(), b'\n') + 1 - usize::from(t.text.ends_with('\n'));
+    // `text` is `t.text` without the BOM: the same line breaks, counted once.
+    let breaks = crate::text::count_byte(text.as_bytes(), b'\n');
+    let pieces = breaks + 1 - usize::from(text.ends_with('\n'));
     // A hub of `index rebuild` is an index, not a memory recall reads (SPEC §10.1).
     if !hub && (t.size > 4096 || pieces > 200) {
         out.push(Finding::file(
@@ -182,7 +240,7 @@ fn shape(p: &Path, t: &FileText, text: &str, hub: bool, out: &mut Vec<Finding>) 
     if t.bom {
         out.push(Finding::file(RuleId::ML124, p, "starts with a UTF-8 BOM"));
     }
-    let line_count = crate::text::count_byte(text.as_bytes(), b'\n') + 1;
+    let line_count = breaks + 1;
     if let Some((i, last)) = text
         .rsplit('\n')
         .enumerate()
@@ -268,6 +326,68 @@ mod tests {
         assert!(!has_commit_token("deadbeef is hex but has no digit"));
         assert!(!has_commit_token("1234567 has no letter"));
         assert!(!has_commit_token("xa1b2c3d4 not hex"));
+    }
+
+    /// The former per-rule passes over a collected list of body lines, the
+    /// reference for [`BodyLines::scan`].
+    fn scan_before(feedback: bool, body: &str, body_start: usize, claude: Option<&Vec<String>>) -> BodyLines {
+        let body_lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+        let has = |prefix: &str| body_lines.iter().any(|l| l.trim_start().starts_with(prefix));
+        let mut in_fence = false;
+        let (mut code, mut nonblank) = (0, 0);
+        for l in &body_lines {
+            let tl = l.trim_start();
+            let is_fence = tl.starts_with("```") || tl.starts_with("~~~");
+            if !l.trim().is_empty() {
+                nonblank += 1;
+                if in_fence && !is_fence {
+                    code += 1;
+                }
+            }
+            if is_fence {
+                in_fence = !in_fence;
+            }
+        }
+        let commit: Vec<usize> = body_lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| has_commit_token(l))
+            .map(|(i, _)| body_start + i + 1)
+            .collect();
+        let in_claude_md = claude.and_then(|claude| {
+            body_lines.iter().enumerate().find_map(|(i, l)| {
+                let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
+                (collapsed.chars().count() >= 40 && claude.iter().any(|c| c.contains(&collapsed)))
+                    .then_some(body_start + i + 1)
+            })
+        });
+        BodyLines {
+            why: feedback && has("**Why:**"),
+            how: feedback && has("**How to apply:**"),
+            nonblank,
+            code,
+            commit_lines: commit.len(),
+            first_commit: commit.first().copied().unwrap_or(0),
+            in_claude_md,
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, failure_persistence: None, ..Default::default() })]
+        /// The one pass finds what the former per-rule passes found.
+        #[test]
+        fn one_pass_agrees_with_the_per_rule_passes(feedback: bool, pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "**Why:**", "**How to apply:**", "  ", "\t", "\u{a0}", "\n", "\r\n", "```", "~~~", "code", "a1b2c3d", "deadbeef0",
+            "1234567", "x", "_", "é", "word ", "this line is long enough to be in the CLAUDE.md file", "7",
+        ]), 0..40)) {
+            let body = pieces.concat();
+            let claude = vec!["intro: this line is long enough to be in the CLAUDE.md file".to_string()];
+            let rel = if feedback { "feedback_x.md" } else { "x.md" };
+            let ty = if feedback { "feedback" } else { "user" };
+            let m = Memory::from_text(rel, &format!("---\ntype: {ty}\n---\n"));
+            proptest::prop_assert_eq!(BodyLines::scan(&m, &body, 3, Some(&claude)), scan_before(feedback, &body, 3, Some(&claude)), "{:?}", body);
+            proptest::prop_assert_eq!(BodyLines::scan(&m, &body, 3, None), scan_before(feedback, &body, 3, None), "{:?}", body);
+        }
     }
 
     #[test]
