@@ -200,21 +200,32 @@ fn prefix_len(n: usize) -> usize {
 /// The groups of rule (c): the connected components (size > 1) of the graph whose
 /// edges are the pairs with a Jaccard similarity ≥ 0.5, each with its highest
 /// similarity, in the order of their first member. Exactly what comparing every
-/// pair gives (the unit tests check it against that), without comparing every
-/// pair:
+/// pair gives (the unit tests check it against that), in two steps that each
+/// compare few pairs even on a dir where most memories are alike:
 ///
-/// - candidates come from an inverted index of each set's prefix (its rarest
-///   tokens, see [`prefix_len`]): a pair that shares no prefix token is below 0.5;
-/// - a candidate is looked at once, when its first shared token is met; the
-///   positions of that token bound the overlap (positional filtering), and a pair
-///   whose bound is below 0.5 is dropped;
-/// - a pair already in one group is verified only when its bound exceeds the
-///   group's highest similarity so far: it can neither join anything nor raise the
-///   maximum otherwise. On a dir where most memories are alike this skips almost
-///   every verification.
+/// - [`components`]: which memories are connected. Candidates come from an
+///   inverted index of each set's prefix (prefix filtering), kept per token and
+///   per component, so that a probing set skips its own component's postings
+///   whole and stops at the first match in any other;
+/// - [`highest_similarity`]: each component's highest similarity, from the pairs
+///   met in the order of the most they can still reach, until none can beat the
+///   best found.
 fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
+    let sets = ranked_sets(toks);
+    let (mut members, best) = components(&sets);
+    let mut out = Vec::new();
+    for (group, found) in members.iter_mut().zip(best) {
+        if group.len() > 1 {
+            let (o, union) = highest_similarity(&sets, group, found);
+            out.push((std::mem::take(group), o as f64 / union as f64));
+        }
+    }
+    out
+}
+
+/// Every token set as [`Set`]s, ranked by the token's frequency in the whole input.
+fn ranked_sets(toks: &[BTreeSet<String>]) -> Vec<Set> {
     use std::collections::HashMap;
-    let n = toks.len();
     let mut freq: HashMap<&str, usize> = HashMap::new();
     for t in toks.iter().flatten() {
         *freq.entry(t.as_str()).or_default() += 1;
@@ -223,8 +234,7 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
     order.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
     let first_common = order.len().saturating_sub(64) as u32;
     let rank: HashMap<&str, u32> = order.iter().enumerate().map(|(r, (t, _))| (*t, r as u32)).collect();
-    let sets: Vec<Set> = toks
-        .iter()
+    toks.iter()
         .map(|set| {
             let mut ranks: Vec<u32> = set.iter().map(|t| rank[t.as_str()]).collect();
             ranks.sort_unstable();
@@ -235,9 +245,64 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
                 .fold(0u64, |m, &r| m | 1 << (r - first_common));
             Set { ranks, rare, common }
         })
-        .collect();
+        .collect()
+}
+
+/// A set's entry in a posting list: the set, the token's position in it, and what
+/// the cheap filter reads (its length, its rare-token count, its common tokens).
+struct Entry {
+    set: u32,
+    pos: u32,
+    len: u32,
+    rare: u32,
+    common: u64,
+}
+
+/// An upper bound on the overlap of `a` and `e`, met at their first shared token
+/// (at `pos_a` in `a`): the common tokens counted exactly by their bits, the rare
+/// ones at most as many as the smaller set has, and at most the shared token and
+/// what follows it in the shorter remainder (positional filtering).
+fn overlap_bound(a: &Set, pos_a: usize, e: &Entry) -> usize {
+    let bits = (a.common & e.common).count_ones() as usize + a.rare.len().min(e.rare as usize);
+    let rest = (a.len() - pos_a).min(e.len as usize - e.pos as usize);
+    bits.min(rest)
+}
+
+/// A similarity o / union, compared exactly.
+type Ratio = (usize, usize);
+
+fn above(a: Ratio, b: Ratio) -> bool {
+    a.0 * b.1 > b.0 * a.1
+}
+
+/// The connected components of the pairs with J ≥ 0.5, as their members (in index
+/// order, the components in the order of their first member), each with the
+/// highest similarity among the pairs this step verified.
+///
+/// Sets are taken smallest first, so an indexed set is never larger than the one
+/// probing and needs only its first |B| − ⌈2|B|/3⌉ + 1 tokens in the index (J ≥ 0.5
+/// and |B| ≤ |A| give an overlap ≥ ⌈2|B|/3⌉); the prober looks at its first
+/// [`prefix_len`] tokens. Posting lists are kept per (token, component) and merged
+/// smaller into larger on a union. A pair is verified only when its sets are in
+/// different components at that moment, so every edge of the graph is either
+/// verified or already within one component: the components are exact.
+fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
+    use std::collections::HashMap;
+    let n = sets.len();
     let mut parent: Vec<usize> = (0..n).collect();
-    let mut best: Vec<f64> = vec![0.0; n];
+    let mut best: Vec<Ratio> = vec![(0, 1); n];
+    // Entries held per root, to merge the smaller into the larger.
+    let mut held: Vec<usize> = vec![0; n];
+    let mut lists: HashMap<(u32, u32), Vec<Entry>> = HashMap::new();
+    let ntok = sets
+        .iter()
+        .flat_map(|s| s.ranks.last())
+        .max()
+        .map_or(0, |&r| r as usize + 1);
+    // The roots with a list under each token (stale ones dropped when met), and
+    // the tokens under which each root has a list.
+    let mut tok_roots: Vec<Vec<u32>> = vec![Vec::new(); ntok];
+    let mut root_toks: Vec<Vec<u32>> = vec![Vec::new(); n];
     fn find(p: &mut [usize], x: usize) -> usize {
         let mut r = x;
         while p[r] != r {
@@ -251,100 +316,180 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
         }
         r
     }
-    // Smallest sets first: an indexed set is never larger than the one probing,
-    // so it needs only its first |B| − ⌈2|B|/3⌉ + 1 tokens in the index (J ≥ 0.5
-    // and |B| ≤ |A| give an overlap ≥ ⌈2|B|/3⌉).
     let mut by_size: Vec<usize> = (0..n).collect();
     by_size.sort_by_key(|&i| (sets[i].len(), i));
-    /// The sets already indexed under one token, column by column: the set, the
-    /// token's position in it, and what the cheap filter reads (its length, its
-    /// rare-token count, its common tokens as bits). On a dir of few distinct
-    /// words every list is long and almost every candidate fails the filter, so
-    /// the filter runs first over the columns without a branch per candidate.
-    #[derive(Clone, Default)]
-    struct Postings {
-        set: Vec<u32>,
-        pos: Vec<u32>,
-        len: Vec<u32>,
-        rare: Vec<u32>,
-        common: Vec<u64>,
-    }
-    let mut postings: Vec<Postings> = vec![Postings::default(); order.len()];
     let mut seen: Vec<u32> = vec![u32::MAX; n];
-    let mut passed: Vec<u32> = Vec::new();
     for &i in &by_size {
         let a = &sets[i];
-        let (la, rare_a) = (a.len(), a.rare.len() as u32);
-        let pa = prefix_len(la);
-        let mut ri = find(&mut parent, i);
-        for (pos_a, &tok) in a.ranks[..pa].iter().enumerate() {
-            let list = &postings[tok as usize];
-            // The common tokens counted exactly by their bits, the rare ones at
-            // most as many as the smaller set has: a bound on the pair's overlap
-            // whichever token it is met by, so a pair it drops is dropped at every
-            // meeting and needs no `seen` mark. J ≥ 0.5 ⟺ 3·overlap ≥ |A| + |B|.
-            passed.clear();
-            passed.resize(list.set.len(), 0);
-            let mut k = 0;
-            for x in 0..list.set.len() {
-                let bits = (a.common & list.common[x]).count_ones() + rare_a.min(list.rare[x]);
-                passed[k] = x as u32;
-                k += usize::from(3 * bits as usize >= la + list.len[x] as usize);
-            }
-            for &x in &passed[..k] {
-                let x = x as usize;
-                let (j, len_b, pos_b) = (list.set[x] as usize, list.len[x] as usize, list.pos[x] as usize);
-                if seen[j] == i as u32 {
+        let la = a.len();
+        for (pos_a, &tok) in a.ranks[..prefix_len(la)].iter().enumerate() {
+            let mut r_at = 0;
+            while r_at < tok_roots[tok as usize].len() {
+                let r = tok_roots[tok as usize][r_at] as usize;
+                if parent[r] != r {
+                    tok_roots[tok as usize].swap_remove(r_at);
                     continue;
                 }
-                seen[j] = i as u32;
-                let total = la + len_b;
-                let bits = (a.common & list.common[x]).count_ones() as usize + rare_a.min(list.rare[x]) as usize;
-                // The first shared token is at (pos_a, pos_b): the overlap is at most
-                // it and what follows it in the shorter remainder.
-                let bound = (1 + (la - pos_a - 1).min(len_b - pos_b - 1)).min(bits);
-                if 3 * bound < total {
+                r_at += 1;
+                let ri = find(&mut parent, i);
+                if r == ri {
                     continue;
                 }
-                // `i`'s root is found once per probe (and again after a union).
-                let rj = find(&mut parent, j);
-                if parent[ri] != ri {
-                    ri = find(&mut parent, ri);
+                let mut hit = None;
+                for e in &lists[&(tok, r as u32)] {
+                    let j = e.set as usize;
+                    // A set is met first at the pair's first shared token, where
+                    // the positional bound holds; later meetings are skipped.
+                    if seen[j] == i as u32 {
+                        continue;
+                    }
+                    seen[j] = i as u32;
+                    let total = la + e.len as usize;
+                    if 3 * overlap_bound(a, pos_a, e) < total {
+                        continue;
+                    }
+                    let o = a.overlap(&sets[j]);
+                    if 3 * o >= total {
+                        hit = Some((o, total - o));
+                        break;
+                    }
                 }
-                let bound_j = bound as f64 / (total - bound) as f64;
-                if ri == rj && bound_j <= best[ri] {
-                    continue;
+                let Some(sim) = hit else { continue };
+                // Union, the root holding more entries surviving.
+                let (keep, gone) = if held[r] >= held[ri] { (r, ri) } else { (ri, r) };
+                parent[gone] = keep;
+                held[keep] += held[gone];
+                for b in [best[gone], sim] {
+                    if above(b, best[keep]) {
+                        best[keep] = b;
+                    }
                 }
-                let o = a.overlap(&sets[j]);
-                if 3 * o < total {
-                    continue;
+                for t in std::mem::take(&mut root_toks[gone]) {
+                    let moved = lists.remove(&(t, gone as u32)).unwrap_or_default();
+                    match lists.entry((t, keep as u32)) {
+                        std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().extend(moved),
+                        std::collections::hash_map::Entry::Vacant(v) => {
+                            v.insert(moved);
+                            root_toks[keep].push(t);
+                            tok_roots[t as usize].push(keep as u32);
+                        }
+                    }
                 }
-                let sim = o as f64 / (total - o) as f64;
-                let (lo, hi) = (ri.min(rj), ri.max(rj));
-                parent[hi] = lo;
-                best[lo] = best[lo].max(best[hi]).max(sim);
             }
         }
+        let ri = find(&mut parent, i);
         let indexed = if la == 0 { 0 } else { la - (2 * la).div_ceil(3) + 1 };
         for (pos, &tok) in a.ranks[..indexed].iter().enumerate() {
-            let list = &mut postings[tok as usize];
-            list.set.push(i as u32);
-            list.pos.push(pos as u32);
-            list.len.push(la as u32);
-            list.rare.push(rare_a);
-            list.common.push(a.common);
+            let entry = Entry {
+                set: i as u32,
+                pos: pos as u32,
+                len: la as u32,
+                rare: a.rare.len() as u32,
+                common: a.common,
+            };
+            match lists.entry((tok, ri as u32)) {
+                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().push(entry),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(vec![entry]);
+                    root_toks[ri].push(tok);
+                    tok_roots[tok as usize].push(ri as u32);
+                }
+            }
+            held[ri] += 1;
         }
     }
-    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut slot: Vec<usize> = vec![usize::MAX; n];
+    let (mut members, mut found) = (Vec::new(), Vec::new());
     for i in 0..n {
         let r = find(&mut parent, i);
-        groups.entry(r).or_default().push(i);
+        if slot[r] == usize::MAX {
+            slot[r] = members.len();
+            members.push(Vec::new());
+            found.push(best[r]);
+        }
+        members[slot[r]].push(i);
     }
-    groups
-        .into_iter()
-        .filter(|(_, g)| g.len() > 1)
-        .map(|(r, g)| (g, best[r]))
-        .collect()
+    (members, found)
+}
+
+/// A point in a set's prefix still to be indexed: what any pair first meeting
+/// there or later can reach at most, (|A| − k) / |A|.
+#[derive(PartialEq, Eq)]
+struct Step {
+    set: u32,
+    k: u32,
+    len: u32,
+}
+
+impl Ord for Step {
+    fn cmp(&self, o: &Step) -> std::cmp::Ordering {
+        let (a, b) = (
+            (self.len - self.k) as u64 * o.len as u64,
+            (o.len - o.k) as u64 * self.len as u64,
+        );
+        a.cmp(&b).then(o.set.cmp(&self.set)).then(o.k.cmp(&self.k))
+    }
+}
+
+impl PartialOrd for Step {
+    fn partial_cmp(&self, o: &Step) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// The highest similarity among the pairs of one component, at least `found` (a
+/// pair of it already verified). Each set's prefix is indexed token by token, the
+/// step that can reach the most first; a set whose next step cannot beat the best
+/// found stops there. A pair is met when the later of the two steps at its first
+/// shared token is taken, and both are taken if it beats the best found before:
+/// the result is exact.
+fn highest_similarity(sets: &[Set], group: &[usize], mut found: Ratio) -> Ratio {
+    use std::collections::{BinaryHeap, HashMap};
+    let mut index: HashMap<u32, Vec<Entry>> = HashMap::new();
+    let mut heap: BinaryHeap<Step> = group
+        .iter()
+        .filter(|&&i| !sets[i].ranks.is_empty())
+        .map(|&i| Step {
+            set: i as u32,
+            k: 0,
+            len: sets[i].len() as u32,
+        })
+        .collect();
+    while let Some(step) = heap.pop() {
+        let (i, k, la) = (step.set as usize, step.k as usize, step.len as usize);
+        if !above((la - k, la), found) {
+            continue;
+        }
+        let a = &sets[i];
+        let tok = a.ranks[k];
+        let list = index.entry(tok).or_default();
+        for e in list.iter() {
+            let total = la + e.len as usize;
+            let bound = overlap_bound(a, k, e);
+            if !above((bound, total - bound), found) {
+                continue;
+            }
+            let o = a.overlap(&sets[e.set as usize]);
+            if above((o, total - o), found) {
+                found = (o, total - o);
+            }
+        }
+        list.push(Entry {
+            set: i as u32,
+            pos: k as u32,
+            len: la as u32,
+            rare: a.rare.len() as u32,
+            common: a.common,
+        });
+        if k + 1 < prefix_len(la) {
+            heap.push(Step {
+                set: step.set,
+                k: step.k + 1,
+                len: step.len,
+            });
+        }
+    }
+    found
 }
 
 /// A memory that says it is superseded, or supersedes another.
@@ -495,6 +640,36 @@ mod tests {
                 };
                 toks.push(set);
             }
+            assert_eq!(similar_groups(&toks), brute_force(&toks), "round {round}");
+        }
+    }
+
+    #[test]
+    fn similar_groups_agree_with_the_quadratic_scan_on_dense_sets() {
+        // The bench's shape: few words, so that almost every set is a candidate of
+        // every other, one large group forms early and its highest similarity has
+        // to be found among many pairs; plus a unique token per set (an id) and a
+        // few sets with no id (that can be equal). Every pair the quadratic scan
+        // connects must be connected here, with the same maximum.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |n: u64| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+        };
+        for round in 0..60 {
+            let vocab = [8, 20, 30][round % 3];
+            let count = 50 + next(250) as usize;
+            let toks: Vec<BTreeSet<String>> = (0..count)
+                .map(|i| {
+                    let mut s: BTreeSet<String> = (0..4 + next(12)).map(|_| format!("w{}", next(vocab))).collect();
+                    if next(10) != 0 {
+                        s.insert(format!("id{i}"));
+                    }
+                    s
+                })
+                .collect();
             assert_eq!(similar_groups(&toks), brute_force(&toks), "round {round}");
         }
     }
