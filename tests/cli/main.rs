@@ -19,6 +19,7 @@ mod lint_fix;
 mod list;
 mod lock;
 mod path;
+mod projects;
 mod restore;
 mod safety;
 mod show;
