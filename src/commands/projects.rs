@@ -35,6 +35,7 @@ pub fn run(args: &ProjectsArgs, ctx: &Context, out: &mut Output) -> Result<ExitC
             render_table(
                 &found.rows,
                 ctx.now_ms(),
+                ctx.env.home().as_deref(),
                 crate::output::terminal_width(),
                 out.color_stdout,
             )
@@ -58,12 +59,20 @@ fn empty_message(all: bool, config_home: &std::path::Path) -> String {
     )
 }
 
-/// The project path as shown: a guess ends in `?`; a dir without any, its key or dir.
-fn project_cell(r: &Row) -> String {
+/// The project path as shown: `~` for the home dir, a guess ends in `?`; a dir
+/// without a project path shows its key or dir.
+fn project_cell(r: &Row, home: Option<&str>) -> String {
+    let short = |p: &std::path::Path| {
+        let s = p.to_string_lossy();
+        match home.filter(|h| h.len() > 1).and_then(|h| s.strip_prefix(h)) {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("~{rest}"),
+            _ => s.into_owned(),
+        }
+    };
     match &r.project_path {
-        Some(p) if r.project_path_source == PathSource::Guess => format!("{}?", p.display()),
-        Some(p) => p.display().to_string(),
-        None => r.name(),
+        Some(p) if r.project_path_source == PathSource::Guess => format!("{}?", short(p)),
+        Some(p) => short(p),
+        None => short(&r.memory_dir),
     }
 }
 
@@ -126,9 +135,9 @@ fn lint_cell(r: &Row) -> Cell {
 
 /// The terminal table, fitted to `width` columns: PROJECT is cut in the middle
 /// and gets what the other columns leave; on a narrow terminal the least needed
-/// columns give way (SESS, then DREAMED, SIZE, CHANGED, LINT). Under each row with
+/// columns give way (SESS, then DREAMED, SIZE, CHANGED, FLAGS, LINT). Under each row with
 /// flags, one line per flag explains it.
-pub fn render_table(rows: &[Row], now_ms: f64, width: usize, color: bool) -> String {
+pub fn render_table(rows: &[Row], now_ms: f64, home: Option<&str>, width: usize, color: bool) -> String {
     use unicode_width::UnicodeWidthStr;
     let header = [
         "PROJECT", "MEM", "SIZE", "INDEX", "LINT", "CHANGED", "DREAMED", "SESS", "FLAGS",
@@ -142,7 +151,7 @@ pub fn render_table(rows: &[Row], now_ms: f64, width: usize, color: bool) -> Str
                 })
             };
             [
-                (project_cell(r), None),
+                (project_cell(r, home), None),
                 (r.memories.to_string(), None),
                 (crate::text::format_file_size(r.size_bytes as usize), None),
                 index_cell(r),
@@ -167,11 +176,11 @@ pub fn render_table(rows: &[Row], now_ms: f64, width: usize, color: bool) -> Str
                 .max(header[i].width())
         })
         .collect();
-    // Columns in the order they give way; PROJECT (0), MEM (1), INDEX (3) and
-    // FLAGS (8) stay.
+    // Columns in the order they give way to PROJECT (at least 24 wide); MEM (1)
+    // and INDEX (3) stay (the lines under a row name its flags when FLAGS goes).
     let mut shown: Vec<usize> = (0..9).collect();
-    let min_project = natural[0].min(16);
-    for drop in [7, 6, 2, 5, 4] {
+    let min_project = natural[0].min(24);
+    for drop in [7, 6, 2, 5, 8, 4] {
         let others: usize = shown.iter().filter(|&&i| i != 0).map(|&i| natural[i] + 2).sum();
         if others + min_project <= width {
             break;
@@ -179,7 +188,7 @@ pub fn render_table(rows: &[Row], now_ms: f64, width: usize, color: bool) -> Str
         shown.retain(|&i| i != drop);
     }
     let others: usize = shown.iter().filter(|&&i| i != 0).map(|&i| natural[i] + 2).sum();
-    let project_w = width.saturating_sub(others).clamp(min_project.min(8), natural[0]);
+    let project_w = width.saturating_sub(others).clamp(natural[0].min(8), natural[0]);
     let cols: Vec<Column> = shown
         .iter()
         .map(|&i| Column {

@@ -188,8 +188,16 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
     for p in projects {
         live.entry(p.clone()).or_insert_with(|| resolve_live(&env, &p));
     }
-    // Dirs that settings move projects to.
-    for (p, l) in &live {
+    // Dirs that settings move projects to; their sessions are the project's.
+    let transcripts_of: HashMap<PathBuf, PathBuf> = found
+        .values()
+        .filter_map(|c| Some((c.project.as_ref()?.0.clone(), c.transcripts.clone()?)))
+        .collect();
+    // In path order, so that a dir many projects share (a user setting) gets the
+    // same project path on every run.
+    let mut sorted: Vec<(&PathBuf, &Option<Live>)> = live.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    for (p, l) in sorted {
         if let Some(l) = l
             && l.source != DirSource::Default
             && l.memdir.is_dir()
@@ -197,6 +205,7 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
             let c = found.entry(strip_sep(&l.memdir)).or_default();
             if c.project.is_none() {
                 c.project = Some((p.clone(), PathSource::Settings));
+                c.transcripts = c.transcripts.take().or_else(|| transcripts_of.get(p).cloned());
             }
         }
     }
