@@ -59,8 +59,9 @@ fn empty_message(all: bool, config_home: &std::path::Path) -> String {
     )
 }
 
-/// The project path as shown: `~` for the home dir, a guess ends in `?`; a dir
-/// without a project path shows its key or dir.
+/// The project path as shown: `~` for the home dir, a guess ends in `?`, a dir a
+/// setting names follows its project after `→`; a dir without a project path
+/// shows itself.
 fn project_cell(r: &Row, home: Option<&str>) -> String {
     let short = |p: &std::path::Path| {
         let s = p.to_string_lossy();
@@ -71,6 +72,10 @@ fn project_cell(r: &Row, home: Option<&str>) -> String {
     };
     match &r.project_path {
         Some(p) if r.project_path_source == PathSource::Guess => format!("{}?", short(p)),
+        // A dir a setting names: the project, then where its memory went.
+        Some(p) if r.project_path_source == PathSource::Settings => {
+            format!("{} → {}/", short(p), short(&r.memory_dir))
+        }
         Some(p) => short(p),
         None => short(&r.memory_dir),
     }

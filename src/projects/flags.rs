@@ -145,7 +145,7 @@ fn disabled(row: &mut Row, l: Option<&Live>, fallback: &Enabled) {
         push(
             row,
             Flag::Disabled,
-            format!("auto memory is off here ({lever}): Claude Code neither reads nor writes it"),
+            format!("auto memory is off: {lever}; Claude Code neither reads nor writes this dir"),
             Vec::new(),
             Evidence::Disabled { lever },
         );
@@ -409,4 +409,37 @@ fn moved(rows: &mut [Row], lives: &[Option<Live>]) {
 
 fn same_dir(a: &Path, b: &Path) -> bool {
     super::strip_sep(a) == super::strip_sep(b) || super::real(a) == super::real(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_variants_of_one_path_share_a_family() {
+        assert_eq!(key_family("C--Users-x-my_proj"), key_family("C--Users-x-my-proj"));
+        assert_eq!(key_family("-Users-Alice-app"), key_family("-users-alice-app"));
+        assert_ne!(key_family("-src-app"), key_family("-src-app2"));
+        let long = format!("/{}", "b".repeat(210));
+        let k = sanitize::sanitize(&long);
+        assert_ne!(k.wyhash, k.djb2);
+        assert_eq!(key_family(&k.wyhash), key_family(&k.djb2));
+        assert_eq!(family_reason(&k.wyhash, &k.djb2), "hash");
+        assert_eq!(family_reason("-Users-Alice-app", "-users-alice-app"), "case");
+        assert_eq!(family_reason("C--x-my_proj", "C--x-my-proj"), "underscore");
+    }
+
+    #[test]
+    fn flags_serialize_in_kebab_case() {
+        for f in [
+            Flag::Orphaned,
+            Flag::Moved,
+            Flag::Split,
+            Flag::SharedKey,
+            Flag::Redirected,
+            Flag::Disabled,
+        ] {
+            assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
+        }
+    }
 }

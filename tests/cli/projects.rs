@@ -57,6 +57,7 @@ struct Home {
 /// The fake home:
 /// - `src/app` (a git repo) with `src/app-wt`, a worktree keyed on its own with memories: split;
 /// - `old/tool` moved to `src/tool` (whose memory dir is empty): orphaned and moved;
+/// - `old/my_lib.v2`, whose namesake in `src/` holds memories: orphaned only;
 /// - `src/my_lib.v2`: a path with `_` and `.`, no flag;
 /// - `src/redir` whose local settings send memory to `elsewhere/`: redirected;
 /// - `src/off` with auto memory off in its local settings: disabled;
@@ -92,6 +93,10 @@ fn home() -> Home {
     repo(&lib);
     memories(&projects.join(key(&lib)).join("memory"), &["lib_note"], 48.0);
     transcript(&env, &key(&lib), 1, &lib, 47.0);
+    // Its old place: orphaned, but not moved (the live dir holds memories).
+    let old_lib = env.home().join("old/my_lib.v2");
+    memories(&projects.join(key(&old_lib)).join("memory"), &["old_lib"], 24.0 * 50.0);
+    transcript(&env, &key(&old_lib), 1, &old_lib, 24.0 * 50.0);
 
     let redir = src.join("redir");
     fs::create_dir_all(redir.join(".claude")).unwrap();
@@ -204,6 +209,7 @@ fn each_flag_fires_on_its_case_and_stays_quiet_otherwise() {
     assert_eq!(flags(row(&doc, &src.join("tool"))), Vec::<String>::new());
 
     assert_eq!(flags(row(&doc, &src.join("my_lib.v2"))), Vec::<String>::new());
+    assert_eq!(flags(row(&doc, &home_dir.join("old/my_lib.v2"))), ["orphaned"]);
 
     let redir = row(&doc, &src.join("redir"));
     assert_eq!(flags(redir), ["redirected"]);
