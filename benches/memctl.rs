@@ -236,6 +236,7 @@ fn main() {
         for n in sizes {
             println!("{}", workload(&root, n).display());
         }
+        println!("{}", projects_home(&root).display());
         return;
     }
     let mut report = String::new();
@@ -250,6 +251,7 @@ fn main() {
     )
     .unwrap();
     hook_rows(bin, &root, startup, &mut report);
+    projects_rows(bin, &root, &mut report);
     // The settings readers (SPEC §7.4, §7.5): one resolution and a few small files.
     for args in ["config", "hook status"] {
         let t = time_exec(bin, &args.split(' ').collect::<Vec<_>>(), 101);
@@ -466,4 +468,66 @@ fn hook_rows(bin: &str, root: &Path, startup: Duration, report: &mut String) {
     for r in rows {
         writeln!(report, "{r}").unwrap();
     }
+}
+
+/// A home with 100 projects of 200 memories each (the 200-file workload, hard
+/// linked), each key with one transcript naming its project path.
+fn projects_home(root: &Path) -> PathBuf {
+    let home = root.join("projects-home");
+    let marker = home.join("generated");
+    if fs::read_to_string(&marker).is_ok_and(|v| v == GENERATOR_VERSION) {
+        return home;
+    }
+    let source = workload(root, 200);
+    let _ = fs::remove_dir_all(&home);
+    for i in 0..100 {
+        let project = home.join(format!("src/project-{i:03}"));
+        fs::create_dir_all(&project).unwrap();
+        let key: String = project
+            .to_string_lossy()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let dir = home.join(".claude/projects").join(&key);
+        let mem = dir.join("memory");
+        fs::create_dir_all(&mem).unwrap();
+        for e in fs::read_dir(&source).unwrap() {
+            let e = e.unwrap();
+            fs::hard_link(e.path(), mem.join(e.file_name())).unwrap();
+        }
+        fs::write(
+            dir.join(format!("{i:08}-0000-0000-0000-000000000000.jsonl")),
+            format!(
+                "{{\"type\":\"summary\"}}\n{{\"cwd\":{:?}}}\n",
+                project.display().to_string()
+            ),
+        )
+        .unwrap();
+    }
+    fs::write(marker, GENERATOR_VERSION).unwrap();
+    home
+}
+
+/// `memctl projects` on 100 projects × 200 memories (SPEC §9, goal < 1 s) against
+/// `cat` of the 100 indexes and `memctl list` run once per project.
+fn projects_rows(bin: &str, root: &Path, report: &mut String) {
+    let home = projects_home(root);
+    let h = home.display();
+    let env = format!("env -u MEMCTL_DIR HOME={h} CLAUDE_CONFIG_DIR={h}/.claude MEMCTL_HISTORY=off");
+    let cat = time(&format!("cat {h}/.claude/projects/*/memory/MEMORY.md"), 21);
+    let lists = time(
+        &format!("for d in {h}/.claude/projects/*/memory; do {env} {bin} --dir \"$d\" list; done"),
+        5,
+    );
+    let projects = time(&format!("{env} {bin} projects"), 11);
+    writeln!(
+        report,
+        "memctl projects (100 projects × 200 memories): {} (goal < 1 s) vs cat of the indexes {} ({:.1}x) · list ×100 {} ({:.2}x)",
+        secs(projects),
+        secs(cat),
+        projects.as_secs_f64() / cat.as_secs_f64(),
+        secs(lists),
+        projects.as_secs_f64() / lists.as_secs_f64()
+    )
+    .unwrap();
 }

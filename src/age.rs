@@ -8,6 +8,11 @@ pub fn age_days(now_ms: f64, mtime_ms: f64) -> u64 {
     if d.is_nan() || d < 0.0 { 0 } else { d as u64 }
 }
 
+/// The age in a table cell: `today`, `1d`, `12d` (`list`, `projects`).
+pub fn short_age(days: u64) -> String {
+    if days == 0 { "today".into() } else { format!("{days}d") }
+}
+
 /// `today`, `yesterday` or `<d> days ago`.
 pub fn age_text(days: u64) -> String {
     match days {

@@ -28,6 +28,7 @@ pub mod memory;
 pub mod ops;
 pub mod output;
 pub mod paths;
+pub mod projects;
 pub mod prompt;
 pub mod scan;
 pub mod sessions;

@@ -349,11 +349,6 @@ fn idx_cell(indexed: &Indexed, rel: &str) -> Cell {
     }
 }
 
-/// The age in a table cell: `today`, `1d`, `12d`.
-fn short_age(days: u64) -> String {
-    if days == 0 { "today".into() } else { format!("{days}d") }
-}
-
 /// The name when it says more than the file name: empty when it is the stem
 /// spelled another way (case, `-`, `_` or spaces).
 fn distinct_name(m: &Memory) -> String {
@@ -433,7 +428,7 @@ pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width:
                 (type_label(m), None),
                 (distinct_name(m), None),
                 (flat(&m.rel), None),
-                (short_age(age::age_days(now_ms, m.mtime_ms)), None),
+                (age::short_age(age::age_days(now_ms, m.mtime_ms)), None),
                 idx_cell(indexed, &m.rel),
                 (desc, None),
             ]

@@ -219,7 +219,7 @@ fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
         }
     }
     findings.extend(index_findings);
-    walk_findings(&scan, input, &mut findings, &mut notes);
+    walk_findings(&scan, input.dir, input.now_ms, &mut findings, &mut notes);
     let mut files = scan.memories.len();
     let reach = index_rules::Reach::new(edges);
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
@@ -229,6 +229,42 @@ fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
     config::check(input, &mut findings, &mut notes);
     sort_findings(&mut findings);
     (Report { findings, files, notes }, Scanned { scan, texts })
+}
+
+/// What the all-projects view needs of a memory dir in one scan: the memories
+/// (window only) and the findings of the index rules and the frontmatter windows
+/// (SPEC §9). No body is read, so ML203 cannot see links between memories: a file
+/// only another memory links counts as unindexed (a warning, not lint's info).
+pub struct WindowLint {
+    pub scan: Scan,
+    pub findings: Vec<Finding>,
+}
+
+/// Scan `memdir` reading only the windows, and run the rules that need nothing more.
+pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint {
+    let scopes = index_rules::scopes(memdir);
+    let mut index_findings = Vec::new();
+    let check_indexes = || -> Vec<IndexResult> {
+        scopes
+            .iter()
+            .map(|scope| index_rules::check_index(scope, 90.0, &mut index_findings))
+            .collect()
+    };
+    let visit = |m: &Memory, _: &mut File, buf: &mut Vec<u8>| {
+        let mut out = Vec::new();
+        topic::check_window(m, &String::from_utf8_lossy(buf), &mut out);
+        out
+    };
+    let (scan, results, index_results) = scan::scan_visit(memdir.dir(), check_indexes, &visit);
+    let mut findings: Vec<Finding> = results.into_iter().flatten().collect();
+    findings.extend(index_findings);
+    let mut notes = Vec::new();
+    walk_findings(&scan, memdir.dir(), now_ms, &mut findings, &mut notes);
+    let reach = index_rules::Reach::new(HashMap::new());
+    for (scope, (_, targets)) in scopes.iter().zip(index_results) {
+        index_rules::check_files(scope, &scan.memories, targets.as_ref(), &reach, &mut findings);
+    }
+    WindowLint { scan, findings }
 }
 
 /// By path (byte order), line, column and rule; equal findings keep the order
@@ -269,7 +305,7 @@ fn sort_findings(findings: &mut [Finding]) {
 }
 
 /// Findings about entries the scan could not use, the cap and temp files.
-fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
+fn walk_findings(scan: &Scan, dir: &Path, now_ms: f64, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
     use crate::scan::ProblemKind as P;
     for p in &scan.problems {
         match &p.kind {
@@ -334,12 +370,12 @@ fn walk_findings(scan: &Scan, input: &Input, out: &mut Vec<Finding>, notes: &mut
     for (rel, target) in &scan.escaping {
         out.push(Finding::file(
             RuleId::ML130,
-            &input.dir.join(rel),
+            &dir.join(rel),
             format!("symlink leaves the memory dir (to {})", target.display()),
         ));
     }
     for t in &scan.temp_files {
-        let old = input.now_ms - t.mtime_ms >= crate::lock::HOLDER_STALE_MS;
+        let old = now_ms - t.mtime_ms >= crate::lock::HOLDER_STALE_MS;
         let live = matches!(
             crate::lock::liveness(i64::from(t.pid)),
             crate::lock::PidStatus::Alive | crate::lock::PidStatus::Eperm

@@ -268,6 +268,17 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     })
 }
 
+/// The config home and the memory base (SPEC §2.2.2) from the environment alone,
+/// relative values resolved against the current dir: for the all-projects view,
+/// which has no single project.
+pub fn bases(env: &Env, warnings: &mut Vec<String>) -> (Option<String>, Option<String>) {
+    let home = env.home();
+    let base_dir = env.cwd.to_string_lossy().into_owned();
+    let config_home = config_home(env, home.as_deref(), &base_dir, warnings);
+    let memory_base = memory_base(env, config_home.as_deref(), &base_dir, warnings);
+    (config_home, memory_base)
+}
+
 fn need_home() -> Error {
     Error::new(Kind::Config, "cannot determine the home directory").hint("set HOME or pass --dir")
 }

@@ -140,6 +140,7 @@ fn read_commands() {
         ("lint-team", &["--team", "lint", "--json"]),
         ("dream", &["dream", "--dry-run", "--json"]),
         ("lock", &["lock", "status", "--json"]),
+        ("projects", &["projects", "--all", "--json"]),
         (
             "add-dry-run",
             &[

@@ -21,6 +21,7 @@ mod list;
 mod lock;
 mod merge;
 mod path;
+mod projects;
 mod restore;
 mod safety;
 mod show;

@@ -62,6 +62,22 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
     ambiguous_close(&m.path, whole.yaml_text, open_line, out);
 }
 
+/// The topic rules that need only the scan window (for `memctl projects`, which
+/// reads no bodies): ML101–ML114 and ML126 on the block the window holds; `window`
+/// is the text the scan read (key lines are found in it).
+pub fn check_window(m: &Memory, window: &str, out: &mut Vec<Finding>) {
+    let fm = &m.frontmatter;
+    let text = window.strip_prefix('\u{feff}').unwrap_or(window);
+    let open_line = fm.open_line.map_or(1, |l| l + 1);
+    status_rules(m, open_line, out);
+    if fm.status.has_fields() {
+        field_rules(m, text, fm.yaml_text.as_deref(), open_line, out);
+    }
+    description_shape(m, text, out);
+    type_rules(m, text, out);
+    ambiguous_close(&m.path, fm.yaml_text.as_deref(), open_line, out);
+}
+
 /// ML101–ML104: what the scan window sees.
 fn status_rules(m: &Memory, open_line: usize, out: &mut Vec<Finding>) {
     let p = &m.path;

@@ -1,0 +1,445 @@
+//! The status flags of SPEC §9, decided over all rows together (a split or a move
+//! is a relation between rows): each with its evidence for `--json` and a one-line
+//! explanation (`detail`) for the terminal.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{Live, PathSource, Row};
+use crate::paths::{DirSource, Enabled, sanitize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flag {
+    Orphaned,
+    Moved,
+    Split,
+    SharedKey,
+    Redirected,
+    Disabled,
+}
+
+impl Flag {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Flag::Orphaned => "orphaned",
+            Flag::Moved => "moved",
+            Flag::Split => "split",
+            Flag::SharedKey => "shared-key",
+            Flag::Redirected => "redirected",
+            Flag::Disabled => "disabled",
+        }
+    }
+}
+
+/// A flag on a row: `detail` is the one-line explanation, `related` the keys (or
+/// memory dirs and project paths) of the other side, `evidence` what decided it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlagDoc {
+    pub flag: Flag,
+    pub detail: String,
+    pub related: Vec<String>,
+    pub evidence: Evidence,
+}
+
+/// What decided a flag (the object `evidence` of a flag in `projects --json`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Evidence {
+    /// `orphaned`: the project path and where it came from.
+    Orphaned { project_path: String, source: PathSource },
+    /// `moved`: `by` is `identity` or `directory_name`.
+    Moved {
+        by: &'static str,
+        live_project: String,
+        identity: Option<String>,
+        live_memories: usize,
+    },
+    /// `split`: `reason` is `worktree`, `canonical_root`, `hash`, `case`,
+    /// `underscore` or `identity`; `variant` names a long key's hash (`wyhash`,
+    /// `djb2`) when the project path tells.
+    Split {
+        reason: &'static str,
+        canonical_root: Option<String>,
+        variant: Option<&'static str>,
+    },
+    /// `shared-key`: the project paths of the transcripts that share the key.
+    SharedKey { project_paths: Vec<String> },
+    /// `redirected`: the stranded memories, the dir Claude Code reads instead and
+    /// the lever that moved it.
+    Redirected {
+        stranded: usize,
+        reads: String,
+        lever: String,
+    },
+    /// `disabled`: the lever that turned auto memory off.
+    Disabled { lever: String },
+}
+
+fn push(row: &mut Row, flag: Flag, detail: String, related: Vec<String>, evidence: Evidence) {
+    row.flags.push(FlagDoc {
+        flag,
+        detail,
+        related,
+        evidence,
+    });
+}
+
+/// Decide every flag. `live` maps project paths to what resolution said there;
+/// `fallback` is the enabled chain without a project (environment, policy, user).
+pub(super) fn decide(
+    rows: &mut [Row],
+    live: &HashMap<PathBuf, Option<Live>>,
+    fallback: &Enabled,
+    config_home: &Path,
+    memory_base: &Path,
+) {
+    let live_of = |r: &Row| {
+        r.project_path
+            .as_ref()
+            .and_then(|p| live.get(p))
+            .and_then(Option::as_ref)
+    };
+    let lives: Vec<Option<Live>> = rows.iter().map(|r| live_of(r).cloned()).collect();
+    for (row, l) in rows.iter_mut().zip(&lives) {
+        orphaned(row);
+        disabled(row, l.as_ref(), fallback);
+        redirected(row, l.as_ref(), config_home, memory_base);
+        shared_key(row);
+    }
+    split(rows, &lives);
+    moved(rows, &lives);
+}
+
+fn orphaned(row: &mut Row) {
+    let Some(p) = &row.project_path else { return };
+    if row.project_exists || row.key.is_none() && row.project_path_source == PathSource::Guess {
+        return;
+    }
+    let shown = p.to_string_lossy().into_owned();
+    let detail = match row.project_path_source {
+        PathSource::Guess => format!("no existing directory matches the key (guessed {shown})"),
+        _ => format!("the project path {shown} no longer exists"),
+    };
+    let source = row.project_path_source;
+    push(
+        row,
+        Flag::Orphaned,
+        detail,
+        Vec::new(),
+        Evidence::Orphaned {
+            project_path: shown,
+            source,
+        },
+    );
+}
+
+fn disabled(row: &mut Row, l: Option<&Live>, fallback: &Enabled) {
+    let (on, lever) = match l {
+        Some(l) => (l.enabled, l.lever.clone()),
+        None => (fallback.value, fallback.lever.clone()),
+    };
+    if !on {
+        push(
+            row,
+            Flag::Disabled,
+            format!("auto memory is off: {lever}; Claude Code neither reads nor writes this dir"),
+            Vec::new(),
+            Evidence::Disabled { lever },
+        );
+    }
+}
+
+fn redirected(row: &mut Row, l: Option<&Live>, config_home: &Path, memory_base: &Path) {
+    let Some(l) = l else { return };
+    if row.key.is_none() || row.memories == 0 || same_dir(&l.memdir, &row.memory_dir) {
+        return;
+    }
+    let lever = match (&l.setting, l.source) {
+        (Some((file, value)), _) => format!("autoMemoryDirectory {value} in {file}"),
+        (None, DirSource::CoworkOverride) => "env CLAUDE_COWORK_MEMORY_PATH_OVERRIDE".to_string(),
+        (None, DirSource::Default)
+            if memory_base != config_home && row.memory_dir.starts_with(config_home.join("projects")) =>
+        {
+            "env CLAUDE_CODE_REMOTE_MEMORY_DIR".to_string()
+        }
+        // Another key of the same repository (a worktree): that is `split`.
+        _ => return,
+    };
+    let reads = crate::paths::with_sep(&l.memdir);
+    let n = row.memories;
+    push(
+        row,
+        Flag::Redirected,
+        format!(
+            "{n} {} stranded: Claude Code reads {reads} instead ({lever})",
+            if n == 1 { "memory" } else { "memories" }
+        ),
+        vec![reads.clone()],
+        Evidence::Redirected {
+            stranded: n,
+            reads,
+            lever,
+        },
+    );
+}
+
+fn shared_key(row: &mut Row) {
+    let Some(key) = &row.key else { return };
+    let paths: Vec<String> = row
+        .cwds
+        .iter()
+        .filter(|c| {
+            let k = sanitize::sanitize(c);
+            &k.wyhash == key || &k.djb2 == key
+        })
+        .cloned()
+        .collect();
+    if paths.len() < 2 {
+        return;
+    }
+    push(
+        row,
+        Flag::SharedKey,
+        format!("{} project paths map to this key: {}", paths.len(), paths.join(", ")),
+        paths.clone(),
+        Evidence::SharedKey { project_paths: paths },
+    );
+}
+
+/// A key as the variants of one path would make it: lower case, `_` as `-`, and a
+/// long key cut to its shared 200-unit prefix.
+fn key_family(key: &str) -> String {
+    let k: String = key
+        .chars()
+        .map(|c| if c == '_' { '-' } else { c.to_ascii_lowercase() })
+        .collect();
+    if k.len() > sanitize::MAX_KEY_UNITS {
+        k.chars().take(sanitize::MAX_KEY_UNITS + 1).collect()
+    } else {
+        k
+    }
+}
+
+/// Why two keys of one family differ.
+fn family_reason(a: &str, b: &str) -> &'static str {
+    let n = sanitize::MAX_KEY_UNITS;
+    if a.len() > n && b.len() > n && a.as_bytes()[..n] == b.as_bytes()[..n] {
+        "hash"
+    } else if a.eq_ignore_ascii_case(b) {
+        "case"
+    } else {
+        "underscore"
+    }
+}
+
+fn split(rows: &mut [Row], lives: &[Option<Live>]) {
+    // Only keyed dirs that exist: a worktree's key dir with transcripts alone is
+    // how Claude Code works, not a split.
+    let members: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].key.is_some() && rows[i].memory_dir.is_dir())
+        .collect();
+    let mut groups: Vec<(Vec<usize>, &'static str, Option<String>)> = Vec::new();
+    let mut by = |f: &dyn Fn(usize) -> Option<String>, reason: &'static str, with_root: bool| {
+        let mut map: HashMap<String, Vec<usize>> = HashMap::new();
+        for &i in &members {
+            if let Some(k) = f(i) {
+                map.entry(k).or_default().push(i);
+            }
+        }
+        let mut found: Vec<_> = map
+            .into_iter()
+            .filter(|(_, v)| v.len() > 1 && v.iter().any(|&i| rows[i].memories > 0))
+            .map(|(k, mut v)| {
+                v.sort_unstable();
+                (v, reason, with_root.then_some(k))
+            })
+            .collect();
+        found.sort();
+        groups.extend(found);
+    };
+    // The key family first: its reason is the more precise (two hashes of one
+    // path also share their canonical root).
+    by(&|i| rows[i].key.as_deref().map(key_family), "family", false);
+    by(
+        &|i| {
+            lives[i]
+                .as_ref()
+                .map(|l| l.canonical_root.clone())
+                .filter(|r| !r.is_empty())
+        },
+        "canonical_root",
+        true,
+    );
+    by(&|i| rows[i].identity.clone(), "identity", false);
+    for (group, reason, root) in groups {
+        for &i in &group {
+            let others: Vec<usize> = group.iter().copied().filter(|&j| j != i).collect();
+            let key = rows[i].key.clone().unwrap_or_default();
+            let reason = match reason {
+                "family" => family_reason(&key, rows[others[0]].key.as_deref().unwrap_or("")),
+                "canonical_root"
+                    if group
+                        .iter()
+                        .any(|&j| rows[j].project_path.as_ref().map(|p| p.to_string_lossy().into_owned()) != root) =>
+                {
+                    "worktree"
+                }
+                r => r,
+            };
+            let variant = (reason == "hash")
+                .then(|| {
+                    let p = rows[i].project_path.as_ref()?;
+                    let k = sanitize::sanitize(&p.to_string_lossy());
+                    if k.wyhash == key {
+                        Some("wyhash")
+                    } else if k.djb2 == key {
+                        Some("djb2")
+                    } else {
+                        None
+                    }
+                })
+                .flatten();
+            let related: Vec<String> = others.iter().map(|&j| rows[j].name()).collect();
+            if let Some(f) = rows[i].flags.iter_mut().find(|f| f.flag == Flag::Split) {
+                for r in related {
+                    if !f.related.contains(&r) {
+                        f.related.push(r);
+                    }
+                }
+                continue;
+            }
+            let why = match (reason, variant) {
+                ("worktree", _) => "a worktree keyed on its own".to_string(),
+                ("canonical_root", _) => "the same git root".to_string(),
+                ("hash", Some("djb2")) => {
+                    "the Node.js hash of a long path (native Claude Code reads the Wyhash key)".to_string()
+                }
+                ("hash", Some(_)) => {
+                    "the native hash of a long path (Node.js-hosted Claude Code reads the djb2 key)".to_string()
+                }
+                ("hash", None) => "the two hash variants of a long path".to_string(),
+                ("case", _) => "a case variant of the path".to_string(),
+                ("underscore", _) => "the path with `_` kept (Windows)".to_string(),
+                _ => "the same recorded identity".to_string(),
+            };
+            let detail = format!("one repository under two keys ({why}); also: {}", related.join(", "));
+            push(
+                &mut rows[i],
+                Flag::Split,
+                detail,
+                related,
+                Evidence::Split {
+                    reason,
+                    canonical_root: root.clone(),
+                    variant,
+                },
+            );
+        }
+    }
+}
+
+fn moved(rows: &mut [Row], lives: &[Option<Live>]) {
+    let memories_at = |dir: &Path, rows: &[Row]| {
+        rows.iter()
+            .find(|r| same_dir(&r.memory_dir, dir))
+            .map_or(0, |r| r.memories)
+    };
+    let mut found = Vec::new();
+    for (i, o) in rows.iter().enumerate() {
+        if !o.has(Flag::Orphaned) {
+            continue;
+        }
+        let Some(op) = &o.project_path else { continue };
+        let name = op.file_name();
+        for (j, l) in rows.iter().enumerate() {
+            let Some(live) = &lives[j] else { continue };
+            let Some(lp) = &l.project_path else { continue };
+            if i == j || l.has(Flag::Orphaned) || l.project_path_source == PathSource::Guess {
+                continue;
+            }
+            let live_memories = memories_at(&live.memdir, rows);
+            let by = if o.identity.is_some() && o.identity == l.identity {
+                "identity"
+            } else if name.is_some() && lp.file_name() == name && live_memories == 0 {
+                "directory_name"
+            } else {
+                continue;
+            };
+            found.push((i, j, by, live_memories));
+        }
+    }
+    for (i, j, by, live_memories) in found {
+        let live = rows[j]
+            .project_path
+            .clone()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let related = rows[j].name();
+        let identity = (by == "identity").then(|| rows[i].identity.clone()).flatten();
+        let why = match &identity {
+            Some(id) => format!("the same identity {id}"),
+            None => "the same directory name, and its memory dir is empty".to_string(),
+        };
+        let detail = format!("likely moved to {live} ({why}): `memctl projects merge` brings the memories along");
+        if rows[i]
+            .flags
+            .iter()
+            .any(|f| f.flag == Flag::Moved && f.related.contains(&related))
+        {
+            continue;
+        }
+        push(
+            &mut rows[i],
+            Flag::Moved,
+            detail,
+            vec![related],
+            Evidence::Moved {
+                by,
+                live_project: live,
+                identity,
+                live_memories,
+            },
+        );
+    }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    super::strip_sep(a) == super::strip_sep(b) || super::real(a) == super::real(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_variants_of_one_path_share_a_family() {
+        assert_eq!(key_family("C--Users-x-my_proj"), key_family("C--Users-x-my-proj"));
+        assert_eq!(key_family("-Users-Alice-app"), key_family("-users-alice-app"));
+        assert_ne!(key_family("-src-app"), key_family("-src-app2"));
+        let long = format!("/{}", "b".repeat(210));
+        let k = sanitize::sanitize(&long);
+        assert_ne!(k.wyhash, k.djb2);
+        assert_eq!(key_family(&k.wyhash), key_family(&k.djb2));
+        assert_eq!(family_reason(&k.wyhash, &k.djb2), "hash");
+        assert_eq!(family_reason("-Users-Alice-app", "-users-alice-app"), "case");
+        assert_eq!(family_reason("C--x-my_proj", "C--x-my-proj"), "underscore");
+    }
+
+    #[test]
+    fn flags_serialize_in_kebab_case() {
+        for f in [
+            Flag::Orphaned,
+            Flag::Moved,
+            Flag::Split,
+            Flag::SharedKey,
+            Flag::Redirected,
+            Flag::Disabled,
+        ] {
+            assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
+        }
+    }
+}

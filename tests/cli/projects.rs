@@ -1,0 +1,383 @@
+//! `memctl projects` (SPEC §9): a fake home with several projects, each flag on
+//! its case and quiet on the others.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use memctl::paths::sanitize::sanitize;
+use serde_json::Value;
+
+use crate::support::{Env, git, run_in_pty, write_aged};
+
+fn key(p: &Path) -> String {
+    sanitize(&p.to_string_lossy()).wyhash
+}
+
+const MEM: &str = "---\nname: {n}\ndescription: about {n}\ntype: project\n---\nBody of {n}.\n";
+
+/// A memory dir with `names` as memories (indexed), `hours` old.
+fn memories(dir: &Path, names: &[&str], hours: f64) {
+    let mut index = String::new();
+    for n in names {
+        write_aged(&dir.join(format!("{n}.md")), MEM.replace("{n}", n).as_bytes(), hours);
+        index.push_str(&format!("- [{n}]({n}.md) — about {n}\n"));
+    }
+    write_aged(&dir.join("MEMORY.md"), index.as_bytes(), hours);
+}
+
+/// A transcript in `<config home>/projects/<key>/` whose first line has `cwd`.
+fn transcript(env: &Env, key: &str, n: u8, cwd: &Path, hours: f64) {
+    let p = env
+        .home()
+        .join(".claude/projects")
+        .join(key)
+        .join(format!("{n}{n}{n}{n}{n}{n}{n}{n}-1111-1111-1111-111111111111.jsonl"));
+    let first = "{\"type\":\"summary\",\"summary\":\"s\"}\n".to_string();
+    let line = format!(
+        "{{\"parentUuid\":null,\"cwd\":{:?},\"message\":{{\"cwd\":\"/nested\"}}}}\n",
+        cwd.display().to_string()
+    );
+    write_aged(&p, format!("{first}{line}").as_bytes(), hours);
+}
+
+fn repo(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    fs::write(dir.join("README"), "x\n").unwrap();
+    git(dir, &["add", "README"]);
+    git(dir, &["commit", "-qm", "init"]);
+}
+
+struct Home {
+    env: Env,
+    src: PathBuf,
+    long: PathBuf,
+}
+
+/// The fake home:
+/// - `src/app` (a git repo) with `src/app-wt`, a worktree keyed on its own with memories: split;
+/// - `old/tool` moved to `src/tool` (whose memory dir is empty): orphaned and moved;
+/// - `old/my_lib.v2`, whose namesake in `src/` holds memories: orphaned only;
+/// - `src/my_lib.v2`: a path with `_` and `.`, no flag;
+/// - `src/redir` whose local settings send memory to `elsewhere/`: redirected;
+/// - `src/off` with auto memory off in its local settings: disabled;
+/// - a long path with memories under both hash variants of its key: split;
+/// - `src/a_b` and `src/a-b`, which share a key: shared-key.
+fn home() -> Home {
+    let env = Env::new().resolved();
+    let root = env.root();
+    let projects = env.home().join(".claude/projects");
+    let src = env.home().join("src");
+
+    let app = src.join("app");
+    repo(&app);
+    let wt = src.join("app-wt");
+    git(&app, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    memories(&projects.join(key(&app)).join("memory"), &["app_one", "app_two"], 2.0);
+    transcript(&env, &key(&app), 1, &app, 1.0);
+    memories(&projects.join(key(&wt)).join("memory"), &["wt_note"], 30.0);
+    transcript(&env, &key(&wt), 1, &wt, 3.0);
+
+    let old = env.home().join("old/tool");
+    let tool = src.join("tool");
+    repo(&tool);
+    memories(
+        &projects.join(key(&old)).join("memory"),
+        &["tool_a", "tool_b"],
+        24.0 * 40.0,
+    );
+    transcript(&env, &key(&old), 1, &old, 24.0 * 41.0);
+    transcript(&env, &key(&tool), 1, &tool, 5.0);
+
+    let lib = src.join("my_lib.v2");
+    repo(&lib);
+    memories(&projects.join(key(&lib)).join("memory"), &["lib_note"], 48.0);
+    transcript(&env, &key(&lib), 1, &lib, 47.0);
+    // Its old place: orphaned, but not moved (the live dir holds memories).
+    let old_lib = env.home().join("old/my_lib.v2");
+    memories(&projects.join(key(&old_lib)).join("memory"), &["old_lib"], 24.0 * 50.0);
+    transcript(&env, &key(&old_lib), 1, &old_lib, 24.0 * 50.0);
+
+    let redir = src.join("redir");
+    fs::create_dir_all(redir.join(".claude")).unwrap();
+    let elsewhere = root.join("elsewhere");
+    fs::write(
+        redir.join(".claude/settings.local.json"),
+        format!("{{\"autoMemoryDirectory\": {:?}}}", elsewhere.display().to_string()),
+    )
+    .unwrap();
+    memories(&elsewhere, &["redir_new"], 10.0);
+    memories(
+        &projects.join(key(&redir)).join("memory"),
+        &["redir_x", "redir_y", "redir_z"],
+        24.0 * 9.0,
+    );
+    transcript(&env, &key(&redir), 1, &redir, 9.0);
+
+    let off = src.join("off");
+    fs::create_dir_all(off.join(".claude")).unwrap();
+    fs::write(
+        off.join(".claude/settings.local.json"),
+        "{\"autoMemoryEnabled\": false}",
+    )
+    .unwrap();
+    memories(&projects.join(key(&off)).join("memory"), &["off_note"], 24.0 * 3.0);
+    transcript(&env, &key(&off), 1, &off, 24.0 * 3.0);
+
+    let long = src.join(format!("deep/{}/project", "long-directory-name".repeat(11)));
+    fs::create_dir_all(&long).unwrap();
+    let k = sanitize(&long.to_string_lossy());
+    assert_ne!(k.wyhash, k.djb2);
+    memories(&projects.join(&k.wyhash).join("memory"), &["long_native"], 6.0);
+    transcript(&env, &k.wyhash, 1, &long, 6.0);
+    memories(&projects.join(&k.djb2).join("memory"), &["long_node"], 24.0 * 20.0);
+    transcript(&env, &k.djb2, 1, &long, 24.0 * 20.0);
+
+    let ab = src.join("a_b");
+    let a_dash_b = src.join("a-b");
+    fs::create_dir_all(&ab).unwrap();
+    fs::create_dir_all(&a_dash_b).unwrap();
+    assert_eq!(key(&ab), key(&a_dash_b));
+    memories(&projects.join(key(&ab)).join("memory"), &["shared"], 12.0);
+    transcript(&env, &key(&ab), 1, &ab, 11.0);
+    transcript(&env, &key(&ab), 2, &a_dash_b, 13.0);
+
+    let long_cwd = long.clone();
+    Home {
+        env: env.cwd(root),
+        src,
+        long: long_cwd,
+    }
+}
+
+fn rows(doc: &Value) -> &Vec<Value> {
+    doc["projects"].as_array().unwrap()
+}
+
+fn row<'a>(doc: &'a Value, project: &Path) -> &'a Value {
+    rows(doc)
+        .iter()
+        .find(|r| r["project_path"] == project.display().to_string() && r["key"].is_string())
+        .unwrap_or_else(|| panic!("no row for {}: {doc:#}", project.display()))
+}
+
+fn flags(r: &Value) -> Vec<String> {
+    r["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["flag"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn each_flag_fires_on_its_case_and_stays_quiet_otherwise() {
+    let h = home();
+    let (src, long) = (h.src.clone(), h.long.clone());
+    let home_dir = h.env.home();
+    let run = h.env.args(["projects", "--json", "--all"]).run().success();
+    let doc = run.json();
+    assert_eq!(doc["config_home"], home_dir.join(".claude").display().to_string());
+
+    let app = row(&doc, &src.join("app"));
+    assert_eq!(flags(app), ["split"]);
+    assert_eq!(app["flags"][0]["evidence"]["reason"], "worktree");
+    assert_eq!(
+        app["flags"][0]["related"],
+        serde_json::json!([key(&src.join("app-wt"))])
+    );
+    assert_eq!(app["project_path_source"], "transcript");
+    assert_eq!(app["memories"], 2);
+    assert_eq!(
+        app["index"],
+        serde_json::json!({"lines": 2, "units": app["index"]["units"], "truncated": false})
+    );
+    assert_eq!(app["lint"], serde_json::json!({"errors": 0, "warnings": 0}));
+    let wt = row(&doc, &src.join("app-wt"));
+    assert_eq!(flags(wt), ["split"]);
+
+    let old = row(&doc, &home_dir.join("old/tool"));
+    assert_eq!(flags(old), ["orphaned", "moved"]);
+    let moved = &old["flags"][1];
+    assert_eq!(moved["evidence"]["by"], "directory_name");
+    assert_eq!(
+        moved["evidence"]["live_project"],
+        src.join("tool").display().to_string()
+    );
+    assert_eq!(moved["related"], serde_json::json!([key(&src.join("tool"))]));
+    // The live project has no memory dir: a row only with --all, and no flag.
+    assert_eq!(flags(row(&doc, &src.join("tool"))), Vec::<String>::new());
+
+    assert_eq!(flags(row(&doc, &src.join("my_lib.v2"))), Vec::<String>::new());
+    assert_eq!(flags(row(&doc, &home_dir.join("old/my_lib.v2"))), ["orphaned"]);
+
+    let redir = row(&doc, &src.join("redir"));
+    assert_eq!(flags(redir), ["redirected"]);
+    let ev = &redir["flags"][0]["evidence"];
+    assert_eq!(ev["stranded"], 3);
+    assert_eq!(
+        ev["reads"],
+        format!("{}/", h_root(&home_dir).join("elsewhere").display())
+    );
+    let settings_row = rows(&doc)
+        .iter()
+        .find(|r| r["key"].is_null())
+        .expect("the autoMemoryDirectory dir is a row");
+    assert_eq!(settings_row["project_path_source"], "settings");
+    assert_eq!(settings_row["project_path"], src.join("redir").display().to_string());
+    assert_eq!(flags(settings_row), Vec::<String>::new());
+
+    let off = row(&doc, &src.join("off"));
+    assert_eq!(flags(off), ["disabled"]);
+    assert!(
+        off["flags"][0]["evidence"]["lever"]
+            .as_str()
+            .unwrap()
+            .starts_with("autoMemoryEnabled=false in ")
+    );
+
+    let k = sanitize(&long.to_string_lossy());
+    let long_rows: Vec<&Value> = rows(&doc)
+        .iter()
+        .filter(|r| r["project_path"] == long.display().to_string())
+        .collect();
+    assert_eq!(long_rows.len(), 2);
+    for r in long_rows {
+        assert_eq!(flags(r), ["split"]);
+        let ev = &r["flags"][0]["evidence"];
+        assert_eq!(ev["reason"], "hash");
+        let variant = if r["key"] == k.wyhash.as_str() {
+            "wyhash"
+        } else {
+            "djb2"
+        };
+        assert_eq!(ev["variant"], variant);
+    }
+
+    let shared = row(&doc, &src.join("a_b"));
+    assert_eq!(flags(shared), ["shared-key"]);
+    assert_eq!(
+        shared["flags"][0]["related"],
+        serde_json::json!([
+            src.join("a_b").display().to_string(),
+            src.join("a-b").display().to_string()
+        ])
+    );
+}
+
+fn h_root(home: &Path) -> PathBuf {
+    home.parent().unwrap().to_path_buf()
+}
+
+#[test]
+fn rows_are_newest_first_and_empty_dirs_need_all() {
+    let h = home();
+    let src = h.src.clone();
+    let run = h.env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    let changes: Vec<&str> = rows(&doc).iter().map(|r| r["last_change"].as_str().unwrap()).collect();
+    let mut sorted = changes.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(changes, sorted);
+    assert!(rows(&doc).iter().all(|r| r["memories"].as_u64().unwrap() > 0));
+    assert!(
+        !rows(&doc)
+            .iter()
+            .any(|r| r["project_path"] == src.join("tool").display().to_string())
+    );
+}
+
+#[test]
+fn piped_output_is_one_record_per_row() {
+    let h = home();
+    let src = h.src.clone();
+    let run = h.env.args(["projects"]).run().success();
+    let app = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{}\t", key(&src.join("app")))))
+        .unwrap();
+    assert_eq!(
+        app,
+        format!(
+            "{}\t{}\t2\t2\tfalse\t0\t0\tsplit",
+            key(&src.join("app")),
+            src.join("app").display()
+        )
+    );
+    let lib = run.stdout.lines().find(|l| l.contains("my_lib.v2")).unwrap();
+    assert!(lib.ends_with("\t1\t1\tfalse\t0\t0\t-"), "{lib}");
+    assert!(run.stdout.lines().all(|l| l.split('\t').count() == 8));
+}
+
+#[test]
+fn a_key_without_transcripts_gets_a_marked_guess() {
+    let env = Env::new().resolved();
+    let real = env.root().join("some_where");
+    fs::create_dir_all(&real).unwrap();
+    let projects = env.home().join(".claude/projects");
+    memories(&projects.join(key(&real)).join("memory"), &["g"], 1.0);
+    // A Windows key and its `_` variant, no transcripts: guesses that match nothing.
+    memories(&projects.join("C--Users-x-my_proj").join("memory"), &["w1"], 2.0);
+    memories(&projects.join("C--Users-x-my-proj").join("memory"), &["w2"], 3.0);
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    let r = &rows(&doc)[0];
+    assert_eq!(r["project_path"], real.display().to_string());
+    assert_eq!(r["project_path_source"], "guess");
+    assert_eq!(flags(r), Vec::<String>::new());
+    for r in &rows(&doc)[1..] {
+        assert_eq!(flags(r), ["orphaned", "split"]);
+        assert_eq!(r["flags"][1]["evidence"]["reason"], "underscore");
+    }
+}
+
+#[test]
+fn a_fifo_transcript_never_blocks() {
+    let env = Env::new().resolved();
+    let dir = env.home().join(".claude/projects/-x-y");
+    memories(&dir.join("memory"), &["f"], 1.0);
+    let fifo = dir.join("11111111-1111-1111-1111-111111111111.jsonl");
+    rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+    let run = env.args(["projects", "--json"]).run().success();
+    assert_eq!(rows(&run.json())[0]["project_path_source"], "guess");
+}
+
+#[test]
+fn the_history_store_names_dirs_and_identities() {
+    let env = Env::new().resolved();
+    let mem = env.root().join("kept");
+    memories(&mem, &["h"], 1.0);
+    let store = env.root().join("state/memctl/history/kept-0000.git");
+    fs::create_dir_all(&store).unwrap();
+    fs::write(
+        store.join("config"),
+        format!(
+            "[core]\n\tbare = true\n[memctl]\n\tformat = 1\n\tmemoryDir = {:?}\n\tprojectRoot = \"/gone/app\"\n\tidentity = github.com/alice/app\n",
+            mem.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    let r = &rows(&doc)[0];
+    assert_eq!(r["memory_dir"], format!("{}/", mem.display()));
+    assert_eq!(r["project_path_source"], "history");
+    assert_eq!(r["identity"], "github.com/alice/app");
+    assert_eq!(flags(r), ["orphaned"]);
+}
+
+#[test]
+fn the_terminal_table_fits_40_60_and_80_columns() {
+    for width in [40, 60, 80] {
+        let h = home();
+        let env = h.env.env("COLUMNS", width.to_string()).env("NO_COLOR", "1");
+        let out = run_in_pty(&env, &["projects"], &[]);
+        let lines = crate::support::pty_lines(&out);
+        assert!(lines[0].starts_with("PROJECT"), "{out}");
+        for l in &lines {
+            assert!(crate::support::fits(l, width), "wider than {width}: {l:?}\n{out}");
+        }
+        assert!(out.contains("redirected: 3 memories stranded"), "{out}");
+    }
+}
