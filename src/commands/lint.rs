@@ -37,6 +37,84 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         .hint("the JSON document's `summary` and `findings` hold the counts: `memctl lint --json`")
         .into());
     }
+    if args.all_projects {
+        return match format {
+            LintFormat::Sarif | LintFormat::Github => one_stream(args, ctx, out, &shown, format),
+            _ => crate::projects::each::run(ctx, out, |ctx, out| lint_one(args, ctx, out, &shown, format)),
+        };
+    }
+    lint_one(args, ctx, out, &shown, format)
+}
+
+/// Lint one memory dir and render its findings.
+fn lint_one(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown, format: LintFormat) -> Result<ExitCode> {
+    let (outcome, res) = check(args, ctx, out, shown)?;
+    let dir = res.memdir.dir();
+    let layout = Layout {
+        terminal: out.stdout_tty,
+        summary_only: args.summary,
+        dir,
+    };
+    render(out, format, args.dry_run, &outcome, &res.shown(), &ctx.env.cwd, &layout)?;
+    Ok(exit_code(args, &outcome.findings))
+}
+
+/// 1 when errors (or, with --strict, warnings) are among the findings shown.
+fn exit_code(args: &LintArgs, findings: &[Finding]) -> ExitCode {
+    let (errors, warnings, _) = lint::counts(findings);
+    if errors > 0 || (args.strict && warnings > 0) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `--all-projects --format sarif|github`: one document (or stream) for every
+/// project's findings; their absolute paths say which project each is in.
+fn one_stream(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown, format: LintFormat) -> Result<ExitCode> {
+    let mut all = Outcome {
+        findings: Vec::new(),
+        files: 0,
+        fixes: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut failed = false;
+    for row in crate::projects::each::rows(ctx, out)? {
+        match check(args, &crate::projects::each::context_for(ctx, &row), out, shown) {
+            Ok((outcome, _)) => {
+                all.files += outcome.files;
+                all.findings
+                    .extend(outcome.findings.into_iter().map(|f| in_project(f, &row)));
+            }
+            Err(e) => {
+                failed = true;
+                out.warn(format!("{}: {}", row.name(), crate::classify(&e).message));
+            }
+        }
+    }
+    let layout = Layout {
+        terminal: false,
+        summary_only: false,
+        dir: &ctx.env.cwd,
+    };
+    render(out, format, false, &all, "", &ctx.env.cwd, &layout)?;
+    Ok(if failed {
+        ExitCode::from(2)
+    } else {
+        exit_code(args, &all.findings)
+    })
+}
+
+/// A finding with no file (decided by a setting or variable) names its project.
+fn in_project(mut f: Finding, row: &crate::projects::Row) -> Finding {
+    if f.path.is_none() {
+        f.message = format!("{}: {}", row.name(), f.message);
+    }
+    f
+}
+
+/// Lint one memory dir (and fix it with --fix), giving its notes and warnings to `out`.
+fn check(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown) -> Result<(Outcome, Resolution)> {
     let res = ctx.resolve_existing()?;
     let input = Input {
         dir: res.memdir.dir(),
@@ -47,7 +125,7 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let mut report = lint::lint(&input);
     let notes = std::mem::take(&mut report.notes);
     let outcome = if args.fix {
-        fix_and_relint(args, ctx, &input, &shown, report)?
+        fix_and_relint(args, ctx, &input, shown, report)?
     } else {
         Outcome {
             findings: shown.keep(report.findings),
@@ -78,18 +156,7 @@ pub fn run(args: &LintArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     for w in &outcome.warnings {
         out.warn(w.clone());
     }
-    let layout = Layout {
-        terminal: out.stdout_tty,
-        summary_only: args.summary,
-        dir: input.dir,
-    };
-    render(out, format, args.dry_run, &outcome, &res, &ctx.env.cwd, &layout)?;
-    let (errors, warnings, _) = lint::counts(&outcome.findings);
-    Ok(if errors > 0 || (args.strict && warnings > 0) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok((outcome, res))
 }
 
 /// `--list-rules`: the rule table, one rule per line (a JSON array with `--json`).
@@ -325,12 +392,12 @@ fn render(
     format: LintFormat,
     dry_run: bool,
     o: &Outcome,
-    res: &Resolution,
+    memory_dir: &str,
     cwd: &Path,
     layout: &Layout,
 ) -> Result<()> {
     match format {
-        LintFormat::Json => out.emit_json(format::json(&o.findings, o.files, &res.shown(), &o.fixes, cwd))?,
+        LintFormat::Json => out.emit_json(format::json(&o.findings, o.files, memory_dir, &o.fixes, cwd))?,
         LintFormat::Sarif => {
             if dry_run {
                 out.note("--fix --dry-run diffs are not part of SARIF; use --format json to see them");

@@ -17,6 +17,14 @@ use crate::text::{iso_ms, suggestions};
 type TypeFilter = Option<MemoryType>;
 
 pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if args.all_projects {
+        return crate::projects::each::run(ctx, out, |ctx, out| run_one(args, ctx, out));
+    }
+    run_one(args, ctx, out)
+}
+
+/// The command on one memory dir.
+fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let filters = parse_types(&args.types, out)?;
     let format = if out.json {
         ListFormat::Json

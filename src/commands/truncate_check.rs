@@ -14,6 +14,14 @@ use crate::index::report::{JSON_DROPPED, LIST_DROPPED, render_text};
 use crate::output::Output;
 
 pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if args.all_projects {
+        return crate::projects::each::run(ctx, out, |ctx, out| run_one(args, ctx, out));
+    }
+    run_one(args, ctx, out)
+}
+
+/// The command on one memory dir.
+fn run_one(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if args.print_loaded && out.json {
         return Err(Error::new(Kind::Usage, "--print-loaded cannot be combined with --json")
             .hint("drop --json to print the loaded text, or drop --print-loaded for the report")

@@ -4,6 +4,7 @@
 //! reads project paths; `stores` reads the history stores' config; `flags` decides
 //! the flags from all rows together.
 
+pub mod each;
 mod flags;
 mod stores;
 pub mod transcript;
