@@ -29,6 +29,7 @@ pub mod output;
 pub mod paths;
 pub mod prompt;
 pub mod scan;
+pub mod search;
 pub mod sessions;
 pub mod settings_file;
 pub mod store;
