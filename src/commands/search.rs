@@ -99,28 +99,35 @@ fn render_lines(results: &[SearchResult]) -> String {
     s
 }
 
-/// The terminal table, fitted to `width` columns: TYPE and LINE keep their width,
-/// FILE is cut in the middle, TEXT at the end and, when its first match would be
-/// cut away, from the start too. Too narrow for TEXT beside FILE, the text goes
-/// on a line of its own under its row.
+/// The terminal table, fitted to `width` columns: TYPE, FILE, LINE and TEXT when
+/// the files fit whole and the text gets 40 columns beside them; otherwise TYPE,
+/// FILE (cut in the middle) and LINE, with each text on a line of its own under
+/// its row. A text is cut at the end and, when its first match would be cut
+/// away, at the start too.
 fn render_table(results: &[SearchResult], q: &Query, width: usize, color: bool) -> String {
     use unicode_width::UnicodeWidthStr;
     let ty = |r: &SearchResult| r.memory_type.map_or("-", |t| t.as_str()).to_string();
     let type_w = results.iter().map(|r| ty(r).width()).max().unwrap_or(0).max(4);
-    let line_w = results.iter().map(|r| r.line.to_string().len()).max().unwrap_or(0).max(4);
+    let line_w = results
+        .iter()
+        .map(|r| r.line.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
     let file_nat = results.iter().map(|r| r.file.width()).max().unwrap_or(0).max(4);
-    let rest = width.saturating_sub(type_w + line_w + 6);
-    let file_w = file_nat.min((rest * 2 / 5).max(16));
-    let text_w = rest.saturating_sub(file_w);
-    let beside = text_w >= 20;
-    let col = |header, width, middle| Column { header, width, middle };
-    let mut cols = vec![col("TYPE", type_w, false)];
-    cols.push(if beside {
-        col("FILE", file_w, true)
+    let text_w = width.saturating_sub(type_w + line_w + file_nat + 6);
+    let beside = text_w >= 40;
+    let file_w = if beside {
+        file_nat
     } else {
-        col("FILE", width.saturating_sub(type_w + line_w + 4).max(8), true)
-    });
-    cols.push(col("LINE", line_w, false));
+        file_nat.min(width.saturating_sub(type_w + line_w + 4).max(8))
+    };
+    let col = |header, width, middle| Column { header, width, middle };
+    let mut cols = vec![
+        col("TYPE", type_w, false),
+        col("FILE", file_w, true),
+        col("LINE", line_w, false),
+    ];
     if beside {
         cols.push(col("TEXT", text_w, false));
     }
@@ -154,12 +161,13 @@ fn render_table(results: &[SearchResult], q: &Query, width: usize, color: bool) 
 /// the end, and at the start (`…`) too when the match would not fit otherwise.
 fn snippet(text: &str, at: Option<usize>, width: usize) -> String {
     use unicode_width::UnicodeWidthChar;
+    use unicode_width::UnicodeWidthStr;
     let text = text.replace('\t', " ");
-    let Some(at) = at else {
+    let Some(at) = at.filter(|_| text.width() > width) else {
         return fit_end(&text, width);
     };
     let before: usize = text.chars().take(at).map(|c| c.width().unwrap_or(0)).sum();
-    // Keep the match's start in the first two thirds of the cell.
+    // A cut text keeps its first match's start in the first two thirds.
     if before < width * 2 / 3 || width < 8 {
         return fit_end(&text, width);
     }
@@ -211,7 +219,18 @@ mod tests {
         }
         let t = render_table(&rs, &q, 80, false);
         assert!(t.starts_with("TYPE      FILE"), "{t}");
-        assert!(t.contains("…nd here the deploy word comes late"), "{t}");
+        // Too narrow for the text beside the whole file name: under its row.
+        assert_eq!(
+            t.lines().nth(2),
+            Some("  …dding words  and here the deploy word comes late"),
+            "{t}"
+        );
+        let t = render_table(&rs, &q, 120, false);
+        assert!(
+            t.starts_with("TYPE      FILE") && t.lines().next().unwrap().ends_with("TEXT"),
+            "{t}"
+        );
+        assert!(t.contains("12    …rds  and here the deploy word comes late"), "{t}");
     }
 
     #[test]

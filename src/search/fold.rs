@@ -209,7 +209,10 @@ mod tests {
 
     #[test]
     fn query_words_split_on_punctuation_and_dedupe() {
-        assert_eq!(query_words(&fold("Deploy deploy, v1.2 foo-bar")), ["deploy", "v1", "2", "foo", "bar"]);
+        assert_eq!(
+            query_words(&fold("Deploy deploy, v1.2 foo-bar")),
+            ["deploy", "v1", "2", "foo", "bar"]
+        );
         assert!(query_words("--- ...").is_empty());
         assert_eq!(query_words("数据库 迁移"), ["数据库", "迁移"]);
     }

@@ -6,7 +6,9 @@
 //! (see [`super::fold`]). A file matches when every query word is in its name,
 //! description or body; its field is where the query is first complete: `name`
 //! when the name holds every word, `description` when name and description do,
-//! else `body`.
+//! else `body`. The name is the frontmatter `name` and the file's name without
+//! `.md` (`feedback_testing.md` is named `feedback`, `testing`): memories are
+//! known by both, and many have no `name`.
 
 use memchr::memmem::Finder;
 use serde::Serialize;
@@ -69,6 +71,8 @@ pub struct Document<'a> {
     /// The whole text (lossily decoded).
     pub text: &'a str,
     pub name: Option<&'a str>,
+    /// The file name without `.md`.
+    pub stem: &'a str,
     pub description: Option<&'a str>,
     /// The 0-based lines of the frontmatter's opening and closing `---`, when the
     /// block opens on line 1; the body is what follows.
@@ -113,7 +117,7 @@ pub fn match_document(q: &Query, doc: &Document<'_>) -> FileMatch {
         }
     }
     let len = count_words(&folded).min(u32::MAX as usize) as u32;
-    let name = doc.name.map_or(0, |n| q.mask(&fold(n)));
+    let name = doc.name.map_or(0, |n| q.mask(&fold(n))) | q.mask(&fold(doc.stem));
     let desc = doc.description.map_or(0, |d| q.mask(&fold(d)));
     let all = q.all();
     let hit = if name | desc | body_mask != all {
@@ -158,9 +162,7 @@ fn best_line(q: &Query, folded: &str) -> (usize, u32) {
     // (line, mask, matches) of the line being counted and of the best so far.
     let mut cur = (usize::MAX, 0u64, 0u32);
     let mut best = (0usize, 0u64, 0u32);
-    let better = |a: (usize, u64, u32), b: (usize, u64, u32)| {
-        (a.1.count_ones(), a.2) > (b.1.count_ones(), b.2)
-    };
+    let better = |a: (usize, u64, u32), b: (usize, u64, u32)| (a.1.count_ones(), a.2) > (b.1.count_ones(), b.2);
     for (at, k) in hits {
         line += memchr::memchr_iter(b'\n', &bytes[pos..at]).count();
         pos = at;
@@ -180,12 +182,11 @@ fn best_line(q: &Query, folded: &str) -> (usize, u32) {
 }
 
 /// The frontmatter line of `key` that holds the most query words (the first one
-/// when none does); the line after the opening `---` without a line for it. A
-/// block that does not open on line 1 is looked for in the frontmatter window.
+/// when none does); without a line for it (a name only in the file name), the
+/// line after the opening `---`, or line 1 without a block. A block that does not
+/// open on line 1 is looked for in the frontmatter window.
 fn field_hit(q: &Query, doc: &Document<'_>, field: Field, key: &str) -> Hit {
-    let (open, close) = doc
-        .block
-        .unwrap_or((0, crate::frontmatter::FRONTMATTER_MAX_LINES));
+    let (open, close) = doc.block.unwrap_or((0, crate::frontmatter::FRONTMATTER_MAX_LINES));
     let mut best: Option<(usize, u32)> = None;
     let mut folded = String::new();
     for (i, l) in doc.text.split('\n').enumerate().take(close).skip(open + 1) {
@@ -200,7 +201,8 @@ fn field_hit(q: &Query, doc: &Document<'_>, field: Field, key: &str) -> Hit {
             best = Some((i, n));
         }
     }
-    let line = best.map_or(open + 1, |(i, _)| i);
+    let fallback = if doc.block.is_some() { open + 1 } else { 0 };
+    let line = best.map_or(fallback, |(i, _)| i);
     Hit {
         field,
         line: line + 1,
@@ -244,6 +246,7 @@ mod tests {
         Document {
             text,
             name,
+            stem: "file",
             description,
             block,
         }
@@ -274,6 +277,14 @@ mod tests {
         // Words match at word starts only.
         assert!(match_document(&Query::new("ploy"), &d).hit.is_none());
         assert!(match_document(&Query::new("DEPLOYMENTS"), &d).hit.is_some());
+    }
+
+    #[test]
+    fn the_file_name_is_part_of_the_name() {
+        let mut d = doc(FILE, Some("Deploy checklist"), None);
+        d.stem = "project_release_train";
+        let h = match_document(&Query::new("train project"), &d).hit.unwrap();
+        assert_eq!((h.field, h.line), (Field::Name, 2));
     }
 
     #[test]

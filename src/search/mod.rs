@@ -132,6 +132,7 @@ fn visit(q: &Query, m: &Memory, file: &mut File, buf: &mut Vec<u8>) -> matcher::
     let doc = matcher::Document {
         text: &text,
         name: name.as_deref(),
+        stem: m.stem(),
         description: description.as_deref(),
         block,
     };
@@ -174,7 +175,10 @@ mod tests {
     fn ranks_name_then_description_then_body_by_bm25() {
         let d = dir_with(&[
             ("a.md", "---\nname: notes\ndescription: x\n---\nredis redis redis\n"),
-            ("b.md", "---\nname: other\ndescription: x\n---\nredis once, in a long body of many words here\n"),
+            (
+                "b.md",
+                "---\nname: other\ndescription: x\n---\nredis once, in a long body of many words here\n",
+            ),
             ("c.md", "---\nname: other\ndescription: about Redis\n---\nnothing\n"),
             ("d.md", "---\nname: Redis setup\ndescription: x\n---\nnothing\n"),
             ("e.md", "---\nname: other\ndescription: x\n---\nnothing at all\n"),
@@ -192,7 +196,10 @@ mod tests {
             ]
         );
         assert_eq!(r.searched, 5);
-        assert_eq!((r.results[2].line, r.results[2].text.as_str()), (5, "redis redis redis"));
+        assert_eq!(
+            (r.results[2].line, r.results[2].text.as_str()),
+            (5, "redis redis redis")
+        );
         assert!(r.results[2].score > r.results[3].score);
     }
 

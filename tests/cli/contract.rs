@@ -140,6 +140,8 @@ fn read_commands() {
         ("lint-team", &["--team", "lint", "--json"]),
         ("dream", &["dream", "--dry-run", "--json"]),
         ("lock", &["lock", "status", "--json"]),
+        ("search", &["search", "--json", "--limit", "5", "pr"]),
+        ("search-none", &["search", "--json", "no-such-word"]),
         (
             "add-dry-run",
             &[

@@ -21,6 +21,7 @@ mod lock;
 mod path;
 mod restore;
 mod safety;
+mod search;
 mod show;
 mod truncate_check;
 mod undo;
