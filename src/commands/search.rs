@@ -158,26 +158,28 @@ fn render_table(results: &[SearchResult], q: &Query, width: usize, color: bool) 
 }
 
 /// `text` in `width` columns, showing the match that starts at char `at`: cut at
-/// the end, and at the start (`…`) too when the match would not fit otherwise.
+/// the end while the match keeps some context before the cut; else cut at the
+/// start (`…`) too, as little as shows the rest of the line, and at most so far
+/// that the match starts a third of the way in.
 fn snippet(text: &str, at: Option<usize>, width: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    use unicode_width::UnicodeWidthStr;
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
     let text = text.replace('\t', " ");
-    let Some(at) = at.filter(|_| text.width() > width) else {
+    let total = text.width();
+    let Some(at) = at.filter(|_| total > width && width >= 8) else {
         return fit_end(&text, width);
     };
     let before: usize = text.chars().take(at).map(|c| c.width().unwrap_or(0)).sum();
-    // A cut text keeps its first match's start in the first two thirds.
-    if before < width * 2 / 3 || width < 8 {
+    if before + 16.min(width / 3) <= width {
         return fit_end(&text, width);
     }
+    let drop = (total - (width - 1)).min(before - width / 3);
     let mut skip = 0;
-    let mut left = before;
+    let mut dropped = 0;
     for c in text.chars() {
-        if left <= width / 3 {
+        if dropped >= drop {
             break;
         }
-        left -= c.width().unwrap_or(0);
+        dropped += c.width().unwrap_or(0);
         skip += c.len_utf8();
     }
     format!("…{}", fit_end(&text[skip..], width - 1))
@@ -222,7 +224,7 @@ mod tests {
         // Too narrow for the text beside the whole file name: under its row.
         assert_eq!(
             t.lines().nth(2),
-            Some("  …dding words  and here the deploy word comes late"),
+            Some("  …adding words padding words padding words  and here the deploy word comes late"),
             "{t}"
         );
         let t = render_table(&rs, &q, 120, false);
@@ -230,13 +232,27 @@ mod tests {
             t.starts_with("TYPE      FILE") && t.lines().next().unwrap().ends_with("TEXT"),
             "{t}"
         );
-        assert!(t.contains("12    …rds  and here the deploy word comes late"), "{t}");
+        assert!(
+            t.contains("12    …ords padding words  and here the deploy word comes late"),
+            "{t}"
+        );
     }
 
     #[test]
     fn snippets_keep_short_lines_whole() {
         assert_eq!(snippet("short\tline", Some(0), 20), "short line");
         assert_eq!(snippet("abcdefghij", None, 5), "abcd…");
-        assert_eq!(snippet("0123456789 match", Some(11), 12), "…789 match");
+        // Cut at the start only as far as the end of the line needs.
+        assert_eq!(snippet("0123456789 match", Some(11), 12), "…56789 match");
+        let line = "description: Non-critical merges frozen from 2026-03-05 for the mobile release cut";
+        assert_eq!(
+            snippet(line, Some(68), 78),
+            "…iption: Non-critical merges frozen from 2026-03-05 for the mobile release cut"
+        );
+        // A match far into a long line starts a third of the way in.
+        let long = format!("{}match{}", "x ".repeat(100), " y".repeat(100));
+        let s = snippet(&long, Some(200), 30);
+        assert!(s.starts_with("…x x") && s.contains("match") && s.ends_with('…'), "{s}");
+        assert_eq!(s.find("match"), Some(13), "{s}");
     }
 }

@@ -38,7 +38,9 @@ pub fn fold_into(s: &str, out: &mut String) {
     while !rest.is_empty() {
         let ascii = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
         let (run, tail) = rest.split_at(ascii);
-        out.extend(run.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        let start = out.len();
+        out.push_str(run);
+        out[start..].make_ascii_lowercase();
         let mut chars = tail.chars();
         if let Some(c) = chars.next() {
             fold_char(c, out);
@@ -157,14 +159,25 @@ pub fn query_words(folded: &str) -> Vec<String> {
 
 /// How many words a folded text holds (the document length of BM25).
 pub fn count_words(folded: &str) -> usize {
+    let bytes = folded.as_bytes();
     let mut n = 0;
     let mut in_word = false;
-    for c in folded.chars() {
-        let w = is_word_char(c);
-        if w && (!in_word || is_spaceless(c)) {
-            n += 1;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // ASCII, byte by byte: most memory text is.
+        if b.is_ascii() {
+            let w = b.is_ascii_alphanumeric();
+            n += usize::from(w && !in_word);
+            in_word = w;
+            i += 1;
+            continue;
         }
+        let Some(c) = folded[i..].chars().next() else { break };
+        let w = is_word_char(c);
+        n += usize::from(w && (!in_word || is_spaceless(c)));
         in_word = w;
+        i += c.len_utf8();
     }
     n
 }
