@@ -175,7 +175,7 @@ fn a_fifo_does_not_block_and_a_non_utf8_file_does_not_panic() {
         .file("mem/latin1.md", b"---\nname: caf\xe9\n---\nneedle in \xff\xfe bytes\n");
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
-        &env.dir().join("pipe.md"),
+        env.dir().join("pipe.md"),
         rustix::fs::Mode::from_raw_mode(0o600),
     )
     .unwrap();
