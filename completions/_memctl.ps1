@@ -573,8 +573,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
         'memctl;search' {
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)')
-            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Show at most N results')
-            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N results')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N results (0: all)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')

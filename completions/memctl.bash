@@ -1969,7 +1969,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__search)
-            opts="-t -l -h --all-projects --type --limit --dir --project --team --json --color --no-history --help"
+            opts="-t -h --all-projects --type --limit --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1984,10 +1984,6 @@ _memctl() {
                     return 0
                     ;;
                 --limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -522,8 +522,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;search'= {
             cand -t 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)'
             cand --type 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)'
-            cand -l 'Show at most N results'
-            cand --limit 'Show at most N results'
+            cand --limit 'Show at most N results (0: all)'
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'

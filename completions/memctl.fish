@@ -450,7 +450,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memctl -n "__fish_memctl_using_subcommand search" -s t -l type -d 'Only these types: user, feedback, project, reference, none (repeatable or comma-separated)' -r
-complete -c memctl -n "__fish_memctl_using_subcommand search" -s l -l limit -d 'Show at most N results' -r
+complete -c memctl -n "__fish_memctl_using_subcommand search" -l limit -d 'Show at most N results (0: all)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand search" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand search" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand search" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'

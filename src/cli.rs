@@ -157,6 +157,11 @@ pub enum Command {
     #[command(after_long_help = examples::PROJECTS)]
     Projects(ProjectsArgs),
     /// Find memories by words in their name, description or body
+    ///
+    /// Every word must match the start of a word (case-insensitive, accents folded:
+    /// `cafe` finds `Café`, `strasse` finds `Straße`). Matches in the name rank
+    /// first, then the description, then the body by BM25; each with its best line.
+    /// Exit 0 when something matches, 1 when nothing does (as grep), 2 on errors.
     #[command(after_long_help = examples::SEARCH)]
     Search(SearchArgs),
 }
@@ -220,8 +225,8 @@ pub struct SearchArgs {
     #[arg(long = "type", short = 't', value_name = "T", value_delimiter = ',')]
     pub types: Vec<String>,
 
-    /// Show at most N results
-    #[arg(long, short = 'l', value_name = "N", default_value_t = 20)]
+    /// Show at most N results (0: all)
+    #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
 }
 
@@ -801,6 +806,8 @@ Examples:
 Examples:
   Memories about the deploy freeze:
     memctl search deploy freeze
+  Open every match in vim's quickfix list (piped output is path:line:text):
+    vim -q <(memctl search --limit 0 deploy)
   Only feedback, across every project:
     memctl search --all-projects -t feedback testing";
 

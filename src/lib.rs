@@ -31,6 +31,7 @@ pub mod paths;
 pub mod projects;
 pub mod prompt;
 pub mod scan;
+pub mod search;
 pub mod sessions;
 pub mod settings_file;
 pub mod store;

@@ -112,6 +112,58 @@ impl Memory {
     }
 }
 
+/// A `--type` filter of `list` and `search` (SPEC §3.13): the types asked for,
+/// `None` standing for untyped. Empty: every memory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TypeFilter(Vec<Option<MemoryType>>);
+
+impl TypeFilter {
+    /// Parse `--type` values: exact, or in any case when exactly one type matches
+    /// (the second value holds a note naming it for each such value).
+    pub fn parse(raw: &[String]) -> Result<(TypeFilter, Vec<String>), Error> {
+        const NAMES: [&str; 5] = ["user", "feedback", "project", "reference", "none"];
+        let mut filters = Vec::new();
+        let mut notes = Vec::new();
+        for t in raw.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+            let exact = NAMES.iter().find(|n| **n == t);
+            let name = match exact.or_else(|| NAMES.iter().find(|n| n.eq_ignore_ascii_case(t))) {
+                Some(n) => {
+                    if exact.is_none() {
+                        notes.push(format!("--type `{t}` read as `{n}`"));
+                    }
+                    *n
+                }
+                None => {
+                    let near = suggestions(t, NAMES);
+                    let hint = match near.first() {
+                        Some(n) => format!("did you mean `{n}`?"),
+                        None => "use one of user, feedback, project, reference, none".into(),
+                    };
+                    return Err(Error::new(
+                        Kind::InvalidInput,
+                        format!("invalid type `{t}`: expected one of user, feedback, project, reference, none"),
+                    )
+                    .hint(hint));
+                }
+            };
+            filters.push(if name == "none" { None } else { MemoryType::parse(name) });
+        }
+        Ok((TypeFilter(filters), notes))
+    }
+
+    /// memctl's view: the resolved type, and `none` also for the memories Claude
+    /// Code sees as untyped.
+    pub fn matches(&self, m: &Memory) -> bool {
+        let f = &self.0;
+        f.is_empty() || f.contains(&m.memory_type()) || (f.contains(&None) && m.claude_type().is_none())
+    }
+
+    /// Claude Code's view (the manifest): the top-level type only.
+    pub fn matches_claude(&self, m: &Memory) -> bool {
+        self.0.is_empty() || self.0.contains(&m.claude_type())
+    }
+}
+
 /// Resolve `reference` among `memories` (SPEC §3.2 steps 2–4; the name rules of
 /// step 1 are checked by the caller). `dir` is shown in messages.
 pub fn resolve_ref<'a>(reference: &str, memories: &'a [Memory], dir: &str) -> Result<&'a Memory, Error> {

@@ -7,14 +7,10 @@ use anyhow::Result;
 use crate::age;
 use crate::cli::{ListArgs, ListFormat};
 use crate::context::Context;
-use crate::error::{Error, Kind};
-use crate::memory::{Memory, MemoryType};
+use crate::memory::{Memory, MemoryType, TypeFilter};
 use crate::output::{Cell, Column, Output, Tone};
 use crate::scan::{self, Indexed, MAX_MEMORY_FILES};
-use crate::text::{iso_ms, suggestions};
-
-/// A `--type` filter value: one of the four types, or untyped.
-type TypeFilter = Option<MemoryType>;
+use crate::text::iso_ms;
 
 pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if args.all_projects {
@@ -25,7 +21,10 @@ pub fn run(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 
 /// The command on one memory dir.
 fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    let filters = parse_types(&args.types, out)?;
+    let (filters, notes) = TypeFilter::parse(&args.types)?;
+    for n in notes {
+        out.note(n);
+    }
     let format = if out.json {
         ListFormat::Json
     } else {
@@ -46,7 +45,13 @@ fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let shown: Vec<(usize, &Memory)> = visible
         .iter()
         .enumerate()
-        .filter(|(_, m)| matches(&filters, m, manifest))
+        .filter(|(_, m)| {
+            if manifest {
+                filters.matches_claude(m)
+            } else {
+                filters.matches(m)
+            }
+        })
         .collect();
     if shown.is_empty() && out.stdout_tty && !out.json {
         out.eprint(&format!("{}\n", empty_message(&res, scan.total, &args.types)));
@@ -94,17 +99,6 @@ fn note_scan(scan: &scan::Scan, all: bool, out: &mut Output) {
             format!("{hidden} more files are not shown: Claude Code sees only the {MAX_MEMORY_FILES} most recently modified (use --all)")
         });
     }
-}
-
-/// `--type` matching: the resolved type, and `none` also for the memories Claude
-/// Code sees as untyped (SPEC §3.13); the manifest knows only Claude Code's type.
-fn matches(filters: &[TypeFilter], m: &Memory, manifest: bool) -> bool {
-    filters.is_empty()
-        || if manifest {
-            filters.contains(&m.claude_type())
-        } else {
-            filters.contains(&m.memory_type()) || (filters.contains(&None) && m.claude_type().is_none())
-        }
 }
 
 /// What a terminal is told when nothing is listed (piped output stays empty).
@@ -250,38 +244,6 @@ fn write_entries(
         }
         Ok(())
     })
-}
-
-/// `--type` values: exact, or in any case when exactly one type matches (with a
-/// note naming it, SPEC §3.13).
-fn parse_types(raw: &[String], out: &mut Output) -> Result<Vec<TypeFilter>, Error> {
-    const NAMES: [&str; 5] = ["user", "feedback", "project", "reference", "none"];
-    let mut filters = Vec::new();
-    for t in raw.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-        let exact = NAMES.iter().find(|n| **n == t);
-        let name = match exact.or_else(|| NAMES.iter().find(|n| n.eq_ignore_ascii_case(t))) {
-            Some(n) => {
-                if exact.is_none() {
-                    out.note(format!("--type `{t}` read as `{n}`"));
-                }
-                *n
-            }
-            None => {
-                let near = suggestions(t, NAMES);
-                let hint = match near.first() {
-                    Some(n) => format!("did you mean `{n}`?"),
-                    None => "use one of user, feedback, project, reference, none".into(),
-                };
-                return Err(Error::new(
-                    Kind::InvalidInput,
-                    format!("invalid type `{t}`: expected one of user, feedback, project, reference, none"),
-                )
-                .hint(hint));
-            }
-        };
-        filters.push(if name == "none" { None } else { MemoryType::parse(name) });
-    }
-    Ok(filters)
 }
 
 /// Claude Code's manifest (SPEC §2.6) plus one final LF; nothing when empty.

@@ -1,4 +1,5 @@
-//! `memctl search` (SPEC §9). Being built (issue 18); dispatch only for now.
+//! `memctl search` (SPEC §9): gather the query and the dirs, call
+//! [`search::search_dirs`], render. Exit 1 when nothing matches, as grep does.
 
 use std::process::ExitCode;
 
@@ -7,8 +8,251 @@ use anyhow::Result;
 use crate::cli::SearchArgs;
 use crate::context::Context;
 use crate::error::{Error, Kind};
-use crate::output::Output;
+use crate::memory::TypeFilter;
+use crate::output::{Column, Output, Tone, fit_end};
+use crate::search::{self, Options, Query, Report, SearchResult};
 
-pub fn run(_args: &SearchArgs, _ctx: &Context, _out: &mut Output) -> Result<ExitCode> {
-    Err(Error::new(Kind::Usage, "not built yet: memctl search").into())
+pub fn run(args: &SearchArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if args.all_projects {
+        return Err(Error::new(Kind::Usage, "memctl search --all-projects: needs memctl projects").into());
+    }
+    let query = args.query.join(" ");
+    if Query::new(&query).words.is_empty() {
+        return Err(Error::new(Kind::Usage, format!("the query has no words: `{query}`"))
+            .hint("search for letters or digits, e.g. `memctl search deploy`")
+            .into());
+    }
+    let (types, notes) = TypeFilter::parse(&args.types)?;
+    for n in notes {
+        out.note(n);
+    }
+    let res = ctx.resolve_existing()?;
+    let opts = Options {
+        types,
+        limit: (args.limit > 0).then_some(args.limit),
+    };
+    let mut report = search::search_dirs(std::slice::from_ref(&res.memdir), &query, &opts);
+    for w in std::mem::take(&mut report.warnings) {
+        out.warn(w);
+    }
+    render(&report, &res.shown(), out)?;
+    Ok(if report.results.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn render(report: &Report, dir: &str, out: &mut Output) -> Result<()> {
+    let more = (report.more > 0).then(|| {
+        let s = if report.more == 1 { "" } else { "es" };
+        format!("… and {} more match{s} (--limit 0 shows all)", report.more)
+    });
+    if out.json {
+        if let Some(m) = &more {
+            out.note(m.trim_start_matches("… and ").to_string());
+        }
+        let doc = Report {
+            warnings: std::mem::take(&mut out.warnings),
+            ..report.clone()
+        };
+        serde_json::to_writer_pretty(out.stdout(), &doc)?;
+        return Ok(out.print("\n")?);
+    }
+    if report.results.is_empty() {
+        if out.stdout_tty {
+            let s = if report.searched == 1 { "y" } else { "ies" };
+            out.eprint(&format!(
+                "no memory in {dir} matches every word of `{}` ({} memor{s} searched)\n",
+                report.query, report.searched
+            ));
+        }
+        return Ok(());
+    }
+    if out.stdout_tty {
+        let q = Query::new(&report.query);
+        let width = crate::output::terminal_width();
+        out.print(&render_table(&report.results, &q, width, out.color_stdout))?;
+        if let Some(m) = more {
+            out.print(&format!("{}\n", fit_end(&m, width)))?;
+        }
+    } else {
+        out.print(&render_lines(&report.results))?;
+        if let Some(m) = more {
+            out.note(m.trim_start_matches("… and ").to_string());
+        }
+    }
+    Ok(())
+}
+
+/// Piped: `path:line:text`, one match per line, as `grep -n` prints (paths
+/// relative to the current dir when below it), so editors read it as a list of
+/// locations.
+fn render_lines(results: &[SearchResult]) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut s = String::new();
+    for r in results {
+        let path = std::path::Path::new(&r.memory_dir).join(&r.file);
+        let shown = crate::lint::format::shown_path(&path, &cwd);
+        s.push_str(&format!("{shown}:{}:{}\n", r.line, r.text));
+    }
+    s
+}
+
+/// The terminal table, fitted to `width` columns: TYPE, FILE, LINE and TEXT when
+/// the files fit whole and the text gets 40 columns beside them; otherwise TYPE,
+/// FILE (cut in the middle) and LINE, with each text on a line of its own under
+/// its row. A text is cut at the end and, when its first match would be cut
+/// away, at the start too.
+fn render_table(results: &[SearchResult], q: &Query, width: usize, color: bool) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let ty = |r: &SearchResult| r.memory_type.map_or("-", |t| t.as_str()).to_string();
+    let type_w = results.iter().map(|r| ty(r).width()).max().unwrap_or(0).max(4);
+    let line_w = results
+        .iter()
+        .map(|r| r.line.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let file_nat = results.iter().map(|r| r.file.width()).max().unwrap_or(0).max(4);
+    let text_w = width.saturating_sub(type_w + line_w + file_nat + 6);
+    let beside = text_w >= 40;
+    let file_w = if beside {
+        file_nat
+    } else {
+        file_nat.min(width.saturating_sub(type_w + line_w + 4).max(8))
+    };
+    let col = |header, width, middle| Column { header, width, middle };
+    let mut cols = vec![
+        col("TYPE", type_w, false),
+        col("FILE", file_w, true),
+        col("LINE", line_w, false),
+    ];
+    if beside {
+        cols.push(col("TEXT", text_w, false));
+    }
+    let text_of = |r: &SearchResult, w: usize| snippet(&r.text, search::matcher::first_match(q, &r.text), w);
+    let rows: Vec<Vec<crate::output::Cell>> = results
+        .iter()
+        .map(|r| {
+            let mut row = vec![
+                (ty(r), None),
+                (r.file.clone(), Some(Tone::Bold)),
+                (r.line.to_string(), Some(Tone::Dim)),
+            ];
+            if beside {
+                row.push((text_of(r, text_w), None));
+            }
+            row
+        })
+        .collect();
+    let mut lines = crate::output::table_lines(&cols, &rows, color).into_iter();
+    let mut s = lines.next().unwrap_or_default();
+    for (line, r) in lines.zip(results) {
+        s.push_str(&line);
+        if !beside {
+            s.push_str(&format!("  {}\n", text_of(r, width.saturating_sub(2))));
+        }
+    }
+    s
+}
+
+/// `text` in `width` columns, showing the match that starts at char `at`: cut at
+/// the end while the match keeps some context before the cut; else cut at the
+/// start (`…`) too, as little as shows the rest of the line, and at most so far
+/// that the match starts a third of the way in.
+fn snippet(text: &str, at: Option<usize>, width: usize) -> String {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    let text = text.replace('\t', " ");
+    let total = text.width();
+    let Some(at) = at.filter(|_| total > width && width >= 8) else {
+        return fit_end(&text, width);
+    };
+    let before: usize = text.chars().take(at).map(|c| c.width().unwrap_or(0)).sum();
+    if before + 16.min(width / 3) <= width {
+        return fit_end(&text, width);
+    }
+    let drop = (total - (width - 1)).min(before - width / 3);
+    let mut skip = 0;
+    let mut dropped = 0;
+    for c in text.chars() {
+        if dropped >= drop {
+            break;
+        }
+        dropped += c.width().unwrap_or(0);
+        skip += c.len_utf8();
+    }
+    format!("…{}", fit_end(&text[skip..], width - 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(file: &str, line: usize, text: &str) -> SearchResult {
+        SearchResult {
+            memory_dir: "/m/".into(),
+            file: file.into(),
+            name: None,
+            memory_type: crate::memory::MemoryType::parse("feedback"),
+            score: 1.0,
+            field: search::Field::Body,
+            line,
+            text: text.into(),
+            mtime_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_table_fits_40_60_and_80_columns() {
+        use unicode_width::UnicodeWidthStr;
+        let long = format!("{} and here the deploy word comes late", "padding words ".repeat(8));
+        let rs = [
+            result("feedback_a_rather_long_file_name_for_tables.md", 12, &long),
+            result("b.md", 3, "deploy early"),
+        ];
+        let q = Query::new("deploy");
+        for width in [30, 40, 60, 80, 120] {
+            let t = render_table(&rs, &q, width, false);
+            for l in t.lines() {
+                assert!(l.width() <= width, "{width}: {l:?}\n{t}");
+            }
+            assert!(t.contains("deploy"), "{width}: the match stays visible\n{t}");
+        }
+        let t = render_table(&rs, &q, 80, false);
+        assert!(t.starts_with("TYPE      FILE"), "{t}");
+        // Too narrow for the text beside the whole file name: under its row.
+        assert_eq!(
+            t.lines().nth(2),
+            Some("  …adding words padding words padding words  and here the deploy word comes late"),
+            "{t}"
+        );
+        let t = render_table(&rs, &q, 120, false);
+        assert!(
+            t.starts_with("TYPE      FILE") && t.lines().next().unwrap().ends_with("TEXT"),
+            "{t}"
+        );
+        assert!(
+            t.contains("12    …ords padding words  and here the deploy word comes late"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn snippets_keep_short_lines_whole() {
+        assert_eq!(snippet("short\tline", Some(0), 20), "short line");
+        assert_eq!(snippet("abcdefghij", None, 5), "abcd…");
+        // Cut at the start only as far as the end of the line needs.
+        assert_eq!(snippet("0123456789 match", Some(11), 12), "…56789 match");
+        let line = "description: Non-critical merges frozen from 2026-03-05 for the mobile release cut";
+        assert_eq!(
+            snippet(line, Some(68), 78),
+            "…iption: Non-critical merges frozen from 2026-03-05 for the mobile release cut"
+        );
+        // A match far into a long line starts a third of the way in.
+        let long = format!("{}match{}", "x ".repeat(100), " y".repeat(100));
+        let s = snippet(&long, Some(200), 30);
+        assert!(s.starts_with("…x x") && s.contains("match") && s.ends_with('…'), "{s}");
+        assert_eq!(s.find("match"), Some(13), "{s}");
+    }
 }

@@ -141,6 +141,8 @@ fn read_commands() {
         ("dream", &["dream", "--dry-run", "--json"]),
         ("lock", &["lock", "status", "--json"]),
         ("projects", &["projects", "--all", "--json"]),
+        ("search", &["search", "--json", "--limit", "5", "pr"]),
+        ("search-none", &["search", "--json", "no-such-word"]),
         (
             "add-dry-run",
             &[

@@ -24,6 +24,7 @@ mod path;
 mod projects;
 mod restore;
 mod safety;
+mod search;
 mod show;
 mod truncate_check;
 mod undo;
