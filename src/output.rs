@@ -266,6 +266,16 @@ impl Output {
         self.collected.get_or_insert_with(Vec::new);
     }
 
+    /// Whether documents are being kept (see [`Output::collect_json`]).
+    pub fn collecting(&self) -> bool {
+        self.collected.is_some()
+    }
+
+    /// Keep a finished document (its `warnings` included) as [`Output::emit_json`] would.
+    pub fn push_collected(&mut self, doc: Value) {
+        self.collected.get_or_insert_with(Vec::new).push(doc);
+    }
+
     /// The documents kept since [`Output::collect_json`]; printing resumes.
     pub fn take_collected(&mut self) -> Vec<Value> {
         self.collected.take().unwrap_or_default()

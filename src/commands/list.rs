@@ -174,14 +174,23 @@ fn write_json(
     let mut head = serde_json::to_string_pretty(&head)?;
     head.truncate(head.trim_end_matches(['}', '\n', ' ']).len());
     let warnings = serde_json::to_string(&std::mem::take(&mut out.warnings))?;
-    let w = out.stdout();
-    write!(w, "{head},\n  \"entries\": [")?;
-    write_entries(w, indexed, ranked, now_ms)?;
-    write!(
-        w,
-        "{}],\n  \"warnings\": {warnings}\n}}\n",
-        if ranked.is_empty() { "" } else { "\n  " }
-    )?;
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        write!(w, "{head},\n  \"entries\": [")?;
+        write_entries(w, indexed, ranked, now_ms)?;
+        write!(
+            w,
+            "{}],\n  \"warnings\": {warnings}\n}}\n",
+            if ranked.is_empty() { "" } else { "\n  " }
+        )
+    };
+    if out.collecting() {
+        // Under --all-projects: one document among others, not streamed.
+        let mut buf = Vec::new();
+        write(&mut buf)?;
+        out.push_collected(serde_json::from_slice(&buf)?);
+    } else {
+        write(out.stdout())?;
+    }
     Ok(())
 }
 
@@ -189,7 +198,7 @@ fn write_json(
 /// helper thread renders every other chunk meanwhile, through a short queue, so
 /// memory stays bounded.
 fn write_entries(
-    w: &mut impl std::io::Write,
+    w: &mut dyn std::io::Write,
     indexed: &Indexed,
     ranked: &[(usize, &Memory)],
     now_ms: f64,

@@ -43,6 +43,10 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     } else if args.explain {
         let identity = identity(&res, ctx);
         out.print(&explain(&res, identity.as_ref(), crate::output::row_width(out)))?;
+        out.flush()?;
+        for w in other_keys(&res, ctx) {
+            out.warn(w);
+        }
     } else if args.index {
         out.print(&format!("{}\n", res.index_path().display()))?;
     } else if args.transcripts {
@@ -51,6 +55,61 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.print(&format!("{}\n", res.shown()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Other keys holding memories of this repository (SPEC §9's `split` and `moved`
+/// rows of `memctl projects`), each with the command that brings them here.
+fn other_keys(res: &Resolution, ctx: &Context) -> Vec<String> {
+    let Some(project) = res.project.as_ref() else {
+        return Vec::new();
+    };
+    let Ok(found) = crate::projects::discover(ctx, true) else {
+        return Vec::new();
+    };
+    let here = res.memdir.main();
+    let same = |r: &crate::projects::Row| crate::paths::with_sep(&r.memory_dir) == crate::paths::with_sep(here);
+    let ours = found.rows.iter().find(|r| same(r));
+    let name = ours.map_or_else(
+        || {
+            here.parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        },
+        |r| r.name(),
+    );
+    let merge = |from: &str| format!("`memctl projects merge -- {from} {}`", project.root);
+    let mut warnings = Vec::new();
+    for f in ours.into_iter().flat_map(|r| &r.flags) {
+        if f.flag == crate::projects::Flag::Split {
+            for other in &f.related {
+                let memories = found.rows.iter().find(|r| &r.name() == other).map_or(0, |r| r.memories);
+                warnings.push(format!(
+                    "another key holds memories for this repository: {other} ({memories} memories; {}); {} moves them here",
+                    f.detail,
+                    merge(other)
+                ));
+            }
+        }
+    }
+    for r in found.rows.iter().filter(|r| !same(r)) {
+        if r.flags
+            .iter()
+            .any(|f| f.flag == crate::projects::Flag::Moved && f.related.contains(&name))
+        {
+            let was = r
+                .project_path
+                .as_ref()
+                .map_or_else(String::new, |p| format!(" (was {})", p.display()));
+            warnings.push(format!(
+                "this project looks moved: {}{was} still holds {} memories; {} brings them along",
+                r.name(),
+                r.memories,
+                merge(&r.name())
+            ));
+        }
+    }
+    warnings
 }
 
 /// The project's identity (SPEC §11.1), the root commit cached in the memory dir's

@@ -1,6 +1,7 @@
 //! `memctl search` (SPEC §9): gather the query and the dirs, call
 //! [`search::search_dirs`], render. Exit 1 when nothing matches, as grep does.
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -8,14 +9,12 @@ use anyhow::Result;
 use crate::cli::SearchArgs;
 use crate::context::Context;
 use crate::error::{Error, Kind};
+use crate::memdir::{MemoryDir, Scope as DirScope};
 use crate::memory::TypeFilter;
 use crate::output::{Column, Output, Tone, fit_end};
 use crate::search::{self, Options, Query, Report, SearchResult};
 
 pub fn run(args: &SearchArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    if args.all_projects {
-        return Err(Error::new(Kind::Usage, "memctl search --all-projects: needs memctl projects").into());
-    }
     let query = args.query.join(" ");
     if Query::new(&query).words.is_empty() {
         return Err(Error::new(Kind::Usage, format!("the query has no words: `{query}`"))
@@ -26,16 +25,21 @@ pub fn run(args: &SearchArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     for n in notes {
         out.note(n);
     }
-    let res = ctx.resolve_existing()?;
     let opts = Options {
         types,
         limit: (args.limit > 0).then_some(args.limit),
     };
-    let mut report = search::search_dirs(std::slice::from_ref(&res.memdir), &query, &opts);
+    let (dirs, scope) = if args.all_projects {
+        all_dirs(ctx, out)?
+    } else {
+        let res = ctx.resolve_existing()?;
+        (vec![res.memdir.clone()], Scope::One(res.shown()))
+    };
+    let mut report = search::search_dirs(&dirs, &query, &opts);
     for w in std::mem::take(&mut report.warnings) {
         out.warn(w);
     }
-    render(&report, &res.shown(), out)?;
+    render(&report, &scope, out)?;
     Ok(if report.results.is_empty() {
         ExitCode::from(1)
     } else {
@@ -43,7 +47,33 @@ pub fn run(args: &SearchArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     })
 }
 
-fn render(report: &Report, dir: &str, out: &mut Output) -> Result<()> {
+/// What was searched: one memory dir, or every project's (with the label each
+/// result's file is shown under in the table).
+enum Scope {
+    One(String),
+    All(HashMap<String, String>),
+}
+
+/// `--all-projects`: every project's memory dir, labelled by its project's
+/// directory name (else its key).
+fn all_dirs(ctx: &Context, out: &mut Output) -> Result<(Vec<MemoryDir>, Scope)> {
+    let rows = crate::projects::each::rows(ctx, out)?;
+    let mut labels = HashMap::new();
+    let mut dirs = Vec::new();
+    for row in &rows {
+        let dir = MemoryDir::open(row.memory_dir.clone(), DirScope::Main);
+        let label = row
+            .project_path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| row.name(), |n| n.to_string_lossy().into_owned());
+        labels.insert(dir.shown(), label);
+        dirs.push(dir);
+    }
+    Ok((dirs, Scope::All(labels)))
+}
+
+fn render(report: &Report, scope: &Scope, out: &mut Output) -> Result<()> {
     let more = (report.more > 0).then(|| {
         let s = if report.more == 1 { "" } else { "es" };
         format!("… and {} more match{s} (--limit 0 shows all)", report.more)
@@ -62,6 +92,10 @@ fn render(report: &Report, dir: &str, out: &mut Output) -> Result<()> {
     if report.results.is_empty() {
         if out.stdout_tty {
             let s = if report.searched == 1 { "y" } else { "ies" };
+            let dir = match scope {
+                Scope::One(dir) => dir.clone(),
+                Scope::All(labels) => format!("any of {} projects", labels.len()),
+            };
             out.eprint(&format!(
                 "no memory in {dir} matches every word of `{}` ({} memor{s} searched)\n",
                 report.query, report.searched
@@ -72,7 +106,11 @@ fn render(report: &Report, dir: &str, out: &mut Output) -> Result<()> {
     if out.stdout_tty {
         let q = Query::new(&report.query);
         let width = crate::output::terminal_width();
-        out.print(&render_table(&report.results, &q, width, out.color_stdout))?;
+        let labels = match scope {
+            Scope::All(labels) => Some(labels),
+            Scope::One(_) => None,
+        };
+        out.print(&render_table(&report.results, labels, &q, width, out.color_stdout))?;
         if let Some(m) = more {
             out.print(&format!("{}\n", fit_end(&m, width)))?;
         }
@@ -104,8 +142,19 @@ fn render_lines(results: &[SearchResult]) -> String {
 /// FILE (cut in the middle) and LINE, with each text on a line of its own under
 /// its row. A text is cut at the end and, when its first match would be cut
 /// away, at the start too.
-fn render_table(results: &[SearchResult], q: &Query, width: usize, color: bool) -> String {
+fn render_table(
+    results: &[SearchResult],
+    labels: Option<&HashMap<String, String>>,
+    q: &Query,
+    width: usize,
+    color: bool,
+) -> String {
     use unicode_width::UnicodeWidthStr;
+    // Across projects, a file is shown as `<project>/<file>`.
+    let file = |r: &SearchResult| match labels.and_then(|l| l.get(&r.memory_dir)) {
+        Some(label) => format!("{label}/{}", r.file),
+        None => r.file.clone(),
+    };
     let ty = |r: &SearchResult| r.memory_type.map_or("-", |t| t.as_str()).to_string();
     let type_w = results.iter().map(|r| ty(r).width()).max().unwrap_or(0).max(4);
     let line_w = results
@@ -114,7 +163,7 @@ fn render_table(results: &[SearchResult], q: &Query, width: usize, color: bool) 
         .max()
         .unwrap_or(0)
         .max(4);
-    let file_nat = results.iter().map(|r| r.file.width()).max().unwrap_or(0).max(4);
+    let file_nat = results.iter().map(|r| file(r).width()).max().unwrap_or(0).max(4);
     let text_w = width.saturating_sub(type_w + line_w + file_nat + 6);
     let beside = text_w >= 40;
     let file_w = if beside {
@@ -137,7 +186,7 @@ fn render_table(results: &[SearchResult], q: &Query, width: usize, color: bool) 
         .map(|r| {
             let mut row = vec![
                 (ty(r), None),
-                (r.file.clone(), Some(Tone::Bold)),
+                (file(r), Some(Tone::Bold)),
                 (r.line.to_string(), Some(Tone::Dim)),
             ];
             if beside {
@@ -213,13 +262,13 @@ mod tests {
         ];
         let q = Query::new("deploy");
         for width in [30, 40, 60, 80, 120] {
-            let t = render_table(&rs, &q, width, false);
+            let t = render_table(&rs, None, &q, width, false);
             for l in t.lines() {
                 assert!(l.width() <= width, "{width}: {l:?}\n{t}");
             }
             assert!(t.contains("deploy"), "{width}: the match stays visible\n{t}");
         }
-        let t = render_table(&rs, &q, 80, false);
+        let t = render_table(&rs, None, &q, 80, false);
         assert!(t.starts_with("TYPE      FILE"), "{t}");
         // Too narrow for the text beside the whole file name: under its row.
         assert_eq!(
@@ -227,7 +276,7 @@ mod tests {
             Some("  …adding words padding words padding words  and here the deploy word comes late"),
             "{t}"
         );
-        let t = render_table(&rs, &q, 120, false);
+        let t = render_table(&rs, None, &q, 120, false);
         assert!(
             t.starts_with("TYPE      FILE") && t.lines().next().unwrap().ends_with("TEXT"),
             "{t}"

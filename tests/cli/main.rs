@@ -3,6 +3,7 @@
 mod support;
 
 mod add;
+mod all_projects;
 mod bad_input;
 mod config;
 mod contract;

@@ -381,3 +381,35 @@ fn the_terminal_table_fits_40_60_and_80_columns() {
         assert!(out.contains("redirected: 3 memories stranded"), "{out}");
     }
 }
+
+#[test]
+fn path_explain_warns_of_another_key_for_the_same_repository() {
+    let h = home();
+    let src = h.src.clone();
+    let explain = |project: &Path| {
+        let out = h
+            .env
+            .command()
+            .args(["--project", project.to_str().unwrap(), "path", "--explain"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // The worktree's own key holds a memory of src/app's repository.
+    let app = explain(&src.join("app"));
+    assert!(
+        app.contains(&format!("another key holds memories for this repository: {}", key(&src.join("app-wt")))),
+        "{app}"
+    );
+    assert!(app.contains("memctl projects merge --"), "{app}");
+    // old/tool moved to src/tool: its memories wait under the old key.
+    let tool = explain(&src.join("tool"));
+    assert!(
+        tool.contains(&format!("this project looks moved: {}", key(&h.env.home().join("old/tool")))),
+        "{tool}"
+    );
+    // A project with no twin: quiet.
+    let lib = explain(&src.join("my_lib.v2"));
+    assert!(!lib.contains("another key") && !lib.contains("looks moved"), "{lib}");
+}

@@ -234,9 +234,3 @@ fn terminal_table_fits_80_columns() {
         "{out}"
     );
 }
-
-#[test]
-fn all_projects_waits_for_projects() {
-    let run = ranked().args(["search", "--all-projects", "redis"]).run().code(2);
-    run.stderr_starts("memctl: memctl search --all-projects: needs memctl projects");
-}
