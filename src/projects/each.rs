@@ -70,6 +70,9 @@ pub fn run(
     for row in &rows {
         tally.projects += 1;
         if !out.json {
+            if tally.projects > 1 {
+                out.print("\n")?;
+            }
             out.print(&header(row, out.color_stdout))?;
             out.flush()?;
         }
