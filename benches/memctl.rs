@@ -300,7 +300,12 @@ fn size_table(
         )
         .unwrap();
     }
-    let of = |name: &str| times.iter().find(|(a, _)| *a == name).map_or(Duration::ZERO, |(_, t)| *t);
+    let of = |name: &str| {
+        times
+            .iter()
+            .find(|(a, _)| *a == name)
+            .map_or(Duration::ZERO, |(_, t)| *t)
+    };
     // dream --dry-run lints the dir and adds the plan: its goal is at most 2x lint.
     writeln!(
         report,

@@ -80,7 +80,13 @@ fn dev_ino(m: &Metadata) -> (u64, u64) {
 
 /// Walk `root` (whose metadata is `root_meta` and real path `real_root`) into
 /// `out`, handing the memory files to `send` in batches.
-pub(super) fn walk(root: &Path, real_root: &Path, root_meta: &Metadata, out: &mut Scan, mut send: impl FnMut(Vec<Item>)) {
+pub(super) fn walk(
+    root: &Path,
+    real_root: &Path,
+    root_meta: &Metadata,
+    out: &mut Scan,
+    mut send: impl FnMut(Vec<Item>),
+) {
     let mut walk = Walk {
         root,
         real_root,
