@@ -450,7 +450,7 @@ fn finish(
     cwd: &Path,
 ) -> Result<ExitCode> {
     for f in &mut findings {
-        f.path = Some(target.to_path_buf());
+        f.path = Some(std::sync::Arc::from(target));
     }
     let mut code = ExitCode::SUCCESS;
     let truncation = if args.index && saved {

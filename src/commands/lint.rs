@@ -342,7 +342,7 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
         let resolved = |f: &Finding| {
             fixes
                 .iter()
-                .any(|x| x.id == f.id && f.path.as_ref().is_some_and(|p| x.resolves.contains(p)))
+                .any(|x| x.id == f.id && f.path.as_deref().is_some_and(|p| x.resolves.iter().any(|r| r == p)))
         };
         let findings = findings.into_iter().filter(|f| !resolved(f)).collect();
         return Ok(Outcome {

@@ -33,7 +33,12 @@ fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let res = ctx.resolve_existing()?;
     note_disabled(&res, out);
     let cap = (!args.all).then_some(MAX_MEMORY_FILES);
-    let (scan, indexed) = scan::scan_with_index(&res.memdir, cap);
+    // Only the table, its records and the JSON show the index (IDX, `indexed`,
+    // `loaded`): the manifest and the paths read none.
+    let (scan, indexed) = match format {
+        ListFormat::Manifest | ListFormat::Paths => scan::scan_without_index(&res.memdir, cap),
+        ListFormat::Table | ListFormat::Json => scan::scan_with_index(&res.memdir, cap),
+    };
     note_scan(&scan, args.all, out);
     let visible = if args.all {
         &scan.memories[..]

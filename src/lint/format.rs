@@ -634,7 +634,7 @@ mod tests {
         Finding {
             id,
             severity: sev,
-            path: path.map(std::path::PathBuf::from),
+            path: path.map(|p| std::sync::Arc::from(std::path::Path::new(p))),
             line,
             col: 1,
             message: msg.to_string(),

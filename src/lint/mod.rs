@@ -17,7 +17,8 @@ mod topic;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use crate::memory::Memory;
 use crate::paths::Resolution;
@@ -25,13 +26,36 @@ use crate::scan::{self, Scan};
 use index_rules::FileLinks;
 pub use rules::{RULES, Rule, RuleId, Severity};
 
+/// `path` as an `Arc`, the same one as the previous finding's on this thread when
+/// the path is the same: a file's findings are made one after the other, and on
+/// large dirs (25 000 findings) one copy of each path instead of one per finding
+/// saves megabytes.
+fn shared_path(path: &Path) -> Arc<Path> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<Arc<Path>>> = const { std::cell::RefCell::new(None) };
+    }
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        match last.as_ref() {
+            // Bytes, not components: `a//b` keeps its own spelling.
+            Some(p) if p.as_os_str() == path.as_os_str() => Arc::clone(p),
+            _ => {
+                let p: Arc<Path> = Arc::from(path);
+                *last = Some(Arc::clone(&p));
+                p
+            }
+        }
+    })
+}
+
 /// One problem found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
     pub id: RuleId,
     pub severity: Severity,
-    /// The file concerned (absolute), or `None` (e.g. ML403 decided by a variable).
-    pub path: Option<PathBuf>,
+    /// The file concerned (absolute), or `None` (e.g. ML403 decided by a variable);
+    /// shared by the findings of one file (see [`shared_path`]).
+    pub path: Option<Arc<Path>>,
     /// 1-based line and column (chars); 1:1 for a whole file.
     pub line: usize,
     pub col: usize,
@@ -43,7 +67,7 @@ impl Finding {
         Finding {
             id,
             severity: id.rule().severity,
-            path: Some(path.to_path_buf()),
+            path: Some(shared_path(path)),
             line: line.max(1),
             col: col.max(1),
             message: message.into(),

@@ -90,6 +90,15 @@ fn loaded_lines(text: &str) -> Vec<u32> {
 }
 
 impl Indexed {
+    /// No index at all: every file is unlinked (for what shows no index column).
+    pub fn none(memdir: &MemoryDir) -> Indexed {
+        Indexed {
+            main: LinkTable::default(),
+            team: None,
+            memdir: memdir.clone(),
+        }
+    }
+
     /// Load the indexes that cover the files of `memdir`.
     pub fn load(memdir: &MemoryDir) -> Indexed {
         let read = |p: PathBuf| {

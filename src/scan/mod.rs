@@ -148,6 +148,12 @@ pub fn scan_with_index(memdir: &crate::memdir::MemoryDir, cap: Option<usize>) ->
     scan_with(memdir.dir(), cap, || Indexed::load(memdir))
 }
 
+/// Scan `memdir` as [`scan_with_index`] does, reading no index (for output that
+/// shows none): [`Indexed::none`].
+pub fn scan_without_index(memdir: &crate::memdir::MemoryDir, cap: Option<usize>) -> (Scan, Indexed) {
+    (scan_with(memdir.dir(), cap, || ()).0, Indexed::none(memdir))
+}
+
 /// Scan `dir`. A missing dir gives an empty scan.
 pub fn scan(dir: &Path) -> Scan {
     scan_with(dir, None, || ()).0

@@ -10,7 +10,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
 
 use super::{Problem, ProblemKind, Scan, TempFile, mtime_ms};
 
@@ -80,31 +79,27 @@ fn dev_ino(m: &Metadata) -> (u64, u64) {
 }
 
 /// Walk `root` (whose metadata is `root_meta` and real path `real_root`) into
-/// `out`, sending the memory files to `tx` in batches. Returns how many files
-/// were sent; `tx` is dropped on return, so the readers see the end.
+/// `out`, handing the memory files to `send` in batches.
 pub(super) fn walk(
     root: &Path,
     real_root: &Path,
     root_meta: &Metadata,
     out: &mut Scan,
-    tx: Sender<Vec<Item>>,
-) -> usize {
+    mut send: impl FnMut(Vec<Item>),
+) {
     let mut walk = Walk {
         root,
         real_root,
         out,
         batch: Vec::new(),
-        tx: &tx,
+        send: &mut send,
         ancestors: vec![dev_ino(root_meta)],
-        sent: 0,
     };
     walk.dir(root, Some(""));
     let rest = std::mem::take(&mut walk.batch);
-    let total = walk.sent + rest.len();
     if !rest.is_empty() {
-        let _ = tx.send(rest);
+        send(rest);
     }
-    total
 }
 
 /// A recursive walk that follows symlinked directories (with cycle protection by
@@ -115,9 +110,7 @@ struct Walk<'a> {
     real_root: &'a Path,
     out: &'a mut Scan,
     batch: Vec<Item>,
-    tx: &'a Sender<Vec<Item>>,
-    /// Files sent to the readers so far.
-    sent: usize,
+    send: &'a mut dyn FnMut(Vec<Item>),
     /// (device, inode) of the directories on the current path.
     ancestors: Vec<(u64, u64)>,
 }
@@ -244,8 +237,7 @@ impl Walk<'_> {
                     dir: handle.clone(),
                 });
                 if self.batch.len() >= BATCH {
-                    self.sent += self.batch.len();
-                    let _ = self.tx.send(std::mem::take(&mut self.batch));
+                    (self.send)(std::mem::take(&mut self.batch));
                 }
             }
             _ => self.problem(&path, ProblemKind::NotUtf8Name),

@@ -229,8 +229,8 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
             fixes.push(PlannedFix {
                 id: RuleId::ML132,
                 rel: rel_of(scope.memdir.dir(), p),
-                action: Action::Trash { path: p.clone() },
-                resolves: vec![p.clone()],
+                action: Action::Trash { path: p.to_path_buf() },
+                resolves: vec![p.to_path_buf()],
             });
         }
     }
