@@ -99,10 +99,19 @@ fn needs_full_path(v: &[u8]) -> bool {
     })
 }
 
-fn simple_scalar(v: &str) -> Option<Value> {
-    if v.chars()
+/// A control character, BOM, NEL or line/paragraph separator: the simple path
+/// leaves those to the full parser. Printable ASCII (most values) is decided by
+/// one byte pass, without decoding chars.
+fn has_break_or_control(v: &str) -> bool {
+    if v.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return false;
+    }
+    v.chars()
         .any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}')
-    {
+}
+
+fn simple_scalar(v: &str) -> Option<Value> {
+    if has_break_or_control(v) {
         return None;
     }
     let first = v.chars().next()?;
@@ -123,6 +132,35 @@ fn simple_scalar(v: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_pass_agrees_with_the_char_test() {
+        let slow = |v: &str| {
+            v.chars()
+                .any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}')
+        };
+        for v in [
+            "plain",
+            "",
+            "a\tb",
+            "a\u{7f}",
+            "a\u{85}b",
+            "é",
+            "a\u{2028}",
+            "\u{feff}x",
+            "~",
+            " ",
+            "x\u{1f}",
+            "\u{9f}",
+        ] {
+            assert_eq!(has_break_or_control(v), slow(v), "{v:?}");
+        }
+        for b in 0u32..0x3000 {
+            let Some(c) = char::from_u32(b) else { continue };
+            let v = format!("ab{c}");
+            assert_eq!(has_break_or_control(&v), slow(&v), "{b:x}");
+        }
+    }
 
     #[test]
     fn the_byte_pass_finds_what_the_substring_searches_found() {
