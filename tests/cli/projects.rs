@@ -399,14 +399,20 @@ fn path_explain_warns_of_another_key_for_the_same_repository() {
     // The worktree's own key holds a memory of src/app's repository.
     let app = explain(&src.join("app"));
     assert!(
-        app.contains(&format!("another key holds memories for this repository: {}", key(&src.join("app-wt")))),
+        app.contains(&format!(
+            "another key holds memories for this repository: {}",
+            key(&src.join("app-wt"))
+        )),
         "{app}"
     );
     assert!(app.contains("memctl projects merge --"), "{app}");
     // old/tool moved to src/tool: its memories wait under the old key.
     let tool = explain(&src.join("tool"));
     assert!(
-        tool.contains(&format!("this project looks moved: {}", key(&h.env.home().join("old/tool")))),
+        tool.contains(&format!(
+            "this project looks moved: {}",
+            key(&h.env.home().join("old/tool"))
+        )),
         "{tool}"
     );
     // A project with no twin: quiet.
