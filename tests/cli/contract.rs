@@ -254,7 +254,16 @@ fn write_commands() {
     check(
         "export",
         env,
-        &["--dir", &dir, "export", "--as", "github.com/alice/app", "-o", &bundle, "--json"],
+        &[
+            "--dir",
+            &dir,
+            "export",
+            "--as",
+            "github.com/alice/app",
+            "-o",
+            &bundle,
+            "--json",
+        ],
     );
     let env = fixture();
     let (dir, bundle) = (env.dir(), env.root().join("b.tar.gz"));
