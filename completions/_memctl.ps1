@@ -53,6 +53,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show or change Claude Code''s memory settings and where each comes from')
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'Every memory dir on this machine: sizes, index budget, and what is stranded')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find memories by words in their name, description or body')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a project''s memory (or every project''s) into a .tar.gz bundle')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Place the projects of a bundle into this machine''s memory dirs, by identity')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -585,6 +587,38 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memctl;export' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The bundle to write (a .tar.gz)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The bundle to write (a .tar.gz)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The identity to record for a project that has none (no git remote, no commit)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Export every project with memories (see `memctl projects`)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Refuse to write the bundle when it would hold secret-like tokens')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;import' {
+            [CompletionResult]::new('--into', '--into', [CompletionResultType]::ParameterName, 'The memory dir to import into (for a bundle of one project)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Print what would be imported; change nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be imported; change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memctl;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
@@ -608,6 +642,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show or change Claude Code''s memory settings and where each comes from')
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'Every memory dir on this machine: sizes, index budget, and what is stranded')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find memories by words in their name, description or body')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a project''s memory (or every project''s) into a .tar.gz bundle')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Place the projects of a bundle into this machine''s memory dirs, by identity')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -707,6 +743,12 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;help;search' {
+            break
+        }
+        'memctl;help;export' {
+            break
+        }
+        'memctl;help;import' {
             break
         }
         'memctl;help;help' {

@@ -50,6 +50,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand config 'Show or change Claude Code''s memory settings and where each comes from'
             cand projects 'Every memory dir on this machine: sizes, index budget, and what is stranded'
             cand search 'Find memories by words in their name, description or body'
+            cand export 'Write a project''s memory (or every project''s) into a .tar.gz bundle'
+            cand import 'Place the projects of a bundle into this machine''s memory dirs, by identity'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -533,6 +535,36 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;export'= {
+            cand -o 'The bundle to write (a .tar.gz)'
+            cand --output 'The bundle to write (a .tar.gz)'
+            cand --as 'The identity to record for a project that has none (no git remote, no commit)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --all-projects 'Export every project with memories (see `memctl projects`)'
+            cand --strict 'Refuse to write the bundle when it would hold secret-like tokens'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;import'= {
+            cand --into 'The memory dir to import into (for a bundle of one project)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -n 'Print what would be imported; change nothing'
+            cand --dry-run 'Print what would be imported; change nothing'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
@@ -556,6 +588,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand config 'Show or change Claude Code''s memory settings and where each comes from'
             cand projects 'Every memory dir on this machine: sizes, index budget, and what is stranded'
             cand search 'Find memories by words in their name, description or body'
+            cand export 'Write a project''s memory (or every project''s) into a .tar.gz bundle'
+            cand import 'Place the projects of a bundle into this machine''s memory dirs, by identity'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -625,6 +659,10 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;projects;merge'= {
         }
         &'memctl;help;search'= {
+        }
+        &'memctl;help;export'= {
+        }
+        &'memctl;help;import'= {
         }
         &'memctl;help;help'= {
         }

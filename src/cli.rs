@@ -164,6 +164,58 @@ pub enum Command {
     /// Exit 0 when something matches, 1 when nothing does (as grep), 2 on errors.
     #[command(after_long_help = examples::SEARCH)]
     Search(SearchArgs),
+    /// Write a project's memory (or every project's) into a .tar.gz bundle
+    ///
+    /// Only tracked memory files travel, under the project's identity (the normalised
+    /// `origin` URL, else the root commit). Secret-like tokens (lint ML121) are listed
+    /// first; --strict refuses to write them.
+    #[command(after_long_help = examples::EXPORT)]
+    Export(ExportArgs),
+    /// Place the projects of a bundle into this machine's memory dirs, by identity
+    ///
+    /// New files are added with their mtime, identical ones skipped, different ones
+    /// kept beside the local file as `<name>.conflict-<machine>-<date>`; index lines
+    /// are merged into MEMORY.md.
+    #[command(after_long_help = examples::IMPORT)]
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The bundle to write (a .tar.gz)
+    #[arg(long, short = 'o', value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: std::path::PathBuf,
+
+    /// Export every project with memories (see `memctl projects`)
+    #[arg(long, conflicts_with = "as_id")]
+    pub all_projects: bool,
+
+    /// The identity to record for a project that has none (no git remote, no commit)
+    #[arg(long = "as", value_name = "ID")]
+    pub as_id: Option<String>,
+
+    /// Refuse to write the bundle when it would hold secret-like tokens
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The bundle written by `memctl export`
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub file: std::path::PathBuf,
+
+    /// The memory dir to import into (for a bundle of one project)
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub into: Option<std::path::PathBuf>,
+
+    /// Print what would be imported; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// Do not ask for confirmation (required without a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -801,6 +853,23 @@ Examples:
     memctl projects merge ~/old/app ~/src/app --dry-run
   By key (a key begins with -, so it follows --):
     memctl projects merge -- -home-alice-old-app ~/src/app";
+
+    pub const EXPORT: &str = "\
+Examples:
+  This project's memory, for another machine:
+    memctl export -o app-memory.tar.gz
+  Every project, refusing if a memory holds a token:
+    memctl export --all-projects --strict -o all-memory.tar.gz
+  A project with no git remote, named by hand (use the same ID on every machine):
+    memctl export --as notes/scratch -o scratch.tar.gz";
+
+    pub const IMPORT: &str = "\
+Examples:
+  See what a bundle would change, then import it:
+    memctl import app-memory.tar.gz --dry-run
+    memctl import app-memory.tar.gz
+  Into a memory dir named by hand (a bundle of one project):
+    memctl import scratch.tar.gz --into \"$(memctl path)\" --yes";
 
     pub const SEARCH: &str = "\
 Examples:

@@ -4,6 +4,7 @@
 //! printed by [`report`] in the form of SPEC §3.1.
 
 pub mod age;
+pub mod bundle;
 pub mod cli;
 pub mod commands;
 pub mod complete;

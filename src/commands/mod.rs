@@ -6,9 +6,11 @@ mod config;
 mod diff;
 mod dream;
 mod edit;
+mod export;
 mod forget;
 mod history;
 mod hook;
+mod import;
 mod index;
 mod lint;
 mod list;
@@ -57,6 +59,8 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
             None => projects::run(args, ctx, out),
         },
         Command::Search(args) => search::run(args, ctx, out),
+        Command::Export(args) => export::run(args, ctx, out),
+        Command::Import(args) => import::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }

@@ -48,6 +48,14 @@ fn shared_path(path: &Path) -> Arc<Path> {
     })
 }
 
+/// ML121 (secret-like tokens) alone on one file's text: what `export` lists
+/// before it writes a bundle (SPEC §11.2).
+pub fn secret_findings(path: &Path, text: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    secrets::check(path, text, &mut out);
+    out
+}
+
 /// One problem found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {

@@ -700,6 +700,44 @@ fn plan_indexes(p: &mut Plan) {
     }
 }
 
+/// The index half of a merge alone (`import`, SPEC §11.2): the lines of `source`
+/// that link `files` (memories INTO holds under the same names after the import,
+/// with their bytes) placed into `target` by §10.2, deduplicated by link target.
+/// The plan's `new_target_index`, `added`, `skipped`, `cut` and `target_*` say
+/// the result; nothing is read or written.
+pub fn merge_index(source: &str, target: &str, files: &[(String, Vec<u8>)]) -> Plan {
+    let mut p = Plan {
+        from: MemoryDir::open("", Scope::Main),
+        into: MemoryDir::open("", Scope::Main),
+        moves: files
+            .iter()
+            .map(|(f, b)| Move {
+                file: f.clone(),
+                to: f.clone(),
+                action: Action::MergedIdentical,
+                bytes: b.clone(),
+                mtime_ns: 0,
+            })
+            .collect(),
+        left: Vec::new(),
+        source_index: Some(source.to_string()),
+        new_source_index: Some(source.to_string()),
+        target_index: target.to_string(),
+        new_target_index: target.to_string(),
+        added: Vec::new(),
+        skipped: Vec::new(),
+        kept: Vec::new(),
+        unindexed: Vec::new(),
+        cut: None,
+        target_lines: 0,
+        target_units: 0,
+        target_truncated: false,
+        target_reason: None,
+    };
+    plan_indexes(&mut p);
+    p
+}
+
 /// `line` with the destination of `link` replaced by `dest`.
 fn rewrite_link(line: &str, link: &index::Link, dest: &str) -> String {
     let start = line

@@ -3,7 +3,9 @@
 //! (crate::store::Writer). Commands gather input, call these, and render.
 
 pub mod add;
+pub mod export;
 pub mod forget;
+pub mod import;
 pub mod merge;
 pub mod place;
 pub mod rebuild;

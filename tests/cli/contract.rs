@@ -249,6 +249,43 @@ fn write_commands() {
         &["projects", "merge", "--yes", "--force", "--json", &from, &to],
     );
     let env = fixture();
+    let dir = env.dir().display().to_string();
+    let bundle = env.root().join("b.tar.gz").display().to_string();
+    check(
+        "export",
+        env,
+        &[
+            "--dir",
+            &dir,
+            "export",
+            "--as",
+            "github.com/alice/app",
+            "-o",
+            &bundle,
+            "--json",
+        ],
+    );
+    let env = fixture();
+    let (dir, bundle) = (env.dir(), env.root().join("b.tar.gz"));
+    let (d, b) = (dir.display().to_string(), bundle.display().to_string());
+    let out = env
+        .command()
+        .args(["--dir", &d, "export", "--as", "github.com/alice/app", "-o", &b])
+        .env("MEMCTL_MACHINE", "laptop")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let first = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("user_") && n.ends_with(".md"))
+        .min()
+        .unwrap();
+    fs::remove_file(dir.join(&first)).unwrap();
+    write_aged(&dir.join("feedback_testing_policy.md"), b"changed here\n", 1.0);
+    check("import", env, &["import", &b, "--into", &d, "--yes", "--json"]);
+    let env = fixture();
     let editor = script(&env, "editor.sh", "printf '\\nEdited.\\n' >> \"$1\"");
     let env = env.env("EDITOR", editor);
     check("edit", env, &["edit", "--json", "feedback_terse_summaries"]);

@@ -5,6 +5,7 @@ mod support;
 mod add;
 mod all_projects;
 mod bad_input;
+mod bundle;
 mod config;
 mod contract;
 mod dream;

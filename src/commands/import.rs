@@ -1,0 +1,181 @@
+//! `memctl import FILE` (SPEC §11.2): read and check the whole bundle → find each
+//! project's memory dir → plan every project ([`crate::ops::import`]) → show,
+//! confirm → apply each under its own Writer → report.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::ImportArgs;
+use crate::context::Context;
+use crate::error::{Error, Kind};
+use crate::ops::import::{self, Plan, Report};
+use crate::output::Output;
+use crate::paths::with_sep;
+use crate::store::{Recording, Writer};
+
+pub fn run(args: &ImportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let path = ctx.env.cwd.join(&args.file);
+    let file = open_bundle(&path)?;
+    let bundle = crate::bundle::unpack(std::io::BufReader::new(file))?;
+    let machine = bundle.manifest.machine.clone();
+    let rows = if args.into.is_some() {
+        Vec::new()
+    } else {
+        crate::projects::discover(ctx, true)?.rows
+    };
+    let into = args.into.as_ref().map(|d| ctx.env.cwd.join(d));
+    let targets = import::targets(&bundle, &rows, into.as_deref())?;
+    let mut plans = Vec::new();
+    for (p, t) in bundle.projects.iter().zip(&targets) {
+        plans.push(import::plan(p, t, &machine, ctx.now)?);
+    }
+    let changes = plans.iter().any(Plan::changes);
+    if !args.dry_run && changes {
+        for d in plans.iter().filter_map(import::memdir) {
+            crate::store::ensure_no_dream(d.main(), ctx.now, false)?;
+        }
+        if !confirm(args, out, &plans, &machine)? {
+            out.note("nothing written");
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut warnings = Vec::new();
+        for (i, (p, t)) in bundle.projects.iter().zip(&targets).enumerate() {
+            let Some(dir) = import::memdir(&plans[i]) else { continue };
+            if !plans[i].changes() {
+                continue;
+            }
+            let rec = Recording {
+                settings: ctx.history.clone(),
+                command: "import",
+                project: plans[i].project.as_ref().and_then(|p| std::fs::canonicalize(p).ok()),
+            };
+            let mut w = Writer::open(&dir, ctx.now, false, &rec)?;
+            // Planned again under the lock: what was shown is what is written.
+            let fresh = import::plan(p, t, &machine, ctx.now)?;
+            if fresh != plans[i] {
+                return Err(Error::new(
+                    Kind::Conflict,
+                    format!(
+                        "{} changed since the import was planned; nothing more was written",
+                        with_sep(dir.main())
+                    ),
+                )
+                .hint("run the command again (projects already imported are skipped as identical)")
+                .into());
+            }
+            import::apply(&fresh, &mut w)?;
+            warnings.extend(w.finish());
+        }
+        for w in warnings {
+            out.warn(w);
+        }
+    }
+    finish(out, args, &plans, &machine)
+}
+
+/// The bundle file, regular only (a FIFO would block).
+fn open_bundle(path: &std::path::Path) -> Result<std::fs::File, Error> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        Error::new(
+            Kind::NotFound,
+            format!("cannot read the bundle {}: {e}", path.display()),
+        )
+        .hint("give the .tar.gz that `memctl export -o FILE` wrote")
+    })?;
+    if !meta.is_file() {
+        return Err(
+            Error::new(Kind::InvalidInput, format!("not a regular file: {}", path.display()))
+                .hint("give the .tar.gz that `memctl export -o FILE` wrote"),
+        );
+    }
+    std::fs::File::open(path)
+        .map_err(|e| Error::new(Kind::Io, format!("cannot read the bundle {}: {e}", path.display())))
+}
+
+fn confirm(args: &ImportArgs, out: &mut Output, plans: &[Plan], machine: &str) -> Result<bool> {
+    if args.yes {
+        return Ok(true);
+    }
+    if !out.interactive() {
+        return Err(Error::new(
+            Kind::Usage,
+            "import writes into memory dirs and needs confirmation, and there is no terminal to ask",
+        )
+        .hint("pass --yes to import without asking, or --dry-run to see the plan")
+        .into());
+    }
+    out.print(&plan_text(plans, machine, true))?;
+    out.flush()?;
+    Ok(crate::prompt::yes_no("Import?", false)?)
+}
+
+fn finish(out: &mut Output, args: &ImportArgs, plans: &[Plan], machine: &str) -> Result<ExitCode> {
+    for p in plans {
+        if p.dir.is_none() {
+            out.warn(format!(
+                "{}: no memory dir on this machine has this identity: skipped (`memctl projects` lists them; name one with --into DIR)",
+                p.identity
+            ));
+        }
+        if let Some(reason) = &p.index_cut {
+            out.warn(format!(
+                "{}: MEMORY.md {} cut after the import ({reason}): run `memctl --dir {} index rebuild`",
+                p.identity,
+                if args.dry_run { "would be" } else { "is" },
+                p.dir.as_deref().map(|d| d.display().to_string()).unwrap_or_default()
+            ));
+        }
+    }
+    if out.json {
+        let doc = Report {
+            projects: plans.iter().map(Plan::report).collect(),
+            dry_run: args.dry_run,
+        };
+        out.emit_json(serde_json::to_value(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    out.print(&plan_text(plans, machine, args.dry_run))?;
+    if args.dry_run {
+        out.print("dry run: nothing written\n")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn plan_text(plans: &[Plan], machine: &str, future: bool) -> String {
+    let verb = |past: &'static str, fut: &'static str| if future { fut } else { past };
+    let mut s = String::new();
+    for p in plans {
+        let Some(dir) = &p.dir else {
+            s.push_str(&format!("{}: no local memory dir, skipped\n", p.identity));
+            continue;
+        };
+        s.push_str(&format!("{} into {} (from {machine})\n", p.identity, with_sep(dir)));
+        for f in &p.added {
+            s.push_str(&format!("  {:<9} {f}\n", verb("added", "add")));
+        }
+        for f in &p.skipped {
+            s.push_str(&format!("  {:<9} {f} (identical)\n", verb("skipped", "skip")));
+        }
+        for c in &p.conflicts {
+            s.push_str(&format!(
+                "  {:<9} {} ({}): incoming copy {} {}\n",
+                "conflict",
+                c.file,
+                c.reason,
+                verb("kept as", "to keep as"),
+                c.kept_as
+            ));
+        }
+        if p.changes_index() {
+            s.push_str(&format!(
+                "  {:<9} MEMORY.md: {} line{} {}\n",
+                verb("merged", "merge"),
+                p.index_lines_added,
+                if p.index_lines_added == 1 { "" } else { "s" },
+                verb("added", "to add")
+            ));
+        }
+    }
+    s
+}

@@ -1,0 +1,133 @@
+//! `memctl export` (SPEC §11.2): read each project's tracked files (§8.1) and
+//! their ML121 findings ([`gather`], writes nothing); the command then packs them
+//! with [`crate::bundle::pack`] and writes the bundle outside every memory dir.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::bundle::{self, FileEntry, Manifest, Packed, ProjectEntry};
+use crate::history::tracked;
+
+/// One project to export.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub identity: String,
+    pub key: Option<String>,
+    pub project_path: Option<PathBuf>,
+    pub memory_dir: PathBuf,
+}
+
+/// What [`gather`] read: the manifest, the files beside it, and what to warn about.
+pub struct Gathered {
+    pub manifest: Manifest,
+    pub files: Vec<Vec<Packed>>,
+    /// ML121 findings, `<identity>: <file>:<line>: <message>`.
+    pub secrets: Vec<String>,
+    /// Tracked entries left out (symlinks, unreadable files).
+    pub left_out: Vec<String>,
+}
+
+/// The `export --json` document's `projects` entry.
+#[derive(Serialize)]
+pub struct ProjectReport {
+    pub identity: String,
+    pub files: usize,
+    pub bytes: u64,
+}
+
+/// The `export --json` document (README "JSON output").
+#[derive(Serialize)]
+pub struct Report {
+    pub file: String,
+    pub projects: Vec<ProjectReport>,
+}
+
+impl Gathered {
+    pub fn report(&self, file: &Path) -> Report {
+        Report {
+            file: file.to_string_lossy().into_owned(),
+            projects: self
+                .manifest
+                .projects
+                .iter()
+                .map(|p| ProjectReport {
+                    identity: p.identity.clone(),
+                    files: p.files.len(),
+                    bytes: p.files.iter().map(|f| f.size).sum(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Read every source's tracked files (symlinks are left out: a bundle holds
+/// regular files only).
+pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered {
+    let mut g = Gathered {
+        manifest: Manifest {
+            format: bundle::FORMAT,
+            memctl_version: env!("CARGO_PKG_VERSION").to_string(),
+            created_at,
+            machine: machine.to_string(),
+            projects: Vec::new(),
+        },
+        files: Vec::new(),
+        secrets: Vec::new(),
+        left_out: Vec::new(),
+    };
+    for s in sources {
+        let mut skipped = Vec::new();
+        let mut packed = Vec::new();
+        let mut entries: Vec<FileEntry> = Vec::new();
+        for f in tracked::walk(&s.memory_dir, &mut skipped) {
+            let rel = String::from_utf8_lossy(&f.rel).into_owned();
+            if f.link {
+                g.left_out
+                    .push(format!("{}: {rel} is a symlink: not exported", s.identity));
+                continue;
+            }
+            if std::str::from_utf8(&f.rel).is_err() || !bundle::safe_path(&rel) {
+                g.left_out
+                    .push(format!("{}: {rel}: name cannot travel: not exported", s.identity));
+                continue;
+            }
+            let Ok(bytes) = tracked::read(&s.memory_dir, &f) else {
+                g.left_out
+                    .push(format!("{}: {rel} cannot be read: not exported", s.identity));
+                continue;
+            };
+            let path = s.memory_dir.join(std::ffi::OsStr::from_bytes(&f.rel));
+            for finding in crate::lint::secret_findings(&path, &String::from_utf8_lossy(&bytes)) {
+                g.secrets.push(format!(
+                    "{}: {rel}:{}: ML121 {}",
+                    s.identity, finding.line, finding.message
+                ));
+            }
+            let p = Packed {
+                path: rel,
+                mtime_ns: i64::try_from(f.mtime_ns).unwrap_or(0),
+                bytes,
+            };
+            entries.push(bundle::entry_of(&p));
+            packed.push(p);
+        }
+        g.left_out.extend(skipped);
+        g.manifest.projects.push(ProjectEntry {
+            identity: s.identity.clone(),
+            key: s.key.clone(),
+            project_path: s.project_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            files: entries,
+        });
+        g.files.push(packed);
+    }
+    g
+}
+
+/// This machine's name (SPEC §11.2): `$MEMCTL_MACHINE`, else the host name.
+pub fn machine_name(env: &crate::paths::Env) -> String {
+    env.get("MEMCTL_MACHINE")
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| rustix::system::uname().nodename().to_string_lossy().into_owned())
+}

@@ -1,0 +1,326 @@
+//! `memctl import` (SPEC §11.2): [`targets`] finds each bundle project's local
+//! memory dir by identity, [`plan`] decides every file and the merged index
+//! (writes nothing), [`apply`] carries one project's plan out through its Writer.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::bundle::{Bundle, Project};
+use crate::error::{Error, Kind};
+use crate::memdir::{INDEX, MemoryDir, Scope};
+use crate::ops::merge;
+use crate::projects::Row;
+use crate::store::{self, Writer};
+use crate::{fsread, paths};
+
+/// The largest local file compared with an incoming one.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// A row's identity: recorded by history, else computed from its live project path.
+pub fn identity_of(row: &Row) -> Option<String> {
+    row.identity.clone().or_else(|| {
+        let p = row.project_path.as_ref().filter(|_| row.project_exists)?;
+        let root = fs::canonicalize(p).ok()?;
+        crate::identity::of_project(&root, None).map(|i| i.id)
+    })
+}
+
+/// Where one bundle project goes.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Dir {
+        dir: PathBuf,
+        project: Option<PathBuf>,
+    },
+    /// No local memory dir has this identity: listed and skipped.
+    NoMatch,
+}
+
+/// Each project's target: `into` for a bundle of one project; else the one row
+/// with the same identity. Several rows for one identity refuse the import.
+pub fn targets(bundle: &Bundle, rows: &[Row], into: Option<&Path>) -> Result<Vec<Target>, Error> {
+    if let Some(dir) = into {
+        if bundle.projects.len() != 1 {
+            return Err(Error::new(
+                Kind::Usage,
+                format!(
+                    "--into takes a bundle of one project; this one has {}",
+                    bundle.projects.len()
+                ),
+            )
+            .hint("import without --into: each project goes to the memory dir with its identity"));
+        }
+        return Ok(vec![Target::Dir {
+            dir: dir.to_path_buf(),
+            project: None,
+        }]);
+    }
+    let ids: Vec<Option<String>> = rows.iter().map(identity_of).collect();
+    let mut out = Vec::new();
+    for p in &bundle.projects {
+        let found: Vec<&Row> = rows
+            .iter()
+            .zip(&ids)
+            .filter(|(_, id)| id.as_deref() == Some(p.entry.identity.as_str()))
+            .map(|(r, _)| r)
+            .collect();
+        match found.as_slice() {
+            [] => out.push(Target::NoMatch),
+            [r] => out.push(Target::Dir {
+                dir: r.memory_dir.clone(),
+                project: r.project_path.clone().filter(|_| r.project_exists),
+            }),
+            many => {
+                return Err(Error::new(
+                    Kind::Ambiguous,
+                    format!(
+                        "{} matches {} memory dirs: {}",
+                        p.entry.identity,
+                        many.len(),
+                        many.iter()
+                            .map(|r| paths::with_sep(&r.memory_dir))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .hint("join them first with `memctl projects merge FROM INTO`, or name one with --into DIR"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A conflict: the local file stays, the incoming one is kept as `kept_as`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Conflict {
+    pub file: String,
+    pub kept_as: String,
+    pub reason: &'static str,
+}
+
+/// One file to write: its name below the memory dir, bytes and mtime.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Write {
+    pub rel: String,
+    pub bytes: Vec<u8>,
+    pub mtime_ns: i64,
+}
+
+/// Everything the import of one project does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub identity: String,
+    /// `None`: no local match (skipped whole).
+    pub dir: Option<PathBuf>,
+    pub project: Option<PathBuf>,
+    pub added: Vec<String>,
+    pub skipped: Vec<String>,
+    pub conflicts: Vec<Conflict>,
+    pub writes: Vec<Write>,
+    /// The local index as read (`None`: none) and afterwards.
+    pub index_before: Option<String>,
+    pub index_after: String,
+    pub index_lines_added: usize,
+    /// Whether the merged index would be cut (a warning; SPEC §10.2).
+    pub index_cut: Option<String>,
+}
+
+impl Plan {
+    pub fn changes_index(&self) -> bool {
+        self.index_before.as_deref().unwrap_or("") != self.index_after
+    }
+
+    pub fn changes(&self) -> bool {
+        !self.writes.is_empty() || self.changes_index()
+    }
+
+    pub fn report(&self) -> ProjectReport<'_> {
+        ProjectReport {
+            identity: &self.identity,
+            memory_dir: self.dir.as_deref().map(paths::with_sep),
+            added: &self.added,
+            updated: if self.changes_index() { vec![INDEX] } else { Vec::new() },
+            deleted: Vec::new(),
+            skipped: &self.skipped,
+            conflicts: &self.conflicts,
+        }
+    }
+}
+
+/// An entry of `projects` in `import --json` (README "JSON output").
+#[derive(Serialize)]
+pub struct ProjectReport<'a> {
+    pub identity: &'a str,
+    pub memory_dir: Option<String>,
+    pub added: &'a [String],
+    pub updated: Vec<&'static str>,
+    pub deleted: Vec<String>,
+    pub skipped: &'a [String],
+    pub conflicts: &'a [Conflict],
+}
+
+/// The `import --json` document.
+#[derive(Serialize)]
+pub struct Report<'a> {
+    pub projects: Vec<ProjectReport<'a>>,
+    pub dry_run: bool,
+}
+
+/// The machine name as it goes into a file name: `[A-Za-z0-9._-]`, others `-`.
+fn machine_part(m: &str) -> String {
+    let s: String = m
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    if s.is_empty() { "unknown".into() } else { s }
+}
+
+fn read_local(path: &Path) -> Option<Vec<u8>> {
+    fsread::read_regular(path, MAX_FILE_BYTES).ok()
+}
+
+/// Decide one project's import. Writes nothing.
+pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> Result<Plan, Error> {
+    let mut plan = Plan {
+        identity: p.entry.identity.clone(),
+        dir: None,
+        project: None,
+        added: Vec::new(),
+        skipped: Vec::new(),
+        conflicts: Vec::new(),
+        writes: Vec::new(),
+        index_before: None,
+        index_after: String::new(),
+        index_lines_added: 0,
+        index_cut: None,
+    };
+    let Target::Dir { dir, project } = target else {
+        return Ok(plan);
+    };
+    plan.dir = Some(dir.clone());
+    plan.project = project.clone();
+    let suffix = format!(".conflict-{}-{}", machine_part(machine), now.format("%Y%m%d"));
+    let mut present: Vec<(String, Vec<u8>)> = Vec::new();
+    for f in &p.entry.files {
+        if f.path == INDEX {
+            continue;
+        }
+        let bytes = &p.bytes[&f.path];
+        let target = dir.join(&f.path);
+        if dir.is_dir() {
+            store::ensure_ancestor_contained(dir, &target)?;
+        }
+        match fs::symlink_metadata(&target) {
+            Err(_) => {
+                plan.added.push(f.path.clone());
+                plan.writes.push(Write {
+                    rel: f.path.clone(),
+                    bytes: bytes.clone(),
+                    mtime_ns: f.mtime_ns,
+                });
+                present.push((f.path.clone(), bytes.clone()));
+            }
+            Ok(_) if read_local(&target).as_deref() == Some(bytes.as_slice()) => {
+                plan.skipped.push(f.path.clone());
+                present.push((f.path.clone(), bytes.clone()));
+            }
+            Ok(_) => {
+                let mut kept = None;
+                for n in 1..1000 {
+                    let name = if n == 1 {
+                        format!("{}{suffix}", f.path)
+                    } else {
+                        format!("{}{suffix}-{n}", f.path)
+                    };
+                    match fs::symlink_metadata(dir.join(&name)) {
+                        Err(_) => {
+                            kept = Some((name, true));
+                            break;
+                        }
+                        // The same incoming bytes kept before (the bundle imported again).
+                        Ok(_) if read_local(&dir.join(&name)).as_deref() == Some(bytes.as_slice()) => {
+                            kept = Some((name, false));
+                            break;
+                        }
+                        Ok(_) => {}
+                    }
+                }
+                let Some((name, new)) = kept else {
+                    plan.skipped.push(f.path.clone());
+                    continue;
+                };
+                if new {
+                    plan.writes.push(Write {
+                        rel: name.clone(),
+                        bytes: bytes.clone(),
+                        mtime_ns: f.mtime_ns,
+                    });
+                }
+                plan.conflicts.push(Conflict {
+                    file: f.path.clone(),
+                    kept_as: name,
+                    reason: "the local file differs",
+                });
+                present.push((f.path.clone(), bytes.clone()));
+            }
+        }
+    }
+    let index_path = dir.join(INDEX);
+    if dir.is_dir() {
+        store::ensure_contained(dir, &index_path)?;
+    }
+    plan.index_before = match fs::symlink_metadata(&index_path) {
+        Ok(_) => Some(String::from_utf8_lossy(&store::read_for_update(&index_path)?).into_owned()),
+        Err(_) => None,
+    };
+    let local = plan.index_before.clone().unwrap_or_default();
+    plan.index_after = local.clone();
+    if let Some(incoming) = p.bytes.get(INDEX) {
+        let m = merge::merge_index(&String::from_utf8_lossy(incoming), &local, &present);
+        plan.index_after = m.new_target_index.clone();
+        plan.index_lines_added = m.added.len();
+        if m.cut.is_some() || m.target_truncated {
+            plan.index_cut = Some(m.target_reason.clone().unwrap_or_else(|| "over a cap".into()));
+        }
+    }
+    Ok(plan)
+}
+
+/// Carry out one project's plan (made again under its lock): the files with
+/// their mtimes, then the index. A failure undoes what was written.
+pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
+    let Some(dir) = &plan.dir else { return Ok(()) };
+    for f in &plan.writes {
+        if let Err(e) = w.create_at(&dir.join(&f.rel), &f.bytes, i128::from(f.mtime_ns)) {
+            w.roll_back();
+            return Err(e);
+        }
+    }
+    if plan.changes_index() {
+        let index = dir.join(INDEX);
+        let done = match &plan.index_before {
+            Some(old) => w.replace_expecting(&index, old.as_bytes(), plan.index_after.as_bytes()),
+            None => w.create(&index, plan.index_after.as_bytes()),
+        };
+        if let Err(e) = done {
+            w.roll_back();
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The memory dir of a plan, for its Writer.
+pub fn memdir(plan: &Plan) -> Option<MemoryDir> {
+    plan.dir.as_ref().map(|d| MemoryDir::open(d, Scope::Main))
+}

@@ -1,0 +1,345 @@
+//! `memctl export` and `memctl import` (SPEC §11.2): two fake homes whose project
+//! checkouts share an `origin` URL at different paths.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::support::{Env, git};
+
+const ORIGIN: &str = "https://github.com/Alice/App.git";
+
+/// A home with a git checkout at `<root>/<name>` (origin set), and its memory dir
+/// as Claude Code resolves it there.
+fn machine(name: &str) -> (Env, PathBuf, PathBuf) {
+    let env = Env::new().resolved();
+    let proj = env.root().join(name);
+    fs::create_dir_all(&proj).unwrap();
+    git(&proj, &["init", "-q"]);
+    git(&proj, &["remote", "add", "origin", ORIGIN]);
+    let (_, out, _) = memctl(&env, &proj, &[], &["path"]);
+    let mem = PathBuf::from(out.trim());
+    fs::create_dir_all(&mem).unwrap();
+    (env, proj, mem)
+}
+
+fn memctl(env: &Env, cwd: &Path, vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let mut cmd = env.command();
+    cmd.current_dir(cwd).args(args).stdin(std::process::Stdio::null());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn memory(name: &str, ty: &str, body: &str) -> String {
+    format!("---\nname: {name}\ndescription: d\ntype: {ty}\n---\n{body}\n")
+}
+
+/// Every file below `dir`, relative, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push(e.path().strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A laptop with three memories exported to `<laptop root>/b.tar.gz`.
+fn exported() -> (Env, PathBuf) {
+    let (env, proj, mem) = machine("app");
+    fs::write(mem.join("user_a.md"), memory("a", "user", "body a")).unwrap();
+    fs::write(mem.join("feedback_b.md"), memory("b", "feedback", "laptop b")).unwrap();
+    fs::write(mem.join("project_c.md"), memory("c", "project", "same c")).unwrap();
+    fs::write(mem.join("notes.txt"), "not tracked").unwrap();
+    fs::write(
+        mem.join("MEMORY.md"),
+        "# Index\n## User\n- [A](user_a.md) — a\n## Feedback\n- [B](feedback_b.md) — b\n- [C](project_c.md) — c\n",
+    )
+    .unwrap();
+    let old = filetime(&mem.join("user_a.md"), 1_700_000_000);
+    assert_eq!(old, 1_700_000_000);
+    let bundle = env.root().join("b.tar.gz");
+    let (code, out, err) = memctl(
+        &env,
+        &proj,
+        &[("MEMCTL_MACHINE", "laptop")],
+        &["export", "-o", bundle.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["projects"][0]["identity"], "github.com/Alice/App");
+    assert_eq!(doc["projects"][0]["files"], 4, "notes.txt stays: {doc}");
+    (env, bundle)
+}
+
+/// Set the mtime of `p` to `secs`; returns the mtime read back.
+fn filetime(p: &Path, secs: i64) -> i64 {
+    let f = fs::File::options().write(true).open(p).unwrap();
+    f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64))
+        .unwrap();
+    fs::metadata(p).unwrap().mtime()
+}
+
+#[test]
+fn import_adds_skips_keeps_conflicts_and_merges_the_index() {
+    let (laptop, bundle) = exported();
+    let (desk, proj, mem) = machine("checkout-elsewhere");
+    fs::write(mem.join("feedback_b.md"), memory("b", "feedback", "desktop b")).unwrap();
+    fs::write(mem.join("project_c.md"), memory("c", "project", "same c")).unwrap();
+    fs::write(
+        mem.join("MEMORY.md"),
+        "# Index\n## Feedback\n- [B](feedback_b.md) — desktop b\n",
+    )
+    .unwrap();
+    // The history store records the project root and identity for `projects`.
+    let (code, _, err) = memctl(&desk, &proj, &[], &["snapshot"]);
+    assert_eq!(code, 0, "{err}");
+    let before = listing(&mem);
+    let b = bundle.to_str().unwrap();
+    let (code, out, err) = memctl(&desk, &proj, &[], &["import", b, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("dry run: nothing written"), "{out}");
+    assert_eq!(listing(&mem), before);
+    let (code, _, err) = memctl(&desk, &proj, &[], &["import", b]);
+    assert_eq!(code, 2, "no terminal and no --yes is a usage error: {err}");
+    assert_eq!(listing(&mem), before);
+    let (code, out, err) = memctl(&desk, &proj, &[], &["import", b, "--yes", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &doc["projects"][0];
+    assert_eq!(p["identity"], "github.com/Alice/App");
+    assert_eq!(p["memory_dir"], format!("{}", mem.display()));
+    assert_eq!(p["added"], serde_json::json!(["user_a.md"]));
+    assert_eq!(p["updated"], serde_json::json!(["MEMORY.md"]));
+    assert_eq!(p["skipped"], serde_json::json!(["project_c.md"]));
+    let kept = "feedback_b.md.conflict-laptop-20260310";
+    assert_eq!(
+        p["conflicts"],
+        serde_json::json!([{"file": "feedback_b.md", "kept_as": kept, "reason": "the local file differs"}])
+    );
+    assert_eq!(fs::metadata(mem.join("user_a.md")).unwrap().mtime(), 1_700_000_000);
+    assert!(
+        fs::read_to_string(mem.join("feedback_b.md"))
+            .unwrap()
+            .contains("desktop b")
+    );
+    assert!(fs::read_to_string(mem.join(kept)).unwrap().contains("laptop b"));
+    let index = fs::read_to_string(mem.join("MEMORY.md")).unwrap();
+    assert_eq!(
+        index,
+        "# Index\n## Feedback\n- [B](feedback_b.md) — desktop b\n- [A](user_a.md) — a\n- [C](project_c.md) — c\n"
+    );
+    // Imported again: nothing new.
+    let (code, out, _) = memctl(&desk, &proj, &[], &["import", b, "--yes", "--json"]);
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["projects"][0]["added"], serde_json::json!([]));
+    assert_eq!(doc["projects"][0]["updated"], serde_json::json!([]));
+    assert!(!mem.join(format!("{kept}-2")).exists());
+    drop(laptop);
+}
+
+#[test]
+fn a_conflict_name_collision_gets_a_number() {
+    let (_laptop, bundle) = exported();
+    let (desk, _proj, mem) = machine("other");
+    fs::write(mem.join("feedback_b.md"), memory("b", "feedback", "desktop b")).unwrap();
+    fs::write(mem.join("feedback_b.md.conflict-laptop-20260310"), "older conflict").unwrap();
+    let m = mem.display().to_string();
+    let (code, out, err) = memctl(
+        &desk,
+        &desk.root(),
+        &[],
+        &["import", bundle.to_str().unwrap(), "--into", &m, "--yes", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        doc["projects"][0]["conflicts"][0]["kept_as"],
+        "feedback_b.md.conflict-laptop-20260310-2"
+    );
+}
+
+#[test]
+fn export_strict_refuses_a_secret_and_writes_nothing() {
+    let (env, proj, mem) = machine("app");
+    fs::write(
+        mem.join("user_a.md"),
+        memory("a", "user", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    )
+    .unwrap();
+    let out = env.root().join("s.tar.gz");
+    let (code, _, err) = memctl(&env, &proj, &[], &["export", "--strict", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("secret-like") && err.contains("user_a.md:6"), "{err}");
+    assert!(!out.exists());
+    let (code, _, err) = memctl(&env, &proj, &[], &["export", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("secret-like"), "{err}");
+    assert!(out.exists());
+}
+
+#[test]
+fn a_project_without_identity_needs_as() {
+    let env = Env::new();
+    fs::write(env.dir().join("user_a.md"), memory("a", "user", "a")).unwrap();
+    let out = env.root().join("n.tar.gz");
+    let o = out.to_str().unwrap();
+    let (code, _, err) = memctl(&env, &env.root(), &[], &["export", "-o", o]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--as ID"), "{err}");
+    assert!(!out.exists());
+    let (code, _, err) = memctl(&env, &env.root(), &[], &["export", "--as", "notes/scratch", "-o", o]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// Write a `.tar.gz` with `manifest` and `members` (name, bytes, tar entry type).
+fn raw_bundle(path: &Path, manifest: &serde_json::Value, members: &[(&str, &[u8], tar::EntryType)]) {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut t = tar::Builder::new(gz);
+    let json = serde_json::to_vec(manifest).unwrap();
+    let mut h = tar::Header::new_gnu();
+    h.set_size(json.len() as u64);
+    h.set_mode(0o600);
+    t.append_data(&mut h, "memctl-bundle.json", &json[..]).unwrap();
+    for (name, bytes, kind) in members {
+        let mut h = tar::Header::new_old();
+        h.set_entry_type(*kind);
+        h.set_mode(0o600);
+        h.set_size(if *kind == tar::EntryType::Symlink {
+            0
+        } else {
+            bytes.len() as u64
+        });
+        // Written raw: the builder itself refuses `..`.
+        let field = &mut h.as_old_mut().name;
+        field[..name.len()].copy_from_slice(name.as_bytes());
+        if *kind == tar::EntryType::Symlink {
+            h.set_link_name("/etc/passwd").unwrap();
+        }
+        h.set_cksum();
+        let data: &[u8] = if *kind == tar::EntryType::Symlink { &[] } else { bytes };
+        t.append(&h, data).unwrap();
+    }
+    let gz = t.into_inner().unwrap();
+    fs::File::create(path)
+        .unwrap()
+        .write_all(&gz.finish().unwrap())
+        .unwrap();
+}
+
+fn manifest(format: u64, files: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "format": format, "memctl_version": "0", "created_at": "2026-01-01T00:00:00.000Z",
+        "machine": "evil", "projects": [{"identity": "github.com/Alice/App", "key": null,
+        "project_path": null, "files": files}]
+    })
+}
+
+fn sha(b: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[test]
+fn bad_bundles_are_refused_before_anything_is_written() {
+    let env = Env::new();
+    let body = memory("a", "user", "a");
+    let good =
+        serde_json::json!([{"path": "user_a.md", "size": body.len(), "mtime_ns": 0, "sha256": sha(body.as_bytes())}]);
+    let reg = tar::EntryType::Regular;
+    let member = "projects/github.com__Alice__App/user_a.md";
+    type Members = Vec<(String, Vec<u8>, tar::EntryType)>;
+    let cases: Vec<(&str, serde_json::Value, Members, &str)> = vec![
+        (
+            "tampered",
+            manifest(1, good.clone()),
+            vec![(member.into(), b"tampered".to_vec(), reg)],
+            "checksum",
+        ),
+        (
+            "dotdot",
+            manifest(1, good.clone()),
+            vec![
+                (member.into(), body.clone().into_bytes(), reg),
+                ("projects/../../x.md".into(), b"x".to_vec(), reg),
+            ],
+            "unsafe member path",
+        ),
+        (
+            "symlink",
+            manifest(1, good.clone()),
+            vec![(member.into(), Vec::new(), tar::EntryType::Symlink)],
+            "not a regular file",
+        ),
+        (
+            "version",
+            manifest(2, good.clone()),
+            vec![(member.into(), body.clone().into_bytes(), reg)],
+            "format version 2",
+        ),
+        (
+            "unsafe-manifest-path",
+            manifest(
+                1,
+                serde_json::json!([{"path": "../user_a.md", "size": 1, "mtime_ns": 0, "sha256": sha(b"x")}]),
+            ),
+            vec![],
+            "unsafe file path",
+        ),
+    ];
+    let before = listing(&env.dir());
+    for (name, m, members, want) in cases {
+        let path = env.root().join(format!("{name}.tar.gz"));
+        let members: Vec<(&str, &[u8], tar::EntryType)> =
+            members.iter().map(|(n, b, k)| (n.as_str(), b.as_slice(), *k)).collect();
+        raw_bundle(&path, &m, &members);
+        let d = env.dir().display().to_string();
+        let (code, _, err) = memctl(
+            &env,
+            &env.root(),
+            &[],
+            &["import", path.to_str().unwrap(), "--into", &d, "--yes"],
+        );
+        assert_ne!(code, 0, "{name}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert_eq!(listing(&env.dir()), before, "{name}");
+    }
+}
+
+#[test]
+fn a_bundle_of_very_many_members_is_bounded() {
+    let env = Env::new();
+    let path = env.root().join("bomb.tar.gz");
+    let names: Vec<String> = (0..10_050).map(|i| format!("projects/x/m{i}.md")).collect();
+    let members: Vec<(&str, &[u8], tar::EntryType)> = names
+        .iter()
+        .map(|n| (n.as_str(), &b""[..], tar::EntryType::Regular))
+        .collect();
+    raw_bundle(&path, &manifest(1, serde_json::json!([])), &members);
+    let d = env.dir().display().to_string();
+    let (code, _, err) = memctl(
+        &env,
+        &env.root(),
+        &[],
+        &["import", path.to_str().unwrap(), "--into", &d, "--yes"],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("more than 10000 members"), "{err}");
+    assert!(listing(&env.dir()).is_empty());
+}
