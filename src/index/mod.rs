@@ -73,15 +73,22 @@ pub fn lines(text: &str) -> Vec<&str> {
 /// Every inline link and reference definition outside code and closed comments.
 pub fn extract_links(text: &str) -> Vec<Link> {
     let mut links = Vec::new();
+    for_each_link(text, |l| links.push(l));
+    links
+}
+
+/// [`extract_links`] one link at a time, in order: the links are never held together.
+pub fn for_each_link(text: &str, mut f: impl FnMut(Link)) {
     let b = text.as_bytes();
     if !memchr::memchr_iter(b']', b).any(|k| matches!(b.get(k + 1), Some(b'(' | b':'))) {
-        return links;
+        return;
     }
+    let mut links = Vec::new();
     let mut scratch = (LinkScan::default(), Vec::new());
     masked_lines(text, |n, line, masked, _| {
-        find_links(line, masked, n, &mut links, &mut scratch)
+        find_links(line, masked, n, &mut links, &mut scratch);
+        links.drain(..).for_each(&mut f);
     });
-    links
 }
 
 /// Walk the index's lines (BOM removed, one trailing CR dropped) with code fences,
@@ -93,38 +100,53 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // A `<!--` is a comment only if some `-->` follows it.
     let last_close = memchr::memmem::rfind(text.as_bytes(), b"-->");
-    let mut fence: Option<(u8, usize)> = None;
-    let mut in_comment = false;
-    let mut out: Vec<u8> = Vec::new();
+    let mut masker = Masker::default();
     let mut offset = 0;
     for (li, raw) in text.split('\n').enumerate() {
         let line_end = offset + raw.len();
         offset = line_end + 1;
+        masker.line(li + 1, raw, last_close.is_some_and(|c| c > line_end), &mut f);
+    }
+}
+
+/// The state [`masked_lines`] carries from line to line: an open fence, an open
+/// comment, and the masked copy of the line (one buffer for all lines).
+#[derive(Default)]
+struct Masker {
+    fence: Option<(u8, usize)>,
+    in_comment: bool,
+    out: Vec<u8>,
+}
+
+impl Masker {
+    /// Mask line `number` (`raw`, LF removed) and pass it to `f`; `later_close` tells
+    /// whether some `-->` starts on a later line.
+    fn line(&mut self, number: usize, raw: &str, later_close: bool, f: &mut impl FnMut(usize, &str, &[u8], LineKind)) {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let orig = line.as_bytes();
-        out.clear();
-        out.extend_from_slice(orig);
+        self.out.clear();
+        self.out.extend_from_slice(orig);
         let mut kind = LineKind::default();
-        if let Some((ch, len)) = fence {
+        if let Some((ch, len)) = self.fence {
             if fence_marker(orig)
                 .is_some_and(|(c, n, rest)| c == ch && n >= len && rest.iter().all(u8::is_ascii_whitespace))
             {
-                fence = None;
+                self.fence = None;
             }
-            out.fill(0);
+            self.out.fill(0);
             kind.code = true;
-            f(li + 1, line, &out, kind);
-            continue;
+            f(number, line, &self.out, kind);
+            return;
         }
-        if !in_comment
+        if !self.in_comment
             && let Some((c, n, rest)) = fence_marker(orig)
             && !(c == b'`' && rest.contains(&b'`'))
         {
-            fence = Some((c, n));
-            out.fill(0);
+            self.fence = Some((c, n));
+            self.out.fill(0);
             kind.code = true;
-            f(li + 1, line, &out, kind);
-            continue;
+            f(number, line, &self.out, kind);
+            return;
         }
         // Some `-->` starts at or after p iff the line's last one does.
         // Looked up once per line, and only on a line that opens a comment.
@@ -132,16 +154,16 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
         let mut runs: Option<BacktickRuns> = None;
         let mut i = 0;
         while i < orig.len() {
-            if in_comment {
+            if self.in_comment {
                 kind.comment = true;
                 match find(orig, i, b"-->") {
                     Some(end) => {
-                        out[i..end + 3].fill(0);
+                        self.out[i..end + 3].fill(0);
                         i = end + 3;
-                        in_comment = false;
+                        self.in_comment = false;
                     }
                     None => {
-                        out[i..].fill(0);
+                        self.out[i..].fill(0);
                         i = orig.len();
                     }
                 }
@@ -149,12 +171,12 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
             }
             if orig[i..].starts_with(b"<!--") {
                 let line_close = *line_last_close.get_or_insert_with(|| line.rfind("-->"));
-                let closes = line_close.is_some_and(|c| c >= i + 4) || last_close.is_some_and(|c| c > line_end);
+                let closes = line_close.is_some_and(|c| c >= i + 4) || later_close;
                 if closes {
-                    out[i..i + 4].fill(0);
+                    self.out[i..i + 4].fill(0);
                     kind.comment = true;
                     i += 4;
-                    in_comment = true;
+                    self.in_comment = true;
                     continue;
                 }
             }
@@ -163,7 +185,7 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
                 let runs = runs.get_or_insert_with(|| BacktickRuns::new(orig));
                 match runs.next(i + n, n) {
                     Some(end) => {
-                        out[i..end + n].fill(0);
+                        self.out[i..end + n].fill(0);
                         i = end + n;
                     }
                     None => i += n,
@@ -173,8 +195,101 @@ fn masked_lines(text: &str, mut f: impl FnMut(usize, &str, &[u8], LineKind)) {
             // Nothing else starts a masked span: jump to the next `<` or backtick.
             i = memchr::memchr2(b'<', b'`', &orig[i + 1..]).map_or(orig.len(), |k| i + 1 + k);
         }
-        f(li + 1, line, &out, kind);
+        f(number, line, &self.out, kind);
     }
+}
+
+/// Each LF-separated line of `r` (LF removed; the last, empty after a final LF,
+/// too), with its 0-based number and a BOM removed from the first, as
+/// `text.split('\n')` gives them. Holds one line and a 64 KiB chunk at most.
+/// `Ok(false)` when `r` holds more than `max` bytes.
+fn for_each_line(r: &mut impl std::io::Read, max: u64, mut f: impl FnMut(usize, &[u8])) -> std::io::Result<bool> {
+    let mut buf = vec![0u8; 64 << 10];
+    let (mut filled, mut total, mut li) = (0, 0u64, 0);
+    let mut emit = |li: &mut usize, line: &[u8]| {
+        let line = if *li == 0 {
+            line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line)
+        } else {
+            line
+        };
+        f(*li, line);
+        *li += 1;
+    };
+    loop {
+        if filled == buf.len() {
+            // A line longer than the buffer.
+            buf.resize(2 * buf.len(), 0);
+        }
+        let n = match r.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > max {
+            return Ok(false);
+        }
+        // The bytes before `filled` hold no LF: they are the start of a line.
+        let old = filled;
+        filled += n;
+        let mut start = 0;
+        for lf in memchr::memchr_iter(b'\n', &buf[old..filled]) {
+            emit(&mut li, &buf[start..old + lf]);
+            start = old + lf + 1;
+        }
+        buf.copy_within(start..filled, 0);
+        filled -= start;
+    }
+    emit(&mut li, &buf[..filled]);
+    Ok(true)
+}
+
+/// [`extract_links`] on an index read in chunks (two passes: the first finds the
+/// last line with a `-->`, which decides whether a `<!--` opens a comment), so
+/// only a line and a chunk are held, however large the index. `f` gets each link
+/// in order. `Ok(false)` when the index is not UTF-8 or larger than `max` (decode
+/// it whole then, with [`extract_links`]); the links given so far are void then.
+pub fn stream_links<R: std::io::Read + std::io::Seek>(
+    r: &mut R,
+    max: u64,
+    mut f: impl FnMut(&Link),
+) -> std::io::Result<bool> {
+    let (mut valid, mut any, mut last_close) = (true, false, None);
+    let read = for_each_line(r, max, |li, line| {
+        valid &= std::str::from_utf8(line).is_ok();
+        if memchr::memmem::find(line, b"-->").is_some() {
+            last_close = Some(li);
+        }
+        any |= memchr::memchr_iter(b']', line).any(|k| matches!(line.get(k + 1), Some(b'(' | b':')));
+    })?;
+    if !read || !valid {
+        return Ok(false);
+    }
+    if !any {
+        return Ok(true);
+    }
+    r.seek(std::io::SeekFrom::Start(0))?;
+    let mut masker = Masker::default();
+    let mut links = Vec::new();
+    let mut scratch = (LinkScan::default(), Vec::new());
+    let read = for_each_line(r, max, |li, line| {
+        // Changed since the first pass: `valid` voids the result.
+        let Ok(line) = std::str::from_utf8(line) else {
+            valid = false;
+            return;
+        };
+        let later = last_close.is_some_and(|c| c > li);
+        masker.line(li + 1, line, later, &mut |n, line, masked, _| {
+            find_links(line, masked, n, &mut links, &mut scratch)
+        });
+        for l in links.drain(..) {
+            f(&l);
+        }
+    })?;
+    Ok(read && valid)
 }
 
 /// What blanked part of a line out.
@@ -951,5 +1066,59 @@ mod tests {
     fn columns_are_one_based_chars() {
         let links = extract_links("é [A](a.md)");
         assert_eq!(links[0].col, 3);
+    }
+
+    /// Reads at most 7 bytes at a time: every chunk boundary falls inside lines.
+    struct Trickle(std::io::Cursor<Vec<u8>>);
+
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(7);
+            self.0.read(&mut buf[..n])
+        }
+    }
+
+    impl std::io::Seek for Trickle {
+        fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+            self.0.seek(to)
+        }
+    }
+
+    fn streamed(bytes: &[u8], trickle: bool) -> Option<Vec<Link>> {
+        let mut links = Vec::new();
+        let ok = if trickle {
+            stream_links(&mut Trickle(std::io::Cursor::new(bytes.to_vec())), 1 << 30, |l| {
+                links.push(l.clone())
+            })
+        } else {
+            stream_links(&mut std::io::Cursor::new(bytes), 1 << 30, |l| links.push(l.clone()))
+        };
+        ok.unwrap().then_some(links)
+    }
+
+    #[test]
+    fn streamed_links_are_the_whole_text_links() {
+        let long = format!("- [L](l.md) {}[M](m.md)\n", "x".repeat(200_000));
+        let texts = [
+            "",
+            "\n",
+            "- [A](a.md)",
+            "\u{feff}- [A](a.md)\r\n- [B](b.md)\r\n",
+            "```\n- [A](a.md)\n```\n<!-- - [B](b.md)\nmore -->\n`[C](c.md)` [D](d.md)\n",
+            "<!-- open\n- [A](a.md)\n",
+            "<!-- a --> [A](a.md) <!-- b\n[B](b.md)\n-->\n[C](c.md) <!-- c\n[D](d.md)\n",
+            "[ref]: r.md\n   [r2]: <r 2.md>\n[x](y.md \"t\") [z](<w (1).md>)\n",
+            "é [A](a.md)\n\n\n[B](b.md)\n",
+            long.as_str(),
+        ];
+        for text in texts {
+            let whole = extract_links(text);
+            assert_eq!(streamed(text.as_bytes(), false).as_ref(), Some(&whole), "{text:?}");
+            assert_eq!(streamed(text.as_bytes(), true).as_ref(), Some(&whole), "{text:?}");
+        }
+        // Not UTF-8, or larger than the bound: declined (decoded whole instead).
+        assert_eq!(streamed(b"- [A](a.md)\n\xff\n", false), None);
+        let mut c = std::io::Cursor::new(b"- [A](a.md)\n".to_vec());
+        assert!(!stream_links(&mut c, 5, |_| {}).unwrap());
     }
 }

@@ -1,7 +1,8 @@
 //! Which `MEMORY.md` lines link each memory file, loaded while the readers read
 //! (see [`super::scan_with_index`]): compact link tables, looked up by relative path.
 
-use std::path::PathBuf;
+use std::io::Seek;
+use std::path::{Path, PathBuf};
 
 use crate::index;
 use crate::memdir::{INDEX, MemoryDir, Scope};
@@ -49,6 +50,51 @@ impl LinkTable {
         LinkTable { links, loaded }
     }
 
+    /// The table of the index at `path`, read in chunks (see
+    /// [`index::stream_links`]): neither its text nor its links are held whole.
+    /// An index that cannot be streamed (not UTF-8, or too large) is read whole.
+    fn read(path: &Path) -> Option<LinkTable> {
+        if let Ok(mut file) = crate::fsread::open_regular(path)
+            && let Some(table) = LinkTable::stream(&mut file)
+        {
+            return Some(table);
+        }
+        index::read_index(path)
+            .ok()
+            .map(|b| LinkTable::build(&String::from_utf8_lossy(&b)))
+    }
+
+    fn stream(file: &mut std::fs::File) -> Option<LinkTable> {
+        let mut links = Vec::new();
+        let streamed = index::stream_links(file, crate::store::MAX_INDEX_BYTES, |l| {
+            if let Some((h, n)) = l.memory_target().map(target_key) {
+                links.push((h, n, l.line as u32));
+            }
+        });
+        if !streamed.ok()? {
+            return None;
+        }
+        links.sort_unstable();
+        links.dedup();
+        links.shrink_to_fit();
+        let loaded = if links.is_empty() {
+            Vec::new()
+        } else {
+            file.seek(std::io::SeekFrom::Start(0)).ok()?;
+            match index::load::load_stream(file, 1) {
+                Ok(Some(s)) => kept_lines(&s.load),
+                // What the streamed model declines, the whole-text one models.
+                _ => {
+                    file.seek(std::io::SeekFrom::Start(0)).ok()?;
+                    let bytes =
+                        crate::fsread::read_bounded(file.try_clone().ok()?, crate::store::MAX_INDEX_BYTES).ok()?;
+                    kept_lines(&index::load::load(&String::from_utf8_lossy(&bytes)))
+                }
+            }
+        };
+        Some(LinkTable { links, loaded })
+    }
+
     fn is_loaded(&self, line: usize) -> bool {
         u32::try_from(line).is_ok_and(|l| self.loaded.binary_search(&l).is_ok())
     }
@@ -74,6 +120,11 @@ fn loaded_lines(text: &str) -> Vec<u32> {
         Ok(Some(s)) => s.load,
         _ => index::load::load(text),
     };
+    kept_lines(&l)
+}
+
+/// What [`loaded_lines`] keeps of a load.
+fn kept_lines(l: &index::load::Load) -> Vec<u32> {
     let kept = l.kept_lines.min(l.processed.origin.len());
     // `dropped` is in line order: only its head can be a partly kept line.
     let partly: Vec<usize> = l
@@ -101,11 +152,7 @@ impl Indexed {
 
     /// Load the indexes that cover the files of `memdir`.
     pub fn load(memdir: &MemoryDir) -> Indexed {
-        let read = |p: PathBuf| {
-            crate::index::read_index(&p)
-                .ok()
-                .map(|b| LinkTable::build(&String::from_utf8_lossy(&b)))
-        };
+        let read = |p: PathBuf| LinkTable::read(&p);
         let main = read(memdir.index_path()).unwrap_or_default();
         let team = match memdir.scope() {
             Scope::Main => read(memdir.team_dir().join(INDEX)),

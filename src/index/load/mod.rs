@@ -107,10 +107,24 @@ impl Load {
 /// Model Claude Code's load of an index whose content is `text` (already decoded).
 pub fn load(text: &str) -> Load {
     let (body, start_line, frontmatter_stripped) = strip_frontmatter(text);
+    load_body(body.to_string(), start_line, frontmatter_stripped)
+}
+
+/// [`load`] on a text the caller gives up: its body becomes the processed text
+/// without a copy of the whole.
+pub fn load_owned(mut text: String) -> Load {
+    let (body, start_line, frontmatter_stripped) = strip_frontmatter(&text);
+    // The body is a suffix of the text.
+    let skip = text.len() - body.len();
+    text.drain(..skip);
+    load_body(text, start_line, frontmatter_stripped)
+}
+
+fn load_body(body: String, start_line: usize, frontmatter_stripped: bool) -> Load {
     // Line k of the body is file line start_line + k: no per-line copies.
     let n = count_byte(body.as_bytes(), b'\n') + 1;
     let mut mapped = Mapped {
-        text: body.to_string(),
+        text: body,
         origin: (start_line..start_line + n).collect(),
     };
     let mut html_comments_stripped = false;
@@ -192,6 +206,26 @@ mod tests {
         let l = load("- item\n\té text\n<!-- note -->\nafter\n");
         assert_eq!(l.processed.text, "- item\n\té text\nafter");
         assert_eq!(l.processed.origin, vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn owned_and_borrowed_loads_agree() {
+        for t in [
+            "",
+            "\u{feff}---\nname: x\n---\n\n- [A](a.md)\n",
+            "---\nx\n---",
+            "\n a <!-- b -->\n- [A](a.md)\n",
+        ] {
+            let (a, b) = (load(t), load_owned(t.to_string()));
+            assert_eq!(
+                (a.processed.text, a.processed.origin),
+                (b.processed.text, b.processed.origin)
+            );
+            assert_eq!(
+                (a.loaded, a.line_count, a.frontmatter_stripped),
+                (b.loaded, b.line_count, b.frontmatter_stripped)
+            );
+        }
     }
 
     #[test]

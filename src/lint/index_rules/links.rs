@@ -13,63 +13,60 @@ use crate::lint::{Finding, RuleId};
 /// the findings about them, the targets with their lines, and the lines that
 /// hold a memory link.
 pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) -> (Targets, HashSet<usize>) {
-    let links = index::extract_links(text);
     let mut listings = Listings(HashMap::new());
     let mut targets: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut link_lines: HashSet<usize> = HashSet::new();
-    for l in &links {
-        match &l.target {
-            Target::Inside(p) if l.is_memory_link() => {
-                link_lines.insert(l.line);
-                let lines_for = targets.entry(p.clone()).or_default();
-                if lines_for.last() != Some(&l.line) {
-                    lines_for.push(l.line);
-                }
-                match listings.find(dir, p) {
-                    Ok(()) => {}
-                    Err(Some(actual)) => out.push(Finding::new(
-                        RuleId::ML201,
-                        idx,
-                        l.line,
-                        l.col,
-                        format!("link target {p}: case differs from {actual}"),
-                    )),
-                    Err(None) => out.push(Finding::new(
-                        RuleId::ML201,
-                        idx,
-                        l.line,
-                        l.col,
-                        format!("link target {p} does not exist"),
-                    )),
-                }
+    index::for_each_link(text, |l| match &l.target {
+        Target::Inside(p) if l.is_memory_link() => {
+            link_lines.insert(l.line);
+            let lines_for = targets.entry(p.clone()).or_default();
+            if lines_for.last() != Some(&l.line) {
+                lines_for.push(l.line);
             }
-            Target::Outside(p) if l.is_memory_link() => {
-                link_lines.insert(l.line);
-                out.push(Finding::new(
-                    RuleId::ML202,
+            match listings.find(dir, p) {
+                Ok(()) => {}
+                Err(Some(actual)) => out.push(Finding::new(
+                    RuleId::ML201,
                     idx,
                     l.line,
                     l.col,
-                    format!("link {} leaves the memory dir", l.dest),
-                ));
+                    format!("link target {p}: case differs from {actual}"),
+                )),
+                Err(None) => out.push(Finding::new(
+                    RuleId::ML201,
+                    idx,
+                    l.line,
+                    l.col,
+                    format!("link target {p} does not exist"),
+                )),
             }
-            Target::Inside(p) => out.push(Finding::new(
-                RuleId::ML214,
-                idx,
-                l.line,
-                l.col,
-                format!("link {p} is not a memory file (.md)"),
-            )),
-            Target::Outside(p) if !p.starts_with('/') => out.push(Finding::new(
-                RuleId::ML214,
-                idx,
-                l.line,
-                l.col,
-                format!("link {p} is not a memory file (.md)"),
-            )),
-            _ => {}
         }
-    }
+        Target::Outside(p) if l.is_memory_link() => {
+            link_lines.insert(l.line);
+            out.push(Finding::new(
+                RuleId::ML202,
+                idx,
+                l.line,
+                l.col,
+                format!("link {} leaves the memory dir", l.dest),
+            ));
+        }
+        Target::Inside(p) => out.push(Finding::new(
+            RuleId::ML214,
+            idx,
+            l.line,
+            l.col,
+            format!("link {p} is not a memory file (.md)"),
+        )),
+        Target::Outside(p) if !p.starts_with('/') => out.push(Finding::new(
+            RuleId::ML214,
+            idx,
+            l.line,
+            l.col,
+            format!("link {p} is not a memory file (.md)"),
+        )),
+        _ => {}
+    });
     for (file, ls) in &targets {
         for extra in ls.iter().skip(1) {
             out.push(Finding::new(

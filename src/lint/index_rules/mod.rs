@@ -53,15 +53,8 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             return (1, None);
         }
     };
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let loaded = load::load(&text);
-    if loaded.frontmatter_stripped {
-        out.push(Finding::file(
-            RuleId::ML208,
-            idx,
-            "MEMORY.md has a frontmatter block; Claude Code strips it: remove it",
-        ));
-    }
+    // Valid UTF-8 is used as read, not copied.
+    let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     if text.contains("\r\n") {
         out.push(Finding::file(
             RuleId::ML215,
@@ -95,6 +88,17 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     super::secrets::check(idx, &text, out);
     let (targets, link_lines) = links::check(idx, &scope.base, &text, out);
     lines::check(idx, &text, &link_lines, out);
+    drop(link_lines);
+    // The load takes the text over: modelled last, once the link rules' tables are
+    // gone (findings are sorted afterwards, so the order they are found in is free).
+    let loaded = load::load_owned(text);
+    if loaded.frontmatter_stripped {
+        out.push(Finding::file(
+            RuleId::ML208,
+            idx,
+            "MEMORY.md has a frontmatter block; Claude Code strips it: remove it",
+        ));
+    }
     caps::check(idx, &loaded, warn_at, out);
     (1, Some(targets))
 }
