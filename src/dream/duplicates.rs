@@ -2,6 +2,46 @@
 //! index line, name, description and Jaccard similarity, and superseded memories.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The similarity step's maps are keyed by token ranks and short tokens of the
+/// user's own memories: a multiply-rotate hash (FxHash's) instead of SipHash,
+/// which was a fifth of the step.
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fx>>;
+
+#[derive(Default)]
+struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        }
+        let mut last = [0u8; 8];
+        let rest = chunks.remainder();
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 use serde::Serialize;
 
@@ -15,6 +55,13 @@ pub fn tokens(s: &str) -> BTreeSet<String> {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || ('\u{300}'..='\u{36f}').contains(&c);
     let mut out = BTreeSet::new();
     for run in lower.split(|c: char| !is_word(c)).filter(|r| !r.is_empty()) {
+        // ASCII (most runs): no char ≥ U+2E80, and one char per byte.
+        if run.is_ascii() {
+            if run.len() >= 3 && !out.contains(run) {
+                out.insert(run.to_string());
+            }
+            continue;
+        }
         let chars: Vec<char> = run.chars().collect();
         if chars.iter().any(|c| *c >= '\u{2e80}') {
             if chars.len() == 1 {
@@ -109,6 +156,13 @@ fn collapse(s: &str) -> String {
 /// Duplicate clusters: (a) index lines pointing to one file, (b) the same name or
 /// description, (c) Jaccard similarity ≥ 0.5, grouped transitively.
 pub fn duplicate_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
+    let mut out = exact_clusters(memories, index_targets);
+    out.extend(similar_clusters(memories));
+    out
+}
+
+/// Rules (a) and (b) of [`duplicate_clusters`], in its order.
+pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
     let mut out: Vec<Cluster> = index_targets
         .iter()
         .filter(|(_, l)| l.len() > 1)
@@ -133,13 +187,12 @@ pub fn duplicate_clusters(memories: &[Memory], index_targets: &BTreeMap<String, 
                 .map(|files| Cluster::new(reason, files, vec![])),
         );
     }
-    out.extend(similar_clusters(memories));
     out
 }
 
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
 /// grouped transitively, each group with its highest similarity.
-fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
+pub fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
     let toks: Vec<BTreeSet<String>> = memories
         .iter()
         .map(|m| {
@@ -225,8 +278,7 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
 
 /// Every token set as [`Set`]s, ranked by the token's frequency in the whole input.
 fn ranked_sets(toks: &[BTreeSet<String>]) -> Vec<Set> {
-    use std::collections::HashMap;
-    let mut freq: HashMap<&str, usize> = HashMap::new();
+    let mut freq: HashMap<&str, usize> = HashMap::default();
     for t in toks.iter().flatten() {
         *freq.entry(t.as_str()).or_default() += 1;
     }
@@ -287,13 +339,12 @@ fn above(a: Ratio, b: Ratio) -> bool {
 /// different components at that moment, so every edge of the graph is either
 /// verified or already within one component: the components are exact.
 fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
-    use std::collections::HashMap;
     let n = sets.len();
     let mut parent: Vec<usize> = (0..n).collect();
     let mut best: Vec<Ratio> = vec![(0, 1); n];
     // Entries held per root, to merge the smaller into the larger.
     let mut held: Vec<usize> = vec![0; n];
-    let mut lists: HashMap<(u32, u32), Vec<Entry>> = HashMap::new();
+    let mut lists: HashMap<(u32, u32), Vec<Entry>> = HashMap::default();
     let ntok = sets
         .iter()
         .flat_map(|s| s.ranks.last())
@@ -444,8 +495,8 @@ impl PartialOrd for Step {
 /// shared token is taken, and both are taken if it beats the best found before:
 /// the result is exact.
 fn highest_similarity(sets: &[Set], group: &[usize], mut found: Ratio) -> Ratio {
-    use std::collections::{BinaryHeap, HashMap};
-    let mut index: HashMap<u32, Vec<Entry>> = HashMap::new();
+    use std::collections::BinaryHeap;
+    let mut index: HashMap<u32, Vec<Entry>> = HashMap::default();
     let mut heap: BinaryHeap<Step> = group
         .iter()
         .filter(|&&i| !sets[i].ranks.is_empty())

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::caps::Caps;
 use super::citations::{Shape, citations};
-use super::duplicates::{Cluster, Superseded, duplicate_clusters, superseded};
+use super::duplicates::{Cluster, Superseded, exact_clusters, similar_clusters, superseded};
 use crate::dates;
 use crate::index::{self, Link};
 use crate::lint::RuleId;
@@ -188,12 +188,30 @@ pub struct IndexFinding {
 pub fn plan(i: &PlanInput) -> Plan {
     let caps = Caps::of_index(i.dir, i.index_text);
     let links = index::extract_links(i.index_text);
-    Plan {
-        orient: orient(i, &caps, &links),
-        gather: gather(i),
-        consolidate: consolidate(i, &links),
-        prune_and_index: prune_and_index(i, caps),
-    }
+    let targets = index_targets(&links);
+    let memories = i.memories;
+    // The duplicate search is the plan's largest part and needs only the scan:
+    // it runs beside the rest (a second core halves the wall time).
+    std::thread::scope(|s| {
+        let similar = s.spawn(|| similar_clusters(memories));
+        let mut duplicate_clusters = exact_clusters(memories, &targets);
+        let orient = orient(i, &caps, &links);
+        let gather = gather(i);
+        let relative_dates = relative_dates(i);
+        let superseded = superseded(i.memories);
+        let prune_and_index = prune_and_index(i, caps);
+        duplicate_clusters.extend(similar.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        Plan {
+            orient,
+            gather,
+            consolidate: Consolidate {
+                relative_dates,
+                duplicate_clusters,
+                superseded,
+            },
+            prune_and_index,
+        }
+    })
 }
 
 fn orient(i: &PlanInput, caps: &Caps, links: &[Link]) -> Orient {
@@ -289,7 +307,8 @@ fn gather(i: &PlanInput) -> Gather {
     }
 }
 
-fn consolidate(i: &PlanInput, links: &[Link]) -> Consolidate {
+/// Relative dates in every body, each with the absolute date it stands for.
+fn relative_dates(i: &PlanInput) -> Vec<RelativeDate> {
     let mut relative = Vec::new();
     for (m, text) in read(i) {
         let (written_ms, based_on) = match m.fields.modified_ms() {
@@ -312,11 +331,7 @@ fn consolidate(i: &PlanInput, links: &[Link]) -> Consolidate {
             });
         }
     }
-    Consolidate {
-        relative_dates: relative,
-        duplicate_clusters: duplicate_clusters(i.memories, &index_targets(links)),
-        superseded: superseded(i.memories),
-    }
+    relative
 }
 
 /// Each memory file the index links, with the lines that link it.
