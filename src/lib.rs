@@ -153,9 +153,7 @@ pub fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<Error
     let sub = rendered
         .lines()
         .find_map(|l| l.trim().strip_prefix("Usage: memctl "))
-        .and_then(|u| u.split_whitespace().next())
-        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
-        .and_then(|w| Cli::command().find_subcommand(w).map(|_| w.to_string()))
+        .and_then(|u| command_path(u.split_whitespace()))
         .or_else(|| subcommand_in(args));
     if e.kind() == K::MissingRequiredArgument {
         message = missing_arguments(&rendered, sub.as_deref());
@@ -172,6 +170,29 @@ pub fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<Error
         None => help,
     };
     Some(Error::new(Kind::Usage, message).hint(hint))
+}
+
+/// The leading `words` that name a command and its subcommands (`projects merge`
+/// from `projects merge [OPTIONS] <FROM> <INTO>`), or `None`.
+fn command_path<'a>(words: impl Iterator<Item = &'a str>) -> Option<String> {
+    let root = Cli::command();
+    let mut cmd = &root;
+    let mut path: Vec<&str> = Vec::new();
+    for w in words {
+        match cmd.find_subcommand(w) {
+            Some(sub) if w.chars().all(|c| c.is_ascii_lowercase() || c == '-') => {
+                cmd = sub;
+                path.push(w);
+            }
+            _ => break,
+        }
+    }
+    (!path.is_empty()).then(|| path.join(" "))
+}
+
+/// The command named by a path such as `projects merge`.
+fn find_path<'a>(root: &'a clap::Command, path: &str) -> Option<&'a clap::Command> {
+    path.split(' ').try_fold(root, |c, w| c.find_subcommand(w))
 }
 
 /// The first word of `args` that names a subcommand, skipping the values of the
@@ -198,7 +219,7 @@ fn subcommand_in(args: &[std::ffi::OsString]) -> Option<String> {
 fn missing_arguments(rendered: &str, sub: Option<&str>) -> String {
     use clap::CommandFactory;
     let root = Cli::command();
-    let cmd = sub.and_then(|s| root.find_subcommand(s)).unwrap_or(&root);
+    let cmd = sub.and_then(|s| find_path(&root, s)).unwrap_or(&root);
     let names: Vec<&str> = rendered
         .lines()
         .skip_while(|l| !l.contains("were not provided"))

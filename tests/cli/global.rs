@@ -163,6 +163,18 @@ fn version_and_help_work() {
 }
 
 #[test]
+fn a_nested_command_s_usage_error_points_at_its_own_help() {
+    Env::new()
+        .args(["projects", "merge", "--", "a", "b", "--dry-run"])
+        .run()
+        .code(2)
+        .stderr("memctl: unexpected argument `--dry-run` found\nhint: run `memctl projects merge --help` for usage\n");
+    Env::new().args(["config", "set"]).run().code(2).stderr(
+        "memctl: missing <KEY>: automemoryenabled, autodreamenabled or automemorydirectory; <VALUE>: true/false for the booleans; a path for automemorydirectory\nhint: run `memctl config set --help` for usage\n",
+    );
+}
+
+#[test]
 fn r14_a_missing_argument_is_named_and_the_hint_points_at_the_subcommand() {
     Env::new().args(["show"]).run().code(2).stdout("").stderr(
         "memctl: missing <REF>: the memory to show, by relative path, file stem or frontmatter name\nhint: run `memctl show --help` for usage\n",
@@ -249,7 +261,7 @@ fn subcommands() -> Vec<Vec<String>> {
 #[test]
 fn r14_every_usage_error_names_what_is_missing_and_hints_the_subcommands_help() {
     for words in subcommands() {
-        let hint = format!("run `memctl {} --help` for usage\n", words[0]);
+        let hint = format!("run `memctl {} --help` for usage\n", words.join(" "));
         let run = Env::new().args(&words).arg("--bogus").run().code(2);
         let last = run.stderr.lines().last().unwrap_or("");
         assert!(
