@@ -390,6 +390,52 @@ fn main() {
             search.as_secs_f64() / grep.as_secs_f64()
         )
         .unwrap();
+        // Export and import (SPEC §11.2) read every tracked file whole, hash it and
+        // (un)pack a .tar.gz: against `tar czf`/`tar tzf` of the same dir. Merge
+        // (SPEC §9) plans the move of every file into a copy of the dir.
+        let bundle = root.join(format!("bundle-{n}.tar.gz"));
+        let into = root.join(format!("import-{n}"));
+        let twin = root.join(format!("twin-{n}"));
+        let _ = fs::remove_dir_all(&into);
+        let _ = fs::remove_dir_all(&twin);
+        fs::create_dir_all(&into).unwrap();
+        let copied = Command::new("cp").arg("-r").arg(&dir).arg(&twin).status();
+        let (b, i, t) = (bundle.display(), into.display(), twin.display());
+        for (label, cmd, floor_label, floor) in [
+            (
+                "memctl export",
+                format!("{bin} --dir {d} export --as bench/app -o {b}"),
+                "tar czf",
+                format!("tar czf {b}.floor -C {d} ."),
+            ),
+            (
+                "memctl import --dry-run",
+                format!("{bin} import {b} --into {i} --dry-run"),
+                "tar tzf",
+                format!("tar tzf {b} > /dev/null"),
+            ),
+            (
+                "memctl projects merge --dry-run",
+                format!("{bin} projects merge --dry-run {d} {t}"),
+                "cat",
+                format!("find {d} -name '*.md' -print0 | xargs -0 cat > /dev/null"),
+            ),
+        ] {
+            if label.contains("merge") && !copied.as_ref().is_ok_and(|s| s.success()) {
+                continue;
+            }
+            let t = time(&format!("{cmd} > /dev/null 2>&1"), runs);
+            let f = time(&floor, runs);
+            writeln!(
+                report,
+                "  {:<38} {:>10}   vs {floor_label} {} ({:.2}x)",
+                label,
+                secs(t),
+                secs(f),
+                t.as_secs_f64() / f.as_secs_f64()
+            )
+            .unwrap();
+        }
         // The table runs every command through `sh -c`, as the floors need; the
         // absolute list goal is about memctl alone.
         let direct = time_exec(bin, &["--dir", &d.to_string(), "list"], runs);
