@@ -505,6 +505,10 @@ fn walk(main: &Path) -> (Vec<String>, Vec<Left>) {
                         file: format!("{rel}/"),
                         reason: "logs stay",
                     }),
+                    (true, crate::scan::TRASH) => left.push(Left {
+                        file: format!("{rel}/"),
+                        reason: "trash stays (forgotten memories)",
+                    }),
                     (_, ".memctl") => left.push(Left {
                         file: format!("{rel}/"),
                         reason: "not a memory",
@@ -770,6 +774,8 @@ pub fn apply(plan: &Plan, wf: &mut Writer, wi: &mut Writer) -> Result<Vec<String
         }
     }
     let dst_index = plan.into.main().join(INDEX);
+    // Whether INTO had an index before this write: a rollback removes one it created.
+    let had_index = fs::symlink_metadata(&dst_index).is_ok();
     if plan.changes_target_index()
         && let Err(e) = wi.replace_expecting(
             &dst_index,
@@ -799,7 +805,7 @@ pub fn apply(plan: &Plan, wf: &mut Writer, wi: &mut Writer) -> Result<Vec<String
         };
         if let Err(e) = done {
             if plan.changes_target_index() {
-                if plan.target_index.is_empty() && !dst_index.exists() {
+                if !had_index {
                     let _ = wi.remove(&dst_index);
                 } else {
                     let _ = wi.replace(&dst_index, plan.target_index.as_bytes());

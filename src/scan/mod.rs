@@ -20,7 +20,7 @@ mod walk;
 mod window;
 
 pub use indexed::Indexed;
-pub use walk::escape_path;
+pub use walk::{TRASH, escape_path};
 
 /// `MAX_MEMORY_FILES`: Claude Code's manifest holds the 200 newest files.
 pub const MAX_MEMORY_FILES: usize = 200;

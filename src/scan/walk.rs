@@ -15,7 +15,8 @@ use super::{Problem, ProblemKind, Scan, TempFile, mtime_ms};
 
 /// memctl's trash at the top of the dir: nothing of memctl's scans looks inside it
 /// (what is there was removed on purpose, and `lint --fix` must not trash it again).
-const TRASH: &str = ".trash";
+/// The v1 trash dir (SPEC §4.5): never scanned as memories.
+pub const TRASH: &str = ".trash";
 
 /// How many files the walk hands to a reader at a time.
 pub(super) const BATCH: usize = 128;

@@ -458,3 +458,26 @@ fn a_merge_that_would_cut_the_index_is_refused_unless_forced() {
         r.stderr
     );
 }
+
+#[test]
+fn the_trash_of_from_stays_behind() {
+    let h = home();
+    write_aged(
+        &h.old.join(".trash/forgotten.md"),
+        mem("user", "Forgotten").as_bytes(),
+        10.0,
+    );
+    let (old, new) = (
+        h.old.to_string_lossy().into_owned(),
+        h.new.to_string_lossy().into_owned(),
+    );
+    let r = run(&h, &["projects", "merge", "--yes", &old, &new]).success();
+    assert!(
+        r.stdout.contains("kept              .trash/ (trash stays"),
+        "{}",
+        r.stdout
+    );
+    assert!(!h.new.join("forgotten.md").exists());
+    assert!(!h.new.join(".trash/forgotten.md").exists());
+    assert!(h.old.join(".trash/forgotten.md").exists());
+}
