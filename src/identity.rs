@@ -314,9 +314,9 @@ fn cache_root_unlocked(store: &Path, root: &str) -> std::io::Result<()> {
     if !store.join("HEAD").is_file() {
         return Ok(());
     }
-    let lock = std::fs::OpenOptions::new()
-        .write(true)
-        .open(store.join("memctl.lock"))?;
+    // Non-blocking and regular only: a FIFO put there must not stall `path`.
+    let lock =
+        crate::fsread::open_regular(&store.join("memctl.lock")).map_err(|e| std::io::Error::other(e.to_string()))?;
     if lock.try_lock().is_err() {
         return Ok(());
     }

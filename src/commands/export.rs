@@ -27,6 +27,8 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
                 .into(),
         );
     }
+    let target = ctx.env.cwd.join(&args.output);
+    refuse_inside(&target, &sources)?;
     let machine = export::machine_name(&ctx.env);
     let g = export::gather(&sources, &machine, crate::text::iso(ctx.now));
     for s in &g.secrets {
@@ -43,7 +45,6 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     for w in &g.left_out {
         out.warn(w.clone());
     }
-    let target = ctx.env.cwd.join(&args.output);
     let bytes = crate::bundle::pack(&g.manifest, &g.files)?;
     crate::store::write_outside(&target, &bytes)?;
     let report = g.report(&target);
@@ -152,4 +153,26 @@ fn key_of(main: &Path) -> Option<String> {
     (main.file_name()? == "memory" && key_dir.parent()?.file_name()? == "projects")
         .then(|| key_dir.file_name()?.to_str().map(str::to_string))
         .flatten()
+}
+
+/// A bundle is written outside every exported memory dir: one inside would be a
+/// write into a memory dir without its lock, and Claude Code would scan it.
+fn refuse_inside(target: &std::path::Path, sources: &[export::Source]) -> Result<(), Error> {
+    let parent = target.parent().unwrap_or(target);
+    let Ok(real) = std::fs::canonicalize(parent) else {
+        return Ok(());
+    };
+    for s in sources {
+        if std::fs::canonicalize(&s.memory_dir).is_ok_and(|dir| real.starts_with(&dir)) {
+            return Err(Error::new(
+                Kind::Usage,
+                format!(
+                    "the bundle would be written inside the memory dir: {}",
+                    target.display()
+                ),
+            )
+            .hint("write it outside the memory dir, e.g. `-o ~/memory-bundle.tar.gz`"));
+        }
+    }
+    Ok(())
 }

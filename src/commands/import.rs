@@ -74,23 +74,24 @@ pub fn run(args: &ImportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     finish(out, args, &plans, &machine)
 }
 
-/// The bundle file, regular only (a FIFO would block).
+/// The bundle file, regular only (a FIFO would block), opened without blocking.
 fn open_bundle(path: &std::path::Path) -> Result<std::fs::File, Error> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        Error::new(
+    use crate::fsread::ReadError;
+    let hint = "give the .tar.gz that `memctl export -o FILE` wrote";
+    crate::fsread::open_regular(path).map_err(|e| match e {
+        ReadError::NotFound => Error::new(
             Kind::NotFound,
-            format!("cannot read the bundle {}: {e}", path.display()),
+            format!("cannot read the bundle {}: no such file", path.display()),
         )
-        .hint("give the .tar.gz that `memctl export -o FILE` wrote")
-    })?;
-    if !meta.is_file() {
-        return Err(
-            Error::new(Kind::InvalidInput, format!("not a regular file: {}", path.display()))
-                .hint("give the .tar.gz that `memctl export -o FILE` wrote"),
-        );
-    }
-    std::fs::File::open(path)
-        .map_err(|e| Error::new(Kind::Io, format!("cannot read the bundle {}: {e}", path.display())))
+        .hint(hint),
+        ReadError::NotRegular(what) => Error::new(
+            Kind::InvalidInput,
+            format!("not a regular file ({what}): {}", path.display()),
+        )
+        .hint(hint),
+        ReadError::TooLarge(_) => Error::new(Kind::InvalidInput, format!("too large: {}", path.display())),
+        ReadError::Io(e) => Error::new(Kind::Io, format!("cannot read the bundle {}: {e}", path.display())),
+    })
 }
 
 fn confirm(args: &ImportArgs, out: &mut Output, plans: &[Plan], machine: &str) -> Result<bool> {

@@ -343,3 +343,15 @@ fn a_bundle_of_very_many_members_is_bounded() {
     assert!(err.contains("more than 10000 members"), "{err}");
     assert!(listing(&env.dir()).is_empty());
 }
+
+#[test]
+fn a_bundle_is_never_written_inside_the_memory_dir() {
+    let (env, proj, mem) = machine("app");
+    fs::write(mem.join("user_a.md"), memory("a", "user", "body a")).unwrap();
+    let before = listing(&mem);
+    let inside = mem.join("b.tar.gz");
+    let (code, _, err) = memctl(&env, &proj, &[], &["export", "-o", inside.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("inside the memory dir"), "{err}");
+    assert_eq!(listing(&mem), before);
+}
