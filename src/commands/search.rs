@@ -82,12 +82,7 @@ fn render(report: &Report, scope: &Scope, out: &mut Output) -> Result<()> {
         if let Some(m) = &more {
             out.note(m.trim_start_matches("… and ").to_string());
         }
-        let doc = Report {
-            warnings: std::mem::take(&mut out.warnings),
-            ..report.clone()
-        };
-        serde_json::to_writer_pretty(out.stdout(), &doc)?;
-        return Ok(out.print("\n")?);
+        return Ok(out.emit_json(serde_json::to_value(report)?)?);
     }
     if report.results.is_empty() {
         if out.stdout_tty {
