@@ -153,15 +153,8 @@ fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
-/// Duplicate clusters: (a) index lines pointing to one file, (b) the same name or
-/// description, (c) Jaccard similarity ≥ 0.5, grouped transitively.
-pub fn duplicate_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
-    let mut out = exact_clusters(memories, index_targets);
-    out.extend(similar_clusters(memories));
-    out
-}
-
-/// Rules (a) and (b) of [`duplicate_clusters`], in its order.
+/// Duplicate clusters, rules (a) and (b): index lines pointing to one file, the
+/// same name or description ([`similar_clusters`] adds rule (c)).
 pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
     let mut out: Vec<Cluster> = index_targets
         .iter()

@@ -26,7 +26,9 @@ use crate::text::IsoMs;
 
 pub use caps::Caps;
 pub use citations::{Cited, Shape, citations};
-pub use duplicates::{Cluster, ClusterReason, Superseded, duplicate_clusters, jaccard, superseded, tokens};
+pub use duplicates::{
+    Cluster, ClusterReason, Superseded, exact_clusters, jaccard, similar_clusters, superseded, tokens,
+};
 pub use gates::{Gate, GateInput, GateName, GateStatus, Gates, Verdict, gates};
 pub use plan::{
     ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, Plan, PlanInput, PruneAndIndex, Recent,
