@@ -238,6 +238,39 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The plan of moving `moves` from FROM into INTO, with both indexes planned
+    /// (§10.2 placement; see [`plan_indexes`]).
+    fn new(
+        from: MemoryDir,
+        into: MemoryDir,
+        moves: Vec<Move>,
+        left: Vec<Left>,
+        source_index: Option<String>,
+        target_index: String,
+    ) -> Plan {
+        let mut p = Plan {
+            from,
+            into,
+            moves,
+            left,
+            new_source_index: source_index.clone(),
+            source_index,
+            new_target_index: target_index.clone(),
+            target_index,
+            added: Vec::new(),
+            skipped: Vec::new(),
+            kept: Vec::new(),
+            unindexed: Vec::new(),
+            cut: None,
+            target_lines: 0,
+            target_units: 0,
+            target_truncated: false,
+            target_reason: None,
+        };
+        plan_indexes(&mut p);
+        p
+    }
+
     pub fn count(&self, a: Action) -> usize {
         self.moves.iter().filter(|m| m.action == a).count()
     }
@@ -424,27 +457,14 @@ pub fn plan(from: &MemoryDir, into: &MemoryDir) -> Result<Plan, Error> {
         Ok(_) => read_text(&dst_index_path)?,
         Err(_) => String::new(),
     };
-    let mut p = Plan {
-        from: from.clone(),
-        into: into.clone(),
+    Ok(Plan::new(
+        from.clone(),
+        into.clone(),
         moves,
         left,
-        new_source_index: source_index.clone(),
         source_index,
-        new_target_index: target_index.clone(),
         target_index,
-        added: Vec::new(),
-        skipped: Vec::new(),
-        kept: Vec::new(),
-        unindexed: Vec::new(),
-        cut: None,
-        target_lines: 0,
-        target_units: 0,
-        target_truncated: false,
-        target_reason: None,
-    };
-    plan_indexes(&mut p);
-    Ok(p)
+    ))
 }
 
 fn read_text(path: &Path) -> Result<String, Error> {
@@ -710,36 +730,25 @@ fn plan_indexes(p: &mut Plan) {
 /// The plan's `new_target_index`, `added`, `skipped`, `cut` and `target_*` say
 /// the result; nothing is read or written.
 pub fn merge_index(source: &str, target: &str, files: &[(String, Vec<u8>)]) -> Plan {
-    let mut p = Plan {
-        from: MemoryDir::open("", Scope::Main),
-        into: MemoryDir::open("", Scope::Main),
-        moves: files
-            .iter()
-            .map(|(f, b)| Move {
-                file: f.clone(),
-                to: f.clone(),
-                action: Action::MergedIdentical,
-                bytes: b.clone(),
-                mtime_ns: 0,
-            })
-            .collect(),
-        left: Vec::new(),
-        source_index: Some(source.to_string()),
-        new_source_index: Some(source.to_string()),
-        target_index: target.to_string(),
-        new_target_index: target.to_string(),
-        added: Vec::new(),
-        skipped: Vec::new(),
-        kept: Vec::new(),
-        unindexed: Vec::new(),
-        cut: None,
-        target_lines: 0,
-        target_units: 0,
-        target_truncated: false,
-        target_reason: None,
-    };
-    plan_indexes(&mut p);
-    p
+    let moves = files
+        .iter()
+        .map(|(f, b)| Move {
+            file: f.clone(),
+            to: f.clone(),
+            action: Action::MergedIdentical,
+            bytes: b.clone(),
+            mtime_ns: 0,
+        })
+        .collect();
+    let nowhere = || MemoryDir::open("", Scope::Main);
+    Plan::new(
+        nowhere(),
+        nowhere(),
+        moves,
+        Vec::new(),
+        Some(source.to_string()),
+        target.to_string(),
+    )
 }
 
 /// `line` with the destination of `link` replaced by `dest`.
@@ -845,27 +854,8 @@ mod tests {
     }
 
     fn planned(moves: Vec<Move>, src: &str, dst: &str) -> Plan {
-        let mut p = Plan {
-            from: MemoryDir::open("/f", Scope::Main),
-            into: MemoryDir::open("/i", Scope::Main),
-            moves,
-            left: vec![],
-            source_index: Some(src.into()),
-            new_source_index: Some(src.into()),
-            target_index: dst.into(),
-            new_target_index: dst.into(),
-            added: vec![],
-            skipped: vec![],
-            kept: vec![],
-            unindexed: vec![],
-            cut: None,
-            target_lines: 0,
-            target_units: 0,
-            target_truncated: false,
-            target_reason: None,
-        };
-        plan_indexes(&mut p);
-        p
+        let (f, i) = (MemoryDir::open("/f", Scope::Main), MemoryDir::open("/i", Scope::Main));
+        Plan::new(f, i, moves, vec![], Some(src.into()), dst.into())
     }
 
     #[test]
