@@ -35,51 +35,21 @@ pub fn read_all(settings: &crate::history::Settings) -> Vec<StoreInfo> {
         .collect()
 }
 
-/// The `[memctl]` section of a git config text; `None` without `memoryDir`.
+/// The `[memctl]` section of a git config text, parsed by gix-config as git reads
+/// it (comments, quoting, escapes); `None` without `memoryDir`.
 pub fn parse(text: &str) -> Option<StoreInfo> {
-    let mut info = StoreInfo::default();
-    let mut in_memctl = false;
-    let mut dir = None;
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(section) = t.strip_prefix('[') {
-            let name = section.split([']', ' ', '"']).next().unwrap_or("");
-            in_memctl = name.eq_ignore_ascii_case("memctl");
-            continue;
-        }
-        if !in_memctl {
-            continue;
-        }
-        let Some((k, v)) = t.split_once('=') else { continue };
-        let v = unquote(v.trim());
-        match k.trim().to_ascii_lowercase().as_str() {
-            "memorydir" => dir = Some(PathBuf::from(v)),
-            "projectroot" => info.project_root = Some(PathBuf::from(v)),
-            "identity" if !v.is_empty() => info.identity = Some(v),
-            _ => {}
-        }
-    }
-    info.memory_dir = dir?;
-    Some(info)
-}
-
-/// A git config value: double quotes removed, `\"`, `\\`, `\n`, `\t` unescaped.
-fn unquote(v: &str) -> String {
-    let mut out = String::new();
-    let mut chars = v.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {}
-            '\\' => match chars.next() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some(o) => out.push(o),
-                None => {}
-            },
-            c => out.push(c),
-        }
-    }
-    out
+    let file = gix::config::File::from_bytes_no_includes(
+        text.as_bytes(),
+        gix::config::file::Metadata::from(gix::config::Source::Local),
+        Default::default(),
+    )
+    .ok()?;
+    let value = |key: &str| file.string(key).map(|v| v.to_string());
+    Some(StoreInfo {
+        memory_dir: PathBuf::from(value("memctl.memoryDir")?),
+        project_root: value("memctl.projectRoot").map(PathBuf::from),
+        identity: value("memctl.identity").filter(|v| !v.is_empty()),
+    })
 }
 
 #[cfg(test)]
@@ -94,5 +64,8 @@ mod tests {
         assert_eq!(i.project_root, Some(PathBuf::from("/a \"q\"")));
         assert_eq!(i.identity.as_deref(), Some("github.com/alice/app"));
         assert_eq!(parse("[core]\n\tbare = true\n"), None);
+        // Comments and a subsection are read as git reads them.
+        let commented = "[memctl \"x\"]\n\tmemoryDir = /wrong\n[memctl] # the store\n\tmemoryDir = /m ; a comment\n";
+        assert_eq!(parse(commented).unwrap().memory_dir, PathBuf::from("/m"));
     }
 }
