@@ -347,6 +347,9 @@ fn moved(rows: &mut [Row], lives: &[Option<Live>]) {
             .find(|r| same_dir(&r.memory_dir, dir))
             .map_or(0, |r| r.memories)
     };
+    // The memories of each live row's own memory dir, found once per row (a lookup
+    // compares real paths) and only for rows an orphan is compared with.
+    let mut live_counts: Vec<Option<usize>> = vec![None; rows.len()];
     let mut found = Vec::new();
     for (i, o) in rows.iter().enumerate() {
         if !o.has(Flag::Orphaned) {
@@ -360,7 +363,7 @@ fn moved(rows: &mut [Row], lives: &[Option<Live>]) {
             if i == j || l.has(Flag::Orphaned) || l.project_path_source == PathSource::Guess {
                 continue;
             }
-            let live_memories = memories_at(&live.memdir, rows);
+            let live_memories = *live_counts[j].get_or_insert_with(|| memories_at(&live.memdir, rows));
             let by = if o.identity.is_some() && o.identity == l.identity {
                 "identity"
             } else if name.is_some() && lp.file_name() == name && live_memories == 0 {
