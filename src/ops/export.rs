@@ -77,6 +77,9 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
         secrets: Vec::new(),
         left_out: Vec::new(),
     };
+    // What import accepts (SPEC §11.2 bounds): a bundle past them is never written.
+    let mut total_bytes: u64 = 0;
+    let mut members: usize = 0;
     for s in sources {
         let mut skipped = Vec::new();
         let mut packed = Vec::new();
@@ -93,7 +96,20 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
                     .push(format!("{}: {rel}: name cannot travel: not exported", s.identity));
                 continue;
             }
-            let Ok(bytes) = tracked::read(&s.memory_dir, &f) else {
+            // The manifest is one member too.
+            if members + 2 > bundle::MAX_MEMBERS || total_bytes + f.size > bundle::MAX_TOTAL_BYTES {
+                g.left_out.push(format!(
+                    "{}: {rel}: the bundle would pass import's bounds ({} files, {} MiB): not exported",
+                    s.identity,
+                    bundle::MAX_MEMBERS,
+                    bundle::MAX_TOTAL_BYTES >> 20
+                ));
+                continue;
+            }
+            let Ok(bytes) = crate::fsread::read_regular(
+                &s.memory_dir.join(std::ffi::OsStr::from_bytes(&f.rel)),
+                bundle::MAX_TOTAL_BYTES - total_bytes,
+            ) else {
                 g.left_out
                     .push(format!("{}: {rel} cannot be read: not exported", s.identity));
                 continue;
@@ -105,6 +121,8 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
                     s.identity, finding.line, finding.message
                 ));
             }
+            members += 1;
+            total_bytes += bytes.len() as u64;
             let p = Packed {
                 path: rel,
                 mtime_ns: i64::try_from(f.mtime_ns).unwrap_or(0),
