@@ -106,11 +106,7 @@ fn one_source(args: &ExportArgs, ctx: &Context) -> Result<Source, Error> {
 fn all_sources(ctx: &Context, out: &mut Output) -> Result<Vec<Source>, Error> {
     let mut sources: Vec<Source> = Vec::new();
     for row in each::rows(ctx, out)? {
-        let identity = row.identity.clone().or_else(|| {
-            let p = row.project_path.as_ref().filter(|_| row.project_exists)?;
-            let root = std::fs::canonicalize(p).ok()?;
-            crate::identity::of_project(&root, None).map(|i| i.id)
-        });
+        let identity = row.identity_now();
         let Some(identity) = identity.filter(|i| check_identity(i).is_ok()) else {
             out.warn(format!(
                 "{} has no identity: not exported (export it alone with `memctl --dir {} export --as ID -o FILE`)",

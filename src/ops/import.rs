@@ -19,15 +19,6 @@ use crate::{fsread, paths};
 /// The largest local file compared with an incoming one.
 const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// A row's identity: recorded by history, else computed from its live project path.
-pub fn identity_of(row: &Row) -> Option<String> {
-    row.identity.clone().or_else(|| {
-        let p = row.project_path.as_ref().filter(|_| row.project_exists)?;
-        let root = fs::canonicalize(p).ok()?;
-        crate::identity::of_project(&root, None).map(|i| i.id)
-    })
-}
-
 /// Where one bundle project goes.
 #[derive(Clone, Debug)]
 pub enum Target {
@@ -58,7 +49,7 @@ pub fn targets(bundle: &Bundle, rows: &[Row], into: Option<&Path>) -> Result<Vec
             project: None,
         }]);
     }
-    let ids: Vec<Option<String>> = rows.iter().map(identity_of).collect();
+    let ids: Vec<Option<String>> = rows.iter().map(Row::identity_now).collect();
     let mut out = Vec::new();
     for p in &bundle.projects {
         let found: Vec<&Row> = rows

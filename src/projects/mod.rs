@@ -114,6 +114,16 @@ impl Row {
         self.key.clone().unwrap_or_else(|| paths::with_sep(&self.memory_dir))
     }
 
+    /// The identity (SPEC §11.1): the one history recorded, else the live
+    /// project's, computed from its path.
+    pub fn identity_now(&self) -> Option<String> {
+        self.identity.clone().or_else(|| {
+            let p = self.project_path.as_ref().filter(|_| self.project_exists)?;
+            let root = std::fs::canonicalize(p).ok()?;
+            crate::identity::of_project(&root, None).map(|i| i.id)
+        })
+    }
+
     pub fn has(&self, flag: Flag) -> bool {
         self.flags.iter().any(|f| f.flag == flag)
     }
