@@ -527,7 +527,7 @@ fn walk(main: &Path) -> (Vec<String>, Vec<Left>) {
                     }),
                     (true, crate::scan::TRASH) => left.push(Left {
                         file: format!("{rel}/"),
-                        reason: "trash stays (forgotten memories)",
+                        reason: "forgotten memories stay",
                     }),
                     (_, ".memctl") => left.push(Left {
                         file: format!("{rel}/"),

@@ -473,7 +473,7 @@ fn the_trash_of_from_stays_behind() {
     );
     let r = run(&h, &["projects", "merge", "--yes", &old, &new]).success();
     assert!(
-        r.stdout.contains("kept              .trash/ (trash stays"),
+        r.stdout.contains("kept              .trash/ (forgotten memories stay"),
         "{}",
         r.stdout
     );
