@@ -55,6 +55,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find memories by words in their name, description or body')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a project''s memory (or every project''s) into a .tar.gz bundle')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Place the projects of a bundle into this machine''s memory dirs, by identity')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Keep this project''s memory (or every project''s) in step across machines over git')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Propose moving memories into CLAUDE.md, CLAUDE.local.md or team/, and apply the chosen')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -619,6 +621,42 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memctl;sync' {
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The git remote to sync through (set once; remembered in the sync repository)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The identity to use for a project that has none (no git remote, no commit)')
+            [CompletionResult]::new('--resolve', '--resolve', [CompletionResultType]::ParameterName, 'Mark a conflict done, keeping the local version (deletes the conflict file)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Sync every project with memories (see `memctl projects`)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show what a sync would change; write and push nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what a sync would change; write and push nothing')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'List unresolved conflicts (exit 1 when there are any)')
+            [CompletionResult]::new('--allow-mass-delete', '--allow-mass-delete', [CompletionResultType]::ParameterName, 'Push a change that deletes more than half of a project''s memories')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Refuse to push when the memory holds secret-like tokens (lint ML121)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Accepted for scripts; sync never prompts')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Accepted for scripts; sync never prompts')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memctl;review' {
+            [CompletionResult]::new('--apply', '--apply', [CompletionResultType]::ParameterName, 'Apply these proposals (numbers as printed, e.g. 2,5)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required with --apply without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required with --apply without a terminal)')
+            [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
+            [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memctl;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the memory dir Claude Code uses for this project')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories in Claude Code''s scan order')
@@ -644,6 +682,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find memories by words in their name, description or body')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a project''s memory (or every project''s) into a .tar.gz bundle')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Place the projects of a bundle into this machine''s memory dirs, by identity')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Keep this project''s memory (or every project''s) in step across machines over git')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Propose moving memories into CLAUDE.md, CLAUDE.local.md or team/, and apply the chosen')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -749,6 +789,12 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;help;import' {
+            break
+        }
+        'memctl;help;sync' {
+            break
+        }
+        'memctl;help;review' {
             break
         }
         'memctl;help;help' {

@@ -52,6 +52,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand search 'Find memories by words in their name, description or body'
             cand export 'Write a project''s memory (or every project''s) into a .tar.gz bundle'
             cand import 'Place the projects of a bundle into this machine''s memory dirs, by identity'
+            cand sync 'Keep this project''s memory (or every project''s) in step across machines over git'
+            cand review 'Propose moving memories into CLAUDE.md, CLAUDE.local.md or team/, and apply the chosen'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -565,6 +567,40 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;sync'= {
+            cand --remote 'The git remote to sync through (set once; remembered in the sync repository)'
+            cand --as 'The identity to use for a project that has none (no git remote, no commit)'
+            cand --resolve 'Mark a conflict done, keeping the local version (deletes the conflict file)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --all-projects 'Sync every project with memories (see `memctl projects`)'
+            cand -n 'Show what a sync would change; write and push nothing'
+            cand --dry-run 'Show what a sync would change; write and push nothing'
+            cand --status 'List unresolved conflicts (exit 1 when there are any)'
+            cand --allow-mass-delete 'Push a change that deletes more than half of a project''s memories'
+            cand --strict 'Refuse to push when the memory holds secret-like tokens (lint ML121)'
+            cand -y 'Accepted for scripts; sync never prompts'
+            cand --yes 'Accepted for scripts; sync never prompts'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memctl;review'= {
+            cand --apply 'Apply these proposals (numbers as printed, e.g. 2,5)'
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand -y 'Do not ask for confirmation (required with --apply without a terminal)'
+            cand --yes 'Do not ask for confirmation (required with --apply without a terminal)'
+            cand --team 'Operate on the team memory dir (<memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
@@ -590,6 +626,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand search 'Find memories by words in their name, description or body'
             cand export 'Write a project''s memory (or every project''s) into a .tar.gz bundle'
             cand import 'Place the projects of a bundle into this machine''s memory dirs, by identity'
+            cand sync 'Keep this project''s memory (or every project''s) in step across machines over git'
+            cand review 'Propose moving memories into CLAUDE.md, CLAUDE.local.md or team/, and apply the chosen'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -663,6 +701,10 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;export'= {
         }
         &'memctl;help;import'= {
+        }
+        &'memctl;help;sync'= {
+        }
+        &'memctl;help;review'= {
         }
         &'memctl;help;help'= {
         }

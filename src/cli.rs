@@ -178,6 +178,70 @@ pub enum Command {
     /// are merged into MEMORY.md.
     #[command(after_long_help = examples::IMPORT)]
     Import(ImportArgs),
+    /// Keep this project's memory (or every project's) in step across machines over git
+    ///
+    /// Commits the memory, fetches the remote, merges per file against the last synced
+    /// state, writes the result into the memory dir and pushes. Conflicts are kept beside
+    /// the file as `<name>.conflict-<machine>-<date>` and listed by --status.
+    #[command(after_long_help = examples::SYNC)]
+    Sync(SyncArgs),
+    /// Propose moving memories into CLAUDE.md, CLAUDE.local.md or team/, and apply the chosen
+    ///
+    /// Reads every memory file and the project's CLAUDE files; proposes promotions,
+    /// removals of what CLAUDE.md already says, updates, merges and conflicts. Nothing
+    /// is applied without --apply (or the picker on a terminal).
+    #[command(after_long_help = examples::REVIEW)]
+    Review(ReviewArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The git remote to sync through (set once; remembered in the sync repository)
+    #[arg(long, value_name = "URL")]
+    pub remote: Option<String>,
+
+    /// Sync every project with memories (see `memctl projects`)
+    #[arg(long, conflicts_with = "as_id")]
+    pub all_projects: bool,
+
+    /// The identity to use for a project that has none (no git remote, no commit)
+    #[arg(long = "as", value_name = "ID")]
+    pub as_id: Option<String>,
+
+    /// Show what a sync would change; write and push nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+
+    /// List unresolved conflicts (exit 1 when there are any)
+    #[arg(long, conflicts_with_all = ["dry_run", "resolve"])]
+    pub status: bool,
+
+    /// Mark a conflict done, keeping the local version (deletes the conflict file)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub resolve: Option<std::path::PathBuf>,
+
+    /// Push a change that deletes more than half of a project's memories
+    #[arg(long)]
+    pub allow_mass_delete: bool,
+
+    /// Refuse to push when the memory holds secret-like tokens (lint ML121)
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Accepted for scripts; sync never prompts
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// Apply these proposals (numbers as printed, e.g. 2,5)
+    #[arg(long, value_name = "N,...", value_delimiter = ',')]
+    pub apply: Vec<String>,
+
+    /// Do not ask for confirmation (required with --apply without a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -870,6 +934,23 @@ Examples:
     memctl import app-memory.tar.gz
   Into a memory dir named by hand (a bundle of one project):
     memctl import scratch.tar.gz --into \"$(memctl path)\" --yes";
+
+    pub const SYNC: &str = "\
+Examples:
+  First sync of this project, through a private repository:
+    memctl sync --remote git@github.com:alice/memory.git
+  Every project, after that:
+    memctl sync --all-projects
+  Conflicts left by the last sync, then keep the local version of one:
+    memctl sync --status
+    memctl sync --resolve testing.md.conflict-laptop-20261201";
+
+    pub const REVIEW: &str = "\
+Examples:
+  What could move into CLAUDE.md:
+    memctl review
+  Apply proposals 2 and 5 without asking:
+    memctl review --apply 2,5 --yes";
 
     pub const SEARCH: &str = "\
 Examples:

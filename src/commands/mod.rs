@@ -20,9 +20,11 @@ mod path;
 mod projects;
 mod projects_merge;
 mod restore;
+mod review;
 mod search;
 mod show;
 mod snapshot;
+mod sync;
 mod truncate_check;
 mod undo;
 
@@ -61,6 +63,8 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Search(args) => search::run(args, ctx, out),
         Command::Export(args) => export::run(args, ctx, out),
         Command::Import(args) => import::run(args, ctx, out),
+        Command::Sync(args) => sync::run(args, ctx, out),
+        Command::Review(args) => review::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
     }
