@@ -31,6 +31,7 @@ pub mod output;
 pub mod paths;
 pub mod projects;
 pub mod prompt;
+pub mod review;
 pub mod scan;
 pub mod search;
 pub mod sessions;
