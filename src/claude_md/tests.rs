@@ -1,0 +1,1 @@
+//! Locating and reading CLAUDE files.
