@@ -126,10 +126,13 @@ const PERSONAL: &[&str] = &[
     "chinese",
     "communication",
     "concise",
+    "conversational",
     "emoji",
     "english",
     "explain",
     "explanations",
+    "question",
+    "questions",
     "replies",
     "reply",
     "respond",
@@ -151,36 +154,86 @@ fn hits(tokens: &Tokens, list: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The topic of a memory of type `ty` with these tokens, and the words that decided
-/// it; `None` when it is about none of them. Pull requests (`PR`, `PRs` are too
-/// short for a token) are looked for in `raw`, the text the tokens come from.
-pub fn topic(ty: Option<MemoryType>, tokens: &Tokens, raw: &str) -> Option<(Topic, Vec<String>)> {
-    let editor = hits(tokens, EDITOR);
+/// What a memory says, as the classifier reads it.
+pub struct Subject<'a> {
+    pub ty: Option<MemoryType>,
+    /// The tokens of its name and description: what it is about.
+    pub about: &'a Tokens,
+    /// The tokens of its rule's first paragraph.
+    pub rule: &'a Tokens,
+    /// The raw name, description and first paragraph (for `PR`, which is too
+    /// short to be a token, and for the dates and issue numbers of a status).
+    pub raw_about: &'a str,
+    pub raw_rule: &'a str,
+}
+
+/// Whether `raw` names a pull request (`PR`, `PRs`).
+fn names_pr(raw: &str) -> bool {
+    raw.split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "PR" | "PRs"))
+}
+
+/// Whether a name or description records a state rather than a practice: a date
+/// (`2026-05-18`) or an issue or PR number (`#548`).
+fn is_status(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    let date = b.windows(10).any(|w| {
+        w[..4].iter().all(u8::is_ascii_digit)
+            && w[4] == b'-'
+            && w[5..7].iter().all(u8::is_ascii_digit)
+            && w[7] == b'-'
+            && w[8..].iter().all(u8::is_ascii_digit)
+    });
+    let issue = b.windows(2).any(|w| w[0] == b'#' && w[1].is_ascii_digit());
+    date || issue
+}
+
+/// The topic of a memory and the words that decided it; `None` when it is about
+/// none of them. Editor words anywhere win (promoted nowhere); then pull
+/// requests, merges and branches in a feedback memory (`ambiguous`); a `user`
+/// memory is personal. A feedback or project memory goes by the topic whose
+/// words weigh most (twice in the name or description, once in the rule), which
+/// must appear in the name or description; a project memory that records a state
+/// (a date or an issue number in its name or description) is not promoted.
+pub fn topic(s: &Subject) -> Option<(Topic, Vec<String>)> {
+    let both = |list: &[&str]| {
+        let mut v = hits(s.about, list);
+        for w in hits(s.rule, list) {
+            if !v.contains(&w) {
+                v.push(w);
+            }
+        }
+        v
+    };
+    let editor = both(EDITOR);
     if !editor.is_empty() {
         return Some((Topic::Editor, editor));
     }
-    let mut branches = hits(tokens, BRANCHES);
-    if raw
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| matches!(w, "PR" | "PRs" | "pr" | "prs"))
-    {
-        branches.insert(0, "PR".into());
-    }
-    // `pull` alone (a data pull, `git pull`) is not a pull request.
-    if branches.iter().all(|w| w == "pull") {
-        branches.clear();
-    }
-    if !branches.is_empty() && ty != Some(MemoryType::User) {
-        return Some((Topic::Branches, branches));
-    }
-    let convention = hits(tokens, CONVENTION);
-    let personal = hits(tokens, PERSONAL);
-    match ty {
-        Some(MemoryType::User) => Some((Topic::Personal, personal)),
-        Some(MemoryType::Feedback | MemoryType::Project) if !convention.is_empty() => {
-            Some((Topic::Convention, convention))
+    if s.ty == Some(MemoryType::Feedback) {
+        let mut branches = both(BRANCHES);
+        if names_pr(s.raw_about) || names_pr(s.raw_rule) {
+            branches.insert(0, "PR".into());
         }
-        Some(MemoryType::Feedback) if !personal.is_empty() => Some((Topic::Personal, personal)),
+        // `pull` alone (a data pull, `git pull`) is not a pull request.
+        if !branches.iter().all(|w| w == "pull") {
+            return Some((Topic::Branches, branches));
+        }
+    }
+    if s.ty == Some(MemoryType::User) {
+        return Some((Topic::Personal, both(PERSONAL)));
+    }
+    if s.ty == Some(MemoryType::Project) && is_status(s.raw_about) {
+        return None;
+    }
+    let weigh = |list: &[&str]| 2 * hits(s.about, list).len() + hits(s.rule, list).len();
+    let convention = (weigh(CONVENTION), !hits(s.about, CONVENTION).is_empty());
+    let personal = (weigh(PERSONAL), !hits(s.about, PERSONAL).is_empty());
+    match s.ty {
+        Some(MemoryType::Feedback) if personal.1 && personal.0 > convention.0 => {
+            Some((Topic::Personal, both(PERSONAL)))
+        }
+        Some(MemoryType::Feedback | MemoryType::Project) if convention.1 => Some((Topic::Convention, both(CONVENTION))),
+        Some(MemoryType::Feedback) if personal.1 => Some((Topic::Personal, both(PERSONAL))),
         _ => None,
     }
 }
@@ -191,7 +244,16 @@ mod tests {
     use crate::review::tokens::tokens;
 
     fn of(ty: MemoryType, s: &str) -> Option<Topic> {
-        topic(Some(ty), &tokens(s), s).map(|t| t.0)
+        let t = tokens(s);
+        let none = tokens("");
+        topic(&Subject {
+            ty: Some(ty),
+            about: &t,
+            rule: &none,
+            raw_about: s,
+            raw_rule: "",
+        })
+        .map(|t| t.0)
     }
 
     #[test]
@@ -231,5 +293,10 @@ mod tests {
         assert_eq!(of(MemoryType::Project, "The parser lives in src/yaml"), None);
         assert_eq!(of(MemoryType::Reference, "Tests run in CI at ci.example.com"), None);
         assert_eq!(of(MemoryType::Feedback, "Pull the data nightly"), None);
+        assert_eq!(of(MemoryType::Project, "PR #548 merged, tests green"), None);
+        assert_eq!(
+            of(MemoryType::Feedback, "Terse replies; commit messages in English"),
+            Some(Topic::Personal)
+        );
     }
 }

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::claude_md::Statement;
 use crate::dream::{Cluster, ClusterReason, exact_clusters, similar_clusters};
 use crate::memory::{Memory, MemoryType};
 
@@ -25,7 +26,7 @@ pub mod rule;
 pub mod tokens;
 
 use classify::Topic;
-use rule::{Rule, Unit};
+use rule::Rule;
 use tokens::Tokens;
 
 /// Duplicated by a CLAUDE line: token-set Jaccard at or above this.
@@ -103,8 +104,8 @@ pub struct ClaudeFile {
     pub layer: Layer,
     /// Relative to the project root: `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md`.
     pub label: String,
-    /// Its lines, without terminators (a BOM and CRs already removed).
-    pub lines: Vec<String>,
+    /// Its bullets and paragraphs ([`crate::claude_md::statements`]).
+    pub statements: Vec<Statement>,
     pub mtime_ms: f64,
 }
 
@@ -163,8 +164,9 @@ pub struct Detail {
     pub layer: Option<Layer>,
     /// The layers a promotion may go to.
     pub layers: Vec<Layer>,
-    /// The rule a promotion appends (first paragraph and `**Why:**` line).
-    pub rule: String,
+    /// The bullet a promotion appends: the rule's first paragraph and its
+    /// `**Why:**` line ([`crate::claude_md::bullet`]).
+    pub bullet: String,
     /// A merge's other members (the target is the one kept).
     pub others: Vec<String>,
 }
@@ -174,6 +176,23 @@ pub struct Detail {
 pub struct Analysis {
     pub proposals: Vec<Proposal>,
     pub warnings: Vec<String>,
+}
+
+/// A CLAUDE statement as compared.
+struct Unit {
+    line: usize,
+    text: String,
+    tokens: Tokens,
+}
+
+impl Unit {
+    fn new(s: &Statement) -> Unit {
+        Unit {
+            line: s.line,
+            text: s.text.clone(),
+            tokens: tokens::tokens(&s.text),
+        }
+    }
 }
 
 /// A memory as compared: its rule, tokens and commands.
@@ -213,12 +232,20 @@ pub fn analyze(input: &Input) -> Analysis {
         .claude
         .iter()
         .enumerate()
-        .flat_map(|(f, c)| rule::units(&c.lines).into_iter().map(move |u| (f, u)))
+        .flat_map(|(f, c)| c.statements.iter().map(move |s| (f, Unit::new(s))))
+        .filter(|(_, u)| !u.tokens.is_empty())
         .collect();
     let claude_index = Postings::new(units.iter().map(|(_, u)| &u.tokens));
     let unit_commands: Vec<_> = units
         .iter()
         .map(|(_, u)| tokens::commands(&u.text, input.executables))
+        .collect();
+    // Memories marked superseded (§3.11) are not promoted: they are on their way out.
+    let superseded = crate::dream::superseded(input.memories);
+    let stale: HashSet<&str> = superseded
+        .iter()
+        .filter(|s| !s.detail.starts_with("supersedes "))
+        .map(|s| s.file.as_str())
         .collect();
     let mut out = Vec::new();
     for it in &items {
@@ -316,6 +343,7 @@ pub fn analyze(input: &Input) -> Analysis {
             continue;
         }
         if !it.team
+            && !stale.contains(it.memory.rel.as_str())
             && let Some(p) = promotion(it, input.team_dir)
         {
             out.push(p);
@@ -392,10 +420,15 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
             .map(crate::yaml::Value::js_string)
             .unwrap_or_default()
     );
-    let mut toks = tokens::tokens(&about);
-    toks.extend(it.tokens.iter().cloned());
-    let raw = format!("{about} {}", it.rule.text);
-    let (topic, words) = classify::topic(ty, &toks, &raw)?;
+    let about_tokens = tokens::tokens(&about);
+    let rule_tokens = tokens::tokens(&it.rule.paragraph);
+    let (topic, words) = classify::topic(&classify::Subject {
+        ty,
+        about: &about_tokens,
+        rule: &rule_tokens,
+        raw_about: &about,
+        raw_rule: &it.rule.paragraph,
+    })?;
     let mut layers = vec![Layer::Claude, Layer::Local];
     if team_dir {
         layers.push(Layer::Team);
@@ -446,7 +479,10 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
         detail: Detail {
             layer,
             layers,
-            rule: it.rule.text.clone(),
+            bullet: crate::claude_md::bullet(
+                it.rule.paragraph.trim(),
+                it.rule.why.as_deref().filter(|w| !it.rule.paragraph.contains(*w)),
+            ),
             others: Vec::new(),
         },
     })

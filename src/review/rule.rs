@@ -3,13 +3,14 @@
 //! CLAUDE file's units, each line or bullet (a bullet with its indented
 //! continuation lines).
 
-use super::tokens::{self, Tokens};
-
 /// A memory's rule.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Rule {
     /// The first paragraph's lines, then the `**Why:**` line when it is not among them.
     pub text: String,
+    /// The first paragraph alone, and the `**Why:**` line (trimmed) when there is one.
+    pub paragraph: String,
+    pub why: Option<String>,
     /// The rule's first line (trimmed) and its 1-based line number in the file.
     pub first_line: String,
     pub line: usize,
@@ -51,71 +52,25 @@ pub fn of_memory(text: &str) -> Rule {
     }
     let para = &lines[start.min(lines.len())..i];
     let mut text: Vec<&str> = para.iter().map(|l| l.trim_end()).collect();
+    let paragraph = text.join("\n");
     let is_why = |l: &str| {
         let t = l.trim_start();
         t.starts_with("**Why:**") || t.starts_with("**Why**:")
     };
+    let mut why = para.iter().find(|l| is_why(l)).map(|l| l.trim().to_string());
     if !para.iter().any(|l| is_why(l))
         && let Some(w) = lines[i.min(lines.len())..].iter().find(|l| is_why(l))
     {
         text.push(w.trim());
+        why = Some(w.trim().to_string());
     }
     Rule {
         text: text.join("\n"),
+        paragraph,
+        why,
         first_line: para.first().map_or("", |l| l.trim()).to_string(),
         line: first + start,
     }
-}
-
-/// A line or bullet of a CLAUDE file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Unit {
-    /// 1-based.
-    pub line: usize,
-    /// Its lines trimmed and joined with spaces.
-    pub text: String,
-    pub tokens: Tokens,
-}
-
-fn is_bullet(l: &str) -> bool {
-    let t = l.trim_start();
-    t.starts_with("- ")
-        || t.starts_with("* ")
-        || t.starts_with("+ ")
-        || t.split_once(". ")
-            .is_some_and(|(n, _)| !n.is_empty() && n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// The units of a CLAUDE file's lines: each bullet with the indented lines that
-/// continue it, each other non-blank line alone; fences and units without tokens
-/// are left out.
-pub fn units(lines: &[String]) -> Vec<Unit> {
-    let mut out: Vec<Unit> = Vec::new();
-    let mut open = false;
-    for (i, l) in lines.iter().enumerate() {
-        let t = l.trim();
-        if t.is_empty() || t.starts_with("```") || t.starts_with("~~~") {
-            open = false;
-            continue;
-        }
-        let continues = open && !is_bullet(l) && l.starts_with([' ', '\t']);
-        if continues && let Some(u) = out.last_mut() {
-            u.text.push(' ');
-            u.text.push_str(t);
-            continue;
-        }
-        open = is_bullet(l);
-        out.push(Unit {
-            line: i + 1,
-            text: t.to_string(),
-            tokens: Tokens::new(),
-        });
-    }
-    for u in &mut out {
-        u.tokens = tokens::tokens(&u.text);
-    }
-    out.retain(|u| !u.tokens.is_empty());
-    out
 }
 
 #[cfg(test)]
@@ -153,26 +108,5 @@ mod tests {
             let _ = of_memory(t);
         }
         assert_eq!(of_memory("\u{feff}---\r\nname: x\r\n---\r\nbody\r\n").line, 4);
-    }
-
-    #[test]
-    fn units_join_bullet_continuations() {
-        let lines: Vec<String> =
-            "# Build\n\n- Run the tests with\n  `npm test` first\n- Lint\n```\nnpm ci\n```\nplain line here\n"
-                .lines()
-                .map(String::from)
-                .collect();
-        let u = units(&lines);
-        let got: Vec<(usize, &str)> = u.iter().map(|u| (u.line, u.text.as_str())).collect();
-        assert_eq!(
-            got,
-            [
-                (1, "# Build"),
-                (3, "- Run the tests with `npm test` first"),
-                (5, "- Lint"),
-                (7, "npm ci"),
-                (9, "plain line here")
-            ]
-        );
     }
 }

@@ -13,7 +13,7 @@ fn claude(lines: &str, mtime_ms: f64) -> ClaudeFile {
     ClaudeFile {
         layer: Layer::Claude,
         label: "CLAUDE.md".into(),
-        lines: lines.lines().map(String::from).collect(),
+        statements: crate::claude_md::statements(&crate::claude_md::lines(lines.as_bytes())),
         mtime_ms,
     }
 }
