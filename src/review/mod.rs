@@ -514,7 +514,8 @@ fn merges(items: &[Item]) -> Vec<Proposal> {
         clusters.extend(similar_clusters(&members));
         let by_rel: HashMap<&str, &Item> = items.iter().map(|i| (i.memory.rel.as_str(), i)).collect();
         let mut seen: HashSet<Vec<String>> = HashSet::new();
-        for c in clusters {
+        for mut c in clusters {
+            c.files.sort();
             if c.files.len() < 2 || !seen.insert(c.files.clone()) {
                 continue;
             }
