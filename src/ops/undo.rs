@@ -2,6 +2,12 @@
 //! new change. Files changed again since are conflicts, left alone unless forced.
 //! The `.consolidate-lock` is left alone: it is Claude Code's dream clock, not a
 //! memory, and moving it back would let the next session start a dream at once.
+//!
+//! A snapshot that changed files outside the memory dir (a review's CLAUDE files,
+//! SPEC §12) keeps their previous bytes; undo puts them back when a file still
+//! holds exactly what the command wrote, and otherwise leaves it with a warning
+//! naming it, even with `--force`: its current content is not in history, so
+//! overwriting it would lose it.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -38,17 +44,45 @@ pub struct Action {
     pub seen: Option<(bool, i128)>,
 }
 
+/// One file outside the memory dir (a CLAUDE file) the undo puts back.
+pub struct OutsideAction {
+    /// The path as the command named it.
+    pub path: PathBuf,
+    /// The project root it was written below (the containment boundary).
+    pub root: PathBuf,
+    pub change: ChangeKind,
+    /// What is there now, bytes and mtime: what the command left (`None`: absent).
+    pub now: Option<(Vec<u8>, i128)>,
+    /// What the undo puts there: bytes and mtime (`None`: the file is removed).
+    pub put: Option<(Vec<u8>, i128)>,
+}
+
 /// What `undo` will do.
 pub struct Plan {
     pub dir: MemoryDir,
     /// The snapshots undone, newest first (one, or a dream run).
     pub snaps: Vec<Snap>,
     pub actions: Vec<Action>,
+    /// Files outside the memory dir put back (SPEC §12).
+    pub outside: Vec<OutsideAction>,
     pub conflicts: Vec<Conflict>,
     pub warnings: Vec<String>,
 }
 
 impl Plan {
+    /// Whether the undo writes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty() && self.outside.is_empty()
+    }
+
+    /// What the undo does to each file, memory files first.
+    pub fn changes(&self) -> impl Iterator<Item = ChangeKind> + '_ {
+        self.actions
+            .iter()
+            .map(|a| a.change)
+            .chain(self.outside.iter().map(|o| o.change))
+    }
+
     /// The newest snapshot undone, short.
     pub fn id(&self) -> String {
         self.snaps.first().map(Snap::short).unwrap_or_default()
@@ -87,6 +121,11 @@ impl Plan {
                     change: a.change,
                     mtime: a.put.as_ref().map(|e| mtime_text(e.mtime_ns)),
                 })
+                .chain(self.outside.iter().map(|o| Restored {
+                    file: o.path.display().to_string(),
+                    change: o.change,
+                    mtime: o.put.as_ref().map(|p| mtime_text(p.1)),
+                }))
                 .collect(),
             index_lines: Vec::new(),
             conflicts: self
@@ -246,13 +285,71 @@ pub fn plan(
             seen: current.map(|f| (f.link, f.mtime_ns)),
         });
     }
+    let outside = plan_outside(&store, &snaps, &mut warnings)?;
     Ok(Plan {
         dir: MemoryDir::open(main, Scope::Main),
         snaps,
         actions,
+        outside,
         conflicts,
         warnings,
     })
+}
+
+/// The outside files the undone snapshots changed (oldest first: the first
+/// snapshot's previous bytes, the last one's result), each put back when it still
+/// holds what the command left; else a warning naming it.
+fn plan_outside(store: &Store, snaps: &[Snap], warnings: &mut Vec<String>) -> Result<Vec<OutsideAction>, Error> {
+    let mut files: Vec<(crate::history::OutsideFile, String)> = Vec::new();
+    for s in snaps.iter().rev() {
+        for f in store.outside(s.id)? {
+            match files.iter_mut().find(|(g, _)| g.path == f.path) {
+                Some((g, at)) => {
+                    g.after = f.after;
+                    *at = s.short();
+                }
+                None => files.push((f, s.short())),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (f, at) in files {
+        let shown = f.path.display();
+        let now = match crate::store::outside_real(&f.root, &f.path).and_then(|r| crate::store::read_outside(&r)) {
+            Ok(now) => now,
+            Err(e) => {
+                warnings.push(format!("{shown}: left as it is: {e}"));
+                continue;
+            }
+        };
+        if now.as_ref().map(|n| n.0.as_slice()) == f.before.as_ref().map(|b| b.0.as_slice()) {
+            continue; // already as it was
+        }
+        let as_left = match (&now, f.after) {
+            (None, None) => true,
+            (Some((bytes, _)), Some(id)) => store.is_blob(id, bytes),
+            _ => false,
+        };
+        if !as_left {
+            warnings.push(format!(
+                "{shown}: changed since {at}; left as it is (undo puts a file outside the memory dir back only while it holds what {at} wrote)"
+            ));
+            continue;
+        }
+        let change = match (&f.before, &now) {
+            (None, _) => ChangeKind::Deleted,
+            (Some(_), None) => ChangeKind::Added,
+            (Some(_), Some(_)) => ChangeKind::Modified,
+        };
+        out.push(OutsideAction {
+            path: f.path,
+            root: f.root,
+            change,
+            now,
+            put: f.before,
+        });
+    }
+    Ok(out)
 }
 
 /// Write every action under the lock. A file that changed since the plan is a
@@ -260,11 +357,25 @@ pub fn plan(
 /// back, so a failed undo leaves the dir as it found it.
 pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     let mut undo = Undo::default();
+    let failed = |e: Error| e.hint("nothing was undone: the files written so far were put back");
     for a in &plan.actions {
         let result = check(a).and_then(|()| undo.put(w, &a.path, a.put.as_ref()));
         if let Err(e) = result {
             undo.roll_back(w);
-            return Err(e.hint("nothing was undone: the files written so far were put back"));
+            return Err(failed(e));
+        }
+    }
+    for (i, o) in plan.outside.iter().enumerate() {
+        let put = o.put.as_ref().map(|(b, ns)| (b.as_slice(), *ns));
+        let now = o.now.as_ref().map(|n| n.0.as_slice());
+        if let Err(e) = w.restore_outside(&o.root, &o.path, now, put) {
+            for done in plan.outside[..i].iter().rev() {
+                let back = done.now.as_ref().map(|(b, ns)| (b.as_slice(), *ns));
+                let put = done.put.as_ref().map(|p| p.0.as_slice());
+                let _ = w.restore_outside(&done.root, &done.path, put, back);
+            }
+            undo.roll_back(w);
+            return Err(failed(e));
         }
     }
     Ok(())
