@@ -100,7 +100,7 @@ fn a_fifo_or_an_oversized_file_is_an_error_naming_it_without_blocking() {
     let root = p.path();
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
-        &root.join("CLAUDE.md"),
+        root.join("CLAUDE.md"),
         rustix::fs::Mode::from_raw_mode(0o600),
     )
     .unwrap();

@@ -391,3 +391,158 @@ fn check(a: &Action) -> Result<(), Error> {
         format!("{} changed while memctl was undoing", a.rel),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::store::Recording;
+
+    struct Fixture {
+        _t: tempfile::TempDir,
+        root: PathBuf,
+        main: PathBuf,
+        settings: Settings,
+    }
+
+    fn fixture() -> Fixture {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("project");
+        let main = t.path().join("memory");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&main).unwrap();
+        fs::write(main.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+        fs::write(
+            main.join("a.md"),
+            "---\nname: a\ntype: feedback\n---\nRun `bun test`.\n",
+        )
+        .unwrap();
+        fs::write(root.join("CLAUDE.md"), "\u{feff}# P\r\n").unwrap();
+        Fixture {
+            root,
+            main,
+            settings: Settings::On {
+                root: t.path().join("state"),
+            },
+            _t: t,
+        }
+    }
+
+    fn now() -> DateTime<Utc> {
+        "2026-03-10T12:00:00Z".parse().unwrap()
+    }
+
+    fn writer(f: &Fixture, command: &'static str) -> Writer {
+        let rec = Recording {
+            settings: f.settings.clone(),
+            command,
+            project: Some(f.root.clone()),
+        };
+        Writer::open(&MemoryDir::open(&f.main, Scope::Main), now(), false, &rec).unwrap()
+    }
+
+    /// What a review apply does: promote `a.md` to CLAUDE.md (and one to
+    /// CLAUDE.local.md, which it creates), then remove the memory.
+    fn review(f: &Fixture) {
+        let claude = f.root.join("CLAUDE.md");
+        let old = fs::read(&claude).unwrap();
+        let new = crate::claude_md::append_from_memory(Some(&old), &["Run `bun test`.".into()]);
+        let mut w = writer(f, "review");
+        w.replace_outside(&f.root, &claude, Some(&old), &new).unwrap();
+        let local = crate::claude_md::append_from_memory(None, &["I like short answers".into()]);
+        w.replace_outside(&f.root, &f.root.join("CLAUDE.local.md"), None, &local)
+            .unwrap();
+        w.remove(&f.main.join("a.md")).unwrap();
+        assert!(w.finish().is_empty());
+    }
+
+    fn undo(f: &Fixture, target: Target) -> Plan {
+        let plan = plan(&f.main, &f.settings, target, false, now()).unwrap();
+        let mut w = writer(f, "undo");
+        apply(&plan, &mut w).unwrap();
+        assert!(w.finish().is_empty());
+        plan
+    }
+
+    #[test]
+    fn undo_puts_back_the_claude_files_a_review_changed() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        let local = f.root.join("CLAUDE.local.md");
+        let mtime = |p: &std::path::Path| crate::history::tracked::mtime_ns(&fs::metadata(p).unwrap());
+        let old_mtime = mtime(&claude);
+        review(&f);
+        let reviewed = fs::read(&claude).unwrap();
+        assert_eq!(
+            reviewed,
+            "\u{feff}# P\r\n\r\n## From memory\r\n\r\n- Run `bun test`.\r\n".as_bytes()
+        );
+        assert!(local.exists() && !f.main.join("a.md").exists());
+
+        let plan = undo(&f, Target::Newest);
+        assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+        let kinds: Vec<(String, ChangeKind)> = plan
+            .report(false)
+            .restored
+            .into_iter()
+            .map(|r| (r.file, r.change))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("a.md".to_string(), ChangeKind::Added),
+                (claude.display().to_string(), ChangeKind::Modified),
+                (local.display().to_string(), ChangeKind::Deleted),
+            ]
+        );
+        assert_eq!(fs::read(&claude).unwrap(), "\u{feff}# P\r\n".as_bytes());
+        assert_eq!(mtime(&claude), old_mtime, "the previous mtime comes back too");
+        assert!(!local.exists(), "a file the review created is removed");
+        assert!(f.main.join("a.md").exists());
+
+        // The undo recorded what it changed: undoing it writes the review's again.
+        undo(&f, Target::Newest);
+        assert_eq!(fs::read(&claude).unwrap(), reviewed);
+        assert!(local.exists() && !f.main.join("a.md").exists());
+    }
+
+    #[test]
+    fn a_claude_file_changed_since_is_left_with_a_warning() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        review(&f);
+        fs::write(&claude, "hand edit\n").unwrap();
+        let store = Store::open_existing(&f.settings, &f.main, now()).unwrap();
+        let id = store.log().unwrap()[0].short();
+        drop(store);
+        let plan = undo(&f, Target::Named(&id));
+        assert_eq!(plan.warnings.len(), 1, "{:?}", plan.warnings);
+        assert!(
+            plan.warnings[0].contains(&claude.display().to_string()) && plan.warnings[0].contains("changed since"),
+            "{}",
+            plan.warnings[0]
+        );
+        assert_eq!(fs::read(&claude).unwrap(), b"hand edit\n");
+        // The rest of the snapshot is undone: the memory and the created file.
+        assert!(f.main.join("a.md").exists());
+        assert!(!f.root.join("CLAUDE.local.md").exists());
+    }
+
+    #[test]
+    fn a_write_between_plan_and_apply_fails_and_puts_everything_back() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        review(&f);
+        let reviewed = fs::read(&claude).unwrap();
+        let plan = plan(&f.main, &f.settings, Target::Newest, false, now()).unwrap();
+        fs::write(f.root.join("CLAUDE.local.md"), "changed meanwhile\n").unwrap();
+        let mut w = writer(&f, "undo");
+        let e = apply(&plan, &mut w).unwrap_err();
+        assert_eq!(e.kind, Kind::Conflict);
+        drop(w);
+        assert_eq!(fs::read(&claude).unwrap(), reviewed, "CLAUDE.md was put back");
+        assert!(!f.main.join("a.md").exists(), "the memory was put back (removed again)");
+    }
+}
