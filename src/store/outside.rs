@@ -98,8 +98,12 @@ impl Writer {
         }
         if self.history.is_some() {
             let after = new.map(<[u8]>::to_vec);
-            match self.outside.iter_mut().find(|o| o.path == target) {
-                Some(o) => o.after = after,
+            match self.outside.iter().position(|o| o.path == target) {
+                // Back to what it was before the command: nothing to record.
+                Some(i) if self.outside[i].before.as_ref().map(|b| &b.0) == after.as_ref() => {
+                    self.outside.remove(i);
+                }
+                Some(i) => self.outside[i].after = after,
                 None => self.outside.push(OutsideChange {
                     path: target.to_path_buf(),
                     root: root.to_path_buf(),
