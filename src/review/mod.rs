@@ -219,7 +219,8 @@ pub fn analyze(input: &Input) -> Analysis {
             continue;
         }
         let tokens = tokens::tokens(&rule.text);
-        let commands = tokens::commands(&rule.text, input.executables);
+        // The rule's paragraph only: a `**Why:**` line often names the tool it replaced.
+        let commands = tokens::commands(&rule.paragraph, input.executables);
         items.push(Item {
             memory: m,
             rule,
