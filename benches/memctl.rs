@@ -284,8 +284,13 @@ fn size_table(
         "truncate-check",
         "dream --dry-run",
         "index rebuild --dry-run",
+        "review",
     ] {
-        let cmd = format!("{bin} --dir {d} {args}");
+        let cmd = if args == "review" {
+            format!("{bin} --dir {d} --project {} review", review_project(dir).display())
+        } else {
+            format!("{bin} --dir {d} {args}")
+        };
         let t = time_pinned(&cmd, runs, pin);
         times.push((args, t));
         let rss = peak_rss(&cmd, pin).map_or_else(|| "-".to_string(), |k| format!("{:.1} MB", k as f64 / 1024.0));
@@ -313,7 +318,28 @@ fn size_table(
         of("dream --dry-run").as_secs_f64() / of("lint").as_secs_f64()
     )
     .unwrap();
+    // review reads every file whole and compares it with a CLAUDE.md: lint is its floor.
+    writeln!(
+        report,
+        "  review / lint: {:.2}x",
+        of("review").as_secs_f64() / of("lint").as_secs_f64()
+    )
+    .unwrap();
     (cat, head)
+}
+
+/// A project beside the workload with a 300-line CLAUDE.md, for `review`.
+fn review_project(dir: &Path) -> std::path::PathBuf {
+    let proj = dir.with_extension("project");
+    std::fs::create_dir_all(&proj).unwrap();
+    let mut text = String::from("# Project\n\n## Build and test\n\n");
+    for i in 0..300 {
+        text.push_str(&format!(
+            "- Rule {i}: run `cargo test -p crate{i}` before pushing; keep the module {i} formatted\n"
+        ));
+    }
+    std::fs::write(proj.join("CLAUDE.md"), text).unwrap();
+    proj
 }
 
 fn secs(d: Duration) -> String {

@@ -5,6 +5,7 @@
 
 pub mod age;
 pub mod bundle;
+pub mod claude_md;
 pub mod cli;
 pub mod commands;
 pub mod complete;
@@ -31,6 +32,7 @@ pub mod output;
 pub mod paths;
 pub mod projects;
 pub mod prompt;
+pub mod review;
 pub mod scan;
 pub mod search;
 pub mod sessions;

@@ -1,14 +1,285 @@
-//! `memctl review`: not built yet.
+//! `memctl review [--apply N,...] [--yes]` (SPEC §12): read every memory and the
+//! project's CLAUDE files, print numbered proposals, apply the chosen ones.
 
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use serde::Serialize;
 
+use crate::claude_md::{self, ClaudeText, Located};
 use crate::cli::ReviewArgs;
 use crate::context::Context;
+use crate::diff::unified;
 use crate::error::{Error, Kind};
+use crate::memory::Memory;
+use crate::ops::review::{self as apply_op, Applied, Choice, Skipped, Sources};
 use crate::output::Output;
+use crate::review::{self, Analysis, ClaudeFile, Layer, Proposal};
+use crate::store::Writer;
 
-pub fn run(_args: &ReviewArgs, _ctx: &Context, _out: &mut Output) -> Result<ExitCode> {
-    Err(Error::new(Kind::Usage, "not built yet: review").into())
+/// The most of a memory file review reads.
+const MAX_MEMORY_BYTES: u64 = 4 << 20;
+
+#[derive(Serialize)]
+struct Report<'a> {
+    memory_dir: String,
+    claude_md: String,
+    claude_local_md: String,
+    proposals: &'a [Proposal],
+}
+
+#[derive(Serialize)]
+struct ApplyReport<'a> {
+    applied: &'a [Applied],
+    skipped: &'a [Skipped],
+}
+
+/// Everything read: the scan, the texts, the CLAUDE files.
+struct Gathered {
+    memories: Vec<Memory>,
+    texts: HashMap<String, String>,
+    located: Located,
+    claude_md: Option<ClaudeText>,
+    claude_local_md: Option<ClaudeText>,
+    team_dir: bool,
+    analysis: Analysis,
+}
+
+pub fn run(args: &ReviewArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    if ctx.request.team {
+        out.note("--team is ignored: review works on the main memory dir and its team dir together");
+    }
+    let res = ctx.resolve_main_existing()?;
+    let Some(project) = &res.project else {
+        return Err(Error::new(
+            Kind::Usage,
+            "review needs a project: the CLAUDE files it compares with live there",
+        )
+        .hint("pass --project DIR with --dir (or run memctl review inside the project)")
+        .into());
+    };
+    let choices = apply_op::parse_choices(&args.apply)?;
+    if !choices.is_empty() && !args.yes && !out.interactive() {
+        return Err(Error::new(
+            Kind::Usage,
+            "review --apply needs confirmation, and there is no terminal to ask",
+        )
+        .hint("pass --yes to apply without asking")
+        .into());
+    }
+    let g = gather(&res.memdir, Path::new(&project.canonical_root), ctx)?;
+    for w in &g.analysis.warnings {
+        out.warn(w.clone());
+    }
+    if !choices.is_empty() {
+        return apply(args, ctx, out, &res, &g, &choices);
+    }
+    if out.json {
+        out.emit_json(serde_json::to_value(report(&res.memdir, &g))?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    out.print(&render(&res.memdir, &g, ctx.now_ms(), out.interactive()))?;
+    if out.interactive() && g.analysis.proposals.iter().any(|p| p.kind.applicable()) {
+        let answer = crate::prompt::line("Apply which proposals? (e.g. 1,3 or 2=local; Enter for none)")?;
+        let picked = apply_op::parse_choices(&answer.split(',').map(String::from).collect::<Vec<_>>())?;
+        if picked.is_empty() {
+            out.note("nothing applied");
+            return Ok(ExitCode::SUCCESS);
+        }
+        return apply(args, ctx, out, &res, &g, &picked);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report<'a>(memdir: &crate::memdir::MemoryDir, g: &'a Gathered) -> Report<'a> {
+    Report {
+        memory_dir: memdir.shown(),
+        claude_md: g.located.claude_md.path.display().to_string(),
+        claude_local_md: g.located.claude_local_md.path.display().to_string(),
+        proposals: &g.analysis.proposals,
+    }
+}
+
+/// Scan every memory file (reading each whole, bounded), read the CLAUDE files,
+/// look `PATH` up once, and analyse.
+fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Result<Gathered, Error> {
+    let located = claude_md::locate(root)?;
+    let claude_md = claude_md::read(&located.claude_md)?;
+    let claude_local_md = claude_md::read(&located.claude_local_md)?;
+    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<String> {
+        let left = MAX_MEMORY_BYTES.saturating_sub(buf.len() as u64);
+        file.take(left).read_to_end(buf).ok()?;
+        let _ = m;
+        Some(String::from_utf8_lossy(buf).into_owned())
+    };
+    let (scan, texts, ()) = crate::scan::scan_visit(memdir.dir(), || (), &visit);
+    let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
+    for f in [&located.claude_md, &located.claude_local_md] {
+        if let Some(n) = &f.note {
+            warnings.push(n.clone());
+        }
+    }
+    let team: Vec<bool> = scan.memories.iter().map(|m| memdir.in_team(&m.rel).is_some()).collect();
+    let files: Vec<ClaudeFile> = [(Layer::Claude, &claude_md), (Layer::Local, &claude_local_md)]
+        .into_iter()
+        .filter_map(|(layer, t)| {
+            t.as_ref().map(|t| ClaudeFile {
+                layer,
+                label: t.file.display(),
+                statements: t.statements(),
+                mtime_ms: t.mtime_ns as f64 / 1e6,
+            })
+        })
+        .collect();
+    let path_var = ctx.env.get("PATH");
+    let executables: HashSet<String> = review::tokens::path_executables(path_var.as_deref());
+    let team_dir = memdir.team_dir().is_dir();
+    let mut analysis = review::analyze(&review::Input {
+        memories: &scan.memories,
+        texts: &texts,
+        team: &team,
+        claude: &files,
+        team_dir,
+        executables: &executables,
+        now_ms: ctx.now_ms(),
+    });
+    warnings.append(&mut analysis.warnings);
+    analysis.warnings = warnings;
+    let texts: HashMap<String, String> = scan
+        .memories
+        .iter()
+        .zip(texts)
+        .filter_map(|(m, t)| t.map(|t| (m.rel.clone(), t)))
+        .collect();
+    Ok(Gathered {
+        memories: scan.memories,
+        texts,
+        located,
+        claude_md,
+        claude_local_md,
+        team_dir,
+        analysis,
+    })
+}
+
+/// The numbered proposals as text.
+fn render(memdir: &crate::memdir::MemoryDir, g: &Gathered, now_ms: f64, interactive: bool) -> String {
+    let age = |ms: f64| crate::age::age_text(crate::age::age_days(now_ms, ms));
+    let shown = |t: &Option<ClaudeText>, f: &claude_md::ClaudeFile| match t {
+        Some(t) => format!(
+            "{} ({}, {} lines)",
+            f.path.display(),
+            age(t.mtime_ns as f64 / 1e6),
+            t.lines.len()
+        ),
+        None => format!("{} (missing)", f.path.display()),
+    };
+    let mut s = format!(
+        "memory dir:      {}\nCLAUDE.md:       {}\nCLAUDE.local.md: {}\n",
+        memdir.shown(),
+        shown(&g.claude_md, &g.located.claude_md),
+        shown(&g.claude_local_md, &g.located.claude_local_md)
+    );
+    if g.analysis.proposals.is_empty() {
+        s.push_str("\nno proposals: the memories and the CLAUDE files do not overlap, and no memory belongs in another layer\n");
+        return s;
+    }
+    for p in &g.analysis.proposals {
+        let target = p.target.as_deref().map(|t| format!(" → {t}")).unwrap_or_default();
+        s.push_str(&format!("\n{}. {} {}{target}\n", p.n, p.kind.as_str(), p.memory));
+        s.push_str(&format!("   why:    {}\n", p.reason));
+        for e in &p.evidence {
+            s.push_str(&format!("   {}:{} ({}): {}\n", e.file, e.line, age(e.mtime_ms), e.text));
+        }
+        s.push_str(&format!("   action: {}\n", p.action));
+    }
+    let n = g.analysis.proposals.len();
+    if !interactive {
+        s.push_str(&format!(
+            "\n{n} proposal{}; apply with `memctl review --apply N,... --yes` (pick a target as N=claude, N=local or N=team)\n",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    s
+}
+
+fn apply(
+    args: &ReviewArgs,
+    ctx: &Context,
+    out: &mut Output,
+    res: &crate::paths::Resolution,
+    g: &Gathered,
+    choices: &[Choice],
+) -> Result<ExitCode> {
+    let src = Sources {
+        memdir: &res.memdir,
+        located: &g.located,
+        claude_md: g.claude_md.as_ref(),
+        claude_local_md: g.claude_local_md.as_ref(),
+        memories: &g.memories,
+        texts: &g.texts,
+        team_dir: g.team_dir,
+    };
+    let plan = apply_op::plan(&src, &g.analysis.proposals, choices)?;
+    for s in &plan.skipped {
+        out.warn(format!("proposal {} ({}) skipped: {}", s.n, s.kind.as_str(), s.reason));
+    }
+    for w in plan.forget.iter().flat_map(|f| &f.warnings) {
+        out.warn(w.clone());
+    }
+    if !out.json {
+        for (label, old, new) in &plan.diffs {
+            out.print(&unified(label, old, new))?;
+        }
+        for f in &plan.forgotten {
+            out.print(&format!("forget {f}\n"))?;
+        }
+    }
+    if plan.is_empty() {
+        out.note("nothing to apply");
+        return finish(out, &plan);
+    }
+    if !args.yes && !crate::prompt::yes_no("Apply these changes?", false)? {
+        out.note("nothing applied");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut writer = Writer::open(&res.memdir, ctx.now, false, &ctx.recording("review", res))?;
+    let kept = apply_op::apply(&plan, &mut writer);
+    if kept.is_err() {
+        writer.roll_back();
+    }
+    let kept = kept?;
+    for w in writer.finish() {
+        out.warn(w);
+    }
+    if !out.json {
+        for a in &plan.applied {
+            out.print(&format!(
+                "applied {} ({}): {}\n",
+                a.n,
+                a.kind.as_str(),
+                a.files_changed.join(", ")
+            ))?;
+        }
+        if let Some(crate::ops::forget::Kept::Trash(dir)) = &kept {
+            out.print(&format!("forgotten memories kept in {}\n", dir.display()))?;
+        } else if kept.is_some() || !plan.applied.is_empty() {
+            out.print("undo with `memctl undo`\n")?;
+        }
+    }
+    finish(out, &plan)
+}
+
+fn finish(out: &mut Output, plan: &apply_op::Plan) -> Result<ExitCode> {
+    if out.json {
+        out.emit_json(serde_json::to_value(ApplyReport {
+            applied: &plan.applied,
+            skipped: &plan.skipped,
+        })?)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

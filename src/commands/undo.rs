@@ -27,8 +27,8 @@ pub fn run(args: &UndoArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     for w in &plan.warnings {
         out.warn(w.clone());
     }
-    if plan.actions.is_empty() || args.dry_run {
-        if plan.actions.is_empty() && !out.json {
+    if plan.is_empty() || args.dry_run {
+        if plan.is_empty() && !out.json {
             out.note(format!("nothing to undo for {}", plan.describe()));
         }
         return render(out, &plan, args.dry_run);
@@ -57,7 +57,7 @@ pub fn run(args: &UndoArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
 }
 
 fn confirm(plan: &Plan) -> Result<bool, Error> {
-    let count = |k: crate::history::ChangeKind| plan.actions.iter().filter(|a| a.change == k).count();
+    let count = |k: crate::history::ChangeKind| plan.changes().filter(|c| *c == k).count();
     let mut parts = Vec::new();
     for (k, what) in [
         (crate::history::ChangeKind::Added, "bring back"),

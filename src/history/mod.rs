@@ -4,6 +4,7 @@
 //! `.memctl/mtimes` and `.memctl/consolidate-lock`; trailers name the trigger.
 
 mod lookup;
+mod outside;
 mod read;
 mod snapshot;
 pub mod tracked;
@@ -17,6 +18,7 @@ use crate::error::{Error, Kind};
 use crate::paths::Env;
 
 pub use lookup::{frontmatter_name, resolve_ref, scope_prefix};
+pub use outside::{OutsideChange, OutsideFile};
 pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc, changes};
 pub use read::{blob as read_blob, parse_mtimes, render_mtimes};
 pub(crate) use snapshot::Node as TreeNode;
@@ -549,6 +551,57 @@ impl Store {
         let Some(f) = state.files.get(rel) else { return false };
         let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes);
         f.link == link && oid.is_ok_and(|o| o == f.oid)
+    }
+
+    /// The files outside the memory dir that the snapshot `id` recorded changing
+    /// (SPEC §12: a review's CLAUDE files), with their previous bytes; empty for
+    /// most snapshots.
+    pub fn outside(&self, id: gix::ObjectId) -> Result<Vec<OutsideFile>, Error> {
+        self.read_outside(id).map_err(|e| self.read_err(&e))
+    }
+
+    fn read_outside(&self, id: gix::ObjectId) -> Result<Vec<OutsideFile>, String> {
+        let commit = self.repo.find_commit(id).map_err(|e| e.to_string())?;
+        let tree = commit.tree().map_err(|e| e.to_string())?;
+        let entry = |tree: &gix::Tree<'_>, name: &[u8]| -> Result<Option<gix::ObjectId>, String> {
+            let decoded = tree.decode().map_err(|e| e.to_string())?;
+            Ok(decoded
+                .entries
+                .iter()
+                .find(|e| e.filename == name)
+                .map(|e| e.oid.to_owned()))
+        };
+        let Some(meta) = entry(&tree, b".memctl")? else {
+            return Ok(Vec::new());
+        };
+        let meta = self.repo.find_tree(meta).map_err(|e| e.to_string())?;
+        let Some(dir) = entry(&meta, outside::DIR)? else {
+            return Ok(Vec::new());
+        };
+        let dir = self.repo.find_tree(dir).map_err(|e| e.to_string())?;
+        let Some(list) = entry(&dir, outside::LIST)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for l in outside::parse(&read::blob(&self.repo, list)?) {
+            let before = match (l.before_mtime, entry(&dir, l.name.as_bytes())?) {
+                (Some(ns), Some(id)) => Some((read::blob(&self.repo, id)?, ns)),
+                _ => None,
+            };
+            out.push(OutsideFile {
+                name: l.name,
+                path: l.path,
+                root: l.root,
+                before,
+                after: l.after,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Whether `bytes` are the blob `id` (what a snapshot recorded, by hash).
+    pub fn is_blob(&self, id: gix::ObjectId, bytes: &[u8]) -> bool {
+        gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes).is_ok_and(|o| o == id)
     }
 
     /// A stored blob's bytes.

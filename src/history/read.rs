@@ -280,7 +280,7 @@ fn parse_lock(text: &[u8]) -> Option<LockState> {
 }
 
 /// Git's C-quoting, applied when a path holds a tab, a newline, a `"` or a `\`.
-fn c_quote(p: &[u8]) -> Vec<u8> {
+pub(super) fn c_quote(p: &[u8]) -> Vec<u8> {
     if !p.iter().any(|b| matches!(b, b'\t' | b'\n' | b'"' | b'\\')) {
         return p.to_vec();
     }
@@ -298,7 +298,7 @@ fn c_quote(p: &[u8]) -> Vec<u8> {
     out
 }
 
-fn c_unquote(p: &[u8]) -> Vec<u8> {
+pub(super) fn c_unquote(p: &[u8]) -> Vec<u8> {
     let Some(inner) = p.strip_prefix(b"\"").and_then(|p| p.strip_suffix(b"\"")) else {
         return p.to_vec();
     };

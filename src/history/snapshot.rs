@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use gix::ObjectId;
 
 use super::Store;
+use super::outside::{self, OutsideChange};
 use super::read::{self, Change, FileState, State};
 use super::tracked::{self, OnDisk};
 use crate::error::{Error, Kind};
@@ -63,6 +64,18 @@ impl Store {
     /// Record the dir `main` if it differs from the last snapshot. `Ok(None)`:
     /// nothing changed.
     pub fn snapshot(&mut self, main: &Path, req: &Request) -> Result<Option<Recorded>, Error> {
+        self.snapshot_with(main, req, &[])
+    }
+
+    /// [`Store::snapshot`] that also keeps `outside`, the files outside the dir the
+    /// command changed, in the snapshot's `.memctl/outside/` (their previous bytes,
+    /// for `undo`): a snapshot is taken when only they changed, too.
+    pub fn snapshot_with(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        outside: &[OutsideChange],
+    ) -> Result<Option<Recorded>, Error> {
         let head = self.head_id();
         let prev = match (head, self.head.take()) {
             (Some(h), Some((id, st))) if id == h => st,
@@ -72,6 +85,7 @@ impl Store {
         let (files, now_state, fresh) = self.scan(main, head)?;
         if let Some(h) = head
             && now_state == prev
+            && outside.is_empty()
         {
             if !fresh.is_empty() {
                 write_cache(&self.path, head, &files, &now_state);
@@ -96,8 +110,8 @@ impl Store {
             }
         }
         let changes = read::changes(&prev, &now_state);
-        let tree = self.write_tree(&now_state)?;
-        let message = message(trigger, req, &changes);
+        let tree = self.write_tree(&now_state, outside)?;
+        let message = message(trigger, req, &changes, outside);
         let sig_time = format!("{} +0000", req.now.timestamp());
         let sig = gix::actor::SignatureRef {
             name: "memctl".into(),
@@ -159,7 +173,7 @@ impl Store {
 
     /// The trees of a state: the files at their paths, `.memctl/` with the mtimes
     /// and the lock.
-    fn write_tree(&self, state: &State) -> Result<ObjectId, Error> {
+    fn write_tree(&self, state: &State, outside: &[OutsideChange]) -> Result<ObjectId, Error> {
         let mut root = Node::default();
         for (rel, f) in &state.files {
             let mode = if f.link {
@@ -188,6 +202,29 @@ impl Store {
                 gix::objs::tree::EntryKind::Blob,
                 blob(read::render_lock(lock))?,
             );
+        }
+        if !outside.is_empty() {
+            let names = outside::names(outside);
+            let mut dir = Node::default();
+            let mut after = Vec::new();
+            for (c, name) in outside.iter().zip(&names) {
+                if let Some((bytes, _)) = &c.before {
+                    dir.insert(name.as_bytes(), gix::objs::tree::EntryKind::Blob, blob(bytes.clone())?);
+                }
+                after.push(match &c.after {
+                    Some(bytes) => Some(
+                        gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes)
+                            .map_err(|e| io(self, &e.to_string()))?,
+                    ),
+                    None => None,
+                });
+            }
+            dir.insert(
+                outside::LIST,
+                gix::objs::tree::EntryKind::Blob,
+                blob(outside::render(outside, &names, &after))?,
+            );
+            meta.dirs.insert(outside::DIR.to_vec(), dir);
         }
         root.dirs.insert(b".memctl".to_vec(), meta);
         root.write(&self.repo).map_err(|e| io(self, &e))
@@ -248,16 +285,30 @@ fn io(store: &Store, e: &str) -> Error {
 }
 
 /// The commit message: a summary, the `-m` text, and the trailers.
-fn message(trigger: Trigger, req: &Request, changes: &[Change]) -> String {
-    let mut names: Vec<String> = changes
+fn message(trigger: Trigger, req: &Request, changes: &[Change], outside: &[OutsideChange]) -> String {
+    let outside_names = outside.iter().map(|o| {
+        let mark = match (&o.before, &o.after) {
+            (None, _) => '+',
+            (Some(_), None) => '-',
+            _ => '~',
+        };
+        let name = o
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!("{mark}{name}")
+    });
+    let all: Vec<String> = changes
         .iter()
-        .take(3)
         .map(|c| format!("{}{}", c.kind.mark(), c.file()))
+        .chain(outside_names)
         .collect();
-    if changes.len() > 3 {
-        names.push(format!("and {} more", changes.len() - 3));
+    let mut names: Vec<String> = all.iter().take(3).cloned().collect();
+    if all.len() > 3 {
+        names.push(format!("and {} more", all.len() - 3));
     }
-    let what = if changes.is_empty() {
+    let what = if all.is_empty() {
         "the consolidation lock".to_string()
     } else {
         names.join(" ")
@@ -275,6 +326,10 @@ fn message(trigger: Trigger, req: &Request, changes: &[Change]) -> String {
     for (k, v) in req.details {
         let v = v.replace(['\n', '\r'], " ");
         m.push_str(&format!("{k}: {v}\n"));
+    }
+    for o in outside {
+        let v = o.path.to_string_lossy().replace(['\n', '\r'], " ");
+        m.push_str(&format!("Outside: {v}\n"));
     }
     m
 }

@@ -10,4 +10,5 @@ pub mod merge;
 pub mod place;
 pub mod rebuild;
 pub mod restore;
+pub mod review;
 pub mod undo;

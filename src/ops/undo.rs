@@ -2,6 +2,12 @@
 //! new change. Files changed again since are conflicts, left alone unless forced.
 //! The `.consolidate-lock` is left alone: it is Claude Code's dream clock, not a
 //! memory, and moving it back would let the next session start a dream at once.
+//!
+//! A snapshot that changed files outside the memory dir (a review's CLAUDE files,
+//! SPEC §12) keeps their previous bytes; undo puts them back when a file still
+//! holds exactly what the command wrote, and otherwise leaves it with a warning
+//! naming it, even with `--force`: its current content is not in history, so
+//! overwriting it would lose it.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -38,17 +44,45 @@ pub struct Action {
     pub seen: Option<(bool, i128)>,
 }
 
+/// One file outside the memory dir (a CLAUDE file) the undo puts back.
+pub struct OutsideAction {
+    /// The path as the command named it.
+    pub path: PathBuf,
+    /// The project root it was written below (the containment boundary).
+    pub root: PathBuf,
+    pub change: ChangeKind,
+    /// What is there now, bytes and mtime: what the command left (`None`: absent).
+    pub now: Option<(Vec<u8>, i128)>,
+    /// What the undo puts there: bytes and mtime (`None`: the file is removed).
+    pub put: Option<(Vec<u8>, i128)>,
+}
+
 /// What `undo` will do.
 pub struct Plan {
     pub dir: MemoryDir,
     /// The snapshots undone, newest first (one, or a dream run).
     pub snaps: Vec<Snap>,
     pub actions: Vec<Action>,
+    /// Files outside the memory dir put back (SPEC §12).
+    pub outside: Vec<OutsideAction>,
     pub conflicts: Vec<Conflict>,
     pub warnings: Vec<String>,
 }
 
 impl Plan {
+    /// Whether the undo writes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty() && self.outside.is_empty()
+    }
+
+    /// What the undo does to each file, memory files first.
+    pub fn changes(&self) -> impl Iterator<Item = ChangeKind> + '_ {
+        self.actions
+            .iter()
+            .map(|a| a.change)
+            .chain(self.outside.iter().map(|o| o.change))
+    }
+
     /// The newest snapshot undone, short.
     pub fn id(&self) -> String {
         self.snaps.first().map(Snap::short).unwrap_or_default()
@@ -87,6 +121,11 @@ impl Plan {
                     change: a.change,
                     mtime: a.put.as_ref().map(|e| mtime_text(e.mtime_ns)),
                 })
+                .chain(self.outside.iter().map(|o| Restored {
+                    file: o.path.display().to_string(),
+                    change: o.change,
+                    mtime: o.put.as_ref().map(|p| mtime_text(p.1)),
+                }))
                 .collect(),
             index_lines: Vec::new(),
             conflicts: self
@@ -246,13 +285,71 @@ pub fn plan(
             seen: current.map(|f| (f.link, f.mtime_ns)),
         });
     }
+    let outside = plan_outside(&store, &snaps, &mut warnings)?;
     Ok(Plan {
         dir: MemoryDir::open(main, Scope::Main),
         snaps,
         actions,
+        outside,
         conflicts,
         warnings,
     })
+}
+
+/// The outside files the undone snapshots changed (oldest first: the first
+/// snapshot's previous bytes, the last one's result), each put back when it still
+/// holds what the command left; else a warning naming it.
+fn plan_outside(store: &Store, snaps: &[Snap], warnings: &mut Vec<String>) -> Result<Vec<OutsideAction>, Error> {
+    let mut files: Vec<(crate::history::OutsideFile, String)> = Vec::new();
+    for s in snaps.iter().rev() {
+        for f in store.outside(s.id)? {
+            match files.iter_mut().find(|(g, _)| g.path == f.path) {
+                Some((g, at)) => {
+                    g.after = f.after;
+                    *at = s.short();
+                }
+                None => files.push((f, s.short())),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (f, at) in files {
+        let shown = f.path.display();
+        let now = match crate::store::outside_real(&f.root, &f.path).and_then(|r| crate::store::read_outside(&r)) {
+            Ok(now) => now,
+            Err(e) => {
+                warnings.push(format!("{shown}: left as it is: {e}"));
+                continue;
+            }
+        };
+        if now.as_ref().map(|n| n.0.as_slice()) == f.before.as_ref().map(|b| b.0.as_slice()) {
+            continue; // already as it was
+        }
+        let as_left = match (&now, f.after) {
+            (None, None) => true,
+            (Some((bytes, _)), Some(id)) => store.is_blob(id, bytes),
+            _ => false,
+        };
+        if !as_left {
+            warnings.push(format!(
+                "{shown}: changed since {at}; left as it is (undo puts a file outside the memory dir back only while it holds what {at} wrote)"
+            ));
+            continue;
+        }
+        let change = match (&f.before, &now) {
+            (None, _) => ChangeKind::Deleted,
+            (Some(_), None) => ChangeKind::Added,
+            (Some(_), Some(_)) => ChangeKind::Modified,
+        };
+        out.push(OutsideAction {
+            path: f.path,
+            root: f.root,
+            change,
+            now,
+            put: f.before,
+        });
+    }
+    Ok(out)
 }
 
 /// Write every action under the lock. A file that changed since the plan is a
@@ -260,11 +357,25 @@ pub fn plan(
 /// back, so a failed undo leaves the dir as it found it.
 pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     let mut undo = Undo::default();
+    let failed = |e: Error| e.hint("nothing was undone: the files written so far were put back");
     for a in &plan.actions {
         let result = check(a).and_then(|()| undo.put(w, &a.path, a.put.as_ref()));
         if let Err(e) = result {
             undo.roll_back(w);
-            return Err(e.hint("nothing was undone: the files written so far were put back"));
+            return Err(failed(e));
+        }
+    }
+    for (i, o) in plan.outside.iter().enumerate() {
+        let put = o.put.as_ref().map(|(b, ns)| (b.as_slice(), *ns));
+        let now = o.now.as_ref().map(|n| n.0.as_slice());
+        if let Err(e) = w.restore_outside(&o.root, &o.path, now, put) {
+            for done in plan.outside[..i].iter().rev() {
+                let back = done.now.as_ref().map(|(b, ns)| (b.as_slice(), *ns));
+                let put = done.put.as_ref().map(|p| p.0.as_slice());
+                let _ = w.restore_outside(&done.root, &done.path, put, back);
+            }
+            undo.roll_back(w);
+            return Err(failed(e));
         }
     }
     Ok(())
@@ -279,4 +390,159 @@ fn check(a: &Action) -> Result<(), Error> {
         Kind::Conflict,
         format!("{} changed while memctl was undoing", a.rel),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::store::Recording;
+
+    struct Fixture {
+        _t: tempfile::TempDir,
+        root: PathBuf,
+        main: PathBuf,
+        settings: Settings,
+    }
+
+    fn fixture() -> Fixture {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("project");
+        let main = t.path().join("memory");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&main).unwrap();
+        fs::write(main.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+        fs::write(
+            main.join("a.md"),
+            "---\nname: a\ntype: feedback\n---\nRun `bun test`.\n",
+        )
+        .unwrap();
+        fs::write(root.join("CLAUDE.md"), "\u{feff}# P\r\n").unwrap();
+        Fixture {
+            root,
+            main,
+            settings: Settings::On {
+                root: t.path().join("state"),
+            },
+            _t: t,
+        }
+    }
+
+    fn now() -> DateTime<Utc> {
+        "2026-03-10T12:00:00Z".parse().unwrap()
+    }
+
+    fn writer(f: &Fixture, command: &'static str) -> Writer {
+        let rec = Recording {
+            settings: f.settings.clone(),
+            command,
+            project: Some(f.root.clone()),
+        };
+        Writer::open(&MemoryDir::open(&f.main, Scope::Main), now(), false, &rec).unwrap()
+    }
+
+    /// What a review apply does: promote `a.md` to CLAUDE.md (and one to
+    /// CLAUDE.local.md, which it creates), then remove the memory.
+    fn review(f: &Fixture) {
+        let claude = f.root.join("CLAUDE.md");
+        let old = fs::read(&claude).unwrap();
+        let new = crate::claude_md::append_from_memory(Some(&old), &["Run `bun test`.".into()]);
+        let mut w = writer(f, "review");
+        w.replace_outside(&f.root, &claude, Some(&old), &new).unwrap();
+        let local = crate::claude_md::append_from_memory(None, &["I like short answers".into()]);
+        w.replace_outside(&f.root, &f.root.join("CLAUDE.local.md"), None, &local)
+            .unwrap();
+        w.remove(&f.main.join("a.md")).unwrap();
+        assert!(w.finish().is_empty());
+    }
+
+    fn undo(f: &Fixture, target: Target) -> Plan {
+        let plan = plan(&f.main, &f.settings, target, false, now()).unwrap();
+        let mut w = writer(f, "undo");
+        apply(&plan, &mut w).unwrap();
+        assert!(w.finish().is_empty());
+        plan
+    }
+
+    #[test]
+    fn undo_puts_back_the_claude_files_a_review_changed() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        let local = f.root.join("CLAUDE.local.md");
+        let mtime = |p: &std::path::Path| crate::history::tracked::mtime_ns(&fs::metadata(p).unwrap());
+        let old_mtime = mtime(&claude);
+        review(&f);
+        let reviewed = fs::read(&claude).unwrap();
+        assert_eq!(
+            reviewed,
+            "\u{feff}# P\r\n\r\n## From memory\r\n\r\n- Run `bun test`.\r\n".as_bytes()
+        );
+        assert!(local.exists() && !f.main.join("a.md").exists());
+
+        let plan = undo(&f, Target::Newest);
+        assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+        let kinds: Vec<(String, ChangeKind)> = plan
+            .report(false)
+            .restored
+            .into_iter()
+            .map(|r| (r.file, r.change))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("a.md".to_string(), ChangeKind::Added),
+                (claude.display().to_string(), ChangeKind::Modified),
+                (local.display().to_string(), ChangeKind::Deleted),
+            ]
+        );
+        assert_eq!(fs::read(&claude).unwrap(), "\u{feff}# P\r\n".as_bytes());
+        assert_eq!(mtime(&claude), old_mtime, "the previous mtime comes back too");
+        assert!(!local.exists(), "a file the review created is removed");
+        assert!(f.main.join("a.md").exists());
+
+        // The undo recorded what it changed: undoing it writes the review's again.
+        undo(&f, Target::Newest);
+        assert_eq!(fs::read(&claude).unwrap(), reviewed);
+        assert!(local.exists() && !f.main.join("a.md").exists());
+    }
+
+    #[test]
+    fn a_claude_file_changed_since_is_left_with_a_warning() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        review(&f);
+        fs::write(&claude, "hand edit\n").unwrap();
+        let store = Store::open_existing(&f.settings, &f.main, now()).unwrap();
+        let id = store.log().unwrap()[0].short();
+        drop(store);
+        let plan = undo(&f, Target::Named(&id));
+        assert_eq!(plan.warnings.len(), 1, "{:?}", plan.warnings);
+        assert!(
+            plan.warnings[0].contains(&claude.display().to_string()) && plan.warnings[0].contains("changed since"),
+            "{}",
+            plan.warnings[0]
+        );
+        assert_eq!(fs::read(&claude).unwrap(), b"hand edit\n");
+        // The rest of the snapshot is undone: the memory and the created file.
+        assert!(f.main.join("a.md").exists());
+        assert!(!f.root.join("CLAUDE.local.md").exists());
+    }
+
+    #[test]
+    fn a_write_between_plan_and_apply_fails_and_puts_everything_back() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        review(&f);
+        let reviewed = fs::read(&claude).unwrap();
+        let plan = plan(&f.main, &f.settings, Target::Newest, false, now()).unwrap();
+        fs::write(f.root.join("CLAUDE.local.md"), "changed meanwhile\n").unwrap();
+        let mut w = writer(&f, "undo");
+        let e = apply(&plan, &mut w).unwrap_err();
+        assert_eq!(e.kind, Kind::Conflict);
+        drop(w);
+        assert_eq!(fs::read(&claude).unwrap(), reviewed, "CLAUDE.md was put back");
+        assert!(!f.main.join("a.md").exists(), "the memory was put back (removed again)");
+    }
 }

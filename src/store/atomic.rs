@@ -105,6 +105,19 @@ pub(super) fn write_checked_at(
     still_ok: &dyn Fn() -> bool,
     mtime: Option<std::time::SystemTime>,
 ) -> Result<bool, Error> {
+    write_checked_mode(root, target, content, still_ok, mtime, 0o600)
+}
+
+/// [`write_checked_at`] giving a new file the permission bits `new_mode` (an
+/// existing file keeps its own).
+pub(super) fn write_checked_mode(
+    root: &Path,
+    target: &Path,
+    content: &[u8],
+    still_ok: &dyn Fn() -> bool,
+    mtime: Option<std::time::SystemTime>,
+    new_mode: u32,
+) -> Result<bool, Error> {
     ensure_contained(root, target)?;
     let target = match fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => real(target)?,
@@ -116,6 +129,9 @@ pub(super) fn write_checked_at(
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         set_mode(&f, 0o600)?;
         f.write_all(content)?;
+        if new_mode != 0o600 && fs::symlink_metadata(&target).is_err() {
+            set_mode(&f, new_mode)?;
+        }
         if let Some(t) = mtime {
             f.set_modified(t)?;
         }

@@ -5,10 +5,13 @@
 //! [`Writer`] is the one door into a memory dir: a command opens it once on a
 //! [`MemoryDir`]; it takes the write lock, checks the dream lock once, and offers
 //! create, replace, update and remove-to-trash. Files outside a memory dir (settings,
-//! CLAUDE.md) go through [`write_outside`], with the same atomicity.
+//! CLAUDE.md) go through [`write_outside`], with the same atomicity; a CLAUDE file
+//! a command changes goes through [`Writer::replace_outside`], which records its
+//! previous bytes in the command's history snapshot.
 
 mod atomic;
 mod lock;
+mod outside;
 mod trash;
 mod update;
 mod writer;
@@ -23,6 +26,7 @@ use crate::error::{Error, Kind};
 
 pub use atomic::{Stamp, create_new, parse_temp_name, random_hex, stamp, temp_name, write_atomic, write_checked};
 pub use lock::{WRITE_LOCK, WriteLock, ensure_no_dream, lock};
+pub use outside::{outside_real, read_outside};
 pub use trash::{move_entry, trash_dir};
 pub use update::{MAX_INDEX_BYTES, keep_original_bytes, read_for_update, update};
 pub use writer::{Recording, Writer};

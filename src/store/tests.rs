@@ -115,3 +115,154 @@ fn write_lock_is_exclusive() {
     drop(held);
     assert!(other.try_lock().is_ok());
 }
+
+mod outside {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use super::super::{Recording, Writer};
+    use crate::error::Kind;
+    use crate::history::{Settings, Store};
+    use crate::memdir::{MemoryDir, Scope};
+
+    struct Fixture {
+        _t: tempfile::TempDir,
+        root: PathBuf,
+        mem: MemoryDir,
+        settings: Settings,
+    }
+
+    fn fixture() -> Fixture {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("project");
+        let main = t.path().join("memory");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&main).unwrap();
+        fs::write(main.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+        fs::write(main.join("a.md"), "---\nname: a\n---\nbody\n").unwrap();
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
+        Fixture {
+            root,
+            mem: MemoryDir::open(&main, Scope::Main),
+            settings,
+            _t: t,
+        }
+    }
+
+    fn now() -> chrono::DateTime<chrono::Utc> {
+        "2026-03-10T12:00:00Z".parse().unwrap()
+    }
+
+    fn writer(f: &Fixture, settings: &Settings) -> Writer {
+        let rec = Recording {
+            settings: settings.clone(),
+            command: "review",
+            project: Some(f.root.clone()),
+        };
+        Writer::open(&f.mem, now(), false, &rec).unwrap()
+    }
+
+    fn recorded(f: &Fixture) -> Vec<crate::history::OutsideFile> {
+        let store = Store::open_existing(&f.settings, f.mem.main(), now()).unwrap();
+        store.outside(store.head_id().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn replace_outside_writes_and_records_the_previous_bytes() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        fs::write(&claude, "# P\r\n").unwrap();
+        let mut w = writer(&f, &f.settings);
+        w.replace_outside(&f.root, &claude, Some(b"# P\r\n"), b"# P\r\n- a\r\n")
+            .unwrap();
+        // Written twice in one command: the first previous bytes, the last result.
+        w.replace_outside(&f.root, &claude, Some(b"# P\r\n- a\r\n"), b"# P\r\n- a\r\n- b\r\n")
+            .unwrap();
+        let local = f.root.join("CLAUDE.local.md");
+        w.replace_outside(&f.root, &local, None, b"- mine\n").unwrap();
+        assert!(w.finish().is_empty());
+        drop(w);
+        assert_eq!(fs::read(&claude).unwrap(), b"# P\r\n- a\r\n- b\r\n");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(fs::metadata(&local).unwrap().permissions().mode() & 0o777, 0o644);
+        let files = recorded(&f);
+        assert_eq!(files.len(), 2);
+        assert_eq!(
+            (files[0].path.as_path(), files[0].root.as_path()),
+            (claude.as_path(), f.root.as_path())
+        );
+        assert_eq!(files[0].before.as_ref().unwrap().0, b"# P\r\n");
+        assert_eq!(
+            (files[1].path.as_path(), files[1].before.is_none()),
+            (local.as_path(), true)
+        );
+        let store = Store::open_existing(&f.settings, f.mem.main(), now()).unwrap();
+        assert!(store.is_blob(files[0].after.unwrap(), b"# P\r\n- a\r\n- b\r\n"));
+        let log = store.log().unwrap();
+        // Only outside files changed: still a snapshot, labelled with the command.
+        assert_eq!(log[0].trigger(), "review");
+        assert!(log[0].summary.contains("~CLAUDE.md"), "{}", log[0].summary);
+        assert_eq!(log[0].trailer("Outside"), Some(claude.to_str().unwrap()));
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_a_conflict_and_untouched() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        fs::write(&claude, "edited\n").unwrap();
+        let mut w = writer(&f, &f.settings);
+        let e = w
+            .replace_outside(&f.root, &claude, Some(b"read\n"), b"new\n")
+            .unwrap_err();
+        assert_eq!(e.kind, Kind::Conflict);
+        assert!(e.message.contains("CLAUDE.md"), "{}", e.message);
+        let e = w.replace_outside(&f.root, &claude, None, b"new\n").unwrap_err();
+        assert_eq!(e.kind, Kind::Conflict);
+        assert_eq!(fs::read(&claude).unwrap(), b"edited\n");
+        w.finish();
+    }
+
+    #[test]
+    fn an_inside_symlink_is_written_through_and_an_escaping_one_refused() {
+        let f = fixture();
+        fs::create_dir(f.root.join("docs")).unwrap();
+        fs::write(f.root.join("docs/agents.md"), "a\n").unwrap();
+        let claude = f.root.join("CLAUDE.md");
+        std::os::unix::fs::symlink("docs/agents.md", &claude).unwrap();
+        let mut w = writer(&f, &f.settings);
+        w.replace_outside(&f.root, &claude, Some(b"a\n"), b"b\n").unwrap();
+        assert!(fs::symlink_metadata(&claude).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read(f.root.join("docs/agents.md")).unwrap(), b"b\n");
+
+        let away = tempfile::tempdir().unwrap();
+        fs::write(away.path().join("x.md"), "x\n").unwrap();
+        let local = f.root.join("CLAUDE.local.md");
+        std::os::unix::fs::symlink(away.path().join("x.md"), &local).unwrap();
+        let e = w.replace_outside(&f.root, &local, Some(b"x\n"), b"y\n").unwrap_err();
+        assert_eq!(e.kind, Kind::Containment);
+        assert!(e.message.contains("CLAUDE.local.md"), "{}", e.message);
+        assert_eq!(fs::read(away.path().join("x.md")).unwrap(), b"x\n");
+        // A target outside the root altogether.
+        let e = w
+            .replace_outside(&f.root, &away.path().join("y.md"), None, b"y\n")
+            .unwrap_err();
+        assert_eq!(e.kind, Kind::Containment);
+        w.finish();
+        drop(w);
+        assert_eq!(recorded(&f).len(), 1);
+    }
+
+    #[test]
+    fn with_history_off_the_write_still_happens() {
+        let f = fixture();
+        let claude = f.root.join("CLAUDE.md");
+        let mut w = writer(&f, &Settings::Off);
+        w.replace_outside(&f.root, &claude, None, b"- a\n").unwrap();
+        assert!(w.finish().is_empty());
+        assert_eq!(fs::read(&claude).unwrap(), b"- a\n");
+        drop(w);
+        assert!(Store::open_existing(&f.settings, f.mem.main(), now()).is_err());
+    }
+}

@@ -48,7 +48,10 @@ pub struct Writer {
     /// This command's trash dir, created on first use (one per command).
     trash: Option<PathBuf>,
     /// The history store, when on and working; the before-snapshot was taken.
-    history: Option<Store>,
+    pub(super) history: Option<Store>,
+    /// Files outside the memory dir this command changed (CLAUDE files), kept in
+    /// the after-snapshot with their previous bytes (SPEC §12).
+    pub(super) outside: Vec<history::OutsideChange>,
     command: &'static str,
     /// Warnings for the command to print (history is advisory: a failure is one).
     warnings: Vec<String>,
@@ -78,6 +81,7 @@ impl Writer {
             created: Vec::new(),
             trash: None,
             history: None,
+            outside: Vec::new(),
             command: rec.command,
             warnings: Vec::new(),
             finished: false,
@@ -157,7 +161,7 @@ impl Writer {
             now: self.now,
         };
         let main = self.dir.main().to_path_buf();
-        let taken = store.snapshot(&main, &req);
+        let taken = store.snapshot_with(&main, &req, &self.outside);
         self.warnings.append(&mut store.warnings);
         if let Err(e) = taken {
             self.history_failed(&e.to_string());

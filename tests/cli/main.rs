@@ -25,6 +25,7 @@ mod merge;
 mod path;
 mod projects;
 mod restore;
+mod review;
 mod safety;
 mod search;
 mod show;

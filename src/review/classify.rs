@@ -1,0 +1,302 @@
+//! Which layer a memory belongs to (SPEC §12): a team convention (how the project
+//! is built, tested, reviewed or released) for `CLAUDE.md`, a personal one for
+//! `CLAUDE.local.md`, editor or IDE preferences for neither, and practices about
+//! pull requests, merges and branches with no default layer. The topics are word
+//! lists matched against the memory's tokens (name, description and rule); the
+//! words that matched are part of the proposal's reason.
+
+use crate::memory::MemoryType;
+
+use super::tokens::Tokens;
+
+/// What a memory is about, for the promotion rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topic {
+    /// Editor or IDE preferences: promoted nowhere.
+    Editor,
+    /// Pull requests, merges, branches: `ambiguous`.
+    Branches,
+    /// How the project is built, tested, reviewed or released.
+    Convention,
+    /// How the user likes to work with Claude (replies, questions, language).
+    Personal,
+}
+
+impl Topic {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Topic::Editor => "editor/IDE",
+            Topic::Branches => "pull requests/merges/branches",
+            Topic::Convention => "build/test/review/release",
+            Topic::Personal => "personal workflow",
+        }
+    }
+}
+
+const EDITOR: &[&str] = &[
+    "editor",
+    "emacs",
+    "ide",
+    "intellij",
+    "jetbrains",
+    "keybinding",
+    "keybindings",
+    "keymap",
+    "neovim",
+    "nvim",
+    "pycharm",
+    "sublime",
+    "vim",
+    "vscode",
+    "webstorm",
+    "xcode",
+];
+
+const BRANCHES: &[&str] = &[
+    "branch",
+    "branches",
+    "branching",
+    "cherry",
+    "merge",
+    "merged",
+    "merges",
+    "merging",
+    "pull",
+    "rebase",
+    "rebased",
+    "rebasing",
+    "squash",
+    "trunk",
+    "worktree",
+    "worktrees",
+];
+
+const CONVENTION: &[&str] = &[
+    "build",
+    "building",
+    "builds",
+    "changelog",
+    "clippy",
+    "commit",
+    "commits",
+    "compile",
+    "compiles",
+    "compiling",
+    "coverage",
+    "deploy",
+    "deployed",
+    "deploying",
+    "deployment",
+    "deploys",
+    "eslint",
+    "formatter",
+    "formatting",
+    "jest",
+    "lint",
+    "linter",
+    "linting",
+    "prettier",
+    "publish",
+    "publishing",
+    "pytest",
+    "regression",
+    "regressions",
+    "release",
+    "released",
+    "releases",
+    "releasing",
+    "review",
+    "reviewed",
+    "reviewer",
+    "reviewers",
+    "reviewing",
+    "reviews",
+    "rustfmt",
+    "tdd",
+    "test",
+    "testing",
+    "tests",
+    "typecheck",
+    "vitest",
+];
+
+const PERSONAL: &[&str] = &[
+    "answer",
+    "answers",
+    "chinese",
+    "communication",
+    "concise",
+    "conversational",
+    "emoji",
+    "english",
+    "explain",
+    "explanations",
+    "question",
+    "questions",
+    "replies",
+    "reply",
+    "respond",
+    "response",
+    "responses",
+    "summaries",
+    "summary",
+    "terse",
+    "tone",
+    "verbose",
+];
+
+/// The words of `tokens` in `list`.
+fn hits(tokens: &Tokens, list: &[&str]) -> Vec<String> {
+    tokens
+        .iter()
+        .filter(|t| list.binary_search(&t.as_str()).is_ok())
+        .cloned()
+        .collect()
+}
+
+/// What a memory says, as the classifier reads it.
+pub struct Subject<'a> {
+    pub ty: Option<MemoryType>,
+    /// The tokens of its name and description: what it is about.
+    pub about: &'a Tokens,
+    /// The tokens of its rule's first paragraph.
+    pub rule: &'a Tokens,
+    /// The raw name, description and first paragraph (for `PR`, which is too
+    /// short to be a token, and for the dates and issue numbers of a status).
+    pub raw_about: &'a str,
+    pub raw_rule: &'a str,
+}
+
+/// Whether `raw` names a pull request (`PR`, `PRs`).
+fn names_pr(raw: &str) -> bool {
+    raw.split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "PR" | "PRs"))
+}
+
+/// Whether a name or description records a state rather than a practice: a date
+/// (`2026-05-18`) or an issue or PR number (`#548`).
+fn is_status(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    let date = b.windows(10).any(|w| {
+        w[..4].iter().all(u8::is_ascii_digit)
+            && w[4] == b'-'
+            && w[5..7].iter().all(u8::is_ascii_digit)
+            && w[7] == b'-'
+            && w[8..].iter().all(u8::is_ascii_digit)
+    });
+    let issue = b.windows(2).any(|w| w[0] == b'#' && w[1].is_ascii_digit());
+    date || issue
+}
+
+/// The topic of a memory and the words that decided it; `None` when it is about
+/// none of them. Editor words anywhere win (promoted nowhere); then pull
+/// requests, merges and branches in a feedback memory (`ambiguous`); a `user`
+/// memory is personal. A feedback or project memory goes by the topic whose
+/// words weigh most (twice in the name or description, once in the rule), which
+/// must appear in the name or description; a project memory that records a state
+/// (a date or an issue number in its name or description) is not promoted.
+pub fn topic(s: &Subject) -> Option<(Topic, Vec<String>)> {
+    let both = |list: &[&str]| {
+        let mut v = hits(s.about, list);
+        for w in hits(s.rule, list) {
+            if !v.contains(&w) {
+                v.push(w);
+            }
+        }
+        v
+    };
+    let editor = both(EDITOR);
+    if !editor.is_empty() {
+        return Some((Topic::Editor, editor));
+    }
+    if s.ty == Some(MemoryType::Feedback) {
+        let mut branches = both(BRANCHES);
+        if names_pr(s.raw_about) || names_pr(s.raw_rule) {
+            branches.insert(0, "PR".into());
+        }
+        // `pull` alone (a data pull, `git pull`) is not a pull request.
+        if !branches.iter().all(|w| w == "pull") {
+            return Some((Topic::Branches, branches));
+        }
+    }
+    if s.ty == Some(MemoryType::User) {
+        return Some((Topic::Personal, both(PERSONAL)));
+    }
+    if s.ty == Some(MemoryType::Project) && is_status(s.raw_about) {
+        return None;
+    }
+    let weigh = |list: &[&str]| 2 * hits(s.about, list).len() + hits(s.rule, list).len();
+    let convention = (weigh(CONVENTION), !hits(s.about, CONVENTION).is_empty());
+    let personal = (weigh(PERSONAL), !hits(s.about, PERSONAL).is_empty());
+    match s.ty {
+        Some(MemoryType::Feedback) if personal.1 && personal.0 > convention.0 => {
+            Some((Topic::Personal, both(PERSONAL)))
+        }
+        Some(MemoryType::Feedback | MemoryType::Project) if convention.1 => Some((Topic::Convention, both(CONVENTION))),
+        Some(MemoryType::Feedback) if personal.1 => Some((Topic::Personal, both(PERSONAL))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::tokens::tokens;
+
+    fn of(ty: MemoryType, s: &str) -> Option<Topic> {
+        let t = tokens(s);
+        let none = tokens("");
+        topic(&Subject {
+            ty: Some(ty),
+            about: &t,
+            rule: &none,
+            raw_about: s,
+            raw_rule: "",
+        })
+        .map(|t| t.0)
+    }
+
+    #[test]
+    fn lists_are_sorted_for_binary_search() {
+        for l in [EDITOR, BRANCHES, CONVENTION, PERSONAL] {
+            assert!(l.windows(2).all(|w| w[0] < w[1]), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn topics_of_typical_memories() {
+        assert_eq!(
+            of(MemoryType::Feedback, "Write the tests first (TDD)"),
+            Some(Topic::Convention)
+        );
+        assert_eq!(
+            of(MemoryType::Feedback, "Open a PR for every change"),
+            Some(Topic::Branches)
+        );
+        assert_eq!(
+            of(MemoryType::Feedback, "Never rebase shared branches"),
+            Some(Topic::Branches)
+        );
+        assert_eq!(
+            of(MemoryType::Feedback, "The user edits in Neovim"),
+            Some(Topic::Editor)
+        );
+        assert_eq!(
+            of(MemoryType::Feedback, "Keep replies short, no emoji"),
+            Some(Topic::Personal)
+        );
+        assert_eq!(of(MemoryType::User, "Senior Rust developer"), Some(Topic::Personal));
+        assert_eq!(
+            of(MemoryType::Project, "The release ships on Fridays"),
+            Some(Topic::Convention)
+        );
+        assert_eq!(of(MemoryType::Project, "The parser lives in src/yaml"), None);
+        assert_eq!(of(MemoryType::Reference, "Tests run in CI at ci.example.com"), None);
+        assert_eq!(of(MemoryType::Feedback, "Pull the data nightly"), None);
+        assert_eq!(of(MemoryType::Project, "PR #548 merged, tests green"), None);
+        assert_eq!(
+            of(MemoryType::Feedback, "Terse replies; commit messages in English"),
+            Some(Topic::Personal)
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! What `review` compares on each side (SPEC §12): a memory's rule, its body's
+//! first paragraph (up to the first blank line) plus its `**Why:**` line, and a
+//! CLAUDE file's units, each line or bullet (a bullet with its indented
+//! continuation lines).
+
+/// A memory's rule.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rule {
+    /// The first paragraph's lines, then the `**Why:**` line when it is not among them.
+    pub text: String,
+    /// The first paragraph alone, and the `**Why:**` line (trimmed) when there is one.
+    pub paragraph: String,
+    pub why: Option<String>,
+    /// The rule's first line (trimmed) and its 1-based line number in the file.
+    pub first_line: String,
+    pub line: usize,
+}
+
+/// The rule of a memory file's `text`. A leading HTML comment block and a lone
+/// heading line are skipped (they are banners and titles, not the rule).
+pub fn of_memory(text: &str) -> Rule {
+    let (_, body) = crate::frontmatter::parse_document(text);
+    let offset = (body.as_ptr() as usize)
+        .saturating_sub(text.as_ptr() as usize)
+        .min(text.len());
+    let first = text.get(..offset).map_or(0, |t| t.matches('\n').count()) + 1;
+    let lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let mut i = 0;
+    let mut in_comment = false;
+    loop {
+        while i < lines.len() && lines[i].trim().is_empty() {
+            i += 1;
+        }
+        if i < lines.len() && (in_comment || lines[i].trim_start().starts_with("<!--")) {
+            // Skip to the line closing the comment.
+            in_comment = !lines[i].contains("-->");
+            i += 1;
+            continue;
+        }
+        let lone_heading = i < lines.len()
+            && lines[i].trim_start().starts_with('#')
+            && lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
+        if lone_heading {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    let start = i;
+    while i < lines.len() && !lines[i].trim().is_empty() {
+        i += 1;
+    }
+    let para = &lines[start.min(lines.len())..i];
+    let mut text: Vec<&str> = para.iter().map(|l| l.trim_end()).collect();
+    let paragraph = text.join("\n");
+    let is_why = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with("**Why:**") || t.starts_with("**Why**:")
+    };
+    let mut why = para.iter().find(|l| is_why(l)).map(|l| l.trim().to_string());
+    if !para.iter().any(|l| is_why(l))
+        && let Some(w) = lines[i.min(lines.len())..].iter().find(|l| is_why(l))
+    {
+        text.push(w.trim());
+        why = Some(w.trim().to_string());
+    }
+    Rule {
+        text: text.join("\n"),
+        paragraph,
+        why,
+        first_line: para.first().map_or("", |l| l.trim()).to_string(),
+        line: first + start,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_is_first_paragraph_and_why() {
+        let text = "---\nname: x\ntype: feedback\n---\n\nRun `bun test`\nbefore pushing.\n\n**Why:** CI uses bun.\n**How to apply:** always.\n";
+        let r = of_memory(text);
+        assert_eq!(r.text, "Run `bun test`\nbefore pushing.\n**Why:** CI uses bun.");
+        assert_eq!(r.first_line, "Run `bun test`");
+        assert_eq!(r.line, 6);
+    }
+
+    #[test]
+    fn rule_skips_banner_comment_and_lone_heading() {
+        let text = "---\nname: x\n---\n<!--\nbanner\n-->\n# Title\n\nThe rule.\n";
+        let r = of_memory(text);
+        assert_eq!(r.text, "The rule.");
+        assert_eq!(r.line, 9);
+    }
+
+    #[test]
+    fn rule_of_odd_text_does_not_panic() {
+        for t in [
+            "",
+            "---",
+            "---\n---",
+            "\u{feff}---\r\nname: x\r\n---\r\nbody\r\n",
+            "<!--",
+            "#",
+            "\n\n\n",
+        ] {
+            let _ = of_memory(t);
+        }
+        assert_eq!(of_memory("\u{feff}---\r\nname: x\r\n---\r\nbody\r\n").line, 4);
+    }
+}

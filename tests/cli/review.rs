@@ -1,0 +1,350 @@
+//! `memctl review` (SPEC §12): each proposal kind on a fixture made for it and quiet
+//! on its twin, applying and undoing, and CLAUDE files in odd shapes.
+
+use std::fs;
+
+use crate::support::{Env, Run};
+
+fn memory(ty: &str, name: &str, desc: &str, body: &str) -> String {
+    format!("---\nname: {name}\ndescription: {desc}\ntype: {ty}\n---\n\n{body}\n")
+}
+
+/// An Env whose project is `<root>/proj` (with `--project`).
+fn project() -> Env {
+    let env = Env::new();
+    fs::create_dir_all(env.root().join("proj")).unwrap();
+    let p = env.root().join("proj");
+    env.arg("--project").arg(p)
+}
+
+fn review(env: Env, extra: &[&str]) -> Run {
+    env.arg("review").args(extra.iter().copied()).run()
+}
+
+/// Run memctl again on the dir and project of an Env that is still alive at `root`.
+fn again(root: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let other = Env::new();
+    let mut c = other.command();
+    c.env("MEMCTL_DIR", root.join("mem"))
+        .env("HOME", root.join("home"))
+        .env("CLAUDE_CONFIG_DIR", root.join("home/.claude"))
+        .env("XDG_STATE_HOME", root.join("state"))
+        .current_dir(root);
+    c.arg("--project").arg(root.join("proj")).args(args);
+    c.output().unwrap()
+}
+
+fn kinds(run: &Run) -> Vec<(String, String)> {
+    run.json()["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["kind"].as_str().unwrap().to_string(),
+                p["memory"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+const TDD: &str = "Write the failing test first, then the code.\n\n**Why:** regressions slipped through twice.";
+
+#[test]
+fn needs_a_project_under_dir() {
+    let run = Env::new().args(["review"]).run().code(2);
+    run.stderr_has("memctl: review needs a project");
+}
+
+#[test]
+fn promote_fires_on_a_convention_and_stays_quiet_on_a_project_fact() {
+    let run = review(
+        project().memory("tdd.md", &memory("feedback", "tdd", "tests first", TDD)),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&run), pairs(&[("promote", "tdd.md")]));
+    let p = &run.json()["proposals"][0];
+    assert_eq!(p["target"], "CLAUDE.md");
+    assert_eq!(p["evidence"][0]["line"], 7);
+    let twin = review(
+        project().memory(
+            "parser.md",
+            &memory(
+                "project",
+                "parser",
+                "where the parser is",
+                "The parser lives in src/yaml.",
+            ),
+        ),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&twin), pairs(&[]));
+}
+
+#[test]
+fn user_memories_go_to_claude_local_and_editor_preferences_nowhere() {
+    let run = review(
+        project()
+            .memory("me.md", &memory("user", "me", "background", "Senior Go developer."))
+            .memory(
+                "vim.md",
+                &memory("feedback", "vim", "editor", "The user edits in Neovim."),
+            ),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&run), pairs(&[("promote", "me.md")]));
+    assert_eq!(run.json()["proposals"][0]["target"], "CLAUDE.local.md");
+}
+
+#[test]
+fn branch_practices_are_ambiguous_and_need_a_target() {
+    let env = project().memory(
+        "pr.md",
+        &memory("feedback", "prs", "how to open PRs", "Open every PR as a draft first."),
+    );
+    let run = review(env, &["--json"]).success();
+    assert_eq!(kinds(&run), pairs(&[("ambiguous", "pr.md")]));
+    assert!(run.json()["proposals"][0]["target"].is_null());
+    let env = project().memory(
+        "pr.md",
+        &memory("feedback", "prs", "how to open PRs", "Open every PR as a draft first."),
+    );
+    let run = review(env, &["--apply", "1", "--yes"]).code(2);
+    run.stderr_has("has no default target");
+}
+
+#[test]
+fn remove_fires_on_what_claude_md_says_and_not_on_its_twin() {
+    let mem = memory("feedback", "tests", "tests", "Run the unit tests before every commit.");
+    let run = review(
+        project()
+            .file(
+                "proj/CLAUDE.md",
+                b"# Rules\n\n- Run the unit tests before every commit\n",
+            )
+            .memory("t.md", &mem),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&run), pairs(&[("remove", "t.md")]));
+    let p = &run.json()["proposals"][0];
+    assert_eq!(p["evidence"][1]["file"], "CLAUDE.md");
+    assert_eq!(p["evidence"][1]["line"], 3);
+    assert_eq!(p["score"], 1.0);
+    let twin = review(
+        project()
+            .file("proj/CLAUDE.md", b"# Rules\n\n- Deploys happen on Fridays only\n")
+            .memory("t.md", &mem),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&twin), pairs(&[("promote", "t.md")]));
+}
+
+#[test]
+fn update_fires_when_the_commands_differ() {
+    let claude = b"- Run `npm test` before pushing to main\n";
+    let run = review(
+        project().file("proj/CLAUDE.md", claude).memory(
+            "b.md",
+            &memory("feedback", "bun", "tests", "Run `bun test` before pushing changes."),
+        ),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&run), pairs(&[("update", "b.md")]));
+    let reason = run.json()["proposals"][0]["reason"].as_str().unwrap().to_string();
+    assert!(
+        reason.contains("`bun`") && reason.contains("`npm`") && reason.contains("≥ 0.30"),
+        "{reason}"
+    );
+    let twin = review(
+        project().file("proj/CLAUDE.md", claude).memory(
+            "b.md",
+            &memory(
+                "feedback",
+                "npm",
+                "tests",
+                "Run `npm test` before pushing changes upstream to GitHub.",
+            ),
+        ),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&twin), pairs(&[("promote", "b.md")]));
+}
+
+#[test]
+fn merge_and_its_twin() {
+    let run = review(
+        project()
+            .memory_aged(
+                "a.md",
+                &memory("reference", "deploy notes", "how deploys run", "Old."),
+                48.0,
+            )
+            .memory("b.md", &memory("reference", "deploy notes", "deploys", "New.")),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&run), pairs(&[("merge", "b.md")]));
+    let twin = review(
+        project()
+            .memory("a.md", &memory("reference", "deploy notes", "how deploys run", "Old."))
+            .memory("b.md", &memory("reference", "grafana", "dashboards", "New.")),
+        &["--json"],
+    )
+    .success();
+    assert_eq!(kinds(&twin), pairs(&[]));
+}
+
+#[test]
+fn conflict_between_private_feedback_and_team() {
+    let team = memory(
+        "feedback",
+        "fmt",
+        "formatting",
+        "Format Python code with `ruff` before review.",
+    );
+    let run = review(
+        project().memory("team/fmt.md", &team).memory(
+            "mine.md",
+            &memory(
+                "feedback",
+                "fmt",
+                "formatting",
+                "Format Python code with `black` before review.",
+            ),
+        ),
+        &["--json"],
+    )
+    .success();
+    assert!(
+        kinds(&run).contains(&("conflict".to_string(), "mine.md".to_string())),
+        "{:?}",
+        kinds(&run)
+    );
+    let twin = review(
+        project().memory("team/fmt.md", &team).memory(
+            "mine.md",
+            &memory(
+                "feedback",
+                "fmt",
+                "formatting",
+                "Format Python code with `ruff` before a review.",
+            ),
+        ),
+        &["--json"],
+    )
+    .success();
+    assert!(!kinds(&twin).iter().any(|k| k.0 == "conflict"), "{:?}", kinds(&twin));
+}
+
+#[test]
+fn apply_without_a_terminal_needs_yes_and_writes_nothing() {
+    let env = project().memory("tdd.md", &memory("feedback", "tdd", "tests first", TDD));
+    let dir = env.dir();
+    let root = env.root();
+    let run = review(env, &["--apply", "1"]).code(2);
+    run.stderr_has("pass --yes");
+    assert!(dir.join("tdd.md").exists());
+    assert!(!root.join("proj/CLAUDE.md").exists());
+}
+
+#[test]
+fn promote_apply_and_undo_round_trip_with_crlf_bom_and_no_final_newline() {
+    let original: &[u8] = b"\xef\xbb\xbf# Project\r\n\r\nUse the make targets.";
+    let env = project()
+        .file("proj/CLAUDE.md", original)
+        .memory("tdd.md", &memory("feedback", "tdd", "tests first", TDD));
+    let dir = env.dir();
+    let root = env.root();
+    let _keep = env;
+    let cmd = |args: &[&str]| again(&root, args);
+    assert!(cmd(&["snapshot"]).status.success());
+    let out = cmd(&["review", "--apply", "1", "--yes", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["applied"][0]["kind"], "promote");
+    assert_eq!(
+        doc["applied"][0]["files_changed"],
+        serde_json::json!(["CLAUDE.md", "tdd.md"])
+    );
+    let after = fs::read(root.join("proj/CLAUDE.md")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&after),
+        "\u{feff}# Project\r\n\r\nUse the make targets.\r\n\r\n## From memory\r\n\r\n- Write the failing test first, then the code.\r\n  **Why:** regressions slipped through twice.\r\n"
+    );
+    assert!(!dir.join("tdd.md").exists());
+    let out = cmd(&["undo", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(fs::read(root.join("proj/CLAUDE.md")).unwrap(), original);
+    assert!(dir.join("tdd.md").exists());
+}
+
+#[test]
+fn missing_claude_md_is_created_and_undo_removes_it() {
+    let env = project().memory("tdd.md", &memory("feedback", "tdd", "tests first", TDD));
+    let dir = env.dir();
+    let root = env.root();
+    let run = review(env, &["--apply", "1", "--yes"]).success();
+    assert!(run.stdout.contains("+## From memory"), "{}", run.stdout);
+    assert_eq!(
+        fs::read_to_string(root.join("proj/CLAUDE.md")).unwrap(),
+        "## From memory\n\n- Write the failing test first, then the code.\n  **Why:** regressions slipped through twice.\n"
+    );
+    let out = again(&root, &["undo", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!root.join("proj/CLAUDE.md").exists());
+    assert!(dir.join("tdd.md").exists());
+}
+
+#[test]
+fn claude_md_symlink_into_the_project_is_followed_and_one_outside_refused() {
+    let env = project()
+        .file("proj/docs/rules.md", b"- Run the unit tests before every commit\n")
+        .memory(
+            "t.md",
+            &memory("feedback", "tests", "tests", "Run the unit tests before every commit."),
+        );
+    std::os::unix::fs::symlink("docs/rules.md", env.root().join("proj/CLAUDE.md")).unwrap();
+    let run = review(env, &["--json"]).success();
+    assert_eq!(kinds(&run), pairs(&[("remove", "t.md")]));
+    let env = project()
+        .file("outside.md", b"- x\n")
+        .memory("t.md", &memory("feedback", "tests", "tests", "Run the tests."));
+    std::os::unix::fs::symlink(env.root().join("outside.md"), env.root().join("proj/CLAUDE.md")).unwrap();
+    let run = review(env, &[]).code(2);
+    run.stderr_has("leaves the project");
+}
+
+#[test]
+fn remove_apply_forgets_and_update_is_never_applied() {
+    let env = project()
+        .file(
+            "proj/CLAUDE.md",
+            b"- Run the unit tests before every commit\n- Run `npm test` before pushing to main\n",
+        )
+        .memory(
+            "t.md",
+            &memory("feedback", "tests", "tests", "Run the unit tests before every commit."),
+        )
+        .memory(
+            "u.md",
+            &memory("feedback", "bun", "tests", "Run `bun test` before pushing changes."),
+        );
+    let dir = env.dir();
+    let run = review(env, &["--apply", "1,2", "--yes", "--json"]).success();
+    let doc = run.json();
+    assert_eq!(doc["applied"][0]["kind"], "remove");
+    assert_eq!(doc["skipped"][0]["kind"], "update");
+    assert!(!dir.join("t.md").exists());
+    assert!(dir.join("u.md").exists());
+}
