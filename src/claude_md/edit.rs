@@ -45,12 +45,12 @@ pub fn append_from_memory(existing: Option<&[u8]>, bullets: &[String]) -> Vec<u8
     };
     let lines = split_lines(body);
     let section = find_section(&lines);
-    let mut seen: Vec<String> = match &section {
+    let mut seen: std::collections::HashSet<String> = match &section {
         Some(s) => lines[s.heading + 1..s.end]
             .iter()
             .filter_map(|l| super::statements::bullet_text(text(l).trim()).map(normalize))
             .collect(),
-        None => Vec::new(),
+        None => Default::default(),
     };
     let mut block: Vec<Vec<u8>> = Vec::new();
     for b in bullets {
@@ -58,10 +58,9 @@ pub fn append_from_memory(existing: Option<&[u8]>, bullets: &[String]) -> Vec<u8
         let Some(first) = parts.next() else { continue };
         let first = super::statements::bullet_text(first).unwrap_or(first);
         let key = normalize(first);
-        if key.is_empty() || seen.contains(&key) {
+        if key.is_empty() || !seen.insert(key) {
             continue;
         }
-        seen.push(key);
         block.push(format!("- {first}").into_bytes());
         for p in parts {
             block.push(format!("  {p}").into_bytes());

@@ -205,6 +205,23 @@ mod outside {
         assert_eq!(log[0].trigger(), "review");
         assert!(log[0].summary.contains("~CLAUDE.md"), "{}", log[0].summary);
         assert_eq!(log[0].trailer("Outside"), Some(claude.to_str().unwrap()));
+        // Plain git reads it: the list and the previous bytes, and fsck is clean.
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .arg("--git-dir")
+                .arg(store.path())
+                .args(args)
+                .output()
+        };
+        if let Ok(out) = git(&["show", "main:.memctl/outside/files"]) {
+            let list = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(list.starts_with("1-CLAUDE.md\t"), "{list}");
+            assert!(list.contains("\n2-CLAUDE.local.md\t-\t"), "{list}");
+            let prev = git(&["show", "main:.memctl/outside/1-CLAUDE.md"]).unwrap();
+            assert_eq!(prev.stdout, b"# P\r\n");
+            let fsck = git(&["fsck"]).unwrap();
+            assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+        }
     }
 
     #[test]

@@ -220,3 +220,74 @@ fn an_undo_can_itself_be_undone() {
         UNIX_EPOCH + Duration::new(1_773_000_000, 123_456_789)
     );
 }
+
+/// `memctl undo` of a snapshot that changed the project's CLAUDE files (what a
+/// `review --apply` records, made here through the library's Writer, SPEC §12):
+/// they are put back and listed by path; a second undo writes them again.
+#[test]
+fn undo_puts_back_claude_files_a_snapshot_changed() {
+    use memctl::history::Settings;
+    use memctl::memdir::{MemoryDir, Scope};
+    use memctl::store::{Recording, Writer};
+
+    let env = dir();
+    let d = env.dir();
+    let project = env.root().join("project");
+    fs::create_dir_all(&project).unwrap();
+    let claude = project.join("CLAUDE.md");
+    fs::write(&claude, "# Project\r\n").unwrap();
+    let rec = Recording {
+        settings: Settings::On {
+            root: d.parent().unwrap().join("state/memctl/history"),
+        },
+        command: "review",
+        project: Some(project.clone()),
+    };
+    {
+        let now = crate::support::NOW.parse().unwrap();
+        let mut w = Writer::open(&MemoryDir::open(&d, Scope::Main), now, false, &rec).unwrap();
+        let old = fs::read(&claude).unwrap();
+        let new = memctl::claude_md::append_from_memory(Some(&old), &["A body".to_string()]);
+        w.replace_outside(&project, &claude, Some(&old), &new).unwrap();
+        w.remove(&d.join("a.md")).unwrap();
+        assert!(w.finish().is_empty());
+    }
+    let reviewed = fs::read(&claude).unwrap();
+    assert_eq!(reviewed, b"# Project\r\n\r\n## From memory\r\n\r\n- A body\r\n");
+
+    let r = run_in(&d, &["undo", "--yes", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let restored: Vec<(&str, &str)> = doc["restored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap(), f["change"].as_str().unwrap()))
+        .collect();
+    assert_eq!(restored, [("a.md", "added"), (claude.to_str().unwrap(), "modified")]);
+    assert_eq!(fs::read(&claude).unwrap(), b"# Project\r\n");
+    assert_eq!(read(&d, "a.md"), A);
+
+    // The undo is a change like any other: undoing it writes the review's bytes again.
+    let r = run_in(&d, &["undo", "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains(&format!("{}\tmodified", claude.display())),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(fs::read(&claude).unwrap(), reviewed);
+    assert!(!d.join("a.md").exists());
+
+    // Edited by hand since: left as it is, with a warning naming it.
+    fs::write(&claude, "hand edit\n").unwrap();
+    let r = run_in(&d, &["undo", "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("{}: changed since", claude.display())),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(fs::read(&claude).unwrap(), b"hand edit\n");
+    assert_eq!(read(&d, "a.md"), A);
+}
