@@ -36,6 +36,7 @@ pub mod search;
 pub mod sessions;
 pub mod settings_file;
 pub mod store;
+pub mod sync;
 pub mod text;
 pub mod yaml;
 

@@ -18,6 +18,8 @@ use crate::paths::Env;
 
 pub use lookup::{frontmatter_name, resolve_ref, scope_prefix};
 pub use read::{Change, ChangeDoc, ChangeKind, FileState, Snap, State, change_doc, changes};
+pub use read::{blob as read_blob, parse_mtimes, render_mtimes};
+pub(crate) use snapshot::Node as TreeNode;
 pub use snapshot::{Recorded, Request, Trigger};
 
 /// The bytes of files read from the dir now but not stored yet, by path.

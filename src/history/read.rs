@@ -253,7 +253,7 @@ pub fn render_mtimes(files: &[(Vec<u8>, i128)]) -> Vec<u8> {
     out
 }
 
-fn parse_mtimes(text: &[u8]) -> BTreeMap<Vec<u8>, i128> {
+pub fn parse_mtimes(text: &[u8]) -> BTreeMap<Vec<u8>, i128> {
     text.split(|b| *b == b'\n')
         .filter_map(|l| {
             let tab = l.iter().position(|b| *b == b'\t')?;

@@ -194,14 +194,17 @@ impl Store {
     }
 }
 
+/// A tree being built: files at `/`-separated paths (a path may name a subtree
+/// with the mode `Tree`), written bottom-up. The sync repository builds its trees
+/// with it too.
 #[derive(Default)]
-struct Node {
+pub(crate) struct Node {
     files: Vec<(Vec<u8>, gix::objs::tree::EntryKind, ObjectId)>,
     dirs: BTreeMap<Vec<u8>, Node>,
 }
 
 impl Node {
-    fn insert(&mut self, rel: &[u8], mode: gix::objs::tree::EntryKind, oid: ObjectId) {
+    pub(crate) fn insert(&mut self, rel: &[u8], mode: gix::objs::tree::EntryKind, oid: ObjectId) {
         match rel.iter().position(|b| *b == b'/') {
             Some(k) => self
                 .dirs
@@ -212,7 +215,7 @@ impl Node {
         }
     }
 
-    fn write(self, repo: &gix::Repository) -> Result<ObjectId, String> {
+    pub(crate) fn write(self, repo: &gix::Repository) -> Result<ObjectId, String> {
         let mut entries = Vec::new();
         for (name, node) in self.dirs {
             let oid = node.write(repo)?;

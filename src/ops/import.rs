@@ -176,6 +176,31 @@ fn machine_part(m: &str) -> String {
     if s.is_empty() { "unknown".into() } else { s }
 }
 
+/// `.conflict-<machine>-<YYYYMMDD>` (SPEC §11.2), the date in UTC.
+pub fn conflict_suffix(machine: &str, now: DateTime<Utc>) -> String {
+    format!(".conflict-{}-{}", machine_part(machine), now.format("%Y%m%d"))
+}
+
+/// The name that keeps an incoming copy of `rel` beside it: `<rel><suffix>`, then
+/// `-2`, `-3`, …; `(name, true)` when it is new, `(name, false)` when a file of
+/// that name already holds these bytes (kept before); `None` past 999.
+pub fn conflict_name(dir: &Path, rel: &str, suffix: &str, bytes: &[u8]) -> Option<(String, bool)> {
+    for n in 1..1000 {
+        let name = if n == 1 {
+            format!("{rel}{suffix}")
+        } else {
+            format!("{rel}{suffix}-{n}")
+        };
+        match fs::symlink_metadata(dir.join(&name)) {
+            Err(_) => return Some((name, true)),
+            // The same incoming bytes kept before (the bundle imported again).
+            Ok(_) if read_local(&dir.join(&name)).as_deref() == Some(bytes) => return Some((name, false)),
+            Ok(_) => {}
+        }
+    }
+    None
+}
+
 fn read_local(path: &Path) -> Option<Vec<u8>> {
     fsread::read_regular(path, MAX_FILE_BYTES).ok()
 }
@@ -200,7 +225,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
     };
     plan.dir = Some(dir.clone());
     plan.project = project.clone();
-    let suffix = format!(".conflict-{}-{}", machine_part(machine), now.format("%Y%m%d"));
+    let suffix = conflict_suffix(machine, now);
     let mut present: Vec<(String, Vec<u8>)> = Vec::new();
     for f in &p.entry.files {
         if f.path == INDEX {
@@ -226,26 +251,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
                 present.push((f.path.clone(), bytes.clone()));
             }
             Ok(_) => {
-                let mut kept = None;
-                for n in 1..1000 {
-                    let name = if n == 1 {
-                        format!("{}{suffix}", f.path)
-                    } else {
-                        format!("{}{suffix}-{n}", f.path)
-                    };
-                    match fs::symlink_metadata(dir.join(&name)) {
-                        Err(_) => {
-                            kept = Some((name, true));
-                            break;
-                        }
-                        // The same incoming bytes kept before (the bundle imported again).
-                        Ok(_) if read_local(&dir.join(&name)).as_deref() == Some(bytes.as_slice()) => {
-                            kept = Some((name, false));
-                            break;
-                        }
-                        Ok(_) => {}
-                    }
-                }
+                let kept = conflict_name(dir, &f.path, &suffix, bytes);
                 let Some((name, new)) = kept else {
                     plan.skipped.push(f.path.clone());
                     continue;

@@ -6,6 +6,7 @@
 
 pub mod each;
 mod flags;
+pub mod sources;
 mod stores;
 pub mod transcript;
 

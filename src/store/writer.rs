@@ -343,6 +343,23 @@ impl Writer {
         .hint("another program changed it; run the command again"))
     }
 
+    /// Replace `target` with exactly `new` and the mtime `mtime_ns`, only if it
+    /// still holds exactly `old` right before the rename (size, mtime and content
+    /// re-checked; `sync` takes a remote version this way). `Ok(false)`: it changed
+    /// meanwhile, and nothing was written.
+    pub fn replace_holding(&mut self, target: &Path, old: &[u8], new: &[u8], mtime_ns: i128) -> Result<bool, Error> {
+        self.ensure_parent_contained(target)?;
+        let Ok(current) = read_for_update(target) else {
+            return Ok(false);
+        };
+        if current != old {
+            return Ok(false);
+        }
+        let stamp = super::atomic::stamp(target);
+        let unchanged = || super::atomic::stamp(target) == stamp && read_for_update(target).is_ok_and(|b| b == current);
+        write_checked_at(self.dir.dir(), target, new, &unchanged, Some(system_time(mtime_ns)))
+    }
+
     /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
     pub fn replace_if(&mut self, target: &Path, content: &[u8], expect: Stamp) -> Result<bool, Error> {
         write_checked(self.dir.dir(), target, content, Some(expect))

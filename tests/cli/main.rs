@@ -28,5 +28,6 @@ mod restore;
 mod safety;
 mod search;
 mod show;
+mod sync;
 mod truncate_check;
 mod undo;

@@ -1,0 +1,275 @@
+//! The merges of SPEC §11.3, pure: one file against the last synced state
+//! ([`decide`], step 2), and `MEMORY.md` as lines keyed by link target
+//! ([`merge_index`], steps 3 and 4).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a per-file three-way merge decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Both sides agree (unchanged, or changed the same way): nothing to do.
+    Same,
+    /// Only the remote side changed: take it (write, add, or delete locally).
+    TakeRemote,
+    /// Only this side changed: keep it (it goes out with the push).
+    KeepLocal,
+    /// Both changed differently: the local file stays, the remote one is kept
+    /// beside it as a conflict file.
+    Conflict,
+    /// Deleted here, changed there: the remote version comes back (reported).
+    KeptDeletedHere,
+    /// Deleted there, changed here: the local version stays (reported).
+    KeptDeletedThere,
+}
+
+/// The per-file merge table of SPEC §11.3 step 2 (`None`: absent on that side).
+pub fn decide<T: PartialEq>(base: Option<&T>, local: Option<&T>, remote: Option<&T>) -> Decision {
+    if local == remote {
+        return Decision::Same;
+    }
+    if local == base {
+        return Decision::TakeRemote;
+    }
+    if remote == base {
+        return Decision::KeepLocal;
+    }
+    match (local, remote) {
+        (Some(_), Some(_)) => Decision::Conflict,
+        (None, _) => Decision::KeptDeletedHere,
+        (_, None) => Decision::KeptDeletedThere,
+    }
+}
+
+/// The memory file an index line is about: its first link into the memory dir.
+fn entries(text: &str) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    for l in crate::index::extract_links(text) {
+        if let Some(t) = l.memory_target() {
+            out.entry(l.line).or_insert_with(|| t.to_string());
+        }
+    }
+    out
+}
+
+/// One side of the index: its raw lines (endings kept) and, per target, its line.
+struct Side {
+    raw: Vec<String>,
+    /// 0-based line → target.
+    by_line: BTreeMap<usize, String>,
+    /// target → the line (without its ending), first occurrence.
+    by_target: BTreeMap<String, String>,
+}
+
+fn side(text: &str) -> Side {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let raw: Vec<String> = body.split_inclusive('\n').map(str::to_string).collect();
+    let mut by_line = BTreeMap::new();
+    let mut by_target = BTreeMap::new();
+    for (line, t) in entries(body) {
+        let i = line - 1;
+        if i < raw.len() && !by_target.contains_key(&t) {
+            by_target.insert(t.clone(), bare(&raw[i]).to_string());
+            by_line.insert(i, t);
+        }
+    }
+    Side {
+        raw,
+        by_line,
+        by_target,
+    }
+}
+
+fn bare(l: &str) -> &str {
+    l.trim_end_matches(['\n', '\r'])
+}
+
+/// The lines of a side that name no memory (headings, free text), in order.
+fn free_text(s: &Side) -> Vec<&str> {
+    s.raw
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !s.by_line.contains_key(i))
+        .map(|(_, l)| bare(l))
+        .collect()
+}
+
+/// The merged index of SPEC §11.3 steps 3–4, on the local file.
+///
+/// Entries are keyed by the memory file they link. Per entry, the local line wins
+/// when this side changed it, else the remote one (which may remove it). Lines for
+/// files `gone` (deleted by this merge) go. The local file is the frame (its free
+/// text stays) unless only the remote changed the free text: then the remote file
+/// is the frame, since the local still has the base's version. Entries the frame
+/// lacks are inserted by §10.2 placement (`type_of` gives a file's memory type),
+/// never refused.
+pub fn merge_index(
+    base: &str,
+    local: &str,
+    remote: &str,
+    gone: &BTreeSet<String>,
+    type_of: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    if local == remote {
+        return drop_gone(local, gone);
+    }
+    let (b, l, r) = (side(base), side(local), side(remote));
+    let local_changed = local != base;
+    let remote_changed = remote != base;
+    let frame_is_remote =
+        !local_changed || (remote_changed && free_text(&l) == free_text(&b) && free_text(&r) != free_text(&b));
+    let winner = |t: &str| -> Option<String> {
+        if l.by_target.get(t) == b.by_target.get(t) {
+            r.by_target.get(t).cloned()
+        } else {
+            l.by_target.get(t).cloned()
+        }
+    };
+    let (frame_text, frame) = if frame_is_remote { (remote, &r) } else { (local, &l) };
+    let bom = if frame_text.starts_with('\u{feff}') {
+        "\u{feff}"
+    } else {
+        ""
+    };
+    let mut text = String::from(bom);
+    let mut placed: BTreeSet<String> = BTreeSet::new();
+    for (i, raw) in frame.raw.iter().enumerate() {
+        match frame.by_line.get(&i) {
+            Some(t) if gone.contains(t) => {}
+            Some(t) => match winner(t) {
+                Some(w) => {
+                    placed.insert(t.clone());
+                    if w == bare(raw) {
+                        text.push_str(raw);
+                    } else {
+                        text.push_str(&w);
+                        text.push_str(&raw[bare(raw).len()..]);
+                    }
+                }
+                None => {}
+            },
+            None => text.push_str(raw),
+        }
+    }
+    let targets: BTreeSet<&String> = l.by_target.keys().chain(r.by_target.keys()).collect();
+    for t in targets {
+        if placed.contains(t.as_str()) || gone.contains(t.as_str()) {
+            continue;
+        }
+        if let Some(w) = winner(t) {
+            text = crate::index::place::place(&text, &w, type_of(t).as_deref(), false).text;
+        }
+    }
+    text
+}
+
+fn drop_gone(text: &str, gone: &BTreeSet<String>) -> String {
+    if gone.is_empty() {
+        return text.to_string();
+    }
+    let s = side(text);
+    let bom = if text.starts_with('\u{feff}') { "\u{feff}" } else { "" };
+    let mut out = String::from(bom);
+    for (i, raw) in s.raw.iter().enumerate() {
+        if s.by_line.get(&i).is_some_and(|t| gone.contains(t)) {
+            continue;
+        }
+        out.push_str(raw);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Decision::*;
+    use super::*;
+
+    #[test]
+    fn the_per_file_table() {
+        let (a, b, c) = (&1, &2, &3);
+        // unchanged everywhere, or changed the same way
+        assert_eq!(decide(Some(a), Some(a), Some(a)), Same);
+        assert_eq!(decide(Some(a), Some(b), Some(b)), Same);
+        assert_eq!(decide(None, Some(b), Some(b)), Same);
+        assert_eq!(decide(Some(a), None, None), Same);
+        // changed on one side → that side
+        assert_eq!(decide(Some(a), Some(a), Some(b)), TakeRemote);
+        assert_eq!(decide(Some(a), Some(b), Some(a)), KeepLocal);
+        assert_eq!(decide(None, None, Some(b)), TakeRemote);
+        assert_eq!(decide(None, Some(b), None), KeepLocal);
+        // deleted on one side, unchanged on the other → deleted
+        assert_eq!(decide(Some(a), Some(a), None), TakeRemote);
+        assert_eq!(decide(Some(a), None, Some(a)), KeepLocal);
+        // changed on both differently → conflict (added on both too)
+        assert_eq!(decide(Some(a), Some(b), Some(c)), Conflict);
+        assert_eq!(decide(None, Some(b), Some(c)), Conflict);
+        // deleted on one side, changed on the other → kept
+        assert_eq!(decide(Some(a), None, Some(c)), KeptDeletedHere);
+        assert_eq!(decide(Some(a), Some(b), None), KeptDeletedThere);
+    }
+
+    fn none(_: &str) -> Option<String> {
+        None
+    }
+
+    const BASE: &str = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n";
+
+    #[test]
+    fn remote_only_lines_are_added_and_local_ones_kept() {
+        let local = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [L](l.md) — local\n";
+        let remote = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [R](r.md) — remote\n";
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        assert_eq!(
+            m,
+            "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [L](l.md) — local\n- [R](r.md) — remote\n"
+        );
+    }
+
+    #[test]
+    fn the_local_line_wins_when_both_changed_an_entry() {
+        let local = "# Memory\n- [A](a.md) — mine\n- [B](b.md) — b\n";
+        let remote = "# Memory\n- [A](a.md) — theirs\n- [B](b.md) — b2\n";
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        assert_eq!(m, "# Memory\n- [A](a.md) — mine\n- [B](b.md) — b2\n");
+    }
+
+    #[test]
+    fn lines_of_deleted_files_go_and_removed_entries_stay_removed() {
+        let local = "# Memory\n- [A](a.md) — a\n";
+        let remote = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n";
+        let gone: BTreeSet<String> = ["b.md".to_string()].into();
+        let m = merge_index(BASE, local, remote, &gone, &none);
+        assert_eq!(m, "# Memory\n- [A](a.md) — a\n- [C](c.md) — c\n");
+        // Local unchanged: the remote file as it is, less the deleted files.
+        let m = merge_index(BASE, BASE, remote, &gone, &none);
+        assert_eq!(m, "# Memory\n- [A](a.md) — a\n- [C](c.md) — c\n");
+    }
+
+    #[test]
+    fn free_text_local_stays_remote_taken_only_over_the_base() {
+        let local = "# Memory (mine)\n- [A](a.md) — a\n- [B](b.md) — b\n";
+        let remote = "# Memory (theirs)\n- [A](a.md) — a\n- [B](b.md) — b\n- [R](r.md) — r\n";
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        assert_eq!(
+            m,
+            "# Memory (mine)\n- [A](a.md) — a\n- [B](b.md) — b\n- [R](r.md) — r\n"
+        );
+        // The local free text is the base's: the remote's comes in, local entries kept.
+        let local = "# Memory\n- [A](a.md) — a2\n- [B](b.md) — b\n";
+        let remote = "# Notes\n- [A](a.md) — a\n- [B](b.md) — b\n";
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        assert_eq!(m, "# Notes\n- [A](a.md) — a2\n- [B](b.md) — b\n");
+    }
+
+    #[test]
+    fn remote_lines_go_to_their_types_section_and_crlf_is_kept() {
+        let base = "## User\r\n- [U](u.md) — u\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n";
+        let remote = "## User\r\n- [U](u.md) — u\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n- [G](g.md) — g\r\n";
+        let local = "## User\r\n- [U](u.md) — u\r\n- [V](v.md) — v\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n";
+        let ty = |t: &str| (t == "g.md").then(|| "feedback".to_string());
+        let m = merge_index(base, local, remote, &BTreeSet::new(), &ty);
+        assert_eq!(
+            m,
+            "## User\r\n- [U](u.md) — u\r\n- [V](v.md) — v\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n- [G](g.md) — g\r\n"
+        );
+    }
+}

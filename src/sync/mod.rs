@@ -1,0 +1,853 @@
+//! `memctl sync` (SPEC §11.3): keep projects' memory in step across machines
+//! through a git remote. [`repo`] is the local sync repository (gix), [`transport`]
+//! fetch and push (the `git` binary), [`merge`] the pure per-file and index merges;
+//! this module runs a sync: commit what is here, fetch, merge against the last
+//! synced state, write through each dir's [`Writer`], push (retried when rejected).
+//!
+//! Safe against `kill -9` anywhere: memory files are replaced atomically; refs of
+//! the sync repository move only after their objects exist; a project's synced
+//! ref (the merge base) moves only after its memory dir was written, so a sync cut
+//! short is redone by the next one.
+
+pub mod merge;
+pub mod repo;
+pub mod transport;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use gix::ObjectId;
+use serde::Serialize;
+
+use crate::error::{Error, Kind};
+use crate::memdir::{INDEX, MemoryDir, Scope};
+use crate::ops::import::{Conflict, conflict_name, conflict_suffix};
+use crate::store::{Recording, Writer};
+use merge::Decision;
+use repo::{BRANCH, Blob, Files, REMOTE_BRANCH, SyncRepo};
+use transport::Pushed;
+
+/// The largest memory file sync carries.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+/// A rejected push is retried from the fetch this many times.
+const RETRIES: usize = 3;
+
+/// One project to sync: its identity and this machine's memory dir for it.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub identity: String,
+    pub dir: PathBuf,
+    pub project: Option<PathBuf>,
+}
+
+impl Target {
+    /// Its dir in the sync tree: `<identity, / as __>`.
+    pub fn member(&self) -> String {
+        member(&self.identity)
+    }
+}
+
+fn member(identity: &str) -> String {
+    let m = crate::bundle::member_dir(identity);
+    m.strip_prefix("projects/").unwrap_or(&m).to_string()
+}
+
+pub struct Options {
+    pub repo: PathBuf,
+    pub remote: Option<String>,
+    pub dry_run: bool,
+    pub allow_mass_delete: bool,
+    pub strict: bool,
+    pub machine: String,
+    pub now: DateTime<Utc>,
+    pub history: crate::history::Settings,
+}
+
+/// One project in the report (`sync --json`, the shape of `import --json`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ProjectReport {
+    pub identity: String,
+    pub memory_dir: Option<String>,
+    pub added: Vec<String>,
+    pub updated: Vec<String>,
+    pub deleted: Vec<String>,
+    /// Files not written: kept against a deletion, changed meanwhile, or unable to travel.
+    pub skipped: Vec<String>,
+    pub conflicts: Vec<Conflict>,
+}
+
+/// The `sync --json` document.
+#[derive(Serialize)]
+pub struct Report {
+    pub projects: Vec<ProjectReport>,
+    pub dry_run: bool,
+}
+
+/// How the push went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PushResult {
+    /// Nothing new for the remote.
+    UpToDate,
+    Pushed {
+        commit: String,
+        retries: usize,
+    },
+    /// `--dry-run`: would push when `true`.
+    DryRun(bool),
+}
+
+/// What a sync did.
+pub struct Outcome {
+    pub remote: String,
+    pub projects: Vec<ProjectReport>,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+    pub push: PushResult,
+}
+
+/// The remote to use: `--remote` sets or changes `origin`; else the configured one.
+fn configure_remote(r: &SyncRepo, wanted: Option<&str>, notes: &mut Vec<String>) -> Result<String, Error> {
+    let had = r.remote_url();
+    match (wanted, had) {
+        (Some(w), Some(h)) if w == h => Ok(h),
+        (Some(w), had) => {
+            transport::set_remote(&r.path, w, had.is_some())?;
+            if let Some(h) = had {
+                notes.push(format!("sync remote changed from {h} to {w}"));
+            }
+            Ok(w.to_string())
+        }
+        (None, Some(h)) => Ok(h),
+        (None, None) => Err(Error::new(Kind::Config, "no sync remote is configured")
+            .hint("name one once with `memctl sync --remote URL` (any git remote: a hosting service, a bare repo, file:///path)")),
+    }
+}
+
+/// The unresolved conflict files (`<file>.md.conflict-*`) below a memory dir,
+/// with the file each belongs to, sorted.
+pub fn conflict_files(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((d, prefix)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let Ok(name) = e.file_name().into_string() else {
+                continue;
+            };
+            let Ok(ft) = e.file_type() else { continue };
+            let rel = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if ft.is_dir() {
+                if name != ".trash" && name != ".memctl" && out.len() < 10_000 {
+                    stack.push((e.path(), rel));
+                }
+            } else if let Some(k) = rel.rfind(".md.conflict-") {
+                out.push((rel[..k + 3].to_string(), rel));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The files of a memory dir as sync carries them: tracked files (SPEC §8.1) that
+/// are regular, with names that can travel. `skipped` gets the others.
+fn read_local(
+    r: &SyncRepo,
+    dir: &Path,
+    write: bool,
+    skipped: &mut Vec<String>,
+) -> Result<(Files, HashMap<String, Vec<u8>>), Error> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut files = Files::new();
+    let mut bytes = HashMap::new();
+    let mut walk_skipped = Vec::new();
+    for f in crate::history::tracked::walk(dir, &mut walk_skipped) {
+        let rel = String::from_utf8_lossy(&f.rel).into_owned();
+        if f.link || std::str::from_utf8(&f.rel).is_err() || !crate::bundle::safe_path(&rel) {
+            skipped.push(rel);
+            continue;
+        }
+        let path = dir.join(std::ffi::OsStr::from_bytes(&f.rel));
+        let Ok(b) = crate::fsread::read_regular(&path, MAX_FILE_BYTES) else {
+            skipped.push(rel);
+            continue;
+        };
+        let oid = if write { r.write_blob(&b)? } else { r.hash(&b) };
+        files.insert(
+            rel.clone(),
+            Blob {
+                oid,
+                mtime_ns: f.mtime_ns,
+            },
+        );
+        bytes.insert(rel, b);
+    }
+    Ok((files, bytes))
+}
+
+/// A file's memory type from its frontmatter (for §10.2 placement).
+fn memory_type(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let (fm, _) = crate::frontmatter::parse_document(&text);
+    crate::memory::MemoryType::of(crate::frontmatter::Fields::from(&fm).type_raw.as_ref())
+        .map(|t| t.as_str().to_string())
+}
+
+fn memories(f: &Files) -> usize {
+    f.keys().filter(|k| k.as_str() != INDEX).count()
+}
+
+fn deletions(from: &Files, to: &Files) -> usize {
+    from.keys()
+        .filter(|k| k.as_str() != INDEX && !to.contains_key(*k))
+        .count()
+}
+
+fn more_than_half(deleted: usize, of: usize) -> bool {
+    of > 0 && deleted * 2 > of
+}
+
+/// One file to change in the memory dir.
+#[derive(Debug)]
+enum Act {
+    /// Write the remote version (`old`: the local bytes it replaces, `None` when new).
+    Take {
+        rel: String,
+        old: Option<Vec<u8>>,
+        oid: ObjectId,
+        mtime_ns: i128,
+    },
+    /// Remove the local file (deleted on the remote, unchanged here).
+    Delete { rel: String, old: Vec<u8> },
+    /// Keep the remote version beside the local one.
+    Keep { rel: String, oid: ObjectId, mtime_ns: i128 },
+}
+
+/// One project's merge, planned (nothing written).
+struct Plan {
+    target: Target,
+    local: Files,
+    local_bytes: HashMap<String, Vec<u8>>,
+    remote: Files,
+    acts: Vec<Act>,
+    /// The index as read, and merged (when it changes).
+    index: Option<(Option<String>, String)>,
+    index_cut: Option<String>,
+    report: ProjectReport,
+    mass_delete_approved: bool,
+}
+
+fn plan_project(
+    r: &SyncRepo,
+    t: &Target,
+    remote_tree: Option<ObjectId>,
+    opts: &Options,
+    write_blobs: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Plan, Error> {
+    let base_commit = r.ref_id(&SyncRepo::synced_ref(&t.identity));
+    let base = match base_commit {
+        Some(c) => match r.projects(Some(c))?.get(&t.member()) {
+            Some(tree) => r.files(*tree)?,
+            None => Files::new(),
+        },
+        None => Files::new(),
+    };
+    let remote = match remote_tree {
+        Some(tree) => r.files(tree)?,
+        None => Files::new(),
+    };
+    let mut skipped = Vec::new();
+    let (local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
+    for s in &skipped {
+        warnings.push(format!(
+            "{}: {s} is not a regular memory file with a portable name: not synced",
+            t.identity
+        ));
+    }
+    let mut report = ProjectReport {
+        identity: t.identity.clone(),
+        memory_dir: Some(crate::paths::with_sep(&t.dir)),
+        skipped,
+        ..Default::default()
+    };
+    // Local changes that delete more than half of the memories.
+    let mut approved = false;
+    if more_than_half(deletions(&base, &local), memories(&base)) {
+        if !opts.allow_mass_delete {
+            return Err(Error::new(
+                Kind::Conflict,
+                format!(
+                    "{}: the local changes delete {} of {} memories; nothing was written or pushed",
+                    t.identity,
+                    deletions(&base, &local),
+                    memories(&base)
+                ),
+            )
+            .hint("if that is meant, run `memctl sync --allow-mass-delete`; else bring the files back (`memctl history`, `memctl restore`)"));
+        }
+        approved = true;
+    }
+    // A received mass deletion must carry its approval.
+    if let Some(tip) = r.ref_id(REMOTE_BRANCH)
+        && base_commit.is_some()
+        && more_than_half(deletions(&base, &remote), memories(&base))
+        && !opts.allow_mass_delete
+        && !r.mass_delete_approved(tip, base_commit, &t.identity)
+    {
+        return Err(Error::new(
+            Kind::Conflict,
+            format!(
+                "{}: the remote deletes {} of {} memories without an approval (Mass-Delete-Approved); nothing was written or pushed",
+                t.identity,
+                deletions(&base, &remote),
+                memories(&base)
+            ),
+        )
+        .hint("if that is meant, accept it with `memctl sync --allow-mass-delete`"));
+    }
+    let machine = r
+        .ref_id(REMOTE_BRANCH)
+        .and_then(|c| r.machine_of(c))
+        .unwrap_or_else(|| "remote".to_string());
+    let suffix = conflict_suffix(&machine, opts.now);
+    let mut acts = Vec::new();
+    let mut gone = BTreeSet::new();
+    let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(remote.keys()).collect();
+    let oid = |f: &Files, k: &str| f.get(k).map(|b| b.oid);
+    for rel in names {
+        if rel == INDEX {
+            continue;
+        }
+        let (b, l, rm) = (oid(&base, rel), oid(&local, rel), oid(&remote, rel));
+        match merge::decide(b.as_ref(), l.as_ref(), rm.as_ref()) {
+            Decision::Same | Decision::KeepLocal => {}
+            Decision::TakeRemote | Decision::KeptDeletedHere => {
+                match &remote.get(rel) {
+                    Some(rb) => {
+                        if l.is_none() {
+                            report.added.push(rel.clone());
+                        } else {
+                            report.updated.push(rel.clone());
+                        }
+                        acts.push(Act::Take {
+                            rel: rel.clone(),
+                            old: local_bytes.get(rel).cloned(),
+                            oid: rb.oid,
+                            mtime_ns: rb.mtime_ns,
+                        });
+                    }
+                    None => {
+                        report.deleted.push(rel.clone());
+                        gone.insert(rel.clone());
+                        acts.push(Act::Delete {
+                            rel: rel.clone(),
+                            old: local_bytes.get(rel).cloned().unwrap_or_default(),
+                        });
+                    }
+                }
+                if merge::decide(b.as_ref(), l.as_ref(), rm.as_ref()) == Decision::KeptDeletedHere {
+                    warnings.push(format!(
+                        "{}: {rel} was deleted here and changed on {machine}: the changed version was kept",
+                        t.identity
+                    ));
+                }
+            }
+            Decision::KeptDeletedThere => {
+                report.skipped.push(rel.clone());
+                warnings.push(format!(
+                    "{}: {rel} was deleted on {machine} and changed here: the local version was kept",
+                    t.identity
+                ));
+            }
+            Decision::Conflict => {
+                let rb = &remote[rel];
+                let incoming = r.blob(rb.oid)?;
+                if let Some((name, new)) = conflict_name(&t.dir, rel, &suffix, &incoming) {
+                    if new {
+                        acts.push(Act::Keep {
+                            rel: name.clone(),
+                            oid: rb.oid,
+                            mtime_ns: rb.mtime_ns,
+                        });
+                    }
+                    report.conflicts.push(Conflict {
+                        file: rel.clone(),
+                        kept_as: name,
+                        reason: "changed here and on the remote",
+                    });
+                }
+            }
+        }
+    }
+    // MEMORY.md: lines keyed by link target (steps 3–4).
+    let text = |f: &Files| -> Result<Option<String>, Error> {
+        match f.get(INDEX) {
+            Some(b) => Ok(Some(String::from_utf8_lossy(&r.blob(b.oid)?).into_owned())),
+            None => Ok(None),
+        }
+    };
+    let local_index = local_bytes.get(INDEX).map(|b| String::from_utf8_lossy(b).into_owned());
+    let remote_index = text(&remote)?;
+    let mut index = None;
+    let mut index_cut = None;
+    if remote_index.is_some() || !gone.is_empty() {
+        let base_index = text(&base)?.unwrap_or_default();
+        let mut types: HashMap<String, Option<String>> = HashMap::new();
+        for a in &acts {
+            if let Act::Take { rel, oid, .. } = a {
+                types.insert(rel.clone(), memory_type(&r.blob(*oid)?));
+            }
+        }
+        let type_of = |f: &str| -> Option<String> {
+            types
+                .get(f)
+                .cloned()
+                .flatten()
+                .or_else(|| local_bytes.get(f).and_then(|b| memory_type(b)))
+        };
+        let l = local_index.clone().unwrap_or_default();
+        let merged = merge::merge_index(
+            &base_index,
+            &l,
+            remote_index.as_deref().unwrap_or(&base_index),
+            &gone,
+            &type_of,
+        );
+        if merged != l {
+            let load = crate::index::load::load(&merged);
+            if load.line_truncated || load.unit_truncated {
+                index_cut = Some(load.reason.unwrap_or_else(|| "over a cap".into()));
+            }
+            if local_index.is_some() {
+                report.updated.push(INDEX.to_string());
+            } else {
+                report.added.push(INDEX.to_string());
+            }
+            index = Some((local_index, merged));
+        }
+    }
+    Ok(Plan {
+        target: t.clone(),
+        local,
+        local_bytes,
+        remote,
+        acts,
+        index,
+        index_cut,
+        report,
+        mass_delete_approved: approved,
+    })
+}
+
+/// Carry out one plan through its Writer. A file changed meanwhile is not
+/// overwritten: it becomes a conflict (or stays, for a deletion).
+fn apply(r: &SyncRepo, plan: &mut Plan, w: &mut Writer, opts: &Options, machine: &str) -> Result<(), Error> {
+    let dir = plan.target.dir.clone();
+    let suffix = conflict_suffix(machine, opts.now);
+    let mut trash: Option<PathBuf> = None;
+    for a in &plan.acts {
+        match a {
+            Act::Take {
+                rel,
+                old,
+                oid,
+                mtime_ns,
+            } => {
+                let bytes = r.blob(*oid)?;
+                let path = dir.join(rel);
+                let done = match old {
+                    Some(old) => w.replace_holding(&path, old, &bytes, *mtime_ns)?,
+                    None => match w.create_at(&path, &bytes, *mtime_ns) {
+                        Ok(()) => true,
+                        Err(e) if e.kind == Kind::Exists => false,
+                        Err(e) => return Err(e),
+                    },
+                };
+                if !done {
+                    plan.report.added.retain(|f| f != rel);
+                    plan.report.updated.retain(|f| f != rel);
+                    if let Some((name, new)) = conflict_name(&dir, rel, &suffix, &bytes) {
+                        if new {
+                            w.create_at(&dir.join(&name), &bytes, *mtime_ns)?;
+                        }
+                        plan.report.conflicts.push(Conflict {
+                            file: rel.clone(),
+                            kept_as: name,
+                            reason: "changed here while sync was writing it",
+                        });
+                    }
+                }
+            }
+            Act::Delete { rel, old } => {
+                let path = dir.join(rel);
+                let now = crate::fsread::read_regular(&path, MAX_FILE_BYTES).ok();
+                if now.as_deref() != Some(old.as_slice()) {
+                    plan.report.deleted.retain(|f| f != rel);
+                    plan.report.skipped.push(rel.clone());
+                    continue;
+                }
+                if w.history_holds(&path, old, false) {
+                    w.remove(&path)?;
+                } else {
+                    let t = match &trash {
+                        Some(t) => t.clone(),
+                        None => {
+                            let t = w.trash_dir()?;
+                            trash = Some(t.clone());
+                            t
+                        }
+                    };
+                    w.trash(&t, rel, &path)?;
+                }
+            }
+            Act::Keep { rel, oid, mtime_ns } => {
+                let bytes = r.blob(*oid)?;
+                let path = dir.join(rel);
+                match w.create_at(&path, &bytes, *mtime_ns) {
+                    Ok(()) => {}
+                    Err(e) if e.kind == Kind::Exists => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    if let Some((before, after)) = &plan.index {
+        let path = dir.join(INDEX);
+        match before {
+            Some(old) => {
+                if let Err(e) = w.replace_expecting(&path, old.as_bytes(), after.as_bytes()) {
+                    if e.kind != Kind::Conflict {
+                        return Err(e);
+                    }
+                    // Changed meanwhile: left as it is now; the next sync merges it.
+                    plan.report.updated.retain(|f| f != INDEX);
+                    plan.report.skipped.push(INDEX.to_string());
+                }
+            }
+            None => match w.create(&path, after.as_bytes()) {
+                Ok(()) => {}
+                Err(e) if e.kind == Kind::Exists => {
+                    plan.report.added.retain(|f| f != INDEX);
+                    plan.report.skipped.push(INDEX.to_string());
+                }
+                Err(e) => return Err(e),
+            },
+        }
+    }
+    w.discard_empty_trash();
+    Ok(())
+}
+
+/// Secret-like findings (ML121) in what would go out: local files the remote
+/// does not hold with these bytes.
+fn secrets(plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rel, b) in &plan.local {
+        if plan.remote.get(rel).is_some_and(|rb| rb.oid == b.oid) {
+            continue;
+        }
+        let Some(bytes) = plan.local_bytes.get(rel) else {
+            continue;
+        };
+        let path = plan.target.dir.join(rel);
+        for f in crate::lint::secret_findings(&path, &String::from_utf8_lossy(bytes)) {
+            out.push(format!(
+                "{}: {rel}:{}: ML121 {}",
+                plan.target.identity, f.line, f.message
+            ));
+        }
+    }
+    out
+}
+
+fn merge_reports(into: &mut ProjectReport, from: ProjectReport) {
+    fn add<T: PartialEq>(a: &mut Vec<T>, b: Vec<T>) {
+        for x in b {
+            if !a.contains(&x) {
+                a.push(x);
+            }
+        }
+    }
+    add(&mut into.added, from.added);
+    add(&mut into.updated, from.updated);
+    add(&mut into.deleted, from.deleted);
+    add(&mut into.skipped, from.skipped);
+    add(&mut into.conflicts, from.conflicts);
+}
+
+/// The commit message: a summary and the trailers.
+fn message(machine: &str, what: &str, reports: &[ProjectReport], approved: &[String]) -> String {
+    let mut m = format!("sync: {what} from {machine}\n\n");
+    for p in reports {
+        let n = p.added.len() + p.updated.len() + p.deleted.len();
+        if n > 0 || !p.conflicts.is_empty() {
+            m.push_str(&format!(
+                "{}: +{} ~{} -{} conflicts {}\n",
+                p.identity,
+                p.added.len(),
+                p.updated.len(),
+                p.deleted.len(),
+                p.conflicts.len()
+            ));
+        }
+    }
+    m.push_str(&format!("\nMachine: {}\n", machine.replace(['\n', '\r'], " ")));
+    for id in approved {
+        m.push_str(&format!("Mass-Delete-Approved: {id}\n"));
+    }
+    m
+}
+
+/// Run one sync of `targets`; `extra` are synced only when the remote holds them
+/// (`--all-projects`: this machine's dirs with no memories yet).
+pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<Outcome, Error> {
+    let mut r = SyncRepo::open(&opts.repo)?;
+    let mut notes = Vec::new();
+    let mut warnings = Vec::new();
+    let url = configure_remote(&r, opts.remote.as_deref(), &mut notes)?;
+    transport::fetch(&r.path, &url)?;
+    r.reopen()?;
+    let remote_projects = r.projects(r.ref_id(REMOTE_BRANCH))?;
+    let mut targets = targets;
+    for t in extra {
+        if remote_projects.contains_key(&t.member()) && !targets.iter().any(|x| x.identity == t.identity) {
+            targets.push(t);
+        }
+    }
+    let machine = opts.machine.clone();
+    // Refusals before anything is written: a live dream, unresolved conflicts.
+    for t in &targets {
+        crate::store::ensure_no_dream(&t.dir, opts.now, false)?;
+        let open = conflict_files(&t.dir);
+        if let Some((_, first)) = open.first() {
+            return Err(Error::new(
+                Kind::Conflict,
+                format!(
+                    "{}: {} unresolved sync conflict{} ({}{}); nothing was written or pushed",
+                    t.identity,
+                    open.len(),
+                    if open.len() == 1 { "" } else { "s" },
+                    first,
+                    if open.len() > 1 { ", …" } else { "" }
+                ),
+            )
+            .hint("`memctl sync --status` lists them; merge what you want into the memory, then delete the conflict file or run `memctl sync --resolve FILE`"));
+        }
+    }
+    let mut reports: BTreeMap<String, ProjectReport> = BTreeMap::new();
+    if opts.dry_run {
+        let remote_tree_of = |m: &str| remote_projects.get(m).copied();
+        let mut any = false;
+        for t in &targets {
+            let plan = plan_project(&r, t, remote_tree_of(&t.member()), opts, false, &mut warnings)?;
+            for s in secrets(&plan) {
+                warnings.push(format!("secret-like: {s}"));
+            }
+            any |= plan
+                .local
+                .iter()
+                .any(|(k, b)| plan.remote.get(k).is_none_or(|rb| rb.oid != b.oid))
+                || plan.remote.keys().any(|k| !plan.local.contains_key(k));
+            reports.insert(t.identity.clone(), plan.report);
+        }
+        return Ok(Outcome {
+            remote: url,
+            projects: reports.into_values().collect(),
+            warnings,
+            notes,
+            push: PushResult::DryRun(any),
+        });
+    }
+    // The write lock of every dir, from step 1 to step 4 (dirs in a stable order).
+    let mut writers: Vec<(Target, Writer)> = Vec::new();
+    let mut order = targets.clone();
+    order.sort_by(|a, b| a.dir.cmp(&b.dir));
+    for t in order {
+        let rec = Recording {
+            settings: opts.history.clone(),
+            command: "sync",
+            project: t.project.as_ref().and_then(|p| std::fs::canonicalize(p).ok()),
+        };
+        let w = Writer::open(&MemoryDir::open(&t.dir, Scope::Main), opts.now, false, &rec)?;
+        writers.push((t, w));
+    }
+    // Step 1: commit what is here on the local branch.
+    {
+        let mut projects = r.projects(r.ref_id(BRANCH))?;
+        let mut skipped = Vec::new();
+        for (t, _) in &writers {
+            let (files, _) = read_local(&r, &t.dir, true, &mut skipped)?;
+            projects.insert(t.member(), r.write_project(&files)?);
+        }
+        let tree = r.write_root(&projects)?;
+        let main = r.ref_id(BRANCH);
+        if main.and_then(|m| r.tree_of(m)) != Some(tree) {
+            let c = r.commit(
+                tree,
+                &main.into_iter().collect::<Vec<_>>(),
+                &message(&machine, "local memory", &[], &[]),
+                opts.now,
+            )?;
+            r.set_ref(BRANCH, c, "sync: local memory")?;
+        }
+    }
+    let mut retries = 0;
+    loop {
+        let remote_tip = r.ref_id(REMOTE_BRANCH);
+        let remote_projects = r.projects(remote_tip)?;
+        let mut plans = Vec::new();
+        let mut found = Vec::new();
+        for (t, _) in &writers {
+            let plan = plan_project(
+                &r,
+                t,
+                remote_projects.get(&t.member()).copied(),
+                opts,
+                true,
+                &mut warnings,
+            )?;
+            found.extend(secrets(&plan));
+            plans.push(plan);
+        }
+        if retries == 0 {
+            if opts.strict && !found.is_empty() {
+                for s in &found {
+                    warnings.push(format!("secret-like: {s}"));
+                }
+                return Err(Error::new(
+                    Kind::StrictRefused,
+                    format!(
+                        "{} secret-like finding(s) (ML121) in what sync would push: nothing written or pushed",
+                        found.len()
+                    ),
+                )
+                .hint("remove the tokens from the memories, or sync without --strict"));
+            }
+            warnings.extend(found.into_iter().map(|s| format!("secret-like: {s}")));
+        }
+        // Step 4: write, then record the merged state.
+        let mut projects = if remote_tip.is_some() {
+            remote_projects.clone()
+        } else {
+            r.projects(r.ref_id(BRANCH))?
+        };
+        let mut approved = Vec::new();
+        for (plan, (_, w)) in plans.iter_mut().zip(writers.iter_mut()) {
+            apply(&r, plan, w, opts, &machine_of_remote(&r))?;
+            let mut skipped = Vec::new();
+            let (mut files, _) = read_local(&r, &plan.target.dir, true, &mut skipped)?;
+            // Bytes the remote holds keep the remote's mtime in the tree: an mtime
+            // alone is no change to push back and forth.
+            for (rel, b) in files.iter_mut() {
+                if let Some(rb) = plan.remote.get(rel).filter(|rb| rb.oid == b.oid) {
+                    b.mtime_ns = rb.mtime_ns;
+                }
+            }
+            projects.insert(plan.target.member(), r.write_project(&files)?);
+            if plan.mass_delete_approved {
+                approved.push(plan.target.identity.clone());
+            }
+            if let Some(cut) = &plan.index_cut {
+                warnings.push(format!(
+                    "{}: MEMORY.md is cut after the merge ({cut}): run `memctl --dir {} index rebuild`",
+                    plan.target.identity,
+                    plan.target.dir.display()
+                ));
+            }
+        }
+        let tree = r.write_root(&projects)?;
+        let main = r.ref_id(BRANCH);
+        let reps: Vec<ProjectReport> = plans.iter().map(|p| p.report.clone()).collect();
+        let head = if remote_tip.is_some_and(|t| r.tree_of(t) == Some(tree)) {
+            remote_tip.unwrap_or_else(|| ObjectId::null(gix::hash::Kind::Sha1))
+        } else if main.is_some_and(|m| r.tree_of(m) == Some(tree)) && remote_tip.is_none() {
+            main.unwrap_or_else(|| ObjectId::null(gix::hash::Kind::Sha1))
+        } else {
+            let mut parents: Vec<ObjectId> = main.into_iter().collect();
+            if let Some(t) = remote_tip
+                && !parents.contains(&t)
+            {
+                parents.push(t);
+            }
+            r.commit(tree, &parents, &message(&machine, "merge", &reps, &approved), opts.now)?
+        };
+        r.set_ref(BRANCH, head, "sync: merged")?;
+        for plan in &plans {
+            r.set_ref(
+                &SyncRepo::synced_ref(&plan.target.identity),
+                head,
+                "sync: memory dir written",
+            )?;
+        }
+        for rep in reps {
+            match reports.get_mut(&rep.identity) {
+                Some(into) => merge_reports(into, rep),
+                None => {
+                    reports.insert(rep.identity.clone(), rep);
+                }
+            }
+        }
+        if remote_tip == Some(head) {
+            return finish(writers, url, reports, warnings, notes, PushResult::UpToDate);
+        }
+        match transport::push(&r.path, &url, &head.to_hex().to_string())? {
+            Pushed::Done => {
+                let _ = r.set_ref(REMOTE_BRANCH, head, "sync: pushed");
+                let push = PushResult::Pushed {
+                    commit: head.to_hex_with_len(8).to_string(),
+                    retries,
+                };
+                return finish(writers, url, reports, warnings, notes, push);
+            }
+            Pushed::Rejected if retries < RETRIES => {
+                retries += 1;
+                transport::fetch(&r.path, &url)?;
+                r.reopen()?;
+            }
+            Pushed::Rejected => {
+                return Err(Error::new(
+                    Kind::Busy,
+                    format!(
+                        "the push to {url} was rejected {} times: other machines keep syncing",
+                        RETRIES + 1
+                    ),
+                )
+                .hint("the memory dirs are merged and consistent; run `memctl sync` again"));
+            }
+        }
+    }
+}
+
+fn machine_of_remote(r: &SyncRepo) -> String {
+    r.ref_id(REMOTE_BRANCH)
+        .and_then(|c| r.machine_of(c))
+        .unwrap_or_else(|| "remote".to_string())
+}
+
+fn finish(
+    writers: Vec<(Target, Writer)>,
+    remote: String,
+    reports: BTreeMap<String, ProjectReport>,
+    mut warnings: Vec<String>,
+    notes: Vec<String>,
+    push: PushResult,
+) -> Result<Outcome, Error> {
+    for (_, mut w) in writers {
+        warnings.extend(w.finish());
+    }
+    let mut seen = BTreeSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
+    Ok(Outcome {
+        remote,
+        projects: reports.into_values().collect(),
+        warnings,
+        notes,
+        push,
+    })
+}

@@ -1,0 +1,382 @@
+//! The sync repository (SPEC §11.3): a bare git repository outside every memory
+//! dir, `${XDG_STATE_HOME:-~/.local/state}/memctl/sync.git`, branch `main`, its
+//! remote `origin`. Objects, trees, commits and refs through `gix` (as the history
+//! store); fetch and push through the `git` binary ([`super::transport`]).
+//!
+//! Layout of a commit's tree: `projects/<identity, / as __>/` holds each project's
+//! files, and `projects/<…>/.memctl/mtimes` their mtimes (the history store's
+//! format), so a file added on one machine keeps its mtime on the others.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use gix::ObjectId;
+
+use crate::error::{Error, Kind};
+use crate::history::TreeNode;
+
+pub const BRANCH: &str = "refs/heads/main";
+pub const REMOTE_BRANCH: &str = "refs/remotes/origin/main";
+
+/// One file of a project in a commit (or on disk): its blob and mtime.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blob {
+    pub oid: ObjectId,
+    pub mtime_ns: i128,
+}
+
+/// A project's files by path below its memory dir.
+pub type Files = BTreeMap<String, Blob>;
+
+/// The open sync repository, its lock held while it lives.
+pub struct SyncRepo {
+    pub repo: gix::Repository,
+    pub path: PathBuf,
+    _lock: File,
+}
+
+fn io(what: &str, p: &Path, e: impl std::fmt::Display) -> Error {
+    Error::new(Kind::Io, format!("{what}: {}: {e}", p.display()))
+}
+
+/// Where the sync repository lives: `$MEMCTL_SYNC_DIR` (tests, several
+/// repositories on one machine), else `${XDG_STATE_HOME:-~/.local/state}/memctl/sync.git`.
+pub fn default_path(env: &crate::paths::Env) -> Option<PathBuf> {
+    let nonempty = |k: &str| env.get_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    nonempty("MEMCTL_SYNC_DIR")
+        .or_else(|| nonempty("XDG_STATE_HOME").map(|s| s.join("memctl/sync.git")))
+        .or_else(|| {
+            env.home()
+                .map(|h| PathBuf::from(h).join(".local/state/memctl/sync.git"))
+        })
+}
+
+impl SyncRepo {
+    /// Open the repository at `path`, creating it (bare, `HEAD` → `main`) when
+    /// absent; `<path>/memctl.lock` is taken first (one sync at a time).
+    pub fn open(path: &Path) -> Result<SyncRepo, Error> {
+        fs::create_dir_all(path).map_err(|e| io("cannot create the sync repository", path, e))?;
+        let lock = take_lock(path)?;
+        for rel in ["refs/heads/main.lock", "HEAD.lock", "packed-refs.lock", "config.lock"] {
+            // Left by a sync killed meanwhile: with the lock held, stale.
+            let p = path.join(rel);
+            if fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+                let _ = fs::remove_file(&p);
+            }
+        }
+        if !path.join("HEAD").exists() {
+            init(path)?;
+        }
+        let repo = gix::open(path).map_err(|e| io("cannot open the sync repository", path, e))?;
+        Ok(SyncRepo {
+            repo,
+            path: path.to_path_buf(),
+            _lock: lock,
+        })
+    }
+
+    /// Read the repository again (after `git fetch` changed refs and packs).
+    pub fn reopen(&mut self) -> Result<(), Error> {
+        self.repo = gix::open(&self.path).map_err(|e| io("cannot open the sync repository", &self.path, e))?;
+        Ok(())
+    }
+
+    /// `remote.origin.url`, if set.
+    pub fn remote_url(&self) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string("remote.origin.url")
+            .map(|v| v.to_string())
+            .filter(|v| !v.is_empty())
+    }
+
+    pub fn ref_id(&self, name: &str) -> Option<ObjectId> {
+        let r = self.repo.find_reference(name).ok()?;
+        r.target().try_id().map(ToOwned::to_owned)
+    }
+
+    /// Point `name` at `id` (the object exists: refs only move after it).
+    pub fn set_ref(&self, name: &str, id: ObjectId, why: &str) -> Result<(), Error> {
+        use gix::refs::transaction::PreviousValue;
+        self.repo
+            .reference(name, id, PreviousValue::Any, why)
+            .map(|_| ())
+            .map_err(|e| io("cannot update a ref of the sync repository", &self.path, e))
+    }
+
+    /// The ref holding the commit this machine last brought `identity` to agree with
+    /// (the base of the next three-way merge).
+    pub fn synced_ref(identity: &str) -> String {
+        format!("refs/memctl/synced/{}", crate::bundle::sha256_hex(identity.as_bytes()))
+    }
+
+    fn root_entries(&self, commit: ObjectId) -> Result<BTreeMap<String, ObjectId>, Error> {
+        let err = |e: &dyn std::fmt::Display| io("cannot read the sync repository", &self.path, e);
+        let c = self.repo.find_commit(commit).map_err(|e| err(&e))?;
+        let tree = c.tree_id().map_err(|e| err(&e))?.detach();
+        let mut out = BTreeMap::new();
+        let t = self.repo.find_tree(tree).map_err(|e| err(&e))?;
+        let Some(projects) = t
+            .decode()
+            .map_err(|e| err(&e))?
+            .entries
+            .iter()
+            .find(|e| e.filename == b"projects".as_slice() && e.mode.is_tree())
+            .map(|e| e.oid.to_owned())
+        else {
+            return Ok(out);
+        };
+        let t = self.repo.find_tree(projects).map_err(|e| err(&e))?;
+        for e in &t.decode().map_err(|e| err(&e))?.entries {
+            if e.mode.is_tree() {
+                out.insert(String::from_utf8_lossy(e.filename).into_owned(), e.oid.to_owned());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The member dirs (`github.com__alice__app`) of a commit and their trees.
+    pub fn projects(&self, commit: Option<ObjectId>) -> Result<BTreeMap<String, ObjectId>, Error> {
+        match commit {
+            Some(c) => self.root_entries(c),
+            None => Ok(BTreeMap::new()),
+        }
+    }
+
+    /// The files of one project's tree, with the mtimes of its `.memctl/mtimes`.
+    /// Symlinks and names that cannot travel are left out.
+    pub fn files(&self, tree: ObjectId) -> Result<Files, Error> {
+        let err = |e: &dyn std::fmt::Display| io("cannot read the sync repository", &self.path, e);
+        let mut blobs: Vec<(String, ObjectId)> = Vec::new();
+        let mut mtimes = BTreeMap::new();
+        let mut stack = vec![(tree, String::new())];
+        while let Some((id, prefix)) = stack.pop() {
+            let t = self.repo.find_tree(id).map_err(|e| err(&e))?;
+            for e in &t.decode().map_err(|e| err(&e))?.entries {
+                let Ok(name) = std::str::from_utf8(e.filename) else {
+                    continue;
+                };
+                let rel = if prefix.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{prefix}/{name}")
+                };
+                let oid = e.oid.to_owned();
+                if prefix.is_empty() && name == ".memctl" {
+                    let t = self.repo.find_tree(oid).map_err(|e| err(&e))?;
+                    for m in &t.decode().map_err(|e| err(&e))?.entries {
+                        if m.filename == b"mtimes".as_slice() {
+                            mtimes = crate::history::parse_mtimes(&self.blob(m.oid.to_owned())?);
+                        }
+                    }
+                    continue;
+                }
+                if e.mode.is_tree() {
+                    stack.push((oid, rel));
+                } else if e.mode.is_blob() && crate::bundle::safe_path(&rel) && rel.ends_with(".md") {
+                    blobs.push((rel, oid));
+                }
+            }
+        }
+        Ok(blobs
+            .into_iter()
+            .map(|(rel, oid)| {
+                let mtime_ns = mtimes.get(rel.as_bytes()).copied().unwrap_or(0);
+                (rel, Blob { oid, mtime_ns })
+            })
+            .collect())
+    }
+
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
+        crate::history::read_blob(&self.repo, id).map_err(|e| io("cannot read the sync repository", &self.path, e))
+    }
+
+    pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, Error> {
+        self.repo
+            .write_blob(bytes)
+            .map(|id| id.detach())
+            .map_err(|e| io("cannot write into the sync repository", &self.path, e))
+    }
+
+    /// Write one project's tree: its files and `.memctl/mtimes`.
+    pub fn write_project(&self, files: &Files) -> Result<ObjectId, Error> {
+        let kind = gix::objs::tree::EntryKind::Blob;
+        let mut node = TreeNode::default();
+        for (rel, b) in files {
+            node.insert(rel.as_bytes(), kind, b.oid);
+        }
+        let mtimes: Vec<(Vec<u8>, i128)> = files.iter().map(|(r, b)| (r.as_bytes().to_vec(), b.mtime_ns)).collect();
+        let m = self.write_blob(&crate::history::render_mtimes(&mtimes))?;
+        node.insert(b".memctl/mtimes", kind, m);
+        node.write(&self.repo)
+            .map_err(|e| io("cannot write into the sync repository", &self.path, e))
+    }
+
+    /// Write the root tree holding `projects` (member dir → project tree).
+    pub fn write_root(&self, projects: &BTreeMap<String, ObjectId>) -> Result<ObjectId, Error> {
+        let mut node = TreeNode::default();
+        for (m, oid) in projects {
+            node.insert(
+                format!("projects/{m}").as_bytes(),
+                gix::objs::tree::EntryKind::Tree,
+                *oid,
+            );
+        }
+        node.write(&self.repo)
+            .map_err(|e| io("cannot write into the sync repository", &self.path, e))
+    }
+
+    pub fn tree_of(&self, commit: ObjectId) -> Option<ObjectId> {
+        self.repo.find_commit(commit).ok()?.tree_id().ok().map(|t| t.detach())
+    }
+
+    /// Write a commit with `parents` (objects first; no ref moves).
+    pub fn commit(
+        &self,
+        tree: ObjectId,
+        parents: &[ObjectId],
+        message: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ObjectId, Error> {
+        let sig = gix::actor::Signature {
+            name: "memctl".into(),
+            email: "memctl@localhost".into(),
+            time: gix::date::Time::new(now.timestamp(), 0),
+        };
+        let c = gix::objs::Commit {
+            tree,
+            parents: parents.iter().copied().collect(),
+            author: sig.clone(),
+            committer: sig,
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        self.repo
+            .write_object(&c)
+            .map(|id| id.detach())
+            .map_err(|e| io("cannot write into the sync repository", &self.path, e))
+    }
+
+    /// The message of a commit.
+    pub fn message(&self, id: ObjectId) -> Option<String> {
+        let c = self.repo.find_commit(id).ok()?;
+        Some(c.message_raw().ok()?.to_string())
+    }
+
+    /// The `Machine:` trailer of a commit.
+    pub fn machine_of(&self, id: ObjectId) -> Option<String> {
+        trailer(&self.message(id)?, "Machine")
+    }
+
+    /// Whether a commit reachable from `tip` but not from `base` carries the
+    /// trailer `Mass-Delete-Approved: <identity>` (at most 10 000 commits looked at).
+    pub fn mass_delete_approved(&self, tip: ObjectId, base: Option<ObjectId>, identity: &str) -> bool {
+        let known = match base {
+            Some(b) => self.ancestors(b, 10_000),
+            None => Default::default(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![tip];
+        while let Some(id) = stack.pop() {
+            if known.contains(&id) || !seen.insert(id) || seen.len() > 10_000 {
+                continue;
+            }
+            let Ok(c) = self.repo.find_commit(id) else { continue };
+            if let Ok(m) = c.message_raw()
+                && m.to_string().lines().any(|l| {
+                    l.strip_prefix("Mass-Delete-Approved:")
+                        .is_some_and(|v| v.trim() == identity)
+                })
+            {
+                return true;
+            }
+            stack.extend(c.parent_ids().map(|p| p.detach()));
+        }
+        false
+    }
+
+    fn ancestors(&self, from: ObjectId, max: usize) -> std::collections::HashSet<ObjectId> {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![from];
+        while let Some(id) = stack.pop() {
+            if seen.len() >= max || !seen.insert(id) {
+                continue;
+            }
+            if let Ok(c) = self.repo.find_commit(id) {
+                stack.extend(c.parent_ids().map(|p| p.detach()));
+            }
+        }
+        seen
+    }
+
+    /// The git object id of `bytes` as a blob (nothing written).
+    pub fn hash(&self, bytes: &[u8]) -> ObjectId {
+        gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes)
+            .unwrap_or_else(|_| ObjectId::null(self.repo.object_hash()))
+    }
+}
+
+/// The value of `key:` in the trailer lines of a commit message.
+pub fn trailer(message: &str, key: &str) -> Option<String> {
+    message.lines().rev().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == key).then(|| v.trim().to_string())
+    })
+}
+
+fn take_lock(repo: &Path) -> Result<File, Error> {
+    let lock_path = repo.join("memctl.lock");
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| io("cannot open the sync lock", &lock_path, e))?;
+    let start = std::time::Instant::now();
+    loop {
+        match f.try_lock() {
+            Ok(()) => return Ok(f),
+            Err(fs::TryLockError::WouldBlock) if start.elapsed().as_secs() < 10 => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(
+                    Error::new(Kind::Busy, format!("another sync is running: {}", lock_path.display()))
+                        .hint("wait for it to finish; the lock file is that sync's"),
+                );
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io("cannot lock the sync repository", &lock_path, e)),
+        }
+    }
+}
+
+/// Make a bare repository at `path` (which holds only the lock so far): built
+/// beside it and moved in, `HEAD` last, so a kill leaves no half repository.
+fn init(path: &Path) -> Result<(), Error> {
+    let err = |e: &dyn std::fmt::Display| io("cannot create the sync repository", path, e);
+    let tmp = path.with_extension(format!("git.new-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    gix::init_bare(&tmp).map_err(|e| err(&e))?;
+    let config = tmp.join("config");
+    let mut text = crate::fsread::read_small_text(&config).unwrap_or_default();
+    text.push_str("[memctl]\n\tformat = 1\n\tkind = sync\n");
+    fs::write(&config, text).map_err(|e| err(&e))?;
+    fs::write(tmp.join("HEAD"), "ref: refs/heads/main\n").map_err(|e| err(&e))?;
+    for e in fs::read_dir(path).map_err(|e| err(&e))?.flatten() {
+        if e.file_name() != "memctl.lock" {
+            let p = e.path();
+            let _ = fs::remove_dir_all(&p).or_else(|_| fs::remove_file(&p));
+        }
+    }
+    for e in fs::read_dir(&tmp).map_err(|e| err(&e))?.flatten() {
+        if e.file_name() != "HEAD" {
+            fs::rename(e.path(), path.join(e.file_name())).map_err(|e| err(&e))?;
+        }
+    }
+    fs::rename(tmp.join("HEAD"), path.join("HEAD")).map_err(|e| err(&e))?;
+    let _ = fs::remove_dir(&tmp);
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! `memctl sync` (SPEC §11.3), basics: two fake homes whose checkouts share an
+//! `origin` URL at different paths, synced through a `file://` bare remote.
+//! (The multi-machine scenario matrix lives in sync_machines.rs.)
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::support::{Env, git};
+
+const ORIGIN: &str = "https://github.com/Alice/App.git";
+
+/// A home with a git checkout at `<root>/<name>` (origin set), and its memory dir.
+fn machine(name: &str) -> (Env, PathBuf, PathBuf) {
+    let env = Env::new().resolved();
+    let proj = env.root().join(name);
+    fs::create_dir_all(&proj).unwrap();
+    git(&proj, &["init", "-q"]);
+    git(&proj, &["remote", "add", "origin", ORIGIN]);
+    let (_, out, _) = memctl(&env, &proj, name, &["path"]);
+    (env, proj, PathBuf::from(out.trim()))
+}
+
+fn memctl(env: &Env, cwd: &Path, machine: &str, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = env.command();
+    cmd.current_dir(cwd)
+        .args(args)
+        .env("MEMCTL_MACHINE", machine)
+        .stdin(std::process::Stdio::null());
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn bare_remote(env: &Env) -> String {
+    let remote = env.root().join("remote.git");
+    git(
+        env.root().as_path(),
+        &["init", "-q", "--bare", remote.to_str().unwrap()],
+    );
+    format!("file://{}", remote.display())
+}
+
+fn memory(name: &str, ty: &str, body: &str) -> String {
+    format!("---\nname: {name}\ndescription: d\ntype: {ty}\n---\n{body}\n")
+}
+
+fn write(mem: &Path, rel: &str, text: &str) {
+    fs::create_dir_all(mem).unwrap();
+    fs::write(mem.join(rel), text).unwrap();
+}
+
+#[test]
+fn first_sync_carries_memories_with_their_mtimes_to_a_second_machine() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — alpha\n");
+    crate::support::set_age(&lm.join("user_a.md"), 48.0);
+    let (code, out, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("github.com/Alice/App: 0 added"), "{out}");
+    assert!(out.contains("pushed "), "{out}");
+    // The desk has no memory dir yet: the first sync creates it.
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--remote", &url, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &doc["projects"][0];
+    assert_eq!(p["identity"], "github.com/Alice/App");
+    assert_eq!(p["added"], serde_json::json!(["user_a.md", "MEMORY.md"]));
+    assert_eq!(doc["dry_run"], false);
+    assert_eq!(
+        fs::read_to_string(dm.join("user_a.md")).unwrap(),
+        memory("a", "user", "alpha")
+    );
+    assert_eq!(
+        fs::read_to_string(dm.join("MEMORY.md")).unwrap(),
+        "- [A](user_a.md) — alpha\n"
+    );
+    let mt = |p: &Path| fs::metadata(p).unwrap().mtime();
+    assert_eq!(
+        mt(&dm.join("user_a.md")),
+        mt(&lm.join("user_a.md")),
+        "the mtime travels"
+    );
+    // Nothing changed: both are up to date and nothing is pushed.
+    let (code, out, _) = memctl(&lap, &lp, "laptop", &["sync"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("up to date"), "{out}");
+    let (_, out, _) = memctl(&desk, &dp, "desk", &["sync"]);
+    assert!(out.contains("up to date"), "{out}");
+}
+
+#[test]
+fn only_memory_files_travel() {
+    let (lap, lp, lm) = machine("laptop");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    write(&lm, ".consolidate-lock", "4242");
+    write(&lm, "notes.txt", "not a memory");
+    fs::create_dir_all(lm.join(".trash/x")).unwrap();
+    write(&lm.join(".trash/x"), "old.md.deleted", "gone");
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
+    assert_eq!(code, 0, "{err}");
+    let out = std::process::Command::new("git")
+        .args([
+            "--git-dir",
+            url.trim_start_matches("file://"),
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "main",
+        ])
+        .output()
+        .unwrap();
+    let names = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        names.lines().collect::<Vec<_>>(),
+        [
+            "projects/github.com__Alice__App/.memctl/mtimes",
+            "projects/github.com__Alice__App/user_a.md"
+        ],
+        "{names}"
+    );
+}
+
+#[test]
+fn a_conflict_is_kept_beside_the_file_listed_refused_and_resolved() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]).0, 0);
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync", "--remote", &url]).0, 0);
+    write(&lm, "user_a.md", &memory("a", "user", "laptop's"));
+    write(&dm, "user_a.md", &memory("a", "user", "desk's"));
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync"]).0, 0);
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 conflict"), "{out}");
+    let kept = "user_a.md.conflict-laptop-20260310";
+    assert_eq!(
+        fs::read_to_string(dm.join("user_a.md")).unwrap(),
+        memory("a", "user", "desk's")
+    );
+    assert_eq!(
+        fs::read_to_string(dm.join(kept)).unwrap(),
+        memory("a", "user", "laptop's")
+    );
+    // Listed (exit 1), and a sync is refused while it is unresolved.
+    let (code, out, _) = memctl(&desk, &dp, "desk", &["sync", "--status"]);
+    assert_eq!(code, 1);
+    assert!(out.contains(kept), "{out}");
+    let (code, _, err) = memctl(&desk, &dp, "desk", &["sync"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unresolved sync conflict"), "{err}");
+    // Resolved keeping the local version: the incoming copy goes to the trash.
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--resolve", kept]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("resolved: user_a.md kept"), "{out}");
+    assert!(!dm.join(kept).exists());
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync", "--status"]).0, 0);
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync"]).0, 0);
+    // The desk's choice reaches the laptop.
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync"]).0, 0);
+    assert_eq!(
+        fs::read_to_string(lm.join("user_a.md")).unwrap(),
+        memory("a", "user", "desk's")
+    );
+}
+
+#[test]
+fn dry_run_writes_and_pushes_nothing() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]).0, 0);
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--remote", &url, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 added") && out.contains("dry run"), "{out}");
+    assert!(!dm.join("user_a.md").exists());
+}
+
+#[test]
+fn the_first_sync_needs_a_remote() {
+    let (lap, lp, lm) = machine("laptop");
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no sync remote is configured"), "{err}");
+    assert!(err.contains("--remote URL"), "{err}");
+}
+
+#[test]
+fn a_local_mass_deletion_is_refused_without_the_flag() {
+    let (lap, lp, lm) = machine("laptop");
+    let url = bare_remote(&lap);
+    for n in ["a", "b", "c"] {
+        write(&lm, &format!("user_{n}.md"), &memory(n, "user", n));
+    }
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]).0, 0);
+    fs::remove_file(lm.join("user_a.md")).unwrap();
+    fs::remove_file(lm.join("user_b.md")).unwrap();
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("delete 2 of 3 memories"), "{err}");
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--allow-mass-delete"]);
+    assert_eq!(code, 0, "{err}");
+    let log = std::process::Command::new("git")
+        .args([
+            "--git-dir",
+            url.trim_start_matches("file://"),
+            "log",
+            "-1",
+            "--format=%B",
+            "main",
+        ])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert!(log.contains("Mass-Delete-Approved: github.com/Alice/App"), "{log}");
+}
