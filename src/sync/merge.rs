@@ -135,8 +135,8 @@ pub fn merge_index(
     for (i, raw) in frame.raw.iter().enumerate() {
         match frame.by_line.get(&i) {
             Some(t) if gone.contains(t) => {}
-            Some(t) => match winner(t) {
-                Some(w) => {
+            Some(t) => {
+                if let Some(w) = winner(t) {
                     placed.insert(t.clone());
                     if w == bare(raw) {
                         text.push_str(raw);
@@ -145,8 +145,7 @@ pub fn merge_index(
                         text.push_str(&raw[bare(raw).len()..]);
                     }
                 }
-                None => {}
-            },
+            }
             None => text.push_str(raw),
         }
     }
