@@ -624,7 +624,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
         'memctl;sync' {
             [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The git remote to sync through (set once; remembered in the sync repository)')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The identity to use for a project that has none (no git remote, no commit)')
-            [CompletionResult]::new('--resolve', '--resolve', [CompletionResultType]::ParameterName, 'Mark a conflict done, keeping the local version (deletes the conflict file)')
+            [CompletionResult]::new('--resolve', '--resolve', [CompletionResultType]::ParameterName, 'Mark a conflict done, keeping the local version (the conflict file goes to .trash/)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')

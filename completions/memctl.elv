@@ -570,7 +570,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;sync'= {
             cand --remote 'The git remote to sync through (set once; remembered in the sync repository)'
             cand --as 'The identity to use for a project that has none (no git remote, no commit)'
-            cand --resolve 'Mark a conflict done, keeping the local version (deletes the conflict file)'
+            cand --resolve 'Mark a conflict done, keeping the local version (the conflict file goes to .trash/)'
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'

@@ -492,7 +492,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand import" -l no-history -d '
 complete -c memctl -n "__fish_memctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l remote -d 'The git remote to sync through (set once; remembered in the sync repository)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l as -d 'The identity to use for a project that has none (no git remote, no commit)' -r
-complete -c memctl -n "__fish_memctl_using_subcommand sync" -l resolve -d 'Mark a conflict done, keeping the local version (deletes the conflict file)' -r -F
+complete -c memctl -n "__fish_memctl_using_subcommand sync" -l resolve -d 'Mark a conflict done, keeping the local version (the conflict file goes to .trash/)' -r -F
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'

@@ -216,7 +216,7 @@ pub struct SyncArgs {
     #[arg(long, conflicts_with_all = ["dry_run", "resolve"])]
     pub status: bool,
 
-    /// Mark a conflict done, keeping the local version (deletes the conflict file)
+    /// Mark a conflict done, keeping the local version (the conflict file goes to .trash/)
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub resolve: Option<std::path::PathBuf>,
 
