@@ -322,6 +322,16 @@ fn index_write(w: &Written, before: Option<&str>) -> Option<Outcome> {
     Some(o)
 }
 
+/// A conflict file (relative to the memory dir) as one line of the SessionStart
+/// list: its name and where the other version came from.
+fn conflict_line(rel: String) -> String {
+    let name = rel.rsplit('/').next().unwrap_or(&rel);
+    match crate::scan::conflict::parse_conflict_name(name) {
+        Some(c) => format!("{rel} (from {}, {})", c.machine, c.date_iso()),
+        None => rel,
+    }
+}
+
 /// SessionStart (SPEC §7.3): what makes memories invisible now.
 /// What the SessionStart snapshot recorded: its trigger and how many files changed.
 pub struct Between {
@@ -398,6 +408,28 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
         o.context.push(
             Item::new("not linked from the index, so never loaded (`memctl lint --fix` adds the lines)")
                 .with_list(unindexed),
+        );
+    }
+    // Unresolved sync conflicts (SPEC §7.3, §11.3): another machine's version of a
+    // memory waits beside it, and `memctl sync` refuses until it is resolved.
+    let conflicts: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.id == RuleId::ML135)
+        .map(|f| conflict_line(rel(f)))
+        .collect();
+    if !conflicts.is_empty() {
+        let n = conflicts.len();
+        parts.push(format!(
+            "{} (memctl sync --status)",
+            plural(n, "unresolved sync conflict", "unresolved sync conflicts")
+        ));
+        o.context.push(
+            Item::new(format!(
+                "{} another machine's version of a memory, kept beside it and not loaded; merge it by hand and delete the file, or `memctl sync --resolve FILE` keeps the local version (`memctl sync --status` lists them)",
+                plural(n, "sync conflict file holds", "sync conflict files hold")
+            ))
+            .with_list(conflicts),
         );
     }
     // What happened between sessions (SPEC §7.3): a dream or another program.

@@ -189,6 +189,11 @@ pub fn explain(id: RuleId) -> Explanation {
             "A link to a `.md` file that does not exist leads nowhere.",
             "Fix the link target, or remove the link.",
         ),
+        ML135 => e(
+            "Nothing: the file does not end in `.md`; it is another machine's version of a memory that `memctl import` or `memctl sync` kept beside the local one because both had changed.",
+            "The other machine's change is not in the memory Claude Code loads, and `memctl sync` refuses to run until the conflict is resolved.",
+            "Merge what you want to keep into the memory it names (`memctl edit REF`) and delete the conflict file, or run `memctl sync --resolve FILE` to keep the local version; `memctl sync --status` lists them all.",
+        ),
         ML201 => e(
             "MEMORY.md is loaded into every session; the model follows its links to the topic files.",
             "A link whose target does not exist (or differs in case) points to nothing.",

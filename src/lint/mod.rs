@@ -251,7 +251,8 @@ fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
         }
     }
     findings.extend(index_findings);
-    walk_findings(&scan, input.dir, input.now_ms, &mut findings, &mut notes);
+    let root = input.res.memdir.main();
+    walk_findings(&scan, input.dir, root, input.now_ms, &mut findings, &mut notes);
     let mut files = scan.memories.len();
     let reach = index_rules::Reach::new(edges);
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
@@ -291,7 +292,7 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
     let mut findings: Vec<Finding> = results.into_iter().flatten().collect();
     findings.extend(index_findings);
     let mut notes = Vec::new();
-    walk_findings(&scan, memdir.dir(), now_ms, &mut findings, &mut notes);
+    walk_findings(&scan, memdir.dir(), memdir.main(), now_ms, &mut findings, &mut notes);
     let reach = index_rules::Reach::new(HashMap::new());
     for (scope, (_, targets)) in scopes.iter().zip(index_results) {
         index_rules::check_files(scope, &scan.memories, targets.as_ref(), &reach, &mut findings);
@@ -337,7 +338,9 @@ fn sort_findings(findings: &mut [Finding]) {
 }
 
 /// Findings about entries the scan could not use, the cap and temp files.
-fn walk_findings(scan: &Scan, dir: &Path, now_ms: f64, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
+/// `root` is the memory dir (`dir` is the team dir under `--team`): conflict files
+/// are named from it, as `sync --resolve` takes them.
+fn walk_findings(scan: &Scan, dir: &Path, root: &Path, now_ms: f64, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
     use crate::scan::ProblemKind as P;
     for p in &scan.problems {
         match &p.kind {
@@ -423,6 +426,30 @@ fn walk_findings(scan: &Scan, dir: &Path, now_ms: f64, out: &mut Vec<Finding>, n
             ));
         }
     }
+    out.extend(
+        scan.conflict_files
+            .iter()
+            .filter_map(|(_, path)| conflict_finding(root, path)),
+    );
+}
+
+/// ML135: a sync conflict file beside the memory it conflicts with, both named
+/// relative to the memory dir `root`.
+fn conflict_finding(root: &Path, path: &Path) -> Option<Finding> {
+    let name = path.file_name()?.to_str()?;
+    let c = crate::scan::conflict::parse_conflict_name(name)?;
+    let rel = crate::scan::escape_path(path.strip_prefix(root).unwrap_or(path));
+    let dir = rel.strip_suffix(name).unwrap_or("");
+    let original = format!("{dir}{}", c.original);
+    Some(Finding::file(
+        RuleId::ML135,
+        path,
+        format!(
+            "sync conflict: the version of `{original}` from machine `{}` ({}); merge it into `{original}` by hand and delete this file, or run `memctl sync --resolve {rel}` to keep the local version",
+            c.machine,
+            c.date_iso()
+        ),
+    ))
 }
 
 /// The single-file rules (ML101–ML133 that need no directory) on one topic file.

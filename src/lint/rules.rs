@@ -95,6 +95,7 @@ rules! {
     ML132 "stale-temp" Info true "none (not `.md`); left by an interrupted write";
     ML133 "binary" Error false "garbage in context";
     ML134 "link-dangling" Warning false "the model follows a link to nothing";
+    ML135 "sync-conflict" Warning false "a memory's other version waits to be merged";
     ML201 "index-dangling" Error false "the model follows a pointer to nothing";
     ML202 "index-link-outside" Warning false "outside the memory dir; Claude Code's memory agents may not write there";
     ML203 "index-unindexed" Warning true "the memory is never loaded: Claude Code loads only the index";

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::memory::Memory;
 
+pub mod conflict;
 mod indexed;
 mod order;
 mod pipeline;
@@ -105,6 +106,9 @@ pub struct Scan {
     /// Files ending in `.MD`, `.Md` or `.mD` (not scanned by Claude Code).
     pub extension_case: Vec<(String, PathBuf)>,
     pub temp_files: Vec<TempFile>,
+    /// Sync conflict files (`<file>.conflict-<machine>-<date>`, SPEC §11.2): (relative
+    /// path, path), for lint ML135 and the SessionStart hook.
+    pub conflict_files: Vec<(String, PathBuf)>,
     /// Symlinks whose target resolves outside the dir: (relative path, target).
     pub escaping: Vec<(String, PathBuf)>,
 }

@@ -246,7 +246,8 @@ impl Walk<'_> {
     }
 }
 
-/// Remember non-`.md` entries lint reports: wrong-case extensions and temp files.
+/// Remember non-`.md` entries lint reports: wrong-case extensions, temp files and
+/// sync conflict files.
 fn note_other(out: &mut Scan, dir: &Path, path: &Path, name: &OsStr, is_file: bool) {
     let Some(name) = name.to_str() else { return };
     let rel = || path.strip_prefix(dir).unwrap_or(path).to_string_lossy().into_owned();
@@ -265,5 +266,7 @@ fn note_other(out: &mut Scan, dir: &Path, path: &Path, name: &OsStr, is_file: bo
             pid,
             mtime_ms: mtime_ms(&meta),
         });
+    } else if is_file && super::conflict::parse_conflict_name(name).is_some() {
+        out.conflict_files.push((rel(), path.to_path_buf()));
     }
 }

@@ -631,3 +631,44 @@ fn h_session_start_reports_what_a_dream_changed_since_the_last_session() {
     );
     assert_eq!(start(&e), "", "nothing new since: quiet");
 }
+
+/// SessionStart names unresolved sync conflict files (SPEC §7.3, §11.3): how many,
+/// which, and `memctl sync --status`; one JSON line, exit 0, context and message only.
+#[test]
+fn h_session_start_reports_unresolved_sync_conflicts() {
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", GOOD)
+        .memory("team/t.md", GOOD)
+        .file("mem/team/MEMORY.md", "- [T](t.md) — t\n".as_bytes())
+        .file("mem/a.md.conflict-laptop-20261201", GOOD.as_bytes())
+        .file("mem/team/t.md.conflict-desk-top-20261202-2", GOOD.as_bytes());
+    let cwd = e.root().join("proj");
+    let p = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": cwd})).unwrap();
+    let r = hook(e, p);
+    let d = doc(&r);
+    assert_eq!(
+        d.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hookSpecificOutput", "systemMessage"],
+        "no decision at SessionStart: {d}"
+    );
+    assert_eq!(d["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.contains("2 sync conflict files hold another machine's version"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("    a.md.conflict-laptop-20261201 (from laptop, 2026-12-01)\n"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("    team/t.md.conflict-desk-top-20261202-2 (from desk-top, 2026-12-02)"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("memctl sync --status"), "{ctx}");
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: 2 unresolved sync conflicts (memctl sync --status)"
+    );
+}

@@ -1274,3 +1274,106 @@ fn list_rules_fits_80_columns_on_a_terminal_and_keeps_one_line_per_rule_piped() 
     let piped = Env::new().args(["lint", "--list-rules"]).run().success();
     assert_eq!(piped.stdout.lines().count(), memctl::lint::RULES.len());
 }
+
+/// ML135 (SPEC §11.2): every `<file>.conflict-<machine>-<YYYYMMDD>[-N]` in the dir
+/// and in `team/`, naming the memory it conflicts with, the machine and the way out;
+/// never a memory itself (not `.md`: no topic rule, not counted as a file).
+#[test]
+fn sync_conflict_files_are_reported_with_their_memory_and_the_way_out() {
+    let env = good()
+        .file("mem/good.md.conflict-bob-s-mac.local-20261201", GOOD.as_bytes())
+        .file("mem/team/x.md.conflict-laptop-20261201-2", b"no frontmatter at all\n")
+        .file("mem/sub/deep.md.conflict-m-20260101", b"x")
+        // Near misses: a memory, a counter of 1, a bad date, a temp-like name.
+        .file("mem/n.md.conflict-laptop-20261301", b"x")
+        .file("mem/n.md.conflict-laptop-20261201-1", b"x")
+        .file("mem/n.md.conflicted", b"x");
+    let d = env.dir_shown();
+    let doc = env.args(["lint", "--json", "--rule", "ML135"]).run().json();
+    let found: Vec<(String, String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let p = f["abs_path"].as_str().unwrap();
+            let s = |v: &serde_json::Value| v.as_str().unwrap().to_string();
+            (
+                p.strip_prefix(&d).unwrap_or(p).to_string(),
+                s(&f["severity"]),
+                s(&f["message"]),
+            )
+        })
+        .collect();
+    let rels: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        rels,
+        [
+            "good.md.conflict-bob-s-mac.local-20261201",
+            "sub/deep.md.conflict-m-20260101",
+            "team/x.md.conflict-laptop-20261201-2",
+        ],
+        "{doc:#}"
+    );
+    assert!(found.iter().all(|f| f.1 == "warning"));
+    assert_eq!(
+        found[0].2,
+        "sync conflict: the version of `good.md` from machine `bob-s-mac.local` (2026-12-01); merge it into \
+         `good.md` by hand and delete this file, or run `memctl sync --resolve \
+         good.md.conflict-bob-s-mac.local-20261201` to keep the local version"
+    );
+    assert!(
+        found[2].2.contains("the version of `team/x.md` from machine `laptop`"),
+        "{}",
+        found[2].2
+    );
+    assert!(
+        found[2]
+            .2
+            .contains("memctl sync --resolve team/x.md.conflict-laptop-20261201-2")
+    );
+    // Conflict files are not memories: no topic rule looks at them.
+    let all = good()
+        .file("mem/good.md.conflict-laptop-20261201", b"no frontmatter\n")
+        .args(["lint", "--json"])
+        .run();
+    let doc = all.json();
+    let ids: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["ML135"], "{}", all.stdout);
+    assert_eq!(all.code, 0, "a warning, as every warning, fails only --strict");
+    assert_eq!(doc["summary"]["files"], 2, "{}", all.stdout);
+    case(
+        "ML135",
+        good().file("mem/good.md.conflict-laptop-20261201", b"x"),
+        good(),
+    );
+}
+
+#[test]
+fn sync_conflict_is_explained_and_listed() {
+    let run = Env::new().args(["lint", "--explain", "sync-conflict"]).run().success();
+    assert!(
+        run.stdout.starts_with("ML135 sync-conflict (warning)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("memctl sync --resolve FILE"), "{}", run.stdout);
+    let list = Env::new().args(["lint", "--list-rules"]).run().success();
+    assert!(
+        list.stdout
+            .lines()
+            .any(|l| l.starts_with("ML135 ") && l.contains("sync-conflict"))
+    );
+    let sarif = good()
+        .file("mem/good.md.conflict-laptop-20261201", b"x")
+        .args(["lint", "--format", "sarif"])
+        .run()
+        .json();
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert!(rules.iter().any(|r| r["id"] == "ML135" && r["name"] == "sync-conflict"));
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "ML135");
+}

@@ -30,5 +30,6 @@ mod safety;
 mod search;
 mod show;
 mod sync;
+mod sync_machines;
 mod truncate_check;
 mod undo;
