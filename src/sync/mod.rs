@@ -778,12 +778,12 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             r.commit(tree, &parents, &message(&machine, "merge", &reps, &approved), opts.now)?
         };
         r.set_ref(BRANCH, head, "sync: merged")?;
-        for plan in &plans {
-            r.set_ref(
-                &SyncRepo::synced_ref(&plan.target.identity),
-                head,
-                "sync: memory dir written",
-            )?;
+        // The merge base is what this dir and the remote both hold: the remote tip
+        // just merged, until the push makes `head` the remote's too. Moving it to
+        // `head` before the push would make a rejected or cut-short push look like
+        // the remote deleted this machine's new files.
+        if let Some(tip) = remote_tip {
+            set_synced(&r, &plans, tip)?;
         }
         for rep in reps {
             match reports.get_mut(&rep.identity) {
@@ -799,6 +799,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         match transport::push(&r.path, &url, &head.to_hex().to_string())? {
             Pushed::Done => {
                 let _ = r.set_ref(REMOTE_BRANCH, head, "sync: pushed");
+                set_synced(&r, &plans, head)?;
                 let push = PushResult::Pushed {
                     commit: head.to_hex_with_len(8).to_string(),
                     retries,
@@ -822,6 +823,19 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             }
         }
     }
+}
+
+/// Move each planned project's merge base (its synced ref) to `commit`; only
+/// after its memory dir was written.
+fn set_synced(r: &SyncRepo, plans: &[Plan], commit: ObjectId) -> Result<(), Error> {
+    for plan in plans {
+        r.set_ref(
+            &SyncRepo::synced_ref(&plan.target.identity),
+            commit,
+            "sync: memory dir written",
+        )?;
+    }
+    Ok(())
 }
 
 fn machine_of_remote(r: &SyncRepo) -> String {
