@@ -328,6 +328,44 @@ fn size_table(
     (cat, head)
 }
 
+/// Times `sync` of the workload with nothing to change, against `list` and the
+/// `git fetch` it runs; `None` when git is missing or the first sync fails.
+fn sync_row(bin: &str, root: &Path, dir: &Path, n: usize, runs: usize) -> Option<(Duration, Duration, Duration)> {
+    let remote = root.join(format!("sync-remote-{n}.git"));
+    let repo = root.join(format!("sync-{n}.git"));
+    let _ = fs::remove_dir_all(&remote);
+    let _ = fs::remove_dir_all(&repo);
+    let init = Command::new("git")
+        .arg("init")
+        .arg("-q")
+        .arg("--bare")
+        .arg(&remote)
+        .status();
+    if !init.is_ok_and(|s| s.success()) {
+        return None;
+    }
+    let env = format!(
+        "MEMCTL_SYNC_DIR={} MEMCTL_HISTORY=off MEMCTL_MACHINE=bench",
+        repo.display()
+    );
+    let sync = format!("{env} {bin} --dir {} sync --as bench/app", dir.display());
+    let first = format!("{sync} --remote file://{} > /dev/null 2>&1", remote.display());
+    if !Command::new("sh")
+        .args(["-c", &first])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        return None;
+    }
+    let t = time(&format!("{sync} > /dev/null 2>&1"), runs);
+    let fetch = time(
+        &format!("git --git-dir={} fetch -q origin > /dev/null 2>&1", repo.display()),
+        runs,
+    );
+    let list = time(&format!("{bin} --dir {} list > /dev/null", dir.display()), runs);
+    Some((t, fetch, list))
+}
+
 /// A project beside the workload with a 300-line CLAUDE.md, for `review`.
 fn review_project(dir: &Path) -> std::path::PathBuf {
     let proj = dir.with_extension("project");
@@ -459,6 +497,22 @@ fn main() {
                 secs(t),
                 secs(f),
                 t.as_secs_f64() / f.as_secs_f64()
+            )
+            .unwrap();
+        }
+        // Sync (SPEC §11.3) of the unchanged dir through a local bare remote: it
+        // reads and hashes every tracked file, fetches, plans and finds nothing to
+        // push. Floors: list of the same dir, and the `git fetch` it runs.
+        if let Some((t, fetch, list)) = sync_row(bin, &root, &dir, n, runs) {
+            writeln!(
+                report,
+                "  {:<38} {:>10}   vs list {} ({:.2}x), vs git fetch {} ({:.2}x)",
+                "memctl sync (unchanged)",
+                secs(t),
+                secs(list),
+                t.as_secs_f64() / list.as_secs_f64(),
+                secs(fetch),
+                t.as_secs_f64() / fetch.as_secs_f64()
             )
             .unwrap();
         }

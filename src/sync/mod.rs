@@ -124,7 +124,8 @@ fn configure_remote(r: &SyncRepo, wanted: Option<&str>, notes: &mut Vec<String>)
     }
 }
 
-/// The unresolved conflict files (`<file>.md.conflict-*`) below a memory dir,
+/// The unresolved conflict files below a memory dir (the names lint's ML135
+/// reports, [`crate::scan::conflict`]),
 /// with the file each belongs to, sorted.
 pub fn conflict_files(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -145,8 +146,8 @@ pub fn conflict_files(dir: &Path) -> Vec<(String, String)> {
                 if name != ".trash" && name != ".memctl" && out.len() < 10_000 {
                     stack.push((e.path(), rel));
                 }
-            } else if let Some(k) = rel.rfind(".md.conflict-") {
-                out.push((rel[..k + 3].to_string(), rel));
+            } else if let Some(c) = crate::scan::conflict::parse_conflict_name(&name) {
+                out.push((format!("{}{}", &rel[..rel.len() - name.len()], c.original), rel));
             }
         }
     }
