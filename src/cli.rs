@@ -66,7 +66,9 @@ pub enum ColorChoice {
     Never,
 }
 
+// Each command's arguments are built only when it runs (see `generate::command`).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Print the memory dir Claude Code uses for this project
     #[command(after_long_help = examples::PATH)]

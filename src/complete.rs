@@ -8,9 +8,6 @@
 //! clap_complete's own dynamic engine (`CompleteEnv`, `ArgValueCandidates`) sits
 //! behind its `unstable-dynamic` feature; this is the small stable equivalent.
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
 use crate::lint::RULES;
 use crate::memory::MemoryType;
 use crate::paths::{self, Env, Request};
@@ -70,7 +67,7 @@ pub struct Candidate {
 pub fn position(words: &[String], shell: Shell) -> Option<Position> {
     let words = join_equals(words, shell);
     let (current, before) = words.split_last()?;
-    let root = Cli::command();
+    let root = crate::generate::command();
     let mut sub: Option<&clap::Command> = None;
     let mut request = Request::default();
     let mut positionals = 0usize;
@@ -218,7 +215,7 @@ fn value_slot(sub: &str, id: &str) -> Option<Slot> {
 /// own rules for its value, so each dynamic option gets one, and each `REF` command
 /// one for its positionals. Options the CLI does not (yet) have are skipped.
 pub fn fish_rules() -> String {
-    let root = Cli::command();
+    let root = crate::generate::command();
     let mut out = String::from(
         "\n# Dynamic values (memory names, types, rule ids) from `memctl __complete`.\n\
          function __memctl_dynamic\n    \

@@ -48,7 +48,6 @@ mod props;
 use std::io;
 use std::process::ExitCode;
 
-use clap::CommandFactory;
 use cli::Cli;
 use error::{Error, ExitPolicy, Kind};
 
@@ -178,7 +177,7 @@ pub fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<Error
 /// The leading `words` that name a command and its subcommands (`projects merge`
 /// from `projects merge [OPTIONS] <FROM> <INTO>`), or `None`.
 fn command_path<'a>(words: impl Iterator<Item = &'a str>) -> Option<String> {
-    let root = Cli::command();
+    let root = generate::command();
     let mut cmd = &root;
     let mut path: Vec<&str> = Vec::new();
     for w in words {
@@ -201,7 +200,7 @@ fn find_path<'a>(root: &'a clap::Command, path: &str) -> Option<&'a clap::Comman
 /// The first word of `args` that names a subcommand, skipping the values of the
 /// global options that take one.
 fn subcommand_in(args: &[std::ffi::OsString]) -> Option<String> {
-    let root = Cli::command();
+    let root = generate::command();
     let mut skip = false;
     for a in args.iter().skip(1) {
         let a = a.to_str()?;
@@ -220,8 +219,7 @@ fn subcommand_in(args: &[std::ffi::OsString]) -> Option<String> {
 /// "missing <REF>: the memory to show, by file, stem or name" from clap's list of
 /// missing arguments, with each argument's help line.
 fn missing_arguments(rendered: &str, sub: Option<&str>) -> String {
-    use clap::CommandFactory;
-    let root = Cli::command();
+    let root = generate::command();
     let cmd = sub.and_then(|s| find_path(&root, s)).unwrap_or(&root);
     let names: Vec<&str> = rendered
         .lines()
