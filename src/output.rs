@@ -355,6 +355,19 @@ impl Output {
     pub fn flush(&mut self) -> io::Result<()> {
         self.stdout.flush()
     }
+
+    /// Ask a yes/no question on the terminal, after showing what stdout holds so
+    /// far (it is buffered: a diff printed before the question must come first).
+    pub fn ask_yes_no(&mut self, question: &str, default: bool) -> Result<bool, crate::error::Error> {
+        let _ = self.flush();
+        crate::prompt::yes_no(question, default)
+    }
+
+    /// A line from the terminal, after showing what stdout holds so far.
+    pub fn ask_line(&mut self, prompt: &str) -> Result<String, crate::error::Error> {
+        let _ = self.flush();
+        crate::prompt::line(prompt)
+    }
 }
 
 #[cfg(test)]

@@ -8,14 +8,52 @@ pub const FROM_MEMORY: &str = "## From memory";
 /// The bullet text of a memory: its rule, and its `**Why:**` line when it has one,
 /// as the lines [`append_from_memory`] writes: `rule` (its lines joined by one
 /// space: a wrapped paragraph is one line) then `why` on a line of its own.
+///
+/// A rule that is itself a list (a user profile: `- role`, `- stack`, …) keeps its
+/// items: the first becomes the bullet, the others nested items under it (each
+/// item's wrapped lines joined), rather than one line of `… - … - …`.
 pub fn bullet(rule: &str, why: Option<&str>) -> String {
     let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut b = one_line(rule);
+    let mut b = match list_items(rule) {
+        Some(items) => items.iter().map(|i| one_line(i)).collect::<Vec<_>>().join("\n- "),
+        None => one_line(rule),
+    };
     if let Some(w) = why.map(one_line).filter(|w| !w.is_empty()) {
         b.push('\n');
         b.push_str(&w);
     }
     b
+}
+
+/// The item marker a list line starts with (`- `, `* `, `+ `, `1. `, `1) `), as its length.
+fn item_marker(line: &str) -> Option<usize> {
+    let t = line.trim_start();
+    let lead = line.len() - t.len();
+    if ["- ", "* ", "+ "].iter().any(|m| t.starts_with(m)) {
+        return Some(lead + 2);
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &t[digits..];
+    (digits > 0 && digits < 10 && (rest.starts_with(". ") || rest.starts_with(") "))).then_some(lead + digits + 2)
+}
+
+/// The items of a rule that is a list (its first line is an item), markers
+/// stripped; `None` for prose.
+fn list_items(rule: &str) -> Option<Vec<String>> {
+    let mut lines = rule.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next()?;
+    let mut items = vec![first[item_marker(first)?..].to_string()];
+    for l in lines {
+        match item_marker(l) {
+            Some(k) => items.push(l[k..].to_string()),
+            None => {
+                let last = items.last_mut()?;
+                last.push(' ');
+                last.push_str(l.trim());
+            }
+        }
+    }
+    Some(items)
 }
 
 /// `existing` (`None`: the file does not exist) with each of `bullets` appended
@@ -282,5 +320,20 @@ mod tests {
         );
         assert_eq!(bullet("Use bun", None), "Use bun");
         assert_eq!(bullet("Use bun", Some("  ")), "Use bun");
+    }
+
+    #[test]
+    fn a_rule_that_is_a_list_keeps_its_items_nested() {
+        let b = bullet("- Quant trader\n- Stack: Python,\n  Rust\n- 1. odd", Some("**Why:** x"));
+        assert_eq!(b, "Quant trader\n- Stack: Python, Rust\n- 1. odd\n**Why:** x");
+        let out = append_from_memory(None, &[b]);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "## From memory\n\n- Quant trader\n  - Stack: Python, Rust\n  - 1. odd\n  **Why:** x\n"
+        );
+        // Prose stays one line; a single item loses its marker (no `- - x`).
+        assert_eq!(bullet("Run the tests\nwith -q", None), "Run the tests with -q");
+        assert_eq!(bullet("- only one\n  wrapped", None), "only one wrapped");
+        assert_eq!(bullet("10) x\n2) y", None), "x\n- y");
     }
 }

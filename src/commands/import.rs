@@ -107,8 +107,7 @@ fn confirm(args: &ImportArgs, out: &mut Output, plans: &[Plan], machine: &str) -
         .into());
     }
     out.print(&plan_text(plans, machine, true))?;
-    out.flush()?;
-    Ok(crate::prompt::yes_no("Import?", false)?)
+    Ok(out.ask_yes_no("Import?", false)?)
 }
 
 fn finish(out: &mut Output, args: &ImportArgs, plans: &[Plan], machine: &str) -> Result<ExitCode> {

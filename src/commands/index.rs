@@ -59,7 +59,7 @@ fn rebuild_index(args: &RebuildArgs, ctx: &Context, out: &mut Output) -> Result<
 }
 
 /// `--yes`, or a yes on a terminal; without a terminal, a usage error.
-fn confirm(args: &RebuildArgs, out: &Output, plan: &rebuild::Plan) -> Result<bool, Error> {
+fn confirm(args: &RebuildArgs, out: &mut Output, plan: &rebuild::Plan) -> Result<bool, Error> {
     if args.yes {
         return Ok(true);
     }
@@ -70,7 +70,7 @@ fn confirm(args: &RebuildArgs, out: &Output, plan: &rebuild::Plan) -> Result<boo
         )
         .hint("pass --yes to rebuild without asking, or --dry-run to see the diff"));
     }
-    crate::prompt::yes_no(&format!("Rewrite {}?", plan.index_label()), false)
+    out.ask_yes_no(&format!("Rewrite {}?", plan.index_label()), false)
 }
 
 fn apply(

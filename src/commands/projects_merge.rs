@@ -94,8 +94,7 @@ fn confirm(args: &MergeArgs, out: &mut Output, from: &Located, into: &Located, p
     }
     out.print(&plan_text(from, into, plan, true))?;
     out.print(&diffs(plan))?;
-    out.flush()?;
-    Ok(crate::prompt::yes_no(
+    Ok(out.ask_yes_no(
         &format!(
             "Move {} into {}?",
             match plan.moves.len() {

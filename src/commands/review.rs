@@ -84,7 +84,7 @@ pub fn run(args: &ReviewArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     }
     out.print(&render(&res.memdir, &g, ctx.now_ms(), out.interactive()))?;
     if out.interactive() && g.analysis.proposals.iter().any(|p| p.kind.applicable()) {
-        let answer = crate::prompt::line("Apply which proposals? (e.g. 1,3 or 2=local; Enter for none)")?;
+        let answer = out.ask_line("Apply which proposals? (e.g. 1,3 or 2=local; Enter for none)")?;
         let picked = apply_op::parse_choices(&answer.split(',').map(String::from).collect::<Vec<_>>())?;
         if picked.is_empty() {
             out.note("nothing applied");
@@ -243,7 +243,7 @@ fn apply(
         out.note("nothing to apply");
         return finish(out, &plan);
     }
-    if !args.yes && !crate::prompt::yes_no("Apply these changes?", false)? {
+    if !args.yes && !out.ask_yes_no("Apply these changes?", false)? {
         out.note("nothing applied");
         return Ok(ExitCode::SUCCESS);
     }
