@@ -101,6 +101,17 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
 }
 
 #[test]
+fn on_a_terminal_the_diff_comes_before_the_question() {
+    let (env, before) = crowded(150);
+    let d = env.dir();
+    let out = crate::support::run_in_pty(&env, &["index", "rebuild"], &[("Rewrite", "n\r")]);
+    let diff = out.find("+++ b/MEMORY.md").expect("the diff is shown");
+    let question = out.find("Rewrite MEMORY.md?").expect("the question is asked");
+    assert!(diff < question, "{out:?}");
+    assert_eq!(read(&d, "MEMORY.md"), before, "answered no: nothing written");
+}
+
+#[test]
 fn without_a_terminal_it_needs_yes() {
     let (env, before) = crowded(150);
     let d = env.dir();
