@@ -97,7 +97,10 @@ fn free_text(s: &Side) -> Vec<&str> {
 ///
 /// Entries are keyed by the memory file they link. Per entry, the local line wins
 /// when this side changed it, else the remote one (which may remove it). Lines for
-/// files `gone` (deleted by this merge) go. The local file is the frame (its free
+/// files `gone` (deleted by this merge) go; a file `kept` (it exists after the
+/// merge) keeps a line when either side has one, even if the winning side dropped
+/// it (deleted on one side, changed on the other: the kept file stays indexed,
+/// SPEC §11.3 step 3's "both sides' lines for files that exist"). The local file is the frame (its free
 /// text stays) unless only the remote changed the free text: then the remote file
 /// is the frame, since the local still has the base's version. Entries the frame
 /// lacks are inserted by §10.2 placement (`type_of` gives a file's memory type),
@@ -107,6 +110,7 @@ pub fn merge_index(
     local: &str,
     remote: &str,
     gone: &BTreeSet<String>,
+    kept: &BTreeSet<String>,
     type_of: &dyn Fn(&str) -> Option<String>,
 ) -> String {
     if local == remote {
@@ -118,11 +122,17 @@ pub fn merge_index(
     let frame_is_remote =
         !local_changed || (remote_changed && free_text(&l) == free_text(&b) && free_text(&r) != free_text(&b));
     let winner = |t: &str| -> Option<String> {
-        if l.by_target.get(t) == b.by_target.get(t) {
-            r.by_target.get(t).cloned()
+        let won = if l.by_target.get(t) == b.by_target.get(t) {
+            r.by_target.get(t)
         } else {
-            l.by_target.get(t).cloned()
-        }
+            l.by_target.get(t)
+        };
+        won.or_else(|| {
+            kept.contains(t)
+                .then(|| l.by_target.get(t).or(r.by_target.get(t)))
+                .flatten()
+        })
+        .cloned()
     };
     let (frame_text, frame) = if frame_is_remote { (remote, &r) } else { (local, &l) };
     let bom = if frame_text.starts_with('\u{feff}') {
@@ -216,7 +226,7 @@ mod tests {
     fn remote_only_lines_are_added_and_local_ones_kept() {
         let local = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [L](l.md) — local\n";
         let remote = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [R](r.md) — remote\n";
-        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &BTreeSet::new(), &none);
         assert_eq!(
             m,
             "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [L](l.md) — local\n- [R](r.md) — remote\n"
@@ -227,7 +237,7 @@ mod tests {
     fn the_local_line_wins_when_both_changed_an_entry() {
         let local = "# Memory\n- [A](a.md) — mine\n- [B](b.md) — b\n";
         let remote = "# Memory\n- [A](a.md) — theirs\n- [B](b.md) — b2\n";
-        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &BTreeSet::new(), &none);
         assert_eq!(m, "# Memory\n- [A](a.md) — mine\n- [B](b.md) — b2\n");
     }
 
@@ -236,10 +246,10 @@ mod tests {
         let local = "# Memory\n- [A](a.md) — a\n";
         let remote = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n";
         let gone: BTreeSet<String> = ["b.md".to_string()].into();
-        let m = merge_index(BASE, local, remote, &gone, &none);
+        let m = merge_index(BASE, local, remote, &gone, &BTreeSet::new(), &none);
         assert_eq!(m, "# Memory\n- [A](a.md) — a\n- [C](c.md) — c\n");
         // Local unchanged: the remote file as it is, less the deleted files.
-        let m = merge_index(BASE, BASE, remote, &gone, &none);
+        let m = merge_index(BASE, BASE, remote, &gone, &BTreeSet::new(), &none);
         assert_eq!(m, "# Memory\n- [A](a.md) — a\n- [C](c.md) — c\n");
     }
 
@@ -247,7 +257,7 @@ mod tests {
     fn free_text_local_stays_remote_taken_only_over_the_base() {
         let local = "# Memory (mine)\n- [A](a.md) — a\n- [B](b.md) — b\n";
         let remote = "# Memory (theirs)\n- [A](a.md) — a\n- [B](b.md) — b\n- [R](r.md) — r\n";
-        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &BTreeSet::new(), &none);
         assert_eq!(
             m,
             "# Memory (mine)\n- [A](a.md) — a\n- [B](b.md) — b\n- [R](r.md) — r\n"
@@ -255,7 +265,7 @@ mod tests {
         // The local free text is the base's: the remote's comes in, local entries kept.
         let local = "# Memory\n- [A](a.md) — a2\n- [B](b.md) — b\n";
         let remote = "# Notes\n- [A](a.md) — a\n- [B](b.md) — b\n";
-        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &none);
+        let m = merge_index(BASE, local, remote, &BTreeSet::new(), &BTreeSet::new(), &none);
         assert_eq!(m, "# Notes\n- [A](a.md) — a2\n- [B](b.md) — b\n");
     }
 
@@ -265,10 +275,26 @@ mod tests {
         let remote = "## User\r\n- [U](u.md) — u\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n- [G](g.md) — g\r\n";
         let local = "## User\r\n- [U](u.md) — u\r\n- [V](v.md) — v\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n";
         let ty = |t: &str| (t == "g.md").then(|| "feedback".to_string());
-        let m = merge_index(base, local, remote, &BTreeSet::new(), &ty);
+        let m = merge_index(base, local, remote, &BTreeSet::new(), &BTreeSet::new(), &ty);
         assert_eq!(
             m,
             "## User\r\n- [U](u.md) — u\r\n- [V](v.md) — v\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n- [G](g.md) — g\r\n"
         );
+    }
+
+    #[test]
+    fn a_file_kept_against_a_deletion_keeps_its_line() {
+        // Deleted here (its line removed with it), changed on the remote: kept.
+        let local = "# Memory\n- [A](a.md) — a\n";
+        let kept: BTreeSet<String> = ["a.md".to_string(), "b.md".to_string()].into();
+        let m = merge_index(BASE, local, BASE, &BTreeSet::new(), &kept, &none);
+        assert_eq!(m, BASE);
+        // Deleted on the remote, changed here: the local line stays.
+        let remote = "# Memory\n- [A](a.md) — a\n- [C](c.md) — c\n";
+        let m = merge_index(BASE, BASE, remote, &BTreeSet::new(), &kept, &none);
+        assert_eq!(m, "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n");
+        // Not kept: the removal wins.
+        let m = merge_index(BASE, BASE, remote, &BTreeSet::new(), &BTreeSet::new(), &none);
+        assert_eq!(m, remote);
     }
 }

@@ -106,22 +106,30 @@ pub struct Outcome {
     pub push: PushResult,
 }
 
-/// The remote to use: `--remote` sets or changes `origin`; else the configured one.
-fn configure_remote(r: &SyncRepo, wanted: Option<&str>, notes: &mut Vec<String>) -> Result<String, Error> {
+/// The remote to use: `--remote`, else the configured one; and, when `--remote`
+/// names another than the configured one, that one (`Some(None)`: none yet).
+/// Nothing is written here: [`remember_remote`] does, once the sync may write.
+fn choose_remote(r: &SyncRepo, wanted: Option<&str>) -> Result<(String, Option<Option<String>>), Error> {
     let had = r.remote_url();
     match (wanted, had) {
-        (Some(w), Some(h)) if w == h => Ok(h),
-        (Some(w), had) => {
-            transport::set_remote(&r.path, w, had.is_some())?;
-            if let Some(h) = had {
-                notes.push(format!("sync remote changed from {h} to {w}"));
-            }
-            Ok(w.to_string())
-        }
-        (None, Some(h)) => Ok(h),
+        (Some(w), Some(h)) if w == h => Ok((h, None)),
+        (Some(w), had) => Ok((w.to_string(), Some(had))),
+        (None, Some(h)) => Ok((h, None)),
         (None, None) => Err(Error::new(Kind::Config, "no sync remote is configured")
             .hint("name one once with `memctl sync --remote URL` (any git remote: a hosting service, a bare repo, file:///path)")),
     }
+}
+
+/// Store a new remote as `origin`. From another remote, every merge base is
+/// dropped: that history is not this one's, and the next merge is a first sync
+/// (nothing reads as deleted because the new remote never had it).
+fn remember_remote(r: &SyncRepo, url: &str, had: Option<&str>, notes: &mut Vec<String>) -> Result<(), Error> {
+    transport::set_remote(&r.path, url, had.is_some())?;
+    if let Some(h) = had {
+        r.forget_synced()?;
+        notes.push(format!("sync remote changed from {h} to {url}"));
+    }
+    Ok(())
 }
 
 /// The unresolved conflict files below a memory dir (the names lint's ML135
@@ -191,6 +199,16 @@ fn read_local(
     Ok((files, bytes))
 }
 
+/// Give each of `skipped` (files here that cannot travel) the entry the first of
+/// `from` holds for it, so that it reads as unchanged rather than deleted.
+fn carry(files: &mut Files, skipped: &[String], from: &[&Files]) {
+    for rel in skipped {
+        if let Some(b) = from.iter().find_map(|f| f.get(rel)) {
+            files.entry(rel.clone()).or_insert_with(|| b.clone());
+        }
+    }
+}
+
 /// A file's memory type from its frontmatter (for §10.2 placement).
 fn memory_type(bytes: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(bytes);
@@ -248,10 +266,14 @@ fn plan_project(
     t: &Target,
     remote_tree: Option<ObjectId>,
     opts: &Options,
-    write_blobs: bool,
+    (write_blobs, fresh_base): (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Result<Plan, Error> {
-    let base_commit = r.ref_id(&SyncRepo::synced_ref(&t.identity));
+    let base_commit = if fresh_base {
+        None
+    } else {
+        r.ref_id(&SyncRepo::synced_ref(&t.identity))
+    };
     let base = match base_commit {
         Some(c) => match r.projects(Some(c))?.get(&t.member()) {
             Some(tree) => r.files(*tree)?,
@@ -259,12 +281,17 @@ fn plan_project(
         },
         None => Files::new(),
     };
+    // A remote that holds nothing for the project (a new remote, a reset branch)
+    // sent nothing: read as deleting every file it would wipe this machine's memory.
     let remote = match remote_tree {
         Some(tree) => r.files(tree)?,
-        None => Files::new(),
+        None => base.clone(),
     };
     let mut skipped = Vec::new();
-    let (local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
+    let (mut local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
+    // A file that cannot travel (a symlink, too big, unreadable) is not a local
+    // deletion: it keeps its synced entry, so no machine deletes its copy.
+    carry(&mut local, &skipped, &[&base]);
     for s in &skipped {
         warnings.push(format!(
             "{}: {s} is not a regular memory file with a portable name: not synced",
@@ -316,9 +343,9 @@ fn plan_project(
         .ref_id(REMOTE_BRANCH)
         .and_then(|c| r.machine_of(c))
         .unwrap_or_else(|| "remote".to_string());
-    let suffix = conflict_suffix(&machine, opts.now);
     let mut acts = Vec::new();
     let mut gone = BTreeSet::new();
+    let mut kept = BTreeSet::new();
     let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(remote.keys()).collect();
     let oid = |f: &Files, k: &str| f.get(k).map(|b| b.oid);
     for rel in names {
@@ -326,7 +353,16 @@ fn plan_project(
             continue;
         }
         let (b, l, rm) = (oid(&base, rel), oid(&local, rel), oid(&remote, rel));
-        match merge::decide(b.as_ref(), l.as_ref(), rm.as_ref()) {
+        let decision = merge::decide(b.as_ref(), l.as_ref(), rm.as_ref());
+        let exists = match decision {
+            Decision::Same | Decision::KeepLocal => l.is_some(),
+            Decision::TakeRemote | Decision::KeptDeletedHere => rm.is_some(),
+            Decision::KeptDeletedThere | Decision::Conflict => true,
+        };
+        if exists {
+            kept.insert(rel.clone());
+        }
+        match decision {
             Decision::Same | Decision::KeepLocal => {}
             Decision::TakeRemote | Decision::KeptDeletedHere => {
                 match &remote.get(rel) {
@@ -369,6 +405,11 @@ fn plan_project(
             Decision::Conflict => {
                 let rb = &remote[rel];
                 let incoming = r.blob(rb.oid)?;
+                let from = r
+                    .ref_id(REMOTE_BRANCH)
+                    .and_then(|tip| r.machine_that_wrote(tip, &t.member(), rel, rb.oid))
+                    .unwrap_or_else(|| machine.clone());
+                let suffix = conflict_suffix(&from, opts.now);
                 if let Some((name, new)) = conflict_name(&t.dir, rel, &suffix, &incoming) {
                     if new {
                         acts.push(Act::Keep {
@@ -397,7 +438,7 @@ fn plan_project(
     let remote_index = text(&remote)?;
     let mut index = None;
     let mut index_cut = None;
-    if remote_index.is_some() || !gone.is_empty() {
+    if remote_index.is_some() || !gone.is_empty() || !report.skipped.is_empty() {
         let base_index = text(&base)?.unwrap_or_default();
         let mut types: HashMap<String, Option<String>> = HashMap::new();
         for a in &acts {
@@ -418,6 +459,7 @@ fn plan_project(
             &l,
             remote_index.as_deref().unwrap_or(&base_index),
             &gone,
+            &kept,
             &type_of,
         );
         if merged != l {
@@ -611,7 +653,9 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
     let mut r = SyncRepo::open(&opts.repo)?;
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
-    let url = configure_remote(&r, opts.remote.as_deref(), &mut notes)?;
+    let (url, change) = choose_remote(&r, opts.remote.as_deref())?;
+    // Another remote than the one the merge bases came from: a first sync.
+    let fresh_base = matches!(change, Some(Some(_)));
     transport::fetch(&r.path, &url)?;
     r.reopen()?;
     let remote_projects = r.projects(r.ref_id(REMOTE_BRANCH))?;
@@ -646,7 +690,14 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         let remote_tree_of = |m: &str| remote_projects.get(m).copied();
         let mut any = false;
         for t in &targets {
-            let plan = plan_project(&r, t, remote_tree_of(&t.member()), opts, false, &mut warnings)?;
+            let plan = plan_project(
+                &r,
+                t,
+                remote_tree_of(&t.member()),
+                opts,
+                (false, fresh_base),
+                &mut warnings,
+            )?;
             for s in secrets(&plan) {
                 warnings.push(format!("secret-like: {s}"));
             }
@@ -678,26 +729,6 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         let w = Writer::open(&MemoryDir::open(&t.dir, Scope::Main), opts.now, false, &rec)?;
         writers.push((t, w));
     }
-    // Step 1: commit what is here on the local branch.
-    {
-        let mut projects = r.projects(r.ref_id(BRANCH))?;
-        let mut skipped = Vec::new();
-        for (t, _) in &writers {
-            let (files, _) = read_local(&r, &t.dir, true, &mut skipped)?;
-            projects.insert(t.member(), r.write_project(&files)?);
-        }
-        let tree = r.write_root(&projects)?;
-        let main = r.ref_id(BRANCH);
-        if main.and_then(|m| r.tree_of(m)) != Some(tree) {
-            let c = r.commit(
-                tree,
-                &main.into_iter().collect::<Vec<_>>(),
-                &message(&machine, "local memory", &[], &[]),
-                opts.now,
-            )?;
-            r.set_ref(BRANCH, c, "sync: local memory")?;
-        }
-    }
     let mut retries = 0;
     loop {
         let remote_tip = r.ref_id(REMOTE_BRANCH);
@@ -710,7 +741,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
                 t,
                 remote_projects.get(&t.member()).copied(),
                 opts,
-                true,
+                (true, fresh_base && retries == 0),
                 &mut warnings,
             )?;
             found.extend(secrets(&plan));
@@ -731,6 +762,12 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
                 .hint("remove the tokens from the memories, or sync without --strict"));
             }
             warnings.extend(found.into_iter().map(|s| format!("secret-like: {s}")));
+            // Every refusal is behind us: remember the remote, and (step 1) commit
+            // what is here on the local branch.
+            if let Some(had) = &change {
+                remember_remote(&r, &url, had.as_deref(), &mut notes)?;
+            }
+            commit_local(&r, &plans, &machine, opts.now)?;
         }
         // Step 4: write, then record the merged state.
         let mut projects = if remote_tip.is_some() {
@@ -743,6 +780,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             apply(&r, plan, w, opts, &machine_of_remote(&r))?;
             let mut skipped = Vec::new();
             let (mut files, _) = read_local(&r, &plan.target.dir, true, &mut skipped)?;
+            carry(&mut files, &skipped, &[&plan.remote, &plan.local]);
             // Bytes the remote holds keep the remote's mtime in the tree: an mtime
             // alone is no change to push back and forth.
             for (rel, b) in files.iter_mut() {
@@ -824,6 +862,22 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             }
         }
     }
+}
+
+/// Step 1: the local branch gets a commit of each project as this machine has it.
+fn commit_local(r: &SyncRepo, plans: &[Plan], machine: &str, now: DateTime<Utc>) -> Result<(), Error> {
+    let mut projects = r.projects(r.ref_id(BRANCH))?;
+    for plan in plans {
+        projects.insert(plan.target.member(), r.write_project(&plan.local)?);
+    }
+    let tree = r.write_root(&projects)?;
+    let main = r.ref_id(BRANCH);
+    if main.and_then(|m| r.tree_of(m)) != Some(tree) {
+        let parents: Vec<ObjectId> = main.into_iter().collect();
+        let c = r.commit(tree, &parents, &message(machine, "local memory", &[], &[]), now)?;
+        r.set_ref(BRANCH, c, "sync: local memory")?;
+    }
+    Ok(())
 }
 
 /// Move each planned project's merge base (its synced ref) to `commit`; only

@@ -271,6 +271,48 @@ impl SyncRepo {
         trailer(&self.message(id)?, "Machine")
     }
 
+    /// The `Machine:` of the commit that brought `oid` as `rel` of project `member`
+    /// into `tip`'s history: followed from `tip` through the parents that hold the
+    /// same blob, to the first commit none of whose parents does (at most 10 000).
+    pub fn machine_that_wrote(&self, tip: ObjectId, member: &str, rel: &str, oid: ObjectId) -> Option<String> {
+        let holds = |c: ObjectId| -> bool {
+            self.projects(Some(c))
+                .ok()
+                .and_then(|p| p.get(member).copied())
+                .and_then(|tree| self.files(tree).ok())
+                .is_some_and(|f| f.get(rel).is_some_and(|b| b.oid == oid))
+        };
+        let mut at = tip;
+        for _ in 0..10_000 {
+            let c = self.repo.find_commit(at).ok()?;
+            let parents: Vec<ObjectId> = c.parent_ids().map(|p| p.detach()).collect();
+            match parents.into_iter().find(|p| holds(*p)) {
+                Some(p) => at = p,
+                None => return self.machine_of(at),
+            }
+        }
+        None
+    }
+
+    /// Drop every project's merge base (the remote changed: its history is
+    /// another one, and the next sync is a first sync).
+    pub fn forget_synced(&self) -> Result<(), Error> {
+        let err = |e: &dyn std::fmt::Display| io("cannot update a ref of the sync repository", &self.path, e);
+        let refs = self.repo.references().map_err(|e| err(&e))?;
+        let names: Vec<String> = refs
+            .prefixed("refs/memctl/synced/")
+            .map_err(|e| err(&e))?
+            .filter_map(Result::ok)
+            .map(|r| r.name().as_bstr().to_string())
+            .collect();
+        for name in names {
+            if let Ok(r) = self.repo.find_reference(name.as_str()) {
+                r.delete().map_err(|e| err(&e))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a commit reachable from `tip` but not from `base` carries the
     /// trailer `Mass-Delete-Approved: <identity>` (at most 10 000 commits looked at).
     pub fn mass_delete_approved(&self, tip: ObjectId, base: Option<ObjectId>, identity: &str) -> bool {

@@ -61,17 +61,13 @@ pub fn set_remote(repo: &Path, url: &str, had: bool) -> Result<(), Error> {
     Ok(())
 }
 
-/// Fetch `origin`'s branches into `refs/remotes/origin/*` (an empty remote is fine).
+/// Fetch the branches of `url` into `refs/remotes/origin/*` (an empty remote is
+/// fine). By URL, not by the name `origin`: a `--remote` is only remembered once
+/// the sync may write (never by `--dry-run` or a refused sync).
 pub fn fetch(repo: &Path, url: &str) -> Result<(), Error> {
     let mut c = git(repo);
-    c.args([
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        "--prune",
-        "origin",
-        "+refs/heads/*:refs/remotes/origin/*",
-    ]);
+    c.args(["fetch", "--quiet", "--no-tags", "--prune", "--end-of-options", url])
+        .arg("+refs/heads/*:refs/remotes/origin/*");
     let o = run(c)?;
     if !o.status.success() {
         return Err(Error::new(

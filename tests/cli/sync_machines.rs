@@ -576,9 +576,13 @@ fn m5_deleted_on_one_machine_and_edited_on_the_other_is_kept_and_reported() {
         || doc["warnings"].to_string().contains("user_a.md");
     assert!(reported, "the kept file is reported: {doc}");
     assert!(strs(&doc["projects"][0]["deleted"]).is_empty(), "{doc}");
-    // The edit wins everywhere.
+    // The edit wins everywhere, and the kept file stays in the index of both.
     lap.sync_ok(&w, &[]);
     assert_eq!(lap.read("user_a.md").as_deref(), Some(edited.as_str()));
+    for m in [&lap, &desk] {
+        let index = m.read("MEMORY.md").unwrap();
+        assert!(index.contains("(user_a.md)"), "{}: {index}", m.name);
+    }
 
     // The edit syncs first, then the deletion: the deleting machine gets it back.
     let w = World::new();
@@ -593,6 +597,115 @@ fn m5_deleted_on_one_machine_and_edited_on_the_other_is_kept_and_reported() {
     let out = lap.sync_ok(&w, &[]);
     assert_eq!(lap.read("user_a.md").as_deref(), Some(edited.as_str()), "{out:?}");
     assert!(out.stderr.contains("user_a.md"), "reported: {out:?}");
+    assert!(lap.read("MEMORY.md").unwrap().contains("(user_a.md)"), "indexed again");
+}
+
+#[test]
+fn m13_another_remote_is_a_first_sync_and_a_dry_run_does_not_switch_to_it() {
+    let w = World::new();
+    let (lap, _desk) = synced_pair(&w);
+    let empty = w.root().join("empty.git");
+    git(&w.root(), &["init", "-q", "--bare", empty.to_str().unwrap()]);
+    let url = format!("file://{}", empty.display());
+    let before = lap.memories();
+    // A dry run against the new remote deletes nothing and does not remember it.
+    let out = lap.run(&["sync", "--dry-run", "--json", "--remote", &url]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(strs(&out.json()["projects"][0]["deleted"]).is_empty(), "{out:?}");
+    let state = lap.root.join("state/memctl/sync.git");
+    let configured = Command::new("git")
+        .args(["--git-dir", state.to_str().unwrap(), "config", "remote.origin.url"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&configured.stdout).trim(), w.url);
+    // The switch itself: nothing here is deleted, everything is pushed there.
+    let out = lap.run(&["sync", "--json", "--remote", &url]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(strs(&out.json()["projects"][0]["deleted"]).is_empty(), "{out:?}");
+    assert!(out.stdout.contains("sync remote changed"), "{out:?}");
+    assert_eq!(lap.memories(), before);
+    let pushed = Command::new("git")
+        .args([
+            "--git-dir",
+            empty.to_str().unwrap(),
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "main",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&pushed.stdout).contains("user_a.md"),
+        "{}",
+        String::from_utf8_lossy(&pushed.stdout)
+    );
+}
+
+#[test]
+fn m14_a_memory_that_cannot_travel_is_not_deleted_elsewhere() {
+    let w = World::new();
+    let (lap, desk) = synced_pair(&w);
+    // The laptop's copy becomes a symlink (into a cloud drive, say): not synced.
+    let elsewhere = lap.root.join("drive-user_a.md");
+    fs::rename(lap.mem.join("user_a.md"), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, lap.mem.join("user_a.md")).unwrap();
+    let out = lap.sync_ok(&w, &[]);
+    assert!(out.stderr.contains("user_a.md"), "the skipped file is named: {out:?}");
+    assert!(w.remote_file("user_a.md").is_some(), "still on the remote");
+    desk.sync_ok(&w, &[]);
+    assert!(desk.read("user_a.md").is_some(), "the desk keeps its copy");
+    assert!(desk.read("MEMORY.md").unwrap().contains("(user_a.md)"));
+}
+
+#[test]
+fn m15_a_refused_mass_deletion_leaves_the_sync_repository_as_it_was() {
+    let w = World::new();
+    let lap = w.machine("laptop", "src/app", false);
+    for i in 0..4 {
+        lap.write(&format!("user_{i}.md"), &memory(&format!("m{i}"), "user", "x"));
+    }
+    lap.sync_ok(&w, &[]);
+    let state = lap.root.join("state/memctl/sync.git");
+    let head = || {
+        let o = Command::new("git")
+            .args(["--git-dir", state.to_str().unwrap(), "rev-parse", "main"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    let before = head();
+    for i in 0..3 {
+        fs::remove_file(lap.mem.join(format!("user_{i}.md"))).unwrap();
+    }
+    let out = lap.run(&["sync"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--allow-mass-delete"), "{out:?}");
+    assert_eq!(head(), before, "no local commit of the refused state");
+}
+
+#[test]
+fn m16_a_conflict_file_names_the_machine_that_wrote_the_incoming_version() {
+    let w = World::new();
+    let (lap, desk, win) = three(&w);
+    lap.write("user_a.md", &memory("a", "user", "alpha"));
+    lap.sync_ok(&w, &[]);
+    desk.sync_ok(&w, &[]);
+    win.sync_ok(&w, &[]);
+    // The laptop edits and syncs; then winbox syncs something else (the remote's
+    // tip is now winbox's); then the desk's different edit meets the laptop's.
+    lap.write("user_a.md", &memory("a", "user", "alpha from the laptop"));
+    lap.sync_ok(&w, &[]);
+    win.write("user_w.md", &memory("w", "user", "windows"));
+    win.sync_ok(&w, &[]);
+    desk.write("user_a.md", &memory("a", "user", "alpha from the desk"));
+    let out = desk.sync_ok(&w, &["--json"]);
+    let doc = out.json();
+    let kept = doc["projects"][0]["conflicts"][0]["kept_as"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(kept, format!("user_a.md.conflict-laptop-{DAY}"), "{doc}");
 }
 
 #[test]
