@@ -118,16 +118,16 @@ fn status(targets: &[Target], args: &SyncArgs, out: &mut Output) -> Result<ExitC
         out.emit_json(serde_json::to_value(&doc)?)?;
     } else {
         let mut s = String::new();
-        for r in &reports {
+        for r in reports.iter().filter(|r| !r.conflicts.is_empty()) {
+            let n = r.conflicts.len();
+            s.push_str(&format!(
+                "{}: {n} unresolved conflict{} in {}\n",
+                r.identity,
+                if n == 1 { "" } else { "s" },
+                r.memory_dir.as_deref().unwrap_or("")
+            ));
             for c in &r.conflicts {
-                s.push_str(&format!(
-                    "{}: {} conflicts with {}\n",
-                    r.identity,
-                    c.file,
-                    Path::new(r.memory_dir.as_deref().unwrap_or(""))
-                        .join(&c.kept_as)
-                        .display()
-                ));
+                s.push_str(&format!("  {}  (the incoming copy of {})\n", c.kept_as, c.file));
             }
         }
         if !any {
@@ -216,8 +216,9 @@ fn text(projects: &[ProjectReport], dry_run: bool) -> String {
     for p in projects {
         let n = |v: usize| v.to_string();
         s.push_str(&format!(
-            "{}: {} added, {} updated, {} deleted, {} conflict{}{}\n",
+            "{}: {} sent; {} added, {} updated, {} deleted, {} conflict{}{}\n",
             p.identity,
+            n(p.sent.len()),
             n(p.added.len()),
             n(p.updated.len()),
             n(p.deleted.len()),
@@ -227,7 +228,7 @@ fn text(projects: &[ProjectReport], dry_run: bool) -> String {
         ));
         for c in &p.conflicts {
             s.push_str(&format!(
-                "  conflict  {} ({}): the incoming copy is {}\n",
+                "  conflict  {} ({})\n            the incoming copy is {}\n",
                 c.file, c.reason, c.kept_as
             ));
         }

@@ -75,6 +75,10 @@ pub struct ProjectReport {
     /// Files not written: kept against a deletion, changed meanwhile, or unable to travel.
     pub skipped: Vec<String>,
     pub conflicts: Vec<Conflict>,
+    /// Files whose local change goes to the remote (text output only: the JSON
+    /// shape is import's, SPEC §11.2).
+    #[serde(skip)]
+    pub sent: Vec<String>,
 }
 
 /// The `sync --json` document.
@@ -362,6 +366,12 @@ fn plan_project(
         if exists {
             kept.insert(rel.clone());
         }
+        if matches!(
+            decision,
+            Decision::KeepLocal | Decision::Conflict | Decision::KeptDeletedThere
+        ) {
+            report.sent.push(rel.clone());
+        }
         match decision {
             Decision::Same | Decision::KeepLocal => {}
             Decision::TakeRemote | Decision::KeptDeletedHere => {
@@ -622,6 +632,7 @@ fn merge_reports(into: &mut ProjectReport, from: ProjectReport) {
     add(&mut into.deleted, from.deleted);
     add(&mut into.skipped, from.skipped);
     add(&mut into.conflicts, from.conflicts);
+    add(&mut into.sent, from.sent);
 }
 
 /// The commit message: a summary and the trailers.
