@@ -437,6 +437,12 @@ fn plan_project(
             }
         }
     }
+    if local
+        .get(INDEX)
+        .is_some_and(|l| remote.get(INDEX).is_none_or(|r| r.oid != l.oid))
+    {
+        report.sent.push(INDEX.to_string());
+    }
     // MEMORY.md: lines keyed by link target (steps 3–4).
     let text = |f: &Files| -> Result<Option<String>, Error> {
         match f.get(INDEX) {

@@ -63,7 +63,7 @@ fn first_sync_carries_memories_with_their_mtimes_to_a_second_machine() {
     crate::support::set_age(&lm.join("user_a.md"), 48.0);
     let (code, out, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("github.com/Alice/App: 0 added"), "{out}");
+    assert!(out.contains("github.com/Alice/App: 2 sent; 0 added"), "{out}");
     assert!(out.contains("pushed "), "{out}");
     // The desk has no memory dir yet: the first sync creates it.
     let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--remote", &url, "--json"]);
