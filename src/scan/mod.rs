@@ -240,4 +240,47 @@ mod tests {
         let order: Vec<&str> = s.memories.iter().map(|m| m.rel.as_str()).collect();
         assert_eq!(order, ["c.md", "a.md", "b.md"]);
     }
+
+    #[test]
+    fn a_capped_scan_keeps_the_newest_and_still_reports_every_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        // More files than a batch, mtimes in no order, ties among them; binary
+        // content in old files the cut drops unparsed.
+        for i in 0..700u64 {
+            let name = format!("m{i:03}.md");
+            let body = if i % 97 == 0 {
+                "bin\0ary".to_string()
+            } else {
+                format!("---\ndescription: d{i}\n---\n")
+            };
+            fs::write(dir.path().join(&name), body).unwrap();
+            let f = File::options().write(true).open(dir.path().join(&name)).unwrap();
+            f.set_modified(t + std::time::Duration::from_secs((i * 7919) % 350))
+                .unwrap();
+        }
+        let memdir = crate::memdir::MemoryDir::open(dir.path(), crate::memdir::Scope::Main);
+        let full = scan(dir.path());
+        let (capped, _) = scan_without_index(&memdir, Some(50));
+        assert_eq!(capped.total, 700);
+        assert_eq!(full.total, 700);
+        let names = |ms: &[Memory]| {
+            ms.iter()
+                .map(|m| (m.rel.clone(), m.fields.description.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&capped.memories), names(&full.memories[..50]));
+        let binary = |s: &Scan| {
+            let mut v: Vec<String> = s
+                .problems
+                .iter()
+                .filter(|p| p.kind == ProblemKind::Binary)
+                .map(|p| p.rel.clone())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(binary(&capped).len(), 8);
+        assert_eq!(binary(&capped), binary(&full));
+    }
 }
