@@ -93,12 +93,38 @@ pub struct TempFile {
     pub mtime_ms: f64,
 }
 
+/// What a scan keeps of each memory it reads: the memory itself (its window
+/// slimmed, see [`Memory`]), or, for a command that holds every file of a large
+/// dir at once (lint), a compact record of what it needs of each.
+pub trait Kept: Send + Sized {
+    /// The record of a memory the visitor has seen.
+    fn keep(m: Memory) -> Self;
+    fn mtime_ms(&self) -> f64;
+    /// Path relative to the scanned dir, `/`-separated.
+    fn rel(&self) -> &str;
+}
+
+impl Kept for Memory {
+    fn keep(mut m: Memory) -> Memory {
+        window::slim(&mut m);
+        m
+    }
+
+    fn mtime_ms(&self) -> f64 {
+        self.mtime_ms
+    }
+
+    fn rel(&self) -> &str {
+        &self.rel
+    }
+}
+
 /// The result of a scan: every memory (sorted, uncapped), the problems, and the
-/// other entries lint looks at.
-#[derive(Clone, Debug, Default)]
-pub struct Scan {
+/// other entries lint looks at. `K` is what is kept of each memory ([`Kept`]).
+#[derive(Clone, Debug)]
+pub struct Scan<K = Memory> {
     /// The memories, newest first (only the newest `cap` of them when capped).
-    pub memories: Vec<Memory>,
+    pub memories: Vec<K>,
     /// How many memories were read (all of them, also when capped).
     pub total: usize,
     pub problems: Vec<Problem>,
@@ -107,6 +133,19 @@ pub struct Scan {
     pub temp_files: Vec<TempFile>,
     /// Symlinks whose target resolves outside the dir: (relative path, target).
     pub escaping: Vec<(String, PathBuf)>,
+}
+
+impl<K> Default for Scan<K> {
+    fn default() -> Self {
+        Scan {
+            memories: Vec::new(),
+            total: 0,
+            problems: Vec::new(),
+            extension_case: Vec::new(),
+            temp_files: Vec::new(),
+            escaping: Vec::new(),
+        }
+    }
 }
 
 impl Scan {
@@ -174,6 +213,17 @@ fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -
 /// the walk is done.
 pub fn scan_visit<R, T, V>(dir: &Path, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan, Vec<R>, T)
 where
+    R: Send,
+    V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
+{
+    pipeline::run(dir, None, meanwhile, visit)
+}
+
+/// [`scan_visit`], keeping of each memory only the record `K` makes of it once
+/// `visit` has run (the memory itself is dropped then).
+pub fn scan_visit_keeping<K, R, T, V>(dir: &Path, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan<K>, Vec<R>, T)
+where
+    K: Kept,
     R: Send,
     V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
 {
