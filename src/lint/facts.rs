@@ -86,6 +86,9 @@ mod tests {
         assert!(f.hub);
         assert_eq!(f.claude_type, Some(MemoryType::User));
         let n = FileFacts::of(&Memory::from_text("b.md", "---\nname: 12\ndescription: [x]\n---\n"));
-        assert_eq!((n.name.as_deref(), n.title(), n.description.as_deref()), (Some("12"), None, None));
+        assert_eq!(
+            (n.name.as_deref(), n.title(), n.description.as_deref()),
+            (Some("12"), None, None)
+        );
     }
 }

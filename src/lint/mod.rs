@@ -280,7 +280,8 @@ fn lint_inner<K: Kept>(
         HashMap::new()
     };
     let found = results.iter().flatten().map(|o| o.findings.len()).sum::<usize>();
-    let mut findings = Vec::with_capacity(found + memories.len());
+    // Room for the index rules' findings too, moved in next; ML203 adds a few.
+    let mut findings = Vec::with_capacity(found + index_findings.len() + 64);
     let mut edges = HashMap::new();
     let mut texts = Vec::with_capacity(if keep { results.len() } else { 0 });
     for (m, outcome) in memories.iter().zip(results) {
