@@ -3,7 +3,7 @@
 //! wikilink names, ML127's cap), so that a large dir is not held as whole
 //! [`Memory`] records (about 380 bytes each, plus every frontmatter value).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::memory::{Memory, MemoryType};
 use crate::yaml::Value;
@@ -11,9 +11,9 @@ use crate::yaml::Value;
 /// One topic file, compact.
 #[derive(Clone, Debug)]
 pub struct FileFacts {
-    /// Path relative to the linted dir, `/`-separated.
+    /// Path relative to the linted dir, `/`-separated (the path is the dir joined
+    /// with it, as the walk built it: [`FileFacts::path`]).
     pub rel: Box<str>,
-    pub path: Box<Path>,
     pub mtime_ms: f64,
     /// The frontmatter `name` as text (what wikilinks resolve by).
     pub name: Option<Box<str>>,
@@ -31,7 +31,6 @@ impl FileFacts {
     pub fn of(m: &Memory) -> FileFacts {
         FileFacts {
             rel: m.rel.as_str().into(),
-            path: m.path.as_path().into(),
             mtime_ms: m.mtime_ms,
             name: m.name().map(String::into_boxed_str),
             name_is_string: matches!(m.fields.name, Some(Value::String(_))),
@@ -42,6 +41,11 @@ impl FileFacts {
             hub: m.is_hub(),
             claude_type: m.claude_type(),
         }
+    }
+
+    /// The file's path, `dir` being the linted dir.
+    pub fn path(&self, dir: &Path) -> PathBuf {
+        dir.join(&*self.rel)
     }
 
     /// The `name` when it is a string.

@@ -449,7 +449,7 @@ fn walk_findings<K>(
         };
         out.push(Finding::file(
             RuleId::ML127,
-            &first.path,
+            &first.path(dir),
             format!(
                 "{} of {total} files {is} not among the 200 most recently modified; Claude Code's manifest does not list {them}: {}{more}",
                 beyond.len(),

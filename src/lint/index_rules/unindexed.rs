@@ -68,12 +68,8 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
     // `lint --fix` adds the lines in the order of the findings, by path.
     let mut room = Room::new();
     let mut by_path: Vec<&&FileFacts> = owned.iter().filter(|m| !indexed.contains(&*m.rel)).collect();
-    by_path.sort_by(|a, b| {
-        a.path
-            .as_os_str()
-            .as_encoded_bytes()
-            .cmp(b.path.as_os_str().as_encoded_bytes())
-    });
+    // The paths share the linted dir: by path is by relative path.
+    by_path.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
     let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (&*m.rel, room.add(scope, m))).collect();
     for m in owned {
         if indexed.contains(&*m.rel) {
@@ -83,7 +79,7 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
             out.push(
                 Finding::file(
                     RuleId::ML203,
-                    &m.path,
+                    &m.path(&scope.root),
                     format!("not in {index_name}, but linked from an indexed memory"),
                 )
                 .with_severity(Severity::Info),
@@ -105,7 +101,7 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
             };
             out.push(Finding::file(
                 RuleId::ML203,
-                &m.path,
+                &m.path(&scope.root),
                 format!("not in {index_name}: Claude Code never loads it; {how}"),
             ));
         }
