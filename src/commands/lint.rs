@@ -423,7 +423,8 @@ fn render(
                     ));
                 }
             } else {
-                out.print(&format::text(&o.findings, cwd, out.color_stdout))?;
+                let color = out.color_stdout;
+                format::text_chunked(&o.findings, cwd, color, |chunk| out.print(chunk))?;
             }
             // The findings first: stdout is buffered, stderr is not.
             out.flush()?;

@@ -65,8 +65,29 @@ fn paint(out: &mut String, text: &str, s: Severity, color: bool) {
 /// One line per finding: `<path>:<line>:<col>: <severity>[<id>/<name>]: <message>`.
 pub fn text(findings: &[Finding], cwd: &Path, color: bool) -> String {
     let mut s = String::new();
+    let _ = text_chunked(findings, cwd, color, |chunk| {
+        s.push_str(chunk);
+        Ok(())
+    });
+    s
+}
+
+/// [`text`] handed to `emit` a chunk of lines at a time, so that a large report
+/// (25 000 findings) is never held whole as text.
+pub fn text_chunked(
+    findings: &[Finding],
+    cwd: &Path,
+    color: bool,
+    mut emit: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    const CHUNK: usize = 64 << 10;
+    let mut s = String::new();
     let mut last: Option<(&Path, String)> = None;
     for f in findings {
+        if s.len() >= CHUNK {
+            emit(&s)?;
+            s.clear();
+        }
         // Findings come sorted by path: convert each path once.
         match f.path.as_deref() {
             None => s.push('-'),
@@ -81,7 +102,7 @@ pub fn text(findings: &[Finding], cwd: &Path, color: bool) -> String {
         paint(&mut s, f.severity.as_str(), f.severity, color);
         let _ = writeln!(s, "[{}/{}]: {}", f.id, f.rule().name, f.message);
     }
-    s
+    emit(&s)
 }
 
 /// A rule fires on more than this many lines of one file: the terminal layout

@@ -6,6 +6,7 @@
 
 mod config;
 pub mod explain;
+mod facts;
 pub mod fix;
 pub mod format;
 mod index_rules;
@@ -22,7 +23,8 @@ use std::sync::Arc;
 
 use crate::memory::Memory;
 use crate::paths::Resolution;
-use crate::scan::{self, Scan};
+use crate::scan::{self, Kept, Scan};
+pub use facts::FileFacts;
 use index_rules::FileLinks;
 pub use rules::{RULES, Rule, RuleId, Severity};
 
@@ -72,13 +74,17 @@ pub struct Finding {
 
 impl Finding {
     pub fn new(id: RuleId, path: &Path, line: usize, col: usize, message: impl Into<String>) -> Finding {
+        let mut message = message.into();
+        // Held until the report is put together (25 000 of them on large dirs):
+        // without the slack `format!` leaves.
+        message.shrink_to_fit();
         Finding {
             id,
             severity: id.rule().severity,
             path: Some(shared_path(path)),
             line: line.max(1),
             col: col.max(1),
-            message: message.into(),
+            message,
         }
     }
 
@@ -146,24 +152,44 @@ fn read_rest(file: &mut File, buf: &mut Vec<u8>, size: u64) -> std::io::Result<(
     Ok(())
 }
 
-/// The topic rules on a memory whose file the scan has begun, and its links.
-fn check_file(m: &Memory, file: &mut File, buf: &mut Vec<u8>, claude_md: Option<&Vec<String>>) -> FileResult {
-    check_file_keeping(m, file, buf, claude_md, false).0
+/// The topic rules on a memory whose file the scan has begun.
+fn check_file(m: &Memory, file: &mut File, buf: &mut Vec<u8>, claude_md: Option<&Vec<String>>) -> Vec<Finding> {
+    check_file_keeping(m, file, buf, claude_md, false).findings
 }
 
-/// [`check_file`], and with `keep` the file's text (lossily decoded, at most
-/// [`READ_CAP`] bytes; `None` when it could not be read), taken from the buffer
-/// without a copy when it is valid UTF-8.
+/// What a topic file's own rules leave for the rest of the run.
+#[derive(Default)]
+struct FileOutcome {
+    findings: Vec<Finding>,
+    links: FileLinks,
+    /// The text, for [`lint_keeping`].
+    text: Option<String>,
+}
+
+/// A file's [`FileOutcome`], boxed, `None` when empty (most files of a large dir
+/// have no finding and no link: a pointer each, not three vectors).
+type Outcome = Option<Box<FileOutcome>>;
+
+impl FileOutcome {
+    fn boxed(self) -> Outcome {
+        let empty = self.findings.is_empty() && self.links.is_empty() && self.text.is_none();
+        (!empty).then(|| Box::new(self))
+    }
+}
+
+/// The topic rules on a memory whose file the scan has begun, its links, and with
+/// `keep` its text (lossily decoded, at most [`READ_CAP`] bytes; `None` when it
+/// could not be read), taken from the buffer without a copy when it is valid UTF-8.
 fn check_file_keeping(
     m: &Memory,
     file: &mut File,
     buf: &mut Vec<u8>,
     claude_md: Option<&Vec<String>>,
     keep: bool,
-) -> (FileResult, Option<String>) {
+) -> FileOutcome {
     let mut out = Vec::new();
     if read_rest(file, buf, m.size).is_err() {
-        return ((out, FileLinks::default()), None);
+        return FileOutcome::default();
     }
     let t = FileText::new(buf, m.size);
     topic::check(m, &t, claude_md, &mut out);
@@ -172,16 +198,20 @@ fn check_file_keeping(
     // Most files have a finding or two: do not hold the growth slack of each
     // file's list until the report is put together.
     out.shrink_to_fit();
-    let result = (out, index_rules::Reach::links_of(&m.rel, &t.text, &links));
-    if !keep {
-        return (result, None);
-    }
+    let links = index_rules::Reach::links_of(&m.rel, &t.text, &links);
     let text = match t.text {
-        Cow::Owned(s) => s,
-        Cow::Borrowed(_) => String::from_utf8(std::mem::take(buf))
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        _ if !keep => None,
+        Cow::Owned(s) => Some(s),
+        Cow::Borrowed(_) => Some(
+            String::from_utf8(std::mem::take(buf))
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
     };
-    (result, Some(text))
+    FileOutcome {
+        findings: out,
+        links,
+        text,
+    }
 }
 
 /// The outcome of a lint run.
@@ -193,14 +223,13 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-/// Per file: its findings and its links.
-type FileResult = (Vec<Finding>, FileLinks);
 /// Per index: files examined and its link targets.
 type IndexResult = (usize, Option<index_rules::Targets>);
 
-/// Run every rule on the dir.
+/// Run every rule on the dir. Of each topic file only its [`FileFacts`] are
+/// held once its own rules ran (its text is dropped then).
 pub fn lint(input: &Input) -> Report {
-    lint_inner(input, false).0
+    lint_inner::<FileFacts>(input, false, |m| Cow::Borrowed(m)).0
 }
 
 /// What [`lint_keeping`] gives beside the report: the scan of the dir and the text
@@ -214,10 +243,18 @@ pub struct Scanned {
 /// [`lint`], keeping the scan and the texts it read, so that a caller that needs
 /// them too (`dream`) does not walk and read the dir a second time.
 pub fn lint_keeping(input: &Input) -> (Report, Scanned) {
-    lint_inner(input, true)
+    let (report, scan, texts) =
+        lint_inner::<Memory>(input, true, |ms| Cow::Owned(ms.iter().map(FileFacts::of).collect()));
+    (report, Scanned { scan, texts })
 }
 
-fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
+/// The lint run, keeping `K` of each memory (`facts` makes the rules across
+/// files their records of them) and, with `keep`, the texts.
+fn lint_inner<K: Kept>(
+    input: &Input,
+    keep: bool,
+    facts: fn(&[K]) -> Cow<'_, [FileFacts]>,
+) -> (Report, Scan<K>, Vec<Option<String>>) {
     let mut notes = Vec::new();
     let claude_md = config::claude_md_lines(input.res, &mut notes);
     let scopes = index_rules::scopes(&input.res.memdir);
@@ -231,37 +268,64 @@ fn lint_inner(input: &Input, keep: bool) -> (Report, Scanned) {
             .map(|scope| index_rules::check_index(scope, input.warn_at, &mut index_findings))
             .collect()
     };
-    let visit =
-        |m: &Memory, file: &mut File, buf: &mut Vec<u8>| check_file_keeping(m, file, buf, claude_md.as_ref(), keep);
-    let (scan, results, index_results) = scan::scan_visit(input.dir, check_indexes, &visit);
-    let (results, texts): (Vec<FileResult>, Vec<Option<String>>) = results.into_iter().unzip();
+    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| {
+        check_file_keeping(m, file, buf, claude_md.as_ref(), keep).boxed()
+    };
+    let (scan, results, index_results) = scan::scan_visit_keeping::<K, Outcome, _, _>(input.dir, check_indexes, &visit);
+    let memories = facts(&scan.memories);
     // Names are looked up only for wikilinks; files without links add no edge.
-    let by_name = if results.iter().any(|(_, links)| links.has_wikilinks()) {
-        index_rules::Reach::names(&scan.memories)
+    let by_name = if results.iter().flatten().any(|o| o.links.has_wikilinks()) {
+        index_rules::Reach::names(&memories)
     } else {
         HashMap::new()
     };
-    let mut findings = Vec::with_capacity(results.iter().map(|(f, _)| f.len()).sum::<usize>() + scan.memories.len());
+    let found = results.iter().flatten().map(|o| o.findings.len()).sum::<usize>();
+    // Room for the index rules' findings too, moved in next; ML203 adds a few.
+    let mut findings = Vec::with_capacity(found + index_findings.len() + 64);
     let mut edges = HashMap::new();
-    for (m, (f, links)) in scan.memories.iter().zip(results) {
+    let mut texts = Vec::with_capacity(if keep { results.len() } else { 0 });
+    for (m, outcome) in memories.iter().zip(results) {
+        let Some(o) = outcome else {
+            if keep {
+                texts.push(None);
+            }
+            continue;
+        };
+        let FileOutcome {
+            findings: f,
+            links,
+            text,
+        } = *o;
         findings.extend(f);
+        if keep {
+            texts.push(text);
+        }
         let targets = index_rules::Reach::resolve(links, &by_name);
         if !targets.is_empty() {
-            edges.insert(m.rel.clone(), targets);
+            edges.insert(m.rel.to_string(), targets);
         }
     }
     findings.extend(index_findings);
     let root = input.res.memdir.main();
-    walk_findings(&scan, input.dir, root, input.now_ms, &mut findings, &mut notes);
-    let mut files = scan.memories.len();
+    walk_findings(
+        &scan,
+        &memories,
+        input.dir,
+        root,
+        input.now_ms,
+        &mut findings,
+        &mut notes,
+    );
+    let mut files = memories.len();
     let reach = index_rules::Reach::new(edges);
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
         files += n;
-        index_rules::check_files(scope, &scan.memories, targets.as_ref(), &reach, &mut findings);
+        index_rules::check_files(scope, &memories, targets.as_ref(), &reach, &mut findings);
     }
+    drop(memories);
     config::check(input, &mut findings, &mut notes);
     sort_findings(&mut findings);
-    (Report { findings, files, notes }, Scanned { scan, texts })
+    (Report { findings, files, notes }, scan, texts)
 }
 
 /// What the all-projects view needs of a memory dir in one scan: the memories
@@ -292,10 +356,19 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
     let mut findings: Vec<Finding> = results.into_iter().flatten().collect();
     findings.extend(index_findings);
     let mut notes = Vec::new();
-    walk_findings(&scan, memdir.dir(), memdir.main(), now_ms, &mut findings, &mut notes);
+    let memories: Vec<FileFacts> = scan.memories.iter().map(FileFacts::of).collect();
+    walk_findings(
+        &scan,
+        &memories,
+        memdir.dir(),
+        memdir.main(),
+        now_ms,
+        &mut findings,
+        &mut notes,
+    );
     let reach = index_rules::Reach::new(HashMap::new());
     for (scope, (_, targets)) in scopes.iter().zip(index_results) {
-        index_rules::check_files(scope, &scan.memories, targets.as_ref(), &reach, &mut findings);
+        index_rules::check_files(scope, &memories, targets.as_ref(), &reach, &mut findings);
     }
     WindowLint { scan, findings }
 }
@@ -337,10 +410,19 @@ fn sort_findings(findings: &mut [Finding]) {
     }
 }
 
-/// Findings about entries the scan could not use, the cap and temp files.
-/// `root` is the memory dir (`dir` is the team dir under `--team`): conflict files
-/// are named from it, as `sync --resolve` takes them.
-fn walk_findings(scan: &Scan, dir: &Path, root: &Path, now_ms: f64, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
+/// Findings about entries the scan could not use, the cap (`memories` are the
+/// scan's, in its order) and temp files. `root` is the memory dir (`dir` is the
+/// team dir under `--team`): conflict files are named from it, as `sync --resolve`
+/// takes them.
+fn walk_findings<K>(
+    scan: &Scan<K>,
+    memories: &[FileFacts],
+    dir: &Path,
+    root: &Path,
+    now_ms: f64,
+    out: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+) {
     use crate::scan::ProblemKind as P;
     for p in &scan.problems {
         match &p.kind {
@@ -369,11 +451,11 @@ fn walk_findings(scan: &Scan, dir: &Path, root: &Path, now_ms: f64, out: &mut Ve
         }
     }
     // Once per run (issue 14), anchored at the newest file past the cap.
-    let total = scan.memories.len();
-    let beyond: Vec<&Memory> = scan.memories.iter().skip(scan::MAX_MEMORY_FILES).collect();
+    let total = memories.len();
+    let beyond: Vec<&FileFacts> = memories.iter().skip(scan::MAX_MEMORY_FILES).collect();
     if let Some(first) = beyond.first() {
         const NAMED: usize = 10;
-        let names: Vec<&str> = beyond.iter().take(NAMED).map(|m| m.rel.as_str()).collect();
+        let names: Vec<&str> = beyond.iter().take(NAMED).map(|m| &*m.rel).collect();
         let more = beyond.len().saturating_sub(NAMED);
         let more = if more > 0 {
             format!(" … and {more} more")
@@ -387,7 +469,7 @@ fn walk_findings(scan: &Scan, dir: &Path, root: &Path, now_ms: f64, out: &mut Ve
         };
         out.push(Finding::file(
             RuleId::ML127,
-            &first.path,
+            &first.path(dir),
             format!(
                 "{} of {total} files {is} not among the 200 most recently modified; Claude Code's manifest does not list {them}: {}{more}",
                 beyond.len(),
@@ -458,7 +540,7 @@ pub fn file_findings(path: &Path) -> Vec<Finding> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    scan::read_memory_then(path, &name, |m, file, buf| check_file(m, file, buf, None).0).unwrap_or_default()
+    scan::read_memory_then(path, &name, |m, file, buf| check_file(m, file, buf, None)).unwrap_or_default()
 }
 
 /// The single-file rules on a file's text (a former version of it, which the hook

@@ -94,12 +94,38 @@ pub struct TempFile {
     pub mtime_ms: f64,
 }
 
+/// What a scan keeps of each memory it reads: the memory itself (its window
+/// slimmed, see [`Memory`]), or, for a command that holds every file of a large
+/// dir at once (lint), a compact record of what it needs of each.
+pub trait Kept: Send + Sized {
+    /// The record of a memory the visitor has seen.
+    fn keep(m: Memory) -> Self;
+    fn mtime_ms(&self) -> f64;
+    /// Path relative to the scanned dir, `/`-separated.
+    fn rel(&self) -> &str;
+}
+
+impl Kept for Memory {
+    fn keep(mut m: Memory) -> Memory {
+        window::slim(&mut m);
+        m
+    }
+
+    fn mtime_ms(&self) -> f64 {
+        self.mtime_ms
+    }
+
+    fn rel(&self) -> &str {
+        &self.rel
+    }
+}
+
 /// The result of a scan: every memory (sorted, uncapped), the problems, and the
-/// other entries lint looks at.
-#[derive(Clone, Debug, Default)]
-pub struct Scan {
+/// other entries lint looks at. `K` is what is kept of each memory ([`Kept`]).
+#[derive(Clone, Debug)]
+pub struct Scan<K = Memory> {
     /// The memories, newest first (only the newest `cap` of them when capped).
-    pub memories: Vec<Memory>,
+    pub memories: Vec<K>,
     /// How many memories were read (all of them, also when capped).
     pub total: usize,
     pub problems: Vec<Problem>,
@@ -111,6 +137,20 @@ pub struct Scan {
     pub conflict_files: Vec<(String, PathBuf)>,
     /// Symlinks whose target resolves outside the dir: (relative path, target).
     pub escaping: Vec<(String, PathBuf)>,
+}
+
+impl<K> Default for Scan<K> {
+    fn default() -> Self {
+        Scan {
+            memories: Vec::new(),
+            total: 0,
+            problems: Vec::new(),
+            extension_case: Vec::new(),
+            temp_files: Vec::new(),
+            conflict_files: Vec::new(),
+            escaping: Vec::new(),
+        }
+    }
 }
 
 impl Scan {
@@ -184,6 +224,17 @@ where
     pipeline::run(dir, None, meanwhile, visit)
 }
 
+/// [`scan_visit`], keeping of each memory only the record `K` makes of it once
+/// `visit` has run (the memory itself is dropped then).
+pub fn scan_visit_keeping<K, R, T, V>(dir: &Path, meanwhile: impl FnOnce() -> T, visit: &V) -> (Scan<K>, Vec<R>, T)
+where
+    K: Kept,
+    R: Send,
+    V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
+{
+    pipeline::run(dir, None, meanwhile, visit)
+}
+
 /// Read one memory file's window and metadata.
 pub fn read_memory(path: &Path, rel: &str) -> io::Result<Memory> {
     let (mut m, _, _) = open_memory(path, rel)?;
@@ -243,5 +294,48 @@ mod tests {
         let s = scan(dir.path());
         let order: Vec<&str> = s.memories.iter().map(|m| m.rel.as_str()).collect();
         assert_eq!(order, ["c.md", "a.md", "b.md"]);
+    }
+
+    #[test]
+    fn a_capped_scan_keeps_the_newest_and_still_reports_every_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        // More files than a batch, mtimes in no order, ties among them; binary
+        // content in old files the cut drops unparsed.
+        for i in 0..700u64 {
+            let name = format!("m{i:03}.md");
+            let body = if i % 97 == 0 {
+                "bin\0ary".to_string()
+            } else {
+                format!("---\ndescription: d{i}\n---\n")
+            };
+            fs::write(dir.path().join(&name), body).unwrap();
+            let f = File::options().write(true).open(dir.path().join(&name)).unwrap();
+            f.set_modified(t + std::time::Duration::from_secs((i * 7919) % 350))
+                .unwrap();
+        }
+        let memdir = crate::memdir::MemoryDir::open(dir.path(), crate::memdir::Scope::Main);
+        let full = scan(dir.path());
+        let (capped, _) = scan_without_index(&memdir, Some(50));
+        assert_eq!(capped.total, 700);
+        assert_eq!(full.total, 700);
+        let names = |ms: &[Memory]| {
+            ms.iter()
+                .map(|m| (m.rel.clone(), m.fields.description.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&capped.memories), names(&full.memories[..50]));
+        let binary = |s: &Scan| {
+            let mut v: Vec<String> = s
+                .problems
+                .iter()
+                .filter(|p| p.kind == ProblemKind::Binary)
+                .map(|p| p.rel.clone())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(binary(&capped).len(), 8);
+        assert_eq!(binary(&capped), binary(&full));
     }
 }

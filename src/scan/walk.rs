@@ -81,11 +81,11 @@ fn dev_ino(m: &Metadata) -> (u64, u64) {
 
 /// Walk `root` (whose metadata is `root_meta` and real path `real_root`) into
 /// `out`, handing the memory files to `send` in batches.
-pub(super) fn walk(
+pub(super) fn walk<K>(
     root: &Path,
     real_root: &Path,
     root_meta: &Metadata,
-    out: &mut Scan,
+    out: &mut Scan<K>,
     mut send: impl FnMut(Vec<Item>),
 ) {
     let mut walk = Walk {
@@ -106,17 +106,17 @@ pub(super) fn walk(
 /// A recursive walk that follows symlinked directories (with cycle protection by
 /// device and inode) and stats only symlinks: the directory entry's type is enough
 /// for everything else.
-struct Walk<'a> {
+struct Walk<'a, K> {
     root: &'a Path,
     real_root: &'a Path,
-    out: &'a mut Scan,
+    out: &'a mut Scan<K>,
     batch: Vec<Item>,
     send: &'a mut dyn FnMut(Vec<Item>),
     /// (device, inode) of the directories on the current path.
     ancestors: Vec<(u64, u64)>,
 }
 
-impl Walk<'_> {
+impl<K> Walk<'_, K> {
     fn rel(&self, p: &Path) -> String {
         escape_path(p.strip_prefix(self.root).unwrap_or(p))
     }
@@ -248,7 +248,7 @@ impl Walk<'_> {
 
 /// Remember non-`.md` entries lint reports: wrong-case extensions, temp files and
 /// sync conflict files.
-fn note_other(out: &mut Scan, dir: &Path, path: &Path, name: &OsStr, is_file: bool) {
+fn note_other<K>(out: &mut Scan<K>, dir: &Path, path: &Path, name: &OsStr, is_file: bool) {
     let Some(name) = name.to_str() else { return };
     let rel = || path.strip_prefix(dir).unwrap_or(path).to_string_lossy().into_owned();
     if name.len() > 3

@@ -13,11 +13,42 @@ use crate::memory::Memory;
 /// Read one memory from an open file. `buf` ends up holding every byte read, and
 /// the file is positioned just after them.
 pub(super) fn read_memory_from(file: &mut File, buf: &mut Vec<u8>) -> io::Result<Memory> {
+    let head = read_head(file, buf)?;
+    parse_head(file, buf, &head)
+}
+
+/// A file's metadata and its frontmatter window, read but not parsed yet.
+pub(super) struct Head {
+    meta: std::fs::Metadata,
+    window: Window,
+}
+
+impl Head {
+    pub(super) fn mtime_ms(&self) -> f64 {
+        mtime_ms(&self.meta)
+    }
+
+    /// Whether 1 MiB was read without reaching the end of the window: only
+    /// parsing tells whether that is a problem (a block still open).
+    pub(super) fn cut(&self) -> bool {
+        self.window.exceeded
+    }
+}
+
+/// Stat an open file and read its window into `buf` (every byte read), without
+/// parsing it: all a file the top-k cut drops needs (see `pipeline`).
+pub(super) fn read_head(file: &mut File, buf: &mut Vec<u8>) -> io::Result<Head> {
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
     }
     let window = read_window(file, buf, meta.len())?;
+    Ok(Head { meta, window })
+}
+
+/// Parse the window [`read_head`] read into `buf`.
+pub(super) fn parse_head(file: &mut File, buf: &[u8], head: &Head) -> io::Result<Memory> {
+    let (meta, window) = (&head.meta, &head.window);
     let text = match std::str::from_utf8(&buf[..window.len]) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(&buf[..window.len]),
@@ -36,7 +67,7 @@ pub(super) fn read_memory_from(file: &mut File, buf: &mut Vec<u8>) -> io::Result
     Ok(Memory {
         rel: String::new(),
         path: PathBuf::new(),
-        mtime_ms: mtime_ms(&meta),
+        mtime_ms: mtime_ms(meta),
         size: meta.len(),
         frontmatter: fm,
         fields,

@@ -78,7 +78,7 @@ pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) 
             ));
         }
     }
-    (targets, link_lines)
+    (Targets::new(targets), link_lines)
 }
 
 /// Exact-name existence of `rel` under `dir` (lstat semantics), with a cached

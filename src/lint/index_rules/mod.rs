@@ -11,7 +11,7 @@ mod unindexed;
 use std::collections::BTreeMap;
 
 use crate::index::load;
-use crate::memory::Memory;
+use crate::lint::facts::FileFacts;
 
 use super::{Finding, RuleId, Severity};
 
@@ -19,11 +19,23 @@ pub use reach::{FileLinks, Reach};
 pub use scope::{Scope, scopes};
 pub use unindexed::check_files;
 
-/// The memory links of an index: target → lines.
-pub type Targets = BTreeMap<String, Vec<usize>>;
+/// The files an index links (its memory links' targets), sorted: all ML203 asks
+/// of them once ML209 has used their lines.
+pub struct Targets(Box<[Box<str>]>);
+
+impl Targets {
+    /// The targets of `by_target` (target → the lines linking it).
+    fn new(by_target: BTreeMap<String, Vec<usize>>) -> Targets {
+        Targets(by_target.into_keys().map(String::into_boxed_str).collect())
+    }
+
+    pub fn contains(&self, rel: &str) -> bool {
+        self.0.binary_search_by(|t| (**t).cmp(rel)).is_ok()
+    }
+}
 
 /// Run the index rules for one scope; returns the number of files examined.
-pub fn check(scope: &Scope, memories: &[Memory], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
+pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
     let (files, targets) = check_index(scope, warn_at, out);
     check_files(scope, memories, targets.as_ref(), reach, out);
     files

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::index::{self, Target};
-use crate::memory::Memory;
+use crate::lint::facts::FileFacts;
 
 /// Which topic files link which (markdown links and `[[name]]` wikilinks).
 pub struct Reach {
@@ -13,11 +13,11 @@ pub struct Reach {
 
 impl Reach {
     /// The names wikilinks resolve by: frontmatter `name`, case-insensitive.
-    pub fn names(memories: &[Memory]) -> HashMap<String, String> {
+    pub fn names(memories: &[FileFacts]) -> HashMap<String, String> {
         let mut by_name: HashMap<String, String> = HashMap::new();
         for m in memories {
-            if let Some(n) = m.name() {
-                by_name.entry(n.to_lowercase()).or_insert_with(|| m.rel.clone());
+            if let Some(n) = &m.name {
+                by_name.entry(n.to_lowercase()).or_insert_with(|| m.rel.to_string());
             }
         }
         by_name
@@ -90,6 +90,10 @@ pub struct FileLinks {
 impl FileLinks {
     pub fn has_wikilinks(&self) -> bool {
         !self.wiki.is_empty()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.inside.is_empty() && self.wiki.is_empty()
     }
 }
 

@@ -8,6 +8,8 @@ use crate::memdir::{INDEX, MemoryDir, TEAM};
 /// An index file and the topic files it is expected to link.
 pub struct Scope {
     pub index: PathBuf,
+    /// The linted dir (the scanned files' paths are relative to it).
+    pub(super) root: PathBuf,
     /// The directory the index's links resolve in.
     pub(super) base: PathBuf,
     /// The index's dir relative to the linted dir (`""` or `team`).
@@ -21,6 +23,7 @@ impl Scope {
     pub fn single(index: &Path, base: &Path) -> Scope {
         Scope {
             index: index.to_path_buf(),
+            root: base.to_path_buf(),
             base: base.to_path_buf(),
             prefix: String::new(),
             exclude_team: false,
@@ -56,6 +59,7 @@ pub fn scopes(memdir: &MemoryDir) -> Vec<Scope> {
     let dir = memdir.dir();
     let mut out = vec![Scope {
         index: memdir.index_path(),
+        root: dir.to_path_buf(),
         base: dir.to_path_buf(),
         prefix: String::new(),
         exclude_team: team,
@@ -63,6 +67,7 @@ pub fn scopes(memdir: &MemoryDir) -> Vec<Scope> {
     if team {
         out.push(Scope {
             index: memdir.team_dir().join(INDEX),
+            root: dir.to_path_buf(),
             base: memdir.team_dir(),
             prefix: TEAM.into(),
             exclude_team: false,

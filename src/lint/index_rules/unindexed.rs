@@ -1,10 +1,10 @@
 //! The index rules that need the scanned topic files: ML203 (a file the index does
 //! not link, info when another indexed memory links it) and ML213 (no index).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
+use crate::lint::facts::FileFacts;
 use crate::lint::{Finding, RuleId, Severity};
-use crate::memory::Memory;
 
 use super::{Reach, Scope, Targets};
 
@@ -12,7 +12,7 @@ use super::{Reach, Scope, Targets};
 /// the index's `targets`, ML213 when there was no readable index.
 pub fn check_files(
     scope: &Scope,
-    memories: &[Memory],
+    memories: &[FileFacts],
     targets: Option<&Targets>,
     reach: &Reach,
     out: &mut Vec<Finding>,
@@ -24,7 +24,7 @@ pub fn check_files(
 }
 
 /// ML213: topic files but no index (for a scope whose index could not be read).
-fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
+fn check_missing(scope: &Scope, memories: &[FileFacts], out: &mut Vec<Finding>) {
     let owned = memories.iter().filter(|m| scope.owns(&m.rel)).count();
     let idx = &scope.index;
     if owned > 0 && std::fs::symlink_metadata(idx).is_err() {
@@ -40,29 +40,23 @@ fn check_missing(scope: &Scope, memories: &[Memory], out: &mut Vec<Finding>) {
 }
 
 /// ML203: files the index does not link.
-fn check_unindexed(scope: &Scope, memories: &[Memory], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
-    let owned: Vec<&Memory> = memories.iter().filter(|m| scope.owns(&m.rel)).collect();
+fn check_unindexed(scope: &Scope, memories: &[FileFacts], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
+    let owned: Vec<&FileFacts> = memories.iter().filter(|m| scope.owns(&m.rel)).collect();
     unindexed(scope, &owned, targets, reach, out);
 }
 
-fn unindexed(
-    scope: &Scope,
-    owned: &[&Memory],
-    targets: &BTreeMap<String, Vec<usize>>,
-    reach: &Reach,
-    out: &mut Vec<Finding>,
-) {
+fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
     let mut indexed: HashSet<&str> = owned
         .iter()
-        .filter(|m| targets.contains_key(scope.local(&m.rel)))
-        .map(|m| m.rel.as_str())
+        .filter(|m| targets.contains(scope.local(&m.rel)))
+        .map(|m| &*m.rel)
         .collect();
     // A memory an indexed hub links counts as indexed (SPEC §10.1).
     let via_hubs: Vec<&str> = owned
         .iter()
-        .filter(|m| m.is_hub() && indexed.contains(m.rel.as_str()))
+        .filter(|m| m.hub && indexed.contains(&*m.rel))
         .flat_map(|h| reach.direct(&h.rel))
-        .filter_map(|t| owned.iter().find(|m| m.rel == *t).map(|m| m.rel.as_str()))
+        .filter_map(|t| owned.iter().find(|m| *m.rel == **t).map(|m| &*m.rel))
         .collect();
     indexed.extend(via_hubs);
     let reachable = reach.from(&indexed);
@@ -73,23 +67,19 @@ fn unindexed(
     };
     // `lint --fix` adds the lines in the order of the findings, by path.
     let mut room = Room::new();
-    let mut by_path: Vec<&&Memory> = owned.iter().filter(|m| !indexed.contains(m.rel.as_str())).collect();
-    by_path.sort_by(|a, b| {
-        a.path
-            .as_os_str()
-            .as_encoded_bytes()
-            .cmp(b.path.as_os_str().as_encoded_bytes())
-    });
-    let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (m.rel.as_str(), room.add(scope, m))).collect();
+    let mut by_path: Vec<&&FileFacts> = owned.iter().filter(|m| !indexed.contains(&*m.rel)).collect();
+    // The paths share the linted dir: by path is by relative path.
+    by_path.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+    let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (&*m.rel, room.add(scope, m))).collect();
     for m in owned {
-        if indexed.contains(m.rel.as_str()) {
+        if indexed.contains(&*m.rel) {
             continue;
         }
-        if reachable.contains(m.rel.as_str()) {
+        if reachable.contains(&*m.rel) {
             out.push(
                 Finding::file(
                     RuleId::ML203,
-                    &m.path,
+                    &m.path(&scope.root),
                     format!("not in {index_name}, but linked from an indexed memory"),
                 )
                 .with_severity(Severity::Info),
@@ -100,7 +90,7 @@ fn unindexed(
             } else {
                 "memctl --team edit --index"
             };
-            let how = match fixable.get(m.rel.as_str()).unwrap_or(&Fixable::Yes) {
+            let how = match fixable.get(&*m.rel).unwrap_or(&Fixable::Yes) {
                 Fixable::Yes => "add an index line (`memctl lint --fix`)".to_string(),
                 Fixable::NoDescription => format!(
                     "give it a one-line `description:`, then `memctl lint --fix` adds the line (or add it by hand: `{edit}`)"
@@ -111,7 +101,7 @@ fn unindexed(
             };
             out.push(Finding::file(
                 RuleId::ML203,
-                &m.path,
+                &m.path(&scope.root),
                 format!("not in {index_name}: Claude Code never loads it; {how}"),
             ));
         }
@@ -152,10 +142,9 @@ impl Room {
         }
     }
 
-    fn add(&mut self, scope: &Scope, m: &Memory) -> Fixable {
+    fn add(&mut self, scope: &Scope, m: &FileFacts) -> Fixable {
         use crate::index::{self, edit, load};
-        use crate::yaml::Value;
-        let Some(Value::String(hook)) = &m.fields.description else {
+        let Some(hook) = &m.description else {
             return Fixable::NoDescription;
         };
         if self.text.is_none() {
@@ -168,13 +157,10 @@ impl Room {
         if self.cut {
             return Fixable::PastCut;
         }
-        let title = match &m.fields.name {
-            Some(Value::String(s)) => s.clone(),
-            _ => m.stem().to_string(),
-        };
+        let title = m.title().unwrap_or_else(|| m.stem());
         let local = scope.local(&m.rel);
         let (line, _) = index::render_entry(title.trim(), local, hook.trim());
-        let ty = m.claude_type().map(|t| t.as_str());
+        let ty = m.claude_type.map(|t| t.as_str());
         let line_units = line.encode_utf16().count() + self.eol.len();
         // Far from both caps the line fits wherever it goes; near them, the exact
         // model decides, on the index as --fix grows it (lines placed by §10.2).
