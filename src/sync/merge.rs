@@ -292,7 +292,8 @@ mod tests {
         // Deleted on the remote, changed here: the local line stays.
         let remote = "# Memory\n- [A](a.md) — a\n- [C](c.md) — c\n";
         let m = merge_index(BASE, BASE, remote, &BTreeSet::new(), &kept, &none);
-        assert_eq!(m, "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n");
+        // (The remote file is the frame, the local is the base's: B is placed anew.)
+        assert_eq!(m, "# Memory\n- [A](a.md) — a\n- [C](c.md) — c\n- [B](b.md) — b\n");
         // Not kept: the removal wins.
         let m = merge_index(BASE, BASE, remote, &BTreeSet::new(), &BTreeSet::new(), &none);
         assert_eq!(m, remote);
