@@ -254,15 +254,15 @@ pub fn analyze(input: &Input) -> Analysis {
         let mut best_update: Option<(f64, usize)> = None;
         for (u, overlap) in claude_index.overlaps(&it.tokens) {
             let sim = tokens::jaccard_of(it.tokens.len(), units[u].1.tokens.len(), overlap);
-            if sim >= REMOVE_THRESHOLD {
-                if best_remove.is_none_or(|(s, _)| sim > s) {
-                    best_remove = Some((sim, u));
+            // Two lines naming different commands contradict each other however
+            // many words they share: an update candidate, never a removal (which
+            // would forget the newer correction).
+            if tokens::differ(&it.commands, &unit_commands[u]) {
+                if sim >= UPDATE_THRESHOLD && best_update.is_none_or(|(s, _)| sim > s) {
+                    best_update = Some((sim, u));
                 }
-            } else if sim >= UPDATE_THRESHOLD
-                && tokens::differ(&it.commands, &unit_commands[u])
-                && best_update.is_none_or(|(s, _)| sim > s)
-            {
-                best_update = Some((sim, u));
+            } else if sim >= REMOVE_THRESHOLD && best_remove.is_none_or(|(s, _)| sim > s) {
+                best_remove = Some((sim, u));
             }
         }
         let unit_evidence = |u: usize| {

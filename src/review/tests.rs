@@ -195,3 +195,24 @@ fn numbering_is_stable_and_ordered() {
     let got: Vec<(usize, &str)> = p.iter().map(|p| (p.n, p.memory.as_str())).collect();
     assert_eq!(got, [(1, "a.md"), (2, "z.md")]);
 }
+
+#[test]
+fn a_newer_memory_naming_another_command_is_an_update_never_a_remove() {
+    // SPEC §12's own example: the lines share most words (similarity ≥ 0.6) but
+    // name different commands; forgetting the memory would lose the correction.
+    let m = [mem(
+        "testing.md",
+        "feedback",
+        "testing",
+        "how to test",
+        "Run `bun test` before committing changes to the repository.\n\n**Why:** the project moved from npm to bun.",
+        50.0 * DAY,
+    )];
+    let c = [claude(
+        "# Rules\n- Run `npm test` before committing changes to the repository.\n",
+        DAY,
+    )];
+    let p = run(&m, &c, false);
+    assert_eq!(kinds(&p), [(Kind::Update, "testing.md", Some("CLAUDE.md"))]);
+    assert!(p[0].score.unwrap() >= REMOVE_THRESHOLD, "{:?}", p[0].score);
+}
