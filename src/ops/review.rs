@@ -368,10 +368,12 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<Option<forget::Kept>, Error>
         for o in &plan.outside {
             w.replace_outside(&o.root, &o.path, o.expected.as_deref(), &o.new)
                 .map_err(|e| {
-                    e.hint(format!(
-                        "{} changed while review ran; run `memctl review` again",
-                        o.label
-                    ))
+                    if e.kind == Kind::Conflict {
+                        let hint = format!("{} changed while review ran; run `memctl review` again", o.label);
+                        e.hint(hint)
+                    } else {
+                        e
+                    }
                 })?;
             outside_done.push(o);
         }

@@ -348,3 +348,18 @@ fn remove_apply_forgets_and_update_is_never_applied() {
     assert!(!dir.join("t.md").exists());
     assert!(dir.join("u.md").exists());
 }
+
+#[test]
+fn a_dot_claude_dir_leaving_the_project_is_refused_before_anything_is_shown() {
+    let env = project()
+        .file("elsewhere/CLAUDE.md", b"- Run the unit tests before every commit\n")
+        .memory(
+            "t.md",
+            &memory("feedback", "tests", "tests", "Run the unit tests before every commit."),
+        );
+    std::os::unix::fs::symlink(env.root().join("elsewhere"), env.root().join("proj/.claude")).unwrap();
+    let run = review(env, &[]).code(2);
+    run.stderr_has("leaves the project");
+    assert!(!run.stdout.contains("unit tests"), "{}", run.stdout);
+    assert!(!run.stderr.contains("changed while review ran"), "{}", run.stderr);
+}
