@@ -368,6 +368,9 @@ pub fn analyze(input: &Input) -> Analysis {
     });
     for (i, p) in out.iter_mut().enumerate() {
         p.n = i + 1;
+        if p.kind == Kind::Ambiguous {
+            p.action = ambiguous_action(p);
+        }
     }
     Analysis {
         proposals: out,
@@ -462,11 +465,8 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
             target_label(l),
             it.memory.rel
         ),
-        None => format!(
-            "no default target: apply as N=claude, N=local{} to append its rule there, then forget {}",
-            if team_dir { " or N=team" } else { "" },
-            it.memory.rel
-        ),
+        // Named with the proposal's number, known once the proposals are sorted.
+        None => String::new(),
     };
     Some(Proposal {
         n: 0,
@@ -487,6 +487,20 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
             others: Vec::new(),
         },
     })
+}
+
+/// An ambiguous promotion's action, naming its own number: `apply as 3=claude,
+/// 3=local or 3=team …`.
+fn ambiguous_action(p: &Proposal) -> String {
+    let picks: Vec<String> = p.detail.layers.iter().map(|l| format!("{}={}", p.n, l.word())).collect();
+    let picks = match picks.split_last() {
+        Some((last, rest)) if rest.len() > 1 => format!("{} or {last}", rest.join(", ")),
+        _ => picks.join(", "),
+    };
+    format!(
+        "no default target: apply as {picks} to append its rule there, then forget {}",
+        p.memory
+    )
 }
 
 /// How a layer is named as a target.

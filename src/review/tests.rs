@@ -120,6 +120,12 @@ fn promotions_by_type_and_topic() {
             (Kind::Ambiguous, "b.md", None),
         ]
     );
+    // The ambiguous one's action names its own number.
+    assert!(
+        p[2].action.contains("3=claude, 3=local to") && !p[2].action.contains("N="),
+        "{}",
+        p[2].action
+    );
     // With a team dir, the project convention goes to team/.
     let p = run(&m, &[], true);
     assert_eq!(p[0].target.as_deref(), Some("team/"));
