@@ -189,7 +189,11 @@ fn render(memdir: &crate::memdir::MemoryDir, g: &Gathered, now_ms: f64, interact
         return s;
     }
     for p in &g.analysis.proposals {
-        let target = p.target.as_deref().map(|t| format!(" → {t}")).unwrap_or_default();
+        let target = match (p.kind, p.target.as_deref()) {
+            (review::Kind::Merge, Some(t)) => format!(" into {t}"),
+            (_, Some(t)) => format!(" → {t}"),
+            (_, None) => String::new(),
+        };
         s.push_str(&format!("\n{}. {} {}{target}\n", p.n, p.kind.as_str(), p.memory));
         s.push_str(&format!("   why:    {}\n", p.reason));
         for e in &p.evidence {

@@ -154,9 +154,10 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
             });
             continue;
         }
-        let involved: Vec<String> = std::iter::once(p.memory.clone())
-            .chain(p.detail.others.iter().cloned())
-            .collect();
+        let involved: Vec<String> = match p.kind {
+            ProposalKind::Merge => p.target.iter().chain(&p.detail.others).cloned().collect(),
+            _ => vec![p.memory.clone()],
+        };
         if let Some((m, by)) = involved.iter().find_map(|m| consumed.get(m).map(|by| (m, *by))) {
             skipped.push(Skipped {
                 n: p.n,
@@ -243,7 +244,7 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                 files.push(claude_file(src, l).display());
             }
             (ProposalKind::Merge, _) => {
-                let keep = p.memory.clone();
+                let keep = p.target.clone().unwrap_or_default();
                 let old = src.texts.get(&keep).cloned().unwrap_or_default();
                 let others: Vec<&str> = p
                     .detail

@@ -143,10 +143,11 @@ pub struct Evidence {
 pub struct Proposal {
     pub n: usize,
     pub kind: Kind,
-    /// The memory it is about (relative to the memory dir).
+    /// The memory it is about (relative to the memory dir); for a merge, the
+    /// memories folded into the target (`, `-separated when several).
     pub memory: String,
-    /// `CLAUDE.md`, `CLAUDE.local.md`, `team/`, the file to update or the merged
-    /// memory; `null` for removals, conflicts and ambiguous promotions.
+    /// `CLAUDE.md`, `CLAUDE.local.md`, `team/`, the file to update or, for a merge,
+    /// the memory kept; `null` for removals, conflicts and ambiguous promotions.
     pub target: Option<String>,
     pub evidence: Vec<Evidence>,
     /// The similarity (two decimals) for removals, updates, merges and conflicts.
@@ -167,7 +168,7 @@ pub struct Detail {
     /// The bullet a promotion appends: the rule's first paragraph and its
     /// `**Why:**` line ([`crate::claude_md::bullet`]).
     pub bullet: String,
-    /// A merge's other members (the target is the one kept).
+    /// A merge's members folded in (the target is the one kept).
     pub others: Vec<String>,
 }
 
@@ -492,7 +493,12 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
 /// An ambiguous promotion's action, naming its own number: `apply as 3=claude,
 /// 3=local or 3=team …`.
 fn ambiguous_action(p: &Proposal) -> String {
-    let picks: Vec<String> = p.detail.layers.iter().map(|l| format!("{}={}", p.n, l.word())).collect();
+    let picks: Vec<String> = p
+        .detail
+        .layers
+        .iter()
+        .map(|l| format!("{}={}", p.n, l.word()))
+        .collect();
     let picks = match picks.split_last() {
         Some((last, rest)) if rest.len() > 1 => format!("{} or {last}", rest.join(", ")),
         _ => picks.join(", "),
@@ -566,7 +572,8 @@ fn merges(items: &[Item]) -> Vec<Proposal> {
             out.push(Proposal {
                 n: 0,
                 kind: Kind::Merge,
-                memory: keep.memory.rel.clone(),
+                // The memories folded in; the target is the one kept.
+                memory: others.join(", "),
                 target: Some(keep.memory.rel.clone()),
                 reason: format!(
                     "{} memories with {}: {}; score {:.2}{threshold} (the name and description tokens, as dream --dry-run clusters them)",

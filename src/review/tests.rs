@@ -141,7 +141,8 @@ fn merge_keeps_the_newest() {
         .into_iter()
         .filter(|p| p.kind == Kind::Merge)
         .collect();
-    assert_eq!(kinds(&p), [(Kind::Merge, "y.md", Some("y.md"))]);
+    // The memory folded in, and the one kept as the target.
+    assert_eq!(kinds(&p), [(Kind::Merge, "x.md", Some("y.md"))]);
     assert_eq!(p[0].detail.others, ["x.md"]);
 }
 

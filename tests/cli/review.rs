@@ -194,7 +194,20 @@ fn merge_and_its_twin() {
         &["--json"],
     )
     .success();
-    assert_eq!(kinds(&run), pairs(&[("merge", "b.md")]));
+    assert_eq!(kinds(&run), pairs(&[("merge", "a.md")]));
+    assert_eq!(run.json()["proposals"][0]["target"], "b.md");
+    let text = review(
+        project()
+            .memory_aged(
+                "a.md",
+                &memory("reference", "deploy notes", "how deploys run", "Old."),
+                48.0,
+            )
+            .memory("b.md", &memory("reference", "deploy notes", "deploys", "New.")),
+        &[],
+    )
+    .success();
+    assert!(text.stdout.contains("1. merge a.md into b.md\n"), "{}", text.stdout);
     let twin = review(
         project()
             .memory("a.md", &memory("reference", "deploy notes", "how deploys run", "Old."))
