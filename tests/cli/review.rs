@@ -376,3 +376,51 @@ fn a_dot_claude_dir_leaving_the_project_is_refused_before_anything_is_shown() {
     assert!(!run.stdout.contains("unit tests"), "{}", run.stdout);
     assert!(!run.stderr.contains("changed while review ran"), "{}", run.stderr);
 }
+
+#[test]
+fn apply_json_lists_every_file_changed_index_included() {
+    let env = project()
+        .file("proj/CLAUDE.md", b"- Run the unit tests before every commit\n")
+        .memory(
+            "t.md",
+            &memory("feedback", "tests", "tests", "Run the unit tests before every commit."),
+        )
+        .memory("tdd.md", &memory("feedback", "tdd", "tests first", TDD))
+        .memory_aged(
+            "a.md",
+            &memory("reference", "deploy notes", "how deploys run", "Old."),
+            48.0,
+        )
+        .memory("b.md", &memory("reference", "deploy notes", "deploys", "New."))
+        .index(
+            "- [tests](t.md) — tests\n- [tdd](tdd.md) — tests first\n- [a](a.md) — deploys\n- [b](b.md) — deploys\n",
+        );
+    let dir = env.dir();
+    let listed = review(env, &["--json"]).success();
+    assert_eq!(
+        kinds(&listed),
+        pairs(&[("promote", "tdd.md"), ("remove", "t.md"), ("merge", "a.md")])
+    );
+    let root = dir.parent().unwrap().to_path_buf();
+    let out = again(&root, &["review", "--apply", "1,2,3", "--yes", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<serde_json::Value> = doc["applied"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["files_changed"].clone())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            serde_json::json!(["CLAUDE.md", "tdd.md", "MEMORY.md"]),
+            serde_json::json!(["t.md", "MEMORY.md"]),
+            serde_json::json!(["b.md", "a.md", "MEMORY.md"]),
+        ]
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("MEMORY.md")).unwrap(),
+        "- [b](b.md) — deploys\n"
+    );
+}
