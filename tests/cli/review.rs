@@ -424,3 +424,52 @@ fn apply_json_lists_every_file_changed_index_included() {
         "- [b](b.md) — deploys\n"
     );
 }
+
+/// A memory whose rule, why-line and evidence run far past 80 columns.
+fn long_memory() -> String {
+    memory(
+        "feedback",
+        "tdd",
+        "tests first",
+        &format!(
+            "Write the failing test first, then the code, for every change to the build, the release scripts and the test harness {}.",
+            "and the fixtures ".repeat(8)
+        ),
+    )
+}
+
+#[test]
+fn on_a_terminal_the_text_fits_80_columns_and_piped_it_stays_whole() {
+    let env = project().memory("tdd.md", &long_memory()).env("COLUMNS", "80");
+    let out = crate::support::run_in_pty(&env, &["review"], &[("Apply which", "\r")]);
+    let lines = crate::support::pty_lines(&out);
+    assert!(
+        lines.iter().any(|l| l.starts_with("   tdd.md:7 (") && l.ends_with('…')),
+        "{out}"
+    );
+    for l in lines
+        .iter()
+        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE"))
+    {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+    let piped = review(project().memory("tdd.md", &long_memory()), &[]).success();
+    assert!(
+        piped
+            .stdout
+            .contains("and the fixtures and the fixtures and the fixtures ."),
+        "{}",
+        piped.stdout
+    );
+    for l in piped.stdout.lines().filter(|l| !l.starts_with("   ")) {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+    let none = review(project(), &[]).success();
+    for l in none
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE"))
+    {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+}
