@@ -127,6 +127,14 @@ fn checked(root: &Path, which: Which, path: PathBuf) -> Result<ClaudeFile, Error
         link_target: None,
         note: None,
     };
+    // `.claude/CLAUDE.md` through a `.claude` that is a symlink: its real
+    // directory must lie inside the project too, checked before anything is read.
+    if let Some(parent) = f.path.parent()
+        && parent != root
+        && std::fs::symlink_metadata(parent).is_ok()
+    {
+        parent_inside(root, &f.path, parent)?;
+    }
     let Ok(md) = std::fs::symlink_metadata(&f.path) else {
         return Ok(f);
     };
@@ -135,6 +143,37 @@ fn checked(root: &Path, which: Which, path: PathBuf) -> Result<ClaudeFile, Error
         f.link_target = Some(link_target(root, &f.path)?);
     }
     Ok(f)
+}
+
+/// The real directory `parent` of `path`, required inside the real `root`.
+fn parent_inside(root: &Path, path: &Path, parent: &Path) -> Result<(), Error> {
+    let real = std::fs::canonicalize(parent).map_err(|e| {
+        Error::new(
+            Kind::InvalidInput,
+            format!("cannot resolve {}: {}", parent.display(), crate::error::io_words(&e)),
+        )
+    })?;
+    if !real.starts_with(real_root(root)?) {
+        return Err(Error::new(
+            Kind::Containment,
+            format!(
+                "{} is reached through a symlink that leaves the project: {}",
+                path.display(),
+                real.display()
+            ),
+        )
+        .hint("memctl reads and writes CLAUDE files only inside the project root; edit the file there directly"));
+    }
+    Ok(())
+}
+
+fn real_root(root: &Path) -> Result<PathBuf, Error> {
+    std::fs::canonicalize(root).map_err(|e| {
+        Error::new(
+            Kind::Io,
+            format!("cannot resolve {}: {}", root.display(), crate::error::io_words(&e)),
+        )
+    })
 }
 
 /// The real target of the symlink `path`, required inside the real `root`.
@@ -150,12 +189,7 @@ pub fn link_target(root: &Path, path: &Path) -> Result<PathBuf, Error> {
         )
         .hint("point the link at an existing file inside the project, or replace it with a file")
     })?;
-    let root_real = std::fs::canonicalize(root).map_err(|e| {
-        Error::new(
-            Kind::Io,
-            format!("cannot resolve {}: {}", root.display(), crate::error::io_words(&e)),
-        )
-    })?;
+    let root_real = real_root(root)?;
     if !target.starts_with(&root_real) {
         return Err(Error::new(
             Kind::Containment,

@@ -142,3 +142,22 @@ fn statements_are_bullets_and_paragraphs_outside_code() {
         ]
     );
 }
+
+#[test]
+fn a_dot_claude_dir_symlink_that_leaves_the_project_is_containment() {
+    let p = project();
+    let root = p.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::write(elsewhere.path().join("CLAUDE.md"), "- outside rule\n").unwrap();
+    symlink(elsewhere.path(), root.join(".claude")).unwrap();
+    let e = locate_one(root, Which::ClaudeMd).unwrap_err();
+    assert_eq!(e.kind, Kind::Containment);
+    assert!(e.message.contains(".claude"), "{}", e.message);
+    // A `.claude` link inside the project is followed.
+    fs::remove_file(root.join(".claude")).unwrap();
+    fs::create_dir(root.join("conf")).unwrap();
+    fs::write(root.join("conf/CLAUDE.md"), "- inside rule\n").unwrap();
+    symlink("conf", root.join(".claude")).unwrap();
+    let f = locate_one(root, Which::ClaudeMd).unwrap();
+    assert_eq!(read(&f).unwrap().unwrap().lines[0].text, "- inside rule");
+}

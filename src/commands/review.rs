@@ -82,7 +82,8 @@ pub fn run(args: &ReviewArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         out.emit_json(serde_json::to_value(report(&res.memdir, &g))?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&render(&res.memdir, &g, ctx.now_ms(), out.interactive()))?;
+    let width = crate::output::row_width(out);
+    out.print(&render(&res.memdir, &g, ctx.now_ms(), out.interactive(), width))?;
     if out.interactive() && g.analysis.proposals.iter().any(|p| p.kind.applicable()) {
         let answer = out.ask_line("Apply which proposals? (e.g. 1,3 or 2=local; Enter for none)")?;
         let picked = apply_op::parse_choices(&answer.split(',').map(String::from).collect::<Vec<_>>())?;
@@ -166,8 +167,17 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
     })
 }
 
-/// The numbered proposals as text.
-fn render(memdir: &crate::memdir::MemoryDir, g: &Gathered, now_ms: f64, interactive: bool) -> String {
+/// The numbered proposals as text. On a terminal (`width` `Some`) the `why:` and
+/// `action:` lines wrap to it and evidence lines are cut with `…`; piped output
+/// keeps each on one line, whole.
+fn render(
+    memdir: &crate::memdir::MemoryDir,
+    g: &Gathered,
+    now_ms: f64,
+    interactive: bool,
+    width: Option<usize>,
+) -> String {
+    use crate::output::{fit_end, hang};
     let age = |ms: f64| crate::age::age_text(crate::age::age_days(now_ms, ms));
     let shown = |t: &Option<ClaudeText>, f: &claude_md::ClaudeFile| match t {
         Some(t) => format!(
@@ -185,23 +195,38 @@ fn render(memdir: &crate::memdir::MemoryDir, g: &Gathered, now_ms: f64, interact
         shown(&g.claude_local_md, &g.located.claude_local_md)
     );
     if g.analysis.proposals.is_empty() {
-        s.push_str("\nno proposals: the memories and the CLAUDE files do not overlap, and no memory belongs in another layer\n");
+        s.push_str("\nno proposals: no memory overlaps a CLAUDE file or belongs in another layer\n");
         return s;
     }
     for p in &g.analysis.proposals {
-        let target = p.target.as_deref().map(|t| format!(" → {t}")).unwrap_or_default();
-        s.push_str(&format!("\n{}. {} {}{target}\n", p.n, p.kind.as_str(), p.memory));
-        s.push_str(&format!("   why:    {}\n", p.reason));
+        let target = match (p.kind, p.target.as_deref()) {
+            (review::Kind::Merge, Some(t)) => format!(" into {t}"),
+            (_, Some(t)) => format!(" → {t}"),
+            (_, None) => String::new(),
+        };
+        s.push('\n');
+        s.push_str(&hang(
+            &format!("{}. ", p.n),
+            &format!("{} {}{target}", p.kind.as_str(), p.memory),
+            width,
+        ));
+        s.push_str(&hang("   why:    ", &p.reason, width));
         for e in &p.evidence {
-            s.push_str(&format!("   {}:{} ({}): {}\n", e.file, e.line, age(e.mtime_ms), e.text));
+            let line = format!("   {}:{} ({}): {}", e.file, e.line, age(e.mtime_ms), e.text);
+            match width {
+                Some(w) => s.push_str(&fit_end(&line, w)),
+                None => s.push_str(&line),
+            }
+            s.push('\n');
         }
-        s.push_str(&format!("   action: {}\n", p.action));
+        s.push_str(&hang("   action: ", &p.action, width));
     }
     let n = g.analysis.proposals.len();
     if !interactive {
         s.push_str(&format!(
-            "\n{n} proposal{}; apply with `memctl review --apply N,... --yes` (pick a target as N=claude, N=local or N=team)\n",
-            if n == 1 { "" } else { "s" }
+            "\n{n} proposal{}; apply with `memctl review --apply N,... --yes`\n(pick a target as N=claude, N=local{})\n",
+            if n == 1 { "" } else { "s" },
+            if g.team_dir { " or N=team" } else { "" }
         ));
     }
     s

@@ -63,8 +63,8 @@ pub fn parse_choices(raw: &[String]) -> Result<Vec<Choice>, Error> {
 pub struct Applied {
     pub n: usize,
     pub kind: ProposalKind,
-    /// The CLAUDE files (relative to the project root) and memories (relative to
-    /// the memory dir) it changes.
+    /// Every file it changes: the CLAUDE files (relative to the project root), the
+    /// memories and the indexes that lose or gain a line (relative to the memory dir).
     pub files_changed: Vec<String>,
 }
 
@@ -154,9 +154,10 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
             });
             continue;
         }
-        let involved: Vec<String> = std::iter::once(p.memory.clone())
-            .chain(p.detail.others.iter().cloned())
-            .collect();
+        let involved: Vec<String> = match p.kind {
+            ProposalKind::Merge => p.target.iter().chain(&p.detail.others).cloned().collect(),
+            _ => vec![p.memory.clone()],
+        };
         if let Some((m, by)) = involved.iter().find_map(|m| consumed.get(m).map(|by| (m, *by))) {
             skipped.push(Skipped {
                 n: p.n,
@@ -243,7 +244,7 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                 files.push(claude_file(src, l).display());
             }
             (ProposalKind::Merge, _) => {
-                let keep = p.memory.clone();
+                let keep = p.target.clone().unwrap_or_default();
                 let old = src.texts.get(&keep).cloned().unwrap_or_default();
                 let others: Vec<&str> = p
                     .detail
@@ -287,6 +288,11 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
         let expected = text.map(|t| t.bytes.clone());
         let new = append_from_memory(expected.as_deref(), bs);
         if Some(&new) == expected.as_ref() {
+            // Every bullet is there already: the file is not changed.
+            let label = file.display();
+            for a in &mut applied {
+                a.files_changed.retain(|f| *f != label);
+            }
             continue;
         }
         diffs.insert(
@@ -311,6 +317,28 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
     } else {
         let f = forget::plan(src.memdir, &forget_refs, false)?;
         diffs.extend(f.diffs.iter().cloned());
+        // The index each forgotten memory's line is removed from changes too.
+        let index_of: HashMap<&str, String> = f
+            .targets
+            .iter()
+            .filter(|t| f.removed.get(&t.rel).is_some_and(|l| !l.is_empty()))
+            .map(|t| {
+                let label = t.index.strip_prefix(src.memdir.dir()).unwrap_or(&t.index);
+                (t.rel.as_str(), label.to_string_lossy().into_owned())
+            })
+            .collect();
+        for a in &mut applied {
+            let indexes: Vec<String> = a
+                .files_changed
+                .iter()
+                .filter_map(|m| index_of.get(m.as_str()).cloned())
+                .collect();
+            for i in indexes {
+                if !a.files_changed.contains(&i) {
+                    a.files_changed.push(i);
+                }
+            }
+        }
         Some(f)
     };
     Ok(Plan {
@@ -368,10 +396,12 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<Option<forget::Kept>, Error>
         for o in &plan.outside {
             w.replace_outside(&o.root, &o.path, o.expected.as_deref(), &o.new)
                 .map_err(|e| {
-                    e.hint(format!(
-                        "{} changed while review ran; run `memctl review` again",
-                        o.label
-                    ))
+                    if e.kind == Kind::Conflict {
+                        let hint = format!("{} changed while review ran; run `memctl review` again", o.label);
+                        e.hint(hint)
+                    } else {
+                        e
+                    }
                 })?;
             outside_done.push(o);
         }

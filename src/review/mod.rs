@@ -143,10 +143,11 @@ pub struct Evidence {
 pub struct Proposal {
     pub n: usize,
     pub kind: Kind,
-    /// The memory it is about (relative to the memory dir).
+    /// The memory it is about (relative to the memory dir); for a merge, the
+    /// memories folded into the target (`, `-separated when several).
     pub memory: String,
-    /// `CLAUDE.md`, `CLAUDE.local.md`, `team/`, the file to update or the merged
-    /// memory; `null` for removals, conflicts and ambiguous promotions.
+    /// `CLAUDE.md`, `CLAUDE.local.md`, `team/`, the file to update or, for a merge,
+    /// the memory kept; `null` for removals, conflicts and ambiguous promotions.
     pub target: Option<String>,
     pub evidence: Vec<Evidence>,
     /// The similarity (two decimals) for removals, updates, merges and conflicts.
@@ -167,7 +168,7 @@ pub struct Detail {
     /// The bullet a promotion appends: the rule's first paragraph and its
     /// `**Why:**` line ([`crate::claude_md::bullet`]).
     pub bullet: String,
-    /// A merge's other members (the target is the one kept).
+    /// A merge's members folded in (the target is the one kept).
     pub others: Vec<String>,
 }
 
@@ -254,15 +255,15 @@ pub fn analyze(input: &Input) -> Analysis {
         let mut best_update: Option<(f64, usize)> = None;
         for (u, overlap) in claude_index.overlaps(&it.tokens) {
             let sim = tokens::jaccard_of(it.tokens.len(), units[u].1.tokens.len(), overlap);
-            if sim >= REMOVE_THRESHOLD {
-                if best_remove.is_none_or(|(s, _)| sim > s) {
-                    best_remove = Some((sim, u));
+            // Two lines naming different commands contradict each other however
+            // many words they share: an update candidate, never a removal (which
+            // would forget the newer correction).
+            if tokens::differ(&it.commands, &unit_commands[u]) {
+                if sim >= UPDATE_THRESHOLD && best_update.is_none_or(|(s, _)| sim > s) {
+                    best_update = Some((sim, u));
                 }
-            } else if sim >= UPDATE_THRESHOLD
-                && tokens::differ(&it.commands, &unit_commands[u])
-                && best_update.is_none_or(|(s, _)| sim > s)
-            {
-                best_update = Some((sim, u));
+            } else if sim >= REMOVE_THRESHOLD && best_remove.is_none_or(|(s, _)| sim > s) {
+                best_remove = Some((sim, u));
             }
         }
         let unit_evidence = |u: usize| {
@@ -368,6 +369,9 @@ pub fn analyze(input: &Input) -> Analysis {
     });
     for (i, p) in out.iter_mut().enumerate() {
         p.n = i + 1;
+        if p.kind == Kind::Ambiguous {
+            p.action = ambiguous_action(p);
+        }
     }
     Analysis {
         proposals: out,
@@ -462,11 +466,8 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
             target_label(l),
             it.memory.rel
         ),
-        None => format!(
-            "no default target: apply as N=claude, N=local{} to append its rule there, then forget {}",
-            if team_dir { " or N=team" } else { "" },
-            it.memory.rel
-        ),
+        // Named with the proposal's number, known once the proposals are sorted.
+        None => String::new(),
     };
     Some(Proposal {
         n: 0,
@@ -487,6 +488,25 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
             others: Vec::new(),
         },
     })
+}
+
+/// An ambiguous promotion's action, naming its own number: `apply as 3=claude,
+/// 3=local or 3=team …`.
+fn ambiguous_action(p: &Proposal) -> String {
+    let picks: Vec<String> = p
+        .detail
+        .layers
+        .iter()
+        .map(|l| format!("{}={}", p.n, l.word()))
+        .collect();
+    let picks = match picks.split_last() {
+        Some((last, rest)) if rest.len() > 1 => format!("{} or {last}", rest.join(", ")),
+        _ => picks.join(", "),
+    };
+    format!(
+        "no default target: apply as {picks} to append its rule there, then forget {}",
+        p.memory
+    )
 }
 
 /// How a layer is named as a target.
@@ -552,7 +572,8 @@ fn merges(items: &[Item]) -> Vec<Proposal> {
             out.push(Proposal {
                 n: 0,
                 kind: Kind::Merge,
-                memory: keep.memory.rel.clone(),
+                // The memories folded in; the target is the one kept.
+                memory: others.join(", "),
                 target: Some(keep.memory.rel.clone()),
                 reason: format!(
                     "{} memories with {}: {}; score {:.2}{threshold} (the name and description tokens, as dream --dry-run clusters them)",

@@ -120,6 +120,12 @@ fn promotions_by_type_and_topic() {
             (Kind::Ambiguous, "b.md", None),
         ]
     );
+    // The ambiguous one's action names its own number.
+    assert!(
+        p[2].action.contains("3=claude, 3=local to") && !p[2].action.contains("N="),
+        "{}",
+        p[2].action
+    );
     // With a team dir, the project convention goes to team/.
     let p = run(&m, &[], true);
     assert_eq!(p[0].target.as_deref(), Some("team/"));
@@ -135,7 +141,8 @@ fn merge_keeps_the_newest() {
         .into_iter()
         .filter(|p| p.kind == Kind::Merge)
         .collect();
-    assert_eq!(kinds(&p), [(Kind::Merge, "y.md", Some("y.md"))]);
+    // The memory folded in, and the one kept as the target.
+    assert_eq!(kinds(&p), [(Kind::Merge, "x.md", Some("y.md"))]);
     assert_eq!(p[0].detail.others, ["x.md"]);
 }
 
@@ -194,4 +201,25 @@ fn numbering_is_stable_and_ordered() {
     let p = run(&m, &[], false);
     let got: Vec<(usize, &str)> = p.iter().map(|p| (p.n, p.memory.as_str())).collect();
     assert_eq!(got, [(1, "a.md"), (2, "z.md")]);
+}
+
+#[test]
+fn a_newer_memory_naming_another_command_is_an_update_never_a_remove() {
+    // SPEC §12's own example: the lines share most words (similarity ≥ 0.6) but
+    // name different commands; forgetting the memory would lose the correction.
+    let m = [mem(
+        "testing.md",
+        "feedback",
+        "testing",
+        "how to test",
+        "Run `bun test` before committing changes to the repository.\n\n**Why:** the project moved from npm to bun.",
+        50.0 * DAY,
+    )];
+    let c = [claude(
+        "# Rules\n- Run `npm test` before committing changes to the repository.\n",
+        DAY,
+    )];
+    let p = run(&m, &c, false);
+    assert_eq!(kinds(&p), [(Kind::Update, "testing.md", Some("CLAUDE.md"))]);
+    assert!(p[0].score.unwrap() >= REMOVE_THRESHOLD, "{:?}", p[0].score);
 }

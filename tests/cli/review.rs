@@ -194,7 +194,20 @@ fn merge_and_its_twin() {
         &["--json"],
     )
     .success();
-    assert_eq!(kinds(&run), pairs(&[("merge", "b.md")]));
+    assert_eq!(kinds(&run), pairs(&[("merge", "a.md")]));
+    assert_eq!(run.json()["proposals"][0]["target"], "b.md");
+    let text = review(
+        project()
+            .memory_aged(
+                "a.md",
+                &memory("reference", "deploy notes", "how deploys run", "Old."),
+                48.0,
+            )
+            .memory("b.md", &memory("reference", "deploy notes", "deploys", "New.")),
+        &[],
+    )
+    .success();
+    assert!(text.stdout.contains("1. merge a.md into b.md\n"), "{}", text.stdout);
     let twin = review(
         project()
             .memory("a.md", &memory("reference", "deploy notes", "how deploys run", "Old."))
@@ -347,4 +360,116 @@ fn remove_apply_forgets_and_update_is_never_applied() {
     assert_eq!(doc["skipped"][0]["kind"], "update");
     assert!(!dir.join("t.md").exists());
     assert!(dir.join("u.md").exists());
+}
+
+#[test]
+fn a_dot_claude_dir_leaving_the_project_is_refused_before_anything_is_shown() {
+    let env = project()
+        .file("elsewhere/CLAUDE.md", b"- Run the unit tests before every commit\n")
+        .memory(
+            "t.md",
+            &memory("feedback", "tests", "tests", "Run the unit tests before every commit."),
+        );
+    std::os::unix::fs::symlink(env.root().join("elsewhere"), env.root().join("proj/.claude")).unwrap();
+    let run = review(env, &[]).code(2);
+    run.stderr_has("leaves the project");
+    assert!(!run.stdout.contains("unit tests"), "{}", run.stdout);
+    assert!(!run.stderr.contains("changed while review ran"), "{}", run.stderr);
+}
+
+#[test]
+fn apply_json_lists_every_file_changed_index_included() {
+    let env = project()
+        .file("proj/CLAUDE.md", b"- Run the unit tests before every commit\n")
+        .memory(
+            "t.md",
+            &memory("feedback", "tests", "tests", "Run the unit tests before every commit."),
+        )
+        .memory("tdd.md", &memory("feedback", "tdd", "tests first", TDD))
+        .memory_aged(
+            "a.md",
+            &memory("reference", "deploy notes", "how deploys run", "Old."),
+            48.0,
+        )
+        .memory("b.md", &memory("reference", "deploy notes", "deploys", "New."))
+        .index(
+            "- [tests](t.md) — tests\n- [tdd](tdd.md) — tests first\n- [a](a.md) — deploys\n- [b](b.md) — deploys\n",
+        );
+    let dir = env.dir();
+    let listed = review(env, &["--json"]).success();
+    assert_eq!(
+        kinds(&listed),
+        pairs(&[("promote", "tdd.md"), ("remove", "t.md"), ("merge", "a.md")])
+    );
+    let root = dir.parent().unwrap().to_path_buf();
+    let out = again(&root, &["review", "--apply", "1,2,3", "--yes", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<serde_json::Value> = doc["applied"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["files_changed"].clone())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            serde_json::json!(["CLAUDE.md", "tdd.md", "MEMORY.md"]),
+            serde_json::json!(["t.md", "MEMORY.md"]),
+            serde_json::json!(["b.md", "a.md", "MEMORY.md"]),
+        ]
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("MEMORY.md")).unwrap(),
+        "- [b](b.md) — deploys\n"
+    );
+}
+
+/// A memory whose rule, why-line and evidence run far past 80 columns.
+fn long_memory() -> String {
+    memory(
+        "feedback",
+        "tdd",
+        "tests first",
+        &format!(
+            "Write the failing test first, then the code, for every change to the build, the release scripts and the test harness {}.",
+            "and the fixtures ".repeat(8)
+        ),
+    )
+}
+
+#[test]
+fn on_a_terminal_the_text_fits_80_columns_and_piped_it_stays_whole() {
+    let env = project().memory("tdd.md", &long_memory()).env("COLUMNS", "80");
+    let out = crate::support::run_in_pty(&env, &["review"], &[("Apply which", "\r")]);
+    let lines = crate::support::pty_lines(&out);
+    assert!(
+        lines.iter().any(|l| l.starts_with("   tdd.md:7 (") && l.ends_with('…')),
+        "{out}"
+    );
+    for l in lines
+        .iter()
+        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE"))
+    {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+    let piped = review(project().memory("tdd.md", &long_memory()), &[]).success();
+    assert!(
+        piped
+            .stdout
+            .contains("and the fixtures and the fixtures and the fixtures ."),
+        "{}",
+        piped.stdout
+    );
+    for l in piped.stdout.lines().filter(|l| !l.starts_with("   ")) {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+    let none = review(project(), &[]).success();
+    for l in none
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE"))
+    {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
 }
