@@ -181,10 +181,11 @@ fn render(
     let age = |ms: f64| crate::age::age_text(crate::age::age_days(now_ms, ms));
     let shown = |t: &Option<ClaudeText>, f: &claude_md::ClaudeFile| match t {
         Some(t) => format!(
-            "{} ({}, {} lines)",
+            "{} ({}, {} line{})",
             f.path.display(),
             age(t.mtime_ns as f64 / 1e6),
-            t.lines.len()
+            t.lines.len(),
+            if t.lines.len() == 1 { "" } else { "s" }
         ),
         None => format!("{} (missing)", f.path.display()),
     };
