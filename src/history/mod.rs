@@ -279,24 +279,17 @@ fn take_lock(store: &Path, wait_ms: u64) -> Result<File, Error> {
         .write(true)
         .open(&lock_path)
         .map_err(|e| store_err("cannot open the history lock", &lock_path, &e))?;
-    let start = std::time::Instant::now();
-    loop {
-        match f.try_lock() {
-            Ok(()) => return Ok(f),
-            Err(fs::TryLockError::WouldBlock) if start.elapsed().as_millis() < u128::from(wait_ms) => {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            Err(fs::TryLockError::WouldBlock) => {
-                return Err(Error::new(
-                    Kind::Busy,
-                    format!(
-                        "the history store is locked by another process: {}",
-                        lock_path.display()
-                    ),
-                ));
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(store_err("cannot lock the history store", &lock_path, &e)),
-        }
+    let wait = std::time::Duration::from_millis(wait_ms);
+    match crate::store::lock_within(&f, wait, std::time::Duration::from_millis(5)) {
+        Ok(true) => Ok(f),
+        Ok(false) => Err(Error::new(
+            Kind::Busy,
+            format!(
+                "the history store is locked by another process: {}",
+                lock_path.display()
+            ),
+        )),
+        Err(e) => Err(store_err("cannot lock the history store", &lock_path, &e)),
     }
 }
 

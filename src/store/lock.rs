@@ -24,21 +24,29 @@ pub struct WriteLock {
 pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
     let path = main_dir.join(WRITE_LOCK);
     let file = open_lock_file(&path)?;
+    match lock_within(&file, LOCK_WAIT, Duration::from_millis(20)) {
+        Ok(true) => Ok(WriteLock { _file: file }),
+        Ok(false) => Err(Error::new(
+            Kind::Busy,
+            format!("another memctl holds the write lock: {}", path.display()),
+        )
+        .hint("another memctl is writing; try again when it has finished")),
+        Err(e) => Err(io_err("cannot lock", &path, e)),
+    }
+}
+
+/// Take an exclusive lock on `file`, trying every `poll` for up to `wait` (never
+/// blocking in the kernel, so a stuck holder cannot hang memctl): `Ok(false)` when
+/// another process still holds it. Every lock memctl takes (a memory dir's, the
+/// history store's, the sync repository's) waits through this.
+pub fn lock_within(file: &File, wait: Duration, poll: Duration) -> std::io::Result<bool> {
     let start = Instant::now();
     loop {
         match file.try_lock() {
-            Ok(()) => return Ok(WriteLock { _file: file }),
-            Err(fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(fs::TryLockError::WouldBlock) => {
-                return Err(Error::new(
-                    Kind::Busy,
-                    format!("another memctl holds the write lock: {}", path.display()),
-                )
-                .hint("another memctl is writing; try again when it has finished"));
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(io_err("cannot lock", &path, e)),
+            Ok(()) => return Ok(true),
+            Err(fs::TryLockError::WouldBlock) if start.elapsed() < wait => std::thread::sleep(poll),
+            Err(fs::TryLockError::WouldBlock) => return Ok(false),
+            Err(fs::TryLockError::Error(e)) => return Err(e),
         }
     }
 }

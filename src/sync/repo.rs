@@ -377,21 +377,14 @@ fn take_lock(repo: &Path) -> Result<File, Error> {
         .write(true)
         .open(&lock_path)
         .map_err(|e| io("cannot open the sync lock", &lock_path, e))?;
-    let start = std::time::Instant::now();
-    loop {
-        match f.try_lock() {
-            Ok(()) => return Ok(f),
-            Err(fs::TryLockError::WouldBlock) if start.elapsed().as_secs() < 10 => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(fs::TryLockError::WouldBlock) => {
-                return Err(
-                    Error::new(Kind::Busy, format!("another sync is running: {}", lock_path.display()))
-                        .hint("wait for it to finish; the lock file is that sync's"),
-                );
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(io("cannot lock the sync repository", &lock_path, e)),
-        }
+    let wait = std::time::Duration::from_secs(10);
+    match crate::store::lock_within(&f, wait, std::time::Duration::from_millis(20)) {
+        Ok(true) => Ok(f),
+        Ok(false) => Err(
+            Error::new(Kind::Busy, format!("another sync is running: {}", lock_path.display()))
+                .hint("wait for it to finish; the lock file is that sync's"),
+        ),
+        Err(e) => Err(io("cannot lock the sync repository", &lock_path, e)),
     }
 }
 
