@@ -197,6 +197,30 @@ fn the_first_sync_needs_a_remote() {
 }
 
 #[test]
+fn without_git_on_path_sync_is_a_config_error_naming_git_and_writes_nothing() {
+    let (lap, lp, lm) = machine("laptop");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    let empty = lap.root().join("no-git-bin");
+    fs::create_dir_all(&empty).unwrap();
+    let out = lap
+        .command()
+        .current_dir(&lp)
+        .args(["sync", "--remote", &url])
+        .env("MEMCTL_MACHINE", "laptop")
+        .env("PATH", &empty)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("sync needs the `git` binary"), "{err}");
+    assert!(err.contains("hint: install git"), "{err}");
+    let listed: Vec<_> = fs::read_dir(&lm).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(listed, ["user_a.md"], "nothing written into the memory dir");
+}
+
+#[test]
 fn a_local_mass_deletion_is_refused_without_the_flag() {
     let (lap, lp, lm) = machine("laptop");
     let url = bare_remote(&lap);
