@@ -52,6 +52,73 @@ pub fn place(index: &str, line: &str, ty: Option<&str>, at_top: bool) -> Placed 
     Placed { text, line: at + 1 }
 }
 
+/// [`place`] for many lines at once, in one pass (placing them one by one copies
+/// and re-parses the whole index per line: quadratic for an import of thousands).
+/// Each line goes where [`place`] would put it in `index` (after the last link of
+/// its type's section, after the lines placed there before it; else appended, in
+/// order). Returns the text and the 1-based line number of each placed line.
+pub fn place_all(index: &str, placing: &[(String, Option<String>)]) -> (String, Vec<usize>) {
+    if placing.is_empty() {
+        return (index.to_string(), Vec::new());
+    }
+    let eol = line_ending(index);
+    let body = index.strip_prefix('\u{feff}').unwrap_or(index);
+    let bom = &index[..index.len() - body.len()];
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let mut spans: std::collections::HashMap<&str, Option<(usize, bool)>> = std::collections::HashMap::new();
+    let mut at: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
+    let mut appended = Vec::new();
+    for (k, (_, ty)) in placing.iter().enumerate() {
+        let span = ty
+            .as_deref()
+            .and_then(|t| *spans.entry(t).or_insert_with(|| section_span(&lines, t)));
+        match span {
+            // Once a line was appended, it is the last link of a section that runs
+            // to the end: the next lines of that section's type follow it.
+            Some((_, true)) if !appended.is_empty() => appended.push(k),
+            Some((e, _)) => at.entry(e).or_default().push(k),
+            None => appended.push(k),
+        }
+    }
+    let mut numbers = vec![0; placing.len()];
+    let mut text = String::with_capacity(index.len() + placing.iter().map(|(l, _)| l.len() + 2).sum::<usize>());
+    text.push_str(bom);
+    let mut count = 0;
+    let mut insert = |text: &mut String, count: &mut usize, ks: &[usize]| {
+        if !text.is_empty() && text.len() > bom.len() && !text.ends_with('\n') {
+            text.push_str(eol);
+        }
+        for &k in ks {
+            text.push_str(&placing[k].0);
+            text.push_str(eol);
+            *count += 1;
+            numbers[k] = *count;
+        }
+    };
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(ks) = at.get(&i) {
+            insert(&mut text, &mut count, ks);
+        }
+        text.push_str(l);
+        count += 1;
+    }
+    if let Some(ks) = at.get(&lines.len()) {
+        insert(&mut text, &mut count, ks);
+    }
+    if !appended.is_empty() {
+        // As `append_line`: trailing blank lines go, then the lines follow.
+        while let Some(last) = text[bom.len()..].split_inclusive('\n').next_back() {
+            if !last.trim().is_empty() {
+                break;
+            }
+            text.truncate(text.len() - last.len());
+            count -= 1;
+        }
+        insert(&mut text, &mut count, &appended);
+    }
+    (text, numbers)
+}
+
 /// An ATX heading's level and text (`## Feedback` → 2, "Feedback").
 fn heading(l: &str) -> Option<(usize, &str)> {
     let t = l.trim_end_matches(['\n', '\r']);
@@ -110,6 +177,12 @@ fn fenced(lines: &[&str]) -> Vec<bool> {
 /// deepest, then first, heading naming the type; after its last memory link, or
 /// right below the heading when it has none.
 pub(crate) fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
+    section_span(lines, ty).map(|(at, _)| at)
+}
+
+/// [`section_end`], and whether the section runs to the end of the index (a line
+/// appended at the end then lands in it).
+fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
     let code = fenced(lines);
     // Headings and links inside closed HTML comments do not count, as they do not
     // for Claude Code's reader; the links come from one pass over the text.
@@ -144,7 +217,7 @@ pub(crate) fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
             .find(|&k| code[k] || !lines[k].starts_with([' ', '\t']) || lines[k].trim().is_empty())
             .unwrap_or(end)
     };
-    Some(last_link.map_or(start + 1, after))
+    Some((last_link.map_or(start + 1, after), end == lines.len()))
 }
 
 /// The first line that is neither a heading nor blank (frontmatter-free indexes
@@ -182,6 +255,52 @@ pub fn newly_cut(old: &str, new: &str, file: &str) -> (bool, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`place_all`] puts every line where placing them one by one would.
+    #[test]
+    fn placing_all_at_once_is_placing_one_by_one() {
+        let indexes = [
+            "",
+            "- [A](a.md) — a\n",
+            "\u{feff}# Memory\r\n\r\n## User\r\n- [U](u.md) — u\r\n\r\n## Feedback\r\n- [F](f.md) — f\r\n  more about f\r\n\r\n## Notes\r\nfree text\r\n",
+            "## Feedback\n\n## Project notes\n- [P](p.md) — p\n\n\n",
+            "no newline at the end",
+            "## Users\n```\n## Feedback\n```\n- [U](u.md) — u",
+        ];
+        let lines: Vec<(String, Option<String>)> = [
+            ("feedback", "f1"),
+            ("user", "u1"),
+            ("project", "p1"),
+            ("reference", "r1"),
+            ("feedback", "f2"),
+            ("", "x1"),
+            ("user", "u2"),
+            ("reference", "r2"),
+        ]
+        .iter()
+        .map(|(t, n)| (format!("- [{n}]({n}.md) — {n}"), (!t.is_empty()).then(|| t.to_string())))
+        .collect();
+        for index in indexes {
+            for n in 0..=lines.len() {
+                let batch = &lines[..n];
+                let mut one = index.to_string();
+                let mut at = Vec::new();
+                for (l, ty) in batch {
+                    let p = place(&one, l, ty.as_deref(), false);
+                    for a in &mut at {
+                        if *a >= p.line {
+                            *a += 1;
+                        }
+                    }
+                    at.push(p.line);
+                    one = p.text;
+                }
+                let (all, numbers) = place_all(index, batch);
+                assert_eq!(all, one, "{index:?} with {n} lines");
+                assert_eq!(numbers, at, "{index:?} with {n} lines");
+            }
+        }
+    }
 
     const IDX: &str = "# Memory\n\n## User\n- [U](user_a.md) — u\n\n## Feedback and corrections\n- [F](feedback_a.md) — f\nfree text\n\n### Old feedback\n- [O](feedback_o.md) — o\n\n## Projects\n";
 

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Kind};
 use crate::index::load::load;
-use crate::index::place::{cut_targets, place};
+use crate::index::place::cut_targets;
 use crate::memdir::{INDEX, MemoryDir, Scope};
 use crate::memory::MemoryType;
 use crate::paths::{self, Env, Request};
@@ -638,6 +638,7 @@ fn plan_indexes(p: &mut Plan) {
     let mut remaining = String::from(bom);
     let mut new_target = p.target_index.clone();
     let mut added_files = Vec::new();
+    let mut placing: Vec<(String, Option<String>)> = Vec::new();
     for (i, l) in raw.iter().enumerate() {
         let Some(links) = goes.get(&i) else {
             remaining.push_str(l);
@@ -665,29 +666,22 @@ fn plan_indexes(p: &mut Plan) {
             });
             continue;
         }
-        let placed = place(
-            &new_target,
-            &text,
-            memory_type(&first.bytes).map(MemoryType::as_str),
-            false,
-        );
-        new_target = placed.text;
         for (m, _) in links {
             linked.insert(m.to.clone());
             added_files.push(m.to.clone());
         }
         target_lines.insert(text.trim_end().to_string());
-        // Earlier added lines after this one move down by one.
-        for a in &mut p.added {
-            if a.line >= placed.line {
-                a.line += 1;
-            }
-        }
-        p.added.push(Line {
-            line: placed.line,
-            text,
-        });
+        let ty = memory_type(&first.bytes).map(|t| t.as_str().to_string());
+        placing.push((text, ty));
     }
+    // All at once (one by one re-reads the index per line: quadratic in an import).
+    let (placed, numbers) = index::place::place_all(&new_target, &placing);
+    new_target = placed;
+    p.added = placing
+        .into_iter()
+        .zip(numbers)
+        .map(|((text, _), line)| Line { line, text })
+        .collect();
     p.added.sort_by_key(|a| a.line);
     p.unindexed = p
         .moves

@@ -160,15 +160,12 @@ pub fn merge_index(
         }
     }
     let targets: BTreeSet<&String> = l.by_target.keys().chain(r.by_target.keys()).collect();
-    for t in targets {
-        if placed.contains(t.as_str()) || gone.contains(t.as_str()) {
-            continue;
-        }
-        if let Some(w) = winner(t) {
-            text = crate::index::place::place(&text, &w, type_of(t).as_deref(), false).text;
-        }
-    }
-    text
+    let placing: Vec<(String, Option<String>)> = targets
+        .into_iter()
+        .filter(|t| !placed.contains(t.as_str()) && !gone.contains(t.as_str()))
+        .filter_map(|t| winner(t).map(|w| (w, type_of(t))))
+        .collect();
+    crate::index::place::place_all(&text, &placing).0
 }
 
 fn drop_gone(text: &str, gone: &BTreeSet<String>) -> String {
