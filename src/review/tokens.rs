@@ -38,16 +38,40 @@ const MAX_PATH_NAMES: usize = 50_000;
 /// A token set.
 pub type Tokens = BTreeSet<String>;
 
+/// The longest stop word, in bytes: a longer word is none (no search).
+const MAX_STOP_WORD: usize = 7;
+
 fn is_stop_word(w: &str) -> bool {
-    STOP_WORDS.binary_search(&w).is_ok()
+    w.len() <= MAX_STOP_WORD && STOP_WORDS.binary_search(&w).is_ok()
+}
+
+/// At least 3 chars with a letter among them (ASCII words, nearly all of them,
+/// without decoding chars).
+fn counts(r: &str) -> bool {
+    if r.len() < 3 {
+        return false;
+    }
+    if r.is_ascii() {
+        r.bytes().any(|b| b.is_ascii_alphabetic())
+    } else {
+        r.chars().count() >= 3 && r.chars().any(char::is_alphabetic)
+    }
+}
+
+fn lower(r: &str) -> String {
+    if r.is_ascii() {
+        r.to_ascii_lowercase()
+    } else {
+        r.to_lowercase()
+    }
 }
 
 /// The words of `s` that count: runs of alphanumeric chars (and `_`), at least 3
 /// chars with at least one letter, lower-cased, stop words removed.
 pub fn words(s: &str) -> impl Iterator<Item = String> + '_ {
     s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|r| r.chars().count() >= 3 && r.chars().any(char::is_alphabetic))
-        .map(str::to_lowercase)
+        .filter(|r| counts(r))
+        .map(lower)
         .filter(|w| !is_stop_word(w))
 }
 
@@ -152,6 +176,7 @@ mod tests {
     #[test]
     fn word_lists_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= MAX_STOP_WORD));
         assert!(COMMON_EXECUTABLES.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -160,6 +185,13 @@ mod tests {
         let t = tokens("Run the `npm test` suite before ALL commits, in CI 2026.");
         let v: Vec<&str> = t.iter().map(String::as_str).collect();
         assert_eq!(v, ["commits", "npm", "run", "suite", "test"]);
+    }
+
+    #[test]
+    fn ascii_and_unicode_words_count_alike() {
+        let t = tokens("ÉTÉ été Straße naïve ab ÀB 123 a_1 X9z ÅÄÖ Über");
+        let v: Vec<&str> = t.iter().map(String::as_str).collect();
+        assert_eq!(v, ["a_1", "naïve", "straße", "x9z", "åäö", "été", "über"]);
     }
 
     #[test]
