@@ -217,23 +217,33 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                 diffs.push((format!("team/{base}"), String::new(), text.clone()));
                 memories.push((dest, None, text.into_bytes()));
                 let index = src.memdir.team_dir().join("MEMORY.md");
-                let old = std::fs::read(&index).ok();
+                // Read as every index memctl finds itself: a regular file only (a
+                // FIFO would block), bounded; absent is an empty index.
+                let old = match crate::index::read_index(&index) {
+                    Ok(b) => Some(b),
+                    Err(crate::fsread::ReadError::NotFound) => None,
+                    Err(e) => {
+                        return Err(Error::new(Kind::Io, format!("cannot read {}: {e}", index.display()))
+                            .hint("team/MEMORY.md must be a regular file; fix or remove it, then apply again"));
+                    }
+                };
                 let old_text = old
                     .as_deref()
                     .map(String::from_utf8_lossy)
                     .unwrap_or_default()
                     .into_owned();
-                let line = format!(
-                    "- [{}]({base}) — {}",
-                    m.name().unwrap_or_else(|| m.stem().to_string()),
-                    m.fields
-                        .description
-                        .as_ref()
-                        .map(crate::yaml::Value::js_string)
-                        .unwrap_or_default()
-                );
-                let eol = crate::index::edit::line_ending(&old_text);
-                let new = crate::index::edit::append_line(&old_text, line.trim_end_matches(" — "), eol);
+                // The canonical line (SPEC §3.6), placed by type as `add` places it
+                // (SPEC §10.2).
+                let title = m.name().unwrap_or_else(|| m.stem().to_string());
+                let hook = m
+                    .fields
+                    .description
+                    .as_ref()
+                    .map(crate::yaml::Value::js_string)
+                    .unwrap_or_default();
+                let (line, _) = crate::index::render_entry(&title, base, &hook);
+                let ty = m.memory_type().map(|t| t.as_str());
+                let new = crate::index::place::place(&old_text, line.trim_end_matches(" — "), ty, false).text;
                 diffs.push(("team/MEMORY.md".into(), old_text, new.clone()));
                 memories.push((index, old, new.into_bytes()));
                 files.push(format!("team/{base}"));

@@ -121,6 +121,47 @@ fn branch_practices_are_ambiguous_and_need_a_target() {
 }
 
 #[test]
+fn a_promotion_to_team_places_its_line_by_type_and_a_fifo_index_is_refused() {
+    let pr = memory("feedback", "prs", "how to open PRs", "Open every PR as a draft first.");
+    let index = "# Team\n\n## Feedback\n- [Fmt](fmt.md) — format first\n\n## Reference\n- [Ports](ports.md) — ports\n";
+    let fmt = memory(
+        "feedback",
+        "fmt",
+        "format first",
+        "Run the formatter before committing.",
+    );
+    let env = project()
+        .memory("pr.md", &pr)
+        .memory("team/fmt.md", &fmt)
+        .memory("team/MEMORY.md", index);
+    let d = env.dir();
+    let _run = review(env, &["--apply", "1=team", "--yes"]).success();
+    assert_eq!(fs::read_to_string(d.join("team/pr.md")).unwrap(), pr);
+    assert_eq!(
+        fs::read_to_string(d.join("team/MEMORY.md")).unwrap(),
+        "# Team\n\n## Feedback\n- [Fmt](fmt.md) — format first\n- [prs](pr.md) — how to open PRs\n\n## Reference\n- [Ports](ports.md) — ports\n",
+        "under its type's heading (SPEC §10.2), not appended"
+    );
+    assert!(!d.join("pr.md").exists(), "forgotten from the private dir");
+
+    // A FIFO for team/MEMORY.md: refused, not waited on, nothing written.
+    let env = project().memory("pr.md", &pr).memory("team/fmt.md", &fmt);
+    let d = env.dir();
+    let fifo = d.join("team/MEMORY.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let run = review(env, &["--apply", "1=team", "--yes"]).code(2);
+    run.stderr_has("team/MEMORY.md");
+    assert!(d.join("pr.md").exists());
+    assert!(!d.join("team/pr.md").exists());
+}
+
+#[test]
 fn remove_fires_on_what_claude_md_says_and_not_on_its_twin() {
     let mem = memory("feedback", "tests", "tests", "Run the unit tests before every commit.");
     let run = review(
