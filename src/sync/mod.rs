@@ -794,10 +794,17 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         };
         let mut approved = Vec::new();
         for (plan, (_, w)) in plans.iter_mut().zip(writers.iter_mut()) {
-            apply(&r, plan, w, opts, &machine_of_remote(&r))?;
-            let mut skipped = Vec::new();
-            let (mut files, _) = read_local(&r, &plan.target.dir, true, &mut skipped)?;
-            carry(&mut files, &skipped, &[&plan.remote, &plan.local]);
+            // What the dir holds now: as planned when nothing was written into it
+            // (no second read of every file), else read again after the writes.
+            let mut files = if plan.acts.is_empty() && plan.index.is_none() {
+                plan.local.clone()
+            } else {
+                apply(&r, plan, w, opts, &machine_of_remote(&r))?;
+                let mut skipped = Vec::new();
+                let (mut files, _) = read_local(&r, &plan.target.dir, true, &mut skipped)?;
+                carry(&mut files, &skipped, &[&plan.remote, &plan.local]);
+                files
+            };
             // Bytes the remote holds keep the remote's mtime in the tree: an mtime
             // alone is no change to push back and forth.
             for (rel, b) in files.iter_mut() {
