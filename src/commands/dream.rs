@@ -80,17 +80,25 @@ fn plan(
         out.note("missing-citation check skipped: no project (pass --project with --dir)");
     }
     let home = ctx.env.home();
-    // One scan and one read of every file: lint's, which keeps the texts.
-    let (report, lint::Scanned { scan, texts }) = lint::lint_keeping(&lint::Input {
-        dir,
-        res,
-        now_ms,
-        warn_at: dream::WARN_AT,
-    });
+    // One scan and one read of every file: lint's, which hands each text to the
+    // plan's extraction before dropping it.
+    let with_citations = project_root.is_some();
+    let extract = |_: &crate::memory::Memory, text: &str, dates: Vec<crate::dates::DateMatch>| {
+        dream::BodyFacts::of(text, dates, with_citations)
+    };
+    let (report, lint::Scanned { scan, extracts }) = lint::lint_extracting(
+        &lint::Input {
+            dir,
+            res,
+            now_ms,
+            warn_at: dream::WARN_AT,
+        },
+        &extract,
+    );
     dream::plan(&PlanInput {
         dir,
         memories: &scan.memories,
-        texts: &texts,
+        bodies: &extracts,
         index_text: &index_text,
         findings: &report.findings,
         sessions,

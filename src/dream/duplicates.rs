@@ -51,31 +51,98 @@ use crate::yaml::Value;
 /// Tokens for the Jaccard rule (SPEC §3.11): lower-cased runs of word chars; runs
 /// without chars ≥ U+2E80 count from 3 chars; others give their char bigrams.
 pub fn tokens(s: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for_each_token(s, |t| {
+        if !out.contains(t) {
+            out.insert(t.to_string());
+        }
+    });
+    out
+}
+
+/// Each token of `s` as [`tokens`] has them, in order, repeats included.
+fn for_each_token(s: &str, mut f: impl FnMut(&str)) {
+    if s.is_ascii() {
+        // ASCII (most names and descriptions): word chars are letters, digits and
+        // `_`, lower case is ASCII's, and a run counts from 3 bytes.
+        let mut run = String::new();
+        for word in s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if word.len() >= 3 {
+                run.clear();
+                run.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+                f(&run);
+            }
+        }
+        return;
+    }
+    each_token_general(s, f);
+}
+
+/// [`for_each_token`] for any text.
+fn each_token_general(s: &str, mut f: impl FnMut(&str)) {
     let lower = s.to_lowercase();
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || ('\u{300}'..='\u{36f}').contains(&c);
-    let mut out = BTreeSet::new();
+    let mut pair = String::new();
     for run in lower.split(|c: char| !is_word(c)).filter(|r| !r.is_empty()) {
         // ASCII (most runs): no char ≥ U+2E80, and one char per byte.
         if run.is_ascii() {
-            if run.len() >= 3 && !out.contains(run) {
-                out.insert(run.to_string());
+            if run.len() >= 3 {
+                f(run);
             }
             continue;
         }
         let chars: Vec<char> = run.chars().collect();
         if chars.iter().any(|c| *c >= '\u{2e80}') {
             if chars.len() == 1 {
-                out.insert(run.to_string());
+                f(run);
             } else {
                 for w in chars.windows(2) {
-                    out.insert(w.iter().collect());
+                    pair.clear();
+                    pair.extend(w);
+                    f(&pair);
                 }
             }
         } else if chars.len() >= 3 {
-            out.insert(run.to_string());
+            f(run);
         }
     }
-    out
+}
+
+/// The token sets of many texts, each token numbered once (an id per distinct
+/// token, no string per set): what the similarity step compares.
+struct TokenSets {
+    /// Each text's token ids, sorted, without repeats.
+    sets: Vec<Vec<u32>>,
+    /// Each id's token.
+    vocab: Vec<String>,
+}
+
+impl TokenSets {
+    fn of<'a>(texts: impl Iterator<Item = &'a str>) -> TokenSets {
+        let mut ids: HashMap<String, u32> = HashMap::default();
+        let mut vocab: Vec<String> = Vec::new();
+        let sets = texts
+            .map(|text| {
+                let mut set = Vec::new();
+                for_each_token(text, |t| {
+                    let id = match ids.get(t) {
+                        Some(&id) => id,
+                        None => {
+                            let id = vocab.len() as u32;
+                            ids.insert(t.to_string(), id);
+                            vocab.push(t.to_string());
+                            id
+                        }
+                    };
+                    set.push(id);
+                });
+                set.sort_unstable();
+                set.dedup();
+                set
+            })
+            .collect();
+        TokenSets { sets, vocab }
+    }
 }
 
 /// |A ∩ B| / |A ∪ B| (0 for two empty sets).
@@ -149,8 +216,20 @@ impl Cluster {
     }
 }
 
+/// `s` lower-cased with its whitespace runs collapsed to one space and trimmed.
 fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    if !s.is_ascii() {
+        return s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    }
+    // ASCII: one pass; `char::is_whitespace` of ASCII is tab to CR and space.
+    let mut out = String::with_capacity(s.len());
+    for word in s.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    }
+    out
 }
 
 /// Duplicate clusters, rules (a) and (b): index lines pointing to one file, the
@@ -162,23 +241,25 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
         .map(|(f, l)| Cluster::new(ClusterReason::IndexLines, vec![f.clone()], l.clone()))
         .collect();
     for reason in [ClusterReason::SameName, ClusterReason::SameDescription] {
-        let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for m in memories {
+        // Each key's members by position; only groups of two or more are sorted
+        // (by key, as the clusters are listed) and named.
+        let mut groups: HashMap<String, Vec<u32>> = HashMap::default();
+        for (i, m) in memories.iter().enumerate() {
             let v = if reason == ClusterReason::SameName {
                 m.name()
             } else {
                 m.fields.description.as_ref().map(Value::js_string)
             };
             if let Some(v) = v.map(|v| collapse(&v)).filter(|v| !v.is_empty()) {
-                groups.entry(v).or_default().push(m.rel.clone());
+                groups.entry(v).or_default().push(i as u32);
             }
         }
-        out.extend(
-            groups
-                .into_values()
-                .filter(|g| g.len() > 1)
-                .map(|files| Cluster::new(reason, files, vec![])),
-        );
+        let mut shared: Vec<(String, Vec<u32>)> = groups.into_iter().filter(|g| g.1.len() > 1).collect();
+        shared.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        out.extend(shared.into_iter().map(|(_, members)| {
+            let files = members.iter().map(|&i| memories[i as usize].rel.clone()).collect();
+            Cluster::new(reason, files, vec![])
+        }));
     }
     out
 }
@@ -186,16 +267,18 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
 /// grouped transitively, each group with its highest similarity.
 pub fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
-    let toks: Vec<BTreeSet<String>> = memories
+    let texts: Vec<String> = memories
         .iter()
         .map(|m| {
-            tokens(&format!(
+            format!(
                 "{} {}",
                 m.name().unwrap_or_default(),
                 m.fields.description.as_ref().map(Value::js_string).unwrap_or_default()
-            ))
+            )
         })
         .collect();
+    let toks = TokenSets::of(texts.iter().map(String::as_str));
+    drop(texts);
     let mut out = Vec::new();
     for (members, sim) in similar_groups(&toks) {
         let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel.clone()).collect();
@@ -256,7 +339,7 @@ fn prefix_len(n: usize) -> usize {
 /// - [`highest_similarity`]: each component's highest similarity, from the pairs
 ///   met in the order of the most they can still reach, until none can beat the
 ///   best found.
-fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
+fn similar_groups(toks: &TokenSets) -> Vec<(Vec<usize>, f64)> {
     let sets = ranked_sets(toks);
     let (mut members, best) = components(&sets);
     let mut out = Vec::new();
@@ -270,18 +353,26 @@ fn similar_groups(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
 }
 
 /// Every token set as [`Set`]s, ranked by the token's frequency in the whole input.
-fn ranked_sets(toks: &[BTreeSet<String>]) -> Vec<Set> {
-    let mut freq: HashMap<&str, usize> = HashMap::default();
-    for t in toks.iter().flatten() {
-        *freq.entry(t.as_str()).or_default() += 1;
+fn ranked_sets(toks: &TokenSets) -> Vec<Set> {
+    let mut freq: Vec<usize> = vec![0; toks.vocab.len()];
+    for &t in toks.sets.iter().flatten() {
+        freq[t as usize] += 1;
     }
-    let mut order: Vec<(&str, usize)> = freq.into_iter().collect();
-    order.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
+    let mut order: Vec<u32> = (0..toks.vocab.len() as u32).filter(|&t| freq[t as usize] > 0).collect();
+    order.sort_by(|&a, &b| {
+        freq[a as usize]
+            .cmp(&freq[b as usize])
+            .then_with(|| toks.vocab[a as usize].cmp(&toks.vocab[b as usize]))
+    });
     let first_common = order.len().saturating_sub(64) as u32;
-    let rank: HashMap<&str, u32> = order.iter().enumerate().map(|(r, (t, _))| (*t, r as u32)).collect();
-    toks.iter()
+    let mut rank: Vec<u32> = vec![u32::MAX; toks.vocab.len()];
+    for (r, &t) in order.iter().enumerate() {
+        rank[t as usize] = r as u32;
+    }
+    toks.sets
+        .iter()
         .map(|set| {
-            let mut ranks: Vec<u32> = set.iter().map(|t| rank[t.as_str()]).collect();
+            let mut ranks: Vec<u32> = set.iter().map(|&t| rank[t as usize]).collect();
             ranks.sort_unstable();
             let rare = ranks.iter().copied().filter(|&r| r < first_common).collect();
             let common = ranks
@@ -593,6 +684,82 @@ pub fn superseded(memories: &[Memory]) -> Vec<Superseded> {
 mod tests {
     use super::*;
 
+    /// The sets as [`TokenSets`], each distinct string an id.
+    fn sets(toks: &[BTreeSet<String>]) -> TokenSets {
+        let mut vocab: Vec<String> = toks.iter().flatten().cloned().collect();
+        vocab.sort();
+        vocab.dedup();
+        let sets = toks
+            .iter()
+            .map(|s| s.iter().map(|t| vocab.binary_search(t).unwrap() as u32).collect())
+            .collect();
+        TokenSets { sets, vocab }
+    }
+
+    #[test]
+    fn collapsing_ascii_is_collapsing_by_the_general_rule() {
+        let general = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        let alphabet: Vec<char> = (0u8..128).map(char::from).collect();
+        let mut seed = 7u64;
+        for _ in 0..2000 {
+            let len = (seed % 24) as usize;
+            let s: String = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    // Whitespace and control bytes often, so runs and edges are met.
+                    let pick = (seed >> 33) as usize;
+                    if pick % 3 == 0 { [' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x1c'][pick % 7] } else { alphabet[pick % 128] }
+                })
+                .collect();
+            assert_eq!(collapse(&s), general(&s), "{s:?}");
+        }
+        assert_eq!(collapse("  Ünï  Code\u{a0}X "), general("  Ünï  Code\u{a0}X "));
+    }
+
+    #[test]
+    fn ascii_tokens_are_those_of_the_general_rule() {
+        let collect = |s: &str, general: bool| {
+            let mut v = Vec::new();
+            if general {
+                each_token_general(s, |t| v.push(t.to_string()));
+            } else {
+                for_each_token(s, |t| v.push(t.to_string()));
+            }
+            v
+        };
+        let alphabet: Vec<char> = (0u8..128).map(char::from).collect();
+        let mut seed = 11u64;
+        for _ in 0..3000 {
+            let len = (seed % 40) as usize;
+            let s: String = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let pick = (seed >> 33) as usize;
+                    if pick % 2 == 0 { ['a', 'B', 'z', 'Q', '_', '7', ' ', '-'][pick % 8] } else { alphabet[pick % 128] }
+                })
+                .collect();
+            assert_eq!(collect(&s, false), collect(&s, true), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn token_ids_are_the_tokens_of_each_text() {
+        let texts = [
+            "The DB is a real DB! the db",
+            "因子状态机 x 机",
+            "Ünïcode ΟΔΟΣ'Α straße a_b_c e\u{301}t\u{301}e",
+            "",
+            "concurrent sessions write memory; multi session writes memory",
+            "ASCII_only: Mixed-Case words, x1 y22 z333 __ ___ a-b-c\tTAB",
+        ];
+        let ts = TokenSets::of(texts.iter().copied());
+        for (text, ids) in texts.iter().zip(&ts.sets) {
+            let got: BTreeSet<String> = ids.iter().map(|&i| ts.vocab[i as usize].clone()).collect();
+            assert_eq!(got, tokens(text), "{text}");
+            assert_eq!(ids.len(), got.len(), "{text}: ids repeat");
+        }
+    }
+
     /// What comparing every pair gives: the groups (union-find over the pairs with
     /// J ≥ 0.5, roots the smallest member) and each group's highest similarity.
     fn brute_force(toks: &[BTreeSet<String>]) -> Vec<(Vec<usize>, f64)> {
@@ -643,7 +810,7 @@ mod tests {
         let toks: Vec<BTreeSet<String>> = texts.iter().map(|t| tokens(t)).collect();
         let slow = brute_force(&toks);
         assert!(!slow.is_empty());
-        assert_eq!(similar_groups(&toks), slow);
+        assert_eq!(similar_groups(&sets(&toks)), slow);
     }
 
     #[test]
@@ -684,7 +851,7 @@ mod tests {
                 };
                 toks.push(set);
             }
-            assert_eq!(similar_groups(&toks), brute_force(&toks), "round {round}");
+            assert_eq!(similar_groups(&sets(&toks)), brute_force(&toks), "round {round}");
         }
     }
 
@@ -714,7 +881,7 @@ mod tests {
                     s
                 })
                 .collect();
-            assert_eq!(similar_groups(&toks), brute_force(&toks), "round {round}");
+            assert_eq!(similar_groups(&sets(&toks)), brute_force(&toks), "round {round}");
         }
     }
 

@@ -31,7 +31,7 @@ pub use duplicates::{
 };
 pub use gates::{Gate, GateInput, GateName, GateStatus, Gates, Verdict, gates};
 pub use plan::{
-    ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, Plan, PlanInput, PruneAndIndex, Recent,
+    BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, Plan, PlanInput, PruneAndIndex, Recent,
     RelativeDate, plan,
 };
 pub use render::render_text;

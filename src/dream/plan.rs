@@ -9,7 +9,7 @@ use chrono::{Duration, TimeZone, Utc};
 use serde::Serialize;
 
 use super::caps::Caps;
-use super::citations::{Shape, citations};
+use super::citations::{Cited, Shape, citations};
 use super::duplicates::{Cluster, Superseded, exact_clusters, similar_clusters, superseded};
 use crate::dates;
 use crate::index::{self, Link};
@@ -25,9 +25,9 @@ pub struct PlanInput<'a> {
     pub dir: &'a Path,
     /// Its memories, newest first (the scan's order).
     pub memories: &'a [Memory],
-    /// The text of each of `memories`, in the same order; `None` when it could not
-    /// be read.
-    pub texts: &'a [Option<String>],
+    /// What [`BodyFacts::of`] found in the text of each of `memories`, in the same
+    /// order; `None` when nothing, or the file could not be read.
+    pub bodies: &'a [Option<BodyFacts>],
     /// `MEMORY.md` as read (empty when missing).
     pub index_text: &'a str,
     /// The lint findings on the main dir (the index rules are picked from them).
@@ -44,6 +44,32 @@ pub struct PlanInput<'a> {
     pub home: Option<&'a Path>,
     /// Whether a cited path exists (not following a final symlink).
     pub exists: &'a dyn Fn(&Path) -> bool,
+}
+
+/// What the plan needs of a memory's text, taken while lint reads it (so that no
+/// text is held until the plan is built): its relative dates and, with a project,
+/// its candidate citations.
+#[derive(Debug, Default)]
+pub struct BodyFacts {
+    pub dates: Vec<dates::DateMatch>,
+    pub citations: Vec<Cited>,
+}
+
+impl BodyFacts {
+    /// The facts of `text` (the whole file as read, BOM included), given the
+    /// relative dates lint found in it without its BOM; `None` when it has none.
+    /// Citations are looked for only `with_citations` (a project).
+    pub fn of(text: &str, dates_without_bom: Vec<dates::DateMatch>, with_citations: bool) -> Option<BodyFacts> {
+        // The plan's columns count the BOM (a char of line 1): find them again in
+        // the rare file that has one.
+        let dates = if text.starts_with('\u{feff}') {
+            dates::find(text)
+        } else {
+            dates_without_bom
+        };
+        let citations = if with_citations { citations(text) } else { Vec::new() };
+        (!dates.is_empty() || !citations.is_empty()).then_some(BodyFacts { dates, citations })
+    }
 }
 
 /// The plan: `plan` in `dream --dry-run --json`.
@@ -249,12 +275,12 @@ fn orient(i: &PlanInput, caps: &Caps, links: &[Link]) -> Orient {
     }
 }
 
-/// The memories whose text could be read, with it.
-fn read<'a>(i: &'a PlanInput) -> impl Iterator<Item = (&'a Memory, &'a str)> {
+/// The memories whose text had facts, with them.
+fn read<'a>(i: &'a PlanInput) -> impl Iterator<Item = (&'a Memory, &'a BodyFacts)> {
     i.memories
         .iter()
-        .zip(i.texts)
-        .filter_map(|(m, t)| t.as_deref().map(|t| (m, t)))
+        .zip(i.bodies)
+        .filter_map(|(m, b)| b.as_ref().map(|b| (m, b)))
 }
 
 fn gather(i: &PlanInput) -> Gather {
@@ -262,8 +288,8 @@ fn gather(i: &PlanInput) -> Gather {
     if let Some(root) = i.project_root {
         // Whether the project root has an entry of that name, asked once per name.
         let mut roots: HashMap<String, bool> = HashMap::new();
-        for (m, text) in read(i) {
-            for c in citations(text) {
+        for (m, body) in read(i) {
+            for c in &body.citations {
                 let full = match &c.shape {
                     Shape::Home => match i.home {
                         Some(h) => h.join(&c.path[2..]),
@@ -285,8 +311,8 @@ fn gather(i: &PlanInput) -> Gather {
                     missing.push(MissingCitation {
                         file: m.rel.clone(),
                         line: c.line,
-                        citation: c.citation,
-                        path: c.path,
+                        citation: c.citation.clone(),
+                        path: c.path.clone(),
                     });
                 }
             }
@@ -310,12 +336,12 @@ fn gather(i: &PlanInput) -> Gather {
 /// Relative dates in every body, each with the absolute date it stands for.
 fn relative_dates(i: &PlanInput) -> Vec<RelativeDate> {
     let mut relative = Vec::new();
-    for (m, text) in read(i) {
+    for (m, body) in read(i) {
         let (written_ms, based_on) = match m.fields.modified_ms() {
             Some(ms) => (ms, BasedOn::Modified),
             None => (m.mtime_ms, BasedOn::Mtime),
         };
-        for d in dates::find(text) {
+        for d in &body.dates {
             let suggestion = d.offset_days.and_then(|off| {
                 Utc.timestamp_millis_opt(written_ms as i64)
                     .single()
@@ -325,7 +351,7 @@ fn relative_dates(i: &PlanInput) -> Vec<RelativeDate> {
                 file: m.rel.clone(),
                 line: d.line,
                 col: d.col,
-                phrase: d.phrase,
+                phrase: d.phrase.clone(),
                 suggestion,
                 based_on,
             });

@@ -154,63 +154,71 @@ fn read_rest(file: &mut File, buf: &mut Vec<u8>, size: u64) -> std::io::Result<(
 
 /// The topic rules on a memory whose file the scan has begun.
 fn check_file(m: &Memory, file: &mut File, buf: &mut Vec<u8>, claude_md: Option<&Vec<String>>) -> Vec<Finding> {
-    check_file_keeping(m, file, buf, claude_md, false).findings
+    check_file_extracting::<()>(m, file, buf, claude_md, None).findings
 }
 
+/// What a caller of [`lint_extracting`] takes from a topic file's text while it is
+/// in memory (`None`: nothing worth holding), given the text (lossily decoded, BOM
+/// included) and the relative dates ML116 found in it with its BOM removed. Runs
+/// in the scan's reader threads.
+pub type Extract<'a, X> = &'a (dyn Fn(&Memory, &str, Vec<crate::dates::DateMatch>) -> Option<X> + Sync);
+
 /// What a topic file's own rules leave for the rest of the run.
-#[derive(Default)]
-struct FileOutcome {
+struct FileOutcome<X> {
     findings: Vec<Finding>,
     links: FileLinks,
-    /// The text, for [`lint_keeping`].
-    text: Option<String>,
+    /// What [`lint_extracting`]'s caller took from the text.
+    extra: Option<X>,
+}
+
+impl<X> Default for FileOutcome<X> {
+    fn default() -> Self {
+        FileOutcome {
+            findings: Vec::new(),
+            links: FileLinks::default(),
+            extra: None,
+        }
+    }
 }
 
 /// A file's [`FileOutcome`], boxed, `None` when empty (most files of a large dir
 /// have no finding and no link: a pointer each, not three vectors).
-type Outcome = Option<Box<FileOutcome>>;
+type Outcome<X> = Option<Box<FileOutcome<X>>>;
 
-impl FileOutcome {
-    fn boxed(self) -> Outcome {
-        let empty = self.findings.is_empty() && self.links.is_empty() && self.text.is_none();
+impl<X> FileOutcome<X> {
+    fn boxed(self) -> Outcome<X> {
+        let empty = self.findings.is_empty() && self.links.is_empty() && self.extra.is_none();
         (!empty).then(|| Box::new(self))
     }
 }
 
-/// The topic rules on a memory whose file the scan has begun, its links, and with
-/// `keep` its text (lossily decoded, at most [`READ_CAP`] bytes; `None` when it
-/// could not be read), taken from the buffer without a copy when it is valid UTF-8.
-fn check_file_keeping(
+/// The topic rules on a memory whose file the scan has begun, its links, and what
+/// `extract` takes from its text (lossily decoded, at most [`READ_CAP`] bytes;
+/// nothing when the file could not be read). The text itself is dropped here.
+fn check_file_extracting<X>(
     m: &Memory,
     file: &mut File,
     buf: &mut Vec<u8>,
     claude_md: Option<&Vec<String>>,
-    keep: bool,
-) -> FileOutcome {
+    extract: Option<Extract<X>>,
+) -> FileOutcome<X> {
     let mut out = Vec::new();
     if read_rest(file, buf, m.size).is_err() {
         return FileOutcome::default();
     }
     let t = FileText::new(buf, m.size);
-    topic::check(m, &t, claude_md, &mut out);
+    let dates = topic::check(m, &t, claude_md, &mut out);
     let links = crate::index::extract_links(&t.text);
     topic::dangling(m, &t.text, &links, &mut out);
     // Most files have a finding or two: do not hold the growth slack of each
     // file's list until the report is put together.
     out.shrink_to_fit();
     let links = index_rules::Reach::links_of(&m.rel, &t.text, &links);
-    let text = match t.text {
-        _ if !keep => None,
-        Cow::Owned(s) => Some(s),
-        Cow::Borrowed(_) => Some(
-            String::from_utf8(std::mem::take(buf))
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        ),
-    };
+    let extra = extract.and_then(|f| f(m, &t.text, dates));
     FileOutcome {
         findings: out,
         links,
-        text,
+        extra,
     }
 }
 
@@ -229,32 +237,33 @@ type IndexResult = (usize, Option<index_rules::Targets>);
 /// Run every rule on the dir. Of each topic file only its [`FileFacts`] are
 /// held once its own rules ran (its text is dropped then).
 pub fn lint(input: &Input) -> Report {
-    lint_inner::<FileFacts>(input, false, |m| Cow::Borrowed(m)).0
+    lint_inner::<FileFacts, ()>(input, None, |m| Cow::Borrowed(m)).0
 }
 
-/// What [`lint_keeping`] gives beside the report: the scan of the dir and the text
-/// of each of its memories, in the scan's order (`None` where it could not be
-/// read; at most [`READ_CAP`] bytes, lossily decoded).
-pub struct Scanned {
+/// What [`lint_extracting`] gives beside the report: the scan of the dir and what
+/// was taken from the text of each of its memories, in the scan's order (`None`
+/// where nothing was, or the file could not be read).
+pub struct Scanned<X> {
     pub scan: Scan,
-    pub texts: Vec<Option<String>>,
+    pub extracts: Vec<Option<X>>,
 }
 
-/// [`lint`], keeping the scan and the texts it read, so that a caller that needs
-/// them too (`dream`) does not walk and read the dir a second time.
-pub fn lint_keeping(input: &Input) -> (Report, Scanned) {
-    let (report, scan, texts) =
-        lint_inner::<Memory>(input, true, |ms| Cow::Owned(ms.iter().map(FileFacts::of).collect()));
-    (report, Scanned { scan, texts })
+/// [`lint`], keeping the scan and what `extract` takes from each text as it is
+/// read, so that a caller that needs them too (`dream`) neither walks and reads
+/// the dir a second time nor holds every text.
+pub fn lint_extracting<X: Send>(input: &Input, extract: Extract<X>) -> (Report, Scanned<X>) {
+    let (report, scan, extracts) =
+        lint_inner::<Memory, X>(input, Some(extract), |ms| Cow::Owned(ms.iter().map(FileFacts::of).collect()));
+    (report, Scanned { scan, extracts })
 }
 
 /// The lint run, keeping `K` of each memory (`facts` makes the rules across
-/// files their records of them) and, with `keep`, the texts.
-fn lint_inner<K: Kept>(
+/// files their records of them) and, with `extract`, what it takes of the texts.
+fn lint_inner<K: Kept, X: Send>(
     input: &Input,
-    keep: bool,
+    extract: Option<Extract<X>>,
     facts: fn(&[K]) -> Cow<'_, [FileFacts]>,
-) -> (Report, Scan<K>, Vec<Option<String>>) {
+) -> (Report, Scan<K>, Vec<Option<X>>) {
     let mut notes = Vec::new();
     let claude_md = config::claude_md_lines(input.res, &mut notes);
     let scopes = index_rules::scopes(&input.res.memdir);
@@ -269,9 +278,10 @@ fn lint_inner<K: Kept>(
             .collect()
     };
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| {
-        check_file_keeping(m, file, buf, claude_md.as_ref(), keep).boxed()
+        check_file_extracting(m, file, buf, claude_md.as_ref(), extract).boxed()
     };
-    let (scan, results, index_results) = scan::scan_visit_keeping::<K, Outcome, _, _>(input.dir, check_indexes, &visit);
+    let (scan, results, index_results) =
+        scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, check_indexes, &visit);
     let memories = facts(&scan.memories);
     // Names are looked up only for wikilinks; files without links add no edge.
     let by_name = if results.iter().flatten().any(|o| o.links.has_wikilinks()) {
@@ -283,22 +293,23 @@ fn lint_inner<K: Kept>(
     // Room for the index rules' findings too, moved in next; ML203 adds a few.
     let mut findings = Vec::with_capacity(found + index_findings.len() + 64);
     let mut edges = HashMap::new();
-    let mut texts = Vec::with_capacity(if keep { results.len() } else { 0 });
+    let keep = extract.is_some();
+    let mut extracts = Vec::with_capacity(if keep { results.len() } else { 0 });
     for (m, outcome) in memories.iter().zip(results) {
         let Some(o) = outcome else {
             if keep {
-                texts.push(None);
+                extracts.push(None);
             }
             continue;
         };
         let FileOutcome {
             findings: f,
             links,
-            text,
+            extra,
         } = *o;
         findings.extend(f);
         if keep {
-            texts.push(text);
+            extracts.push(extra);
         }
         let targets = index_rules::Reach::resolve(links, &by_name);
         if !targets.is_empty() {
@@ -325,7 +336,7 @@ fn lint_inner<K: Kept>(
     drop(memories);
     config::check(input, &mut findings, &mut notes);
     sort_findings(&mut findings);
-    (Report { findings, files, notes }, scan, texts)
+    (Report { findings, files, notes }, scan, extracts)
 }
 
 /// What the all-projects view needs of a memory dir in one scan: the memories

@@ -9,7 +9,8 @@ use crate::memory::{Memory, MemoryType};
 
 use super::Whole;
 
-/// The body rules on `m`, whose text (BOM removed) is `text`.
+/// The body rules on `m`, whose text (BOM removed) is `text`; the relative dates
+/// ML116 found are returned (for `dream`'s plan, which lists them).
 pub(super) fn check(
     m: &Memory,
     t: &FileText,
@@ -17,13 +18,13 @@ pub(super) fn check(
     whole: &Whole,
     claude_md: Option<&Vec<String>>,
     out: &mut Vec<Finding>,
-) {
+) -> Vec<dates::DateMatch> {
     let p = &m.path;
     let body = whole.body;
     let body_start = crate::text::count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
     let lines = BodyLines::scan(m, body, body_start, claude_md);
     why_how(m, &lines, out);
-    relative_dates(m, text, out);
+    let dates = relative_dates(m, text, out);
     code_heavy(p, &lines, out);
     git_history(p, &lines, out);
     if let Some(line) = lines.in_claude_md {
@@ -38,6 +39,7 @@ pub(super) fn check(
     ephemeral(p, &whole.labels, out);
     crate::lint::secrets::check(p, text, out);
     shape(p, t, text, m.is_hub(), out);
+    dates
 }
 
 /// What the line rules (ML115, ML117, ML118, ML119) need of a body, gathered in
@@ -150,13 +152,14 @@ fn why_how(m: &Memory, lines: &BodyLines, out: &mut Vec<Finding>) {
 }
 
 /// ML116: relative dates (a warning in a project memory).
-fn relative_dates(m: &Memory, text: &str, out: &mut Vec<Finding>) {
+fn relative_dates(m: &Memory, text: &str, out: &mut Vec<Finding>) -> Vec<dates::DateMatch> {
     let date_sev = if m.memory_type() == Some(MemoryType::Project) {
         Severity::Warning
     } else {
         Severity::Info
     };
-    for d in dates::find(text) {
+    let found = dates::find(text);
+    for d in &found {
         out.push(
             Finding::new(
                 RuleId::ML116,
@@ -168,6 +171,7 @@ fn relative_dates(m: &Memory, text: &str, out: &mut Vec<Finding>) {
             .with_severity(date_sev),
         );
     }
+    found
 }
 
 /// ML117: code-heavy bodies.

@@ -23,8 +23,14 @@ fn key_line(text: &str, key: &str) -> usize {
 }
 
 /// The topic rules on the memory `m`, whose whole file is `t`; `claude_md` holds
-/// the project's CLAUDE.md lines for ML119 (`None` without a project).
-pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mut Vec<Finding>) {
+/// the project's CLAUDE.md lines for ML119 (`None` without a project). Returns the
+/// relative dates of ML116, found in the text without its BOM.
+pub fn check(
+    m: &Memory,
+    t: &FileText,
+    claude_md: Option<&Vec<String>>,
+    out: &mut Vec<Finding>,
+) -> Vec<crate::dates::DateMatch> {
     let fm = &m.frontmatter;
     let f = &m.fields;
     let text = t.text.strip_prefix('\u{feff}').unwrap_or(&t.text);
@@ -58,8 +64,9 @@ pub fn check(m: &Memory, t: &FileText, claude_md: Option<&Vec<String>>, out: &mu
     }
     description_shape(m, text, out);
     type_rules(m, text, out);
-    body::check(m, t, text, &whole, claude_md, out);
+    let dates = body::check(m, t, text, &whole, claude_md, out);
     ambiguous_close(&m.path, whole.yaml_text, open_line, out);
+    dates
 }
 
 /// The topic rules that need only the scan window (for `memctl projects`, which
