@@ -587,6 +587,7 @@ fn main() {
         secs(cat),
         tc.as_secs_f64() / cat.as_secs_f64()
     );
+    show_rows(bin, &root);
     // One long line of link syntax in the index, 1 MB and 4 MB: a linear parser
     // takes about 4 times as long on the larger (a quadratic one 16 times).
     println!("\nlong index line (memctl lint; linear ≈ 4x):");
@@ -608,6 +609,43 @@ fn main() {
             secs(t[0]),
             secs(t[1]),
             t[1].as_secs_f64() / t[0].as_secs_f64()
+        );
+    }
+}
+
+/// `memctl show` of one large memory (4 MB: a long body, as a pasted log makes
+/// it), as text, `--json` and `--raw`, against `cat` of the file.
+fn show_rows(bin: &str, root: &Path) {
+    let dir = root.join("show-4mb");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("project_build_log.md");
+    if !file.exists() {
+        let mut rng = Rng(7);
+        let mut s =
+            String::from("---\nname: Build log\ndescription: The failing build's whole log\ntype: project\n---\n\n");
+        while s.len() < 4_000_000 {
+            s.push_str(&words(&mut rng, 14));
+            s.push('\n');
+        }
+        fs::write(&file, s).unwrap();
+        fs::write(
+            dir.join("MEMORY.md"),
+            "- [Build log](project_build_log.md) — the failing build\n",
+        )
+        .unwrap();
+    }
+    let cat = time(&format!("cat {}", file.display()), 21);
+    println!("\nshow on a 4 MB memory (vs cat {}):", secs(cat));
+    for args in ["", " --json", " --raw"] {
+        let t = time(
+            &format!("{bin} --dir {} show project_build_log.md{args}", dir.display()),
+            21,
+        );
+        println!(
+            "  {:<38} {:>10} ({:.2}x cat)",
+            format!("memctl show{args}"),
+            secs(t),
+            t.as_secs_f64() / cat.as_secs_f64()
         );
     }
 }

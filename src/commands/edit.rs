@@ -352,12 +352,12 @@ fn blocking_errors(is_index: bool, res: &Resolution, target: &Path, draft: &Path
     let _ = std::fs::write(&old, before);
     let had: Vec<(String, String)> = findings(&old)
         .into_iter()
-        .map(|f| (f.id.to_string(), f.message))
+        .map(|f| (f.id.to_string(), f.message.into_string()))
         .collect();
     let _ = std::fs::remove_dir_all(&old_dir);
     findings(draft)
         .into_iter()
-        .filter(|f| !had.contains(&(f.id.to_string(), f.message.clone())))
+        .filter(|f| !had.contains(&(f.id.to_string(), f.message.to_string())))
         .collect()
 }
 

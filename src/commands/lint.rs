@@ -108,7 +108,7 @@ fn one_stream(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown, f
 /// A finding with no file (decided by a setting or variable) names its project.
 fn in_project(mut f: Finding, row: &crate::projects::Row) -> Finding {
     if f.path.is_none() {
-        f.message = format!("{}: {}", row.name(), f.message);
+        f.message = format!("{}: {}", row.name(), f.message).into_boxed_str();
     }
     f
 }

@@ -708,7 +708,11 @@ mod tests {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                     // Whitespace and control bytes often, so runs and edges are met.
                     let pick = (seed >> 33) as usize;
-                    if pick % 3 == 0 { [' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x1c'][pick % 7] } else { alphabet[pick % 128] }
+                    if pick.is_multiple_of(3) {
+                        [' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x1c'][pick % 7]
+                    } else {
+                        alphabet[pick % 128]
+                    }
                 })
                 .collect();
             assert_eq!(collapse(&s), general(&s), "{s:?}");
@@ -735,7 +739,11 @@ mod tests {
                 .map(|_| {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                     let pick = (seed >> 33) as usize;
-                    if pick % 2 == 0 { ['a', 'B', 'z', 'Q', '_', '7', ' ', '-'][pick % 8] } else { alphabet[pick % 128] }
+                    if pick.is_multiple_of(2) {
+                        ['a', 'B', 'z', 'Q', '_', '7', ' ', '-'][pick % 8]
+                    } else {
+                        alphabet[pick % 128]
+                    }
                 })
                 .collect();
             assert_eq!(collect(&s, false), collect(&s, true), "{s:?}");

@@ -31,8 +31,8 @@ pub use duplicates::{
 };
 pub use gates::{Gate, GateInput, GateName, GateStatus, Gates, Verdict, gates};
 pub use plan::{
-    BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, Plan, PlanInput, PruneAndIndex, Recent,
-    RelativeDate, plan,
+    BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, Plan, PlanInput,
+    PruneAndIndex, Recent, RelativeDate, plan,
 };
 pub use render::render_text;
 

@@ -385,7 +385,7 @@ fn prune_and_index(i: &PlanInput, caps: Caps) -> PruneAndIndex {
                     .as_ref()
                     .map(|p| p.strip_prefix(i.dir).unwrap_or(p).to_string_lossy().into_owned()),
                 line: f.line,
-                message: f.message.clone(),
+                message: f.message.to_string(),
                 severity: f.severity,
             })
             .collect()

@@ -107,7 +107,7 @@ fn introduced(new: Vec<Finding>, old: Option<Vec<Finding>>) -> Vec<Finding> {
     let Some(old) = old else {
         return new;
     };
-    let mut seen: HashMap<(RuleId, String), usize> = HashMap::new();
+    let mut seen: HashMap<(RuleId, Box<str>), usize> = HashMap::new();
     for f in old {
         *seen.entry((f.id, f.message)).or_default() += 1;
     }

@@ -128,7 +128,7 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
                 path: None,
                 line: 1,
                 col: 1,
-                message: msg,
+                message: msg.into_boxed_str(),
             },
         });
     }

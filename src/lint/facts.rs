@@ -8,54 +8,91 @@ use std::path::{Path, PathBuf};
 use crate::memory::{Memory, MemoryType};
 use crate::yaml::Value;
 
-/// One topic file, compact.
+/// One topic file, compact: its strings in one allocation (a large dir keeps
+/// 20 000 of these through the run), 40 bytes beside them.
 #[derive(Clone, Debug)]
 pub struct FileFacts {
-    /// Path relative to the linted dir, `/`-separated (the path is the dir joined
-    /// with it, as the walk built it: [`FileFacts::path`]).
-    pub rel: Box<str>,
+    /// The path relative to the linted dir (`/`-separated; the path is the dir
+    /// joined with it, as the walk built it: [`FileFacts::path`]), then the name,
+    /// then the description.
+    text: Box<str>,
     pub mtime_ms: f64,
-    /// The frontmatter `name` as text (what wikilinks resolve by).
-    pub name: Option<Box<str>>,
-    /// Whether that `name` is a YAML string (the title `lint --fix` writes).
-    pub name_is_string: bool,
-    /// The `description` when it is a string (the hook `lint --fix` writes).
-    pub description: Option<Box<str>>,
+    rel_len: u32,
+    /// [`NONE`] when absent.
+    name_len: u32,
+    description_len: u32,
+    /// Whether the `name` is a YAML string (the title `lint --fix` writes).
+    name_is_string: bool,
     /// A hub of `memctl index rebuild`.
     pub hub: bool,
     /// The type Claude Code's scan sees.
     pub claude_type: Option<MemoryType>,
 }
 
+/// The length of an absent string in [`FileFacts`].
+const NONE: u32 = u32::MAX;
+
 impl FileFacts {
     pub fn of(m: &Memory) -> FileFacts {
+        let name = m.name();
+        let description = match &m.fields.description {
+            Some(Value::String(d)) => Some(d.as_str()),
+            _ => None,
+        };
+        let len = |s: Option<&str>| s.map_or(NONE, |s| s.len() as u32);
+        let mut text =
+            String::with_capacity(m.rel.len() + name.as_ref().map_or(0, String::len) + description.map_or(0, str::len));
+        text.push_str(&m.rel);
+        text.push_str(name.as_deref().unwrap_or_default());
+        text.push_str(description.unwrap_or_default());
         FileFacts {
-            rel: m.rel.as_str().into(),
+            text: text.into_boxed_str(),
             mtime_ms: m.mtime_ms,
-            name: m.name().map(String::into_boxed_str),
+            rel_len: m.rel.len() as u32,
+            name_len: len(name.as_deref()),
+            description_len: len(description),
             name_is_string: matches!(m.fields.name, Some(Value::String(_))),
-            description: match &m.fields.description {
-                Some(Value::String(d)) => Some(d.as_str().into()),
-                _ => None,
-            },
             hub: m.is_hub(),
             claude_type: m.claude_type(),
         }
     }
 
+    /// The path relative to the linted dir, `/`-separated.
+    pub fn rel(&self) -> &str {
+        &self.text[..self.rel_len as usize]
+    }
+
+    /// The frontmatter `name` as text (what wikilinks resolve by).
+    pub fn name(&self) -> Option<&str> {
+        let start = self.rel_len as usize;
+        (self.name_len != NONE).then(|| &self.text[start..start + self.name_len as usize])
+    }
+
+    /// The `description` when it is a string (the hook `lint --fix` writes).
+    pub fn description(&self) -> Option<&str> {
+        let start = self.rel_len as usize
+            + if self.name_len == NONE {
+                0
+            } else {
+                self.name_len as usize
+            };
+        (self.description_len != NONE).then(|| &self.text[start..start + self.description_len as usize])
+    }
+
     /// The file's path, `dir` being the linted dir.
     pub fn path(&self, dir: &Path) -> PathBuf {
-        dir.join(&*self.rel)
+        dir.join(self.rel())
     }
 
     /// The `name` when it is a string.
     pub fn title(&self) -> Option<&str> {
-        self.name.as_deref().filter(|_| self.name_is_string)
+        self.name().filter(|_| self.name_is_string)
     }
 
     /// The base name without `.md`.
     pub fn stem(&self) -> &str {
-        let base = self.rel.rsplit('/').next().unwrap_or(&self.rel);
+        let rel = self.rel();
+        let base = rel.rsplit('/').next().unwrap_or(rel);
         base.strip_suffix(".md").unwrap_or(base)
     }
 }
@@ -70,7 +107,7 @@ impl crate::scan::Kept for FileFacts {
     }
 
     fn rel(&self) -> &str {
-        &self.rel
+        FileFacts::rel(self)
     }
 }
 
@@ -85,14 +122,14 @@ mod tests {
             "---\nname: Alpha\ndescription: the hook\ntype: user\nmemctl-hub: true\n---\nbody\n",
         );
         let f = FileFacts::of(&m);
-        assert_eq!((&*f.rel, f.stem(), f.title()), ("sub/a.md", "a", Some("Alpha")));
-        assert_eq!(f.description.as_deref(), Some("the hook"));
+        assert_eq!((f.rel(), f.stem(), f.title()), ("sub/a.md", "a", Some("Alpha")));
+        assert_eq!((f.name(), f.description()), (Some("Alpha"), Some("the hook")));
         assert!(f.hub);
         assert_eq!(f.claude_type, Some(MemoryType::User));
         let n = FileFacts::of(&Memory::from_text("b.md", "---\nname: 12\ndescription: [x]\n---\n"));
-        assert_eq!(
-            (n.name.as_deref(), n.title(), n.description.as_deref()),
-            (Some("12"), None, None)
-        );
+        assert_eq!((n.name(), n.title(), n.description()), (Some("12"), None, None));
+        let none = FileFacts::of(&Memory::from_text("c.md", "---\ndescription: only this\n---\n"));
+        assert_eq!((none.name(), none.description()), (None, Some("only this")));
+        assert_eq!(std::mem::size_of::<FileFacts>(), 40);
     }
 }

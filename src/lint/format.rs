@@ -174,7 +174,7 @@ pub fn terminal(findings: &[Finding], dir: &Path, cwd: &Path, color: bool) -> (S
             let _ = write!(s, "{shown}:{}:{}: ", f.line, f.col);
             paint(&mut s, sev.as_str(), sev, color);
             let message = match item {
-                Item::One(f) => Cow::Borrowed(f.message.as_str()),
+                Item::One(f) => Cow::Borrowed(&*f.message),
                 Item::Many(fs) => Cow::Owned(aggregate_message(fs)),
             };
             let _ = writeln!(s, "[{}/{}]: {message}", f.id, f.rule().name);
@@ -658,7 +658,7 @@ mod tests {
             path: path.map(|p| std::sync::Arc::from(std::path::Path::new(p))),
             line,
             col: 1,
-            message: msg.to_string(),
+            message: msg.into(),
         }
     }
 

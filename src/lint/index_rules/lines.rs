@@ -1,7 +1,6 @@
 //! The lines of an index (ML204, ML210, ML211): long entries, entries not in the
 //! canonical form, and memory content that is not an entry.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use crate::index;
@@ -10,7 +9,7 @@ use crate::text::is_js_space;
 
 /// The line rules on the index `idx` (text `text`); `link_lines` are the lines
 /// that hold a memory link.
-pub(super) fn check(idx: &Path, text: &str, link_lines: &HashSet<usize>, out: &mut Vec<Finding>) {
+pub(super) fn check(idx: &Path, text: &str, link_lines: &[usize], out: &mut Vec<Finding>) {
     let lines = index::lines(text);
     let comment = index::comment_lines(text);
     let block = frontmatter_lines(&lines);
@@ -21,7 +20,7 @@ pub(super) fn check(idx: &Path, text: &str, link_lines: &HashSet<usize>, out: &m
             // Claude Code strips a leading block (ML208 reports it): not content.
             continue;
         }
-        if link_lines.contains(&n) {
+        if link_lines.binary_search(&n).is_ok() {
             let len = line.chars().count();
             if len > 200 {
                 out.push(
@@ -61,7 +60,7 @@ pub(super) fn check(idx: &Path, text: &str, link_lines: &HashSet<usize>, out: &m
             || t.starts_with('#')
             || t.starts_with('>')
             || comment[i]
-            || link_lines.contains(&n)
+            || link_lines.binary_search(&n).is_ok()
             || (t.len() >= 3
                 && (t.chars().all(|c| c == '-' || c == ' ')
                     || t.chars().all(|c| c == '*' || c == ' ')

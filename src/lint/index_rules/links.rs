@@ -1,28 +1,34 @@
 //! The links of an index (ML201, ML202, ML209, ML214): where each memory link
 //! points, and whether its target exists under that exact name.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::index::{self, Target};
 
 use super::Targets;
+use super::packed::Packed;
 use crate::lint::{Finding, RuleId};
 
 /// The memory links of the index `idx` (text `text`, links resolved in `dir`):
-/// the findings about them, the targets with their lines, and the lines that
-/// hold a memory link.
-pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) -> (Targets, HashSet<usize>) {
+/// the findings about them, the targets, and the lines that hold a memory link
+/// (sorted).
+pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) -> (Targets, Vec<usize>) {
     let mut listings = Listings(HashMap::new());
-    let mut targets: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    let mut link_lines: HashSet<usize> = HashSet::new();
+    // Each memory link's target (back to back in one string) and line.
+    let mut names = String::new();
+    let mut links: Vec<(u32, u32, usize)> = Vec::new();
+    let mut link_lines: Vec<usize> = Vec::new();
+    let mut memory_link = |line: usize| {
+        if link_lines.last() != Some(&line) {
+            link_lines.push(line);
+        }
+    };
     index::for_each_link(text, |l| match &l.target {
         Target::Inside(p) if l.is_memory_link() => {
-            link_lines.insert(l.line);
-            let lines_for = targets.entry(p.clone()).or_default();
-            if lines_for.last() != Some(&l.line) {
-                lines_for.push(l.line);
-            }
+            memory_link(l.line);
+            links.push((names.len() as u32, p.len() as u32, l.line));
+            names.push_str(p);
             match listings.find(dir, p) {
                 Ok(()) => {}
                 Err(Some(actual)) => out.push(Finding::new(
@@ -42,7 +48,7 @@ pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) 
             }
         }
         Target::Outside(p) if l.is_memory_link() => {
-            link_lines.insert(l.line);
+            memory_link(l.line);
             out.push(Finding::new(
                 RuleId::ML202,
                 idx,
@@ -67,18 +73,29 @@ pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) 
         )),
         _ => {}
     });
-    for (file, ls) in &targets {
-        for extra in ls.iter().skip(1) {
+    // By target, then line (a stable sort keeps the links of a line in order):
+    // every line after a target's first is ML209.
+    let at = |&(start, len, _): &(u32, u32, usize)| &names[start as usize..(start + len) as usize];
+    links.sort_by(|a, b| at(a).cmp(at(b)).then(a.2.cmp(&b.2)));
+    links.dedup_by(|a, b| a.2 == b.2 && at(a) == at(b));
+    for pair in links.windows(2) {
+        let (first, next) = (&pair[0], &pair[1]);
+        if at(first) == at(next) {
+            let file = at(next);
+            let first_line = links[links.partition_point(|l| at(l) < file)].2;
             out.push(Finding::new(
                 RuleId::ML209,
                 idx,
-                *extra,
+                next.2,
                 1,
-                format!("{file} is already indexed on line {}", ls[0]),
+                format!("{file} is already indexed on line {first_line}"),
             ));
         }
     }
-    (Targets::new(targets), link_lines)
+    let targets = Targets(Packed::new(links.iter().map(at)));
+    link_lines.sort_unstable();
+    link_lines.dedup();
+    (targets, link_lines)
 }
 
 /// Exact-name existence of `rel` under `dir` (lstat semantics), with a cached
@@ -89,19 +106,20 @@ struct Listings(HashMap<PathBuf, Listing>);
 /// A directory's entry names, exact, and lower-cased once a name is missing.
 #[derive(Default)]
 struct Listing {
-    exact: HashSet<String>,
+    exact: Packed,
     lower: Option<HashMap<String, String>>,
 }
 
 impl Listing {
     fn read(dir: &Path) -> Listing {
-        let exact = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        Listing { exact, lower: None }
+        let mut exact = super::packed::Builder::default();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            exact.push(&e.file_name().to_string_lossy());
+        }
+        Listing {
+            exact: exact.finish(),
+            lower: None,
+        }
     }
 
     /// The entry whose lower-cased name is `lower`; among several, the first the

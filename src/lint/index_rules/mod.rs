@@ -4,11 +4,10 @@
 mod caps;
 mod lines;
 mod links;
+mod packed;
 mod reach;
 mod scope;
 mod unindexed;
-
-use std::collections::BTreeMap;
 
 use crate::index::load;
 use crate::lint::facts::FileFacts;
@@ -21,16 +20,11 @@ pub use unindexed::check_files;
 
 /// The files an index links (its memory links' targets), sorted: all ML203 asks
 /// of them once ML209 has used their lines.
-pub struct Targets(Box<[Box<str>]>);
+pub struct Targets(packed::Packed);
 
 impl Targets {
-    /// The targets of `by_target` (target → the lines linking it).
-    fn new(by_target: BTreeMap<String, Vec<usize>>) -> Targets {
-        Targets(by_target.into_keys().map(String::into_boxed_str).collect())
-    }
-
     pub fn contains(&self, rel: &str) -> bool {
-        self.0.binary_search_by(|t| (**t).cmp(rel)).is_ok()
+        self.0.contains(rel)
     }
 }
 
@@ -101,6 +95,9 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     let (targets, link_lines) = links::check(idx, &scope.base, &text, out);
     lines::check(idx, &text, &link_lines, out);
     drop(link_lines);
+    // The line rules may have found one per line (ML204): their list is held to
+    // the end of the run, so without the growth slack, before the load is modelled.
+    out.shrink_to_fit();
     // The load takes the text over: modelled last, once the link rules' tables are
     // gone (findings are sorted afterwards, so the order they are found in is free).
     let loaded = load::load_owned(text);

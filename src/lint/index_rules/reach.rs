@@ -16,8 +16,8 @@ impl Reach {
     pub fn names(memories: &[FileFacts]) -> HashMap<String, String> {
         let mut by_name: HashMap<String, String> = HashMap::new();
         for m in memories {
-            if let Some(n) = &m.name {
-                by_name.entry(n.to_lowercase()).or_insert_with(|| m.rel.to_string());
+            if let Some(n) = m.name() {
+                by_name.entry(n.to_lowercase()).or_insert_with(|| m.rel().to_string());
             }
         }
         by_name

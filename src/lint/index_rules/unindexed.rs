@@ -25,7 +25,7 @@ pub fn check_files(
 
 /// ML213: topic files but no index (for a scope whose index could not be read).
 fn check_missing(scope: &Scope, memories: &[FileFacts], out: &mut Vec<Finding>) {
-    let owned = memories.iter().filter(|m| scope.owns(&m.rel)).count();
+    let owned = memories.iter().filter(|m| scope.owns(m.rel())).count();
     let idx = &scope.index;
     if owned > 0 && std::fs::symlink_metadata(idx).is_err() {
         out.push(Finding::file(
@@ -41,22 +41,22 @@ fn check_missing(scope: &Scope, memories: &[FileFacts], out: &mut Vec<Finding>) 
 
 /// ML203: files the index does not link.
 fn check_unindexed(scope: &Scope, memories: &[FileFacts], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
-    let owned: Vec<&FileFacts> = memories.iter().filter(|m| scope.owns(&m.rel)).collect();
+    let owned: Vec<&FileFacts> = memories.iter().filter(|m| scope.owns(m.rel())).collect();
     unindexed(scope, &owned, targets, reach, out);
 }
 
 fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
     let mut indexed: HashSet<&str> = owned
         .iter()
-        .filter(|m| targets.contains(scope.local(&m.rel)))
-        .map(|m| &*m.rel)
+        .filter(|m| targets.contains(scope.local(m.rel())))
+        .map(|m| m.rel())
         .collect();
     // A memory an indexed hub links counts as indexed (SPEC §10.1).
     let via_hubs: Vec<&str> = owned
         .iter()
-        .filter(|m| m.hub && indexed.contains(&*m.rel))
-        .flat_map(|h| reach.direct(&h.rel))
-        .filter_map(|t| owned.iter().find(|m| *m.rel == **t).map(|m| &*m.rel))
+        .filter(|m| m.hub && indexed.contains(m.rel()))
+        .flat_map(|h| reach.direct(h.rel()))
+        .filter_map(|t| owned.iter().find(|m| m.rel() == &**t).map(|m| m.rel()))
         .collect();
     indexed.extend(via_hubs);
     let reachable = reach.from(&indexed);
@@ -67,15 +67,15 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
     };
     // `lint --fix` adds the lines in the order of the findings, by path.
     let mut room = Room::new();
-    let mut by_path: Vec<&&FileFacts> = owned.iter().filter(|m| !indexed.contains(&*m.rel)).collect();
+    let mut by_path: Vec<&&FileFacts> = owned.iter().filter(|m| !indexed.contains(m.rel())).collect();
     // The paths share the linted dir: by path is by relative path.
-    by_path.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
-    let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (&*m.rel, room.add(scope, m))).collect();
+    by_path.sort_by(|a, b| a.rel().as_bytes().cmp(b.rel().as_bytes()));
+    let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (m.rel(), room.add(scope, m))).collect();
     for m in owned {
-        if indexed.contains(&*m.rel) {
+        if indexed.contains(m.rel()) {
             continue;
         }
-        if reachable.contains(&*m.rel) {
+        if reachable.contains(m.rel()) {
             out.push(
                 Finding::file(
                     RuleId::ML203,
@@ -90,7 +90,7 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
             } else {
                 "memctl --team edit --index"
             };
-            let how = match fixable.get(&*m.rel).unwrap_or(&Fixable::Yes) {
+            let how = match fixable.get(m.rel()).unwrap_or(&Fixable::Yes) {
                 Fixable::Yes => "add an index line (`memctl lint --fix`)".to_string(),
                 Fixable::NoDescription => format!(
                     "give it a one-line `description:`, then `memctl lint --fix` adds the line (or add it by hand: `{edit}`)"
@@ -144,7 +144,7 @@ impl Room {
 
     fn add(&mut self, scope: &Scope, m: &FileFacts) -> Fixable {
         use crate::index::{self, edit, load};
-        let Some(hook) = &m.description else {
+        let Some(hook) = m.description() else {
             return Fixable::NoDescription;
         };
         if self.text.is_none() {
@@ -158,7 +158,7 @@ impl Room {
             return Fixable::PastCut;
         }
         let title = m.title().unwrap_or_else(|| m.stem());
-        let local = scope.local(&m.rel);
+        let local = scope.local(m.rel());
         let (line, _) = index::render_entry(title.trim(), local, hook.trim());
         let ty = m.claude_type.map(|t| t.as_str());
         let line_units = line.encode_utf16().count() + self.eol.len();
