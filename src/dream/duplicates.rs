@@ -696,25 +696,33 @@ mod tests {
         TokenSets { sets, vocab }
     }
 
+    /// `count` random ASCII strings of up to `max` chars, a char of `often` in
+    /// every `every` picks (so runs and edges are met), any ASCII char otherwise.
+    fn ascii_strings(seed: u64, count: usize, max: u64, often: &[char], every: usize) -> Vec<String> {
+        let mut seed = seed;
+        (0..count)
+            .map(|_| {
+                let len = (seed % max) as usize;
+                (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        let pick = (seed >> 33) as usize;
+                        if pick.is_multiple_of(every) {
+                            often[pick % often.len()]
+                        } else {
+                            char::from((pick % 128) as u8)
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     #[test]
     fn collapsing_ascii_is_collapsing_by_the_general_rule() {
         let general = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-        let alphabet: Vec<char> = (0u8..128).map(char::from).collect();
-        let mut seed = 7u64;
-        for _ in 0..2000 {
-            let len = (seed % 24) as usize;
-            let s: String = (0..len)
-                .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    // Whitespace and control bytes often, so runs and edges are met.
-                    let pick = (seed >> 33) as usize;
-                    if pick.is_multiple_of(3) {
-                        [' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x1c'][pick % 7]
-                    } else {
-                        alphabet[pick % 128]
-                    }
-                })
-                .collect();
+        let spaces = [' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x1c'];
+        for s in ascii_strings(7, 2000, 24, &spaces, 3) {
             assert_eq!(collapse(&s), general(&s), "{s:?}");
         }
         assert_eq!(collapse("  Ünï  Code\u{a0}X "), general("  Ünï  Code\u{a0}X "));
@@ -731,21 +739,8 @@ mod tests {
             }
             v
         };
-        let alphabet: Vec<char> = (0u8..128).map(char::from).collect();
-        let mut seed = 11u64;
-        for _ in 0..3000 {
-            let len = (seed % 40) as usize;
-            let s: String = (0..len)
-                .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    let pick = (seed >> 33) as usize;
-                    if pick.is_multiple_of(2) {
-                        ['a', 'B', 'z', 'Q', '_', '7', ' ', '-'][pick % 8]
-                    } else {
-                        alphabet[pick % 128]
-                    }
-                })
-                .collect();
+        let word = ['a', 'B', 'z', 'Q', '_', '7', ' ', '-'];
+        for s in ascii_strings(11, 3000, 40, &word, 2) {
             assert_eq!(collect(&s, false), collect(&s, true), "{s:?}");
         }
     }
