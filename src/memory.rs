@@ -96,7 +96,26 @@ impl Memory {
         self.fields.name.as_ref().map(Value::js_string)
     }
 
-    /// The base name without `.md`.
+    /// The `description` as text; empty when there is none.
+    pub fn description_text(&self) -> String {
+        self.fields
+            .description
+            .as_ref()
+            .map(Value::js_string)
+            .unwrap_or_default()
+    }
+
+    /// What its index line is titled: the `name`, else the base name without `.md`.
+    pub fn title(&self) -> String {
+        self.name().unwrap_or_else(|| self.stem().to_string())
+    }
+
+    /// Its canonical index line linking `target` (SPEC §3.6), with the title and
+    /// the description as hook.
+    pub fn index_line(&self, target: &str) -> String {
+        crate::index::render_entry(&self.title(), target, &self.description_text()).0
+    }
+
     /// A hub of `memctl index rebuild`: its frontmatter says `memctl-hub: true`.
     pub fn is_hub(&self) -> bool {
         self.frontmatter
@@ -106,6 +125,7 @@ impl Memory {
             .is_some_and(|v| *v == crate::yaml::Value::Bool(true))
     }
 
+    /// The base name without `.md`.
     pub fn stem(&self) -> &str {
         let base = self.rel.rsplit('/').next().unwrap_or(&self.rel);
         base.strip_suffix(".md").unwrap_or(base)

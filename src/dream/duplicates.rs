@@ -269,13 +269,7 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
 pub fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
     let texts: Vec<String> = memories
         .iter()
-        .map(|m| {
-            format!(
-                "{} {}",
-                m.name().unwrap_or_default(),
-                m.fields.description.as_ref().map(Value::js_string).unwrap_or_default()
-            )
-        })
+        .map(|m| format!("{} {}", m.name().unwrap_or_default(), m.description_text()))
         .collect();
     let toks = TokenSets::of(texts.iter().map(String::as_str));
     drop(texts);

@@ -181,12 +181,7 @@ fn unindexed(w: &Written) -> Option<Item> {
         .name()
         .filter(|n| !n.trim().is_empty())
         .unwrap_or_else(|| m.stem().to_string());
-    let hook = m
-        .fields
-        .description
-        .as_ref()
-        .map(crate::yaml::Value::js_string)
-        .unwrap_or_default();
+    let hook = m.description_text();
     let (line, _) = crate::index::render_entry(one_line(&title, 100).trim(), &w.rel, one_line(&hook, 150).trim());
     let ty = m.claude_type().map(|t| t.as_str());
     let placed = crate::index::place::place(&index, &line, ty, false);

@@ -579,15 +579,7 @@ fn memory_type(bytes: &[u8]) -> Option<MemoryType> {
 
 /// `- [name](file) — description` from the copy's frontmatter.
 fn canonical_line(source: &Source, local: &str) -> String {
-    let m = Memory::from_text(&source.rel, &String::from_utf8_lossy(&source.bytes));
-    let title = m.name().unwrap_or_else(|| m.stem().to_string());
-    let hook = m
-        .fields
-        .description
-        .as_ref()
-        .map(crate::yaml::Value::js_string)
-        .unwrap_or_default();
-    index::render_entry(&title, local, &hook).0
+    Memory::from_text(&source.rel, &String::from_utf8_lossy(&source.bytes)).index_line(local)
 }
 
 /// Put the file back and the index lines, against the fresh index, under the lock.

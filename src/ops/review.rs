@@ -234,14 +234,7 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                     .into_owned();
                 // The canonical line (SPEC §3.6), placed by type as `add` places it
                 // (SPEC §10.2).
-                let title = m.name().unwrap_or_else(|| m.stem().to_string());
-                let hook = m
-                    .fields
-                    .description
-                    .as_ref()
-                    .map(crate::yaml::Value::js_string)
-                    .unwrap_or_default();
-                let (line, _) = crate::index::render_entry(&title, base, &hook);
+                let line = m.index_line(base);
                 let ty = m.memory_type().map(|t| t.as_str());
                 let new = crate::index::place::place(&old_text, line.trim_end_matches(" — "), ty, false).text;
                 diffs.push(("team/MEMORY.md".into(), old_text, new.clone()));

@@ -418,12 +418,7 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
     let about = format!(
         "{} {}",
         it.memory.name().unwrap_or_default(),
-        it.memory
-            .fields
-            .description
-            .as_ref()
-            .map(crate::yaml::Value::js_string)
-            .unwrap_or_default()
+        it.memory.description_text()
     );
     let about_tokens = tokens::tokens(&about);
     let rule_tokens = tokens::tokens(&it.rule.paragraph);
