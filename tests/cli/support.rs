@@ -293,6 +293,14 @@ pub fn iso_hours_before_now(hours: f64) -> String {
 
 /// Run git in `dir`.
 #[track_caller]
+/// A git checkout at `dir` (created) whose `origin` is `url`: a project with an
+/// identity (SPEC §11.1).
+pub fn checkout(dir: &Path, url: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    git(dir, &["remote", "add", "origin", url]);
+}
+
 pub fn git(dir: &Path, args: &[&str]) {
     let out = std::process::Command::new("git")
         .args([

@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::support::{Env, git};
+use crate::support::{Env, checkout, git};
 
 const ORIGIN: &str = "https://github.com/Alice/App.git";
 
@@ -14,9 +14,7 @@ const ORIGIN: &str = "https://github.com/Alice/App.git";
 fn machine(name: &str) -> (Env, PathBuf, PathBuf) {
     let env = Env::new().resolved();
     let proj = env.root().join(name);
-    fs::create_dir_all(&proj).unwrap();
-    git(&proj, &["init", "-q"]);
-    git(&proj, &["remote", "add", "origin", ORIGIN]);
+    checkout(&proj, ORIGIN);
     let (_, out, _) = memctl(&env, &proj, name, &["path"]);
     (env, proj, PathBuf::from(out.trim()))
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::support::{NOW, git, set_age};
+use crate::support::{self, NOW, git, set_age};
 
 const ORIGIN: &str = "https://github.com/Alice/App.git";
 const IDENTITY: &str = "github.com/Alice/App";
@@ -88,10 +88,8 @@ impl World {
     fn machine(&self, name: &str, checkout: &str, windows_key: bool) -> Machine {
         let root = self.root().join(name);
         let checkout = root.join(checkout);
-        fs::create_dir_all(&checkout).unwrap();
+        support::checkout(&checkout, ORIGIN);
         fs::create_dir_all(root.join("home/.claude")).unwrap();
-        git(&checkout, &["init", "-q"]);
-        git(&checkout, &["remote", "add", "origin", ORIGIN]);
         if windows_key {
             let dir = root.join("home/.claude/projects/C--Users-bob-app/memory");
             let settings = serde_json::json!({ "autoMemoryDirectory": dir });
