@@ -293,6 +293,21 @@ pub fn iso_hours_before_now(hours: f64) -> String {
 
 /// Run git in `dir`.
 #[track_caller]
+/// What `git --git-dir <git_dir> <args>` prints, when it succeeds (a bare repo's
+/// refs, trees and files: the sync remote and state).
+pub fn bare_git(git_dir: &Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// A git checkout at `dir` (created) whose `origin` is `url`: a project with an
 /// identity (SPEC §11.1).
 pub fn checkout(dir: &Path, url: &str) {

@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::support::{Env, checkout, git};
+use crate::support::{Env, bare_git, checkout, git};
 
 const ORIGIN: &str = "https://github.com/Alice/App.git";
 
@@ -104,18 +104,8 @@ fn only_memory_files_travel() {
     write(&lm.join(".trash/x"), "old.md.deleted", "gone");
     let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
     assert_eq!(code, 0, "{err}");
-    let out = std::process::Command::new("git")
-        .args([
-            "--git-dir",
-            url.trim_start_matches("file://"),
-            "ls-tree",
-            "-r",
-            "--name-only",
-            "main",
-        ])
-        .output()
-        .unwrap();
-    let names = String::from_utf8_lossy(&out.stdout);
+    let remote = Path::new(url.trim_start_matches("file://"));
+    let names = bare_git(remote, &["ls-tree", "-r", "--name-only", "main"]).unwrap_or_default();
     assert_eq!(
         names.lines().collect::<Vec<_>>(),
         [
@@ -233,17 +223,7 @@ fn a_local_mass_deletion_is_refused_without_the_flag() {
     assert!(err.contains("delete 2 of 3 memories"), "{err}");
     let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--allow-mass-delete"]);
     assert_eq!(code, 0, "{err}");
-    let log = std::process::Command::new("git")
-        .args([
-            "--git-dir",
-            url.trim_start_matches("file://"),
-            "log",
-            "-1",
-            "--format=%B",
-            "main",
-        ])
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&log.stdout);
+    let remote = Path::new(url.trim_start_matches("file://"));
+    let log = bare_git(remote, &["log", "-1", "--format=%B", "main"]).unwrap_or_default();
     assert!(log.contains("Mass-Delete-Approved: github.com/Alice/App"), "{log}");
 }

@@ -115,33 +115,14 @@ impl World {
 
     /// The remote's files on `main` (empty when nothing was pushed).
     fn tree(&self) -> Vec<String> {
-        let out = Command::new("git")
-            .args([
-                "--git-dir",
-                self.remote.to_str().unwrap(),
-                "ls-tree",
-                "-r",
-                "--name-only",
-                "main",
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect()
+        let out = support::bare_git(&self.remote, &["ls-tree", "-r", "--name-only", "main"]);
+        out.unwrap_or_default().lines().map(String::from).collect()
     }
 
     /// Every path any object of the remote was ever stored at (all commits).
     fn every_path(&self) -> Vec<String> {
-        let out = Command::new("git")
-            .args([
-                "--git-dir",
-                self.remote.to_str().unwrap(),
-                "rev-list",
-                "--objects",
-                "--all",
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout)
+        let out = support::bare_git(&self.remote, &["rev-list", "--objects", "--all"]);
+        out.unwrap_or_default()
             .lines()
             .filter_map(|l| l.split_once(' ').map(|(_, p)| p.to_string()))
             .filter(|p| !p.is_empty())
@@ -150,36 +131,12 @@ impl World {
 
     /// The remote's `main` commit, if any.
     fn tip(&self) -> Option<String> {
-        let out = Command::new("git")
-            .args([
-                "--git-dir",
-                self.remote.to_str().unwrap(),
-                "rev-parse",
-                "--verify",
-                "-q",
-                "main",
-            ])
-            .output()
-            .unwrap();
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        support::bare_git(&self.remote, &["rev-parse", "--verify", "-q", "main"]).map(|s| s.trim().to_string())
     }
 
     /// A file of the project on the remote's `main`.
     fn remote_file(&self, rel: &str) -> Option<String> {
-        let out = Command::new("git")
-            .args([
-                "--git-dir",
-                self.remote.to_str().unwrap(),
-                "show",
-                &format!("main:{MEMBER}/{rel}"),
-            ])
-            .output()
-            .unwrap();
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        support::bare_git(&self.remote, &["show", &format!("main:{MEMBER}/{rel}")])
     }
 }
 
@@ -611,33 +568,16 @@ fn m13_another_remote_is_a_first_sync_and_a_dry_run_does_not_switch_to_it() {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(strs(&out.json()["projects"][0]["deleted"]).is_empty(), "{out:?}");
     let state = lap.root.join("state/memctl/sync.git");
-    let configured = Command::new("git")
-        .args(["--git-dir", state.to_str().unwrap(), "config", "remote.origin.url"])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&configured.stdout).trim(), w.url);
+    let configured = support::bare_git(&state, &["config", "remote.origin.url"]).unwrap_or_default();
+    assert_eq!(configured.trim(), w.url);
     // The switch itself: nothing here is deleted, everything is pushed there.
     let out = lap.run(&["sync", "--json", "--remote", &url]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(strs(&out.json()["projects"][0]["deleted"]).is_empty(), "{out:?}");
     assert!(out.stdout.contains("sync remote changed"), "{out:?}");
     assert_eq!(lap.memories(), before);
-    let pushed = Command::new("git")
-        .args([
-            "--git-dir",
-            empty.to_str().unwrap(),
-            "ls-tree",
-            "-r",
-            "--name-only",
-            "main",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8_lossy(&pushed.stdout).contains("user_a.md"),
-        "{}",
-        String::from_utf8_lossy(&pushed.stdout)
-    );
+    let pushed = support::bare_git(&empty, &["ls-tree", "-r", "--name-only", "main"]).unwrap_or_default();
+    assert!(pushed.contains("user_a.md"), "{pushed}");
 }
 
 #[test]
@@ -666,11 +606,10 @@ fn m15_a_refused_mass_deletion_leaves_the_sync_repository_as_it_was() {
     lap.sync_ok(&w, &[]);
     let state = lap.root.join("state/memctl/sync.git");
     let head = || {
-        let o = Command::new("git")
-            .args(["--git-dir", state.to_str().unwrap(), "rev-parse", "main"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&o.stdout).trim().to_string()
+        support::bare_git(&state, &["rev-parse", "main"])
+            .unwrap_or_default()
+            .trim()
+            .to_string()
     };
     let before = head();
     for i in 0..3 {
