@@ -5,6 +5,7 @@
 
 pub mod age;
 pub mod bundle;
+pub mod claude;
 pub mod claude_md;
 pub mod cli;
 pub mod commands;
