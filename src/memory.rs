@@ -116,13 +116,16 @@ impl Memory {
         crate::index::render_entry(&self.title(), target, &self.description_text()).0
     }
 
-    /// A hub of `memctl index rebuild`: its frontmatter says `memctl-hub: true`.
+    /// A hub of `memctl index rebuild`: its frontmatter says `memctl-hub: true`, at
+    /// the top level (hubs of memctl before version 3) or under `metadata:`, where
+    /// memctl writes it and where Claude Code moves it on its first write (SPEC §10.1).
     pub fn is_hub(&self) -> bool {
-        self.frontmatter
-            .map
-            .as_ref()
-            .and_then(|v| v.get(crate::index::rebuild::HUB_KEY))
-            .is_some_and(|v| *v == crate::yaml::Value::Bool(true))
+        let Some(map) = self.frontmatter.map.as_ref() else {
+            return false;
+        };
+        let yes = |v: Option<&crate::yaml::Value>| v.is_some_and(|v| *v == crate::yaml::Value::Bool(true));
+        yes(map.get(crate::index::rebuild::HUB_KEY))
+            || yes(map.get("metadata").and_then(|m| m.get(crate::index::rebuild::HUB_KEY)))
     }
 
     /// The base name without `.md`.

@@ -151,7 +151,7 @@ fn parse_value(k: &str, v: &str, scope: SettingsScope, ctx: &Context) -> Result<
             Kind::Usage,
             "autoMemoryDirectory cannot be set in the project's settings.json",
         )
-        .hint("Claude Code ignores it there: a cloned repository must not redirect your memory; use --scope local or user"));
+        .hint("a checked-in file would redirect every user's memory: Claude Code 2.1.332 honours it in print mode and once the folder is trusted; use --scope local or user"));
     }
     let home = ctx.env.home();
     crate::paths::validate::validate_memory_path(Some(v), true, home.as_deref()).map_err(|why| {

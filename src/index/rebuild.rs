@@ -212,14 +212,17 @@ fn canonical(m: Option<&Memory>, file: &str) -> String {
     super::render_entry(title.trim(), file, hook.trim()).0
 }
 
-/// A new hub's text with its frontmatter (SPEC §10.1).
+/// A new hub's text with its frontmatter (SPEC §10.1): the nested shape Claude
+/// Code 2.1.332 writes (§2.4.1), with a slug name, so its first touch of the file
+/// keeps the name and the type where they are (§2.4.6).
 fn new_hub(eol: &str) -> String {
     [
         "---",
-        "name: Memory index archive",
+        "name: memory-index-archive",
         "description: Older index entries moved out of MEMORY.md by memctl index rebuild",
-        "type: reference",
-        "memctl-hub: true",
+        "metadata:",
+        "  type: reference",
+        "  memctl-hub: true",
         "---",
         "",
     ]
@@ -642,7 +645,12 @@ mod tests {
         let load = load::load(&out.index);
         assert!(load.line_count <= 140);
         assert_eq!(out.hubs.len(), 1);
-        assert!(out.hubs[0].text.starts_with("---\nname: Memory index archive\n"));
+        assert!(out.hubs[0].text.starts_with("---\nname: memory-index-archive\n"));
+        assert!(
+            out.hubs[0]
+                .text
+                .contains("\nmetadata:\n  type: reference\n  memctl-hub: true\n---\n")
+        );
         // Rebuilding again moves nothing and keeps the hub as it is.
         let hubs = [Hub {
             rel: out.hubs[0].rel.clone(),

@@ -67,7 +67,7 @@ fn memory_directory_is_validated_and_never_written_to_the_project() {
     );
     assert_eq!(code, 2);
     assert!(
-        err.contains("a cloned repository must not redirect your memory"),
+        err.contains("a checked-in file would redirect every user's memory: Claude Code 2.1.332 honours it"),
         "{err}"
     );
     assert!(!env.root().join("proj/.claude/settings.json").exists());

@@ -65,7 +65,8 @@ fn rebuild_fits_the_budget_and_loses_no_memory() {
         "free text and headings kept"
     );
     let hub = read(&d, "reference_memory_index_archive.md");
-    assert!(hub.starts_with("---\nname: Memory index archive\n"));
+    assert!(hub.starts_with("---\nname: memory-index-archive\n"));
+    assert!(hub.contains("\nmetadata:\n  type: reference\n  memctl-hub: true\n"));
     assert!(hub.contains("memctl-hub: true\n"));
     let mut all = linked(&index);
     all.extend(linked(&hub));
