@@ -114,6 +114,22 @@ impl MemoryDir {
         }
     }
 
+    /// For a `team/` file, the main `MEMORY.md` and the file's path as that index
+    /// links it (`team/x.md`): Claude Code 2.1.332 loads only the main index, so
+    /// that is where a team memory's line is seen (SPEC §2.13, §3.7). `None` for a
+    /// file outside `team/`.
+    pub fn loaded_by(&self, rel: &str) -> Option<Covering> {
+        let inner = match self.scope {
+            Scope::Main => rel.strip_prefix("team/")?,
+            Scope::Team => rel,
+        };
+        Some(Covering {
+            index: self.main.join(INDEX),
+            label: INDEX,
+            local: format!("{TEAM}/{inner}"),
+        })
+    }
+
     /// The label of the index covering `rel`, without building paths.
     pub fn label_for(&self, rel: &str) -> &'static str {
         match self.in_team(rel) {

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Kind};
 use crate::index;
-use crate::memdir::MemoryDir;
+use crate::memdir::{Covering, MemoryDir};
 use crate::paths::with_sep;
 use crate::scan;
 use crate::store::{self, Writer};
@@ -21,10 +21,30 @@ pub struct Target {
     /// The index that covers it, and the file's path as that index sees it.
     pub index: PathBuf,
     pub local: String,
+    /// For a `team/` file, the main `MEMORY.md` too: the only index Claude Code
+    /// 2.1.332 loads (SPEC §3.7, §2.13), where its line is `team/<file>`.
+    pub loaded_by: Option<Covering>,
 }
 
-/// The removed index lines of each target (1-based number → line with its terminator).
-pub type Removed = BTreeMap<String, BTreeMap<usize, String>>;
+impl Target {
+    /// Every index that may link it, each with the file's path as it links it.
+    fn indexes(&self) -> impl Iterator<Item = (&Path, &str)> {
+        std::iter::once((self.index.as_path(), self.local.as_str()))
+            .chain(self.loaded_by.iter().map(|c| (c.index.as_path(), c.local.as_str())))
+    }
+}
+
+/// One removed index line: the index (`MEMORY.md`, `team/MEMORY.md`), its 1-based
+/// number there, and the line with its terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovedAt {
+    pub index: String,
+    pub line: usize,
+    pub text: String,
+}
+
+/// The removed index lines of each target, in index then line order.
+pub type Removed = BTreeMap<String, Vec<RemovedAt>>;
 
 /// What `forget` will do.
 pub struct Plan {
@@ -48,20 +68,16 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
     let mut diffs = Vec::new();
     for (index_path, ts) in group(&targets) {
         let text = read(&index_path);
-        let label = index_path
-            .strip_prefix(dir.dir())
-            .unwrap_or(&index_path)
-            .to_string_lossy()
-            .into_owned();
+        let label = index_label(dir, &index_path);
         let base = index_path.parent().unwrap_or(dir.dir());
-        for t in &ts {
-            let (lines, _) = lines_linking(&text, &[t.local.as_str()]);
+        for &(t, local) in &ts {
+            let (lines, _) = lines_linking(&text, &[local]);
             // Per removed line, the memories that stay but lose it.
             let mut at = Vec::new();
             let mut others: Vec<String> = Vec::new();
             for (n, line) in &lines {
-                let (_, mut o) = lines_linking(line, &[t.local.as_str()]);
-                o.retain(|o| !ts.iter().any(|x| &x.local == o) && std::fs::symlink_metadata(base.join(o)).is_ok());
+                let (_, mut o) = lines_linking(line, &[local]);
+                o.retain(|o| !ts.iter().any(|(_, l)| l == o) && std::fs::symlink_metadata(base.join(o)).is_ok());
                 if !o.is_empty() {
                     at.push(format!("{label}:{n}"));
                     others.extend(o);
@@ -89,9 +105,12 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
                     t.rel
                 ));
             }
-            removed.insert(t.rel.clone(), lines);
+            removed
+                .entry(t.rel.clone())
+                .or_default()
+                .extend(removed_at(&label, lines));
         }
-        let files: Vec<&str> = ts.iter().map(|t| t.local.as_str()).collect();
+        let files: Vec<&str> = ts.iter().map(|(_, l)| *l).collect();
         let (all, _) = lines_linking(&text, &files);
         if !all.is_empty() {
             let after = without_lines(&text, &all);
@@ -106,6 +125,9 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
         .hint("link the other memories on lines of their own first (memctl edit --index), or pass --force to remove the whole line"));
     }
     warnings.extend(backlink_warnings(dir.dir(), &targets));
+    for t in &targets {
+        removed.entry(t.rel.clone()).or_default();
+    }
     Ok(Plan {
         dir: dir.clone(),
         targets,
@@ -213,21 +235,35 @@ impl Done {
 /// them from the index.
 fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Done) -> Result<Removed, Error> {
     let mut removed = Removed::new();
+    for t in &plan.targets {
+        removed.insert(t.rel.clone(), Vec::new());
+    }
     for (index_path, ts) in group(&plan.targets) {
-        let files: Vec<&str> = ts.iter().map(|t| t.local.as_str()).collect();
+        let files: Vec<&str> = ts.iter().map(|(_, l)| *l).collect();
         let fresh = read(&index_path);
+        let label = index_label(&plan.dir, &index_path);
         let mut claimed = HashSet::new();
-        for t in &ts {
-            let (lines, _) = lines_linking(&fresh, &[t.local.as_str()]);
+        for &(t, local) in &ts {
+            let (lines, _) = lines_linking(&fresh, &[local]);
             // A line linking two forgotten files is kept with the first one only.
             let lines: BTreeMap<usize, String> = lines.into_iter().filter(|(n, _)| claimed.insert(*n)).collect();
             if let Some(trash) = trash
                 && !lines.is_empty()
             {
+                // The lines of the index that covers the file go where `restore`
+                // looks for them; a team file's lines in the main index beside them.
+                let note = if local == t.local {
+                    format!("{}.index-lines", t.rel)
+                } else {
+                    format!("{}.main-index-lines", t.rel)
+                };
                 let text: String = lines.values().cloned().collect();
-                w.trash_note(trash, &format!("{}.index-lines", t.rel), text.as_bytes())?;
+                w.trash_note(trash, &note, text.as_bytes())?;
             }
-            removed.insert(t.rel.clone(), lines);
+            removed
+                .entry(t.rel.clone())
+                .or_default()
+                .extend(removed_at(&label, lines));
         }
         if index_path.exists() {
             let original = store::read_for_update(&index_path)?;
@@ -279,6 +315,8 @@ pub struct Forgotten {
 
 #[derive(Serialize)]
 pub struct RemovedLine {
+    /// The index it was removed from: `MEMORY.md` or `team/MEMORY.md`.
+    pub index: String,
     pub line: usize,
     pub text: String,
 }
@@ -310,13 +348,14 @@ pub fn outcome(
         .iter()
         .map(|t| {
             let lines = removed.get(&t.rel).cloned().unwrap_or_default();
+            let own = lines.iter().any(|l| l.index == index_label(dir, &t.index));
             let (trash_dir, trash_file, index_lines_file) = match kept {
                 Kept::Trash(trash) => {
                     let trash = clean(trash);
                     (
                         Some(with_sep(&trash)),
                         Some(trash.join(format!("{}.deleted", t.rel)).to_string_lossy().into_owned()),
-                        (!lines.is_empty()).then(|| {
+                        own.then(|| {
                             trash
                                 .join(format!("{}.index-lines", t.rel))
                                 .to_string_lossy()
@@ -333,9 +372,10 @@ pub fn outcome(
                 index_lines_file,
                 removed_index_lines: lines
                     .iter()
-                    .map(|(n, text)| RemovedLine {
-                        line: *n,
-                        text: text.trim_end_matches(['\n', '\r']).to_string(),
+                    .map(|l| RemovedLine {
+                        index: l.index.clone(),
+                        line: l.line,
+                        text: l.text.trim_end_matches(['\n', '\r']).to_string(),
                     })
                     .collect(),
                 restore: format!("{memctl} restore {}", shell_word(&t.rel)),
@@ -406,6 +446,7 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
         let c = dir.covering(&rel);
         out.push(Target {
             path: dir.dir().join(&rel),
+            loaded_by: dir.loaded_by(&rel),
             rel,
             index: c.index,
             local: c.local,
@@ -461,12 +502,35 @@ fn read(p: &Path) -> String {
     index::read_index_text(p)
 }
 
-fn group(targets: &[Target]) -> BTreeMap<PathBuf, Vec<&Target>> {
-    let mut m: BTreeMap<PathBuf, Vec<&Target>> = BTreeMap::new();
+/// Per index, the targets it may link, each with its path as that index links it.
+fn group(targets: &[Target]) -> BTreeMap<PathBuf, Vec<(&Target, &str)>> {
+    let mut m: BTreeMap<PathBuf, Vec<(&Target, &str)>> = BTreeMap::new();
     for t in targets {
-        m.entry(t.index.clone()).or_default().push(t);
+        for (index, local) in t.indexes() {
+            m.entry(index.to_path_buf()).or_default().push((t, local));
+        }
     }
     m
+}
+
+/// How an index is named in messages and JSON: relative to the dir worked on
+/// (`MEMORY.md`, `team/MEMORY.md`; under `--team`, the main index is `../MEMORY.md`).
+fn index_label(dir: &MemoryDir, index: &Path) -> String {
+    match index.strip_prefix(dir.dir()) {
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => format!(
+            "../{}",
+            index.strip_prefix(dir.main()).unwrap_or(index).to_string_lossy()
+        ),
+    }
+}
+
+fn removed_at(label: &str, lines: BTreeMap<usize, String>) -> impl Iterator<Item = RemovedAt> + '_ {
+    lines.into_iter().map(move |(line, text)| RemovedAt {
+        index: label.to_string(),
+        line,
+        text,
+    })
 }
 
 /// Warnings for other topic files that still link a forgotten file.

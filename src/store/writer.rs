@@ -180,8 +180,19 @@ impl Writer {
         Ok(())
     }
 
+    /// The dir a write to `target` must stay inside: the dir worked on, except the
+    /// main index under `--team`, the one file outside the team dir memctl writes
+    /// there (a team memory's line is loaded from it, SPEC §3.7, §2.13).
+    fn root_for(&self, target: &Path) -> &Path {
+        if self.dir.is_team() && target == self.dir.main().join(crate::memdir::INDEX) {
+            self.dir.main()
+        } else {
+            self.dir.dir()
+        }
+    }
+
     fn ensure_parent_contained(&self, target: &Path) -> Result<(), Error> {
-        let root = super::real(self.dir.dir())?;
+        let root = super::real(self.root_for(target))?;
         let parent = target.parent().unwrap_or(self.dir.dir());
         if super::real(parent)?.starts_with(&root) {
             return Ok(());
@@ -199,7 +210,7 @@ impl Writer {
     /// shows anything else. A symlink at `target` is replaced, not written through
     /// (the entry comes back as it was recorded). Parent dirs are created (0700).
     pub fn put(&mut self, target: &Path, content: &[u8], mtime_ns: i128) -> Result<(), Error> {
-        ensure_ancestor_contained(self.dir.dir(), target)?;
+        ensure_ancestor_contained(self.root_for(target), target)?;
         if let Some(parent) = target.parent() {
             create_dir(parent)?;
         }
@@ -207,14 +218,21 @@ impl Writer {
         if fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
             fs::remove_file(target).map_err(|e| super::io_err("cannot replace", target, e))?;
         }
-        write_checked_at(self.dir.dir(), target, content, &|| true, Some(system_time(mtime_ns))).map(|_| ())
+        write_checked_at(
+            self.root_for(target),
+            target,
+            content,
+            &|| true,
+            Some(system_time(mtime_ns)),
+        )
+        .map(|_| ())
     }
 
     /// Put a symlink to `link` at `target` with the mtime `mtime_ns` (the link's
     /// own, not its target's): made beside it under a temp name and renamed over.
     pub fn put_link(&mut self, target: &Path, link: &[u8], mtime_ns: i128) -> Result<(), Error> {
         use std::os::unix::ffi::OsStrExt;
-        ensure_ancestor_contained(self.dir.dir(), target)?;
+        ensure_ancestor_contained(self.root_for(target), target)?;
         let parent = target.parent().unwrap_or(self.dir.dir()).to_path_buf();
         create_dir(&parent)?;
         self.ensure_parent_contained(target)?;
@@ -272,13 +290,21 @@ impl Writer {
     /// mtime (`projects merge` keeps a moved memory's age and scan order). An entry
     /// that appears at `target` meanwhile is `exists`, and nothing is written.
     pub fn create_at(&mut self, target: &Path, content: &[u8], mtime_ns: i128) -> Result<(), Error> {
-        ensure_ancestor_contained(self.dir.dir(), target)?;
+        ensure_ancestor_contained(self.root_for(target), target)?;
         if let Some(parent) = target.parent() {
             create_dir(parent)?;
         }
         self.ensure_parent_contained(target)?;
         let absent = || fs::symlink_metadata(target).is_err();
-        if !absent() || !write_checked_at(self.dir.dir(), target, content, &absent, Some(system_time(mtime_ns)))? {
+        if !absent()
+            || !write_checked_at(
+                self.root_for(target),
+                target,
+                content,
+                &absent,
+                Some(system_time(mtime_ns)),
+            )?
+        {
             return Err(Error::new(Kind::Exists, format!("file exists: {}", target.display()))
                 .hint("another program created it meanwhile; run the command again"));
         }
@@ -292,18 +318,18 @@ impl Writer {
 
     /// Create `target` (a new file, never overwriting), with its parent dirs.
     pub fn create(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
-        ensure_ancestor_contained(self.dir.dir(), target)?;
+        ensure_ancestor_contained(self.root_for(target), target)?;
         if let Some(parent) = target.parent() {
             create_dir(parent)?;
         }
-        create_new(self.dir.dir(), target, content)?;
+        create_new(self.root_for(target), target, content)?;
         self.created.push(target.to_path_buf());
         Ok(())
     }
 
     /// Replace `target` atomically.
     pub fn replace(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
-        write_checked(self.dir.dir(), target, content, None).map(|_| ())
+        write_checked(self.root_for(target), target, content, None).map(|_| ())
     }
 
     /// Replace `target` only if it still holds `old` (read when the command
@@ -337,7 +363,7 @@ impl Writer {
             Err(_) => new.to_vec(),
         };
         let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
-        if same && write_checked_at(self.dir.dir(), target, &content, &unchanged, mtime)? {
+        if same && write_checked_at(self.root_for(target), target, &content, &unchanged, mtime)? {
             return Ok(());
         }
         Err(Error::new(
@@ -361,12 +387,18 @@ impl Writer {
         }
         let stamp = super::atomic::stamp(target);
         let unchanged = || super::atomic::stamp(target) == stamp && read_for_update(target).is_ok_and(|b| b == current);
-        write_checked_at(self.dir.dir(), target, new, &unchanged, Some(system_time(mtime_ns)))
+        write_checked_at(
+            self.root_for(target),
+            target,
+            new,
+            &unchanged,
+            Some(system_time(mtime_ns)),
+        )
     }
 
     /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
     pub fn replace_if(&mut self, target: &Path, content: &[u8], expect: Stamp) -> Result<bool, Error> {
-        write_checked(self.dir.dir(), target, content, Some(expect))
+        write_checked(self.root_for(target), target, content, Some(expect))
     }
 
     /// Read-modify-write `target` against its fresh content; `seen` is what the
@@ -377,7 +409,7 @@ impl Writer {
         seen: Option<&[u8]>,
         change: impl FnMut(&str) -> Result<String, Error>,
     ) -> Result<(String, String), Error> {
-        update(self.dir.dir(), target, seen, change)
+        update(self.root_for(target), target, seen, change)
     }
 
     /// This command's trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5): created

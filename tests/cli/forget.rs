@@ -90,7 +90,7 @@ fn json_lists_what_was_forgotten() {
     );
     assert_eq!(
         f["removed_index_lines"][0],
-        serde_json::json!({"line": 2, "text": "- [Testing](feedback_testing.md) — canonical"})
+        serde_json::json!({"index": "MEMORY.md", "line": 2, "text": "- [Testing](feedback_testing.md) — canonical"})
     );
     assert_eq!(doc["dry_run"], false);
     assert_eq!(
@@ -199,6 +199,64 @@ fn team_files_lose_their_team_index_lines() {
     let _run = env.args(["forget", "--yes", "team/t.md"]).run().success();
     assert_eq!(read(&d, "team/MEMORY.md"), "- [U](u.md) — u\n");
     assert!(d.join(".trash/20260310T120000Z/team/t.md.deleted").exists());
+}
+
+#[test]
+fn a_team_file_also_loses_its_line_in_the_main_index_claude_code_loads() {
+    // Claude Code 2.1.332 loads only the main MEMORY.md (SPEC §2.13), so a team
+    // memory is seen through its `team/…` line there: forget removes both.
+    let env = Env::new()
+        .env("MEMCTL_HISTORY", "off")
+        .memory("team/t.md", M)
+        .memory("team/MEMORY.md", "- [T](t.md) — t\n- [U](u.md) — u\n")
+        .index("# Index\n- [Team T](team/t.md) — shared t\n- [Team U](team/u.md) — shared u\n");
+    let d = env.dir();
+    let run = env.args(["forget", "--yes", "--json", "team/t.md"]).run().success();
+    let doc = run.json();
+    assert_eq!(read(&d, "team/MEMORY.md"), "- [U](u.md) — u\n");
+    assert_eq!(read(&d, "MEMORY.md"), "# Index\n- [Team U](team/u.md) — shared u\n");
+    assert_eq!(
+        doc["forgotten"][0]["removed_index_lines"],
+        serde_json::json!([
+            {"index": "MEMORY.md", "line": 2, "text": "- [Team T](team/t.md) — shared t"},
+            {"index": "team/MEMORY.md", "line": 1, "text": "- [T](t.md) — t"}
+        ])
+    );
+    let trash = d.join(".trash/20260310T120000Z/team");
+    assert_eq!(
+        fs::read_to_string(trash.join("t.md.index-lines")).unwrap(),
+        "- [T](t.md) — t\n"
+    );
+    assert_eq!(
+        fs::read_to_string(trash.join("t.md.main-index-lines")).unwrap(),
+        "- [Team T](team/t.md) — shared t\n"
+    );
+}
+
+#[test]
+fn under_team_the_main_index_line_goes_too_and_is_named_from_the_team_dir() {
+    let env = Env::new()
+        .memory("team/t.md", M)
+        .memory("team/MEMORY.md", "- [T](t.md) — t\n")
+        .index("- [Team T](team/t.md) — shared t\n- [Other](other.md) — o\n")
+        .memory("other.md", M);
+    let d = env.dir();
+    let out = env
+        .command()
+        .args(["--team", "forget", "--dry-run", "t.md"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("--- a/../MEMORY.md\n"), "{stdout}");
+    assert!(stdout.contains("-- [Team T](team/t.md) — shared t\n"), "{stdout}");
+    assert_eq!(
+        read(&d, "MEMORY.md"),
+        "- [Team T](team/t.md) — shared t\n- [Other](other.md) — o\n"
+    );
+    let _run = env.args(["--team", "forget", "--yes", "t.md"]).run().success();
+    assert_eq!(read(&d, "MEMORY.md"), "- [Other](other.md) — o\n");
+    assert_eq!(read(&d, "team/MEMORY.md"), "");
 }
 
 #[test]
