@@ -320,21 +320,24 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
     } else {
         let f = forget::plan(src.memdir, &forget_refs, false)?;
         diffs.extend(f.diffs.iter().cloned());
-        // The index each forgotten memory's line is removed from changes too.
-        let index_of: HashMap<&str, String> = f
-            .targets
+        // Each index a forgotten memory's line is removed from changes too (a
+        // team memory's: the team index and the main one, SPEC §3.7).
+        let index_of: HashMap<&str, Vec<String>> = f
+            .removed
             .iter()
-            .filter(|t| f.removed.get(&t.rel).is_some_and(|l| !l.is_empty()))
-            .map(|t| {
-                let label = t.index.strip_prefix(src.memdir.dir()).unwrap_or(&t.index);
-                (t.rel.as_str(), label.to_string_lossy().into_owned())
+            .map(|(rel, lines)| {
+                let mut labels: Vec<String> = lines.iter().map(|l| l.index.clone()).collect();
+                labels.dedup();
+                (rel.as_str(), labels)
             })
             .collect();
         for a in &mut applied {
             let indexes: Vec<String> = a
                 .files_changed
                 .iter()
-                .filter_map(|m| index_of.get(m.as_str()).cloned())
+                .filter_map(|m| index_of.get(m.as_str()))
+                .flatten()
+                .cloned()
                 .collect();
             for i in indexes {
                 if !a.files_changed.contains(&i) {
