@@ -4,6 +4,7 @@
 
 pub mod enabled;
 pub mod env;
+pub mod flags;
 pub mod git;
 pub mod named;
 pub mod sanitize;
