@@ -10,6 +10,7 @@ pub mod named;
 pub mod sanitize;
 pub mod settings;
 pub mod steps;
+pub mod stores;
 pub mod trust;
 pub mod validate;
 
