@@ -89,7 +89,7 @@ impl Flag {
         let name = self.name;
         match &self.state {
             FlagState::Cached { section, value } => format!(
-                "{name} = {value} (cached in {}.{section}; the server may have changed it since)",
+                "{name} = {value} (cached under {section} in {}; the server may have changed it since)",
                 self.file.as_deref().unwrap_or("the global config")
             ),
             FlagState::Absent => match (&self.file, &self.warning) {
