@@ -24,6 +24,7 @@ mod lock;
 mod merge;
 mod path;
 mod projects;
+mod recall;
 mod restore;
 mod review;
 mod safety;
