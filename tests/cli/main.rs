@@ -13,6 +13,7 @@ mod edit;
 mod forget;
 mod generated;
 mod global;
+mod golden_recall;
 mod history;
 mod hook;
 mod identity;
