@@ -1,7 +1,8 @@
 // The YAML oracle's generator, run by Bun (see scripts/yaml-oracle, which installs
 // the pinned Bun and runs this file). It builds frontmatter texts from seeded,
 // deterministic generators, one family each, parses every text with
-// `Bun.YAML.parse` (the parser of Claude Code's native runtime) and prints one JSON
+// `Bun.YAML.parse` (the parser of Claude Code's native runtime: Bun 1.4.6 in Claude
+// Code 2.1.332, modelled with Bun 1.4.5, the closest published) and prints one JSON
 // line per text:
 //
 //   {"family":"whitespace","text":"description:\tx\n","value":{"description":"x"}}
