@@ -78,6 +78,9 @@ fn decode(j: &J) -> Result<Value, String> {
                     other => return Err(format!("unknown $number {other}")),
                 }));
             }
+            if map.contains_key("$cycle") {
+                return Ok(Value::String("$cycle".into()));
+            }
             if map.keys().any(|k| k.starts_with('$') && !k.starts_with("$$")) {
                 return Err(format!("a JS value memctl cannot hold: {j}"));
             }

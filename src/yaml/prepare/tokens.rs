@@ -2,7 +2,7 @@
 //! see and keeps the state Bun's reading of the next lines depends on.
 
 use super::lex::{
-    close_quote, ends_token, is_flow_indicator, is_indicator, is_ws, marker, number_walk_end, starts_plain, syntax,
+    close_quote, ends_token, is_flow_indicator, is_indicator, is_ws, marker, starts_block_node, starts_plain, syntax,
     utf8_len,
 };
 use super::{Error, Last, Moving, OpenQuote, Pending, Prep};
@@ -22,9 +22,6 @@ struct Walk<'a> {
     bun_indent: usize,
     /// Where the current plain scalar started, while inside one.
     plain: Option<usize>,
-    /// The bytes Bun's number scan takes at the start of the plain scalar, where
-    /// it does not look for document markers.
-    walk_end: usize,
     dash_indent: Option<usize>,
     /// Where the last finished token on this line started (a possible key).
     token: Option<usize>,
@@ -121,7 +118,6 @@ impl<'a> Prep<'a> {
             j: from,
             bun_indent: indent,
             plain: continuation.then_some(from),
-            walk_end: 0,
             dash_indent: None,
             token: None,
             block_col: None,
@@ -195,7 +191,7 @@ impl<'a> Prep<'a> {
         let (b, j) = (w.b, w.j);
         let indicator = match c {
             b':' => ends_token(b.get(j + 1)) || (self.flow > 0 && b.get(j + 1).is_some_and(|c| is_flow_indicator(*c))),
-            b'-' | b'.' => w.bun_indent == 0 && j >= w.walk_end && marker(b, j, c),
+            b'-' | b'.' => j == 0 && marker(b, j, c),
             _ => self.flow > 0 && is_flow_indicator(c),
         };
         if !indicator {
@@ -260,7 +256,7 @@ impl<'a> Prep<'a> {
                 self.out.push(char::from(c));
                 w.took(1);
             }
-            b'-' | b'.' if w.bun_indent == 0 && marker(b, j, c) => {
+            b'-' | b'.' if j == 0 && marker(b, j, c) => {
                 w.j = self.marker(w.i, j, c, w.at_line_start, w.first_token)?;
                 w.token = None;
                 w.moving = None;
@@ -281,7 +277,6 @@ impl<'a> Prep<'a> {
             _ => {
                 self.wrap_value(w.i, b, j);
                 w.plain = Some(j);
-                w.walk_end = number_walk_end(b, j);
                 let len = utf8_len(c);
                 self.out.push_str(&w.line[j..(j + len).min(b.len())]);
                 w.j += len;
@@ -374,12 +369,13 @@ impl<'a> Prep<'a> {
         if rest.iter().position(|c| !is_ws(*c)).is_none_or(|k| rest[k] == b'#') {
             self.empty_entry = Some(w.bun_indent);
         }
-        // Bun scans the entry's content as indentation: a tab
-        // right after the `-` fails past a first entry.
+        // The whitespace after the `-` is indentation for a collection that
+        // starts on the line: Bun 1.4 rejects a tab in it.
+        let ws = rest.iter().take_while(|c| is_ws(**c)).count();
+        if rest[..ws].contains(&b'\t') && ws < rest.len() && starts_block_node(rest, ws) {
+            return Err(syntax(i, "Tab characters cannot be used as indentation"));
+        }
         match b.get(j + 1) {
-            Some(b'\t') if self.past > 0 => {
-                return Err(syntax(i, "a tab right after `-`, where the runtime wants indentation"));
-            }
             Some(b' ') => {
                 let n = b[j + 1..].iter().take_while(|c| **c == b' ').count();
                 w.bun_indent += 1 + n;
@@ -441,12 +437,12 @@ impl<'a> Prep<'a> {
             && w.props_end > 0
             && self.flow == 0
         {
-            self.pending = Some(Pending {
+            let _ = Pending {
                 key_indent: k,
                 at: w.props_end,
                 tag: w.prop_tag,
                 anchor: w.prop_anchor,
-            });
+            };
         }
         self.last = w.last;
     }
