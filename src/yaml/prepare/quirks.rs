@@ -82,12 +82,12 @@ impl Prep<'_> {
         let b = self.lines[i].as_bytes();
         let folded = b[at] == b'>';
         let mut chomp = Chomp::Clip;
-        let (mut seen_digit, mut seen_chomp) = (false, false);
+        let mut explicit = None;
+        let mut seen_chomp = false;
         let mut j = at + 1;
         while j < b.len() {
             match b[j] {
-                // The indentation indicator is read and ignored.
-                b'1'..=b'9' if !seen_digit => seen_digit = true,
+                b'1'..=b'9' if explicit.is_none() => explicit = Some(usize::from(b[j] - b'0')),
                 b'-' | b'+' if !seen_chomp => {
                     seen_chomp = true;
                     chomp = if b[j] == b'-' { Chomp::Strip } else { Chomp::Keep };
@@ -106,13 +106,14 @@ impl Prep<'_> {
             }
             j += 1;
         }
+        let _ = indent;
         let src = self.text.as_bytes();
         let from = self.starts.get(i + 1).copied().unwrap_or(src.len());
         let scalar = BlockScalar {
             folded,
             chomp,
             block_indent,
-            header_indent: indent,
+            explicit,
         };
         let (text, stop) = scalar
             .read(src, from)
