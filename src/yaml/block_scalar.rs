@@ -42,12 +42,19 @@ impl BlockScalar {
         // whitespace (a "spaced" line, which folding keeps apart).
         let mut last_spaced: Option<bool> = None;
         let mut max_leading = 0usize;
+        let mut prev_empty = false;
         while p < len {
             let eol = src[p..].iter().position(|c| *c == b'\n').map_or(len, |k| p + k);
             let mut line = &src[p..eol];
             if line.last() == Some(&b'\r') {
                 line = &line[..line.len() - 1];
             }
+            // A line led by a tab, before any content or right after a line with
+            // nothing on it, fails (Bun 1.4.5; a tab is never indentation).
+            if line.first() == Some(&b'\t') && (last_spaced.is_none() || prev_empty) {
+                return Err(p);
+            }
+            prev_empty = line.is_empty();
             let spaces = line.iter().take_while(|c| **c == b' ').count();
             let n = match indent {
                 Some(n) => n,
@@ -65,9 +72,6 @@ impl BlockScalar {
                     }
                     if spaces < max_leading {
                         return Err(p);
-                    }
-                    if line[spaces] == b'\t' && last_spaced.is_none() && spaces <= parent && self.block_indent.is_some() {
-                        return Err(p + spaces);
                     }
                     indent = Some(spaces);
                     spaces

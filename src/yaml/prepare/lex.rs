@@ -147,3 +147,41 @@ pub(super) fn utf8_len(b: u8) -> usize {
         _ => 1,
     }
 }
+
+/// Write a piece of a quoted scalar. In a double-quoted one, a surrogate pair
+/// written as two `\u` escapes (`\uD83D\uDE00`) becomes the one `\U` escape of its
+/// character: Bun 1.4 decodes the pair (SPEC §2.4.3 (2.1.332)), yaml-rust2 rejects
+/// each half. A lone half stays, and fails as in Bun.
+pub(super) fn push_quoted(out: &mut String, s: &str, double: bool) {
+    if !double || !s.contains('\\') {
+        out.push_str(s);
+        return;
+    }
+    let b = s.as_bytes();
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = b.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let mut copied = 0;
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] != b'\\' {
+            k += 1;
+            continue;
+        }
+        if b.get(k + 1) == Some(&b'u')
+            && let Some(hi @ 0xD800..=0xDBFF) = hex4(k + 2)
+            && b.get(k + 6..k + 8) == Some(b"\\u")
+            && let Some(lo @ 0xDC00..=0xDFFF) = hex4(k + 8)
+        {
+            out.push_str(&s[copied..k]);
+            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+            out.push_str(&format!("\\U{c:08X}"));
+            k += 12;
+            copied = k;
+            continue;
+        }
+        k += 2;
+    }
+    out.push_str(&s[copied.min(s.len())..]);
+}

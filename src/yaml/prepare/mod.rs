@@ -28,7 +28,7 @@
 use std::borrow::Cow;
 
 use super::Error;
-use lex::{ends_token, is_ws, starts_block_node, syntax};
+use lex::{ends_token, is_ws, starts_block_node, starts_key, syntax};
 
 mod flow;
 mod lex;
@@ -261,8 +261,14 @@ impl Prep<'_> {
             && self.flow == 0
             && b[content] != b'#'
             && self.plain_block.is_none_or(|bi| spaces > bi);
-        if content > spaces && self.flow == 0 && !continuation && self.exempt != Some(i) && starts_block_node(b, content)
-        {
+        // A tab in the indentation before a block entry fails (Bun 1.4); a plain
+        // scalar's continuation line may hold `- ` as text, not a key or `? `.
+        let entry = if continuation {
+            starts_key(b, content) || (b[content] == b'?' && ends_token(b.get(content + 1)))
+        } else {
+            starts_block_node(b, content)
+        };
+        if content > spaces && self.flow == 0 && entry {
             return Err(syntax(i, "Tab characters cannot be used as indentation"));
         }
         self.push_spaces(value_col.unwrap_or(spaces + shift));

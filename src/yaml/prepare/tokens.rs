@@ -2,7 +2,7 @@
 //! see and keeps the state Bun's reading of the next lines depends on.
 
 use super::lex::{
-    close_quote, ends_token, is_flow_indicator, is_indicator, is_ws, marker, starts_block_node, starts_plain, syntax,
+    close_quote, ends_token, is_flow_indicator, is_indicator, is_ws, marker, push_quoted, starts_block_node, starts_plain, syntax,
     utf8_len,
 };
 use super::{Error, Last, Moving, OpenQuote, Pending, Prep};
@@ -71,13 +71,13 @@ impl<'a> Prep<'a> {
         if let Some(q) = self.quote {
             match close_quote(w.b, w.j, q.double) {
                 Some(end) => {
-                    self.out.push_str(&w.line[w.j..end]);
+                    push_quoted(&mut self.out, &w.line[w.j..end], q.double);
                     self.quote = None;
                     w.token = Some(w.j);
                     w.j = end;
                 }
                 None => {
-                    self.out.push_str(&w.line[w.j..]);
+                    push_quoted(&mut self.out, &w.line[w.j..], q.double);
                     return Ok(i + 1);
                 }
             }
@@ -293,13 +293,13 @@ impl<'a> Prep<'a> {
         let double = c == b'"';
         match close_quote(b, j + 1, double) {
             Some(end) => {
-                self.out.push_str(&w.line[j..end]);
+                push_quoted(&mut self.out, &w.line[j..end], double);
                 w.token = Some(j);
                 w.j = end;
                 self.moved(&mut w.moving, b, w.j);
             }
             None => {
-                self.out.push_str(&w.line[j..]);
+                push_quoted(&mut self.out, &w.line[j..], double);
                 let block_indent = w.block_col.or_else(|| self.mappings.last().map(|m| m.0));
                 self.quote = Some(OpenQuote { double, block_indent });
                 self.last = Last::Other;
