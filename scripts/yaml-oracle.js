@@ -13,7 +13,8 @@
 // (also "Infinity", "-Infinity", "-0"); an object key that starts with `$` gets one
 // more `$` in front; object keys are in JavaScript's own order (integer-like keys
 // first, ascending), as `Object.keys` gives them; an object met again inside itself
-// is `{"$cycle":true}`; any other kind of value is `{"$js":"<typeof>"}`.
+// (an alias inside the node its anchor names) is `{"$cycle":"object"}` or
+// `{"$cycle":"array"}`; any other kind of value is `{"$js":"<typeof>"}`.
 //
 // The output depends only on this file and the Bun version: the generators draw from
 // a fixed-seed PRNG per family, and a text produced twice is kept once (its first
@@ -472,7 +473,7 @@ function encode(v, stack) {
       if (Object.is(v, -0)) return { $number: "-0" };
       return v;
     case "object": {
-      if (stack.includes(v)) return { $cycle: true };
+      if (stack.includes(v)) return { $cycle: Array.isArray(v) ? "array" : "object" };
       stack.push(v);
       let out;
       if (Array.isArray(v)) out = v.map((x) => encode(x, stack));

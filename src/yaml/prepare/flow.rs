@@ -1,7 +1,7 @@
 //! Flow collections: the nesting Bun gives `{q: a: b}` and `{? k: v}`, and the
 //! entries it reads its own way.
 
-use super::lex::{flow_key_follows, is_flow_indicator, is_ws, syntax};
+use super::lex::{ends_token, flow_key_follows, is_flow_indicator, is_ws, syntax};
 use super::{Error, FlowEntry, Prep};
 
 impl Prep<'_> {
@@ -126,24 +126,33 @@ impl Prep<'_> {
 
     /// A `-`, `?` or `:` indicator (as `c`) on line `i` of indentation `indent` has
     /// been written: inside a flow collection, what it opens or where it leaves us.
-    pub(super) fn flow_indicator_written(&mut self, i: usize, indent: usize, c: u8) {
-        if self.flow > 0 && c == b'?' && self.flow_kinds.last() == Some(&b'{') {
-            // Bun reads `? k: v` in a flow mapping as the key `{k: v}`.
-            self.out.push_str(" {");
-            self.flow += 1;
-            self.flow_kinds.push(b'{');
-            self.explicit_flow.push(FlowEntry {
-                depth: self.flow,
-                colon: false,
-                wrapped: true,
-                explicit: true,
-                line: i,
-                indent,
-            });
-        }
+    pub(super) fn flow_indicator_written(&mut self, c: u8) {
         if self.flow > 0 && c == b':' {
             self.flow_key_pos = false;
             self.flow_value_pos = self.flow_kinds.last() == Some(&b'{');
         }
+    }
+
+    /// Whether the `?` that ends before byte `from` of line `i` has no key: the
+    /// next token, on this line or a later one, is `,`, `]`, `}` or a `:` value
+    /// indicator. Lines are looked at until the first token, so each is looked at
+    /// for one `?` at most.
+    pub(super) fn empty_flow_key(&self, i: usize, from: usize) -> bool {
+        let mut line = i;
+        let mut at = from;
+        while let Some(l) = self.lines.get(line) {
+            let b = l.as_bytes();
+            let k = at + b[at.min(b.len())..].iter().take_while(|c| is_ws(**c) || **c == b'\r').count();
+            match b.get(k) {
+                None | Some(b'#') => {
+                    line += 1;
+                    at = 0;
+                }
+                Some(b',' | b']' | b'}') => return true,
+                Some(b':') => return ends_token(b.get(k + 1)) || b.get(k + 1).is_some_and(|c| is_flow_indicator(*c)),
+                Some(_) => return false,
+            }
+        }
+        false
     }
 }

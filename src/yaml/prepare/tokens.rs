@@ -238,10 +238,6 @@ impl<'a> Prep<'a> {
     fn token(&mut self, w: &mut Walk<'a>, c: u8) -> Result<Step, Error> {
         let (b, j) = (w.b, w.j);
         match c {
-            b':' if self.flow > 0 && self.flow_key_pos => {
-                self.flow_colon_at_key();
-                w.took(1);
-            }
             b'"' | b'\'' => return Ok(self.quoted(w, c)),
             b'[' | b'{' => {
                 self.flow_open(c);
@@ -275,7 +271,6 @@ impl<'a> Prep<'a> {
             }
             b'&' | b'*' | b'!' => self.property(w, c)?,
             _ => {
-                self.wrap_value(w.i, b, j);
                 w.plain = Some(j);
                 let len = utf8_len(c);
                 self.out.push_str(&w.line[j..(j + len).min(b.len())]);
@@ -289,7 +284,6 @@ impl<'a> Prep<'a> {
     /// when it goes on.
     fn quoted(&mut self, w: &mut Walk<'a>, c: u8) -> Step {
         let (b, j) = (w.b, w.j);
-        self.wrap_value(w.i, b, j);
         let double = c == b'"';
         match close_quote(b, j + 1, double) {
             Some(end) => {
@@ -313,7 +307,6 @@ impl<'a> Prep<'a> {
     /// A `-`, `?` or `:` indicator.
     fn indicator(&mut self, w: &mut Walk<'a>, c: u8) -> Result<(), Error> {
         if self.flow > 0 {
-            self.explicit_in_flow(w.i, w.b, w.j, c)?;
         } else {
             match c {
                 b'-' => self.block_dash(w)?,
@@ -349,7 +342,11 @@ impl<'a> Prep<'a> {
             }
         }
         self.out.push(char::from(c));
-        self.flow_indicator_written(w.i, w.indent, c);
+        if self.flow > 0 && c == b'?' && self.empty_flow_key(w.i, w.j + 1) {
+            // `[?]`, `{? , b}`: Bun reads an empty explicit key as null.
+            self.out.push_str(" ~");
+        }
+        self.flow_indicator_written(c);
         w.took(1);
         Ok(())
     }
