@@ -1,6 +1,7 @@
 //! The YAML oracle (SPEC §2.4.3): `tests/data/yaml-oracle.jsonl` holds generated
-//! frontmatter texts and what Bun 1.3.14's `Bun.YAML.parse`, the parser of Claude
-//! Code's native runtime, gave for each (`scripts/yaml-oracle` regenerates it).
+//! frontmatter texts and what `Bun.YAML.parse` of Bun 1.4.5 gave for each (Claude
+//! Code 2.1.332 runs Bun 1.4.6, which is not published; `scripts/yaml-oracle`
+//! regenerates the data).
 //! memctl's first parse (`yaml::parse`, the one before any quote-retry) must agree
 //! with every row: where Bun throws, the parse fails; where Bun returns a value, the
 //! parse succeeds with the same value as JavaScript sees it (numbers by value, NaN

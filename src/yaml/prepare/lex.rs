@@ -19,40 +19,6 @@ pub(super) fn is_flow_indicator(b: u8) -> bool {
     matches!(b, b',' | b'[' | b']' | b'{' | b'}')
 }
 
-/// Whether a plain scalar starts at `j` although `b[j]` is an indicator (`-`, `?`,
-/// `:` not followed by a space).
-pub(super) fn starts_plain(b: &[u8], j: usize, flow: usize) -> bool {
-    matches!(b[j], b'-' | b'?' | b':')
-        && !(ends_token(b.get(j + 1)) || (flow > 0 && b.get(j + 1).is_some_and(|c| is_flow_indicator(*c))))
-}
-
-/// Whether the scalar at `j` (plain or quoted) is followed on its line by a `:` that
-/// makes it a key in a flow collection.
-pub(super) fn flow_key_follows(b: &[u8], j: usize) -> bool {
-    let mut k = match b[j] {
-        b'"' | b'\'' => match close_quote(b, j + 1, b[j] == b'"') {
-            Some(e) => e,
-            None => return false,
-        },
-        _ => {
-            let mut k = j;
-            while k < b.len() {
-                match b[k] {
-                    b':' if ends_token(b.get(k + 1)) || b.get(k + 1).is_some_and(|c| is_flow_indicator(*c)) => {
-                        return true;
-                    }
-                    b',' | b'[' | b']' | b'{' | b'}' => return false,
-                    b'#' if k > j && is_ws(b[k - 1]) => return false,
-                    _ => k += 1,
-                }
-            }
-            return false;
-        }
-    };
-    k += b[k..].iter().take_while(|c| is_ws(**c)).count();
-    b.get(k) == Some(&b':') && (ends_token(b.get(k + 1)) || b.get(k + 1).is_some_and(|c| is_flow_indicator(*c)))
-}
-
 /// Whether the line's first token, at `j`, is an implicit key (followed by `:` and a
 /// space on the line).
 pub(super) fn starts_key(b: &[u8], j: usize) -> bool {
@@ -87,29 +53,6 @@ pub(super) fn starts_key(b: &[u8], j: usize) -> bool {
 /// one where that whitespace is indentation (SPEC §2.4.3 (2.1.332)).
 pub(super) fn starts_block_node(b: &[u8], j: usize) -> bool {
     (matches!(b[j], b'-' | b'?' | b':') && ends_token(b.get(j + 1))) || starts_key(b, j)
-}
-
-/// A character that starts a token other than a scalar.
-pub(super) fn is_indicator(c: u8) -> bool {
-    matches!(
-        c,
-        b'-' | b'?'
-            | b':'
-            | b','
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b'#'
-            | b'&'
-            | b'*'
-            | b'!'
-            | b'|'
-            | b'>'
-            | b'%'
-            | b'@'
-            | b'`'
-    )
 }
 
 /// The byte after the quote that closes a scalar opened before `from`, or `None`
