@@ -11,7 +11,7 @@
 
 use serde_json::Value as J;
 
-use super::{Value, parse, parse_events};
+use super::{Error, Value, parse, parse_events};
 
 const DATA: &str = include_str!("../../tests/data/yaml-oracle.jsonl");
 
@@ -29,6 +29,9 @@ struct Row {
     /// Bun's value, or `None` when it threw.
     value: Option<Value>,
     message: Option<String>,
+    /// Where Bun threw: what it gives for Claude Code's quote-retry rewrite of the
+    /// text (SPEC §2.4.4), `None` when that throws too.
+    retry: Option<Option<Value>>,
 }
 
 fn rows() -> Vec<Row> {
@@ -49,6 +52,10 @@ fn rows() -> Vec<Row> {
                     .get("value")
                     .map(|v| decode(v).unwrap_or_else(|e| panic!("row {}: {e}", i + 1))),
                 message: field("throws"),
+                retry: j.get("retry").map(|r| {
+                    r.get("value")
+                        .map(|v| decode(v).unwrap_or_else(|e| panic!("row {}: {e}", i + 1)))
+                }),
             }
         })
         .collect()
@@ -156,6 +163,11 @@ fn disagreement(row: &Row) -> Option<String> {
     if !agree {
         return Some(format!("fast path {ours:?} but full parser {full:?}"));
     }
+    if let Some(retry) = &row.retry
+        && let Some(why) = retry_disagreement(&row.text, retry.as_ref())
+    {
+        return Some(why);
+    }
     match (&row.value, ours) {
         (None, Ok(doc)) => Some(format!(
             "Bun throws ({}), memctl parses {:?}",
@@ -170,6 +182,27 @@ fn disagreement(row: &Row) -> Option<String> {
             Some(v) => {
                 let v = js_order(&v);
                 (!same(&v, bun)).then(|| format!("Bun {bun:?}, memctl {v:?}"))
+            }
+        },
+    }
+}
+
+/// Why memctl's parse of the quote-retry rewrite of `text` disagrees with Bun's
+/// (`bun` is `None` when Bun threw), if it does.
+fn retry_disagreement(text: &str, bun: Option<&Value>) -> Option<String> {
+    let rewritten = crate::frontmatter::quote_retry(text);
+    match (bun, parse(&rewritten)) {
+        (None, Ok(doc)) => Some(format!("the retry: Bun throws, memctl parses {:?}", doc.root)),
+        (None, Err(_)) => None,
+        // memctl's own limits make the retry fail where Bun's parse succeeds.
+        (Some(_), Err(Error::Limit(_))) => None,
+        (Some(_), Err(e)) => Some(format!("the retry: Bun parses, memctl fails: {e}")),
+        (Some(bun), Ok(doc)) => match doc.root {
+            None if matches!(bun, Value::Map(_)) => Some("the retry: Bun gives a mapping".into()),
+            None => None,
+            Some(v) => {
+                let v = js_order(&v);
+                (!same(&v, bun)).then(|| format!("the retry: Bun {bun:?}, memctl {v:?}"))
             }
         },
     }

@@ -170,7 +170,11 @@ impl Prep<'_> {
         // A tab in the indentation before a block entry fails (Bun 1.4); a plain
         // scalar's continuation line may hold `- ` as text, not a key or `? `.
         let entry = if continuation {
-            starts_key(b, content) || (b[content] == b'?' && ends_token(b.get(content + 1)))
+            if b[content] == b'?' && ends_token(b.get(content + 1)) {
+                self.explicit_after(i, b)
+            } else {
+                starts_key(b, content)
+            }
         } else {
             starts_block_node(b, content)
         };
@@ -179,6 +183,25 @@ impl Prep<'_> {
         }
         self.push_spaces(spaces);
         self.tokens(i, content, spaces, continuation)
+    }
+
+    /// Whether Bun reads the `? ` that continues a plain scalar on line `i` (`b`) as
+    /// an explicit key after all: when a comment ends the line and the next
+    /// non-blank line is a `:` value line (observed with Bun 1.4.5; without either,
+    /// the `? ` is text). Looks at the lines up to the next non-blank one.
+    fn explicit_after(&self, i: usize, b: &[u8]) -> bool {
+        let comment = b.windows(2).any(|w| is_ws(w[0]) && w[1] == b'#');
+        if !comment {
+            return false;
+        }
+        for l in &self.lines[i + 1..] {
+            let l = l.as_bytes();
+            let k = l.iter().take_while(|c| is_ws(**c) || **c == b'\r').count();
+            if k < l.len() {
+                return l[k] == b':' && ends_token(l.get(k + 1));
+            }
+        }
+        false
     }
 
     fn push_spaces(&mut self, n: usize) {
