@@ -13,6 +13,8 @@ enum Frame {
 }
 
 pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
+    // A byte order mark at the start of the stream is not content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.len() > MAX_TEXT_BYTES {
         return Err(Error::Limit(format!("text longer than {MAX_TEXT_BYTES} bytes")));
     }

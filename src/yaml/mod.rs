@@ -170,6 +170,8 @@ impl std::fmt::Display for Error {
 
 /// Parse YAML text with the semantics of SPEC §2.4.3.
 pub fn parse(text: &str) -> Result<Document, Error> {
+    // A byte order mark at the start of the stream is not content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match parse_simple(text) {
         Some(doc) => Ok(doc),
         None => parse_events(text),

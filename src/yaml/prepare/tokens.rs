@@ -269,8 +269,13 @@ impl<'a> Prep<'a> {
 
     /// A `-`, `?` or `:` indicator.
     fn indicator(&mut self, w: &mut Walk<'a>, c: u8) -> Result<(), Error> {
-        if self.flow > 0 {
-        } else {
+        if self.flow == 0 {
+            // After `?`, or `:` that starts its line's tokens (an explicit key's
+            // value), the whitespace is indentation for a collection that starts
+            // on the line: Bun 1.4 rejects a tab in it, as after `-`.
+            if (c == b'?' || (c == b':' && w.token.is_none())) && tab_before_entry(&w.b[w.j + 1..]) {
+                return Err(syntax(w.i, "Tab characters cannot be used as indentation"));
+            }
             match c {
                 b'-' => self.block_dash(w)?,
                 b'?' if w.props_only.is_some() => {
@@ -313,8 +318,7 @@ impl<'a> Prep<'a> {
         let rest = &b[j + 1..];
         // The whitespace after the `-` is indentation for a collection that
         // starts on the line: Bun 1.4 rejects a tab in it.
-        let ws = rest.iter().take_while(|c| is_ws(**c)).count();
-        if rest[..ws].contains(&b'\t') && ws < rest.len() && starts_block_node(rest, ws) {
+        if tab_before_entry(rest) {
             return Err(syntax(i, "Tab characters cannot be used as indentation"));
         }
         if b.get(j + 1) == Some(&b' ') {
@@ -358,4 +362,11 @@ impl<'a> Prep<'a> {
         }
         self.last = w.last;
     }
+}
+
+/// Whether `rest` (what follows a block indicator on its line) is whitespace with a
+/// tab in it and then the start of a block collection's entry.
+fn tab_before_entry(rest: &[u8]) -> bool {
+    let ws = rest.iter().take_while(|c| is_ws(**c)).count();
+    rest[..ws].contains(&b'\t') && ws < rest.len() && starts_block_node(rest, ws)
 }
