@@ -86,8 +86,6 @@ struct Prep<'a> {
     flow_kinds: Vec<u8>,
     /// A token other than a comment has been seen.
     any_token: bool,
-    /// The last token was `...`.
-    after_doc_end: bool,
     anchors: Vec<String>,
 }
 
@@ -114,7 +112,6 @@ pub(super) fn prepare(text: &str) -> Result<Prepared<'_>, Error> {
         exempt: None,
         flow_kinds: Vec::new(),
         any_token: false,
-        after_doc_end: false,
         anchors: Vec::new(),
     };
     let mut i = 0;

@@ -16,17 +16,11 @@ impl Prep<'_> {
         if !at_start {
             self.out.push('\n');
         }
-        let mut newline_after = false;
         if c == b'.' {
             let rest = &b[j + 3..];
             let after = rest.iter().position(|x| !is_ws(*x));
             if after.is_some_and(|k| rest[k] != b'#' && rest[k] != b'\r') {
-                // Bun checks the line of the first `...` of a run only; after a later
-                // one the rest of the line starts the next document.
-                if !self.after_doc_end {
-                    return Err(syntax(i, "`...` ends the document, and text follows on its line"));
-                }
-                newline_after = true;
+                return Err(syntax(i, "`...` ends the document, and text follows on its line"));
             }
             if first {
                 // Bun reads a `...` before any content as the end of an empty
@@ -36,11 +30,6 @@ impl Prep<'_> {
         }
         self.out.push_str(if c == b'.' { "..." } else { "---" });
         self.new_document();
-        self.after_doc_end = c == b'.';
-        if newline_after {
-            self.out.push('\n');
-            return Ok(j + 3 + b[j + 3..].iter().take_while(|x| is_ws(**x)).count());
-        }
         Ok(j + 3)
     }
 

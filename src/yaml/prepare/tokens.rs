@@ -189,12 +189,9 @@ impl<'a> Prep<'a> {
 
     /// What the start of a token at byte `c` changes.
     fn token_start(&mut self, w: &mut Walk<'a>, c: u8) {
-        let (b, j) = (w.b, w.j);
+        let j = w.j;
         w.first_token = !self.any_token;
         self.any_token = true;
-        if !(c == b'.' && marker(b, j, c)) {
-            self.after_doc_end = false;
-        }
         // At the start of a token.
         w.at_line_start = j == w.from && w.indent == 0;
         w.props_only = w.value_of.take().map(|(k, only)| (k, only && matches!(c, b'&' | b'!')));
