@@ -544,6 +544,58 @@ mod tests {
         }
     }
 
+    /// SPEC Appendix A.8, "YAML text under the Bun 1.4 parser" (2.1.332 oracle).
+    #[test]
+    fn appendix_a8_bun_1_4_vectors() {
+        let s = |v: &str| Value::String(v.into());
+        let n = Value::Number;
+        let doc = root("description: wait...\ntype: user\n");
+        assert_eq!(
+            (doc.get("description"), doc.get("type")),
+            (Some(&s("wait...")), Some(&s("user")))
+        );
+        let doc = root("description: Loading... please wait\ntype: user\n");
+        assert_eq!(doc.get("description"), Some(&s("Loading... please wait")));
+        assert_eq!(doc.get("type"), Some(&s("user")));
+        assert_eq!(field("description: +.5\n", "description"), n(0.5));
+        assert_eq!(field("description: -.5e2\n", "description"), n(-50.0));
+        assert_eq!(field("description: 12e\n", "description"), s("12e"));
+        assert_eq!(field("description: ...\n", "description"), s("..."));
+        let doc = root("a: 12e\nb: -0x1F\nc: +.5\nd: -.5e2\n");
+        assert_eq!(
+            doc,
+            Value::Map(vec![
+                ("a".into(), s("12e")),
+                ("b".into(), n(-31.0)),
+                ("c".into(), n(0.5)),
+                ("d".into(), n(-50.0)),
+            ])
+        );
+        assert_eq!(
+            field("description: \"\\uD83D\\uDE00 quoted\"\n", "description"),
+            s("\u{1F600} quoted")
+        );
+        assert_eq!(field("description: a -- b\n", "description"), s("a -- b"));
+        assert_eq!(field("description: !tag 42\n", "description"), s("42"));
+        // Fails the first parse; the quote-retry reads it (src/frontmatter.rs tests).
+        assert!(matches!(
+            parse("description: note: has colon space\n"),
+            Err(Error::Syntax(_))
+        ));
+        assert_eq!(
+            field("description:\tvalue after tab\n", "description"),
+            s("value after tab")
+        );
+        assert_eq!(
+            field("description: first\ndescription: second\n", "description"),
+            s("second")
+        );
+        assert!(matches!(parse("\tdescription: x\n"), Err(Error::Syntax(_))));
+        assert_eq!(field("description: a --- b\n", "description"), s("a --- b"));
+        // The merge key still merges.
+        assert_eq!(field("x: &x {m: 1}\n<<: *x\n", "m"), n(1.0));
+    }
+
     /// The fastest of three runs of `f`: a ratio of two such is robust to a loaded
     /// machine (both sides slow down alike), where a deadline is not.
     fn fastest(f: impl Fn()) -> std::time::Duration {
