@@ -796,5 +796,18 @@ mod tests {
         assert_eq!(v.js_string(), "1,2,3,,a");
         assert_eq!(field("d: {a, b}", "d").js_string(), "[object Object]");
         assert_eq!(field("d: 42", "d").js_string(), "42");
+        // JavaScript's shortest round-trip form (ryu-js, SPEC §2.1.6).
+        for (t, out) in [
+            ("-0", "0"),
+            ("1.50", "1.5"),
+            ("+.5", "0.5"),
+            ("1e21", "1e+21"),
+            ("1e-7", "1e-7"),
+            ("-.5e2", "-50"),
+            (".inf", "Infinity"),
+            ("0x10", "16"),
+        ] {
+            assert_eq!(field(&format!("d: {t}"), "d").js_string(), out, "{t}");
+        }
     }
 }
