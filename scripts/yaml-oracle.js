@@ -1,18 +1,24 @@
 // The YAML oracle's generator, run by Bun (see scripts/yaml-oracle, which installs
 // the pinned Bun and runs this file). It builds frontmatter texts from seeded,
 // deterministic generators, one family each, parses every text with
-// `Bun.YAML.parse` (the parser of Claude Code's native runtime) and prints one JSON
+// `Bun.YAML.parse` (the parser of Claude Code's native runtime: Bun 1.4.6 in Claude
+// Code 2.1.332, modelled with Bun 1.4.5, the closest published) and prints one JSON
 // line per text:
 //
 //   {"family":"whitespace","text":"description:\tx\n","value":{"description":"x"}}
-//   {"family":"block-scalars","text":"a: >-\n\tx\n","throws":"YAML Parse error: ..."}
+//   {"family":"block-scalars","text":"a: >-\n\tx\n","throws":"YAML Parse error: ...",
+//    "retry":{"throws":"YAML Parse error: ..."}}
+//
+// A row whose text throws also holds `retry`: what Bun gives for the text Claude
+// Code's quote-retry rewrite makes of it (`value` or `throws`).
 //
 // `value` is Bun's result as JSON with these additions, so every JS value the parser
 // can give survives the trip: a number JSON cannot hold is `{"$number":"NaN"}`
 // (also "Infinity", "-Infinity", "-0"); an object key that starts with `$` gets one
 // more `$` in front; object keys are in JavaScript's own order (integer-like keys
 // first, ascending), as `Object.keys` gives them; an object met again inside itself
-// is `{"$cycle":true}`; any other kind of value is `{"$js":"<typeof>"}`.
+// (an alias inside the node its anchor names) is `{"$cycle":"object"}` or
+// `{"$cycle":"array"}`; any other kind of value is `{"$js":"<typeof>"}`.
 //
 // The output depends only on this file and the Bun version: the generators draw from
 // a fixed-seed PRNG per family, and a text produced twice is kept once (its first
@@ -394,6 +400,62 @@ family("document-markers", 0xd0c5, 250, (r) => {
   return lines(out);
 });
 
+// (2.1.332) The points where Bun 1.4 departs from Bun 1.3.14 that the families above
+// touch only in passing (SPEC §2.4.3, §2.4.4): tabs indenting keys and entries,
+// `[...]` values (lists or not, which the quote-retry treats apart), surrogate-pair
+// escapes, `...` and `---` inside values, tags and anchors with no value before
+// the next key, and core-schema numbers.
+family("v3", 0x2132, 300, (r) => {
+  const out = [];
+  const n = r.range(1, 4);
+  for (let i = 0; i < n; i++) {
+    const k = r.int(7);
+    if (k === 0) {
+      // a tab (with spaces around it) before a key, an entry or a scalar
+      const lead = r.pick(["\t", " \t", "\t ", "  \t", "\t\t", ""]);
+      const body = r.pick([key(r) + ": v", "- x", "? k", "plain", '"q"', "[a]", "# c", key(r) + ":"]);
+      if (r.chance(0.5)) out.push(key(r) + ":" + r.pick(["", " x"]));
+      out.push(lead + body);
+    } else if (k === 1) {
+      // `[...]` values: lists, broken lists, brackets in text
+      const v = r.pick(["[a, b]", "[a, [b, c]]", "[]", "[ ]", "[a, {b: c}]", "[a: b]", "[a]: b]", "[a] x [b]", "[unclosed",
+        "[a, b", "a]", "[[a]", "[a, b]]", "[a # c]", "[a, 'b']", '["x: y"]', "[a] # c", "[*x]", "[&x a]", "[!t a]", "[a|b]",
+        "[@x]", "[`x`]", "[%x]", "[a,\tb]", "[" + "[".repeat(r.range(1, 5)) + "]".repeat(r.range(1, 6)) + "]"]);
+      out.push(key(r) + ":" + r.pick([" ", " ", "\t", "  "]) + v + r.pick(["", "", " ", "\t"]));
+    } else if (k === 2) {
+      // surrogate pairs and other \u escapes
+      const e = r.pick(["\\uD83D\\uDE00", "\\ud83d\\ude00", "\\uD83D", "\\uDE00", "\\uD83D\\u0041", "\\uDE00\\uD83D",
+        "\\uD83D\\uDE00\\uD83D\\uDE00", "\\\\uD83D\\uDE00", "\\uD83Dx", "\\U0001F600", "\\u00e9", "\\uD800\\uDC00", "\\uDBFF\\uDFFF"]);
+      out.push(key(r) + ': "' + r.pick(["", "a ", "x"]) + e + r.pick(["", " b", "y"]) + '"');
+    } else if (k === 3) {
+      // `...` and `---` inside values and at the start of lines
+      const v = r.pick(["wait...", "Loading... please wait", "a --- b", "...", "---", "a...", "...a", "a ... b", "--- x",
+        "x ---", "a...b...c", "....", "- - -", ". . ."]);
+      const lead = r.pick(["", "", "", "  "]);
+      if (lead) out.push(key(r) + ":");
+      out.push(lead + key(r) + ": " + v);
+      if (r.chance(0.2)) out.push(r.pick(["...", "---", "... # c", "--- x", "  ...", "  ---"]));
+    } else if (k === 4) {
+      // a tag or an anchor with no value, then the next line
+      const t = r.pick(["!!int", "!!str", "!tag", "!", "&a", "!t &a", "&a !t", "!!null", "!!map", "!!seq"]);
+      out.push(key(r) + ": " + t + r.pick(["", " ", "\t", " # c"]));
+      out.push(r.pick([key(r) + ": 1", "  " + key(r) + ": 1", "- x", "  - x", "plain", "  plain", "", "# c"]));
+    } else if (k === 5) {
+      // core-schema numbers and near-numbers
+      const v = r.pick(["12e", "+.5", "-.5e2", "-0x1F", "+0x1F", "-0o7", "1-", "1e+", "5.", ".5", "1.e3", "0x", "0o8",
+        "-0", "+0", "0.0", "-.inf", "+.inf", ".NaN", "-.nan", "1e400", "0xFFFFFFFFFFFFFFFF", "0x10000000000000000", "1_0", "08"]);
+      out.push(key(r) + ": " + v);
+    } else {
+      // tab-indented block scalar and nested lines
+      out.push(key(r) + ": " + r.pick(["|", ">", "|-", ">+"]));
+      out.push(r.pick(["  ", "\t", " \t", "  \t"]) + "text");
+      if (r.chance(0.5)) out.push(r.pick(["", "\t", "  ", " \t"]));
+      if (r.chance(0.5)) out.push(r.pick(["\t" + key(r) + ": 1", key(r) + ": 1", "  more"]));
+    }
+  }
+  return lines(out);
+});
+
 // Fixed vectors: SPEC Appendix A.8's YAML texts and the cases the issue names.
 const VECTORS = [
   "name: Testing policy\ndescription: Integration tests hit a real DB\ntype: feedback\n",
@@ -456,6 +518,40 @@ const VECTORS = [
 ];
 
 // ---------------------------------------------------------------------------
+// Claude Code 2.1.332's quote-retry rewrite (its own function, SPEC §2.4.4): quote a
+// top-level value holding YAML indicators or `: ` unless it is quoted or a list,
+// then turn each leading run of tabs into two spaces per tab.
+
+const RETRY_SPECIAL = /[{}[\]*&#!|>%@`]|: /;
+function quoteRetry(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    const m = line.match(/^([a-zA-Z_-]+):\s+(\S.*)$/);
+    if (m) {
+      const [, k, v] = m;
+      if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) {
+        out.push(line);
+        continue;
+      }
+      if (v.startsWith("[") && v.endsWith("]")) {
+        try {
+          if (Array.isArray(Bun.YAML.parse(v))) {
+            out.push(line);
+            continue;
+          }
+        } catch {}
+      }
+      if (RETRY_SPECIAL.test(v)) {
+        out.push(`${k}: "${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`);
+        continue;
+      }
+    }
+    out.push(line);
+  }
+  return out.join("\n").replace(/^\t+/gm, (t) => "  ".repeat(t.length));
+}
+
+// ---------------------------------------------------------------------------
 // Encoding Bun's result.
 
 function encode(v, stack) {
@@ -471,7 +567,7 @@ function encode(v, stack) {
       if (Object.is(v, -0)) return { $number: "-0" };
       return v;
     case "object": {
-      if (stack.includes(v)) return { $cycle: true };
+      if (stack.includes(v)) return { $cycle: Array.isArray(v) ? "array" : "object" };
       stack.push(v);
       let out;
       if (Array.isArray(v)) out = v.map((x) => encode(x, stack));
@@ -499,6 +595,12 @@ function add(familyName, text) {
     row.value = encode(Bun.YAML.parse(text), []);
   } catch (e) {
     row.throws = String(e && e.message ? e.message : e);
+    // Claude Code's retry (SPEC §2.4.4) on the rewritten text.
+    try {
+      row.retry = { value: encode(Bun.YAML.parse(quoteRetry(text)), []) };
+    } catch (e2) {
+      row.retry = { throws: String(e2 && e2.message ? e2.message : e2) };
+    }
   }
   rows.push(row);
   return true;

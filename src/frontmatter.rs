@@ -257,19 +257,51 @@ fn parse_yaml(text: &str) -> Parsed {
     }
 }
 
-/// Claude Code's quote-retry rewrite: quote top-level values that hold YAML
-/// indicator characters or `: ` (SPEC §2.4.4).
+/// Claude Code's quote-retry rewrite (SPEC §2.4.4): quote top-level values that
+/// hold YAML indicator characters or `: `, then (2.1.332) turn each leading run of
+/// tabs into two spaces per tab.
 pub fn quote_retry(text: &str) -> String {
-    text.split('\n')
+    let joined = text
+        .split('\n')
         .map(|line| requote_line(line).unwrap_or_else(|| line.to_string()))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    expand_leading_tabs(&joined)
+}
+
+/// JavaScript's `replace(/^\t+/gm, t => "  ".repeat(t.length))`: `^` matches at the
+/// start and after every line terminator (LF, CR, U+2028, U+2029).
+fn expand_leading_tabs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut at_line_start = true;
+    for c in text.chars() {
+        if c == '\t' && at_line_start {
+            out.push_str("  ");
+            continue;
+        }
+        out.push(c);
+        at_line_start = is_js_line_terminator(c);
+    }
+    out
 }
 
 /// The rewritten line, or `None` when the line is left as it is.
 pub fn requote_line(line: &str) -> Option<String> {
     let (key, value) = retry_match(line)?;
     if (value.starts_with('"') && value.ends_with('"')) || (value.starts_with('\'') && value.ends_with('\'')) {
+        return None;
+    }
+    // (2.1.332) A value that parses on its own as a list is left.
+    if value.starts_with('[')
+        && value.ends_with(']')
+        && matches!(
+            yaml::parse(value),
+            Ok(yaml::Document {
+                root: Some(Value::Seq(_)),
+                ..
+            })
+        )
+    {
         return None;
     }
     let special = value.chars().any(|c| "{}[]*&#!|>%@`".contains(c)) || value.contains(": ");
@@ -280,7 +312,8 @@ pub fn requote_line(line: &str) -> Option<String> {
     Some(format!("{key}: \"{escaped}\""))
 }
 
-/// `^([a-zA-Z_-]+):\s+(.+)$` with JavaScript semantics: the key and the value.
+/// `^([a-zA-Z_-]+):\s+(\S.*)$` with JavaScript semantics: the key and the value
+/// (everything after the whitespace; no line terminator in it).
 fn retry_match(line: &str) -> Option<(&str, &str)> {
     let colon = line.find(':')?;
     let key = &line[..colon];
@@ -289,19 +322,7 @@ fn retry_match(line: &str) -> Option<(&str, &str)> {
     }
     let after = &line[colon + 1..];
     let rest = after.trim_start_matches(is_js_space);
-    let ws = &after[..after.len() - rest.len()];
-    if ws.is_empty() {
-        return None;
-    }
-    if rest.is_empty() {
-        // `\s+` backtracks so that `.+` takes the last whitespace char.
-        let last = ws.chars().last()?;
-        if ws.chars().count() < 2 || is_js_line_terminator(last) {
-            return None;
-        }
-        return Some((key, &ws[ws.len() - last.len_utf8()..]));
-    }
-    if rest.chars().any(is_js_line_terminator) {
+    if rest.len() == after.len() || rest.is_empty() || rest.chars().any(is_js_line_terminator) {
         return None;
     }
     Some((key, rest))
@@ -694,23 +715,27 @@ mod tests {
         assert_eq!(f.type_source, TypeSource::Nested);
     }
 
-    /// Issue 12: what the runtime rejects fails here too, and the retry's rewrite
-    /// cannot save it, so no field is read.
+    /// Issue 12: what the runtime rejects fails here too; (2.1.332) the retry's
+    /// tab expansion saves a tab-only line (SPEC §2.4.4), its requote cannot save
+    /// `- dash`.
     #[test]
     fn what_the_runtime_rejects_keeps_no_fields() {
+        let (fm, f) = scan("---\nname: n\ndescription: x\n# comment\n\t\ntype: user\n---\n");
+        assert_eq!(fm.status, Status::Retried);
+        assert_eq!(f.type_raw, s("user"));
+        let text = "---\nname: n\ndescription: - dash\n\t\ntype: user\n---\n";
+        let (fm, f) = scan(text);
+        assert_eq!(fm.status, Status::Failed, "{text:?}");
+        assert_eq!(f, Fields::default(), "{text:?}");
+        // (2.1.332) `...` inside a value no longer ends the document (Bun 1.4).
         for text in [
-            "---\nname: n\ndescription: x\n# comment\n\t\ntype: user\n---\n",
+            "---\ndescription: wait...\ntype: user\n---\n",
             "---\nname: n\ndescription: Loading... please wait\ntype: user\n---\n",
         ] {
             let (fm, f) = scan(text);
-            assert_eq!(fm.status, Status::Failed, "{text:?}");
-            assert_eq!(f, Fields::default(), "{text:?}");
+            assert_eq!(fm.status, Status::Ok, "{text:?}");
+            assert_eq!(f.type_raw, s("user"), "{text:?}");
         }
-        // `wait...` ends the document: the rest is a second one.
-        assert_eq!(
-            scan("---\ndescription: wait...\ntype: user\n---\n").0.status,
-            Status::NotMapping
-        );
     }
 
     #[test]
@@ -741,6 +766,34 @@ mod tests {
         assert_eq!(requote_line("key1: a: b"), None);
         assert_eq!(requote_line("d: a\u{2028}: b"), None);
         assert_eq!(requote_line("d:x: y"), None);
+        // (2.1.332) A value that parses on its own as a list is left; other
+        // bracketed values are quoted.
+        assert_eq!(requote_line("tags: [a, b]"), None);
+        assert_eq!(requote_line("tags: [a, {b: c}]"), None);
+        assert_eq!(requote_line("d: [unclosed"), Some("d: \"[unclosed\"".into()));
+        assert_eq!(requote_line("d: [a]: b]"), Some("d: \"[a]: b]\"".into()));
+        assert_eq!(requote_line("d: [a] x [b]"), Some("d: \"[a] x [b]\"".into()));
+        // `\s+(\S.*)`: whitespace alone is no value.
+        assert_eq!(requote_line("d: \t "), None);
+    }
+
+    /// (2.1.332) After the requote, each leading run of tabs becomes two spaces per
+    /// tab, so a tab-indented key is read through the retry (SPEC §2.4.4, A.8).
+    #[test]
+    fn quote_retry_expands_leading_tabs() {
+        assert_eq!(
+            quote_retry("\tdescription: x\n\t\ttype: a\tb"),
+            "  description: x\n    type: a\tb"
+        );
+        assert_eq!(quote_retry("a: 1\r\tb: 2"), "a: 1\r  b: 2");
+        assert_eq!(quote_retry("a: 1\u{2028}\tb"), "a: 1\u{2028}  b");
+        let (fm, f) = scan("---\n\tdescription: x\n---\n");
+        assert_eq!(fm.status, Status::Retried);
+        assert_eq!(f.description, s("x"));
+        // A list value on a line the retry leaves; the rest of the text is requoted.
+        let (fm, f) = scan("---\ntags: [a, b]\ndescription: note: colon\n---\n");
+        assert_eq!(fm.status, Status::Retried);
+        assert_eq!(f.description, s("note: colon"));
     }
 
     #[test]
@@ -832,7 +885,7 @@ mod tests {
             ("wait...", "\"wait...\""),
             ("a --- b", "\"a --- b\""),
             ("x...y", "x...y"),
-            ("12e", "\"12e\""),
+            ("12e", "12e"),
             ("-0x1F", "\"-0x1F\""),
         ] {
             assert_eq!(render_scalar(v), out, "{v:?}");

@@ -36,10 +36,12 @@ impl<'n> Anchors<'n> {
         }
     }
 
-    /// The node an alias to anchor `id` stands for.
-    pub(super) fn alias(&mut self, id: usize) -> Result<Value, Error> {
-        // Bun knows an anchor once its node is complete: an alias inside
-        // the anchored node itself is unresolved, as is an unknown one.
+    /// The node an alias to anchor `id` stands for; `open` is the stand-in for
+    /// the anchored node when the alias is inside it.
+    pub(super) fn alias(&mut self, id: usize, open: Option<Value>) -> Result<Value, Error> {
+        // Bun resolves an alias to the last complete node of its name; inside the
+        // anchored node itself, with no complete node of that name before, to the
+        // node being built (a cycle, which memctl cannot hold: `open`).
         let value = match self.anchors.get(&id) {
             Some(v) => v.clone(),
             // yaml-rust2 points the alias at the anchor being defined; Bun at
@@ -49,6 +51,7 @@ impl<'n> Anchors<'n> {
                 .get(id.wrapping_sub(1))
                 .and_then(|name| self.completed.get(name.as_str()))
                 .cloned()
+                .or(open)
                 .ok_or_else(|| Error::Syntax("unresolved alias".into()))?,
         };
         self.alias_nodes += value.node_count();
@@ -61,7 +64,7 @@ impl<'n> Anchors<'n> {
 
 /// A `<<` key whose value is a mapping, or a sequence of mappings, adds the keys
 /// the mapping does not have yet, each merged mapping's last key first (Bun
-/// 1.3.14); a key written later still replaces a merged one.
+/// 1.3.14 and 1.4.5); a key written later still replaces a merged one.
 pub(super) fn merge(entries: &mut Entries, value: Value) {
     let maps = match value {
         Value::Map(m) => vec![m],

@@ -1,4 +1,4 @@
-//! Block scalars (`|`, `>`) as Bun 1.3.14 reads them, for [`super::prepare`]: the
+//! Block scalars (`|`, `>`) as Bun 1.4 reads them, for [`super::prepare`]: the
 //! pass writes each one as the double-quoted scalar of the text computed here.
 
 #[derive(Clone, Copy, PartialEq)]
@@ -8,174 +8,128 @@ pub(super) enum Chomp {
     Keep,
 }
 
-/// A block scalar's content, read the way Bun 1.3.14 reads it (its own rules, not
-/// the YAML specification's): the first non-blank line sets the content
-/// indentation, and a blank line before it indented deeper fails; a line ends the
-/// scalar when it is indented no deeper than the enclosing block collection (with
-/// none, less than the content), whatever the content indentation; a line's spaces
-/// past the content indentation are kept; a line led by a tab ends the scalar, or
-/// fails after a blank line; folding joins two lines with a space only until a
-/// deeper-indented line comes; `+` keeps one line break more at the end of the
-/// text; and a scalar that ends on the line right after its header fails, unless
-/// that line is a comment or a document marker (Bun does not count the header's line
-/// break, so the next token seems to be on the key's line).
+/// A block scalar's content, read the way Bun 1.4 reads it, which is the YAML
+/// 1.2 specification's reading (SPEC §2.4.3 (2.1.332)): the content indentation is
+/// the indentation indicator past the enclosing block collection's, or else the
+/// spaces before the first non-empty line (an empty line before it with more
+/// spaces fails; a line no deeper than the collection leaves the scalar empty); a
+/// line with fewer spaces is empty when only spaces follow, else it ends the
+/// scalar (a tab counts as text, never as indentation); a `---` or `...` line ends
+/// it; folding joins two lines that do not start with whitespace with a space, or
+/// with the empty lines between them, and keeps the line breaks around a line that
+/// does; chomping strips, clips or keeps the final line break and the empty lines.
 pub(super) struct BlockScalar {
     pub folded: bool,
     pub chomp: Chomp,
     /// The indentation of the block collection around the scalar, if any.
     pub block_indent: Option<usize>,
-    /// Bun keeps the header line's indentation until a content line sets its own.
-    pub header_indent: usize,
-}
-
-/// What precedes a block scalar's first content line.
-struct Leading {
-    newlines: usize,
-    max_leading: usize,
-    line_indent: usize,
-    /// Bun does not count the header's line break: a scalar that ends on the line
-    /// after it leaves the next token on the header's line, which fails.
-    crossed: bool,
+    /// The indentation indicator (1–9), if given.
+    pub explicit: Option<usize>,
 }
 
 impl BlockScalar {
-    /// Read from byte `p` of `src` (the line after the header): the text and the byte
-    /// where the scalar ends, or the byte at fault.
+    /// Read from byte `p` of `src` (the start of the line after the header): the
+    /// text and the byte where the scalar ends (the start of the line that ends it,
+    /// or the end of `src`), or the byte at fault.
     pub fn read(&self, src: &[u8], mut p: usize) -> Result<(String, usize), usize> {
         let len = src.len();
-        if src.get(p) == Some(&b'\t') {
-            return Err(p);
-        }
+        let parent = self.block_indent.unwrap_or(0);
+        let mut indent = self.explicit.map(|m| parent + m);
         let mut text: Vec<u8> = Vec::new();
-        let Some(lead) = self.leading(src, &mut p)? else {
-            return Ok((String::new(), len));
-        };
-        let Leading {
-            mut newlines,
-            max_leading,
-            mut line_indent,
-            mut crossed,
-        } = lead;
-        let content_indent = line_indent;
-        let mut previous_indent = content_indent;
-        loop {
-            let Some(&c) = src.get(p) else {
-                return Ok((self.finish(text, newlines, true), len));
-            };
-            match c {
-                b'\r' if src.get(p + 1) == Some(&b'\n') => p += 1,
-                b'\n' | b'\r' => {
-                    newlines += 1;
-                    p += 1;
-                    line_indent = 0;
-                    crossed = true;
-                    loop {
-                        match src.get(p) {
-                            Some(b'\r') if src.get(p + 1) == Some(&b'\n') => p += 1,
-                            Some(b'\n' | b'\r') => {
-                                newlines += 1;
-                                p += 1;
-                                if src.get(p) == Some(&b'\t') {
-                                    return Err(p);
-                                }
-                            }
-                            Some(b' ') => {
-                                let n = src[p..].iter().take_while(|c| **c == b' ').count();
-                                if n > content_indent {
-                                    // The spaces past the content indentation are text.
-                                    if self.folded && newlines == 0 {
-                                        text.push(b' ');
-                                    } else {
-                                        text.extend(std::iter::repeat_n(b'\n', newlines));
-                                        newlines = 0;
-                                        text.push(b' ');
-                                    }
-                                    text.extend(std::iter::repeat_n(b' ', n - content_indent - 1));
-                                    previous_indent = 0;
-                                }
-                                p += n;
-                                line_indent = n;
-                                break;
-                            }
-                            _ => break,
-                        }
-                    }
+        // Empty lines since the last content line (or the start).
+        let mut empty = 0usize;
+        // Whether a content line came, and whether the last one started with
+        // whitespace (a "spaced" line, which folding keeps apart).
+        let mut last_spaced: Option<bool> = None;
+        let mut max_leading = 0usize;
+        let mut prev_empty = false;
+        while p < len {
+            let eol = src[p..].iter().position(|c| *c == b'\n').map_or(len, |k| p + k);
+            let mut line = &src[p..eol];
+            if line.last() == Some(&b'\r') {
+                line = &line[..line.len() - 1];
+            }
+            // A line led by a tab, before any content or right after a line with
+            // nothing on it, fails (Bun 1.4.5; a tab is never indentation).
+            if line.first() == Some(&b'\t') && (last_spaced.is_none() || prev_empty) {
+                return Err(p);
+            }
+            prev_empty = line.is_empty();
+            let spaces = line.iter().take_while(|c| **c == b' ').count();
+            let n = match indent {
+                Some(n) => n,
+                None if spaces == line.len() => {
+                    // A leading empty line.
+                    max_leading = max_leading.max(spaces);
+                    empty += 1;
+                    p = (eol + 1).min(len);
+                    continue;
                 }
-                _ => {
-                    let marker = (c == b'-' || c == b'.')
-                        && line_indent == 0
-                        && src[p..].starts_with(&[c, c, c])
-                        && matches!(src.get(p + 3), None | Some(b' ' | b'\t' | b'\n' | b'\r'));
-                    let outdented = match self.block_indent {
-                        Some(bi) => line_indent <= bi,
-                        None => line_indent < content_indent,
-                    };
-                    if marker || outdented {
-                        if !crossed && !marker && c != b'#' {
-                            return Err(p);
-                        }
-                        return Ok((self.finish(text, newlines, false), p));
+                None => {
+                    let min = self.block_indent.map_or(0, |b| b + 1);
+                    if spaces < min || is_marker(line) {
+                        break;
                     }
-                    if text.is_empty() && content_indent < max_leading {
+                    if spaces < max_leading {
                         return Err(p);
                     }
-                    match (self.folded, newlines) {
-                        (_, 0) => {}
-                        (true, 1) if previous_indent == content_indent => text.push(b' '),
-                        (true, 1) => text.push(b'\n'),
-                        (true, n) => text.extend(std::iter::repeat_n(b'\n', n - 1)),
-                        (false, n) => text.extend(std::iter::repeat_n(b'\n', n)),
-                    }
-                    newlines = 0;
-                    text.push(c);
-                    p += 1;
+                    indent = Some(spaces);
+                    spaces
                 }
+            };
+            if spaces < n || is_marker(line) && n == 0 {
+                if spaces == line.len() {
+                    empty += 1;
+                    p = (eol + 1).min(len);
+                    continue;
+                }
+                break;
             }
-        }
-    }
-
-    /// The blank lines before the first content line; `None` at the end of input.
-    /// The content indentation is the indentation of the first non-blank line.
-    fn leading(&self, src: &[u8], p: &mut usize) -> Result<Option<Leading>, usize> {
-        let mut l = Leading {
-            newlines: 0,
-            max_leading: 0,
-            line_indent: self.header_indent,
-            crossed: false,
-        };
-        loop {
-            match src.get(*p) {
-                None => return Ok(None),
-                Some(b'\r') if src.get(*p + 1) == Some(&b'\n') => *p += 1,
-                Some(b'\n' | b'\r') => {
-                    *p += 1;
-                    l.line_indent = 0;
-                    if src.get(*p) == Some(&b'\t') {
-                        return Err(*p);
-                    }
-                    l.newlines += 1;
-                    l.crossed = true;
-                }
-                Some(b' ') => {
-                    let n = src[*p..].iter().take_while(|c| **c == b' ').count();
-                    *p += n;
-                    l.max_leading = l.max_leading.max(n);
-                    l.line_indent = n;
-                }
-                Some(_) => return Ok(Some(l)),
+            let content = &line[n..];
+            if content.is_empty() {
+                empty += 1;
+                p = (eol + 1).min(len);
+                continue;
             }
+            let spaced = matches!(content[0], b' ' | b'\t');
+            match last_spaced {
+                None => text.extend(std::iter::repeat_n(b'\n', empty)),
+                Some(prev_spaced) if self.folded && !prev_spaced && !spaced => {
+                    if empty == 0 {
+                        text.push(b' ');
+                    } else {
+                        text.extend(std::iter::repeat_n(b'\n', empty));
+                    }
+                }
+                Some(_) => text.extend(std::iter::repeat_n(b'\n', empty + 1)),
+            }
+            text.extend_from_slice(content);
+            empty = 0;
+            last_spaced = Some(spaced);
+            p = (eol + 1).min(len);
         }
-    }
-
-    fn finish(&self, mut text: Vec<u8>, newlines: usize, eof: bool) -> String {
+        let stop = p.min(len);
         match self.chomp {
-            Chomp::Keep if eof => text.extend(std::iter::repeat_n(b'\n', newlines + 1)),
-            Chomp::Keep if !text.is_empty() => text.extend(std::iter::repeat_n(b'\n', newlines)),
-            Chomp::Clip if eof || !text.is_empty() => text.push(b'\n'),
-            _ => {}
+            Chomp::Strip => {}
+            Chomp::Clip => {
+                if last_spaced.is_some() {
+                    text.push(b'\n');
+                }
+            }
+            Chomp::Keep => {
+                let breaks = if last_spaced.is_some() { empty + 1 } else { empty };
+                text.extend(std::iter::repeat_n(b'\n', breaks));
+            }
         }
-        String::from_utf8_lossy(&text).into_owned()
+        Ok((String::from_utf8_lossy(&text).into_owned(), stop))
     }
+}
+
+/// `---` or `...` at the start of a line, followed by whitespace or its end.
+fn is_marker(line: &[u8]) -> bool {
+    line.len() >= 3
+        && (line.starts_with(b"---") || line.starts_with(b"..."))
+        && matches!(line.get(3), None | Some(b' ' | b'\t'))
 }
 
 /// `s` as a YAML double-quoted scalar.

@@ -13,6 +13,8 @@ enum Frame {
 }
 
 pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
+    // A byte order mark at the start of the stream is not content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.len() > MAX_TEXT_BYTES {
         return Err(Error::Limit(format!("text longer than {MAX_TEXT_BYTES} bytes")));
     }
@@ -64,7 +66,17 @@ pub(crate) fn parse_events(text: &str) -> Result<Document, Error> {
                 anchors.complete(anchor, &value);
                 value
             }
-            Event::Alias(id) => anchors.alias(id)?,
+            Event::Alias(id) => {
+                // An alias inside the node its anchor names (and no complete node of
+                // that name before): Bun builds a cyclic object; memctl holds the
+                // back-reference as an empty collection of the same kind.
+                let open = stack.iter().rev().find_map(|f| match f {
+                    Frame::Seq(_, a) if *a == id => Some(Value::Seq(Vec::new())),
+                    Frame::Map(_, _, a) if *a == id => Some(Value::Map(Vec::new())),
+                    _ => None,
+                });
+                anchors.alias(id, open)?
+            }
         };
         attach(&mut stack, &mut root, &mut duplicate_keys, value);
     }

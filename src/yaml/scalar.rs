@@ -72,88 +72,31 @@ pub fn resolve_plain(s: &str) -> Option<Value> {
     }
 }
 
-/// The number Bun's plain-scalar scanner makes of the whole of `s`, if any
-/// (observed with Bun 1.3.14: `12e` → 12, `-0x1F` → −31, `1-` → 1, `+.5` and
-/// `-.5e2` stay strings, `.inf`, `+.inf`, `.NaN` are numbers, `-.nan` is not).
-///
-/// The scanner walks the characters after an optional sign, accepting digits,
-/// `e`/`E`, the hex letters, one `x`, one `o`, one `.`, `+` (not after an `x`) and
-/// one `-`; it must reach the end of the scalar. With an `x`, an `o` or a hex
-/// letter the text is an unsigned 64-bit integer with an optional `0x`/`0o`/`0b`
-/// prefix; otherwise the longest decimal prefix counts, so trailing junk such as
-/// `e` or `-3` is ignored. After a sign, `.inf` is recognised from the second
-/// character on (the runtime does not check the first, so `-xInf` is −∞ too).
+/// The number Bun's parser makes of the whole of `s`, if any: the YAML 1.2 core
+/// schema's forms (observed with Bun 1.4.5, SPEC §2.4.3 (2.1.332): `12e` and `1-`
+/// are strings, `+.5` is 0.5, `-.5e2` is −50), with one extension the runtime
+/// has: a sign may come before a `0x` or `0o` integer too (`-0x1F` → −31). The
+/// integer forms hold an unsigned 64-bit value (one more digit is a string);
+/// `.nan` takes no sign.
 fn bun_number(s: &str) -> Option<f64> {
     let b = s.as_bytes();
-    match *b.first()? {
-        b'0'..=b'9' => number_walk(b, 1, false),
-        b'.' => match b.get(1) {
-            Some(b'n' | b'N' | b'i' | b'I') => match &b[1..] {
-                b"nan" | b"NaN" | b"NAN" => Some(f64::NAN),
-                b"inf" | b"Inf" | b"INF" => Some(f64::INFINITY),
-                _ => None,
-            },
-            _ => number_walk(b, 1, false),
-        },
-        sign @ (b'-' | b'+') => {
-            let body = &b[1..];
-            let n = if body.len() >= 2 && ((body[0] == b'.' && body[1] == b'i') || body[1] == b'I') {
-                matches!(&body[1..], b"inf" | b"Inf" | b"INF").then_some(f64::INFINITY)?
-            } else {
-                number_walk(body, 0, true)?
-            };
-            Some(if sign == b'-' { -n } else { n })
-        }
-        _ => None,
-    }
-}
-
-/// The character walk of [`bun_number`] over `t`, whose first `from` bytes the
-/// scanner has already taken; `signed` when a sign came before `t`.
-fn number_walk(t: &[u8], from: usize, signed: bool) -> Option<f64> {
-    let mut decimal = t.first() == Some(&b'.');
-    let (mut x, mut o, mut e, mut hex, mut minus) = (false, false, false, false, false);
-    let mut first = true;
-    for (i, &c) in t.iter().enumerate().skip(from) {
-        match c {
-            b'0' if first && matches!(t.get(i + 1), Some(b'b' | b'B')) => return None,
-            b'0'..=b'9' => {}
-            b'e' | b'E' => {
-                hex |= e;
-                e = true;
-            }
-            b'b' | b'B' if first => return None,
-            b'a'..=b'd' | b'f' | b'A'..=b'D' | b'F' => hex = true,
-            b'x' if !x => x = true,
-            b'o' if !o => o = true,
-            b'.' if !decimal => decimal = true,
-            b'+' if !x => {}
-            b'-' if !minus => minus = true,
-            _ => return None,
-        }
-        first = false;
-    }
-    if first && signed {
-        return None;
-    }
-    if x || o || hex {
-        parse_unsigned(t)
-    } else {
-        decimal_prefix(t)
-    }
-}
-
-/// An unsigned 64-bit integer, decimal or with a `0x`, `0o` or `0b` prefix.
-fn parse_unsigned(t: &[u8]) -> Option<f64> {
-    let (digits, radix) = match t {
-        [b'0', p, rest @ ..] if !rest.is_empty() => match p.to_ascii_lowercase() {
-            b'x' => (rest, 16),
-            b'o' => (rest, 8),
-            b'b' => (rest, 2),
-            _ => (t, 10),
-        },
-        _ => (t, 10),
+    let (neg, body) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
     };
+    let n = match body {
+        b".inf" | b".Inf" | b".INF" => f64::INFINITY,
+        b".nan" | b".NaN" | b".NAN" if body.len() == b.len() => return Some(f64::NAN),
+        [b'0', b'x', rest @ ..] => parse_radix(rest, 16)?,
+        [b'0', b'o', rest @ ..] => parse_radix(rest, 8)?,
+        _ => core_float(body)?,
+    };
+    Some(if neg { -n } else { n })
+}
+
+/// An unsigned 64-bit integer in `radix`, at least one digit.
+fn parse_radix(digits: &[u8], radix: u32) -> Option<f64> {
     if digits.is_empty() {
         return None;
     }
@@ -165,34 +108,34 @@ fn parse_unsigned(t: &[u8]) -> Option<f64> {
     Some(n as f64)
 }
 
-/// The longest prefix of `t` that reads as a decimal floating-point number
-/// (`[+-]? (digits (. digits*)? | . digits) ([eE] [+-]? digits)?`), read.
-fn decimal_prefix(t: &[u8]) -> Option<f64> {
+/// The core schema's unsigned float (which covers its decimal integers):
+/// `( \.[0-9]+ | [0-9]+ ( \.[0-9]* )? ) ( [eE] [-+]? [0-9]+ )?`, read.
+fn core_float(t: &[u8]) -> Option<f64> {
     let digits_from = |mut i: usize| {
         while t.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
         }
         i
     };
-    let mut i = usize::from(matches!(t.first(), Some(b'+' | b'-')));
-    let int_end = digits_from(i);
-    let mut end = int_end;
-    if t.get(end) == Some(&b'.') {
-        let frac_end = digits_from(end + 1);
-        if int_end > i || frac_end > end + 1 {
-            end = frac_end;
+    let int_end = digits_from(0);
+    let mut i = int_end;
+    if t.get(i) == Some(&b'.') {
+        i = digits_from(i + 1);
+        if int_end == 0 && i == 1 {
+            return None;
         }
-    }
-    if end == int_end && int_end == i {
+    } else if int_end == 0 {
         return None;
     }
-    i = end;
     if matches!(t.get(i), Some(b'e' | b'E')) {
-        let sign = usize::from(matches!(t.get(i + 1), Some(b'+' | b'-')));
-        let exp_end = digits_from(i + 1 + sign);
-        if exp_end > i + 1 + sign {
-            end = exp_end;
+        let from = i + 1 + usize::from(matches!(t.get(i + 1), Some(b'+' | b'-')));
+        i = digits_from(from);
+        if i == from {
+            return None;
         }
     }
-    std::str::from_utf8(&t[..end]).ok()?.parse::<f64>().ok()
+    if i != t.len() {
+        return None;
+    }
+    std::str::from_utf8(t).ok()?.parse::<f64>().ok()
 }

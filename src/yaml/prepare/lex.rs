@@ -19,40 +19,6 @@ pub(super) fn is_flow_indicator(b: u8) -> bool {
     matches!(b, b',' | b'[' | b']' | b'{' | b'}')
 }
 
-/// Whether a plain scalar starts at `j` although `b[j]` is an indicator (`-`, `?`,
-/// `:` not followed by a space).
-pub(super) fn starts_plain(b: &[u8], j: usize, flow: usize) -> bool {
-    matches!(b[j], b'-' | b'?' | b':')
-        && !(ends_token(b.get(j + 1)) || (flow > 0 && b.get(j + 1).is_some_and(|c| is_flow_indicator(*c))))
-}
-
-/// Whether the scalar at `j` (plain or quoted) is followed on its line by a `:` that
-/// makes it a key in a flow collection.
-pub(super) fn flow_key_follows(b: &[u8], j: usize) -> bool {
-    let mut k = match b[j] {
-        b'"' | b'\'' => match close_quote(b, j + 1, b[j] == b'"') {
-            Some(e) => e,
-            None => return false,
-        },
-        _ => {
-            let mut k = j;
-            while k < b.len() {
-                match b[k] {
-                    b':' if ends_token(b.get(k + 1)) || b.get(k + 1).is_some_and(|c| is_flow_indicator(*c)) => {
-                        return true;
-                    }
-                    b',' | b'[' | b']' | b'{' | b'}' => return false,
-                    b'#' if k > j && is_ws(b[k - 1]) => return false,
-                    _ => k += 1,
-                }
-            }
-            return false;
-        }
-    };
-    k += b[k..].iter().take_while(|c| is_ws(**c)).count();
-    b.get(k) == Some(&b':') && (ends_token(b.get(k + 1)) || b.get(k + 1).is_some_and(|c| is_flow_indicator(*c)))
-}
-
 /// Whether the line's first token, at `j`, is an implicit key (followed by `:` and a
 /// space on the line).
 pub(super) fn starts_key(b: &[u8], j: usize) -> bool {
@@ -82,60 +48,11 @@ pub(super) fn starts_key(b: &[u8], j: usize) -> bool {
     rest.get(k) == Some(&b':') && ends_token(rest.get(k + 1))
 }
 
-/// Where Bun's number scan, run at the start of a plain scalar at `j`, stops: the
-/// characters it takes are not checked for document markers.
-pub(super) fn number_walk_end(b: &[u8], j: usize) -> usize {
-    let from = match b[j] {
-        b'-' | b'+' => {
-            let body = &b[j + 1..];
-            if body.len() >= 2 && ((body[0] == b'.' && body[1] == b'i') || body[1] == b'I') {
-                return j + 2;
-            }
-            j + 1
-        }
-        b'0'..=b'9' => j,
-        b'.' if !matches!(b.get(j + 1), Some(b'n' | b'N' | b'i' | b'I')) => j,
-        _ => return j,
-    };
-    let mut decimal = b.get(from) == Some(&b'.');
-    let (mut x, mut o, mut minus) = (false, false, false);
-    let mut k = if b[j] == b'-' || b[j] == b'+' { from } else { from + 1 };
-    while k < b.len() {
-        match b[k] {
-            b'0'..=b'9' | b'e' | b'E' | b'a'..=b'd' | b'f' | b'A'..=b'D' | b'F' => {}
-            b'x' if !x => x = true,
-            b'o' if !o => o = true,
-            b'.' if !decimal => decimal = true,
-            b'+' if !x => {}
-            b'-' if !minus => minus = true,
-            _ => break,
-        }
-        k += 1;
-    }
-    k
-}
-
-/// A character that starts a token other than a scalar.
-pub(super) fn is_indicator(c: u8) -> bool {
-    matches!(
-        c,
-        b'-' | b'?'
-            | b':'
-            | b','
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b'#'
-            | b'&'
-            | b'*'
-            | b'!'
-            | b'|'
-            | b'>'
-            | b'%'
-            | b'@'
-            | b'`'
-    )
+/// Whether the token at `j` starts a block collection's entry: a `-`, `?` or `:`
+/// indicator, or an implicit key. Bun 1.4 rejects a tab in the whitespace before
+/// one where that whitespace is indentation (SPEC §2.4.3 (2.1.332)).
+pub(super) fn starts_block_node(b: &[u8], j: usize) -> bool {
+    (matches!(b[j], b'-' | b'?' | b':') && ends_token(b.get(j + 1))) || starts_key(b, j)
 }
 
 /// The byte after the quote that closes a scalar opened before `from`, or `None`
@@ -172,4 +89,42 @@ pub(super) fn utf8_len(b: u8) -> usize {
         0xc0..=0xdf => 2,
         _ => 1,
     }
+}
+
+/// Write a piece of a quoted scalar. In a double-quoted one, a surrogate pair
+/// written as two `\u` escapes (`\uD83D\uDE00`) becomes the one `\U` escape of its
+/// character: Bun 1.4 decodes the pair (SPEC §2.4.3 (2.1.332)), yaml-rust2 rejects
+/// each half. A lone half stays, and fails as in Bun.
+pub(super) fn push_quoted(out: &mut String, s: &str, double: bool) {
+    if !double || !s.contains('\\') {
+        out.push_str(s);
+        return;
+    }
+    let b = s.as_bytes();
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = b.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let mut copied = 0;
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] != b'\\' {
+            k += 1;
+            continue;
+        }
+        if b.get(k + 1) == Some(&b'u')
+            && let Some(hi @ 0xD800..=0xDBFF) = hex4(k + 2)
+            && b.get(k + 6..k + 8) == Some(b"\\u")
+            && let Some(lo @ 0xDC00..=0xDFFF) = hex4(k + 8)
+        {
+            out.push_str(&s[copied..k]);
+            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+            out.push_str(&format!("\\U{c:08X}"));
+            k += 12;
+            copied = k;
+            continue;
+        }
+        k += 2;
+    }
+    out.push_str(&s[copied.min(s.len())..]);
 }

@@ -1,34 +1,33 @@
 //! The text as Bun's YAML parser reads it, rewritten for yaml-rust2 (SPEC §2.4.3).
 //!
-//! Bun 1.3.14, the parser of Claude Code's native runtime, is not a YAML 1.2
-//! reference parser. It takes a tab wherever a space separates tokens inside a line
-//! (after `:`, `-`, `?`, before `#`, in flow collections, at the end of a line),
-//! where yaml-rust2 follows the specification's stricter rules; it counts only the
-//! spaces before the first tab of a line as indentation; and it rejects a line that
-//! starts with a tab when no plain scalar before it swallowed the line break and the
-//! enclosing block mapping is past its first entry. Its block scalars (`|`, `>`)
-//! follow rules of their own too. This pass walks the text once, in linear time, and
-//! produces the text yaml-rust2 must see to give Bun's result:
+//! Claude Code 2.1.332 runs Bun 1.4.6 (modelled with Bun 1.4.5, the closest published
+//! release). Its parser follows YAML 1.2 much more closely than Bun 1.3.14 did, but
+//! not everywhere yaml-rust2 does: it takes a tab wherever a space separates tokens
+//! inside a line (after `:`, `-`, `?`, before `#`, in flow collections, at the end
+//! of a line), counts only the spaces before the first tab of a line as
+//! indentation, and still rejects a line led by a tab after a comment, a quoted
+//! scalar, a flow collection or an empty value once the enclosing block mapping is
+//! past its first entry. This pass walks the text once, in linear time, and produces
+//! the text yaml-rust2 must see to give Bun's result:
 //!
 //! - a tab that separates tokens becomes a space; a tab inside a plain or quoted
 //!   scalar's text stays;
 //! - a line's leading whitespace becomes the spaces Bun counts as its indentation;
 //! - a block scalar becomes the double-quoted scalar of the text Bun gives it;
-//! - `...` or `---` and a space in a plain scalar on an unindented line end the
-//!   document there, as in Bun, so the marker moves to a line of its own;
-//! - where Bun's parser takes the next node as a value however little it is
-//!   indented (after properties alone, after `key: ?`, after an empty sequence
-//!   entry), that node moves up or right to where yaml-rust2 reads it so;
-//! - flow mappings get the nesting Bun gives `{q: a: b}` and `{? k: v}`;
-//! - a line Bun rejects (a tab where it wants indentation, a quoted scalar's line that
-//!   is not indented past its block, a block scalar line led by a tab) fails.
+//! - a surrogate pair written as two `\u` escapes becomes one `\U` escape;
+//! - an empty explicit key in a flow collection (`[?]`) becomes `? ~`;
+//! - a line Bun rejects fails: a tab in the indentation before a key or a `-`/`?`
+//!   entry ("Tab characters cannot be used as indentation", also right after `- `),
+//!   a tab-led line in the places above, a quoted scalar's line that is not
+//!   indented past its block, a block scalar line led by a tab where Bun reads
+//!   indentation, `key: ? x`.
 //!
 //! The oracle test (`tests/data/yaml-oracle.jsonl`) checks the result against Bun.
 
 use std::borrow::Cow;
 
 use super::Error;
-use lex::{ends_token, is_ws, syntax};
+use lex::{ends_token, is_ws, starts_block_node, starts_key, syntax};
 
 mod flow;
 mod lex;
@@ -58,44 +57,6 @@ struct OpenQuote {
     block_indent: Option<usize>,
 }
 
-/// An entry of a flow collection that Bun reads its own way.
-#[derive(Clone, Copy)]
-struct FlowEntry {
-    /// The flow level of the entry.
-    depth: usize,
-    /// Its `:` came.
-    colon: bool,
-    /// A `{` was written before it, to close after it.
-    wrapped: bool,
-    /// An explicit `?` key (else an implicit key in a value: `{q: a: b}`).
-    explicit: bool,
-    /// The line of the `?` and its indentation.
-    line: usize,
-    indent: usize,
-}
-
-/// The lines after an empty sequence entry that Bun reads as its value, however
-/// little they are indented (its parser does not check): shifted past the `-`.
-#[derive(Clone, Copy)]
-struct Region {
-    /// Lines indented less than this end it.
-    base: usize,
-    shift: usize,
-    /// The value is one line (not a mapping).
-    single: bool,
-}
-
-/// A line whose value is only properties (`key: &a`, `key: !t`): Bun takes the
-/// next token as the value even on a line no deeper than the key.
-#[derive(Clone, Copy)]
-struct Pending {
-    key_indent: usize,
-    /// Where in the output the properties end.
-    at: usize,
-    tag: bool,
-    anchor: bool,
-}
-
 /// What the text yaml-rust2 must parse looks like, and the anchors in it.
 pub(super) struct Prepared<'a> {
     pub text: Cow<'a, str>,
@@ -121,33 +82,10 @@ struct Prep<'a> {
     quote: Option<OpenQuote>,
     /// The line that ended a block scalar: Bun scans its leading tab as plain space.
     exempt: Option<usize>,
-    /// Where the line that ended a block scalar goes on, when not at its start.
-    resume: Option<(usize, usize)>,
-    /// A `?` key in block context: its output column, whether it is a later entry
-    /// of its mapping, its line.
-    explicit: Option<(usize, bool, usize)>,
-    pending: Option<Pending>,
-    /// The indentation of a `-` with nothing after it on its line.
-    empty_entry: Option<usize>,
-    /// Lines Bun reads as the value of such an entry, shifted right in the output
-    /// (one inside another when such an entry is among them).
-    regions: Vec<Region>,
-    /// The next key starts a mapping of its own (the value of an empty entry).
-    fresh_mapping: bool,
     /// `[` or `{` for each open flow collection.
     flow_kinds: Vec<u8>,
-    /// Entries in flow collections that need watching (see [`FlowEntry`]).
-    explicit_flow: Vec<FlowEntry>,
-    /// In a flow mapping, between an entry's start and its `:` / where its value
-    /// may start.
-    flow_key_pos: bool,
-    flow_value_pos: bool,
     /// A token other than a comment has been seen.
     any_token: bool,
-    /// The last token was `...`.
-    after_doc_end: bool,
-    /// Where the current line starts in the output.
-    out_line_start: usize,
     anchors: Vec<String>,
 }
 
@@ -172,19 +110,8 @@ pub(super) fn prepare(text: &str) -> Result<Prepared<'_>, Error> {
         plain_block: None,
         quote: None,
         exempt: None,
-        resume: None,
-        explicit: None,
-        pending: None,
-        empty_entry: None,
-        regions: Vec::new(),
-        fresh_mapping: false,
         flow_kinds: Vec::new(),
-        explicit_flow: Vec::new(),
-        flow_key_pos: false,
-        flow_value_pos: false,
         any_token: false,
-        after_doc_end: false,
-        out_line_start: 0,
         anchors: Vec::new(),
     };
     let mut i = 0;
@@ -203,36 +130,15 @@ pub(super) fn prepare(text: &str) -> Result<Prepared<'_>, Error> {
     Ok(Prepared { text, anchors })
 }
 
-/// The first token of a line that follows a [`Pending`] line, being watched.
-#[derive(Clone, Copy)]
-struct Moving {
-    pending: Pending,
-    /// Where the token starts in the output.
-    from: usize,
-}
-
 impl Prep<'_> {
     /// Process line `i` (and, for a block scalar, the lines it holds); the index of
     /// the next line to process.
     fn line(&mut self, i: usize) -> Result<usize, Error> {
-        self.out_line_start = self.out.len();
-        if let Some((l, at)) = self.resume.take()
-            && l == i
-        {
-            return self.tokens(i, at, 0, false);
-        }
         let line = self.lines[i];
         let b = line.as_bytes();
         let spaces = b.iter().take_while(|c| **c == b' ').count();
         let content = spaces + b[spaces..].iter().take_while(|c| is_ws(**c)).count();
         let blank = content == b.len();
-        let value_col = self.explicit_value_col(i, b, content, blank)?;
-        if !blank && value_col.is_none() {
-            while self.regions.last().is_some_and(|r| spaces < r.base) {
-                self.regions.pop();
-            }
-        }
-        let shift: usize = self.regions.iter().map(|r| r.shift).sum();
         if let Some(q) = self.quote {
             if blank {
                 return Ok(i + 1);
@@ -240,7 +146,7 @@ impl Prep<'_> {
             if q.block_indent.is_some_and(|bi| spaces <= bi) {
                 return Err(syntax(i, "a quoted scalar's line not indented past its block"));
             }
-            self.push_spaces(spaces + shift);
+            self.push_spaces(spaces);
             return self.tokens(i, content, spaces, false);
         }
         if b.first() == Some(&b'\t')
@@ -258,33 +164,41 @@ impl Prep<'_> {
             && self.flow == 0
             && b[content] != b'#'
             && self.plain_block.is_none_or(|bi| spaces > bi);
-        let shift = shift + self.empty_entry_value(b, spaces, content);
-        self.push_spaces(value_col.unwrap_or(spaces + shift));
-        let next = self.tokens(i, content, spaces, continuation);
-        while self.regions.last().is_some_and(|r| r.single) {
-            self.regions.pop();
+        // A tab in the indentation before a block entry fails (Bun 1.4); a plain
+        // scalar's continuation line may hold `- ` as text, not a key or `? `.
+        let entry = if continuation {
+            if b[content] == b'?' && ends_token(b.get(content + 1)) {
+                self.explicit_after(i, b)
+            } else {
+                starts_key(b, content)
+            }
+        } else {
+            starts_block_node(b, content)
+        };
+        if content > spaces && self.flow == 0 && entry {
+            return Err(syntax(i, "Tab characters cannot be used as indentation"));
         }
-        next
+        self.push_spaces(spaces);
+        self.tokens(i, content, spaces, continuation)
     }
 
-    /// The output column of an explicit key's `:` when line `i` (content at byte
-    /// `content` of `b`) is that `:` line: Bun takes it at any indentation.
-    fn explicit_value_col(&mut self, i: usize, b: &[u8], content: usize, blank: bool) -> Result<Option<usize>, Error> {
-        let mut value_col = None;
-        if !blank
-            && self.quote.is_none()
-            && self.flow == 0
-            && b[content] != b'#'
-            && let Some((col, later, line)) = self.explicit.take()
-            && b[content] == b':'
-            && ends_token(b.get(content + 1))
-        {
-            if later && line != i {
-                return Err(syntax(i, "an explicit key's `:` on a later line"));
-            }
-            value_col = Some(col);
+    /// Whether Bun reads the `? ` that continues a plain scalar on line `i` (`b`) as
+    /// an explicit key after all: when a comment ends the line and the next
+    /// non-blank line is a `:` value line (observed with Bun 1.4.5; without either,
+    /// the `? ` is text). Looks at the lines up to the next non-blank one.
+    fn explicit_after(&self, i: usize, b: &[u8]) -> bool {
+        let comment = b.windows(2).any(|w| is_ws(w[0]) && w[1] == b'#');
+        if !comment {
+            return false;
         }
-        Ok(value_col)
+        for l in &self.lines[i + 1..] {
+            let l = l.as_bytes();
+            let k = l.iter().take_while(|c| is_ws(**c) || **c == b'\r').count();
+            if k < l.len() {
+                return l[k] == b':' && ends_token(l.get(k + 1));
+            }
+        }
+        false
     }
 
     fn push_spaces(&mut self, n: usize) {
@@ -295,10 +209,6 @@ impl Prep<'_> {
     /// whether it is a later entry of a mapping already open there.
     fn key_at(&mut self, indent: usize) -> bool {
         self.pop_deeper(indent);
-        if std::mem::take(&mut self.fresh_mapping) {
-            self.mappings.push((indent, false));
-            return false;
-        }
         match self.mappings.last_mut() {
             Some((c, past)) if *c == indent => {
                 if !*past {
@@ -331,9 +241,6 @@ impl Prep<'_> {
         self.last = Last::Start;
         self.flow = 0;
         self.flow_kinds.clear();
-        self.explicit_flow.clear();
-        self.pending = None;
-        self.explicit = None;
     }
 
     /// The line that holds byte `p` of the text.

@@ -1,9 +1,7 @@
-//! Bun's structural quirks: document markers inside values, nodes that move to
-//! where Bun reads them (after properties alone, after an empty sequence entry) and
-//! block scalars.
+//! Document markers and block scalars.
 
-use super::lex::{ends_token, is_ws, marker, starts_key, syntax};
-use super::{Error, Last, Moving, Prep, Region};
+use super::lex::{is_ws, syntax};
+use super::{Error, Last, Prep};
 use crate::yaml::block_scalar::{BlockScalar, Chomp, write_quoted};
 
 impl Prep<'_> {
@@ -18,17 +16,11 @@ impl Prep<'_> {
         if !at_start {
             self.out.push('\n');
         }
-        let mut newline_after = false;
         if c == b'.' {
             let rest = &b[j + 3..];
             let after = rest.iter().position(|x| !is_ws(*x));
             if after.is_some_and(|k| rest[k] != b'#' && rest[k] != b'\r') {
-                // Bun checks the line of the first `...` of a run only; after a later
-                // one the rest of the line starts the next document.
-                if !self.after_doc_end {
-                    return Err(syntax(i, "`...` ends the document, and text follows on its line"));
-                }
-                newline_after = true;
+                return Err(syntax(i, "`...` ends the document, and text follows on its line"));
             }
             if first {
                 // Bun reads a `...` before any content as the end of an empty
@@ -38,36 +30,7 @@ impl Prep<'_> {
         }
         self.out.push_str(if c == b'.' { "..." } else { "---" });
         self.new_document();
-        self.after_doc_end = c == b'.';
-        if newline_after {
-            self.out.push('\n');
-            return Ok(j + 3 + b[j + 3..].iter().take_while(|x| is_ws(**x)).count());
-        }
         Ok(j + 3)
-    }
-
-    /// The first token of a line after a [`Pending`] line has just been written, and
-    /// byte `next` of the line `b` follows it: when a key's `:`, a comment or the end
-    /// of the line follows, Bun took the token as the pending value, so move it there.
-    pub(super) fn moved(&mut self, moving: &mut Option<Moving>, b: &[u8], next: usize) {
-        let Some(m) = moving.take() else { return };
-        let rest = &b[next.min(b.len())..];
-        let k = rest.iter().position(|c| !is_ws(*c));
-        let follows_ok = match k {
-            None => true,
-            Some(k) => rest[k] == b'#' || (rest[k] == b':' && ends_token(rest.get(k + 1))),
-        };
-        if !follows_ok || self.flow > 0 {
-            return;
-        }
-        let mut text = self.out[m.from..].to_string();
-        self.out.truncate(m.from);
-        text.insert(0, ' ');
-        if !self.out[m.pending.at..].starts_with('\n') {
-            // A comment followed the properties.
-            text.push(' ');
-        }
-        self.out.insert_str(m.pending.at, &text);
     }
 
     /// A block scalar whose indicator is at byte `at` of line `i`: Bun's text for it,
@@ -82,12 +45,12 @@ impl Prep<'_> {
         let b = self.lines[i].as_bytes();
         let folded = b[at] == b'>';
         let mut chomp = Chomp::Clip;
-        let (mut seen_digit, mut seen_chomp) = (false, false);
+        let mut explicit = None;
+        let mut seen_chomp = false;
         let mut j = at + 1;
         while j < b.len() {
             match b[j] {
-                // The indentation indicator is read and ignored.
-                b'1'..=b'9' if !seen_digit => seen_digit = true,
+                b'1'..=b'9' if explicit.is_none() => explicit = Some(usize::from(b[j] - b'0')),
                 b'-' | b'+' if !seen_chomp => {
                     seen_chomp = true;
                     chomp = if b[j] == b'-' { Chomp::Strip } else { Chomp::Keep };
@@ -106,13 +69,14 @@ impl Prep<'_> {
             }
             j += 1;
         }
+        let _ = indent;
         let src = self.text.as_bytes();
         let from = self.starts.get(i + 1).copied().unwrap_or(src.len());
         let scalar = BlockScalar {
             folded,
             chomp,
             block_indent,
-            header_indent: indent,
+            explicit,
         };
         let (text, stop) = scalar
             .read(src, from)
@@ -131,36 +95,8 @@ impl Prep<'_> {
         for _ in i + 1..next {
             self.out.push('\n');
         }
-        let offset = stop - self.starts[next];
-        if self.lines[next].as_bytes()[..offset].iter().all(|c| is_ws(*c)) {
-            self.exempt = Some(next);
-        } else {
-            self.resume = Some((next, offset));
-        }
+        // The scalar ends at the start of a line.
+        self.exempt = Some(next);
         Ok(next)
-    }
-
-    /// The shift for line `b` (`spaces` of indentation, content at `content`) when
-    /// it follows a `-` with nothing after it: Bun's parser takes the next node as
-    /// the empty entry's value however little it is indented; 0 otherwise.
-    pub(super) fn empty_entry_value(&mut self, b: &[u8], spaces: usize, content: usize) -> usize {
-        if b[content] != b'#'
-            && let Some(si) = self.empty_entry.take()
-            && spaces <= si
-            && !(b[content] == b'-' && ends_token(b.get(content + 1)))
-            && !(spaces == 0 && (b[content] == b'-' || b[content] == b'.') && marker(b, content, b[content]))
-        {
-            // Bun's parser takes the next node as the empty entry's value.
-            let single = !starts_key(b, content);
-            let region = Region {
-                base: spaces,
-                shift: si + 1 - spaces,
-                single,
-            };
-            self.fresh_mapping = !single;
-            self.regions.push(region);
-            return region.shift;
-        }
-        0
     }
 }

@@ -2,10 +2,9 @@
 //! see and keeps the state Bun's reading of the next lines depends on.
 
 use super::lex::{
-    close_quote, ends_token, is_flow_indicator, is_indicator, is_ws, marker, number_walk_end, starts_plain, syntax,
-    utf8_len,
+    close_quote, ends_token, is_flow_indicator, is_ws, marker, push_quoted, starts_block_node, syntax, utf8_len,
 };
-use super::{Error, Last, Moving, OpenQuote, Pending, Prep};
+use super::{Error, Last, OpenQuote, Prep};
 
 /// The walk over the tokens of one line.
 struct Walk<'a> {
@@ -22,9 +21,6 @@ struct Walk<'a> {
     bun_indent: usize,
     /// Where the current plain scalar started, while inside one.
     plain: Option<usize>,
-    /// The bytes Bun's number scan takes at the start of the plain scalar, where
-    /// it does not look for document markers.
-    walk_end: usize,
     dash_indent: Option<usize>,
     /// Where the last finished token on this line started (a possible key).
     token: Option<usize>,
@@ -36,11 +32,6 @@ struct Walk<'a> {
     /// After a key's `:` on this line: its indentation, and whether only
     /// properties came since.
     value_of: Option<(usize, bool)>,
-    props_end: usize,
-    prop_anchor: bool,
-    prop_tag: bool,
-    pending_props: Option<Pending>,
-    moving: Option<Moving>,
     /// For the token being read: `value_of` as it was before it, whether this is
     /// the document's first token, and whether it starts an unindented line.
     props_only: Option<(usize, bool)>,
@@ -74,13 +65,13 @@ impl<'a> Prep<'a> {
         if let Some(q) = self.quote {
             match close_quote(w.b, w.j, q.double) {
                 Some(end) => {
-                    self.out.push_str(&w.line[w.j..end]);
+                    push_quoted(&mut self.out, &w.line[w.j..end], q.double);
                     self.quote = None;
                     w.token = Some(w.j);
                     w.j = end;
                 }
                 None => {
-                    self.out.push_str(&w.line[w.j..]);
+                    push_quoted(&mut self.out, &w.line[w.j..], q.double);
                     return Ok(i + 1);
                 }
             }
@@ -99,19 +90,6 @@ impl<'a> Prep<'a> {
     fn walk(&mut self, i: usize, from: usize, indent: usize, continuation: bool) -> Walk<'a> {
         let line = self.lines[i];
         let b = line.as_bytes();
-        let comment_line = b.get(from) == Some(&b'#');
-        if !comment_line {
-            self.empty_entry = None;
-        }
-        let pending = if comment_line { None } else { self.pending.take() };
-        let pending_props = pending.filter(|p| !continuation && p.key_indent == indent);
-        let moving = pending_props.map(|p| Moving {
-            pending: p,
-            from: self.out.len(),
-        });
-        if continuation {
-            self.pending = None;
-        }
         Walk {
             i,
             from,
@@ -121,18 +99,12 @@ impl<'a> Prep<'a> {
             j: from,
             bun_indent: indent,
             plain: continuation.then_some(from),
-            walk_end: 0,
             dash_indent: None,
             token: None,
             block_col: None,
             last: Last::Other,
             ends_plain: false,
             value_of: None,
-            props_end: 0,
-            prop_anchor: false,
-            prop_tag: false,
-            pending_props,
-            moving,
             props_only: None,
             first_token: false,
             at_line_start: false,
@@ -149,7 +121,6 @@ impl<'a> Prep<'a> {
         }
         if c == b'#' && (j == 0 || is_ws(b[j - 1])) {
             w.plain = None;
-            self.moved(&mut w.moving, b, j);
             self.out.push_str(&w.line[j..]);
             w.last = Last::Other;
             return Ok(Step::Stop);
@@ -182,7 +153,6 @@ impl<'a> Prep<'a> {
             if let Some(start) = w.plain.take() {
                 w.token = Some(start);
                 w.ends_plain = next.is_none();
-                self.moved(&mut w.moving, b, end);
             }
             self.push_spaces(end - j);
         }
@@ -195,7 +165,7 @@ impl<'a> Prep<'a> {
         let (b, j) = (w.b, w.j);
         let indicator = match c {
             b':' => ends_token(b.get(j + 1)) || (self.flow > 0 && b.get(j + 1).is_some_and(|c| is_flow_indicator(*c))),
-            b'-' | b'.' => w.bun_indent == 0 && j >= w.walk_end && marker(b, j, c),
+            b'-' | b'.' => j == 0 && marker(b, j, c),
             _ => self.flow > 0 && is_flow_indicator(c),
         };
         if !indicator {
@@ -211,28 +181,17 @@ impl<'a> Prep<'a> {
             // Bun ends the scalar and the document there.
             w.j = self.marker(w.i, j, c, false, false)?;
             w.token = None;
-            w.moving = None;
             w.last = Last::Other;
             return Ok(Some(Step::Go));
         }
-        self.moved(&mut w.moving, b, j);
         Ok(None)
     }
 
     /// What the start of a token at byte `c` changes.
     fn token_start(&mut self, w: &mut Walk<'a>, c: u8) {
-        let (b, j) = (w.b, w.j);
+        let j = w.j;
         w.first_token = !self.any_token;
         self.any_token = true;
-        if !(c == b'.' && marker(b, j, c)) {
-            self.after_doc_end = false;
-        }
-        if !matches!(c, b'&' | b'!') {
-            w.pending_props = None;
-        }
-        if !matches!(c, b'"' | b'\'' | b'*') && (is_indicator(c) && !starts_plain(b, j, self.flow)) {
-            w.moving = None;
-        }
         // At the start of a token.
         w.at_line_start = j == w.from && w.indent == 0;
         w.props_only = w.value_of.take().map(|(k, only)| (k, only && matches!(c, b'&' | b'!')));
@@ -242,10 +201,6 @@ impl<'a> Prep<'a> {
     fn token(&mut self, w: &mut Walk<'a>, c: u8) -> Result<Step, Error> {
         let (b, j) = (w.b, w.j);
         match c {
-            b':' if self.flow > 0 && self.flow_key_pos => {
-                self.flow_colon_at_key();
-                w.took(1);
-            }
             b'"' | b'\'' => return Ok(self.quoted(w, c)),
             b'[' | b'{' => {
                 self.flow_open(c);
@@ -253,17 +208,16 @@ impl<'a> Prep<'a> {
                 w.last = Last::Other;
             }
             b']' | b'}' | b',' if self.flow > 0 => {
-                self.flow_close(w.i, w.indent, c)?;
+                self.flow_close(c);
                 w.took(1);
             }
             b']' | b'}' => {
                 self.out.push(char::from(c));
                 w.took(1);
             }
-            b'-' | b'.' if w.bun_indent == 0 && marker(b, j, c) => {
+            b'-' | b'.' if j == 0 && marker(b, j, c) => {
                 w.j = self.marker(w.i, j, c, w.at_line_start, w.first_token)?;
                 w.token = None;
-                w.moving = None;
                 w.last = Last::Other;
             }
             b'-' | b'?' | b':'
@@ -274,14 +228,11 @@ impl<'a> Prep<'a> {
             }
             b'|' | b'>' if self.flow == 0 => {
                 let block_indent = w.block_col.or_else(|| self.mappings.last().map(|m| m.0));
-                self.pending = None;
                 return self.block_scalar(w.i, j, w.bun_indent, block_indent).map(Step::Done);
             }
             b'&' | b'*' | b'!' => self.property(w, c)?,
             _ => {
-                self.wrap_value(w.i, b, j);
                 w.plain = Some(j);
-                w.walk_end = number_walk_end(b, j);
                 let len = utf8_len(c);
                 self.out.push_str(&w.line[j..(j + len).min(b.len())]);
                 w.j += len;
@@ -294,17 +245,15 @@ impl<'a> Prep<'a> {
     /// when it goes on.
     fn quoted(&mut self, w: &mut Walk<'a>, c: u8) -> Step {
         let (b, j) = (w.b, w.j);
-        self.wrap_value(w.i, b, j);
         let double = c == b'"';
         match close_quote(b, j + 1, double) {
             Some(end) => {
-                self.out.push_str(&w.line[j..end]);
+                push_quoted(&mut self.out, &w.line[j..end], double);
                 w.token = Some(j);
                 w.j = end;
-                self.moved(&mut w.moving, b, w.j);
             }
             None => {
-                self.out.push_str(&w.line[j..]);
+                push_quoted(&mut self.out, &w.line[j..], double);
                 let block_indent = w.block_col.or_else(|| self.mappings.last().map(|m| m.0));
                 self.quote = Some(OpenQuote { double, block_indent });
                 self.last = Last::Other;
@@ -317,32 +266,22 @@ impl<'a> Prep<'a> {
 
     /// A `-`, `?` or `:` indicator.
     fn indicator(&mut self, w: &mut Walk<'a>, c: u8) -> Result<(), Error> {
-        if self.flow > 0 {
-            self.explicit_in_flow(w.i, w.b, w.j, c)?;
-        } else {
+        if self.flow == 0 {
+            // After `?`, or `:` that starts its line's tokens (an explicit key's
+            // value), the whitespace is indentation for a collection that starts
+            // on the line: Bun 1.4 rejects a tab in it, as after `-`.
+            if (c == b'?' || (c == b':' && w.token.is_none())) && tab_before_entry(&w.b[w.j + 1..]) {
+                return Err(syntax(w.i, "Tab characters cannot be used as indentation"));
+            }
             match c {
                 b'-' => self.block_dash(w)?,
                 b'?' if w.props_only.is_some() => {
-                    // `key: ? x`: Bun reads the explicit key's node as
-                    // the value (on a later line, if need be, however
-                    // indented, as after a property).
-                    let b = w.b;
-                    w.j += 1;
-                    w.j += b[w.j..].iter().take_while(|c| is_ws(**c)).count();
-                    let bare = b.get(w.j).is_none_or(|c| *c == b'#');
-                    w.value_of = w.props_only.map(|(k, _)| (k, bare));
-                    if bare {
-                        w.props_end = self.out.len();
-                    }
-                    return Ok(());
+                    // `key: ? x`: a block mapping cannot start on its key's line.
+                    return Err(syntax(w.i, "an explicit key on the line of a key's `:`"));
                 }
                 b'?' => {
-                    let later = self.key_at(w.bun_indent);
+                    self.key_at(w.bun_indent);
                     w.block_col = Some(w.bun_indent);
-                    // After a mapping's first entry, Bun reads an explicit
-                    // key like an implicit one: its `:` must be on its line.
-                    let col = self.out.len() - self.out_line_start;
-                    self.explicit = Some((col, later, w.i));
                 }
                 _ => {
                     if w.token.is_some() {
@@ -354,7 +293,10 @@ impl<'a> Prep<'a> {
             }
         }
         self.out.push(char::from(c));
-        self.flow_indicator_written(w.i, w.indent, c);
+        if self.flow > 0 && c == b'?' && self.empty_flow_key(w.i, w.j + 1) {
+            // `[?]`, `{? , b}`: Bun reads an empty explicit key as null.
+            self.out.push_str(" ~");
+        }
         w.took(1);
         Ok(())
     }
@@ -371,20 +313,14 @@ impl<'a> Prep<'a> {
         self.pop_deeper(w.bun_indent);
         w.block_col = Some(w.bun_indent);
         let rest = &b[j + 1..];
-        if rest.iter().position(|c| !is_ws(*c)).is_none_or(|k| rest[k] == b'#') {
-            self.empty_entry = Some(w.bun_indent);
+        // The whitespace after the `-` is indentation for a collection that
+        // starts on the line: Bun 1.4 rejects a tab in it.
+        if tab_before_entry(rest) {
+            return Err(syntax(i, "Tab characters cannot be used as indentation"));
         }
-        // Bun scans the entry's content as indentation: a tab
-        // right after the `-` fails past a first entry.
-        match b.get(j + 1) {
-            Some(b'\t') if self.past > 0 => {
-                return Err(syntax(i, "a tab right after `-`, where the runtime wants indentation"));
-            }
-            Some(b' ') => {
-                let n = b[j + 1..].iter().take_while(|c| **c == b' ').count();
-                w.bun_indent += 1 + n;
-            }
-            _ => {}
+        if b.get(j + 1) == Some(&b' ') {
+            let n = b[j + 1..].iter().take_while(|c| **c == b' ').count();
+            w.bun_indent += 1 + n;
         }
         Ok(())
     }
@@ -403,24 +339,11 @@ impl<'a> Prep<'a> {
         self.out.push_str(&line[j..end]);
         w.token = Some(j);
         w.j = end;
-        if c == b'*' {
-            self.moved(&mut w.moving, b, w.j);
-        }
+        // `key: !t ? x`: properties keep the place after a key's `:`.
         if let Some((k, true)) = w.props_only
             && c != b'*'
         {
             w.value_of = Some((k, true));
-            w.props_end = self.out.len();
-            if c == b'&' {
-                w.prop_anchor = true;
-            } else {
-                w.prop_tag = true;
-            }
-        }
-        if let Some(p) = w.pending_props.take()
-            && ((c == b'!' && p.tag) || (c == b'&' && p.anchor))
-        {
-            return Err(syntax(w.i, "a second property of the same kind for one node"));
         }
         w.last = Last::Other;
         Ok(())
@@ -428,26 +351,19 @@ impl<'a> Prep<'a> {
 
     /// What the end of the line leaves for the next one.
     fn end_of_line(&mut self, mut w: Walk<'a>) {
-        if w.plain.is_some() {
-            self.moved(&mut w.moving, w.b, w.b.len());
-            w.last = Last::Plain;
-        } else if w.ends_plain {
+        if w.plain.is_some() || w.ends_plain {
             w.last = Last::Plain;
         }
         if w.last == Last::Plain {
             self.plain_block = w.block_col.or_else(|| self.mappings.last().map(|m| m.0));
         }
-        if let Some((k, true)) = w.value_of
-            && w.props_end > 0
-            && self.flow == 0
-        {
-            self.pending = Some(Pending {
-                key_indent: k,
-                at: w.props_end,
-                tag: w.prop_tag,
-                anchor: w.prop_anchor,
-            });
-        }
         self.last = w.last;
     }
+}
+
+/// Whether `rest` (what follows a block indicator on its line) is whitespace with a
+/// tab in it and then the start of a block collection's entry.
+fn tab_before_entry(rest: &[u8]) -> bool {
+    let ws = rest.iter().take_while(|c| is_ws(**c)).count();
+    rest[..ws].contains(&b'\t') && ws < rest.len() && starts_block_node(rest, ws)
 }
