@@ -120,8 +120,18 @@ fn identity(res: &Resolution, ctx: &Context) -> Option<Identity> {
     crate::identity::of_project(std::path::Path::new(&project.canonical_root), store.as_deref())
 }
 
+/// `--key-for`: the key Claude Code 2.1.332 gives a path string (djb2 suffix when
+/// long), and the legacy Wyhash key of older native builds (SPEC §3.3, §2.2.7).
 fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
     let key = sanitize::sanitize(input);
+    if key.is_long() {
+        out.warn(format!(
+            "longer than {} units: Claude Code {} uses the djb2 key; older native builds used {}",
+            sanitize::MAX_KEY_UNITS,
+            crate::claude::CLAUDE_CODE_VERSION,
+            key.wyhash
+        ));
+    }
     if out.json {
         #[derive(serde::Serialize)]
         struct KeyFor<'a> {
@@ -129,16 +139,18 @@ fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
             units: usize,
             key: &'a str,
             key_djb2: &'a str,
+            key_wyhash: &'a str,
         }
         let doc = KeyFor {
             input,
             units: input.encode_utf16().count(),
-            key: &key.wyhash,
-            key_djb2: &key.djb2,
+            key: &key.key,
+            key_djb2: &key.key,
+            key_wyhash: &key.wyhash,
         };
         out.emit_json(serde_json::to_value(doc)?)?;
     } else {
-        out.print(&format!("{}\n", key.wyhash))?;
+        out.print(&format!("{}\n", key.key))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -163,6 +175,10 @@ fn explain(res: &Resolution, identity: Option<&Identity>, width: Option<usize>) 
         )),
         None => text.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n"),
     }
+    text.push_str(&format!(
+        "modelled Claude Code build: {}\n",
+        crate::claude::CLAUDE_CODE_VERSION
+    ));
     text
 }
 
@@ -251,8 +267,13 @@ impl Explain {
                 v.push_str(&format!(" `{val}`"));
             }
             match &step.detail {
-                Some(d) if step.step == StepName::Project && step.status == StepStatus::Used => {
-                    v.push_str(&format!(" (trusted: {d})"));
+                Some(d)
+                    if matches!(step.step, StepName::Project | StepName::Local) && step.status == StepStatus::Used =>
+                {
+                    v.push_str(&format!(
+                        " (consulted: Claude Code {} reads it in print/SDK mode without trust and in every interactive session; {d})",
+                        crate::claude::CLAUDE_CODE_VERSION
+                    ));
                 }
                 Some(d) => v.push_str(&format!(" ({d})")),
                 None => {}
@@ -268,16 +289,31 @@ impl Explain {
         };
         let mut why = format!("{} units", k.units);
         if let Some(h) = res.hash_variant {
-            why.push_str(&format!(", longer than 200 units: {h} suffix"));
+            why.push_str(&format!(
+                ", longer than 200 units: {h} suffix, as Claude Code {} makes it",
+                crate::claude::CLAUDE_CODE_VERSION
+            ));
+        }
+        for l in &res.legacy_dirs {
+            why.push_str(&format!(
+                "; legacy {} dir {} holds {} memories (`{}`)",
+                l.variant, l.key, l.memories, l.command
+            ));
         }
         match &res.named_key {
-            NamedKey::Used(_) => why.push_str(&format!(", named by {}; it keys the transcripts dir too", named::VAR)),
+            NamedKey::Used(_) if res.key_source == Some(crate::paths::KeySource::Named) => {
+                why.push_str(&format!(", named by {}; it keys the transcripts dir too", named::VAR))
+            }
+            NamedKey::Used(_) => why.push_str(&format!(
+                "; {} keys only the transcripts dir (the memory base is not the config home)",
+                named::VAR
+            )),
             NamedKey::Ignored { raw, why: reason } => {
                 why.push_str(&format!("; {} `{raw}` ignored: {reason}", named::VAR))
             }
             NamedKey::Unset => {}
         }
-        self.line("key", format!("{} ({why})", k.wyhash));
+        self.line("key", format!("{} ({why})", k.key));
     }
 
     /// Item 7: the result, the team dir, the transcripts dir.
@@ -307,6 +343,15 @@ impl Explain {
         let on = if res.enabled.value { "enabled" } else { "disabled" };
         self.line("auto memory", format!("{on} ({})", res.enabled.lever));
         self.line("", chain.join(", "));
+        if !res.enabled.conditions.is_empty() {
+            self.line(
+                "",
+                format!(
+                    "not visible to memctl, each would turn it off: {}",
+                    res.enabled.conditions.join(", ")
+                ),
+            );
+        }
         let dream = match res.auto_dream.value {
             Some(true) => format!("enabled ({})", res.auto_dream.lever),
             Some(false) => format!("disabled ({})", res.auto_dream.lever),

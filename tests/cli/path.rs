@@ -9,7 +9,7 @@ use memctl::paths::sanitize::sanitize;
 use crate::support::{Env, git};
 
 fn key(p: &Path) -> String {
-    sanitize(&p.to_string_lossy()).wyhash
+    sanitize(&p.to_string_lossy()).key
 }
 
 /// `<root>/src/app` (a checkout with one commit) and its worktree `<root>/src/app-wt`.
@@ -289,13 +289,41 @@ fn key_for_matches_appendix_a1_including_long_keys() {
         .success()
         .stdout("-home-a-my-repo\n");
     let long = format!("/home/user/{}", "a".repeat(195));
+    let prefix = format!("-home-user-{}", "a".repeat(189));
+    Env::new()
+        .args(["path", "--key-for", &long])
+        .run()
+        .success()
+        .stdout(&format!("{prefix}-odqgte\n"));
     let run = Env::new().args(["path", "--json", "--key-for", &long]).run().success();
     let doc = run.json();
-    let prefix = format!("-home-user-{}", "a".repeat(189));
-    assert_eq!(doc["key"], format!("{prefix}-16jaymsy6oeq3"));
+    assert_eq!(doc["key"], format!("{prefix}-odqgte"));
     assert_eq!(doc["key_djb2"], format!("{prefix}-odqgte"));
+    assert_eq!(doc["key_wyhash"], format!("{prefix}-16jaymsy6oeq3"));
     assert_eq!(doc["units"], 206);
     assert_eq!(doc["input"], long);
+    assert_eq!(
+        doc["warnings"][0],
+        format!(
+            "longer than 200 units: Claude Code 2.1.332 uses the djb2 key; older native builds used {prefix}-16jaymsy6oeq3"
+        )
+    );
+    for (input, suffix) in [
+        (format!("/{}", "b".repeat(200)), "-86ms41"),
+        (format!("/tmp/\u{fc}ber/{}", "c".repeat(200)), "-8imqff"),
+        (format!("/tmp/😀{}", "d".repeat(200)), "-oh45h2"),
+    ] {
+        let doc = Env::new()
+            .args(["path", "--json", "--key-for", &input])
+            .run()
+            .success()
+            .json();
+        assert!(
+            doc["key"].as_str().unwrap().ends_with(suffix),
+            "{input}: {}",
+            doc["key"]
+        );
+    }
     Env::new()
         .args(["path", "--key-for", "/tmp/u\u{308}ber"])
         .run()
@@ -304,13 +332,19 @@ fn key_for_matches_appendix_a1_including_long_keys() {
 }
 
 #[test]
-fn long_keys_match_an_existing_djb2_directory_with_a_warning() {
+fn a_long_key_is_the_djb2_one_and_a_legacy_wyhash_dir_is_named() {
     let env = Env::new();
     let proj = env.root().join(format!("p{}", "x".repeat(210)));
     fs::create_dir_all(&proj).unwrap();
     let k = sanitize(&proj.to_string_lossy());
     let home = env.home();
-    fs::create_dir_all(home.join(".claude/projects").join(&k.djb2).join("memory")).unwrap();
+    let legacy = home.join(".claude/projects").join(&k.wyhash).join("memory");
+    fs::create_dir_all(&legacy).unwrap();
+    fs::write(
+        legacy.join("note.md"),
+        "---\nname: note\ndescription: d\ntype: user\n---\nbody\n",
+    )
+    .unwrap();
     let run = env
         .resolved()
         .arg("--project")
@@ -320,17 +354,23 @@ fn long_keys_match_an_existing_djb2_directory_with_a_warning() {
         .success();
     let doc = run.json();
     assert_eq!(doc["hash_variant"], "djb2");
+    assert_eq!(doc["key"], k.key.as_str());
     assert_eq!(
         doc["memory_dir"],
-        format!("{}/.claude/projects/{}/memory/", home.display(), k.djb2)
+        format!("{}/.claude/projects/{}/memory/", home.display(), k.key)
     );
+    let command = format!("memctl projects merge -- {} {}", k.wyhash, k.key);
     assert_eq!(
         doc["warnings"][0],
         format!(
-            "this directory was created by a Node.js-hosted Claude Code; the native CLI reads `{}` instead",
-            k.wyhash
+            "{} holds 1 memories written under the key of an older Claude Code build; Claude Code 2.1.332 reads {}: move them with `{command}`",
+            k.wyhash, k.key
         )
     );
+    assert_eq!(doc["legacy_dirs"][0]["key"], k.wyhash.as_str());
+    assert_eq!(doc["legacy_dirs"][0]["memories"], 1);
+    assert_eq!(doc["legacy_dirs"][0]["command"], command.as_str());
+    assert_eq!(doc["claude_code_version"], "2.1.332");
 }
 
 #[test]
