@@ -185,8 +185,18 @@ fn user_settings(env: &Env, json: &str) {
     fs::write(dir.join("settings.json"), json).unwrap();
 }
 
+/// The warning for a project `autoMemoryDirectory` that decides (lint ML401).
+fn ml401_warning(proj: &Path, value: &str) -> String {
+    format!(
+        "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"{value}\": this checked-in file decides where every user's memory is written (Claude Code 2.1.332 honours it in print mode without trust and in every trusted interactive session; lint ML401); move it to .claude/settings.local.json (untracked) or the user settings\n",
+        proj.display()
+    )
+}
+
+/// SPEC A.4 (2.1.332 client): a project value is used over a valid user value with
+/// no trust record; `CLAUDE_CODE_IGNORE_PERSISTED_TRUST=1` skips it.
 #[test]
-fn user_setting_moves_memory_and_project_setting_is_ignored_with_a_warning() {
+fn a_project_setting_moves_memory_over_a_user_setting_without_trust() {
     let env = Env::new();
     let proj = env.root().join("proj");
     fs::create_dir_all(proj.join(".claude")).unwrap();
@@ -197,10 +207,19 @@ fn user_setting_moves_memory_and_project_setting_is_ignored_with_a_warning() {
     )
     .unwrap();
     let home = env.home();
-    env.resolved().arg("--project").arg(&proj).arg("path").run().success().stdout(&format!("{}/mymem/\n", home.display())).stderr(&format!(
-        "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead\n",
-        proj.display()
-    ));
+    let cmd = env.resolved().arg("--project").arg(&proj).arg("path");
+    let out = cmd.command().output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "/proj/evil/\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), ml401_warning(&proj, "/proj/evil"));
+    let run = cmd
+        .env("CLAUDE_CODE_IGNORE_PERSISTED_TRUST", "1")
+        .arg("--json")
+        .run()
+        .success();
+    let doc = run.json();
+    assert_eq!(doc["memory_dir"], format!("{}/mymem/", home.display()));
+    assert_eq!(step(&doc, "settings.project")["status"], "skipped_ignore_trust");
+    assert_eq!(doc["warnings"], serde_json::json!([]));
 }
 
 #[test]
@@ -524,7 +543,7 @@ fn r14_explain_aligns_every_value_past_the_longest_label() {
     let rows: Vec<&str> = run
         .stdout
         .lines()
-        .filter(|l| !l.starts_with("note:") && !l.starts_with("      "))
+        .filter(|l| !l.starts_with("note:") && !l.starts_with("      ") && !l.starts_with("modelled Claude Code build:"))
         .collect();
     // The value column: where `settings.project`'s value starts.
     let project = rows
@@ -618,7 +637,7 @@ fn a_trusted_project_setting_moves_memory_and_explain_names_the_record() {
         .run()
         .success()
         .json();
-    assert_eq!(doc["warnings"], serde_json::json!([]));
+    assert_eq!(doc["warnings"].as_array().unwrap().len(), 1, "{}", doc["warnings"]);
     assert_eq!(doc["memory_dir"], format!("{}/projmem/", home.display()));
     assert_eq!(doc["source"], "setting:project");
     let project = step(&doc, "settings.project");
@@ -659,7 +678,7 @@ fn a_trusted_project_setting_moves_memory_and_explain_names_the_record() {
     assert_eq!(
         line,
         format!(
-            "  settings.project  {}/.claude/settings.json: used `~/projmem` (trusted: projects[\"{}\"].hasTrustDialogAccepted in {})",
+            "  settings.project  {}/.claude/settings.json: used `~/projmem` (consulted: Claude Code 2.1.332 reads it in print/SDK mode without trust and in every interactive session; projects[\"{}\"].hasTrustDialogAccepted in {})",
             proj.display(),
             proj.display(),
             config.display()
@@ -709,18 +728,11 @@ fn trust_of_a_parent_dir_counts_and_a_local_setting_still_wins() {
 }
 
 #[test]
-fn an_untrusted_or_unreadable_trust_record_keeps_todays_warning() {
-    let warning = |proj: &Path| {
-        format!(
-            "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead\n",
-            proj.display()
-        )
-    };
-    // hasTrustDialogAccepted: false
+fn an_untrusted_workspace_still_uses_the_project_setting() {
+    // hasTrustDialogAccepted: false (2.1.332 client: the value is used in print mode)
     let env = Env::new();
     let proj = project_with_setting(&env, "/proj/evil");
     let config = global_config(&env, &trusting(&proj, false));
-    let home = env.home();
     let run = env
         .resolved()
         .arg("--project")
@@ -731,26 +743,24 @@ fn an_untrusted_or_unreadable_trust_record_keeps_todays_warning() {
     let doc = run.json();
     assert_eq!(
         format!("memctl: warning: {}\n", doc["warnings"][0].as_str().unwrap()),
-        warning(&proj)
+        ml401_warning(&proj, "/proj/evil")
     );
-    assert_eq!(
-        doc["memory_dir"],
-        format!("{}/.claude/projects/{}/memory/", home.display(), key(&proj))
-    );
-    assert_eq!(step(&doc, "settings.project")["status"], "project_ignored");
+    assert_eq!(doc["memory_dir"], "/proj/evil/");
+    assert_eq!(step(&doc, "settings.project")["status"], "used");
     assert_eq!(
         step(&doc, "settings.project")["detail"],
         format!(
-            "untrusted: no projects[\"<dir>\"].hasTrustDialogAccepted true for the project root or a parent in {}",
+            "no trust record in {} (print mode needs none; an interactive start asks first)",
             config.display()
         )
     );
-    // A config that is not JSON: untrusted, with a second warning.
+    // A config that is not JSON: no record, with a second warning.
     let env = Env::new();
     let proj = project_with_setting(&env, "/proj/evil");
     let config = global_config(&env, "{\"projects\": ");
     let run = env.resolved().arg("--project").arg(&proj).arg("path").run().success();
-    assert!(run.stderr.starts_with(&warning(&proj)), "{}", run.stderr);
+    assert_eq!(run.stdout, "/proj/evil/\n");
+    assert!(run.stderr.starts_with(&ml401_warning(&proj, "/proj/evil")), "{}", run.stderr);
     assert!(run.stderr.contains(&format!(
         "memctl: warning: the global config {} is not valid JSON",
         config.display()
@@ -914,7 +924,34 @@ fn an_invalid_named_key_or_one_without_claude_config_dir_is_ignored_with_a_warni
     );
     assert!(
         run.stderr
-            .contains("`named` is ignored (it counts only when CLAUDE_CONFIG_DIR is set)")
+            .contains("`named` is ignored (it counts only when CLAUDE_CONFIG_DIR is set and not empty)")
+    );
+}
+
+#[test]
+fn a_named_key_keys_only_the_transcripts_under_a_remote_memory_dir() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let (home, root) = (env.home(), env.root());
+    let doc = env
+        .resolved()
+        .env("CLAUDE_CODE_PROJECT_DIR_NAME", "my_proj-1")
+        .env("CLAUDE_CODE_REMOTE_MEMORY_DIR", root.join("r"))
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/r/projects/{}/memory/", root.display(), key(&proj))
+    );
+    assert_eq!(doc["key_source"], "sanitized");
+    assert_eq!(
+        doc["transcripts_dir"],
+        format!("{}/.claude/projects/my_proj-1", home.display())
     );
 }
 
