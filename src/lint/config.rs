@@ -73,10 +73,24 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
         notes.push("ML401–ML403 skipped: no project (pass --project with --dir to check the settings)".into());
         return;
     }
-    // (2.1.332) Project settings decide the memory dir: honoured without trust.
-    if res.source == crate::paths::DirSource::Setting(Source::Project)
-        && let Some(s) = res.settings.iter().find(|s| s.source == Source::Project)
+    // (2.1.332) Project settings decide the memory dir: honoured without trust. Also
+    // under --dir/MEMCTL_DIR, where memctl's own choice shadows the steps: the project
+    // value decides for Claude Code when no policy or local value comes first.
+    let decides = |s: &crate::paths::settings::Settings| {
+        let higher = [Source::Policy, Source::Local].iter().any(|src| {
+            res.settings
+                .iter()
+                .any(|o| o.source == *src && o.get("autoMemoryDirectory").is_some())
+        });
+        let skipped = res.steps.iter().any(|st| {
+            st.step == crate::paths::StepName::Project && st.status == crate::paths::StepStatus::SkippedIgnoreTrust
+        });
+        res.source == crate::paths::DirSource::Setting(Source::Project)
+            || (res.explicit && !higher && !skipped && s.get("autoMemoryDirectory").is_some())
+    };
+    if let Some(s) = res.settings.iter().find(|s| s.source == Source::Project)
         && let Some((v, _)) = s.get("autoMemoryDirectory")
+        && decides(s)
     {
         out.push(Finding::new(
             RuleId::ML401,

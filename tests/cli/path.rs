@@ -543,7 +543,9 @@ fn r14_explain_aligns_every_value_past_the_longest_label() {
     let rows: Vec<&str> = run
         .stdout
         .lines()
-        .filter(|l| !l.starts_with("note:") && !l.starts_with("      ") && !l.starts_with("modelled Claude Code build:"))
+        .filter(|l| {
+            !l.starts_with("note:") && !l.starts_with("      ") && !l.starts_with("modelled Claude Code build:")
+        })
         .collect();
     // The value column: where `settings.project`'s value starts.
     let project = rows
@@ -760,7 +762,11 @@ fn an_untrusted_workspace_still_uses_the_project_setting() {
     let config = global_config(&env, "{\"projects\": ");
     let run = env.resolved().arg("--project").arg(&proj).arg("path").run().success();
     assert_eq!(run.stdout, "/proj/evil/\n");
-    assert!(run.stderr.starts_with(&ml401_warning(&proj, "/proj/evil")), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(&ml401_warning(&proj, "/proj/evil")),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains(&format!(
         "memctl: warning: the global config {} is not valid JSON",
         config.display()
