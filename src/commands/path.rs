@@ -16,7 +16,8 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     if let Some(input) = &args.key_for {
         return key_for(input, out);
     }
-    let res = ctx.resolve()?;
+    let mut res = ctx.resolve()?;
+    res.add_model_switch_condition(&ctx.env);
     for w in &res.warnings {
         out.warn(w.clone());
     }

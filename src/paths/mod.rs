@@ -196,10 +196,37 @@ impl Resolution {
         Some(trust_of(self.global_config.as_deref(), p))
     }
 
+    /// (2.1.332) List the model switch in `enabled.conditions` when the cached server
+    /// flags name models (SPEC §2.3 row 7, §2.16): memctl cannot know the session's
+    /// model, so it is never decisive. Reads the global config, so only `path` asks.
+    pub fn add_model_switch_condition(&mut self, env: &Env) {
+        if !self.enabled.value {
+            return;
+        }
+        if let Some(models) = model_switch(env, self.global_config.as_deref()) {
+            self.enabled.conditions.push(format!("model switch: {models}"));
+        }
+    }
+
     /// The dir for display, with its trailing separator.
     pub fn shown(&self) -> String {
         self.memdir.shown()
     }
+}
+
+/// The model patterns of the cached `tengu_sepia_cormorant` when the switch could be
+/// on: `tengu_umber_petrel` not cached as off (SPEC §2.3 row 7).
+fn model_switch(env: &Env, file: Option<&str>) -> Option<String> {
+    let models = flags::lookup(env, file, flags::SEPIA_CORMORANT);
+    let patterns: Vec<&str> = models.value()?.as_array()?.iter().filter_map(|v| v.as_str()).collect();
+    if patterns.is_empty() {
+        return None;
+    }
+    let switch = flags::lookup(env, file, flags::UMBER_PETREL);
+    if matches!(switch.state, flags::FlagState::Cached { .. }) && !switch.is_on() {
+        return None;
+    }
+    Some(patterns.join(", "))
 }
 
 /// Absolute against `base` if relative (lexically).

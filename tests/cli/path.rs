@@ -1005,3 +1005,37 @@ fn explain_wraps_its_values_to_80_columns_on_a_terminal() {
         assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
     }
 }
+
+/// SPEC §2.3 row 7: memctl cannot know the session's model, so a cached model switch
+/// is listed in `enabled.conditions`, never decisive.
+#[test]
+fn a_cached_model_switch_is_listed_in_the_conditions() {
+    let doc = |umber: &str| {
+        let env = Env::new();
+        let proj = env.root().join("proj");
+        fs::create_dir_all(&proj).unwrap();
+        fs::create_dir_all(env.home().join(".claude")).unwrap();
+        fs::write(
+            env.home().join(".claude/.claude.json"),
+            format!(
+                r#"{{"cachedGrowthBookFeatures": {{"tengu_sepia_cormorant": ["claude-opus-*", "claude-x"], "tengu_umber_petrel": {umber}}}}}"#
+            ),
+        )
+        .unwrap();
+        env.resolved()
+            .arg("--project")
+            .arg(&proj)
+            .args(["path", "--json"])
+            .run()
+            .success()
+            .json()
+    };
+    let on = doc("true");
+    assert_eq!(on["enabled"]["value"], true);
+    assert_eq!(
+        on["enabled"]["conditions"].as_array().unwrap().last().unwrap(),
+        "model switch: claude-opus-*, claude-x"
+    );
+    let off = doc("false");
+    assert_eq!(off["enabled"]["conditions"].as_array().unwrap().len(), 5);
+}
