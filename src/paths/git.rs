@@ -210,3 +210,99 @@ pub fn is_tracked(root: &Path, rel: &str) -> Option<bool> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "user.name=t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// `<tmp>/app` with a commit and the worktree `<tmp>/app-wt`.
+    fn worktree() -> (tempfile::TempDir, String) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap().to_string_lossy().into_owned();
+        let app = Path::new(&root).join("app");
+        fs::create_dir_all(&app).unwrap();
+        git(&app, &["init", "-q"]);
+        git(&app, &["commit", "-q", "--allow-empty", "-m", "x"]);
+        git(&app, &["worktree", "add", "-q", "../app-wt"]);
+        (tmp, root)
+    }
+
+    #[test]
+    fn worktrees_with_absolute_and_relative_links_share_the_main_checkout() {
+        let (_tmp, root) = worktree();
+        let wt = format!("{root}/app-wt");
+        assert_eq!(find_git_root(&format!("{wt}/")).as_deref(), Some(wt.as_str()));
+        let (canonical, reason) = canonical_root(&wt);
+        assert_eq!(canonical, format!("{root}/app"));
+        assert_eq!(reason.code(), "worktree");
+        // git >= 2.48 with worktree.useRelativePaths (SPEC A.4, 2.1.332 client).
+        fs::write(format!("{wt}/.git"), "gitdir: ../app/.git/worktrees/app-wt\n").unwrap();
+        fs::write(
+            format!("{root}/app/.git/worktrees/app-wt/gitdir"),
+            "../../../../app-wt/.git\n",
+        )
+        .unwrap();
+        assert_eq!(canonical_root(&wt).0, format!("{root}/app"));
+        // A back-link to another checkout is rejected.
+        fs::write(format!("{root}/app/.git/worktrees/app-wt/gitdir"), "/elsewhere/.git\n").unwrap();
+        assert_eq!(
+            canonical_root(&wt),
+            (
+                wt.clone(),
+                Reason::Rejected("the worktree's back-link does not resolve".into())
+            )
+        );
+    }
+
+    #[test]
+    fn a_symlinked_commondir_or_a_submodule_file_keys_the_dir_itself() {
+        let (_tmp, root) = worktree();
+        let wt = format!("{root}/app-wt");
+        let commondir = format!("{root}/app/.git/worktrees/app-wt/commondir");
+        fs::rename(&commondir, format!("{commondir}.real")).unwrap();
+        std::os::unix::fs::symlink(format!("{commondir}.real"), &commondir).unwrap();
+        assert_eq!(canonical_root(&wt), (wt.clone(), Reason::Checkout));
+        // A submodule-style .git file without commondir.
+        let sub = format!("{root}/sub");
+        fs::create_dir_all(format!("{root}/modules/sub")).unwrap();
+        fs::create_dir_all(&sub).unwrap();
+        fs::write(format!("{sub}/.git"), "gitdir: ../modules/sub\n").unwrap();
+        assert_eq!(canonical_root(&sub), (sub.clone(), Reason::Checkout));
+    }
+
+    #[test]
+    fn a_bare_repository_keys_its_worktrees_unless_it_holds_a_git_entry() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap().to_string_lossy().into_owned();
+        let bare = format!("{root}/bare.git");
+        git(Path::new(&root), &["init", "-q", "--bare", "bare.git"]);
+        fs::create_dir_all(format!("{bare}/worktrees/bwt")).unwrap();
+        fs::write(format!("{bare}/worktrees/bwt/commondir"), "../..\n").unwrap();
+        fs::write(format!("{bare}/worktrees/bwt/gitdir"), format!("{root}/bwt/.git\n")).unwrap();
+        fs::create_dir_all(format!("{root}/bwt")).unwrap();
+        fs::write(format!("{root}/bwt/.git"), format!("gitdir: {bare}/worktrees/bwt\n")).unwrap();
+        let wt = format!("{root}/bwt");
+        assert_eq!(canonical_root(&wt), (bare.clone(), Reason::Bare(bare.clone())));
+        fs::create_dir_all(format!("{bare}/.git")).unwrap();
+        assert_eq!(canonical_root(&wt).0, wt);
+    }
+}

@@ -706,3 +706,184 @@ fn match_long_key(projects: &str, key: &sanitize::Key, suffix: &str, warnings: &
     }
     legacy
 }
+
+#[cfg(test)]
+mod tests {
+    //! SPEC A.4 (end-to-end resolution), rebuilt under a temp dir: `<t>/home/alice` is
+    //! the home, `<t>/home/alice/src/app` the repository, `app-wt` its worktree.
+    use super::*;
+    use std::fs;
+
+    struct Fixture {
+        _tmp: tempfile::TempDir,
+        t: String,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            let tmp = tempfile::tempdir().unwrap();
+            let t = fs::canonicalize(tmp.path()).unwrap().to_string_lossy().into_owned();
+            let app = format!("{t}/home/alice/src/app");
+            fs::create_dir_all(format!("{app}/sub/dir")).unwrap();
+            fs::create_dir_all(format!("{app}/.git/worktrees/app-wt")).unwrap();
+            fs::create_dir_all(format!("{t}/home/alice/src/app-wt")).unwrap();
+            fs::create_dir_all(format!("{t}/home/alice/tmpdir")).unwrap();
+            fs::write(
+                format!("{t}/home/alice/src/app-wt/.git"),
+                format!("gitdir: {app}/.git/worktrees/app-wt\n"),
+            )
+            .unwrap();
+            fs::write(format!("{app}/.git/worktrees/app-wt/commondir"), "../..\n").unwrap();
+            fs::write(
+                format!("{app}/.git/worktrees/app-wt/gitdir"),
+                format!("{t}/home/alice/src/app-wt/.git\n"),
+            )
+            .unwrap();
+            Fixture { _tmp: tmp, t }
+        }
+
+        fn p(&self, rel: &str) -> String {
+            format!("{}/{rel}", self.t)
+        }
+
+        fn file(&self, rel: &str, text: &str) {
+            let path = self.p(rel);
+            fs::create_dir_all(Path::new(&path).parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+
+        /// (memory dir, transcripts dir) for `--project <project>` and `vars`.
+        fn resolve(&self, project: &str, vars: &[(&str, String)]) -> (String, String) {
+            let mut env = Env {
+                vars: [("HOME".to_string(), OsString::from(self.p("home/alice")))].into(),
+                cwd: PathBuf::from(&self.t),
+                policy_file: PathBuf::from(self.p("no-policy/managed-settings.json")),
+                account_home: None,
+            };
+            for (k, v) in vars {
+                env.vars.insert(k.to_string(), OsString::from(v));
+            }
+            let req = Request {
+                project: Some(PathBuf::from(self.p(project))),
+                ..Request::default()
+            };
+            let r = resolve(&req, &env).unwrap();
+            (r.shown(), r.transcripts_dir.unwrap())
+        }
+    }
+
+    #[test]
+    fn end_to_end_resolution_matches_appendix_a4() {
+        let f = Fixture::new();
+        let k = f.t.replace(|c: char| !c.is_ascii_alphanumeric(), "-");
+        let wt = "home/alice/src/app-wt";
+        let mem = |base: &str| format!("{base}/projects/{k}-home-alice-src-app/memory/");
+        let claude = f.p("home/alice/.claude");
+        let (m, tr) = f.resolve(wt, &[]);
+        assert_eq!(m, mem(&claude));
+        assert_eq!(tr, format!("{claude}/projects/{k}-home-alice-src-app-wt"));
+        let cfg = f.p("cfg");
+        let (m, tr) = f.resolve(wt, &[("CLAUDE_CONFIG_DIR", cfg.clone())]);
+        assert_eq!(
+            (m, tr),
+            (mem(&cfg), format!("{cfg}/projects/{k}-home-alice-src-app-wt"))
+        );
+        let r = f.p("mnt/mem");
+        assert_eq!(
+            f.resolve(wt, &[("CLAUDE_CODE_REMOTE_MEMORY_DIR", r.clone())]).0,
+            mem(&r)
+        );
+        // Named key: memory and transcripts under the config home; under a remote
+        // memory dir only the transcripts.
+        let named = [
+            ("CLAUDE_CONFIG_DIR", cfg.clone()),
+            ("CLAUDE_CODE_PROJECT_DIR_NAME", "my_proj-1".to_string()),
+        ];
+        let (m, tr) = f.resolve(wt, &named);
+        assert_eq!(m, format!("{cfg}/projects/my_proj-1/memory/"));
+        assert_eq!(tr, format!("{cfg}/projects/my_proj-1"));
+        let mut remote = named.to_vec();
+        remote.push(("CLAUDE_CODE_REMOTE_MEMORY_DIR", r.clone()));
+        let (m, tr) = f.resolve(wt, &remote);
+        assert_eq!((m, tr), (mem(&r), format!("{cfg}/projects/my_proj-1")));
+        let empty = [
+            ("CLAUDE_CONFIG_DIR", String::new()),
+            ("CLAUDE_CODE_PROJECT_DIR_NAME", "my_proj-1".to_string()),
+        ];
+        assert!(!f.resolve(wt, &empty).0.contains("my_proj-1"));
+        // Cowork override.
+        let cw = f.p("cowork/mem");
+        assert_eq!(
+            f.resolve(wt, &[("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", cw.clone())]).0,
+            format!("{cw}/")
+        );
+        assert_eq!(
+            f.resolve(wt, &[("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "~/x".into())]).0,
+            mem(&claude)
+        );
+        // Not a repository; a subdirectory of one.
+        let (m, tr) = f.resolve("home/alice/tmpdir", &[]);
+        assert_eq!(m, format!("{claude}/projects/{k}-home-alice-tmpdir/memory/"));
+        assert_eq!(tr, format!("{claude}/projects/{k}-home-alice-tmpdir"));
+        let (m, tr) = f.resolve("home/alice/src/app/sub/dir", &[]);
+        assert_eq!(m, mem(&claude));
+        assert_eq!(tr, format!("{claude}/projects/{k}-home-alice-src-app-sub-dir"));
+    }
+
+    #[test]
+    fn settings_rows_of_appendix_a4() {
+        let f = Fixture::new();
+        let home = f.p("home/alice");
+        let wt = "home/alice/src/app-wt";
+        f.file(
+            "home/alice/.claude/settings.json",
+            r#"{"autoMemoryDirectory": "~/mymem"}"#,
+        );
+        assert_eq!(f.resolve(wt, &[]).0, format!("{home}/mymem/"));
+        f.file(
+            &format!("{wt}/.claude/settings.json"),
+            r#"{"autoMemoryDirectory": "/proj/evil"}"#,
+        );
+        assert_eq!(f.resolve(wt, &[]).0, "/proj/evil/");
+        let ignore = [("CLAUDE_CODE_IGNORE_PERSISTED_TRUST", "1".to_string())];
+        assert_eq!(f.resolve(wt, &ignore).0, format!("{home}/mymem/"));
+        f.file(
+            &format!("{wt}/.claude/settings.local.json"),
+            r#"{"autoMemoryDirectory": "relative"}"#,
+        );
+        assert!(f.resolve(wt, &[]).0.ends_with("-home-alice-src-app/memory/"));
+        fs::remove_file(f.p(&format!("{wt}/.claude/settings.local.json"))).unwrap();
+        fs::remove_file(f.p(&format!("{wt}/.claude/settings.json"))).unwrap();
+        // The main checkout's local settings apply in the worktree and a subdirectory.
+        f.file(
+            "home/alice/src/app/.claude/settings.local.json",
+            r#"{"autoMemoryDirectory": "~/m"}"#,
+        );
+        assert_eq!(f.resolve(wt, &[]).0, format!("{home}/m/"));
+        assert_eq!(f.resolve("home/alice/src/app/sub", &[]).0, format!("{home}/m/"));
+        // Both files: the canonical root's wins; without it, the nearer one.
+        f.file(
+            "home/alice/src/app/sub/.claude/settings.local.json",
+            r#"{"autoMemoryDirectory": "~/legacy"}"#,
+        );
+        f.file(
+            "home/alice/src/app/.claude/settings.local.json",
+            r#"{"autoMemoryDirectory": "~/root"}"#,
+        );
+        assert_eq!(f.resolve("home/alice/src/app/sub", &[]).0, format!("{home}/root/"));
+        fs::remove_file(f.p("home/alice/src/app/.claude/settings.local.json")).unwrap();
+        assert_eq!(f.resolve("home/alice/src/app/sub", &[]).0, format!("{home}/legacy/"));
+        // Project settings are read at the project root only.
+        fs::remove_file(f.p("home/alice/src/app/sub/.claude/settings.local.json")).unwrap();
+        fs::remove_file(f.p("home/alice/.claude/settings.json")).unwrap();
+        f.file(
+            "home/alice/src/app/.claude/settings.json",
+            r#"{"autoMemoryDirectory": "/proj/x"}"#,
+        );
+        assert!(
+            f.resolve("home/alice/src/app/sub", &[])
+                .0
+                .ends_with("-home-alice-src-app/memory/")
+        );
+    }
+}
