@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::identity::Identity;
 use crate::output::Output;
-use crate::paths::{DirSource, NamedKey, Resolution, StepName, StepStatus, named, sanitize, with_sep};
+use crate::paths::{DirSource, NamedKey, Resolution, ServerView, StepName, StepStatus, named, sanitize, with_sep};
 use crate::scan;
 
 pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
@@ -40,10 +40,12 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     }
     if out.json {
         let identity = identity(&res, ctx);
-        out.emit_json(serde_json::to_value(res.report(identity.as_ref()))?)?;
+        let view = res.server_view(&ctx.env);
+        out.emit_json(serde_json::to_value(res.report(identity.as_ref(), &view))?)?;
     } else if args.explain {
         let identity = identity(&res, ctx);
-        out.print(&explain(&res, identity.as_ref(), crate::output::row_width(out)))?;
+        let view = res.server_view(&ctx.env);
+        out.print(&explain(&res, identity.as_ref(), &view, crate::output::row_width(out)))?;
         out.flush()?;
         for w in other_keys(&res, ctx) {
             out.warn(w);
@@ -157,15 +159,15 @@ fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
 }
 
 /// The `--explain` text: one section per item of SPEC §3.3, in order.
-fn explain(res: &Resolution, identity: Option<&Identity>, width: Option<usize>) -> String {
+fn explain(res: &Resolution, identity: Option<&Identity>, view: &ServerView, width: Option<usize>) -> String {
     let mut e = Explain::default();
     e.project(res);
     e.identity(res, identity);
     e.homes(res);
     e.steps(res);
     e.key(res);
-    e.result(res);
-    e.enabled(res);
+    e.result(res, view);
+    e.enabled(res, view);
     let mut text = e.render(width);
     match width {
         // On a terminal the note wraps to its width, like every row above.
@@ -318,7 +320,7 @@ impl Explain {
     }
 
     /// Item 7: the result, the team dir, the transcripts dir.
-    fn result(&mut self, res: &Resolution) {
+    fn result(&mut self, res: &Resolution, view: &ServerView) {
         let count = if res.memdir.dir().is_dir() {
             format!("exists, {} memory files", scan::scan(res.memdir.dir()).memories.len())
         } else {
@@ -330,10 +332,13 @@ impl Explain {
             "transcripts",
             res.transcripts_dir.as_deref().unwrap_or("unknown (no project)"),
         );
+        if !view.agent_memory_dirs.is_empty() {
+            self.line("agent memory", view.agent_memory_dirs.join(", "));
+        }
     }
 
     /// Items 8–9: auto memory and auto-dream, with their levers.
-    fn enabled(&mut self, res: &Resolution) {
+    fn enabled(&mut self, res: &Resolution, view: &ServerView) {
         let chain: Vec<String> = res
             .enabled
             .chain
@@ -353,11 +358,22 @@ impl Explain {
                 ),
             );
         }
-        let dream = match res.auto_dream.value {
-            Some(true) => format!("enabled ({})", res.auto_dream.lever),
-            Some(false) => format!("disabled ({})", res.auto_dream.lever),
-            None => "unknown (autoDreamEnabled unset: Claude Code uses a server-side default)".into(),
+        self.line(
+            "recall mode",
+            match &view.recall_mode.lever {
+                Some(l) => format!("on ({l}): MEMORY.md is not injected"),
+                None => "off".into(),
+            },
+        );
+        let dream = match view.dream.value {
+            Some(true) => format!("enabled ({})", view.dream.lever),
+            Some(false) => format!("disabled ({})", view.dream.lever),
+            None => format!("unknown ({})", view.dream.lever),
         };
         self.line("auto-dream", dream);
+        self.line("", view.dream_flag.describe());
+        if let Some(v) = res.auto_dream.value {
+            self.line("", format!("autoDreamEnabled={v} ({})", res.auto_dream.lever));
+        }
     }
 }

@@ -55,7 +55,10 @@ fn worktrees_share_the_main_checkouts_memory() {
     assert_eq!(doc["hash_variant"], serde_json::Value::Null);
     assert_eq!(doc["enabled"]["value"], true);
     assert_eq!(doc["enabled"]["lever"], "default");
-    assert_eq!(doc["auto_dream"], serde_json::json!({"value": null, "lever": "unset"}));
+    assert_eq!(
+        doc["auto_dream"],
+        serde_json::json!({"value": null, "lever": "flag absent", "flag": {"source": "absent", "enabled": null, "available": null, "min_hours": null, "min_sessions": null}, "setting": null})
+    );
 }
 
 #[test]
@@ -436,6 +439,7 @@ fn local_setting_disables_memory_and_explain_names_the_lever() {
         r#"{"autoMemoryEnabled": false, "autoDreamEnabled": true}"#,
     )
     .unwrap();
+    let home = env.home();
     let run = env
         .resolved()
         .arg("--project")
@@ -454,7 +458,8 @@ fn local_setting_disables_memory_and_explain_names_the_lever() {
     );
     assert!(
         run.stdout.contains(&format!(
-            "auto-dream          enabled (autoDreamEnabled=true in {}/.claude/settings.local.json (local))",
+            "auto-dream          unknown (flag absent)\n                    tengu_onyx_plover not cached in {}/.claude/.claude.json: memctl cannot know the server's value\n                    autoDreamEnabled=true (autoDreamEnabled=true in {}/.claude/settings.local.json (local))",
+            home.display(),
             proj.display()
         )),
         "{}",
