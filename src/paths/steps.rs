@@ -276,6 +276,11 @@ impl Walk<'_> {
                 }
             },
         };
+        // Local settings read at the canonical root name the legacy file they merge.
+        let step = match (&s.legacy, &step.detail) {
+            (Some(l), None) => step.detail(l.clone()),
+            _ => step,
+        };
         self.steps.push(step);
     }
 
