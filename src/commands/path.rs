@@ -327,7 +327,18 @@ impl Explain {
             "does not exist yet".into()
         };
         self.line("result", format!("{} ({}; {count})", res.shown(), res.source));
-        self.line("team dir", with_sep(&res.team_dir()));
+        self.line(
+            "team dir",
+            format!(
+                "{} ({})",
+                with_sep(&res.team_dir()),
+                if view.team_memory {
+                    "team memory: CLAUDE_MEMORY_STORES has a team store"
+                } else {
+                    "a plain subdir for Claude Code: no team store in CLAUDE_MEMORY_STORES"
+                }
+            ),
+        );
         self.line(
             "transcripts",
             res.transcripts_dir.as_deref().unwrap_or("unknown (no project)"),

@@ -135,6 +135,9 @@ pub struct ServerView {
     pub dream_flag: flags::Flag,
     pub dream: flags::DreamEnablement,
     pub recall_mode: stores::RecallMode,
+    /// `CLAUDE_MEMORY_STORES` holds a team store: Claude Code treats `team/` as team
+    /// memory (SPEC §2.13); otherwise it is a plain subdir.
+    pub team_memory: bool,
     pub agent_memory_dirs: Vec<String>,
 }
 
@@ -235,11 +238,13 @@ impl Resolution {
         let setting = merged_bool(&self.settings, "autoDreamEnabled");
         let dream = flags::dream_enablement(&dream_flag, setting);
         let recall = flags::lookup(env, file, flags::MOTH_COPSE);
-        let recall_mode = stores::recall_mode(&stores::Stores::from_env(env), &recall);
+        let stores = stores::Stores::from_env(env);
+        let recall_mode = stores::recall_mode(&stores, &recall);
         ServerView {
             dream_flag,
             dream,
             recall_mode,
+            team_memory: stores.has_team(),
             agent_memory_dirs: self.agent_memory_dirs(env),
         }
     }
