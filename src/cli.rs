@@ -25,7 +25,7 @@ Environment:
 /// memctl resolves the memory directory exactly as Claude Code does, lists and shows
 /// the memories in it, and explains what Claude Code sees.
 #[derive(Debug, Parser)]
-#[command(name = "memctl", version, after_help = AFTER_HELP, max_term_width = 100)]
+#[command(name = "memctl", version = crate::claude::VERSION_LINE, after_help = AFTER_HELP, max_term_width = 100)]
 pub struct Cli {
     /// Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]
     #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR", value_hint = ValueHint::DirPath)]

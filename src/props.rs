@@ -675,7 +675,7 @@ fn sanitize_path_and_wyhash() {
         let key = sanitize::sanitize(&name);
         let (wy, dj) = reference_key(&name);
         prop_assert_eq!(&key.wyhash, &wy);
-        prop_assert_eq!(&key.djb2, &dj);
+        prop_assert_eq!(&key.key, &dj);
         prop_assert_eq!(key.units, utf16_len(&name));
         Ok(())
     });

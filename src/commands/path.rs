@@ -9,14 +9,15 @@ use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::identity::Identity;
 use crate::output::Output;
-use crate::paths::{DirSource, NamedKey, Resolution, StepName, StepStatus, named, sanitize, with_sep};
+use crate::paths::{DirSource, NamedKey, Resolution, ServerView, StepName, StepStatus, named, sanitize, with_sep};
 use crate::scan;
 
 pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if let Some(input) = &args.key_for {
         return key_for(input, out);
     }
-    let res = ctx.resolve()?;
+    let mut res = ctx.resolve()?;
+    res.add_model_switch_condition(&ctx.env);
     for w in &res.warnings {
         out.warn(w.clone());
     }
@@ -39,10 +40,12 @@ pub fn run(args: &PathArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     }
     if out.json {
         let identity = identity(&res, ctx);
-        out.emit_json(serde_json::to_value(res.report(identity.as_ref()))?)?;
+        let view = res.server_view(&ctx.env);
+        out.emit_json(serde_json::to_value(res.report(identity.as_ref(), &view))?)?;
     } else if args.explain {
         let identity = identity(&res, ctx);
-        out.print(&explain(&res, identity.as_ref(), crate::output::row_width(out)))?;
+        let view = res.server_view(&ctx.env);
+        out.print(&explain(&res, identity.as_ref(), &view, crate::output::row_width(out)))?;
         out.flush()?;
         for w in other_keys(&res, ctx) {
             out.warn(w);
@@ -120,8 +123,18 @@ fn identity(res: &Resolution, ctx: &Context) -> Option<Identity> {
     crate::identity::of_project(std::path::Path::new(&project.canonical_root), store.as_deref())
 }
 
+/// `--key-for`: the key Claude Code 2.1.332 gives a path string (djb2 suffix when
+/// long), and the legacy Wyhash key of older native builds (SPEC §3.3, §2.2.7).
 fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
     let key = sanitize::sanitize(input);
+    if key.is_long() {
+        out.warn(format!(
+            "longer than {} units: Claude Code {} uses the djb2 key; older native builds used {}",
+            sanitize::MAX_KEY_UNITS,
+            crate::claude::CLAUDE_CODE_VERSION,
+            key.wyhash
+        ));
+    }
     if out.json {
         #[derive(serde::Serialize)]
         struct KeyFor<'a> {
@@ -129,30 +142,32 @@ fn key_for(input: &str, out: &mut Output) -> Result<ExitCode> {
             units: usize,
             key: &'a str,
             key_djb2: &'a str,
+            key_wyhash: &'a str,
         }
         let doc = KeyFor {
             input,
             units: input.encode_utf16().count(),
-            key: &key.wyhash,
-            key_djb2: &key.djb2,
+            key: &key.key,
+            key_djb2: &key.key,
+            key_wyhash: &key.wyhash,
         };
         out.emit_json(serde_json::to_value(doc)?)?;
     } else {
-        out.print(&format!("{}\n", key.wyhash))?;
+        out.print(&format!("{}\n", key.key))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The `--explain` text: one section per item of SPEC §3.3, in order.
-fn explain(res: &Resolution, identity: Option<&Identity>, width: Option<usize>) -> String {
+fn explain(res: &Resolution, identity: Option<&Identity>, view: &ServerView, width: Option<usize>) -> String {
     let mut e = Explain::default();
     e.project(res);
     e.identity(res, identity);
     e.homes(res);
     e.steps(res);
     e.key(res);
-    e.result(res);
-    e.enabled(res);
+    e.result(res, view);
+    e.enabled(res, view);
     let mut text = e.render(width);
     match width {
         // On a terminal the note wraps to its width, like every row above.
@@ -163,6 +178,10 @@ fn explain(res: &Resolution, identity: Option<&Identity>, width: Option<usize>) 
         )),
         None => text.push_str("note: flag settings (--settings), server-delivered and MDM policies are not visible to memctl;\n      Claude Code must run with the same environment for this answer to hold\n"),
     }
+    text.push_str(&format!(
+        "modelled Claude Code build: {}\n",
+        crate::claude::CLAUDE_CODE_VERSION
+    ));
     text
 }
 
@@ -251,8 +270,13 @@ impl Explain {
                 v.push_str(&format!(" `{val}`"));
             }
             match &step.detail {
-                Some(d) if step.step == StepName::Project && step.status == StepStatus::Used => {
-                    v.push_str(&format!(" (trusted: {d})"));
+                Some(d)
+                    if matches!(step.step, StepName::Project | StepName::Local) && step.status == StepStatus::Used =>
+                {
+                    v.push_str(&format!(
+                        " (consulted: Claude Code {} reads it in print/SDK mode without trust and in every interactive session; {d})",
+                        crate::claude::CLAUDE_CODE_VERSION
+                    ));
                 }
                 Some(d) => v.push_str(&format!(" ({d})")),
                 None => {}
@@ -268,35 +292,64 @@ impl Explain {
         };
         let mut why = format!("{} units", k.units);
         if let Some(h) = res.hash_variant {
-            why.push_str(&format!(", longer than 200 units: {h} suffix"));
+            why.push_str(&format!(
+                ", longer than 200 units: {h} suffix, as Claude Code {} makes it",
+                crate::claude::CLAUDE_CODE_VERSION
+            ));
+        }
+        for l in &res.legacy_dirs {
+            why.push_str(&format!(
+                "; legacy {} dir {} holds {} memories (`{}`)",
+                l.variant, l.key, l.memories, l.command
+            ));
         }
         match &res.named_key {
-            NamedKey::Used(_) => why.push_str(&format!(", named by {}; it keys the transcripts dir too", named::VAR)),
+            NamedKey::Used(_) if res.key_source == Some(crate::paths::KeySource::Named) => {
+                why.push_str(&format!(", named by {}; it keys the transcripts dir too", named::VAR))
+            }
+            NamedKey::Used(_) => why.push_str(&format!(
+                "; {} keys only the transcripts dir (the memory base is not the config home)",
+                named::VAR
+            )),
             NamedKey::Ignored { raw, why: reason } => {
                 why.push_str(&format!("; {} `{raw}` ignored: {reason}", named::VAR))
             }
             NamedKey::Unset => {}
         }
-        self.line("key", format!("{} ({why})", k.wyhash));
+        self.line("key", format!("{} ({why})", k.key));
     }
 
     /// Item 7: the result, the team dir, the transcripts dir.
-    fn result(&mut self, res: &Resolution) {
+    fn result(&mut self, res: &Resolution, view: &ServerView) {
         let count = if res.memdir.dir().is_dir() {
             format!("exists, {} memory files", scan::scan(res.memdir.dir()).memories.len())
         } else {
             "does not exist yet".into()
         };
         self.line("result", format!("{} ({}; {count})", res.shown(), res.source));
-        self.line("team dir", with_sep(&res.team_dir()));
+        self.line(
+            "team dir",
+            format!(
+                "{} ({})",
+                with_sep(&res.team_dir()),
+                if view.team_memory {
+                    "team memory: CLAUDE_MEMORY_STORES has a team store"
+                } else {
+                    "a plain subdir for Claude Code: no team store in CLAUDE_MEMORY_STORES"
+                }
+            ),
+        );
         self.line(
             "transcripts",
             res.transcripts_dir.as_deref().unwrap_or("unknown (no project)"),
         );
+        if !view.agent_memory_dirs.is_empty() {
+            self.line("agent memory", view.agent_memory_dirs.join(", "));
+        }
     }
 
     /// Items 8–9: auto memory and auto-dream, with their levers.
-    fn enabled(&mut self, res: &Resolution) {
+    fn enabled(&mut self, res: &Resolution, view: &ServerView) {
         let chain: Vec<String> = res
             .enabled
             .chain
@@ -307,11 +360,31 @@ impl Explain {
         let on = if res.enabled.value { "enabled" } else { "disabled" };
         self.line("auto memory", format!("{on} ({})", res.enabled.lever));
         self.line("", chain.join(", "));
-        let dream = match res.auto_dream.value {
-            Some(true) => format!("enabled ({})", res.auto_dream.lever),
-            Some(false) => format!("disabled ({})", res.auto_dream.lever),
-            None => "unknown (autoDreamEnabled unset: Claude Code uses a server-side default)".into(),
+        if !res.enabled.conditions.is_empty() {
+            self.line(
+                "",
+                format!(
+                    "not visible to memctl, each would turn it off: {}",
+                    res.enabled.conditions.join(", ")
+                ),
+            );
+        }
+        self.line(
+            "recall mode",
+            match &view.recall_mode.lever {
+                Some(l) => format!("on ({l}): MEMORY.md is not injected"),
+                None => "off".into(),
+            },
+        );
+        let dream = match view.dream.value {
+            Some(true) => format!("enabled ({})", view.dream.lever),
+            Some(false) => format!("disabled ({})", view.dream.lever),
+            None => format!("unknown ({})", view.dream.lever),
         };
         self.line("auto-dream", dream);
+        self.line("", view.dream_flag.describe());
+        if let Some(v) = res.auto_dream.value {
+            self.line("", format!("autoDreamEnabled={v} ({})", res.auto_dream.lever));
+        }
     }
 }

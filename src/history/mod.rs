@@ -73,6 +73,8 @@ pub fn key(real: &Path) -> String {
     let text = String::from_utf8_lossy(bytes);
     let digest = sha2::Sha256::digest(bytes);
     let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    // memctl's own store name, not a Claude Code project key: it keeps the Wyhash
+    // form it always had, so the stores of long memory dir paths keep their names.
     format!("{}-{hex}", crate::paths::sanitize::sanitize(&text).wyhash)
 }
 

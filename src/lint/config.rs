@@ -74,21 +74,43 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
         notes.push("ML401–ML403 skipped: no project (pass --project with --dir to check the settings)".into());
         return;
     }
+    // (2.1.332) Project settings decide the memory dir: honoured without trust. Also
+    // under --dir/MEMCTL_DIR, where memctl's own choice shadows the steps: the project
+    // value decides for Claude Code when no policy or local value comes first.
+    let decides = |s: &crate::paths::settings::Settings| {
+        let higher = [Source::Policy, Source::Local].iter().any(|src| {
+            res.settings
+                .iter()
+                .any(|o| o.source == *src && o.get("autoMemoryDirectory").is_some())
+        });
+        let skipped = res.steps.iter().any(|st| {
+            st.step == crate::paths::StepName::Project && st.status == crate::paths::StepStatus::SkippedIgnoreTrust
+        });
+        res.source == crate::paths::DirSource::Setting(Source::Project)
+            || (res.explicit && !higher && !skipped && s.get("autoMemoryDirectory").is_some())
+    };
     if let Some(s) = res.settings.iter().find(|s| s.source == Source::Project)
         && let Some((v, _)) = s.get("autoMemoryDirectory")
-        && !res.project_trust().is_some_and(|t| t.trusted())
+        && decides(s)
     {
         out.push(Finding::new(
             RuleId::ML401,
             Path::new(&s.file),
             json_key_line(&s.file, "autoMemoryDirectory"),
             1,
-            format!("autoMemoryDirectory {v} is ignored in project settings; set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings"),
+            format!("autoMemoryDirectory {v} in this checked-in file decides where every user's memory is written (Claude Code {} honours it in print mode without trust and in every trusted interactive session); move it to .claude/settings.local.json (untracked) or the user settings", crate::claude::CLAUDE_CODE_VERSION),
         ));
     }
     let home = res.home.clone();
-    let defined: Vec<(&str, String)> = [Source::Policy, Source::Local, Source::User]
+    // Local and project values skipped under CLAUDE_CODE_IGNORE_PERSISTED_TRUST mask nothing.
+    let skipped = |src: &Source| {
+        res.steps.iter().any(|st| {
+            st.step == crate::paths::StepName::of(*src) && st.status == crate::paths::StepStatus::SkippedIgnoreTrust
+        })
+    };
+    let defined: Vec<(&str, String)> = [Source::Policy, Source::Local, Source::Project, Source::User]
         .iter()
+        .filter(|src| !skipped(src))
         .filter_map(|src| res.settings.iter().find(|s| s.source == *src))
         .filter_map(|s| {
             s.get("autoMemoryDirectory")
@@ -119,7 +141,14 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             Some(f) => Finding::new(
                 RuleId::ML403,
                 Path::new(f),
-                json_key_line(f, "autoMemoryEnabled"),
+                json_key_line(
+                    f,
+                    if res.enabled.lever.starts_with("permissions.") {
+                        "blockReadsOutsideWorkingDirectories"
+                    } else {
+                        "autoMemoryEnabled"
+                    },
+                ),
                 1,
                 msg,
             ),

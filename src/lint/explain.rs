@@ -280,9 +280,9 @@ pub fn explain(id: RuleId) -> Explanation {
             "Nothing to do unless it repeats; `memctl lock status` shows the state.",
         ),
         ML401 => e(
-            "Claude Code ignores `autoMemoryDirectory` in project settings (.claude/settings.json) of a workspace that is not trusted.",
-            "The memory is not where the user thinks.",
-            "Set it in .claude/settings.local.json (untracked) or in the user settings; `memctl path --explain` shows the resolution.",
+            "Claude Code 2.1.332 honours `autoMemoryDirectory` in project settings (.claude/settings.json): in print mode without any trust record and in every interactive session once the folder is trusted; only print-mode runs with CLAUDE_CODE_IGNORE_PERSISTED_TRUST skip it.",
+            "A checked-in file decides where every user's memory is written.",
+            "Move the setting to .claude/settings.local.json (untracked) or the user settings; `memctl path --explain` shows the resolution.",
         ),
         ML402 => e(
             "Claude Code uses the first defined `autoMemoryDirectory`; when that value is invalid it falls back to the default path, even if a lower settings file holds a valid one.",
@@ -290,7 +290,7 @@ pub fn explain(id: RuleId) -> Explanation {
             "Fix or remove the invalid value; `memctl path --explain` shows each source.",
         ),
         ML403 => e(
-            "Auto memory is disabled (a setting or an environment variable, named in the finding).",
+            "Auto memory is disabled by a lever memctl can see (safe mode, an environment variable, the managed read restriction or a setting, named in the finding).",
             "Claude Code loads and saves no memory at all.",
             "Remove the lever named in the finding (e.g. `autoMemoryEnabled: false`) if memory should be on.",
         ),

@@ -113,7 +113,7 @@ rules! {
     ML215 "index-crlf" Info false "each CR counts toward the 25 000 units (unless the file has comments)";
     ML301 "lock-future-mtime" Warning false "auto-dream blocked until the mtime is 24 h in the past";
     ML302 "lock-rolled-back" Info false "the last consolidation failed or was killed";
-    ML401 "project-setting-ignored" Warning false "the memory is not where the user thinks";
+    ML401 "project-setting-moves-memory" Warning false "a checked-in file decides where every user's memory is written";
     ML402 "setting-masked" Warning false "the default path is used instead of the intended one";
     ML403 "memory-disabled" Info false "nothing is loaded or saved";
     ML404 "recall-mode" Info false "MEMORY.md is not injected; memories are chosen per prompt from the manifest";

@@ -112,7 +112,7 @@ pub fn locate(arg: &OsStr, env: &Env) -> Result<Located, Error> {
     {
         let lexical = paths::validate::normalize(&path.to_string_lossy());
         let key = paths::sanitize::sanitize(&lexical);
-        for k in [&key.wyhash, &key.djb2] {
+        for k in [&key.key, &key.wyhash] {
             let key_dir = Path::new(home).join("projects").join(k);
             if key_dir.is_dir() {
                 return Ok(Located {

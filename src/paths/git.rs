@@ -58,8 +58,9 @@ pub fn find_git_root(start: &str) -> Option<String> {
         };
         if let Ok(meta) = fs::metadata(&candidate)
             && (meta.is_dir() || meta.is_file())
+            && link_ok(&candidate)
         {
-            return Some(nfc(trimmed));
+            return Some(trimmed.to_string());
         }
         if trimmed == "/" {
             return None;
@@ -69,6 +70,36 @@ pub fn find_git_root(start: &str) -> Option<String> {
             None => return None,
         };
     }
+}
+
+/// A `.git` that is a symlink counts only when its link text names no network or
+/// device path (SPEC §2.2.6, 2.1.332).
+fn link_ok(dot_git: &str) -> bool {
+    match fs::read_link(dot_git) {
+        Ok(target) => !network_or_device(&target.to_string_lossy()),
+        Err(_) => true,
+    }
+}
+
+/// A path Claude Code refuses to follow: UNC or device namespace, `/dev/...`, or a
+/// network automount (SPEC §2.2.4).
+fn network_or_device(p: &str) -> bool {
+    let b = p.as_bytes();
+    (b.len() >= 2 && matches!(b[0], b'/' | b'\\') && matches!(b[1], b'/' | b'\\'))
+        || p.starts_with("/??/")
+        || p.starts_with("/dev/")
+        || super::validate::validate_memory_path(Some(&normalize(p)), false, None)
+            .err()
+            .is_some_and(|why| why.starts_with("a network automount"))
+}
+
+/// A regular file (not a symlink or special file) of at most 64 KiB, as text.
+fn read_plain(path: &str) -> Option<String> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    crate::fsread::read_small_text(Path::new(path))
 }
 
 fn resolve(base: &str, p: &str) -> String {
@@ -90,9 +121,10 @@ fn parent(p: &str) -> String {
         .unwrap_or_else(|| p.to_string())
 }
 
-/// `resolveCanonicalRoot(gitRoot)` with the reason. `project_root` resolves a relative
-/// back-link in the worktree's `gitdir` file, as Claude Code's cwd would.
-pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
+/// `resolveCanonicalRoot(gitRoot)` with the reason. A relative back-link in the
+/// worktree's `gitdir` file is resolved against the worktree git dir (2.1.332: git
+/// ≥ 2.48 writes such links with `worktree.useRelativePaths`).
+pub fn canonical_root(git_root: &str) -> (String, Reason) {
     let checkout = || (git_root.to_string(), Reason::Checkout);
     let Some(dot_git) = crate::fsread::read_small_text(std::path::Path::new(&format!("{git_root}/.git"))) else {
         return checkout();
@@ -101,21 +133,32 @@ pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
     let Some(link) = content.strip_prefix("gitdir:") else {
         return checkout();
     };
-    let worktree_git_dir = resolve(git_root, js_trim(link));
-    let Some(commondir) =
-        crate::fsread::read_small_text(std::path::Path::new(&format!("{worktree_git_dir}/commondir")))
-    else {
+    let rejected = |why: &str| (git_root.to_string(), Reason::Rejected(why.into()));
+    let link = js_trim(link);
+    if network_or_device(link) {
+        return rejected("the .git file names a network or device path");
+    }
+    let worktree_git_dir = resolve(git_root, link);
+    let Some(commondir) = read_plain(&format!("{worktree_git_dir}/commondir")) else {
         return checkout();
     };
     let common_dir = resolve(&worktree_git_dir, js_trim(&commondir));
-    let rejected = |why: &str| (git_root.to_string(), Reason::Rejected(why.into()));
+    if [git_root, &worktree_git_dir, &common_dir]
+        .iter()
+        .any(|p| p.contains('\\'))
+    {
+        return rejected("a backslash in a worktree path");
+    }
     if normalize(&parent(&worktree_git_dir)) != join(&[&common_dir, "worktrees"]) {
         return rejected("the gitdir is not inside <common dir>/worktrees");
     }
-    let Some(back) = crate::fsread::read_small_text(std::path::Path::new(&format!("{worktree_git_dir}/gitdir"))) else {
+    let Some(back) = read_plain(&format!("{worktree_git_dir}/gitdir")) else {
         return rejected("the worktree's gitdir file cannot be read");
     };
-    let back = resolve(project_root, js_trim(&back));
+    if back.contains('\\') {
+        return rejected("a backslash in the worktree's back-link");
+    }
+    let back = resolve(&worktree_git_dir, js_trim(&back));
     let (Some(back_real), Some(root_real)) = (realpath(&back), realpath(git_root)) else {
         return rejected("the worktree's back-link does not resolve");
     };
@@ -124,6 +167,8 @@ pub fn canonical_root(git_root: &str, project_root: &str) -> (String, Reason) {
     }
     if Path::new(&common_dir).file_name().is_some_and(|n| n == ".git") {
         (nfc(&parent(&common_dir)), Reason::Worktree(common_dir))
+    } else if fs::metadata(format!("{common_dir}/.git")).is_ok_and(|m| m.is_dir() || m.is_file()) {
+        rejected("the common dir is not named .git but holds a .git entry")
     } else {
         (nfc(&common_dir), Reason::Bare(common_dir.clone()))
     }
@@ -163,5 +208,101 @@ pub fn is_tracked(root: &Path, rel: &str) -> Option<bool> {
         Some(0) => Some(true),
         Some(1) => Some(false),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "user.name=t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// `<tmp>/app` with a commit and the worktree `<tmp>/app-wt`.
+    fn worktree() -> (tempfile::TempDir, String) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap().to_string_lossy().into_owned();
+        let app = Path::new(&root).join("app");
+        fs::create_dir_all(&app).unwrap();
+        git(&app, &["init", "-q"]);
+        git(&app, &["commit", "-q", "--allow-empty", "-m", "x"]);
+        git(&app, &["worktree", "add", "-q", "../app-wt"]);
+        (tmp, root)
+    }
+
+    #[test]
+    fn worktrees_with_absolute_and_relative_links_share_the_main_checkout() {
+        let (_tmp, root) = worktree();
+        let wt = format!("{root}/app-wt");
+        assert_eq!(find_git_root(&format!("{wt}/")).as_deref(), Some(wt.as_str()));
+        let (canonical, reason) = canonical_root(&wt);
+        assert_eq!(canonical, format!("{root}/app"));
+        assert_eq!(reason.code(), "worktree");
+        // git >= 2.48 with worktree.useRelativePaths (SPEC A.4, 2.1.332 client).
+        fs::write(format!("{wt}/.git"), "gitdir: ../app/.git/worktrees/app-wt\n").unwrap();
+        fs::write(
+            format!("{root}/app/.git/worktrees/app-wt/gitdir"),
+            "../../../../app-wt/.git\n",
+        )
+        .unwrap();
+        assert_eq!(canonical_root(&wt).0, format!("{root}/app"));
+        // A back-link to another checkout is rejected.
+        fs::write(format!("{root}/app/.git/worktrees/app-wt/gitdir"), "/elsewhere/.git\n").unwrap();
+        assert_eq!(
+            canonical_root(&wt),
+            (
+                wt.clone(),
+                Reason::Rejected("the worktree's back-link does not resolve".into())
+            )
+        );
+    }
+
+    #[test]
+    fn a_symlinked_commondir_or_a_submodule_file_keys_the_dir_itself() {
+        let (_tmp, root) = worktree();
+        let wt = format!("{root}/app-wt");
+        let commondir = format!("{root}/app/.git/worktrees/app-wt/commondir");
+        fs::rename(&commondir, format!("{commondir}.real")).unwrap();
+        std::os::unix::fs::symlink(format!("{commondir}.real"), &commondir).unwrap();
+        assert_eq!(canonical_root(&wt), (wt.clone(), Reason::Checkout));
+        // A submodule-style .git file without commondir.
+        let sub = format!("{root}/sub");
+        fs::create_dir_all(format!("{root}/modules/sub")).unwrap();
+        fs::create_dir_all(&sub).unwrap();
+        fs::write(format!("{sub}/.git"), "gitdir: ../modules/sub\n").unwrap();
+        assert_eq!(canonical_root(&sub), (sub.clone(), Reason::Checkout));
+    }
+
+    #[test]
+    fn a_bare_repository_keys_its_worktrees_unless_it_holds_a_git_entry() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap().to_string_lossy().into_owned();
+        let bare = format!("{root}/bare.git");
+        git(Path::new(&root), &["init", "-q", "--bare", "bare.git"]);
+        fs::create_dir_all(format!("{bare}/worktrees/bwt")).unwrap();
+        fs::write(format!("{bare}/worktrees/bwt/commondir"), "../..\n").unwrap();
+        fs::write(format!("{bare}/worktrees/bwt/gitdir"), format!("{root}/bwt/.git\n")).unwrap();
+        fs::create_dir_all(format!("{root}/bwt")).unwrap();
+        fs::write(format!("{root}/bwt/.git"), format!("gitdir: {bare}/worktrees/bwt\n")).unwrap();
+        let wt = format!("{root}/bwt");
+        assert_eq!(canonical_root(&wt), (bare.clone(), Reason::Bare(bare.clone())));
+        fs::create_dir_all(format!("{bare}/.git")).unwrap();
+        assert_eq!(canonical_root(&wt).0, wt);
     }
 }

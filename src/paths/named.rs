@@ -1,6 +1,7 @@
-//! The named project key (SPEC §2.2.1 step 3, shipped 2026-08): with
-//! `CLAUDE_CONFIG_DIR` defined, a valid `CLAUDE_CODE_PROJECT_DIR_NAME` replaces the
-//! sanitized key for the memory dir and the transcripts dir.
+//! The named project key (SPEC §2.2.1 step 3): with `CLAUDE_CONFIG_DIR` set and
+//! non-empty (2.1.332), a valid `CLAUDE_CODE_PROJECT_DIR_NAME` replaces the
+//! sanitized key of the transcripts dir, and of the memory dir when the memory base
+//! is the config home (not under `CLAUDE_CODE_REMOTE_MEMORY_DIR`).
 
 use serde::Serialize;
 
@@ -13,9 +14,9 @@ pub const VAR: &str = "CLAUDE_CODE_PROJECT_DIR_NAME";
 pub const MAX_NAME: usize = 64;
 
 /// Names Windows reserves for devices; refused in any case.
-const DEVICE_NAMES: [&str; 22] = [
-    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "LPT1", "LPT2",
-    "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+const DEVICE_NAMES: [&str; 24] = [
+    "CON", "PRN", "AUX", "NUL", "COM0", "LPT0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+    "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
 ];
 
 /// Where the project key came from (`key_source` in `path --json`).
@@ -42,15 +43,15 @@ pub enum NamedKey {
 }
 
 impl NamedKey {
-    /// Read the variable: it counts only when `CLAUDE_CONFIG_DIR` is defined.
+    /// Read the variable: it counts only when `CLAUDE_CONFIG_DIR` is set and non-empty.
     pub fn from_env(env: &Env) -> NamedKey {
         let Some(raw) = env.get(VAR) else {
             return NamedKey::Unset;
         };
-        if env.get_os("CLAUDE_CONFIG_DIR").is_none() {
+        if env.get_os("CLAUDE_CONFIG_DIR").is_none_or(|c| c.is_empty()) {
             return NamedKey::Ignored {
                 raw,
-                why: "it counts only when CLAUDE_CONFIG_DIR is set",
+                why: "it counts only when CLAUDE_CONFIG_DIR is set and not empty",
             };
         }
         match check_name(&raw) {
@@ -108,7 +109,15 @@ mod tests {
 
     #[test]
     fn valid_names() {
-        for name in ["a", "my-project_2", "COM0", "LPT10", "CONSOLE", "nul-", &"x".repeat(64)] {
+        for name in [
+            "a",
+            "my-project_2",
+            "COM10",
+            "LPT10",
+            "CONSOLE",
+            "nul-",
+            &"x".repeat(64),
+        ] {
             assert_eq!(check_name(name), Ok(()), "{name}");
         }
     }
@@ -120,7 +129,9 @@ mod tests {
         for bad in ["a b", "a/b", "a.b", "..", "ü", "a\u{0}", "tab\t", "é"] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
-        for device in ["CON", "con", "Nul", "aux", "PRN", "COM1", "com9", "lpt1", "LpT9"] {
+        for device in [
+            "CON", "con", "Nul", "aux", "PRN", "COM0", "COM1", "com9", "lpt0", "lpt1", "LpT9",
+        ] {
             assert_eq!(check_name(device), Err("a Windows device name"), "{device}");
         }
     }
@@ -133,9 +144,9 @@ mod tests {
             NamedKey::from_env(&env(&[("CLAUDE_CONFIG_DIR", "/c")])),
             NamedKey::Unset
         );
-        // Defined but empty still counts as defined (§2.2.2).
+        // (2.1.332) An empty CLAUDE_CONFIG_DIR does not count.
         let empty_config = env(&[("CLAUDE_CONFIG_DIR", ""), (VAR, "proj")]);
-        assert_eq!(NamedKey::from_env(&empty_config).name(), Some("proj"));
+        assert_eq!(NamedKey::from_env(&empty_config).name(), None);
         let without = NamedKey::from_env(&env(&[(VAR, "proj")]));
         assert!(matches!(without, NamedKey::Ignored { .. }));
         assert!(without.warning().unwrap().contains("CLAUDE_CONFIG_DIR"));

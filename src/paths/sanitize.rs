@@ -1,18 +1,21 @@
-//! The project key (SPEC §2.2.7): `sanitizePath`, its 200-unit cap, and the two
-//! hash suffixes Claude Code uses for long keys (Wyhash natively, djb2 on Node.js).
+//! The project key (SPEC §2.2.7): `sanitizePath`, its 200-unit cap, and the djb2
+//! suffix of long keys that Claude Code 2.1.332 uses in every host. Wyhash, the
+//! suffix of older native builds, is computed only to recognise the memory dirs
+//! those builds left behind.
 
 /// Keys longer than this many UTF-16 units get a hash suffix.
 pub const MAX_KEY_UNITS: usize = 200;
 
-/// A sanitized key with both possible long-name forms.
+/// A sanitized key: the key Claude Code 2.1.332 uses, and the legacy long form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Key {
     /// Length of the sanitized string in units, before any cut.
     pub units: usize,
-    /// The key the native CLI uses (Wyhash suffix when long).
+    /// THE key (djb2 suffix when long): the dir Claude Code 2.1.332 reads and creates.
+    pub key: String,
+    /// The key older native builds used (Wyhash suffix when long); equal to `key`
+    /// when the sanitized name is at most 200 units. Only for recognising their dirs.
     pub wyhash: String,
-    /// The key Node.js-hosted Claude Code uses (djb2 suffix when long).
-    pub djb2: String,
 }
 
 impl Key {
@@ -22,11 +25,11 @@ impl Key {
 
     /// `first 200 units + "-"`, shared by both long forms.
     pub fn prefix(&self) -> &str {
-        &self.wyhash[..MAX_KEY_UNITS.min(self.wyhash.len()) + usize::from(self.is_long())]
+        &self.key[..MAX_KEY_UNITS.min(self.key.len()) + usize::from(self.is_long())]
     }
 }
 
-/// `sanitizePath(name)` with both hash variants.
+/// `sanitizePath(name)`: the djb2 key, with the legacy Wyhash form beside it.
 pub fn sanitize(name: &str) -> Key {
     let sanitized: String = name
         .encode_utf16()
@@ -42,15 +45,15 @@ pub fn sanitize(name: &str) -> Key {
     if units <= MAX_KEY_UNITS {
         return Key {
             units,
-            wyhash: sanitized.clone(),
-            djb2: sanitized,
+            key: sanitized.clone(),
+            wyhash: sanitized,
         };
     }
     let prefix = &sanitized[..MAX_KEY_UNITS];
     Key {
         units,
+        key: format!("{prefix}-{}", base36(u64::from(djb2(name).unsigned_abs()))),
         wyhash: format!("{prefix}-{}", base36(wyhash(name.as_bytes()))),
-        djb2: format!("{prefix}-{}", base36(u64::from(djb2(name).unsigned_abs()))),
     }
 }
 
@@ -58,8 +61,8 @@ pub fn sanitize(name: &str) -> Key {
 pub fn named(name: &str) -> Key {
     Key {
         units: name.encode_utf16().count(),
+        key: name.to_string(),
         wyhash: name.to_string(),
-        djb2: name.to_string(),
     }
 }
 
@@ -78,7 +81,7 @@ pub fn base36(mut n: u64) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// djb2 over UTF-16 units with 32-bit signed wrap-around, as Node.js Claude Code does.
+/// djb2 over UTF-16 units with 32-bit signed wrap-around, as Claude Code 2.1.332 does.
 pub fn djb2(name: &str) -> i32 {
     name.encode_utf16()
         .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
@@ -111,7 +114,8 @@ fn r32(b: &[u8], i: usize) -> u64 {
     u64::from(u32::from_le_bytes(w))
 }
 
-/// 64-bit Wyhash, seed 0, in the variant of the native runtime (SPEC §2.2.7).
+/// 64-bit Wyhash, seed 0, in the variant older native builds used (SPEC §2.2.7,
+/// legacy): only to recognise the memory dirs they created.
 pub fn wyhash(input: &[u8]) -> u64 {
     let len = input.len();
     let seed = 0u64;
@@ -173,11 +177,13 @@ mod tests {
             ("/", "-"),
             ("", ""),
         ] {
-            assert_eq!(sanitize(input).wyhash, key, "{input}");
+            let k = sanitize(input);
+            assert_eq!(k.key, key, "{input}");
+            assert_eq!(k.wyhash, key, "{input}");
         }
         let exact = format!("/{}", "b".repeat(199));
         let k = sanitize(&exact);
-        assert_eq!(k.wyhash, format!("-{}", "b".repeat(199)));
+        assert_eq!(k.key, format!("-{}", "b".repeat(199)));
         assert!(!k.is_long());
     }
 
@@ -205,9 +211,18 @@ mod tests {
                 })
                 .collect();
             assert_eq!(k.wyhash, format!("{prefix}{wy}"));
-            assert_eq!(k.djb2, format!("{prefix}{dj}"));
+            assert_eq!(k.key, format!("{prefix}{dj}"));
             assert_eq!(k.prefix(), format!("{prefix}-"));
         }
+    }
+
+    #[test]
+    fn the_emoji_vector_of_appendix_a1() {
+        let k = sanitize(&format!("/tmp/😀{}", "d".repeat(200)));
+        assert_eq!(k.units, 207);
+        // The first 200 units are `-tmp---` and 193 `d` (SPEC A.1 says 197 × `d`, which
+        // would be 204 units; the suffix is the oracle's).
+        assert_eq!(k.key, format!("-tmp---{}-oh45h2", "d".repeat(193)));
     }
 
     #[test]

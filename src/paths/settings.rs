@@ -43,9 +43,13 @@ pub fn policy_file() -> &'static str {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     pub source: Source,
-    /// The file shown to the user (the base file for policy).
+    /// The file shown to the user (the base file for policy; for local settings read
+    /// at the canonical root, that root's file).
     pub file: String,
     pub state: State,
+    /// Local settings at the canonical root (SPEC §2.2.3, 2.1.332): the project
+    /// root's own `settings.local.json`, merged under it, and what it held.
+    pub legacy: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +78,10 @@ impl Settings {
 }
 
 const KEYS: [&str; 3] = ["autoMemoryDirectory", "autoMemoryEnabled", "autoDreamEnabled"];
+
+/// `permissions.blockReadsOutsideWorkingDirectories`, kept under this name (SPEC §2.3
+/// row 4, the managed read restriction).
+pub const BLOCK_READS: &str = "permissions.blockReadsOutsideWorkingDirectories";
 
 /// Read one settings file: `Ok(None)` when it does not exist, `Err(why)` when ignored.
 fn read_file(path: &Path) -> Result<Option<Map<String, Value>>, String> {
@@ -113,9 +121,17 @@ fn read_file(path: &Path) -> Result<Option<Map<String, Value>>, String> {
 }
 
 fn pick(map: &Map<String, Value>, file: &str) -> Vec<(String, Value, String)> {
-    KEYS.iter()
+    let mut keys: Vec<_> = KEYS
+        .iter()
         .filter_map(|k| map.get(*k).map(|v| (k.to_string(), v.clone(), file.to_string())))
-        .collect()
+        .collect();
+    if let Some(v) = map
+        .get("permissions")
+        .and_then(|p| p.get("blockReadsOutsideWorkingDirectories"))
+    {
+        keys.push((BLOCK_READS.to_string(), v.clone(), file.to_string()));
+    }
+    keys
 }
 
 /// Read a single-file source.
@@ -130,6 +146,43 @@ pub fn load(source: Source, file: &Path) -> Settings {
         source,
         file: shown,
         state,
+        legacy: None,
+    }
+}
+
+/// Local settings read at the canonical root (SPEC §2.2.3, 2.1.332): `root_file`,
+/// merged over the project root's own `legacy_file` (a key the root's file defines
+/// wins).
+pub fn load_local(root_file: &Path, legacy_file: &Path) -> Settings {
+    let root = load(Source::Local, root_file);
+    let legacy = load(Source::Local, legacy_file);
+    let describe = |s: &Settings| match &s.state {
+        State::NoFile => "no file".to_string(),
+        State::Ignored(why) => format!("ignored: {why}"),
+        State::Loaded(_) => "read, merged under the canonical root's file".to_string(),
+        State::NotVisible => "not visible".to_string(),
+    };
+    let mut note = format!("legacy {}: {}", legacy.file, describe(&legacy));
+    let state = match (root.state, legacy.state) {
+        (State::Loaded(mut keys), State::Loaded(under)) => {
+            let mut merged = under;
+            merged.append(&mut keys);
+            State::Loaded(merged)
+        }
+        (State::Loaded(keys), _) => State::Loaded(keys),
+        (root_state, State::Loaded(under)) => {
+            if let State::Ignored(why) = &root_state {
+                note.push_str(&format!("; the canonical root's file is ignored: {why}"));
+            }
+            State::Loaded(under)
+        }
+        (root_state, _) => root_state,
+    };
+    Settings {
+        source: Source::Local,
+        file: root.file,
+        state,
+        legacy: Some(note),
     }
 }
 
@@ -177,6 +230,7 @@ pub fn load_policy(base: &Path) -> Settings {
         source: Source::Policy,
         file: shown,
         state,
+        legacy: None,
     }
 }
 
@@ -204,6 +258,36 @@ mod tests {
         fs::write(&f, "{oops").unwrap();
         assert!(matches!(load(Source::User, &f).state, State::Ignored(_)));
         assert_eq!(load(Source::User, &dir.path().join("none.json")).state, State::NoFile);
+    }
+
+    #[test]
+    fn local_settings_at_the_root_merge_over_the_legacy_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, legacy) = (dir.path().join("root.json"), dir.path().join("legacy.json"));
+        fs::write(
+            &root,
+            r#"{"autoMemoryDirectory": "~/root", "permissions": {"blockReadsOutsideWorkingDirectories": true}}"#,
+        )
+        .unwrap();
+        fs::write(
+            &legacy,
+            r#"{"autoMemoryDirectory": "~/legacy", "autoMemoryEnabled": false}"#,
+        )
+        .unwrap();
+        let s = load_local(&root, &legacy);
+        assert_eq!(s.get("autoMemoryDirectory").unwrap().0, &Value::String("~/root".into()));
+        let (v, file) = s.get("autoMemoryEnabled").unwrap();
+        assert_eq!((v, file), (&Value::Bool(false), legacy.to_str().unwrap()));
+        assert_eq!(s.get(BLOCK_READS).unwrap().0, &Value::Bool(true));
+        fs::write(&root, "{oops").unwrap();
+        let s = load_local(&root, &legacy);
+        assert_eq!(
+            s.get("autoMemoryDirectory").unwrap().0,
+            &Value::String("~/legacy".into())
+        );
+        assert!(s.legacy.unwrap().contains("the canonical root's file is ignored"));
+        fs::remove_file(&legacy).unwrap();
+        assert!(matches!(load_local(&root, &legacy).state, State::Ignored(_)));
     }
 
     #[test]

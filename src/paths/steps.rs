@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::Env;
+use super::enabled::truthy;
 use super::settings::{Settings, Source, State};
 use super::trust::Trust;
 use super::validate::validate_memory_path;
@@ -64,7 +65,9 @@ pub enum StepStatus {
     Ignored,
     NotSet,
     Shadowed,
-    ProjectIgnored,
+    /// Local or project settings skipped: `CLAUDE_CODE_IGNORE_PERSISTED_TRUST` is
+    /// truthy, so a print-mode run does not read them (2.1.332).
+    SkippedIgnoreTrust,
 }
 
 impl StepStatus {
@@ -78,7 +81,7 @@ impl StepStatus {
             StepStatus::Ignored => "ignored",
             StepStatus::NotSet => "not_set",
             StepStatus::Shadowed => "shadowed",
-            StepStatus::ProjectIgnored => "project_ignored",
+            StepStatus::SkippedIgnoreTrust => "skipped_ignore_trust",
         }
     }
 }
@@ -159,8 +162,16 @@ impl Step {
 pub struct Decision {
     /// The chosen dir and its source; `None` goes on to the default (step 3).
     pub chosen: Option<(String, DirSource)>,
-    /// The trust lookup, when project settings had to be asked.
+    /// The trust lookup, when local or project settings had to be asked.
     pub trust: Option<Trust>,
+}
+
+/// `CLAUDE_CODE_IGNORE_PERSISTED_TRUST` is truthy: memctl models a print-mode run,
+/// which skips `autoMemoryDirectory` in local and project settings (SPEC §2.2.1).
+pub fn ignores_trust(env: &Env) -> bool {
+    env.get("CLAUDE_CODE_IGNORE_PERSISTED_TRUST")
+        .as_deref()
+        .is_some_and(truthy)
 }
 
 /// The settings sources of step 2, in precedence order.
@@ -172,8 +183,9 @@ pub const SETTING_ORDER: [Source; 5] = [
     Source::User,
 ];
 
-/// Steps 1 and 2 of the precedence. `trust` is asked only when project settings
-/// define `autoMemoryDirectory` and no higher source decided.
+/// Steps 1 and 2 of the precedence. `trust` is asked only when local or project
+/// settings define `autoMemoryDirectory` and no higher source decided; it only
+/// names the record (2.1.332: Claude Code reads them without one).
 pub fn setting_steps(
     env: &Env,
     settings: &[Settings],
@@ -184,6 +196,7 @@ pub fn setting_steps(
 ) -> Decision {
     let mut walk = Walk {
         home,
+        ignore_trust: ignores_trust(env),
         decided: false,
         decision: Decision::default(),
         steps,
@@ -205,6 +218,8 @@ pub fn setting_steps(
 /// The state of the walk through steps 1 and 2.
 struct Walk<'a> {
     home: Option<&'a str>,
+    /// `CLAUDE_CODE_IGNORE_PERSISTED_TRUST`: local and project values are skipped.
+    ignore_trust: bool,
     /// A defined value was met (valid or not): lower sources are not asked.
     decided: bool,
     decision: Decision,
@@ -213,12 +228,16 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// Step 1: `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`, never `~`-expanded.
+    /// Step 1: `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`, trimmed (a blank value counts as
+    /// unset), never `~`-expanded.
     fn cowork(&mut self, env: &Env) {
         let name = StepName::CoworkOverride;
         let step = match env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE") {
             None => Step::new(name, None, StepStatus::Unset),
-            Some(raw) => match validate_memory_path(Some(&raw), false, self.home) {
+            Some(raw) if crate::text::js_trim(&raw).is_empty() => Step::new(name, None, StepStatus::Unset)
+                .value(Some(&raw))
+                .detail("blank: counts as unset"),
+            Some(raw) => match validate_memory_path(Some(crate::text::js_trim(&raw)), false, self.home) {
                 Ok(dir) => {
                     self.choose(dir, DirSource::CoworkOverride);
                     Step::new(name, None, StepStatus::Used).value(Some(&raw))
@@ -249,35 +268,44 @@ impl Walk<'_> {
                 Some((v, _)) if self.decided => Step::new(name, file, StepStatus::Shadowed).value(v.as_str()),
                 Some((v, _)) => {
                     let raw = v.as_str().unwrap_or_default();
-                    if s.source == Source::Project {
-                        self.project(s, raw, trust())
+                    if matches!(s.source, Source::Project | Source::Local) {
+                        self.workspace(s, raw, trust)
                     } else {
                         self.defined(s, raw, None)
                     }
                 }
             },
         };
+        // Local settings read at the canonical root name the legacy file they merge.
+        let step = match (&s.legacy, &step.detail) {
+            (Some(l), None) => step.detail(l.clone()),
+            _ => step,
+        };
         self.steps.push(step);
     }
 
-    /// A project value: it decides only in a trusted workspace.
-    fn project(&mut self, s: &Settings, raw: &str, trust: Trust) -> Step {
-        let record = trust.describe();
-        let step = if trust.trusted() {
-            self.defined(s, raw, Some(&record))
-        } else {
-            self.warnings.push(project_setting_warning(&s.file, raw));
-            Step::new(StepName::Project, Some(s.file.clone()), StepStatus::ProjectIgnored)
+    /// A local or project value (2.1.332): consulted without a trust record, unless
+    /// `CLAUDE_CODE_IGNORE_PERSISTED_TRUST` makes this a print-mode run that skips it.
+    fn workspace(&mut self, s: &Settings, raw: &str, trust: &mut dyn FnMut() -> Trust) -> Step {
+        let name = StepName::of(s.source);
+        if self.ignore_trust {
+            return Step::new(name, Some(s.file.clone()), StepStatus::SkippedIgnoreTrust)
                 .value(Some(raw))
-                .detail(record)
-        };
+                .detail("CLAUDE_CODE_IGNORE_PERSISTED_TRUST: a print-mode run skips it; an interactive session would use it");
+        }
+        let trust = trust();
+        let record = trust.describe();
+        let step = self.defined(s, raw, Some(&record));
+        if s.source == Source::Project && step.status == StepStatus::Used {
+            self.warnings.push(project_setting_warning(&s.file, raw));
+        }
         self.warnings.extend(trust.warning());
         self.decision.trust = Some(trust);
         step
     }
 
     /// The first defined value: validated with `~` expansion; an invalid value masks
-    /// lower sources. `record` names the trust record of a project value.
+    /// lower sources. `record` names the trust record of a local or project value.
     fn defined(&mut self, s: &Settings, raw: &str, record: Option<&str>) -> Step {
         let name = StepName::of(s.source);
         let file = Some(s.file.clone());
@@ -286,27 +314,28 @@ impl Walk<'_> {
             Ok(dir) => {
                 self.choose(dir, DirSource::Setting(s.source));
                 let step = Step::new(name, file, StepStatus::Used).value(Some(raw));
-                match record {
-                    Some(r) => step.detail(r),
-                    None => step,
+                match (record, &s.legacy) {
+                    (Some(r), Some(l)) => step.detail(format!("{r}; {l}")),
+                    (Some(r), None) => step.detail(r),
+                    (None, _) => step,
                 }
             }
             Err(why) => {
                 self.warnings.push(format!("autoMemoryDirectory `{raw}` in {} is invalid ({why}); Claude Code uses the default path and does not try lower settings", s.file));
-                let trusted = record.map(|r| format!(" (trusted: {r})")).unwrap_or_default();
+                let record = record.map(|r| format!(" ({r})")).unwrap_or_default();
                 Step::new(name, file, StepStatus::Rejected)
                     .value(Some(raw))
-                    .detail(format!("{why}; masks lower sources{trusted}"))
+                    .detail(format!("{why}; masks lower sources{record}"))
             }
         }
     }
 }
 
-/// The warning for `autoMemoryDirectory` in the project settings of an untrusted
-/// workspace (SPEC §3.3 step 5).
+/// The warning when project settings decide the memory dir (SPEC §3.3 step 5, lint
+/// ML401): a checked-in file moves every user's memory.
 pub fn project_setting_warning(file: &str, raw: &str) -> String {
     format!(
-        "{file} sets autoMemoryDirectory to {}, but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead",
+        "{file} sets autoMemoryDirectory to {}: this checked-in file decides where every user's memory is written (Claude Code 2.1.332 honours it in print mode without trust and in every trusted interactive session; lint ML401); move it to .claude/settings.local.json (untracked) or the user settings",
         serde_json::Value::String(raw.to_string())
     )
 }
@@ -326,6 +355,7 @@ mod tests {
             source,
             file,
             state: State::Loaded(keys),
+            legacy: None,
         }
     }
 
@@ -364,8 +394,23 @@ mod tests {
         steps.iter().find(|s| s.step == name).unwrap().status
     }
 
+    fn run_env(values: &[(Source, Option<&str>)], vars: &[(&str, &str)]) -> (Decision, Vec<Step>, Vec<String>, usize) {
+        let settings: Vec<Settings> = values.iter().map(|(s, v)| source(*s, *v)).collect();
+        let (mut steps, mut warnings, mut asked) = (Vec::new(), Vec::new(), 0);
+        let mut ask = || {
+            asked += 1;
+            trust(false)
+        };
+        let env = Env {
+            vars: vars.iter().map(|(k, v)| (k.to_string(), (*v).into())).collect(),
+            ..Env::default()
+        };
+        let d = setting_steps(&env, &settings, Some("/h"), &mut ask, &mut steps, &mut warnings);
+        (d, steps, warnings, asked)
+    }
+
     #[test]
-    fn precedence_is_policy_flag_local_trusted_project_user() {
+    fn precedence_is_policy_flag_local_project_user_without_trust() {
         use Source::*;
         let all = [
             (Policy, Some("/pol")),
@@ -373,13 +418,14 @@ mod tests {
             (Project, Some("/proj")),
             (User, Some("/usr")),
         ];
-        let chosen = |v: &[(Source, Option<&str>)], t| run(v, t).0.chosen.map(|(d, _)| d);
-        assert_eq!(chosen(&all, true).as_deref(), Some("/pol/"));
-        assert_eq!(chosen(&all[1..], true).as_deref(), Some("/loc/"));
-        assert_eq!(chosen(&all[2..], true).as_deref(), Some("/proj/"));
-        assert_eq!(chosen(&all[2..], false).as_deref(), Some("/usr/"));
-        assert_eq!(chosen(&all[3..], true).as_deref(), Some("/usr/"));
-        let (d, steps, _, _) = run(&all[2..], true);
+        for trusted in [true, false] {
+            let chosen = |v: &[(Source, Option<&str>)]| run(v, trusted).0.chosen.map(|(d, _)| d);
+            assert_eq!(chosen(&all).as_deref(), Some("/pol/"));
+            assert_eq!(chosen(&all[1..]).as_deref(), Some("/loc/"));
+            assert_eq!(chosen(&all[2..]).as_deref(), Some("/proj/"));
+            assert_eq!(chosen(&all[3..]).as_deref(), Some("/usr/"));
+        }
+        let (d, steps, warnings, _) = run(&all[2..], false);
         assert_eq!(d.chosen.unwrap().1, DirSource::Setting(Project));
         let order: Vec<_> = steps.iter().map(|s| s.step.as_str()).collect();
         assert_eq!(
@@ -387,6 +433,16 @@ mod tests {
             ["cowork_override", "settings.project", "settings.user", "default"]
         );
         assert_eq!(status(&steps, StepName::User), StepStatus::Shadowed);
+        assert!(
+            steps[1]
+                .detail
+                .as_deref()
+                .unwrap()
+                .starts_with("no trust record in /h/.claude.json")
+        );
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("lint ML401"));
+        let (_, steps, _, _) = run(&all[2..], true);
         assert_eq!(
             steps[1].detail.as_deref(),
             Some("projects[\"/p\"].hasTrustDialogAccepted in /h/.claude.json")
@@ -394,34 +450,67 @@ mod tests {
     }
 
     #[test]
-    fn an_untrusted_project_is_skipped_with_the_warning() {
+    fn ignore_persisted_trust_skips_local_and_project() {
         use Source::*;
-        let (d, steps, warnings, asked) = run(&[(Project, Some("/proj")), (User, Some("/usr"))], false);
+        let vars = [("CLAUDE_CODE_IGNORE_PERSISTED_TRUST", "1")];
+        let (d, steps, warnings, asked) = run_env(
+            &[(Local, Some("/loc")), (Project, Some("/proj")), (User, Some("/usr"))],
+            &vars,
+        );
         assert_eq!(d.chosen.unwrap(), ("/usr/".to_string(), DirSource::Setting(User)));
-        assert_eq!(asked, 1);
-        assert_eq!(status(&steps, StepName::Project), StepStatus::ProjectIgnored);
-        assert!(steps[1].detail.as_deref().unwrap().starts_with("untrusted: "));
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("ignores it in project settings"));
-        assert!(!d.trust.unwrap().trusted());
+        assert_eq!(asked, 0);
+        assert_eq!(status(&steps, StepName::Local), StepStatus::SkippedIgnoreTrust);
+        assert_eq!(status(&steps, StepName::Project), StepStatus::SkippedIgnoreTrust);
+        assert!(warnings.is_empty());
+        let (d, _, _, _) = run_env(&[(Project, Some("relative")), (User, Some("/usr"))], &vars);
+        assert_eq!(d.chosen.unwrap().0, "/usr/", "a skipped invalid value masks nothing");
+        let (d, _, _, _) = run_env(
+            &[(Project, Some("/proj"))],
+            &[("CLAUDE_CODE_IGNORE_PERSISTED_TRUST", "0")],
+        );
+        assert_eq!(d.chosen.unwrap().0, "/proj/");
     }
 
     #[test]
-    fn trust_is_asked_only_when_the_project_value_could_decide() {
+    fn the_cowork_override_is_trimmed_and_blank_is_unset() {
+        let (d, steps, _, _) = run_env(&[], &[("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "  /cw/cowork  ")]);
+        assert_eq!(
+            d.chosen.unwrap(),
+            ("/cw/cowork/".to_string(), DirSource::CoworkOverride)
+        );
+        assert_eq!(steps[0].status, StepStatus::Used);
+        let (d, steps, _, _) = run_env(
+            &[(Source::User, Some("/usr"))],
+            &[("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", " \t ")],
+        );
+        assert_eq!(d.chosen.unwrap().0, "/usr/");
+        assert_eq!(steps[0].status, StepStatus::Unset);
+        let (d, steps, _, _) = run_env(
+            &[(Source::User, Some("/usr"))],
+            &[("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "~/x")],
+        );
+        assert_eq!(d.chosen.unwrap().0, "/usr/");
+        assert_eq!(steps[0].status, StepStatus::Rejected);
+    }
+
+    #[test]
+    fn trust_is_asked_only_when_a_workspace_value_could_decide() {
         use Source::*;
-        let (d, steps, warnings, asked) = run(&[(Local, Some("/loc")), (Project, Some("/proj"))], false);
+        let (d, steps, warnings, asked) = run(&[(Policy, Some("/pol")), (Project, Some("/proj"))], false);
         assert_eq!(asked, 0);
         assert!(d.trust.is_none() && warnings.is_empty());
         assert_eq!(status(&steps, StepName::Project), StepStatus::Shadowed);
+        let (_, _, _, asked) = run(&[(Local, Some("/loc")), (Project, Some("/proj"))], false);
+        assert_eq!(asked, 1);
         let (_, steps, _, asked) = run(&[(Project, None), (User, Some("/usr"))], false);
         assert_eq!(asked, 0);
         assert_eq!(status(&steps, StepName::Project), StepStatus::NotSet);
     }
 
     #[test]
-    fn an_invalid_trusted_project_value_masks_the_user_value() {
+    fn an_invalid_project_value_masks_the_user_value() {
         use Source::*;
-        let (d, steps, warnings, _) = run(&[(Project, Some("relative")), (User, Some("/usr"))], true);
+        let (d, steps, warnings, _) = run(&[(Project, Some("relative")), (User, Some("/usr"))], false);
         assert!(d.chosen.is_none());
         assert_eq!(status(&steps, StepName::Project), StepStatus::Rejected);
         assert!(
@@ -429,7 +518,7 @@ mod tests {
                 .detail
                 .as_deref()
                 .unwrap()
-                .contains("masks lower sources (trusted: projects[")
+                .contains("masks lower sources (no trust record")
         );
         assert_eq!(status(&steps, StepName::User), StepStatus::Shadowed);
         assert_eq!(warnings.len(), 1);

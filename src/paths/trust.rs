@@ -1,6 +1,9 @@
-//! Workspace trust (SPEC §2.2.1 step 2): project settings may move memory once the
-//! user accepted the trust dialog for the project root or a parent, recorded as
-//! `projects["<dir>"].hasTrustDialogAccepted: true` in the global config file.
+//! Workspace trust (SPEC §2.2.3, 2.1.332): recorded as
+//! `projects["<dir>"].hasTrustDialogAccepted: true` in the global config file, for
+//! the canonical git root, or the project root or a parent (inside a repository up
+//! to the git root). Claude Code 2.1.332 reads local and project settings in print
+//! mode without it, and an interactive session cannot start untrusted, so the record
+//! is only named, never decisive.
 //!
 //! That file can be tens of MB, so it is read only when needed, streamed, bounded,
 //! and only the trust flags are kept; anything but a regular file is not opened for
@@ -46,11 +49,14 @@ pub enum Lookup {
 }
 
 impl Trust {
-    /// Look up `root` and its parents in `file`.
-    pub fn lookup(file: &str, root: &str) -> Trust {
+    /// Look up the `candidates` (in order, see [`candidates`]) in `file`.
+    pub fn lookup(file: &str, candidates: &[String]) -> Trust {
         let lookup = match read_flags(Path::new(file)) {
             Ok(None) => Lookup::Missing,
-            Ok(Some(flags)) => find_record(&flags, root).map_or(Lookup::NoRecord, Lookup::Trusted),
+            Ok(Some(flags)) => candidates
+                .iter()
+                .find(|c| flags.get(c.as_str()) == Some(&true))
+                .map_or(Lookup::NoRecord, |c| Lookup::Trusted(c.clone())),
             Err(why) => Lookup::Unreadable(why),
         };
         Trust {
@@ -68,11 +74,15 @@ impl Trust {
         let file = &self.file;
         match &self.lookup {
             Lookup::Trusted(dir) => format!("projects[{}].hasTrustDialogAccepted in {file}", quoted(dir)),
-            Lookup::NoRecord => format!(
-                "untrusted: no projects[\"<dir>\"].hasTrustDialogAccepted true for the project root or a parent in {file}"
+            Lookup::NoRecord => {
+                format!("no trust record in {file} (print mode needs none; an interactive start asks first)")
+            }
+            Lookup::Missing => format!(
+                "no trust record: {file} does not exist (print mode needs none; an interactive start asks first)"
             ),
-            Lookup::Missing => format!("untrusted: {file} does not exist"),
-            Lookup::Unreadable(why) => format!("untrusted: {file} {why}"),
+            Lookup::Unreadable(why) => {
+                format!("no trust record: {file} {why} (print mode needs none; an interactive start asks first)")
+            }
         }
     }
 
@@ -93,17 +103,24 @@ fn quoted(dir: &str) -> String {
     Value::String(dir.to_string()).to_string()
 }
 
-/// The closest of `root` and its parents whose record is trusted.
-pub fn find_record(flags: &BTreeMap<String, bool>, root: &str) -> Option<String> {
-    let mut dir = Some(Path::new(root));
+/// The dirs whose record trusts a workspace, in lookup order: the canonical git root
+/// (the project root outside a repository), then the project root and its parents,
+/// inside a repository stopping at the git root.
+pub fn candidates(project_root: &str, git_root: Option<&str>, canonical_root: &str) -> Vec<String> {
+    let mut out = vec![canonical_root.to_string()];
+    let mut dir = Some(Path::new(project_root));
     while let Some(d) = dir {
-        let key = d.to_string_lossy();
-        if flags.get(key.as_ref()) == Some(&true) {
-            return Some(key.into_owned());
+        let key = d.to_string_lossy().into_owned();
+        let at_git_root = git_root == Some(key.as_str());
+        if !out.contains(&key) {
+            out.push(key);
+        }
+        if at_git_root {
+            break;
         }
         dir = d.parent();
     }
-    None
+    out
 }
 
 /// The trust flag of every project in the global config; `Ok(None)` when missing.
@@ -271,7 +288,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(".claude.json");
         std::fs::write(&file, json).unwrap();
-        Trust::lookup(&file.to_string_lossy(), root).lookup
+        Trust::lookup(&file.to_string_lossy(), &candidates(root, None, root)).lookup
+    }
+
+    #[test]
+    fn inside_a_repository_the_walk_stops_at_the_git_root() {
+        assert_eq!(
+            candidates("/r/app/sub", Some("/r/app"), "/r/app"),
+            ["/r/app", "/r/app/sub"]
+        );
+        assert_eq!(
+            candidates("/r/app-wt/sub", Some("/r/app-wt"), "/r/app"),
+            ["/r/app", "/r/app-wt/sub", "/r/app-wt"]
+        );
+        assert_eq!(candidates("/a/b", None, "/a/b"), ["/a/b", "/a", "/"]);
     }
 
     #[test]
@@ -308,7 +338,7 @@ mod tests {
     #[test]
     fn missing_and_malformed_configs_are_untrusted() {
         let dir = tempfile::tempdir().unwrap();
-        let missing = Trust::lookup(&dir.path().join("none.json").to_string_lossy(), "/a");
+        let missing = Trust::lookup(&dir.path().join("none.json").to_string_lossy(), &["/a".into()]);
         assert_eq!(missing.lookup, Lookup::Missing);
         assert_eq!(missing.warning(), None);
         for bad in ["{oops", "[]", "", r#"{"projects": []}"#, r#"{"projects": {}} x"#] {
@@ -316,7 +346,7 @@ mod tests {
         }
         let bom = "\u{feff}{\"projects\": {\"/a\": {\"hasTrustDialogAccepted\": true}}}";
         assert_eq!(lookup(bom, "/a"), Lookup::Trusted("/a".into()));
-        let as_dir = Trust::lookup(&dir.path().to_string_lossy(), "/a");
+        let as_dir = Trust::lookup(&dir.path().to_string_lossy(), &["/a".into()]);
         assert!(as_dir.warning().unwrap().contains("is not a regular file"));
     }
 
@@ -325,7 +355,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join(".claude.json");
         rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR).unwrap();
-        let t = Trust::lookup(&fifo.to_string_lossy(), "/a");
+        let t = Trust::lookup(&fifo.to_string_lossy(), &["/a".into()]);
         assert_eq!(t.lookup, Lookup::Unreadable("is not a regular file".into()));
     }
 

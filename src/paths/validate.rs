@@ -60,8 +60,8 @@ pub fn validate_memory_path(raw: Option<&str>, expand_tilde: bool, home: Option<
     let candidate = if expand_tilde && (raw.starts_with("~/") || raw.starts_with("~\\")) {
         let rest = &raw[2..];
         let n = normalize(if rest.is_empty() { "." } else { rest });
-        if n == "." || n == ".." {
-            return Err(format!("`{raw}` names the home directory itself or its parent"));
+        if n == "." || n == ".." || n.starts_with("../") || n.starts_with("..\\") {
+            return Err(format!("`{raw}` names the home directory itself or leaves it"));
         }
         let home = home.ok_or_else(|| "no home directory to expand `~`".to_string())?;
         join(&[home, rest])
@@ -80,13 +80,50 @@ pub fn validate_memory_path(raw: Option<&str>, expand_tilde: bool, home: Option<
     if b.len() == 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
         return Err("a bare drive letter".into());
     }
-    if normalized.starts_with("\\\\") || normalized.starts_with("//") {
+    if b.len() >= 2 && is_sep(b[0]) && is_sep(b[1]) {
         return Err("a UNC path".into());
     }
     if normalized.contains('\0') {
         return Err("contains a NUL character".into());
     }
+    if normalized.starts_with("/??/") || normalized.starts_with("\\??\\") {
+        return Err("a Windows device namespace path".into());
+    }
+    if let Some(why) = special_root(normalized) {
+        return Err(why.into());
+    }
     Ok(nfc(&format!("{normalized}/")))
+}
+
+fn is_sep(b: u8) -> bool {
+    b == b'/' || b == b'\\'
+}
+
+/// Invisible format characters Claude Code ignores when it compares path segments.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}')
+}
+
+/// A network automount path (`/net/<host>`, `/Network/Servers/<host>`) or a macOS
+/// special root (`/.vol`, `/.file`, `/.nofollow`, `/.resolve`), compared
+/// case-insensitively on the normalized segments (SPEC §2.2.4, 2.1.332).
+fn special_root(normalized: &str) -> Option<&'static str> {
+    let segs: Vec<String> = normalized
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.chars().filter(|c| !invisible(*c)).collect::<String>().to_lowercase())
+        .collect();
+    let first = segs.first()?.as_str();
+    if first == "net" && segs.len() >= 2 {
+        return Some("a network automount path (/net/<host>)");
+    }
+    if first == "network" && segs.get(1).is_some_and(|s| s == "servers") && segs.len() >= 3 {
+        return Some("a network automount path (/Network/Servers/<host>)");
+    }
+    if matches!(first, ".vol" | ".file" | ".nofollow" | ".resolve") {
+        return Some("a macOS special root");
+    }
+    None
 }
 
 #[cfg(test)]
@@ -118,6 +155,42 @@ mod tests {
             "/tmp/../..",
         ] {
             assert!(v(raw, true).is_err(), "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn rejections_new_in_2_1_332_match_appendix_a3() {
+        for raw in ["~/../x", "~/foo/../../x"] {
+            assert!(v(raw, true).is_err(), "{raw:?}");
+        }
+        for raw in [
+            "/.vol/123/456",
+            "/.VOL/1",
+            "/a/../.vol/x",
+            "/.file/id=1",
+            "/.nofollow/x",
+            "/.resolve/1/2",
+            "/net/host/mem",
+            "/NET/host",
+            "/Network/Servers/h/m",
+            "/net/h/../x",
+            "/n\u{200b}et/host",
+            "/??/C:/x",
+            "\\??\\C:\\x",
+            "///\\x",
+            "/\\server\\share",
+        ] {
+            assert!(v(raw, true).is_err(), "{raw:?}");
+            assert!(v(raw, false).is_err(), "{raw:?}");
+        }
+        for (raw, out) in [
+            ("~/..x", "/home/alice/..x/"),
+            ("/net", "/net/"),
+            ("/Network/Servers", "/Network/Servers/"),
+            ("/tmp/net/x", "/tmp/net/x/"),
+            ("/home/u/.volume/x", "/home/u/.volume/x/"),
+        ] {
+            assert_eq!(v(raw, true).as_deref(), Ok(out), "{raw:?}");
         }
     }
 

@@ -193,7 +193,7 @@ fn shared_key(row: &mut Row) {
         .iter()
         .filter(|c| {
             let k = sanitize::sanitize(c);
-            &k.wyhash == key || &k.djb2 == key
+            &k.key == key || &k.wyhash == key
         })
         .cloned()
         .collect();
@@ -293,10 +293,10 @@ fn split(rows: &mut [Row], lives: &[Option<Live>]) {
                 .then(|| {
                     let p = rows[i].project_path.as_ref()?;
                     let k = sanitize::sanitize(&p.to_string_lossy());
-                    if k.wyhash == key {
-                        Some("wyhash")
-                    } else if k.djb2 == key {
+                    if k.key == key {
                         Some("djb2")
+                    } else if k.wyhash == key {
+                        Some("wyhash")
                     } else {
                         None
                     }
@@ -315,10 +315,10 @@ fn split(rows: &mut [Row], lives: &[Option<Live>]) {
                 ("worktree", _) => "a worktree keyed on its own".to_string(),
                 ("canonical_root", _) => "the same git root".to_string(),
                 ("hash", Some("djb2")) => {
-                    "the Node.js hash of a long path (native Claude Code reads the Wyhash key)".to_string()
+                    "the djb2 key of a long path, the one Claude Code 2.1.332 reads".to_string()
                 }
                 ("hash", Some(_)) => {
-                    "the native hash of a long path (Node.js-hosted Claude Code reads the djb2 key)".to_string()
+                    "the Wyhash key an older native Claude Code build gave a long path; Claude Code 2.1.332 reads the djb2 key".to_string()
                 }
                 ("hash", None) => "the two hash variants of a long path".to_string(),
                 ("case", _) => "a case variant of the path".to_string(),
@@ -425,9 +425,9 @@ mod tests {
         assert_ne!(key_family("-src-app"), key_family("-src-app2"));
         let long = format!("/{}", "b".repeat(210));
         let k = sanitize::sanitize(&long);
-        assert_ne!(k.wyhash, k.djb2);
-        assert_eq!(key_family(&k.wyhash), key_family(&k.djb2));
-        assert_eq!(family_reason(&k.wyhash, &k.djb2), "hash");
+        assert_ne!(k.wyhash, k.key);
+        assert_eq!(key_family(&k.wyhash), key_family(&k.key));
+        assert_eq!(family_reason(&k.wyhash, &k.key), "hash");
         assert_eq!(family_reason("-Users-Alice-app", "-users-alice-app"), "case");
         assert_eq!(family_reason("C--x-my_proj", "C--x-my-proj"), "underscore");
     }

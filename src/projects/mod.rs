@@ -269,7 +269,7 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
             measure(dir, c, list.map(Vec::as_slice), row_cwds, identity, now_ms)
         })
         .collect();
-    let fallback = paths::enabled_chain(&env, &base_settings(&env, &config_home));
+    let fallback = paths::enabled_chain(&env, &base_settings(&env, &config_home), None, None);
     flags::decide(&mut rows, &live, &fallback, &config_home, &memory_base);
     // Agent memory of every project whose path is known (a guess is not).
     let mut roots: Vec<(PathBuf, Option<PathBuf>)> = rows

@@ -142,7 +142,7 @@ fn best_entry(dir: &Path, words: &[&str]) -> Option<(String, usize)> {
         let Ok(name) = e.file_name().into_string() else {
             continue;
         };
-        let s = crate::paths::sanitize::sanitize(&name).wyhash;
+        let s = crate::paths::sanitize::sanitize(&name).key;
         let n = s.split('-').count();
         if n > words.len() || best.as_ref().is_some_and(|(_, b)| *b >= n) {
             continue;
@@ -200,9 +200,9 @@ mod tests {
         let real = std::fs::canonicalize(d.path()).unwrap();
         let p = real.join("my_app.v2").join("sub");
         std::fs::create_dir_all(&p).unwrap();
-        let key = crate::paths::sanitize::sanitize(&p.to_string_lossy()).wyhash;
+        let key = crate::paths::sanitize::sanitize(&p.to_string_lossy()).key;
         assert_eq!(guess(&key), (p.clone(), true));
-        let gone = crate::paths::sanitize::sanitize(&real.join("gone-away").to_string_lossy()).wyhash;
+        let gone = crate::paths::sanitize::sanitize(&real.join("gone-away").to_string_lossy()).key;
         assert_eq!(guess(&gone), (real.join("gone").join("away"), false));
     }
 }

@@ -472,7 +472,7 @@ fn creates_a_missing_resolved_dir() {
         .run()
         .success();
     assert_eq!(run.stdout, "created user_me.md\nindexed in MEMORY.md:1\n");
-    let key = memctl::paths::sanitize::sanitize(&proj.to_string_lossy()).wyhash;
+    let key = memctl::paths::sanitize::sanitize(&proj.to_string_lossy()).key;
     let dir = home.join(".claude/projects").join(key).join("memory");
     assert!(dir.join("user_me.md").is_file());
     use std::os::unix::fs::PermissionsExt;

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::support::{Env, write_aged};
 
 fn key(p: &Path) -> String {
-    sanitize(&p.to_string_lossy()).wyhash
+    sanitize(&p.to_string_lossy()).key
 }
 
 /// A transcript whose first line names `cwd`, so each row has its project path.

@@ -58,7 +58,7 @@ fn fixture() -> Env {
         ),
     )
     .unwrap();
-    let transcripts = claude.join("projects").join(sanitize(&proj.to_string_lossy()).wyhash);
+    let transcripts = claude.join("projects").join(sanitize(&proj.to_string_lossy()).key);
     fs::create_dir_all(&transcripts).unwrap();
     for (i, hours) in [(1, 30.0), (2, 20.0), (3, 5.0)] {
         let p = transcripts.join(format!("{i}{i}{i}{i}{i}{i}{i}{i}-1111-1111-1111-111111111111.jsonl"));
@@ -87,7 +87,7 @@ fn copy_aged(from: &Path, to: &Path, hours: f64) {
 
 /// Replace the temp root so documents compare across runs.
 fn normalise(text: &str, root: &Path) -> String {
-    let key = sanitize(&root.to_string_lossy()).wyhash;
+    let key = sanitize(&root.to_string_lossy()).key;
     text.replace(&root.display().to_string(), "$ROOT")
         .replace(&key, "$ROOT_KEY")
 }

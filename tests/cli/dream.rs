@@ -44,7 +44,7 @@ fn setup_with(dream: Option<bool>, flag: Option<&str>) -> (Env, PathBuf) {
     let proj = env.root().join("proj");
     fs::create_dir_all(&proj).unwrap();
     let claude = env.home().join(".claude");
-    let transcripts = claude.join("projects").join(sanitize(&proj.to_string_lossy()).wyhash);
+    let transcripts = claude.join("projects").join(sanitize(&proj.to_string_lossy()).key);
     fs::create_dir_all(&transcripts).unwrap();
     if let Some(d) = dream {
         fs::write(claude.join("settings.json"), format!("{{\"autoDreamEnabled\": {d}}}")).unwrap();

@@ -157,7 +157,10 @@ fn panics_become_internal_errors() {
 #[test]
 fn version_and_help_work() {
     let v = Env::new().arg("--version").run().success();
-    assert_eq!(v.stdout, format!("memctl {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        v.stdout,
+        format!("memctl {} (models Claude Code 2.1.332)\n", env!("CARGO_PKG_VERSION"))
+    );
     let h = Env::new().arg("--help").run().success();
     assert!(h.stdout.contains("Exit status:"));
 }

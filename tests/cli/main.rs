@@ -23,6 +23,7 @@ mod lint_fix;
 mod list;
 mod lock;
 mod merge;
+mod oracle_dirs;
 mod path;
 mod projects;
 mod recall;

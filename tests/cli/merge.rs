@@ -28,9 +28,7 @@ fn home() -> Home {
     fs::create_dir_all(&project).unwrap();
     git(&project, &["init", "-q"]);
     let old = projects.join("-home-alice-old-app/memory");
-    let new = projects
-        .join(sanitize(&project.to_string_lossy()).wyhash)
-        .join("memory");
+    let new = projects.join(sanitize(&project.to_string_lossy()).key).join("memory");
     // FROM: one new memory, one the same as INTO's, two that differ.
     write_aged(
         &old.join("feedback_testing.md"),
@@ -264,7 +262,7 @@ fn memory_dirs_by_path_and_an_emptied_index_is_removed() {
 fn the_old_project_path_names_its_orphaned_key() {
     let h = home();
     let gone = h.env.home().join("old/app");
-    let key = sanitize(&gone.to_string_lossy()).wyhash;
+    let key = sanitize(&gone.to_string_lossy()).key;
     let projects = h.env.home().join(".claude/projects");
     fs::rename(projects.join("-home-alice-old-app"), projects.join(&key)).unwrap();
     let old = projects.join(&key).join("memory");

@@ -9,7 +9,7 @@ use memctl::paths::sanitize::sanitize;
 use crate::support::{Env, git};
 
 fn key(p: &Path) -> String {
-    sanitize(&p.to_string_lossy()).wyhash
+    sanitize(&p.to_string_lossy()).key
 }
 
 /// `<root>/src/app` (a checkout with one commit) and its worktree `<root>/src/app-wt`.
@@ -55,7 +55,10 @@ fn worktrees_share_the_main_checkouts_memory() {
     assert_eq!(doc["hash_variant"], serde_json::Value::Null);
     assert_eq!(doc["enabled"]["value"], true);
     assert_eq!(doc["enabled"]["lever"], "default");
-    assert_eq!(doc["auto_dream"], serde_json::json!({"value": null, "lever": "unset"}));
+    assert_eq!(
+        doc["auto_dream"],
+        serde_json::json!({"value": null, "lever": "flag absent", "flag": {"source": "absent", "enabled": null, "available": null, "min_hours": null, "min_sessions": null}, "setting": null})
+    );
 }
 
 #[test]
@@ -185,8 +188,18 @@ fn user_settings(env: &Env, json: &str) {
     fs::write(dir.join("settings.json"), json).unwrap();
 }
 
+/// The warning for a project `autoMemoryDirectory` that decides (lint ML401).
+fn ml401_warning(proj: &Path, value: &str) -> String {
+    format!(
+        "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"{value}\": this checked-in file decides where every user's memory is written (Claude Code 2.1.332 honours it in print mode without trust and in every trusted interactive session; lint ML401); move it to .claude/settings.local.json (untracked) or the user settings\n",
+        proj.display()
+    )
+}
+
+/// SPEC A.4 (2.1.332 client): a project value is used over a valid user value with
+/// no trust record; `CLAUDE_CODE_IGNORE_PERSISTED_TRUST=1` skips it.
 #[test]
-fn user_setting_moves_memory_and_project_setting_is_ignored_with_a_warning() {
+fn a_project_setting_moves_memory_over_a_user_setting_without_trust() {
     let env = Env::new();
     let proj = env.root().join("proj");
     fs::create_dir_all(proj.join(".claude")).unwrap();
@@ -197,10 +210,19 @@ fn user_setting_moves_memory_and_project_setting_is_ignored_with_a_warning() {
     )
     .unwrap();
     let home = env.home();
-    env.resolved().arg("--project").arg(&proj).arg("path").run().success().stdout(&format!("{}/mymem/\n", home.display())).stderr(&format!(
-        "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead\n",
-        proj.display()
-    ));
+    let cmd = env.resolved().arg("--project").arg(&proj).arg("path");
+    let out = cmd.command().output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "/proj/evil/\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), ml401_warning(&proj, "/proj/evil"));
+    let run = cmd
+        .env("CLAUDE_CODE_IGNORE_PERSISTED_TRUST", "1")
+        .arg("--json")
+        .run()
+        .success();
+    let doc = run.json();
+    assert_eq!(doc["memory_dir"], format!("{}/mymem/", home.display()));
+    assert_eq!(step(&doc, "settings.project")["status"], "skipped_ignore_trust");
+    assert_eq!(doc["warnings"], serde_json::json!([]));
 }
 
 #[test]
@@ -289,13 +311,41 @@ fn key_for_matches_appendix_a1_including_long_keys() {
         .success()
         .stdout("-home-a-my-repo\n");
     let long = format!("/home/user/{}", "a".repeat(195));
+    let prefix = format!("-home-user-{}", "a".repeat(189));
+    Env::new()
+        .args(["path", "--key-for", &long])
+        .run()
+        .success()
+        .stdout(&format!("{prefix}-odqgte\n"));
     let run = Env::new().args(["path", "--json", "--key-for", &long]).run().success();
     let doc = run.json();
-    let prefix = format!("-home-user-{}", "a".repeat(189));
-    assert_eq!(doc["key"], format!("{prefix}-16jaymsy6oeq3"));
+    assert_eq!(doc["key"], format!("{prefix}-odqgte"));
     assert_eq!(doc["key_djb2"], format!("{prefix}-odqgte"));
+    assert_eq!(doc["key_wyhash"], format!("{prefix}-16jaymsy6oeq3"));
     assert_eq!(doc["units"], 206);
     assert_eq!(doc["input"], long);
+    assert_eq!(
+        doc["warnings"][0],
+        format!(
+            "longer than 200 units: Claude Code 2.1.332 uses the djb2 key; older native builds used {prefix}-16jaymsy6oeq3"
+        )
+    );
+    for (input, suffix) in [
+        (format!("/{}", "b".repeat(200)), "-86ms41"),
+        (format!("/tmp/\u{fc}ber/{}", "c".repeat(200)), "-8imqff"),
+        (format!("/tmp/😀{}", "d".repeat(200)), "-oh45h2"),
+    ] {
+        let doc = Env::new()
+            .args(["path", "--json", "--key-for", &input])
+            .run()
+            .success()
+            .json();
+        assert!(
+            doc["key"].as_str().unwrap().ends_with(suffix),
+            "{input}: {}",
+            doc["key"]
+        );
+    }
     Env::new()
         .args(["path", "--key-for", "/tmp/u\u{308}ber"])
         .run()
@@ -304,13 +354,19 @@ fn key_for_matches_appendix_a1_including_long_keys() {
 }
 
 #[test]
-fn long_keys_match_an_existing_djb2_directory_with_a_warning() {
+fn a_long_key_is_the_djb2_one_and_a_legacy_wyhash_dir_is_named() {
     let env = Env::new();
     let proj = env.root().join(format!("p{}", "x".repeat(210)));
     fs::create_dir_all(&proj).unwrap();
     let k = sanitize(&proj.to_string_lossy());
     let home = env.home();
-    fs::create_dir_all(home.join(".claude/projects").join(&k.djb2).join("memory")).unwrap();
+    let legacy = home.join(".claude/projects").join(&k.wyhash).join("memory");
+    fs::create_dir_all(&legacy).unwrap();
+    fs::write(
+        legacy.join("note.md"),
+        "---\nname: note\ndescription: d\ntype: user\n---\nbody\n",
+    )
+    .unwrap();
     let run = env
         .resolved()
         .arg("--project")
@@ -320,17 +376,23 @@ fn long_keys_match_an_existing_djb2_directory_with_a_warning() {
         .success();
     let doc = run.json();
     assert_eq!(doc["hash_variant"], "djb2");
+    assert_eq!(doc["key"], k.key.as_str());
     assert_eq!(
         doc["memory_dir"],
-        format!("{}/.claude/projects/{}/memory/", home.display(), k.djb2)
+        format!("{}/.claude/projects/{}/memory/", home.display(), k.key)
     );
+    let command = format!("memctl projects merge -- {} {}", k.wyhash, k.key);
     assert_eq!(
         doc["warnings"][0],
         format!(
-            "this directory was created by a Node.js-hosted Claude Code; the native CLI reads `{}` instead",
-            k.wyhash
+            "{} holds 1 memories written under the key of an older Claude Code build; Claude Code 2.1.332 reads {}: move them with `{command}`",
+            k.wyhash, k.key
         )
     );
+    assert_eq!(doc["legacy_dirs"][0]["key"], k.wyhash.as_str());
+    assert_eq!(doc["legacy_dirs"][0]["memories"], 1);
+    assert_eq!(doc["legacy_dirs"][0]["command"], command.as_str());
+    assert_eq!(doc["claude_code_version"], "2.1.332");
 }
 
 #[test]
@@ -377,6 +439,7 @@ fn local_setting_disables_memory_and_explain_names_the_lever() {
         r#"{"autoMemoryEnabled": false, "autoDreamEnabled": true}"#,
     )
     .unwrap();
+    let home = env.home();
     let run = env
         .resolved()
         .arg("--project")
@@ -395,7 +458,8 @@ fn local_setting_disables_memory_and_explain_names_the_lever() {
     );
     assert!(
         run.stdout.contains(&format!(
-            "auto-dream          enabled (autoDreamEnabled=true in {}/.claude/settings.local.json (local))",
+            "auto-dream          unknown (flag absent)\n                    tengu_onyx_plover not cached in {}/.claude/.claude.json: memctl cannot know the server's value\n                    autoDreamEnabled=true (autoDreamEnabled=true in {}/.claude/settings.local.json (local))",
+            home.display(),
             proj.display()
         )),
         "{}",
@@ -484,7 +548,9 @@ fn r14_explain_aligns_every_value_past_the_longest_label() {
     let rows: Vec<&str> = run
         .stdout
         .lines()
-        .filter(|l| !l.starts_with("note:") && !l.starts_with("      "))
+        .filter(|l| {
+            !l.starts_with("note:") && !l.starts_with("      ") && !l.starts_with("modelled Claude Code build:")
+        })
         .collect();
     // The value column: where `settings.project`'s value starts.
     let project = rows
@@ -578,7 +644,7 @@ fn a_trusted_project_setting_moves_memory_and_explain_names_the_record() {
         .run()
         .success()
         .json();
-    assert_eq!(doc["warnings"], serde_json::json!([]));
+    assert_eq!(doc["warnings"].as_array().unwrap().len(), 1, "{}", doc["warnings"]);
     assert_eq!(doc["memory_dir"], format!("{}/projmem/", home.display()));
     assert_eq!(doc["source"], "setting:project");
     let project = step(&doc, "settings.project");
@@ -619,7 +685,7 @@ fn a_trusted_project_setting_moves_memory_and_explain_names_the_record() {
     assert_eq!(
         line,
         format!(
-            "  settings.project  {}/.claude/settings.json: used `~/projmem` (trusted: projects[\"{}\"].hasTrustDialogAccepted in {})",
+            "  settings.project  {}/.claude/settings.json: used `~/projmem` (consulted: Claude Code 2.1.332 reads it in print/SDK mode without trust and in every interactive session; projects[\"{}\"].hasTrustDialogAccepted in {})",
             proj.display(),
             proj.display(),
             config.display()
@@ -669,18 +735,11 @@ fn trust_of_a_parent_dir_counts_and_a_local_setting_still_wins() {
 }
 
 #[test]
-fn an_untrusted_or_unreadable_trust_record_keeps_todays_warning() {
-    let warning = |proj: &Path| {
-        format!(
-            "memctl: warning: {}/.claude/settings.json sets autoMemoryDirectory to \"/proj/evil\", but Claude Code ignores it in project settings (checked-in settings cannot move memory); set it in .claude/settings.local.json (kept untracked by git: list it in .gitignore) or the user settings instead\n",
-            proj.display()
-        )
-    };
-    // hasTrustDialogAccepted: false
+fn an_untrusted_workspace_still_uses_the_project_setting() {
+    // hasTrustDialogAccepted: false (2.1.332 client: the value is used in print mode)
     let env = Env::new();
     let proj = project_with_setting(&env, "/proj/evil");
     let config = global_config(&env, &trusting(&proj, false));
-    let home = env.home();
     let run = env
         .resolved()
         .arg("--project")
@@ -691,26 +750,28 @@ fn an_untrusted_or_unreadable_trust_record_keeps_todays_warning() {
     let doc = run.json();
     assert_eq!(
         format!("memctl: warning: {}\n", doc["warnings"][0].as_str().unwrap()),
-        warning(&proj)
+        ml401_warning(&proj, "/proj/evil")
     );
-    assert_eq!(
-        doc["memory_dir"],
-        format!("{}/.claude/projects/{}/memory/", home.display(), key(&proj))
-    );
-    assert_eq!(step(&doc, "settings.project")["status"], "project_ignored");
+    assert_eq!(doc["memory_dir"], "/proj/evil/");
+    assert_eq!(step(&doc, "settings.project")["status"], "used");
     assert_eq!(
         step(&doc, "settings.project")["detail"],
         format!(
-            "untrusted: no projects[\"<dir>\"].hasTrustDialogAccepted true for the project root or a parent in {}",
+            "no trust record in {} (print mode needs none; an interactive start asks first)",
             config.display()
         )
     );
-    // A config that is not JSON: untrusted, with a second warning.
+    // A config that is not JSON: no record, with a second warning.
     let env = Env::new();
     let proj = project_with_setting(&env, "/proj/evil");
     let config = global_config(&env, "{\"projects\": ");
     let run = env.resolved().arg("--project").arg(&proj).arg("path").run().success();
-    assert!(run.stderr.starts_with(&warning(&proj)), "{}", run.stderr);
+    assert_eq!(run.stdout, "/proj/evil/\n");
+    assert!(
+        run.stderr.starts_with(&ml401_warning(&proj, "/proj/evil")),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains(&format!(
         "memctl: warning: the global config {} is not valid JSON",
         config.display()
@@ -874,7 +935,34 @@ fn an_invalid_named_key_or_one_without_claude_config_dir_is_ignored_with_a_warni
     );
     assert!(
         run.stderr
-            .contains("`named` is ignored (it counts only when CLAUDE_CONFIG_DIR is set)")
+            .contains("`named` is ignored (it counts only when CLAUDE_CONFIG_DIR is set and not empty)")
+    );
+}
+
+#[test]
+fn a_named_key_keys_only_the_transcripts_under_a_remote_memory_dir() {
+    let env = Env::new();
+    let proj = env.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let (home, root) = (env.home(), env.root());
+    let doc = env
+        .resolved()
+        .env("CLAUDE_CODE_PROJECT_DIR_NAME", "my_proj-1")
+        .env("CLAUDE_CODE_REMOTE_MEMORY_DIR", root.join("r"))
+        .arg("--project")
+        .arg(&proj)
+        .args(["path", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["memory_dir"],
+        format!("{}/r/projects/{}/memory/", root.display(), key(&proj))
+    );
+    assert_eq!(doc["key_source"], "sanitized");
+    assert_eq!(
+        doc["transcripts_dir"],
+        format!("{}/.claude/projects/my_proj-1", home.display())
     );
 }
 
@@ -921,4 +1009,38 @@ fn explain_wraps_its_values_to_80_columns_on_a_terminal() {
     for l in &lines {
         assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
     }
+}
+
+/// SPEC §2.3 row 7: memctl cannot know the session's model, so a cached model switch
+/// is listed in `enabled.conditions`, never decisive.
+#[test]
+fn a_cached_model_switch_is_listed_in_the_conditions() {
+    let doc = |umber: &str| {
+        let env = Env::new();
+        let proj = env.root().join("proj");
+        fs::create_dir_all(&proj).unwrap();
+        fs::create_dir_all(env.home().join(".claude")).unwrap();
+        fs::write(
+            env.home().join(".claude/.claude.json"),
+            format!(
+                r#"{{"cachedGrowthBookFeatures": {{"tengu_sepia_cormorant": ["claude-opus-*", "claude-x"], "tengu_umber_petrel": {umber}}}}}"#
+            ),
+        )
+        .unwrap();
+        env.resolved()
+            .arg("--project")
+            .arg(&proj)
+            .args(["path", "--json"])
+            .run()
+            .success()
+            .json()
+    };
+    let on = doc("true");
+    assert_eq!(on["enabled"]["value"], true);
+    assert_eq!(
+        on["enabled"]["conditions"].as_array().unwrap().last().unwrap(),
+        "model switch: claude-opus-*, claude-x"
+    );
+    let off = doc("false");
+    assert_eq!(off["enabled"]["conditions"].as_array().unwrap().len(), 5);
 }

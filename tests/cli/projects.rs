@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::support::{Env, git, run_in_pty, write_aged};
 
 fn key(p: &Path) -> String {
-    sanitize(&p.to_string_lossy()).wyhash
+    sanitize(&p.to_string_lossy()).key
 }
 
 const MEM: &str = "---\nname: {n}\ndescription: about {n}\ntype: project\n---\nBody of {n}.\n";
@@ -127,11 +127,11 @@ fn home() -> Home {
     let long = src.join(format!("deep/{}/project", "long-directory-name".repeat(11)));
     fs::create_dir_all(&long).unwrap();
     let k = sanitize(&long.to_string_lossy());
-    assert_ne!(k.wyhash, k.djb2);
+    assert_ne!(k.wyhash, k.key);
     memories(&projects.join(&k.wyhash).join("memory"), &["long_native"], 6.0);
     transcript(&env, &k.wyhash, 1, &long, 6.0);
-    memories(&projects.join(&k.djb2).join("memory"), &["long_node"], 24.0 * 20.0);
-    transcript(&env, &k.djb2, 1, &long, 24.0 * 20.0);
+    memories(&projects.join(&k.key).join("memory"), &["long_node"], 24.0 * 20.0);
+    transcript(&env, &k.key, 1, &long, 24.0 * 20.0);
 
     let ab = src.join("a_b");
     let a_dash_b = src.join("a-b");
