@@ -53,7 +53,7 @@ pub fn agents_parent(
         AgentScope::Local => match remote_memory_dir.filter(|d| !d.is_empty()) {
             Some(remote) => {
                 let root = canonical_root.or(project_root)?;
-                let key = sanitize(&root.to_string_lossy()).djb2;
+                let key = sanitize(&root.to_string_lossy()).key;
                 Some(Path::new(remote).join("projects").join(key).join("agent-memory-local"))
             }
             None => Some(project_root?.join(".claude").join("agent-memory-local")),
