@@ -12,6 +12,7 @@
 mod atomic;
 mod lock;
 mod outside;
+pub mod settle;
 mod trash;
 mod update;
 mod writer;

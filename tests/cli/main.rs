@@ -27,6 +27,7 @@ mod projects;
 mod restore;
 mod review;
 mod safety;
+mod torn;
 mod search;
 mod show;
 mod sync;
