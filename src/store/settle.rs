@@ -103,7 +103,11 @@ impl Clock for RealClock {
             let t = SystemTime::UNIX_EPOCH.checked_add(Duration::new(u64::try_from(s).ok()?, ns as u32))?;
             // A whole-second time may come from a file system that keeps only
             // seconds (or FAT's two): count it as two seconds younger.
-            if ns == 0 { t.checked_add(Duration::from_secs(2)) } else { Some(t) }
+            if ns == 0 {
+                t.checked_add(Duration::from_secs(2))
+            } else {
+                Some(t)
+            }
         };
         let (Some(mt), Some(ct)) = (at(m.mtime(), m.mtime_nsec()), at(m.ctime(), m.ctime_nsec())) else {
             return Duration::ZERO;
@@ -210,6 +214,12 @@ impl Watch {
         if !looks_torn(bytes, exists, seen) {
             return Ok(true);
         }
+        self.wait_settled(path)
+    }
+
+    /// Wait until `path` has stayed unchanged for [`SETTLE`] (`Ok(true)`), or
+    /// changes (`Ok(false)`); past the deadline, `conflict`.
+    pub fn wait_settled(&mut self, path: &Path) -> Result<bool, crate::error::Error> {
         let first = mark(path);
         loop {
             if self.settled(path) {

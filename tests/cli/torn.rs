@@ -19,7 +19,7 @@ use crate::support::Env;
 /// A program that rewrites a file in place: `exec 3>file` truncates it (same inode,
 /// as `writeFileSync` and `open(O_TRUNC)` do), then it waits for a line on its
 /// stdin before writing the full text.
-struct InPlaceWriter {
+pub struct InPlaceWriter {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
@@ -27,7 +27,7 @@ struct InPlaceWriter {
 
 impl InPlaceWriter {
     /// Start it and wait until it has truncated `target`; it will write `text`.
-    fn truncate(target: &Path, text: &str) -> InPlaceWriter {
+    pub fn truncate(target: &Path, text: &str) -> InPlaceWriter {
         let src = target.with_file_name("writer-source.txt");
         std::fs::write(&src, text).unwrap();
         let mut child = Command::new("sh")
@@ -51,7 +51,7 @@ impl InPlaceWriter {
     }
 
     /// Let it write, and wait until it has.
-    fn write(&mut self) {
+    pub fn write(&mut self) {
         let Some(mut stdin) = self.stdin.take() else { return };
         stdin.write_all(b"go\n").unwrap();
         drop(stdin);
@@ -63,11 +63,11 @@ impl InPlaceWriter {
 }
 
 /// What the test does at each of memctl's pauses (virtual ms at its start).
-type OnPause = Box<dyn FnMut(u64) + Send>;
+pub type OnPause = Box<dyn FnMut(u64) + Send>;
 
 /// Run memctl with `args` on the test clock; `on_pause` acts before each pause is
 /// answered. Returns the exit code, stderr and the pauses memctl made.
-fn run_on_test_clock(env: &Env, args: &[&str], on_pause: OnPause) -> (i32, String, Vec<u64>) {
+pub fn run_on_test_clock(env: &Env, args: &[&str], on_pause: OnPause) -> (i32, String, Vec<u64>) {
     let sock = env.root().join("clock.sock");
     let _ = std::fs::remove_file(&sock);
     let listener = UnixListener::bind(&sock).unwrap();
@@ -216,7 +216,17 @@ fn an_index_that_never_settles_is_a_conflict_and_nothing_is_written() {
     let grow = index.clone();
     let (code, stderr, pauses) = run_on_test_clock(
         &env,
-        &["add", "--type", "user", "--name", "fresh", "--description", "d", "--body", "b"],
+        &[
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "fresh",
+            "--description",
+            "d",
+            "--body",
+            "b",
+        ],
         Box::new(move |_| {
             let mut f = std::fs::OpenOptions::new().append(true).open(&grow).unwrap();
             f.write_all(b"x").unwrap();
