@@ -95,25 +95,37 @@ impl Clock for RealClock {
         std::thread::sleep(d);
     }
     fn age(&self, path: &Path) -> Duration {
-        use std::os::unix::fs::MetadataExt;
-        let Ok(m) = std::fs::metadata(path) else {
-            return Duration::ZERO;
-        };
-        let at = |s: i64, ns: i64| -> Option<SystemTime> {
-            let t = SystemTime::UNIX_EPOCH.checked_add(Duration::new(u64::try_from(s).ok()?, ns as u32))?;
-            // A whole-second time may come from a file system that keeps only
-            // seconds (or FAT's two): count it as two seconds younger.
-            if ns == 0 {
-                t.checked_add(Duration::from_secs(2))
-            } else {
-                Some(t)
-            }
-        };
-        let (Some(mt), Some(ct)) = (at(m.mtime(), m.mtime_nsec()), at(m.ctime(), m.ctime_nsec())) else {
-            return Duration::ZERO;
-        };
-        SystemTime::now().duration_since(mt.max(ct)).unwrap_or(Duration::ZERO)
+        file_age(path, true)
     }
+}
+
+/// How long ago `path` was last modified by its mtime (and, with `ctime`, its
+/// ctime too); zero if unknown or in the future. A whole-second time may come from
+/// a file system that keeps only seconds (or FAT's two): it counts as two seconds
+/// younger.
+fn file_age(path: &Path, ctime: bool) -> Duration {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(m) = std::fs::metadata(path) else {
+        return Duration::ZERO;
+    };
+    let at = |s: i64, ns: i64| -> Option<SystemTime> {
+        let t = SystemTime::UNIX_EPOCH.checked_add(Duration::new(u64::try_from(s).ok()?, ns as u32))?;
+        if ns == 0 {
+            t.checked_add(Duration::from_secs(2))
+        } else {
+            Some(t)
+        }
+    };
+    let Some(mut t) = at(m.mtime(), m.mtime_nsec()) else {
+        return Duration::ZERO;
+    };
+    if ctime {
+        match at(m.ctime(), m.ctime_nsec()) {
+            Some(c) => t = t.max(c),
+            None => return Duration::ZERO,
+        }
+    }
+    SystemTime::now().duration_since(t).unwrap_or(Duration::ZERO)
 }
 
 /// The test clock (debug builds only): `MEMCTL_TEST_CLOCK` names a Unix socket.
@@ -154,6 +166,16 @@ fn clock() -> Box<dyn Clock> {
         });
     }
     Box::new(RealClock(Instant::now()))
+}
+
+/// Whether `path` was modified within the last [`SETTLE`] by its mtime (SPEC v3
+/// §8.1 "modified in the last second"; under the test clock, always). Never waits.
+pub fn young(path: &Path) -> bool {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("MEMCTL_TEST_CLOCK").is_some() {
+        return true;
+    }
+    file_age(path, false) < SETTLE
 }
 
 /// One read-modify-write's watch over its target: how long it has waited, and

@@ -239,3 +239,71 @@ fn an_index_that_never_settles_is_a_conflict_and_nothing_is_written() {
     assert_eq!(after, format!("{torn}{}", "x".repeat(pauses.len())));
     assert!(!env.dir().join("user_fresh.md").exists());
 }
+
+/// Issue 29 point 2 (SPEC v3 §8.1): the snapshot `add` takes before its change,
+/// while another program has `MEMORY.md` truncated, must not record the torn file;
+/// `undo` of that `add` then never writes an empty index back. With `external`,
+/// another memory appeared meanwhile, so the before-snapshot is recorded, marking
+/// `MEMORY.md` unsettled; undo then refuses to write that older copy back.
+#[track_caller]
+fn undo_after_a_torn_snapshot(external: bool) {
+    let (env, before) = dir_with_index();
+    let index: PathBuf = env.dir().join("MEMORY.md");
+    let out = env.command().arg("snapshot").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    if external {
+        std::fs::write(
+            env.dir().join("user_ext.md"),
+            "---\nname: ext\ndescription: d\ntype: user\n---\n\nX.\n",
+        )
+        .unwrap();
+    }
+    let writer = Arc::new(Mutex::new(InPlaceWriter::truncate(&index, &before)));
+    let (code, stderr, _) = {
+        let writer = Arc::clone(&writer);
+        run_on_test_clock(
+            &env,
+            &[
+                "add",
+                "--type",
+                "user",
+                "--name",
+                "fresh",
+                "--description",
+                "d",
+                "--body",
+                "b",
+            ],
+            Box::new(move |_| writer.lock().unwrap().write()),
+        )
+    };
+    writer.lock().unwrap().write();
+    assert_eq!(code, 0, "{stderr}");
+    let out = env.command().args(["undo", "--yes"]).output().unwrap();
+    let undo_err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let after = std::fs::read_to_string(&index).unwrap();
+    let lost = before.lines().filter(|l| !after.lines().any(|a| a == *l)).count();
+    assert_eq!(
+        lost,
+        0,
+        "undo (exit {:?}: {undo_err}) lost {lost} lines; index now:\n{after}",
+        out.status.code()
+    );
+    if external {
+        assert_ne!(out.status.code(), Some(0), "{undo_err}");
+        assert!(undo_err.contains("unsettled"), "{undo_err}");
+    } else {
+        assert_eq!(out.status.code(), Some(0), "{undo_err}");
+        assert_eq!(after, before);
+    }
+}
+
+#[test]
+fn undo_of_an_add_during_an_in_place_rewrite_keeps_every_index_line() {
+    undo_after_a_torn_snapshot(false);
+}
+
+#[test]
+fn undo_never_writes_back_an_index_recorded_unsettled() {
+    undo_after_a_torn_snapshot(true);
+}
