@@ -165,17 +165,16 @@ impl SettingsFile {
     /// - with `root` (a local or project settings file), a symlink that leaves the
     ///   project is refused, as for CLAUDE files (issue 29 point 8);
     /// - a file that reads empty or does not parse may be another program's
-    ///   rewrite in progress: it is read again once it has stayed unchanged for
-    ///   [`crate::store::settle::SETTLE`]; an empty file that had to be waited for
-    ///   is a `conflict`, never `{}`, and one that keeps changing past the
-    ///   deadline too (issue 29 point 3).
+    ///   rewrite in progress: it is used only once it has stayed unchanged for
+    ///   [`crate::store::settle::SETTLE`] (then empty is `{}`, unparsable is
+    ///   refused); one that changes is read again, and one that keeps changing
+    ///   past the deadline is a `conflict`, never `{}` (issue 29 point 3).
     pub fn edit(path: &Path, root: Option<&Path>) -> Result<SettingsFile, Error> {
         if let Some(root) = root {
             crate::store::outside_real(root, path).map_err(|e| settings_containment(e, path))?;
         }
         let mut watch = crate::store::settle::Watch::new();
         let lock = settings_lock(path, &mut watch)?;
-        let mut waited = false;
         loop {
             let st = stamp(path);
             let raw = read_raw(path)?;
@@ -194,20 +193,22 @@ impl SettingsFile {
                 f._lock = lock;
                 return Ok(f);
             }
-            // Empty or unparsable: settled already (and not waited for), take it
-            // as it is (an empty file is `{}`, a broken one is refused).
-            if watch.settled(path) && !waited {
+            // Empty or unparsable: settled already, take it as it is (an empty
+            // file is `{}`, a broken one is refused).
+            if watch.settled(path) {
                 let mut f = parsed?;
                 f.root = root.map(Path::to_path_buf);
                 f._lock = lock;
                 return Ok(f);
             }
-            waited = true;
             if watch.wait_settled(path).map_err(|_| rewritten(path))? {
-                // It settled as it is: a broken file is refused as such; an empty
-                // one was just emptied, which is a rewrite memctl does not trust.
-                parsed?;
-                return Err(rewritten(path));
+                // It stayed as it is for longer than a writer stalls: an empty
+                // file is `{}` (Claude Code writes that shape too), a broken one is
+                // refused as such.
+                let mut f = parsed?;
+                f.root = root.map(Path::to_path_buf);
+                f._lock = lock;
+                return Ok(f);
             }
         }
     }

@@ -183,6 +183,8 @@ pub fn young(path: &Path) -> bool {
 pub struct Watch {
     clock: Box<dyn Clock>,
     last: Option<(Mark, Duration)>,
+    /// The last complete-looking content seen (its hash) and since when.
+    content: Option<(u64, Duration)>,
 }
 
 impl Default for Watch {
@@ -198,6 +200,7 @@ impl Watch {
         Watch {
             clock: clock(),
             last: None,
+            content: None,
         }
     }
 
@@ -215,6 +218,33 @@ impl Watch {
             _ => {
                 let since = now.saturating_sub(self.clock.age(path));
                 self.last = Some((m, since));
+                since
+            }
+        };
+        now.saturating_sub(since) >= SETTLE
+    }
+
+    /// Whether the complete-looking content `bytes` of `path` (a read that lacks
+    /// lines the command saw when it planned, but is not cut itself) has been the
+    /// file's content for [`SETTLE`]: every such read since then gave the same
+    /// bytes (reads that look cut are another program's rewrite in progress and
+    /// neither count nor reset it). A program that keeps writing back the same
+    /// text does not keep memctl waiting; one whose text keeps changing does.
+    pub fn content_settled(&mut self, path: &Path, bytes: &[u8]) -> bool {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        let hash = h.finish();
+        let now = self.clock.elapsed();
+        let since = match self.content {
+            Some((prev, since)) if prev == hash => since,
+            Some(_) => {
+                self.content = Some((hash, now));
+                now
+            }
+            None => {
+                let since = now.saturating_sub(self.clock.age(path));
+                self.content = Some((hash, since));
                 since
             }
         };

@@ -75,10 +75,12 @@ pub fn keep_original_bytes(old: &[u8], new: &str) -> Vec<u8> {
 /// Code's Write tool, editors) must never make memctl derive the new text from a
 /// half-written file, so:
 /// - a read during which the file changed is retried;
-/// - `seen` is what the command read when it planned; a read that looks torn
-///   (empty, cut inside a line, shorter than `seen` or missing one of its lines) is
-///   used only once the file has stayed unchanged for [`settle::SETTLE`]
-///   (see [`settle::Watch::trust`]);
+/// - a read that is empty or cut inside a line is used only once the file has
+///   stayed unchanged for [`settle::SETTLE`] (see [`settle::Watch::trust`]);
+/// - `seen` is what the command read when it planned; a complete-looking read
+///   that is shorter than `seen` or lacks one of its lines is used only once every
+///   such read for [`settle::SETTLE`] gave the same bytes
+///   ([`settle::Watch::content_settled`]);
 /// - right before the rename the target must still hold the bytes that were read
 ///   (size, mtime and content), else re-read and re-apply;
 /// - lines memctl does not change keep their bytes, valid UTF-8 or not.
@@ -98,7 +100,22 @@ pub fn update(
         }
         let before = stamp(target);
         let old_bytes = read_for_update(target)?;
-        if stamp(target) != before || !watch.trust(target, &old_bytes, seen)? {
+        if stamp(target) != before {
+            watch.pause();
+            continue;
+        }
+        let exists = fs::symlink_metadata(target).is_ok();
+        let trusted = if settle::looks_torn(&old_bytes, exists, None) {
+            // Empty or cut inside a line: the file must stay unchanged.
+            watch.trust(target, &old_bytes, None)?
+        } else if settle::looks_torn(&old_bytes, exists, seen) {
+            // Complete-looking, but shorter than or missing lines of what the
+            // command planned from: its content must stay the same.
+            watch.content_settled(target, &old_bytes)
+        } else {
+            true
+        };
+        if !trusted {
             watch.pause();
             continue;
         }

@@ -57,22 +57,31 @@ fn hook_install_during_a_settings_rewrite_keeps_every_key() {
     assert_eq!(fs::read_to_string(backup).unwrap(), SETTINGS);
 }
 
-/// Point 3: a settings file that was emptied while memctl looked and stays empty
-/// is a conflict, never `{}`: nothing is written, no empty backup.
+/// Point 3: a settings file another program keeps rewriting (empty or cut at
+/// every look) is a conflict after the deadline, never `{}`: nothing is written,
+/// no backup.
 #[test]
-fn a_settings_file_emptied_mid_edit_is_a_conflict() {
+fn a_settings_file_that_keeps_being_rewritten_is_a_conflict() {
     let env = Env::new();
     let f = user_settings(&env);
-    fs::write(&f, SETTINGS).unwrap();
-    let mut writer = InPlaceWriter::truncate(&f, SETTINGS);
-    let (code, stderr, pauses) =
-        run_on_test_clock(&env, &["config", "set", "autoDreamEnabled", "false"], Box::new(|_| {}));
+    fs::write(&f, "").unwrap();
+    let g = f.clone();
+    let mut n = 0usize;
+    let (code, stderr, pauses) = run_on_test_clock(
+        &env,
+        &["config", "set", "autoDreamEnabled", "false"],
+        Box::new(move |_| {
+            // Truncate and write a first piece, in place, at every pause.
+            n += 1;
+            let mut h = fs::File::create(&g).unwrap();
+            h.write_all(&SETTINGS.as_bytes()[..n % 20]).unwrap();
+        }),
+    );
     assert_eq!(code, 2, "pauses {pauses:?}: {stderr}");
     assert!(stderr.contains("being rewritten"), "{stderr}");
-    assert_eq!(fs::read(&f).unwrap(), b"");
+    assert!(pauses.last().is_some_and(|&ms| ms >= 4_900), "{pauses:?}");
+    assert!(!fs::read_to_string(&f).unwrap().contains("autoDreamEnabled"));
     assert!(!f.with_file_name("settings.json.memctl-backup").exists());
-    writer.write();
-    assert_eq!(fs::read_to_string(&f).unwrap(), SETTINGS);
 }
 
 /// Point 3: memctl's own settings edits are serialised by a lock in its state dir
