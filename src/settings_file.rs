@@ -15,10 +15,122 @@ use crate::store::{Stamp, stamp};
 /// A settings file as read for editing.
 pub struct SettingsFile {
     pub path: PathBuf,
-    /// The file's text (`None`: it does not exist).
+    /// The file's text (`None`: it does not exist). Bytes that are not UTF-8 are
+    /// held as private-use characters (see [`decode`]) so a rewrite keeps them.
     pub text: Option<String>,
     pub value: Map<String, Value>,
     stamp: Stamp,
+    /// The exact bytes read (for the backup and the re-check before the rename).
+    raw: Option<Vec<u8>>,
+    /// Whether `text` holds mapped bytes that must be written back as bytes.
+    mapped: bool,
+    /// The project root a local or project settings file must stay inside.
+    root: Option<PathBuf>,
+    /// memctl's lock on this settings file, held while editing it.
+    _lock: Option<std::fs::File>,
+}
+
+/// Bytes that are not UTF-8 are carried through JSON as the private-use characters
+/// U+10FE80..U+10FEFF (one per byte) and written back as the bytes, so a rewrite
+/// never turns them into U+FFFD (issue 29 point 19). A file that is not UTF-8 and
+/// already holds such characters is read lossily (never ambiguously).
+const RAW_BASE: u32 = 0x10FE00;
+
+/// `bytes` as text: exact when UTF-8; else each invalid byte mapped (see
+/// [`RAW_BASE`]). Returns the text and whether bytes were mapped.
+pub fn decode(bytes: &[u8]) -> (String, bool) {
+    if let Ok(t) = std::str::from_utf8(bytes) {
+        return (t.to_string(), false);
+    }
+    let lossy = || (String::from_utf8_lossy(bytes).into_owned(), false);
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        if chunk
+            .valid()
+            .chars()
+            .any(|c| (RAW_BASE..RAW_BASE + 0x100).contains(&(c as u32)))
+        {
+            return lossy();
+        }
+        out.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            match char::from_u32(RAW_BASE + u32::from(b)) {
+                Some(c) => out.push(c),
+                None => return lossy(),
+            }
+        }
+    }
+    (out, true)
+}
+
+/// The bytes of text made by [`decode`] (mapped characters back to their bytes).
+pub fn encode(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        let u = c as u32;
+        if (RAW_BASE + 0x80..RAW_BASE + 0x100).contains(&u) {
+            out.push((u - RAW_BASE) as u8);
+        } else {
+            let mut buf = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    out
+}
+
+/// Text for display: mapped bytes shown as U+FFFD.
+fn shown(text: &str) -> String {
+    String::from_utf8_lossy(&encode(text)).into_owned()
+}
+
+/// memctl's lock for editing the settings file `path`: a file in memctl's state
+/// dir (`${XDG_STATE_HOME:-~/.local/state}/memctl/settings-locks/<hash>.lock`),
+/// keyed by the file's real path, so no file appears in the user's repository
+/// and two names of one file share a lock (issue 29 point 3).
+/// Waits through `watch` (polling, never blocking in the kernel) up to its deadline.
+fn settings_lock(path: &Path, watch: &mut crate::store::settle::Watch) -> Result<Option<std::fs::File>, Error> {
+    use sha2::Digest;
+    use std::os::unix::ffi::OsStrExt;
+    let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let Some(state) = nonempty("XDG_STATE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".local/state"))) else {
+        return Ok(None);
+    };
+    let dir = state.join("memctl/settings-locks");
+    crate::store::create_dir(&dir)?;
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| {
+        let parent = path.parent().unwrap_or(Path::new("/"));
+        let parent = parent
+            .ancestors()
+            .find_map(|a| {
+                std::fs::canonicalize(a)
+                    .ok()
+                    .map(|r| r.join(parent.strip_prefix(a).unwrap_or(Path::new(""))))
+            })
+            .unwrap_or_else(|| parent.to_path_buf());
+        parent.join(path.file_name().unwrap_or_default())
+    });
+    let digest = sha2::Sha256::digest(real.as_os_str().as_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let lock_path = dir.join(format!("{hex}.lock"));
+    let f = crate::store::open_lock(&lock_path, "the settings lock")?;
+    loop {
+        match f.try_lock() {
+            Ok(()) => return Ok(Some(f)),
+            Err(std::fs::TryLockError::WouldBlock) if !watch.expired() => watch.pause(),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(
+                    Error::new(Kind::Busy, format!("another memctl is editing {}", path.display()))
+                        .hint("try again when it has finished"),
+                );
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(Error::new(
+                    Kind::Io,
+                    format!("cannot lock {}: {e}", lock_path.display()),
+                ));
+            }
+        }
+    }
 }
 
 /// What a write did (`hook install --json`, `config set --json`).
@@ -40,26 +152,75 @@ pub fn backup_path(path: &Path) -> PathBuf {
 
 impl SettingsFile {
     /// Read `path`; a missing or empty file is an empty object. A file that does not
-    /// parse, or whose top level is not an object, is refused.
+    /// parse, or whose top level is not an object, is refused. For reading only
+    /// (`hook status`); an edit opens with [`SettingsFile::edit`].
     pub fn open(path: &Path) -> Result<SettingsFile, Error> {
-        use crate::fsread::{self, ReadError};
         let st = stamp(path);
-        let bytes = match fsread::read_regular(path, fsread::MAX_SETTINGS_BYTES) {
-            Ok(b) => Some(b),
-            Err(ReadError::NotFound) => None,
-            Err(e) => {
-                return Err(Error::new(
-                    Kind::Io,
-                    format!(
-                        "cannot read {}: {}",
-                        path.display(),
-                        crate::error::plain_os_errors(&e.to_string())
-                    ),
-                )
-                .hint("memctl edits only a regular settings file it can read"));
+        let raw = read_raw(path)?;
+        Self::parse(path, raw, st)
+    }
+
+    /// Open `path` to edit it (`hook install`/`uninstall`, `config set`/`unset`):
+    /// - memctl's own edits of one file are serialised by a lock in its state dir;
+    /// - with `root` (a local or project settings file), a symlink that leaves the
+    ///   project is refused, as for CLAUDE files (issue 29 point 8);
+    /// - a file that reads empty or does not parse may be another program's
+    ///   rewrite in progress: it is used only once it has stayed unchanged for
+    ///   [`crate::store::settle::SETTLE`] (then empty is `{}`, unparsable is
+    ///   refused); one that changes is read again, and one that keeps changing
+    ///   past the deadline is a `conflict`, never `{}` (issue 29 point 3).
+    pub fn edit(path: &Path, root: Option<&Path>) -> Result<SettingsFile, Error> {
+        if let Some(root) = root {
+            crate::store::outside_real(root, path).map_err(|e| settings_containment(e, path))?;
+        }
+        let mut watch = crate::store::settle::Watch::new();
+        let lock = settings_lock(path, &mut watch)?;
+        loop {
+            let st = stamp(path);
+            let raw = read_raw(path)?;
+            if stamp(path) != st {
+                watch.pause();
+                continue;
             }
+            let blank = raw.as_deref().is_some_and(|b| {
+                let t = String::from_utf8_lossy(b);
+                t.strip_prefix('\u{feff}').unwrap_or(&t).trim().is_empty()
+            });
+            let parsed = Self::parse(path, raw, st);
+            if !blank && parsed.is_ok() {
+                let mut f = parsed?;
+                f.root = root.map(Path::to_path_buf);
+                f._lock = lock;
+                return Ok(f);
+            }
+            // Empty or unparsable: settled already, take it as it is (an empty
+            // file is `{}`, a broken one is refused).
+            if watch.settled(path) {
+                let mut f = parsed?;
+                f.root = root.map(Path::to_path_buf);
+                f._lock = lock;
+                return Ok(f);
+            }
+            if watch.wait_settled(path).map_err(|_| rewritten(path))? {
+                // It stayed as it is for longer than a writer stalls: an empty
+                // file is `{}` (Claude Code writes that shape too), a broken one is
+                // refused as such.
+                let mut f = parsed?;
+                f.root = root.map(Path::to_path_buf);
+                f._lock = lock;
+                return Ok(f);
+            }
+        }
+    }
+
+    fn parse(path: &Path, raw: Option<Vec<u8>>, st: Stamp) -> Result<SettingsFile, Error> {
+        let (text, mapped) = match &raw {
+            Some(b) => {
+                let (t, m) = decode(b);
+                (Some(t), m)
+            }
+            None => (None, false),
         };
-        let text = bytes.map(|b| String::from_utf8_lossy(&b).into_owned());
         let body = text.as_deref().unwrap_or("");
         let body = body.strip_prefix('\u{feff}').unwrap_or(body);
         let value = if body.trim().is_empty() {
@@ -94,6 +255,10 @@ impl SettingsFile {
             text,
             value,
             stamp: st,
+            raw,
+            mapped,
+            root: None,
+            _lock: None,
         })
     }
 
@@ -101,13 +266,13 @@ impl SettingsFile {
     /// nothing when it equals what the file holds. With `dry_run`, only the diff.
     pub fn write(&self, new: &Map<String, Value>, dry_run: bool) -> Result<Change, Error> {
         let new_text = render(new);
-        let old_text = self.text.clone().unwrap_or_default();
+        let old_text = shown(self.text.as_deref().unwrap_or_default());
         let label = self.path.to_string_lossy().trim_start_matches('/').to_string();
         let same = self.text.is_some() && *new == self.value && same_order(new, &self.value);
         let diff = if same {
             String::new()
         } else {
-            crate::diff::unified(&label, &old_text, &new_text)
+            crate::diff::unified(&label, &old_text, &shown(&new_text))
         };
         let mut change = Change {
             file: self.path.to_string_lossy().into_owned(),
@@ -118,20 +283,34 @@ impl SettingsFile {
         if same || dry_run {
             return Ok(change);
         }
-        // A symlinked settings file (a dotfiles checkout) is written through.
-        let target = match std::fs::symlink_metadata(&self.path) {
-            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&self.path)
-                .map_err(|e| Error::new(Kind::Io, format!("cannot resolve {}: {e}", self.path.display())))?,
-            _ => self.path.clone(),
+        // A symlinked settings file (a dotfiles checkout) is written through; a
+        // project's file only while it stays inside the project.
+        let target = match &self.root {
+            Some(root) => {
+                crate::store::outside_real(root, &self.path).map_err(|e| settings_containment(e, &self.path))?
+            }
+            None => match std::fs::symlink_metadata(&self.path) {
+                Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&self.path)
+                    .map_err(|e| Error::new(Kind::Io, format!("cannot resolve {}: {e}", self.path.display())))?,
+                _ => self.path.clone(),
+            },
         };
         let dir = target.parent().unwrap_or(Path::new("/")).to_path_buf();
         crate::store::create_dir(&dir)?;
-        if let Some(old) = &self.text {
+        if let Some(old) = &self.raw {
             let backup = backup_path(&target);
-            crate::store::write_outside(&backup, old.as_bytes())?;
+            crate::store::write_outside(&backup, old)?;
             change.backup = Some(backup.to_string_lossy().into_owned());
         }
-        let written = crate::store::write_checked(&dir, &target, new_text.as_bytes(), Some(self.stamp))?;
+        let bytes = if self.mapped {
+            encode(&new_text)
+        } else {
+            new_text.into_bytes()
+        };
+        // Right before the rename the file must still hold what was read: stamp
+        // and bytes (Claude Code or another memctl may have written it meanwhile).
+        let still = || stamp(&target) == self.stamp && read_raw(&target).is_ok_and(|b| b == self.raw);
+        let written = crate::store::write_outside_if(&target, &bytes, &still)?;
         if !written {
             return Err(Error::new(
                 Kind::Conflict,
@@ -141,6 +320,46 @@ impl SettingsFile {
         }
         Ok(change)
     }
+}
+
+/// The bytes of the regular file `path` (`None` when missing), bounded, never
+/// blocking on a FIFO.
+fn read_raw(path: &Path) -> Result<Option<Vec<u8>>, Error> {
+    use crate::fsread::{self, ReadError};
+    match fsread::read_regular(path, fsread::MAX_SETTINGS_BYTES) {
+        Ok(b) => Ok(Some(b)),
+        Err(ReadError::NotFound) => Ok(None),
+        Err(e) => Err(Error::new(
+            Kind::Io,
+            format!(
+                "cannot read {}: {}",
+                path.display(),
+                crate::error::plain_os_errors(&e.to_string())
+            ),
+        )
+        .hint("memctl edits only a regular settings file it can read")),
+    }
+}
+
+/// A settings file being rewritten by another program.
+fn rewritten(path: &Path) -> Error {
+    Error::new(
+        Kind::Conflict,
+        format!(
+            "{} is being rewritten by another program (it read empty or incomplete)",
+            path.display()
+        ),
+    )
+    .hint("run the command again once the other program (Claude Code?) has finished writing it")
+}
+
+/// The containment refusal for a settings file reached through a symlink.
+fn settings_containment(e: Error, _path: &Path) -> Error {
+    if e.kind != Kind::Containment {
+        return e;
+    }
+    Error::new(Kind::Containment, e.message)
+        .hint("memctl writes a project's settings files only inside the project root; edit the target directly")
 }
 
 /// serde_json's message without its ` at line L column C` suffix.
@@ -166,6 +385,15 @@ pub fn render(map: &Map<String, Value>) -> String {
     let mut s = serde_json::to_string_pretty(map).unwrap_or_else(|_| "{}".into());
     s.push('\n');
     s
+}
+
+/// The project root a scope's settings file must stay inside (`None` for the
+/// user's file, which may be a symlink into a dotfiles checkout).
+pub fn scope_root(scope: crate::cli::SettingsScope, res: &crate::paths::Resolution) -> Option<PathBuf> {
+    match scope {
+        crate::cli::SettingsScope::User => None,
+        _ => res.project.as_ref().map(|p| PathBuf::from(&p.root)),
+    }
 }
 
 /// The settings file of a scope.

@@ -50,6 +50,11 @@ pub fn run(args: &ConfigArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         None => show(ctx, out),
         Some(ConfigCommand::Set(a)) => {
             let value = parse_value(&a.key, &a.value, a.scope, ctx)?;
+            if a.key == "autoMemoryDirectory"
+                && let Some(w) = crowded_dir_warning(&a.value, ctx)
+            {
+                out.warn(w);
+            }
             edit(ctx, out, &a.key, Some(value), a.scope, a.dry_run)
         }
         Some(ConfigCommand::Unset(a)) => {
@@ -154,14 +159,92 @@ fn parse_value(k: &str, v: &str, scope: SettingsScope, ctx: &Context) -> Result<
         .hint("a checked-in file would redirect every user's memory: Claude Code 2.1.332 honours it in print mode and once the folder is trusted; use --scope local or user"));
     }
     let home = ctx.env.home();
-    crate::paths::validate::validate_memory_path(Some(v), true, home.as_deref()).map_err(|why| {
+    let dir = crate::paths::validate::validate_memory_path(Some(v), true, home.as_deref()).map_err(|why| {
         Error::new(
             Kind::InvalidInput,
             format!("Claude Code would reject this memory dir ({why}): {v}"),
         )
         .hint("give an absolute path or ~/…, not a filesystem root or a UNC path")
     })?;
+    let dir = std::path::PathBuf::from(dir.trim_end_matches('/'));
+    let res = ctx.resolve()?;
+    ensure_not_sensitive(&dir, home.as_deref(), res.config_home.as_deref(), v)?;
     Ok(Value::String(v.to_string()))
+}
+
+/// `p` and, when it exists, its real path (symlinks resolved).
+fn forms(p: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v = vec![p.to_path_buf()];
+    if let Ok(r) = std::fs::canonicalize(p) {
+        v.push(r);
+    }
+    v
+}
+
+/// Claude Code lets the model write anywhere in the memory dir: a memory dir that
+/// is the home dir itself, the Claude config dir or one of its parents would let
+/// it write `settings.json` (its own permissions and hooks) or `~/.ssh` (issue 29
+/// point 11). Refused whichever way it is spelled (`~/`, `$HOME` as an absolute
+/// path, through a symlink).
+fn ensure_not_sensitive(dir: &std::path::Path, home: Option<&str>, config: Option<&str>, v: &str) -> Result<(), Error> {
+    let dirs = forms(dir);
+    let refuse = |what: &str| {
+        Err(
+            Error::new(Kind::InvalidInput, format!("the memory dir would be {what}: {v}")).hint(
+                "Claude Code may write any file in its memory dir; choose a dir of its own, such as ~/claude-memory/",
+            ),
+        )
+    };
+    if let Some(home) = home.filter(|h| !h.is_empty()) {
+        let homes = forms(std::path::Path::new(home.trim_end_matches('/')));
+        if dirs.iter().any(|d| homes.contains(d)) {
+            return refuse("your home directory");
+        }
+    }
+    if let Some(config) = config.filter(|c| !c.is_empty()) {
+        let configs = forms(std::path::Path::new(config.trim_end_matches('/')));
+        if dirs.iter().any(|d| configs.iter().any(|c| c.starts_with(d))) {
+            return refuse("the Claude Code config dir or a directory holding it");
+        }
+    }
+    Ok(())
+}
+
+/// A warning when `dir` already holds files that are not memories (dotfiles,
+/// keys, other programs' files): Claude Code could read and rewrite them.
+fn crowded_dir_warning(v: &str, ctx: &Context) -> Option<String> {
+    let home = ctx.env.home();
+    let dir = crate::paths::validate::validate_memory_path(Some(v), true, home.as_deref()).ok()?;
+    let own = [
+        ".memctl.lock",
+        ".consolidate-lock",
+        ".trash",
+        ".memctl",
+        "MEMORY.md",
+        "team",
+        "logs",
+    ];
+    let mut others: Vec<String> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            let memory = !name.starts_with('.') && (name.ends_with(".md") || is_dir);
+            (!memory && !own.contains(&name.as_str()) && !name.starts_with(".MEMORY.md.")).then_some(name)
+        })
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    others.sort();
+    let n = others.len();
+    others.truncate(3);
+    Some(format!(
+        "{dir} already holds {n} file(s) that are not memories ({}{}): Claude Code may read and rewrite anything in its memory dir",
+        others.join(", "),
+        if n > 3 { ", …" } else { "" }
+    ))
 }
 
 fn edit(
@@ -174,7 +257,7 @@ fn edit(
 ) -> Result<ExitCode> {
     let res = ctx.resolve()?;
     let path = settings_file::scope_file(scope, &res)?;
-    let file = SettingsFile::open(&path)?;
+    let file = SettingsFile::edit(&path, settings_file::scope_root(scope, &res).as_deref())?;
     let mut map = file.value.clone();
     match &value {
         Some(v) => {

@@ -56,8 +56,10 @@ struct EditReport {
 }
 
 fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, install: bool) -> Result<ExitCode> {
-    let file = crate::settings_file::scope_file(a.scope, &ctx.resolve()?)?;
-    let sf = SettingsFile::open(&file)?;
+    let res = ctx.resolve()?;
+    let file = crate::settings_file::scope_file(a.scope, &res)?;
+    let root = crate::settings_file::scope_root(a.scope, &res);
+    let sf = SettingsFile::edit(&file, root.as_deref())?;
     let new = if install {
         let cmd = command_for(a.scope)?;
         if a.scope == SettingsScope::Project {

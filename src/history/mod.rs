@@ -275,12 +275,8 @@ fn store_err(what: &str, p: &Path, e: &std::io::Error) -> Error {
 fn take_lock(store: &Path, wait_ms: u64) -> Result<File, Error> {
     fs::create_dir_all(store).map_err(|e| store_err("cannot create the history store", store, &e))?;
     let lock_path = store.join("memctl.lock");
-    let f = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| store_err("cannot open the history lock", &lock_path, &e))?;
+    // Never blocks: a FIFO or a symlink put there is refused (issue 29 point 10).
+    let f = crate::store::open_lock(&lock_path, "the history lock")?;
     let wait = std::time::Duration::from_millis(wait_ms);
     match crate::store::lock_within(&f, wait, std::time::Duration::from_millis(5)) {
         Ok(true) => Ok(f),

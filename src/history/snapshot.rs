@@ -82,7 +82,11 @@ impl Store {
             (Some(h), _) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
             (None, _) => State::default(),
         };
-        let (files, now_state, fresh) = self.scan(main, head)?;
+        let (mut files, mut now_state, mut fresh) = self.scan(main, head)?;
+        // memctl's own after-snapshot follows its own write (under its lock): an
+        // index it shrank is not another program's half-write.
+        let own = matches!(req.trigger, Some(Trigger::Own(_)));
+        let unsettled = self.set_aside_torn(main, &prev, own, &mut files, &mut now_state, &mut fresh);
         if let Some(h) = head
             && now_state == prev
             && outside.is_empty()
@@ -111,7 +115,13 @@ impl Store {
         }
         let changes = read::changes(&prev, &now_state);
         let tree = self.write_tree(&now_state, outside)?;
-        let message = message(trigger, req, &changes, outside);
+        let mut message = message(trigger, req, &changes, outside);
+        for rel in &unsettled {
+            message.push_str(&format!(
+                "Unsettled: {}\n",
+                String::from_utf8_lossy(rel).replace(['\n', '\r'], " ")
+            ));
+        }
         let sig_time = format!("{} +0000", req.now.timestamp());
         let sig = gix::actor::SignatureRef {
             name: "memctl".into(),
@@ -126,6 +136,59 @@ impl Store {
         write_cache(&self.path, Some(id), &files, &now_state);
         self.head = Some((id, now_state));
         Ok(Some(Recorded { id, trigger, changes }))
+    }
+
+    /// A snapshot never records a state that may be torn (SPEC v3 §8.1): a file
+    /// whose size or mtime changed while it was read, or a `MEMORY.md` that shrank
+    /// since the last snapshot and changed within the last second
+    /// ([`crate::store::settle::young`]), is recorded as it was in the last
+    /// snapshot (or not at all if it was not in it) and left out of the cache, so
+    /// the next snapshot records it once settled (`own`: memctl's after-snapshot,
+    /// where only a change during the read counts). Never waits (the hook snapshots
+    /// within its latency budget). Returns the unsettled paths.
+    fn set_aside_torn(
+        &self,
+        main: &Path,
+        prev: &State,
+        own: bool,
+        files: &mut Vec<OnDisk>,
+        state: &mut State,
+        fresh: &mut HashMap<Vec<u8>, Vec<u8>>,
+    ) -> Vec<Vec<u8>> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut unsettled = Vec::new();
+        for f in files.iter() {
+            let Some(bytes) = fresh.get(&f.rel) else { continue };
+            let path = main.join(std::ffi::OsStr::from_bytes(&f.rel));
+            let moved = fs::symlink_metadata(&path)
+                .map(|m| (m.len(), super::tracked::mtime_ns(&m)))
+                .ok()
+                != Some((f.size, f.mtime_ns));
+            let is_index = f.rel == b"MEMORY.md" || f.rel.ends_with(b"/MEMORY.md");
+            let shrank = is_index
+                && !own
+                && prev
+                    .files
+                    .get(&f.rel)
+                    .is_some_and(|p| read::blob(&self.repo, p.oid).is_ok_and(|old| bytes.len() < old.len()))
+                && crate::store::settle::young(&path);
+            if (moved && !f.link) || shrank {
+                unsettled.push(f.rel.clone());
+            }
+        }
+        for rel in &unsettled {
+            fresh.remove(rel);
+            match prev.files.get(rel) {
+                Some(p) => {
+                    state.files.insert(rel.clone(), p.clone());
+                }
+                None => {
+                    state.files.remove(rel);
+                }
+            }
+        }
+        files.retain(|f| !unsettled.contains(&f.rel));
+        unsettled
     }
 
     /// The dir `main` now: its tracked files (as walked), their state, and the

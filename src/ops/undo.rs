@@ -240,11 +240,32 @@ pub fn plan(
             Err(e) => fresh.get(rel).cloned().ok_or(e),
         }
     };
+    // A file the state to go back to recorded as unsettled (another program was
+    // rewriting it; SPEC v3 §8.1) holds an older copy, not what was there: undo
+    // never writes it back, not even with --force.
+    let unsettled: Vec<String> = log
+        .iter()
+        .find(|s| s.id == parent)
+        .map(|s| {
+            s.trailers
+                .iter()
+                .filter(|(k, _)| k == "Unsettled")
+                .map(|(_, v)| v.clone())
+                .collect()
+        })
+        .unwrap_or_default();
     for c in changes(&from, &to) {
         let rel = c.file();
         let current = now_state.files.get(&c.rel);
         if current == c.before.as_ref() {
             continue; // already as it was
+        }
+        if unsettled.contains(&rel) {
+            conflicts.push(Conflict {
+                file: rel,
+                reason: "another program was rewriting it when the state to go back to was recorded (unsettled); memctl does not write that copy back".into(),
+            });
+            continue;
         }
         if current != c.after.as_ref() {
             let reason = match current {

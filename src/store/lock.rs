@@ -55,12 +55,19 @@ pub fn lock_within(file: &File, wait: Duration, poll: Duration) -> std::io::Resu
 /// would create its target outside the dir) and without blocking on a FIFO; anything
 /// but a regular file is refused.
 fn open_lock_file(path: &Path) -> Result<File, Error> {
+    open_lock(path, "the write lock")
+}
+
+/// Open (or create) any lock file memctl takes (`what` names it in errors: the
+/// write lock, the history lock, the sync lock): never following a symlink, never
+/// blocking on a FIFO (`O_NONBLOCK`), and refusing anything but a regular file.
+pub fn open_lock(path: &Path, what: &str) -> Result<File, Error> {
     use std::os::unix::fs::OpenOptionsExt;
     let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC).bits();
     let not_regular = || {
         Error::new(
             Kind::InvalidInput,
-            format!("the write lock is not a regular file: {}", path.display()),
+            format!("{what} is not a regular file: {}", path.display()),
         )
         .hint("remove it (memctl recreates it as an empty file)")
     };
@@ -73,12 +80,12 @@ fn open_lock_file(path: &Path) -> Result<File, Error> {
         .map_err(|e| match e.raw_os_error() {
             Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => not_regular(),
             _ if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) => not_regular(),
-            _ => io_err("cannot open the write lock", path, e),
+            _ => io_err(&format!("cannot open {what}"), path, e),
         })?;
     match file.metadata() {
         Ok(m) if m.is_file() => Ok(file),
         Ok(_) => Err(not_regular()),
-        Err(e) => Err(io_err("cannot open the write lock", path, e)),
+        Err(e) => Err(io_err(&format!("cannot open {what}"), path, e)),
     }
 }
 

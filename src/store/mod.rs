@@ -12,6 +12,7 @@
 mod atomic;
 mod lock;
 mod outside;
+pub mod settle;
 mod trash;
 mod update;
 mod writer;
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Kind};
 
 pub use atomic::{Stamp, create_new, parse_temp_name, random_hex, stamp, temp_name, write_atomic, write_checked};
-pub use lock::{WRITE_LOCK, WriteLock, ensure_no_dream, lock, lock_within};
+pub use lock::{WRITE_LOCK, WriteLock, ensure_no_dream, lock, lock_within, open_lock};
 pub use outside::{outside_real, read_outside};
 pub use trash::{move_entry, trash_dir};
 pub use update::{MAX_INDEX_BYTES, keep_original_bytes, read_for_update, update};
@@ -106,4 +107,12 @@ pub fn write_outside(target: &Path, content: &[u8]) -> Result<(), Error> {
     let dir = target.parent().unwrap_or(Path::new("."));
     create_dir(dir)?;
     write_checked(dir, target, content, None).map(|_| ())
+}
+
+/// [`write_outside`] only if `still_ok()` holds right before the rename (a
+/// settings file re-checked against what was read); whether it wrote.
+pub fn write_outside_if(target: &Path, content: &[u8], still_ok: &dyn Fn() -> bool) -> Result<bool, Error> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    create_dir(dir)?;
+    atomic::write_checked_with(dir, target, content, still_ok)
 }

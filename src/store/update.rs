@@ -2,10 +2,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use super::atomic::{Stamp, stamp, write_checked_with};
 use super::io_err;
+use super::settle;
 use crate::error::{Error, Kind};
 
 /// The largest index memctl reads (SPEC §2.5 step 8).
@@ -70,59 +70,53 @@ pub fn keep_original_bytes(old: &[u8], new: &str) -> Vec<u8> {
     out
 }
 
-/// How long a file must have been left alone before memctl trusts a read of it: a
-/// program that truncates and then writes (Node's `writeFileSync`, `open(O_TRUNC)`)
-/// leaves a half-written file for a moment, and its mtime moves with every write.
-const QUIET: Duration = Duration::from_millis(50);
-/// How long memctl keeps trying against a file that keeps changing.
-const UPDATE_DEADLINE: Duration = Duration::from_secs(5);
-
-/// Time since `path` was last modified (zero if it is in the future or unknown).
-fn since_modified(path: &Path) -> Duration {
-    fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
-        .unwrap_or(QUIET)
-}
-
 /// Read-modify-write `target` (a missing file reads as empty): `change` computes
 /// the new text from the fresh one (SPEC §4.2). Programs that take no lock (Claude
 /// Code's Write tool, editors) must never make memctl derive the new text from a
 /// half-written file, so:
-/// - a file modified in the last 50 ms is read again once it has been quiet that long,
-///   and a read during which the file changed is retried;
-/// - `seen` is what the command read when it planned; a file that was not empty
-///   then and reads empty now is being rewritten: wait, and if it stays empty give
-///   up with `conflict`;
+/// - a read during which the file changed is retried;
+/// - a read that is empty or cut inside a line is used only once the file has
+///   stayed unchanged for [`settle::SETTLE`] (see [`settle::Watch::trust`]);
+/// - `seen` is what the command read when it planned; a complete-looking read
+///   that is shorter than `seen` or lacks one of its lines is used only once every
+///   such read for [`settle::SETTLE`] gave the same bytes
+///   ([`settle::Watch::content_settled`]);
 /// - right before the rename the target must still hold the bytes that were read
 ///   (size, mtime and content), else re-read and re-apply;
 /// - lines memctl does not change keep their bytes, valid UTF-8 or not.
 ///
-/// After 5 s of changes, `conflict`. Returns the old and the new text.
+/// After [`settle::DEADLINE`] of changes, `conflict`, and nothing is written.
+/// Returns the old and the new text.
 pub fn update(
     root: &Path,
     target: &Path,
     seen: Option<&[u8]>,
     mut change: impl FnMut(&str) -> Result<String, Error>,
 ) -> Result<(String, String), Error> {
-    let start = Instant::now();
-    while start.elapsed() < UPDATE_DEADLINE {
-        let quiet_for = since_modified(target);
-        if quiet_for < QUIET {
-            std::thread::sleep(QUIET - quiet_for);
-            continue;
+    let mut watch = settle::Watch::new();
+    loop {
+        if watch.expired() {
+            return Err(settle::busy(target));
         }
         let before = stamp(target);
         let old_bytes = read_for_update(target)?;
         if stamp(target) != before {
+            watch.pause();
             continue;
         }
-        if old_bytes.is_empty() && seen.is_some_and(|s| !s.is_empty()) {
-            std::thread::sleep(QUIET);
-            if fs::metadata(target).is_ok_and(|m| m.len() == 0) && start.elapsed() > QUIET * 8 {
-                break;
-            }
+        let exists = fs::symlink_metadata(target).is_ok();
+        let trusted = if settle::looks_torn(&old_bytes, exists, None) {
+            // Empty or cut inside a line: the file must stay unchanged.
+            watch.trust(target, &old_bytes, None)?
+        } else if settle::looks_torn(&old_bytes, exists, seen) {
+            // Complete-looking, but shorter than or missing lines of what the
+            // command planned from: its content must stay the same.
+            watch.content_settled(target, &old_bytes)
+        } else {
+            true
+        };
+        if !trusted {
+            watch.pause();
             continue;
         }
         let old = String::from_utf8_lossy(&old_bytes).into_owned();
@@ -134,12 +128,8 @@ pub fn update(
         if write_if_unchanged(root, target, &content, before, &old_bytes)? {
             return Ok((old, new));
         }
+        watch.pause();
     }
-    Err(Error::new(
-        Kind::Conflict,
-        format!("{} keeps changing while memctl writes it", target.display()),
-    )
-    .hint("another program (Claude Code?) is writing the index; try again in a moment"))
 }
 
 /// Like [`write_checked`], but right before the rename the target must still have

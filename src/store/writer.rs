@@ -358,6 +358,9 @@ impl Writer {
         };
         let current = read_for_update(target)?;
         let same = current == old || String::from_utf8_lossy(&current).as_bytes() == old;
+        // The plan was made from `old`: if it looks like a half-written file, it is
+        // trusted only once the file has stayed unchanged (issue 29 point 1).
+        let same = same && super::settle::Watch::new().trust(target, &current, None)?;
         let content = match std::str::from_utf8(new) {
             Ok(text) => keep_original_bytes(&current, text),
             Err(_) => new.to_vec(),
@@ -382,7 +385,7 @@ impl Writer {
         let Ok(current) = read_for_update(target) else {
             return Ok(false);
         };
-        if current != old {
+        if current != old || !super::settle::Watch::new().trust(target, &current, None)? {
             return Ok(false);
         }
         let stamp = super::atomic::stamp(target);
@@ -397,7 +400,16 @@ impl Writer {
     }
 
     /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
+    /// A target that looks half-written (see [`super::settle`]) must first stay
+    /// unchanged for a while; if it changes meanwhile, nothing is written.
     pub fn replace_if(&mut self, target: &Path, content: &[u8], expect: Stamp) -> Result<bool, Error> {
+        if super::atomic::stamp(target) != expect {
+            return Ok(false);
+        }
+        let current = read_for_update(target)?;
+        if !super::settle::Watch::new().trust(target, &current, None)? {
+            return Ok(false);
+        }
         write_checked(self.root_for(target), target, content, Some(expect))
     }
 

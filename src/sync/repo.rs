@@ -371,12 +371,8 @@ pub fn trailer(message: &str, key: &str) -> Option<String> {
 
 fn take_lock(repo: &Path) -> Result<File, Error> {
     let lock_path = repo.join("memctl.lock");
-    let f = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| io("cannot open the sync lock", &lock_path, e))?;
+    // Never blocks: a FIFO or a symlink put there is refused (issue 29 point 10).
+    let f = crate::store::open_lock(&lock_path, "the sync lock")?;
     let wait = std::time::Duration::from_secs(10);
     match crate::store::lock_within(&f, wait, std::time::Duration::from_millis(20)) {
         Ok(true) => Ok(f),

@@ -666,3 +666,77 @@ fn r13_forget_of_an_entry_behind_an_escaping_subdir_changes_nothing() {
     assert_eq!(tree(&dir), ["MEMORY.md", "a.md", "sub"]);
     assert!(root.join("outside/x.md").is_file());
 }
+
+/// Run `cmd` to its end, or fail the test if it is still running after a minute
+/// (a hang detector: the hang it catches lasts forever, so the figure is no
+/// threshold on speed). Returns the exit code and stderr.
+fn run_or_hang(mut cmd: std::process::Command) -> (i32, String) {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => {
+            let out = out.unwrap();
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        }
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .arg("-9")
+                .arg(pid.to_string())
+                .status();
+            panic!("memctl hangs");
+        }
+    }
+}
+
+fn mkfifo(p: &std::path::Path) {
+    let _ = fs::remove_file(p);
+    rustix::fs::mkfifoat(rustix::fs::CWD, p, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+}
+
+/// Issue 29 point 10: a FIFO at the history store's lock file.
+#[test]
+fn a_fifo_at_the_history_lock_never_hangs_a_write() {
+    let env = Env::new().memory("user_a.md", "---\nname: a\ndescription: d\ntype: user\n---\n\nA.\n");
+    let mut cmd = env.command();
+    cmd.arg("snapshot");
+    assert_eq!(run_or_hang(cmd).0, 0);
+    let root = env.root().join("state/memctl/history");
+    let store = fs::read_dir(&root)
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| e.path().is_dir())
+        .unwrap()
+        .path();
+    mkfifo(&store.join("memctl.lock"));
+    let mut cmd = env.command();
+    cmd.args(crate::support::add_file_args("user_b.md"));
+    let (code, stderr) = run_or_hang(cmd);
+    assert!(stderr.contains("not a regular file"), "exit {code}: {stderr}");
+}
+
+/// Issue 29 point 10: a FIFO at the sync repository's lock file.
+#[test]
+fn a_fifo_at_the_sync_lock_never_hangs_sync() {
+    let env = Env::new();
+    let repo = env.root().join("sync.git");
+    fs::create_dir_all(&repo).unwrap();
+    mkfifo(&repo.join("memctl.lock"));
+    let mut cmd = env.command();
+    cmd.env("MEMCTL_SYNC_DIR", &repo)
+        .args(["sync", "--as", "p1", "--remote", "file:///nonexistent/remote.git"]);
+    let (code, stderr) = run_or_hang(cmd);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("the sync lock is not a regular file"), "{stderr}");
+}

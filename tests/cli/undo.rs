@@ -53,6 +53,9 @@ fn dream(d: &Path) {
         "# Index\n- [Beta](b.md) — merged\n- [Merged](merged.md) — new\n",
     )
     .unwrap();
+    // The dream finished a while ago: an index that shrank within the last second
+    // would be recorded as unsettled (SPEC v3 §8.1).
+    set_ns(&d.join("MEMORY.md"), 1_773_140_000, 7);
     set_ns(&d.join(".consolidate-lock"), 1_773_140_000, 0);
 }
 
