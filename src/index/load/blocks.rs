@@ -255,7 +255,11 @@ impl BlockContext {
             if indent_of(line) >= ci {
                 return self.consume_inner(strip_columns(line, ci));
             }
-            if list_marker(line).is_none() && (!self.paragraph || starts_block(line)) {
+            if list_marker(line).is_none() && html_begin(line) {
+                // The item ends; the line starts a block of its own.
+                self.list = None;
+                self.paragraph = false;
+            } else if list_marker(line).is_none() && (!self.paragraph || starts_block(line)) {
                 self.list = None;
             } else if list_marker(line).is_none() {
                 return; // lazy continuation
@@ -305,4 +309,19 @@ fn starts_block(line: &str) -> bool {
             || t.starts_with('>')
             || t.starts_with("<!--")
             || list_marker(line).is_some())
+}
+
+/// A line that ends a list item in Claude Code's lexer (`marked`'s
+/// `htmlBeginRegex`, case-insensitive): up to 3 spaces, then `<` + a letter and
+/// a later `>`, or `<!--`. A closing tag (`</details>`) does not end it (2.1.332
+/// oracle: `<details>` right after a list item ends the item).
+fn html_begin(line: &str) -> bool {
+    if indent_of(line) > 3 {
+        return false;
+    }
+    let t = line.trim_start_matches(' ');
+    let Some(rest) = t.strip_prefix('<') else {
+        return false;
+    };
+    rest.starts_with("!--") || (rest.starts_with(|c: char| c.is_ascii_alphabetic()) && rest.contains('>'))
 }
