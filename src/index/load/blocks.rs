@@ -220,6 +220,10 @@ impl BlockContext {
                 return false;
             }
             self.list = None;
+        } else if self.paragraph && line.starts_with([' ', '\t']) {
+            // `marked` lets only an unindented `<!--` interrupt a paragraph
+            // (2.1.332 client: ` <!-- c -->` after a paragraph line stays).
+            return false;
         }
         self.quote = false;
         true
@@ -259,7 +263,7 @@ impl BlockContext {
                 // The item ends; the line starts a block of its own.
                 self.list = None;
                 self.paragraph = false;
-            } else if list_marker(line).is_none() && (!self.paragraph || starts_block(line)) {
+            } else if list_marker(line).is_none() && (!self.paragraph || starts_block(line, false)) {
                 self.list = None;
             } else if list_marker(line).is_none() {
                 return; // lazy continuation
@@ -276,7 +280,7 @@ impl BlockContext {
             self.paragraph = true;
             return;
         }
-        if self.quote && self.paragraph && !starts_block(line) {
+        if self.quote && self.paragraph && !starts_block(line, true) {
             return;
         }
         self.quote = false;
@@ -300,15 +304,18 @@ impl BlockContext {
     }
 }
 
-/// A line that starts a block and so ends a lazy paragraph continuation.
-fn starts_block(line: &str) -> bool {
+/// A line that starts a block and so ends a lazy paragraph continuation;
+/// `html`: also an HTML block of types 1–6 (a block quote's paragraph ends at
+/// `</details>`, 2.1.332 oracle; a list item's does not, see [`html_begin`]).
+fn starts_block(line: &str, html: bool) -> bool {
     let t = line.trim_start_matches([' ', '\t']);
     indent_of(line) <= 3
         && (fence_of(line).is_some()
             || t.starts_with('#')
             || t.starts_with('>')
             || t.starts_with("<!--")
-            || list_marker(line).is_some())
+            || list_marker(line).is_some()
+            || (html && html_start(line, true).is_some()))
 }
 
 /// A line that ends a list item in Claude Code's lexer (`marked`'s
