@@ -117,26 +117,33 @@ fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checke
             None => None,
         }
     };
-    let mut checked = read_index(ctx, &res, label, path, quotes, out)?;
+    let mut checked = read_index(ctx, &res, label, path, quotes, session.is_none(), out)?;
     if let Some(s) = session {
         checked.status = s;
     }
     Ok(checked)
 }
 
-/// The resolved dir's index file as Claude Code reads it.
+/// The resolved dir's index file as Claude Code reads it; `loads`: no session-level
+/// status stops Claude Code from loading it (nor from writing a missing one).
 fn read_index(
     ctx: &Context,
     res: &crate::paths::Resolution,
     label: &str,
     path: std::path::PathBuf,
     quotes: usize,
+    loads: bool,
     out: &mut Output,
 ) -> Result<Checked> {
     if std::fs::symlink_metadata(&path).is_err() {
-        if crate::index::backfill::will_backfill(res.memdir.dir(), &ctx.env) {
+        let backfill = loads
+            .then(|| crate::index::backfill::will_backfill(res.memdir.dir(), &ctx.env))
+            .flatten();
+        if let Some(text) = backfill {
+            let lines = text.lines().count();
             out.note(format!(
-                "Claude Code will write {label} from the topic files at its next session start"
+                "Claude Code will write {label} from the topic files at its next session start ({lines} line{})",
+                if lines == 1 { "" } else { "s" }
             ));
         }
         return Ok(Checked::missing(label.into(), path));

@@ -201,7 +201,11 @@ pub fn checked_override(label: String, path: PathBuf, text: String) -> Checked {
         exists: true,
         dropped_total: load.dropped.len(),
         file_bytes: text.len() as u64,
-        status: LoadStatus::EnvContent,
+        status: if load.injected.is_empty() {
+            LoadStatus::Empty
+        } else {
+            LoadStatus::EnvContent
+        },
         load,
         lossy: false,
         quotes: Quotes::Text {

@@ -14,7 +14,7 @@ mod blocks;
 pub mod clean;
 mod comments;
 mod stream;
-mod truncate;
+pub(crate) mod truncate;
 
 pub use stream::{Streamed, load_stream};
 
@@ -282,6 +282,29 @@ mod tests {
         assert_eq!(l.loaded, "- [A](a.md) — a");
         assert_eq!(l.processed.origin, vec![5]);
         assert_eq!(load("\u{feff}hello").loaded, "hello");
+    }
+
+    #[test]
+    fn frontmatter_ends_at_the_first_dashes_anywhere() {
+        let l = load("---\ndescription: a---b\n---\n- [A](a.md) — a");
+        assert_eq!(l.loaded, "b\n---\n- [A](a.md) — a");
+        assert_eq!(l.processed.origin, vec![2, 3, 4]);
+        let l = load("---\n- [A](a.md) — a\n- [B](b.md) — b --- c\n- [C](c.md) — c");
+        assert_eq!((l.loaded.as_str(), l.line_count), ("c\n- [C](c.md) — c", 2));
+        // No block: the BOM stays, so a comment after it is no comment block.
+        let l = load("\u{feff}<!-- c -->\n- [A](a.md)\n");
+        assert_eq!(l.injected, "<!-- c -->\n- [A](a.md)");
+        assert!(!l.frontmatter_stripped && !l.html_comments_stripped);
+        assert_eq!(load("--- x\nname: y\n---\nz").loaded, "--- x\nname: y\n---\nz");
+        assert_eq!(load("---\nname: y\n--- trailing\nz").loaded, "trailing\nz");
+    }
+
+    #[test]
+    fn comments_change_nothing_unless_a_block_goes() {
+        let l = load("x\r\na <!-- inline --> b\r\n");
+        assert_eq!((l.unit_count, l.html_comments_stripped), (22, false));
+        let l = load("- [A](a.md) — a\n<details>\n<!-- c -->\n</details>\n");
+        assert_eq!((l.unit_count, l.html_comments_stripped), (47, false));
     }
 
     #[test]

@@ -233,8 +233,7 @@ pub(super) fn cut_units(k: &str) -> (&str, bool) {
 mod tests {
     use super::super::{Dropped, load};
 
-    const TAIL: &str =
-        ". Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.";
+    const TAIL: &str = ". Keep index entries to one line under ~200 chars; move detail into topic files.";
 
     #[test]
     fn line_cap_matches_appendix_a6() {
@@ -246,7 +245,7 @@ mod tests {
         assert_eq!(
             l.loaded,
             format!(
-                "{}\n\n> WARNING: MEMORY.md is 250 lines (limit: 200){TAIL}",
+                "{}\n\n> WARNING: MEMORY.md is 250 lines (limit: 200). Only part of it was loaded: 50 of 250 lines were cut off, starting at line 201 (\"- [T201](t201.md) — hook 201\"){TAIL}",
                 kept.join("\n")
             )
         );
@@ -280,7 +279,8 @@ mod tests {
         assert_eq!(
             l.warning.as_deref(),
             Some(&*format!(
-                "> WARNING: MEMORY.md is 29.3KB (limit: 24.4KB) — index entries are too long{TAIL}"
+                "> WARNING: MEMORY.md is 29.3KB (limit: 24.4KB) — index entries are too long. Only part of it was loaded: 2 of 10 lines were cut off, starting at line 9 (\"{}…\"){TAIL}",
+                "x".repeat(79)
             ))
         );
         assert_eq!(l.kept_lines, 8);
@@ -299,7 +299,10 @@ mod tests {
         assert_eq!(l.kept_units, 24_936);
         assert_eq!(
             l.warning.as_deref(),
-            Some(&*format!("> WARNING: MEMORY.md is 300 lines and 60.5KB{TAIL}"))
+            Some(&*format!(
+                "> WARNING: MEMORY.md is 300 lines and 60.5KB. Only part of it was loaded: 179 of 300 lines were cut off, starting at line 122 (\"121{}…\"){TAIL}",
+                "x".repeat(76)
+            ))
         );
     }
 
@@ -331,9 +334,42 @@ mod tests {
         let l = load(&text);
         assert_eq!(
             l.warning.as_deref(),
-            Some(&*format!("> WARNING: MEMORY.md is 201 lines (limit: 200){TAIL}"))
+            Some(&*format!(
+                "> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded: 1 of 201 lines were cut off, starting at line 201 (\"l200\"){TAIL}"
+            ))
         );
         assert!(l.loaded.contains("\nl199\r\n\n> WARNING"));
+        assert!(!l.injected.contains('\r'));
+    }
+
+    #[test]
+    fn shorten_matches_appendix_a6() {
+        use super::shorten;
+        assert_eq!(
+            shorten(
+                "- [Very long title here](very_long_file_name.md) — this hook goes on and on and on well past eighty characters",
+                80
+            ),
+            "- [Very long title here](very_long_file_name.md) — this hook goes on and on…"
+        );
+        assert_eq!(shorten(&"y".repeat(100), 80), format!("{}…", "y".repeat(79)));
+        assert_eq!(shorten(&"y".repeat(80), 80), "y".repeat(80));
+        // An astral char that does not fit in 79 units is dropped whole.
+        assert_eq!(shorten(&format!("{}😀😀", "a".repeat(78)), 80), format!("{}…", "a".repeat(78)));
+    }
+
+    #[test]
+    fn a_cut_inside_line_1_and_the_lone_surrogate() {
+        let l = load(&format!("x{}", "😀".repeat(12_600)));
+        assert_eq!(
+            l.warning.as_deref(),
+            Some(&*format!(
+                "> WARNING: MEMORY.md is 24.6KB (limit: 24.4KB) — index entries are too long. Only part of it was loaded: everything after the first 25000 characters of line 1 was cut off{TAIL}"
+            ))
+        );
+        assert!(l.loaded.starts_with(&format!("x{}\u{fffd}\n\n", "😀".repeat(12_499))));
+        assert!(l.injected.starts_with(&format!("x{}\n\n", "😀".repeat(12_499))));
+        assert_eq!(l.cut, Some(super::super::Cut::InsideLine1 { units: 25_000 }));
     }
 
     #[test]
