@@ -456,7 +456,11 @@ fn reference_truncate(text: &str) -> (usize, usize, bool, bool, String) {
         } else {
             format!(" (\"{}\")", reference_shorten(l, 80))
         };
-        format!("{} of {line_count} lines were cut off, starting at line {}{quote}", line_count - c, c + 1)
+        format!(
+            "{} of {line_count} lines were cut off, starting at line {}{quote}",
+            line_count - c,
+            c + 1
+        )
     } else {
         format!("everything after the first {n} characters of line 1 was cut off")
     };

@@ -13,7 +13,6 @@ use crate::index::check::{self, Checked, INDEX_CONTENT_VAR, LoadStatus, recall_m
 use crate::index::report::{JSON_DROPPED, LIST_DROPPED, render_text};
 use crate::output::Output;
 
-
 pub fn run(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if args.all_projects {
         return crate::projects::each::run(ctx, out, |ctx, out| run_one(args, ctx, out));
@@ -38,7 +37,6 @@ fn run_one(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
         Some(p) if p.as_os_str() == "-" => {
             check::check_reader("<stdin>".into(), std::io::stdin().lock(), "standard input")?
         }
-        Some(p) if is_special(p) => Checked::not_regular(p.display().to_string(), p.clone()),
         Some(p) => check::check_file(p.display().to_string(), p, quotes)?,
         None => read_default(ctx, quotes, out)?,
     };
@@ -88,7 +86,9 @@ fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checke
     let label = res.memdir.index_label();
     let path = res.index_path();
     let disabled = !res.enabled.value && !res.explicit;
-    let recall = recall_mode_lever(&ctx.env, false /* the cached tengu_moth_copse flag: wired with src/paths/flags.rs */);
+    let recall = recall_mode_lever(
+        &ctx.env, false, /* the cached tengu_moth_copse flag: wired with src/paths/flags.rs */
+    );
     let env_content = ctx.env.get(INDEX_CONTENT_VAR);
     let session = if disabled {
         out.note(format!(
@@ -97,9 +97,7 @@ fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checke
         ));
         Some(LoadStatus::Disabled)
     } else if let Some(lever) = recall {
-        out.note(format!(
-            "recall mode ({lever}): Claude Code does not inject MEMORY.md"
-        ));
+        out.note(format!("recall mode ({lever}): Claude Code does not inject MEMORY.md"));
         Some(LoadStatus::RecallMode)
     } else {
         match env_content.as_deref() {

@@ -112,7 +112,9 @@ fn single_link_file(path: &Path) -> bool {
 /// The line of one file, or `None` when its path cannot be linked.
 fn line_for(m: &crate::memory::Memory) -> Option<String> {
     let rel = &m.rel;
-    if rel.chars().any(|c| matches!(c, '[' | ']' | '(' | ')' | '\n' | '\r' | '\t'))
+    if rel
+        .chars()
+        .any(|c| matches!(c, '[' | ']' | '(' | ')' | '\n' | '\r' | '\t'))
         || super::load::clean::clean(rel) != *rel
     {
         return None;
@@ -123,7 +125,11 @@ fn line_for(m: &crate::memory::Memory) -> Option<String> {
     let desc = match &m.fields.description {
         Some(crate::yaml::Value::String(d)) => {
             let cleaned = super::load::clean::clean(d);
-            cleaned.split(crate::text::is_js_space).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+            cleaned
+                .split(crate::text::is_js_space)
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
         }
         _ => String::new(),
     };
@@ -146,7 +152,10 @@ mod tests {
         let golden = include_str!("../../tests/golden/claude-code-2.1.332/load.jsonl");
         let now = std::time::SystemTime::now();
         let mut n = 0;
-        for row in golden.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()) {
+        for row in golden
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        {
             if row["kind"] != "backfill" {
                 continue;
             }

@@ -33,6 +33,23 @@ pub fn recall_mode_lever(env: &crate::paths::Env, flag_on: bool) -> Option<Strin
     }
 }
 
+/// Whether `CLAUDE_MEMORY_STORES` configures a team store (SPEC §2.13): an entry
+/// that is a string, or an object whose `scope` is missing or `"team"`. Only then
+/// is `team/` team memory and `team/MEMORY.md` something other than a plain file.
+pub fn team_store_configured(env: &crate::paths::Env) -> bool {
+    let Some(v) = env.get("CLAUDE_MEMORY_STORES") else {
+        return false;
+    };
+    match serde_json::from_str::<serde_json::Value>(&v) {
+        Ok(serde_json::Value::Array(stores)) => stores.iter().any(|s| match s {
+            serde_json::Value::String(_) => true,
+            serde_json::Value::Object(o) => o.get("scope").is_none_or(|sc| sc == "team"),
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
 /// Claude Code reads no index file larger than this (4 MiB, SPEC §2.7 step 1).
 pub const CLAUDE_MAX_INDEX_BYTES: u64 = 4 << 20;
 

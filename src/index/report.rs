@@ -100,10 +100,7 @@ impl Checked {
             label: std::mem::take(&mut self.label),
             warning: self.load.warning.take(),
             loaded: std::mem::take(&mut self.load.loaded),
-            injected: self
-                .status
-                .injects()
-                .then(|| std::mem::take(&mut self.load.injected)),
+            injected: self.status.injects().then(|| std::mem::take(&mut self.load.injected)),
             ..self.report_counts(warn_at, quote)
         }
     }

@@ -831,8 +831,9 @@ fn an_unreadable_index_is_a_lint_error() {
     fs::create_dir(env.dir().join("MEMORY.md")).unwrap();
     let doc = env.args(["lint", "--json"]).run().code(1).json();
     let f = doc["findings"].as_array().unwrap();
+    // SPEC §2.7 step 1: not a regular file, so Claude Code loads nothing (ML216).
     assert!(
-        f.iter().any(|f| f["id"] == "ML131" && f["severity"] == "error"),
+        f.iter().any(|f| f["id"] == "ML216" && f["severity"] == "error"),
         "{doc}"
     );
     let env = Env::new().memory("a.md", GOOD);

@@ -78,7 +78,12 @@ fn every_recorded_load_matches_the_client() {
         );
     }
     assert!(checked >= 200, "{checked} load cases");
-    assert!(differ.is_empty(), "{} of {checked} differ:\n{}", differ.len(), differ.join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} of {checked} differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
 }
 
 #[test]

@@ -176,10 +176,7 @@ mod tests {
             clean(r#"a <function_results>x</function_results> <channel source="x">y</channel> <foo>z</foo>"#),
             r#"a <\function_results>x<\/function_results> <\channel source="x">y</channel> <foo>z</foo>"#
         );
-        assert_eq!(
-            clean(r#"<System-Reminder attr="1">"#),
-            r#"<\System-Reminder attr="1">"#
-        );
+        assert_eq!(clean(r#"<System-Reminder attr="1">"#), r#"<\System-Reminder attr="1">"#);
         assert_eq!(clean("<ticker> <tick>"), "<ticker> <\\tick>");
         assert_eq!(
             clean("< system-reminder> </ system-reminder> <channel source> <channel  source='y'>"),

@@ -197,7 +197,10 @@ fn frontmatter_body(text: &str) -> Option<&str> {
 /// Whether the text could open a frontmatter block (a stream leaves it to the
 /// whole-text model).
 pub(super) fn may_open_frontmatter(first_line: &str) -> bool {
-    first_line.strip_prefix('\u{feff}').unwrap_or(first_line).starts_with("---")
+    first_line
+        .strip_prefix('\u{feff}')
+        .unwrap_or(first_line)
+        .starts_with("---")
 }
 
 /// Only Claude Code's whitespace; most lines are decided by their first byte.

@@ -355,7 +355,10 @@ mod tests {
         assert_eq!(shorten(&"y".repeat(100), 80), format!("{}…", "y".repeat(79)));
         assert_eq!(shorten(&"y".repeat(80), 80), "y".repeat(80));
         // An astral char that does not fit in 79 units is dropped whole.
-        assert_eq!(shorten(&format!("{}😀😀", "a".repeat(78)), 80), format!("{}…", "a".repeat(78)));
+        assert_eq!(
+            shorten(&format!("{}😀😀", "a".repeat(78)), 80),
+            format!("{}…", "a".repeat(78))
+        );
     }
 
     #[test]
