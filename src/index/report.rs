@@ -108,7 +108,8 @@ impl Checked {
     /// The report without its label, warning and loaded text.
     fn report_counts(&self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
         let l = &self.load;
-        let (lines, units, bytes) = if self.exists {
+        // A file that was not read (missing, or not a regular file) has no lines.
+        let (lines, units, bytes) = if self.exists && self.status != LoadStatus::NotRegular {
             (l.line_count, l.unit_count, l.utf8_bytes)
         } else {
             (0, 0, 0)

@@ -399,3 +399,43 @@ fn counts_of_one_are_singular() {
         run.stdout
     );
 }
+
+#[test]
+fn statuses_where_claude_code_loads_nothing() {
+    // SPEC §3.10 (2.1.332): a FIFO as the dir's MEMORY.md is not read (it would
+    // block) and Claude Code skips it.
+    let env = Env::new();
+    let fifo = env.dir().join("MEMORY.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let run = env.args(["truncate-check"]).run().success();
+    assert_eq!(
+        run.stdout,
+        "MEMORY.md: 0 lines, 0 / 25 000 units (0.0%), 0 UTF-8 bytes\nloaded: nothing (not a regular file)\nheadroom: 200 lines, 25 000 units\n"
+    );
+    // Recall mode: the counts describe the file, nothing is injected.
+    let doc = Env::new()
+        .index("- [A](a.md) — a\n")
+        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/me","scope":"user"}]"#)
+        .args(["truncate-check", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        (&doc["load_status"], &doc["injected"], &doc["line_count"]),
+        (&"recall_mode".into(), &serde_json::Value::Null, &1.into())
+    );
+    // --print-loaded prints nothing when nothing is injected.
+    let run = Env::new()
+        .index("- [A](a.md) — a\n")
+        .env("CLAUDE_COWORK_MEMORY_INDEX_CONTENT", "")
+        .args(["truncate-check", "--print-loaded"])
+        .run()
+        .success();
+    assert_eq!(run.stdout, "");
+}
