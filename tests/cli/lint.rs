@@ -429,7 +429,7 @@ fn team_files_belong_to_the_team_index_only_with_a_team_store() {
         .collect();
     assert_eq!(
         found,
-        [("ML203", "mem/team/t.md"), ("ML217", "mem/team/MEMORY.md")],
+        [("ML217", "mem/team/MEMORY.md"), ("ML203", "mem/team/t.md")],
         "{doc}"
     );
     let team = good()

@@ -92,6 +92,14 @@ fn the_four_mib_rule_is_the_clients() {
         let (_, status) = memctl_injected(row);
         let over = input(row).len() > 4 << 20;
         assert_eq!(status, if over { "oversize" } else { "loaded" }, "{}", row["case"]);
+        // The dir's own index of this size is streamed, not read whole: the same text.
+        let doc = Env::new()
+            .file("mem/MEMORY.md", &input(row))
+            .args(["truncate-check", "--json"])
+            .run()
+            .json();
+        assert_eq!(doc["injected"], row["observed"]["text"], "{}", row["case"]);
+        assert_eq!(doc["file_bytes"], input(row).len(), "{}", row["case"]);
     }
 }
 
