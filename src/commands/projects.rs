@@ -14,7 +14,7 @@ use crate::projects::{self, PathSource, Row};
 
 pub fn run(args: &ProjectsArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let found = projects::discover(ctx, args.all)?;
-    for w in found.warnings {
+    for w in found.warnings.clone() {
         out.warn(w);
     }
     if out.json {
@@ -22,14 +22,18 @@ pub fn run(args: &ProjectsArgs, ctx: &Context, out: &mut Output) -> Result<ExitC
         struct Doc<'a> {
             config_home: String,
             projects: &'a [Row],
+            agent_memory_dirs: &'a [projects::agents::AgentDir],
+            memory_stores: &'a projects::agents::StoresDoc,
         }
         let doc = Doc {
             config_home: found.config_home.to_string_lossy().into_owned(),
             projects: &found.rows,
+            agent_memory_dirs: &found.agent_dirs,
+            memory_stores: &found.stores,
         };
         out.emit_json(serde_json::to_value(doc)?)?;
     } else if out.stdout_tty {
-        let text = if found.rows.is_empty() {
+        let mut text = if found.rows.is_empty() {
             empty_message(args.all, &found.config_home)
         } else {
             render_table(
@@ -40,11 +44,60 @@ pub fn run(args: &ProjectsArgs, ctx: &Context, out: &mut Output) -> Result<ExitC
                 out.color_stdout,
             )
         };
+        text.push_str(&render_extras(&found));
         out.print(&text)?;
     } else {
         out.print(&render_records(&found.rows))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The agent memory dirs and the configured stores, after the table (terminal only;
+/// piped records stay one per memory dir).
+fn render_extras(found: &projects::Discovery) -> String {
+    let mut s = String::new();
+    if !found.agent_dirs.is_empty() {
+        s.push_str("\nagent memory (memctl --dir DIR works on each):\n");
+        for a in &found.agent_dirs {
+            let scope = match a.scope {
+                projects::agents::AgentScope::User => "user",
+                projects::agents::AgentScope::Project => "project",
+                projects::agents::AgentScope::Local => "local",
+            };
+            let index = if a.has_index { "" } else { ", no MEMORY.md" };
+            s.push_str(&format!(
+                "  {scope:<8} {}  {}  ({} {}{index})\n",
+                a.agent,
+                crate::paths::with_sep(&a.dir),
+                a.memories,
+                if a.memories == 1 { "memory" } else { "memories" }
+            ));
+        }
+    }
+    let st = &found.stores;
+    if st.set {
+        s.push_str("\nmemory stores (CLAUDE_MEMORY_STORES):\n");
+        if let Some(e) = &st.error {
+            s.push_str(&format!("  invalid: {e}\n"));
+        }
+        for store in &st.stores {
+            let at = match store.scope {
+                crate::paths::stores::StoreScope::Team => format!("synced into <memdir>team/{}/", store.mount),
+                crate::paths::stores::StoreScope::User => "user store".to_string(),
+            };
+            let mode = match store.mode {
+                crate::paths::stores::Mode::Rw => "rw",
+                crate::paths::stores::Mode::Ro => "ro",
+            };
+            s.push_str(&format!("  {}  {} ({mode}): {at}\n", store.mount, store.path));
+        }
+    }
+    if let Some(lever) = &st.recall_mode.lever {
+        s.push_str(&format!(
+            "recall mode: on ({lever}): Claude Code injects no MEMORY.md; it picks memories per prompt\n"
+        ));
+    }
+    s
 }
 
 fn empty_message(all: bool, config_home: &std::path::Path) -> String {

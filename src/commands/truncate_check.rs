@@ -86,9 +86,7 @@ fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checke
     let label = res.memdir.index_label();
     let path = res.index_path();
     let disabled = !res.enabled.value && !res.explicit;
-    let recall = recall_mode_lever(
-        &ctx.env, false, /* the cached tengu_moth_copse flag: wired with src/paths/flags.rs */
-    );
+    let recall = recall_mode_lever(&ctx.env, res.global_config.as_deref());
     let env_content = ctx.env.get(INDEX_CONTENT_VAR);
     let session = if disabled {
         out.note(format!(

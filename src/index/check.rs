@@ -23,31 +23,19 @@ const STREAM_FROM_BYTES: u64 = 256 << 10;
 /// The variable whose value Claude Code loads instead of the index (SPEC §2.7 step 0).
 pub const INDEX_CONTENT_VAR: &str = "CLAUDE_COWORK_MEMORY_INDEX_CONTENT";
 
-/// Why Claude Code is in recall mode (SPEC §2.13) and injects no index: the lever,
-/// or `None`. memctl sees `CLAUDE_MEMORY_STORES` in its own environment; the
-/// cached server flag `tengu_moth_copse` is `flag_on` (§2.16).
-pub fn recall_mode_lever(env: &crate::paths::Env, flag_on: bool) -> Option<String> {
-    match env.get("CLAUDE_MEMORY_STORES") {
-        Some(v) if !v.trim().is_empty() => Some("CLAUDE_MEMORY_STORES is set".into()),
-        _ => flag_on.then(|| "server flag tengu_moth_copse".into()),
-    }
+/// Why Claude Code is in recall mode (SPEC §2.13) and injects no index: the lever
+/// (`env CLAUDE_MEMORY_STORES` or `cached flag tengu_moth_copse`), or `None`.
+/// `global_config`: the global config file holding the cached server flags (§2.16).
+pub fn recall_mode_lever(env: &crate::paths::Env, global_config: Option<&str>) -> Option<String> {
+    use crate::paths::{flags, stores};
+    let flag = flags::lookup(env, global_config, flags::MOTH_COPSE);
+    stores::recall_mode(&stores::Stores::from_env(env), &flag).lever
 }
 
-/// Whether `CLAUDE_MEMORY_STORES` configures a team store (SPEC §2.13): an entry
-/// that is a string, or an object whose `scope` is missing or `"team"`. Only then
-/// is `team/` team memory and `team/MEMORY.md` something other than a plain file.
+/// Whether `CLAUDE_MEMORY_STORES` configures a team store (SPEC §2.13): only then
+/// is `team/` team memory and `team/MEMORY.md` an index Claude Code may use.
 pub fn team_store_configured(env: &crate::paths::Env) -> bool {
-    let Some(v) = env.get("CLAUDE_MEMORY_STORES") else {
-        return false;
-    };
-    match serde_json::from_str::<serde_json::Value>(&v) {
-        Ok(serde_json::Value::Array(stores)) => stores.iter().any(|s| match s {
-            serde_json::Value::String(_) => true,
-            serde_json::Value::Object(o) => o.get("scope").is_none_or(|sc| sc == "team"),
-            _ => false,
-        }),
-        _ => false,
-    }
+    crate::paths::stores::Stores::from_env(env).has_team()
 }
 
 /// Claude Code reads no index file larger than this (4 MiB, SPEC §2.7 step 1).

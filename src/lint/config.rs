@@ -69,6 +69,7 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             "empty lock file: the last consolidation failed or was killed and was rolled back",
         ));
     }
+    recall_mode(input, out);
     if res.project.is_none() {
         notes.push("ML401–ML403 skipped: no project (pass --project with --dir to check the settings)".into());
         return;
@@ -130,6 +131,31 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
                 col: 1,
                 message: msg.into_boxed_str(),
             },
+        });
+    }
+}
+
+/// ML404 (SPEC §2.13): recall mode is on, by `CLAUDE_MEMORY_STORES` in memctl's
+/// environment or the cached server flag `tengu_moth_copse` (§2.16).
+fn recall_mode(input: &Input, out: &mut Vec<Finding>) {
+    use crate::paths::{flags, stores};
+    let env = match crate::paths::Env::from_process() {
+        Ok(e) => e,
+        Err(_) => return,
+    };
+    let configured = stores::Stores::from_env(&env);
+    let flag = flags::lookup(&env, input.res.global_config.as_deref(), flags::MOTH_COPSE);
+    if let Some(lever) = stores::recall_mode(&configured, &flag).lever {
+        out.push(Finding {
+            id: RuleId::ML404,
+            severity: super::Severity::Info,
+            path: None,
+            line: 1,
+            col: 1,
+            message: format!(
+                "recall mode is on ({lever}): Claude Code injects no MEMORY.md and picks up to 5 memories per prompt from their names and descriptions"
+            )
+            .into_boxed_str(),
         });
     }
 }

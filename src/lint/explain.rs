@@ -304,6 +304,11 @@ pub fn explain(id: RuleId) -> Explanation {
             "Claude Code loads and saves no memory at all.",
             "Remove the lever named in the finding (e.g. `autoMemoryEnabled: false`) if memory should be on.",
         ),
+        ML404 => e(
+            "Claude Code 2.1.332 runs in recall mode: `CLAUDE_MEMORY_STORES` is set, or the cached server flag `tengu_moth_copse` is on (named in the finding).",
+            "MEMORY.md is not injected; for each prompt a small model picks up to 5 memories from the manifest (names and descriptions), each read up to 200 lines and 4 096 bytes.",
+            "Nothing to fix: keep descriptions specific and files under 4KB; `memctl list --format manifest` shows what the model chooses from.",
+        ),
     }
 }
 

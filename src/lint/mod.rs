@@ -345,7 +345,16 @@ fn lint_inner<K: Kept, X: Send>(
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
         files += n;
         let env = input.env.cloned().unwrap_or_default();
-        index_rules::check_files(scope, &memories, targets.as_ref(), &reach, &env, &mut findings);
+        let recall = crate::index::check::recall_mode_lever(&env, input.res.global_config.as_deref());
+        index_rules::check_files(
+            scope,
+            &memories,
+            targets.as_ref(),
+            &reach,
+            &env,
+            recall.as_deref(),
+            &mut findings,
+        );
     }
     drop(memories);
     config::check(input, &mut findings, &mut notes);
@@ -399,6 +408,7 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
             targets.as_ref(),
             &reach,
             &crate::paths::Env::default(),
+            None,
             &mut findings,
         );
     }

@@ -118,6 +118,7 @@ rules! {
     ML401 "project-setting-ignored" Warning false "the memory is not where the user thinks";
     ML402 "setting-masked" Warning false "the default path is used instead of the intended one";
     ML403 "memory-disabled" Info false "nothing is loaded or saved";
+    ML404 "recall-mode" Info false "MEMORY.md is not injected; memories are chosen per prompt from the manifest";
 }
 
 impl RuleId {

@@ -4,6 +4,7 @@
 //! reads project paths; `stores` reads the history stores' config; `flags` decides
 //! the flags from all rows together.
 
+pub mod agents;
 pub mod each;
 mod flags;
 pub mod sources;
@@ -92,6 +93,10 @@ pub struct Discovery {
     pub config_home: PathBuf,
     /// Sorted by last change, newest first.
     pub rows: Vec<Row>,
+    /// (v3) The agent memory dirs that exist (SPEC §2.14).
+    pub agent_dirs: Vec<agents::AgentDir>,
+    /// (v3) `CLAUDE_MEMORY_STORES` and recall mode (SPEC §2.13).
+    pub stores: agents::StoresDoc,
     pub warnings: Vec<String>,
 }
 
@@ -266,6 +271,35 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
         .collect();
     let fallback = paths::enabled_chain(&env, &base_settings(&env, &config_home));
     flags::decide(&mut rows, &live, &fallback, &config_home, &memory_base);
+    // Agent memory of every project whose path is known (a guess is not).
+    let mut roots: Vec<(PathBuf, Option<PathBuf>)> = rows
+        .iter()
+        .filter(|r| r.project_exists && r.project_path_source != PathSource::Guess)
+        .filter_map(|r| {
+            let p = r.project_path.clone()?;
+            let canonical = live
+                .get(&p)
+                .and_then(|l| l.as_ref())
+                .map(|l| PathBuf::from(&l.canonical_root));
+            Some((p, canonical))
+        })
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let agent_dirs = agents::all_agent_dirs(
+        &memory_base,
+        &roots,
+        env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").as_deref(),
+    );
+    let configured = paths::stores::Stores::from_env(&env);
+    warnings.extend(configured.warning());
+    let global = paths::trust::config_file(
+        env.get_os("CLAUDE_CONFIG_DIR").is_some(),
+        &config_home.to_string_lossy(),
+        env.home().as_deref(),
+    );
+    let moth = paths::flags::lookup(&env, global.as_deref(), paths::flags::MOTH_COPSE);
+    let stores = agents::StoresDoc::of(&configured, paths::stores::recall_mode(&configured, &moth));
     if !include_empty {
         rows.retain(|r| r.memories > 0);
     }
@@ -278,6 +312,8 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
     Ok(Discovery {
         config_home,
         rows,
+        agent_dirs,
+        stores,
         warnings,
     })
 }

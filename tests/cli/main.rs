@@ -25,6 +25,7 @@ mod merge;
 mod oracle_load;
 mod path;
 mod projects;
+mod recall;
 mod restore;
 mod review;
 mod safety;

@@ -419,3 +419,98 @@ fn path_explain_warns_of_another_key_for_the_same_repository() {
     let lib = explain(&src.join("my_lib.v2"));
     assert!(!lib.contains("another key") && !lib.contains("looks moved"), "{lib}");
 }
+
+/// v3 (SPEC §2.13, §2.14; memctl choice): `projects --json` lists the agent memory
+/// dirs that exist (user scope under the memory base, project and local scopes under
+/// each known project) and what CLAUDE_MEMORY_STORES configures, with recall mode.
+#[test]
+fn agent_memory_dirs_and_memory_stores_are_listed() {
+    let env = Env::new();
+    let proj = env.root().join("app");
+    fs::create_dir_all(proj.join(".claude/agent-memory/reviewer")).unwrap();
+    fs::write(
+        proj.join(".claude/agent-memory/reviewer/MEMORY.md"),
+        "- [a](a.md) — a\n",
+    )
+    .unwrap();
+    fs::write(proj.join(".claude/agent-memory/reviewer/a.md"), "---\nname: a\n---\n").unwrap();
+    let user_agent = env.home().join(".claude/agent-memory/planner");
+    fs::create_dir_all(&user_agent).unwrap();
+    let k = key(&proj);
+    memories(
+        &env.home().join(".claude/projects").join(&k).join("memory"),
+        &["one"],
+        2.0,
+    );
+    transcript(&env, &k, 1, &proj, 1.0);
+    let doc = env
+        .env(
+            "CLAUDE_MEMORY_STORES",
+            r#"["/orgs/acme/shared", {"path": "/u/me", "scope": "user", "mode": "ro"}]"#,
+        )
+        .args(["projects", "--json"])
+        .run()
+        .success()
+        .json();
+    let agents: Vec<(String, String, u64, bool)> = doc["agent_memory_dirs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["scope"].as_str().unwrap().to_string(),
+                a["agent"].as_str().unwrap().to_string(),
+                a["memories"].as_u64().unwrap(),
+                a["has_index"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            ("user".to_string(), "planner".to_string(), 0, false),
+            ("project".to_string(), "reviewer".to_string(), 1, true)
+        ]
+    );
+    assert_eq!(
+        doc["agent_memory_dirs"][1]["dir"],
+        format!("{}/.claude/agent-memory/reviewer/", proj.display())
+    );
+    let stores = &doc["memory_stores"];
+    assert_eq!(stores["set"], true);
+    assert_eq!(stores["error"], Value::Null);
+    assert_eq!(stores["stores"][0]["mount"], "shared");
+    assert_eq!(stores["stores"][0]["scope"], "team");
+    assert_eq!(stores["stores"][1]["mode"], "ro");
+    assert_eq!(
+        stores["recall_mode"],
+        serde_json::json!({"value": true, "lever": "env CLAUDE_MEMORY_STORES"})
+    );
+}
+
+/// An invalid CLAUDE_MEMORY_STORES is a warning, set but store-less (SPEC §2.13).
+#[test]
+fn an_invalid_store_list_is_a_warning() {
+    let doc = Env::new()
+        .env("CLAUDE_MEMORY_STORES", r#"["/a/x", "/b/x"]"#)
+        .args(["projects", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        doc["memory_stores"]["error"],
+        "CLAUDE_MEMORY_STORES has duplicate mount: x"
+    );
+    assert_eq!(doc["memory_stores"]["recall_mode"]["value"], true);
+    assert!(
+        doc["warnings"][0].as_str().unwrap().contains("duplicate mount: x"),
+        "{}",
+        doc["warnings"]
+    );
+    let doc = Env::new().args(["projects", "--json"]).run().success().json();
+    assert_eq!(
+        doc["memory_stores"],
+        serde_json::json!({"set": false, "stores": [], "error": null, "recall_mode": {"value": false, "lever": null}})
+    );
+    assert_eq!(doc["agent_memory_dirs"], serde_json::json!([]));
+}

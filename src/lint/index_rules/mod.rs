@@ -53,6 +53,7 @@ pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64,
         targets.as_ref(),
         reach,
         &crate::paths::Env::default(),
+        None,
         out,
     );
     files

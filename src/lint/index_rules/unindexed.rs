@@ -16,18 +16,26 @@ pub fn check_files(
     targets: Option<&Targets>,
     reach: &Reach,
     env: &crate::paths::Env,
+    recall: Option<&str>,
     out: &mut Vec<Finding>,
 ) {
     match targets {
         Some(targets) => check_unindexed(scope, memories, targets, reach, out),
-        None => check_missing(scope, memories, env, out),
+        None => check_missing(scope, memories, env, recall, out),
     }
 }
 
 /// ML213: topic files but no index (for a scope whose index could not be read):
 /// info when Claude Code writes one itself (SPEC §2.7.4), naming the files it
 /// leaves out; a warning when it will not.
-fn check_missing(scope: &Scope, memories: &[FileFacts], env: &crate::paths::Env, out: &mut Vec<Finding>) {
+/// `recall`: the recall-mode lever, if on (Claude Code then writes no index).
+fn check_missing(
+    scope: &Scope,
+    memories: &[FileFacts],
+    env: &crate::paths::Env,
+    recall: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
     let owned: Vec<&str> = memories.iter().map(FileFacts::rel).filter(|r| scope.owns(r)).collect();
     let idx = &scope.index;
     if owned.is_empty() || std::fs::symlink_metadata(idx).is_ok() {
@@ -35,7 +43,6 @@ fn check_missing(scope: &Scope, memories: &[FileFacts], env: &crate::paths::Env,
     }
     let files = if owned.len() == 1 { "file" } else { "files" };
     let n = owned.len();
-    let recall = crate::index::check::recall_mode_lever(env, false);
     let written = match (&recall, scope.prefix.is_empty()) {
         (None, true) => crate::index::backfill::will_backfill(&scope.base, env),
         _ => None,
