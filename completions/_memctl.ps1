@@ -109,7 +109,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
-            [CompletionResult]::new('--print-loaded', '--print-loaded', [CompletionResultType]::ParameterName, 'Print exactly the text Claude Code loads, and nothing else')
+            [CompletionResult]::new('--print-loaded', '--print-loaded', [CompletionResultType]::ParameterName, 'Print exactly the text the model reads (after Claude Code''s clean-up), and nothing else')
             [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Check the index of every project (see `memctl projects`)')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')

@@ -102,7 +102,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'
-            cand --print-loaded 'Print exactly the text Claude Code loads, and nothing else'
+            cand --print-loaded 'Print exactly the text the model reads (after Claude Code''s clean-up), and nothing else'
             cand --all-projects 'Check the index of every project (see `memctl projects`)'
             cand --team 'Operate on the team memory dir (<memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'

@@ -106,7 +106,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l project
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
-complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l print-loaded -d 'Print exactly the text Claude Code loads, and nothing else'
+complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l print-loaded -d 'Print exactly the text the model reads (after Claude Code\'s clean-up), and nothing else'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l all-projects -d 'Check the index of every project (see `memctl projects`)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l team -d 'Operate on the team memory dir (<memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand truncate-check" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'

@@ -82,7 +82,8 @@ pub enum Command {
     /// Report exactly what Claude Code loads from MEMORY.md, and what it drops
     ///
     /// Claude Code loads MEMORY.md into every conversation but cuts it at 200 lines or
-    /// 25 000 UTF-16 units. Exit status 1 when it would be cut (or is over --warn-at).
+    /// 25 000 UTF-16 units, and loads nothing of a file over 4 MiB. Exit status 1 when
+    /// it would be cut, is over 4 MiB, or is over --warn-at.
     #[command(after_long_help = examples::TRUNCATE_CHECK)]
     TruncateCheck(TruncateCheckArgs),
     /// Check the memory dir for everything that makes Claude Code lose or misread memories
@@ -645,7 +646,7 @@ pub struct TruncateCheckArgs {
     #[arg(value_name = "PATH", value_hint = ValueHint::FilePath)]
     pub path: Option<PathBuf>,
 
-    /// Print exactly the text Claude Code loads, and nothing else
+    /// Print exactly the text the model reads (after Claude Code's clean-up), and nothing else
     #[arg(long)]
     pub print_loaded: bool,
 

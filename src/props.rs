@@ -389,6 +389,28 @@ fn comment_stripper() {
     });
 }
 
+/// §2.7.1 step 8's `shorten` written plainly on UTF-16 units.
+fn reference_shorten(s: &str, n: usize) -> String {
+    let u: Vec<u16> = s.encode_utf16().collect();
+    if u.len() <= n {
+        return s.to_string();
+    }
+    let mut head = u[..n - 1].to_vec();
+    if head.last().is_some_and(|&x| (0xd800..0xdc00).contains(&x)) {
+        head.pop();
+    }
+    let space = |x: u16| char::from_u32(u32::from(x)).is_some_and(is_js_space);
+    if let Some(i) = head.iter().rposition(|&x| space(x))
+        && i > n / 2
+    {
+        head.truncate(i);
+    }
+    while head.last().is_some_and(|&x| space(x)) {
+        head.pop();
+    }
+    format!("{}…", String::from_utf16_lossy(&head))
+}
+
 /// §2.7.1 written plainly on UTF-16 units.
 fn reference_truncate(text: &str) -> (usize, usize, bool, bool, String) {
     let t = text.trim_matches(is_js_space);
@@ -408,13 +430,13 @@ fn reference_truncate(text: &str) -> (usize, usize, bool, bool, String) {
     } else {
         units.clone()
     };
-    let kept = if k.len() > 25_000 {
+    let n = if k.len() > 25_000 {
         let cut = k[..=25_000].iter().rposition(|&u| u == u16::from(b'\n')).unwrap_or(0);
-        let n = if cut > 0 { cut } else { 25_000 };
-        String::from_utf16_lossy(&k[..n])
+        if cut > 0 { cut } else { 25_000 }
     } else {
-        String::from_utf16_lossy(&k)
+        k.len()
     };
+    let kept = String::from_utf16_lossy(&k[..n]);
     let size = crate::text::format_file_size;
     let reason = match (line_cut, unit_cut) {
         (false, true) => format!(
@@ -425,8 +447,25 @@ fn reference_truncate(text: &str) -> (usize, usize, bool, bool, String) {
         (true, false) => format!("{line_count} lines (limit: 200)"),
         _ => format!("{line_count} lines and {}", size(units.len())),
     };
+    // k is a prefix of t: the unit after the kept ones says where the cut fell.
+    let detail = if units.get(n) == Some(&u16::from(b'\n')) {
+        let c = k[..n].iter().filter(|&&u| u == u16::from(b'\n')).count() + 1;
+        let l = t.split('\n').nth(c).unwrap_or("").trim_matches(is_js_space);
+        let quote = if l.is_empty() {
+            String::new()
+        } else {
+            format!(" (\"{}\")", reference_shorten(l, 80))
+        };
+        format!(
+            "{} of {line_count} lines were cut off, starting at line {}{quote}",
+            line_count - c,
+            c + 1
+        )
+    } else {
+        format!("everything after the first {n} characters of line 1 was cut off")
+    };
     let loaded = format!(
-        "{kept}\n\n> WARNING: MEMORY.md is {reason}. Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files."
+        "{kept}\n\n> WARNING: MEMORY.md is {reason}. Only part of it was loaded: {detail}. Keep index entries to one line under ~200 chars; move detail into topic files."
     );
     (line_count, units.len(), line_cut, unit_cut, loaded)
 }
@@ -542,7 +581,7 @@ fn streamed_load_reports_what_the_whole_text_does() {
                 continue;
             };
             streamed.fetch_add(1, Ordering::Relaxed);
-            let c = checked_streamed("MEMORY.md".into(), None, s);
+            let c = checked_streamed("MEMORY.md".into(), None, s, text.len() as u64);
             prop_assert_eq!(&c.load.loaded, &whole.load.loaded);
             if quotes == 0 {
                 continue;

@@ -141,6 +141,7 @@ fn plan(
             res,
             now_ms,
             warn_at: dream::WARN_AT,
+            env: Some(&ctx.env),
         },
         &extract,
     );

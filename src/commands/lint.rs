@@ -121,6 +121,7 @@ fn check(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown) -> Res
         res: &res,
         now_ms: ctx.now_ms(),
         warn_at: args.warn_at,
+        env: Some(&ctx.env),
     };
     let mut report = lint::lint(&input);
     let notes = std::mem::take(&mut report.notes);

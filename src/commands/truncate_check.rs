@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::cli::TruncateCheckArgs;
 use crate::context::Context;
 use crate::error::{Error, Kind};
-use crate::index::check::{self, Checked};
+use crate::index::check::{self, Checked, INDEX_CONTENT_VAR, LoadStatus, recall_mode_lever};
 use crate::index::report::{JSON_DROPPED, LIST_DROPPED, render_text};
 use crate::output::Output;
 
@@ -41,12 +41,26 @@ fn run_one(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
         None => read_default(ctx, quotes, out)?,
     };
     if args.print_loaded {
-        out.print(&checked.load.loaded)?;
+        if checked.status.injects() {
+            out.print(&checked.load.injected)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let report = checked.into_report(args.warn_at, quotes);
     if out.json {
-        out.emit_json(serde_json::to_value(&report)?)?;
+        let mut doc = serde_json::to_value(&report)?;
+        // `warnings` stands before the fields added in SPEC v3 (§3.10).
+        if let serde_json::Value::Object(map) = &mut doc {
+            let mut ordered = serde_json::Map::new();
+            for (k, v) in std::mem::take(map) {
+                if k == "load_status" {
+                    ordered.insert("warnings".into(), serde_json::Value::Array(Vec::new()));
+                }
+                ordered.insert(k, v);
+            }
+            *map = ordered;
+        }
+        out.emit_json(doc)?;
     } else {
         out.print(&render_text(&report))?;
     }
@@ -57,19 +71,81 @@ fn run_one(args: &TruncateCheckArgs, ctx: &Context, out: &mut Output) -> Result<
     })
 }
 
-/// The resolved dir's index, with the notes and warnings of reading it.
+/// A path that exists and is neither a regular file (through symlinks) nor a
+/// directory: Claude Code skips it (SPEC §2.7 step 1), and memctl never opens it
+/// (a FIFO would block).
+fn is_special(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The resolved dir's index, with the notes and warnings of reading it, and
+/// the session-level statuses of SPEC §2.7 step 0 (disabled, recall mode, the
+/// environment override).
 fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checked> {
     let res = ctx.resolve_existing()?;
-    if !res.enabled.value && !res.explicit {
+    let label = res.memdir.index_label();
+    let path = res.index_path();
+    let disabled = !res.enabled.value && !res.explicit;
+    let recall = recall_mode_lever(&ctx.env, res.global_config.as_deref());
+    let env_content = ctx.env.get(INDEX_CONTENT_VAR);
+    let session = if disabled {
         out.note(format!(
             "auto memory is disabled ({}): Claude Code loads nothing at all",
             res.enabled.lever
         ));
+        Some(LoadStatus::Disabled)
+    } else if let Some(lever) = recall {
+        out.note(format!("recall mode ({lever}): Claude Code does not inject MEMORY.md"));
+        Some(LoadStatus::RecallMode)
+    } else {
+        match env_content.as_deref() {
+            Some("") => {
+                out.note(format!("{INDEX_CONTENT_VAR} is empty: Claude Code loads nothing"));
+                Some(LoadStatus::EnvEmpty)
+            }
+            Some(text) => {
+                out.note(format!(
+                    "{INDEX_CONTENT_VAR} is set: Claude Code loads its text, not {label}; modelled on it"
+                ));
+                let c = check::checked_override(label.into(), path, text.to_string());
+                return Ok(c);
+            }
+            None => None,
+        }
+    };
+    let mut checked = read_index(ctx, &res, label, path, quotes, session.is_none(), out)?;
+    if let Some(s) = session {
+        checked.status = s;
     }
-    let label = res.memdir.index_label();
-    let path = res.index_path();
+    Ok(checked)
+}
+
+/// The resolved dir's index file as Claude Code reads it; `loads`: no session-level
+/// status stops Claude Code from loading it (nor from writing a missing one).
+fn read_index(
+    ctx: &Context,
+    res: &crate::paths::Resolution,
+    label: &str,
+    path: std::path::PathBuf,
+    quotes: usize,
+    loads: bool,
+    out: &mut Output,
+) -> Result<Checked> {
     if std::fs::symlink_metadata(&path).is_err() {
+        let backfill = loads
+            .then(|| crate::index::backfill::will_backfill(res.memdir.dir(), &ctx.env))
+            .flatten();
+        if let Some(text) = backfill {
+            let lines = text.lines().count();
+            out.note(format!(
+                "Claude Code will write {label} from the topic files at its next session start ({lines} line{})",
+                if lines == 1 { "" } else { "s" }
+            ));
+        }
         return Ok(Checked::missing(label.into(), path));
+    }
+    if is_special(&path) {
+        return Ok(Checked::not_regular(label.into(), path));
     }
     warn_if_leaving(&path, res.memdir.dir(), label, out);
     let checked = check::check_found(label.into(), &path, quotes)?;

@@ -367,6 +367,7 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
         res,
         now_ms: crate::text::millis(now),
         warn_at: 90.0,
+        env: None,
     };
     let report = lint::lint(&input);
     let rel = |f: &Finding| {

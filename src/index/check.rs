@@ -20,6 +20,56 @@ pub const MAX_INDEX_BYTES: u64 = 256 << 20;
 /// below it, reading the whole text costs no more).
 const STREAM_FROM_BYTES: u64 = 256 << 10;
 
+/// The variable whose value Claude Code loads instead of the index (SPEC §2.7 step 0).
+pub const INDEX_CONTENT_VAR: &str = "CLAUDE_COWORK_MEMORY_INDEX_CONTENT";
+
+/// Why Claude Code is in recall mode (SPEC §2.13) and injects no index: the lever
+/// (`env CLAUDE_MEMORY_STORES` or `cached flag tengu_moth_copse`), or `None`.
+/// `global_config`: the global config file holding the cached server flags (§2.16).
+pub fn recall_mode_lever(env: &crate::paths::Env, global_config: Option<&str>) -> Option<String> {
+    use crate::paths::{flags, stores};
+    let flag = flags::lookup(env, global_config, flags::MOTH_COPSE);
+    stores::recall_mode(&stores::Stores::from_env(env), &flag).lever
+}
+
+/// Whether `CLAUDE_MEMORY_STORES` configures a team store (SPEC §2.13): only then
+/// is `team/` team memory and `team/MEMORY.md` an index Claude Code may use.
+pub fn team_store_configured(env: &crate::paths::Env) -> bool {
+    crate::paths::stores::Stores::from_env(env).has_team()
+}
+
+/// Claude Code reads no index file larger than this (4 MiB, SPEC §2.7 step 1).
+pub const CLAUDE_MAX_INDEX_BYTES: u64 = 4 << 20;
+
+/// Whether and why Claude Code injects the index (SPEC §3.10 `load_status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadStatus {
+    /// A block is injected.
+    Loaded,
+    /// Nothing is left after processing: no block.
+    Empty,
+    Missing,
+    NotRegular,
+    /// Over 4 194 304 bytes: Claude Code skips the file.
+    Oversize,
+    /// Auto memory is off.
+    Disabled,
+    /// Recall mode (SPEC §2.13): no index is injected.
+    RecallMode,
+    /// A non-empty `CLAUDE_COWORK_MEMORY_INDEX_CONTENT` is loaded instead.
+    EnvContent,
+    /// `CLAUDE_COWORK_MEMORY_INDEX_CONTENT` is empty: nothing is loaded.
+    EnvEmpty,
+}
+
+impl LoadStatus {
+    /// Whether Claude Code injects a block.
+    pub fn injects(self) -> bool {
+        matches!(self, LoadStatus::Loaded | LoadStatus::EnvContent)
+    }
+}
+
 /// An index file and what Claude Code loads from it.
 pub struct Checked {
     /// The name shown in text output.
@@ -32,6 +82,10 @@ pub struct Checked {
     pub dropped_total: usize,
     /// The file was not valid UTF-8: the load is that of the lossily decoded text.
     pub lossy: bool,
+    /// The file's size in bytes (for standard input, the bytes read).
+    pub file_bytes: u64,
+    /// Whether Claude Code injects it, and why not.
+    pub status: LoadStatus,
     /// Where dropped entries are quoted from, as they are in the file.
     quotes: Quotes,
 }
@@ -59,6 +113,8 @@ impl Checked {
             load: load::load(""),
             dropped_total: 0,
             lossy: false,
+            file_bytes: 0,
+            status: LoadStatus::Missing,
             quotes: Quotes::Lines {
                 lines: Vec::new(),
                 binary: false,
@@ -101,6 +157,15 @@ impl Checked {
         }
     }
 
+    /// A path that is not a regular file (a FIFO, a device): Claude Code skips it.
+    pub fn not_regular(label: String, path: PathBuf) -> Checked {
+        Checked {
+            status: LoadStatus::NotRegular,
+            exists: true,
+            ..Checked::missing(label, path)
+        }
+    }
+
     /// Whether the load reaches `warn_at` percent of either cap.
     pub fn over_threshold(&self, warn_at: Option<f64>) -> bool {
         let l = &self.load;
@@ -120,6 +185,8 @@ pub fn checked(label: String, path: Option<PathBuf>, text: impl Into<String>) ->
         path,
         exists: true,
         dropped_total: load.dropped.len(),
+        file_bytes: text.len() as u64,
+        status: status_of(text.len() as u64, &load),
         load,
         lossy: false,
         quotes: Quotes::Text {
@@ -129,12 +196,49 @@ pub fn checked(label: String, path: Option<PathBuf>, text: impl Into<String>) ->
     }
 }
 
-/// [`checked`] for a streamed load.
-pub fn checked_streamed(label: String, path: Option<PathBuf>, s: Streamed) -> Checked {
+/// The load of a non-empty `CLAUDE_COWORK_MEMORY_INDEX_CONTENT`, which Claude Code
+/// loads instead of the file (SPEC §2.7 step 0): steps 1–3 are skipped.
+pub fn checked_override(label: String, path: PathBuf, text: String) -> Checked {
+    let load = load::load_override(&text);
+    Checked {
+        label,
+        path: Some(path),
+        exists: true,
+        dropped_total: load.dropped.len(),
+        file_bytes: text.len() as u64,
+        status: if load.injected.is_empty() {
+            LoadStatus::Empty
+        } else {
+            LoadStatus::EnvContent
+        },
+        load,
+        lossy: false,
+        quotes: Quotes::Text {
+            text,
+            line_starts: RefCell::new(vec![0]),
+        },
+    }
+}
+
+/// The file-level status of a load of a `file_bytes`-byte file (SPEC §2.7 steps 1, 6).
+pub fn status_of(file_bytes: u64, load: &Load) -> LoadStatus {
+    if file_bytes > CLAUDE_MAX_INDEX_BYTES {
+        LoadStatus::Oversize
+    } else if load.injected.is_empty() {
+        LoadStatus::Empty
+    } else {
+        LoadStatus::Loaded
+    }
+}
+
+/// [`checked`] for a streamed load of a `file_bytes`-byte file.
+pub fn checked_streamed(label: String, path: Option<PathBuf>, s: Streamed, file_bytes: u64) -> Checked {
     Checked {
         label,
         path,
         exists: true,
+        file_bytes,
+        status: status_of(file_bytes, &s.load),
         load: s.load,
         dropped_total: s.dropped_total,
         lossy: false,
@@ -178,29 +282,36 @@ fn check_open(label: String, path: &Path, mut file: File, quotes: usize) -> Resu
     let size = meta.as_ref().map_or(0, std::fs::Metadata::len);
     if meta.is_some_and(|m| m.is_file()) && size >= STREAM_FROM_BYTES {
         if let Some(s) = load::load_stream(&mut file, quotes)? {
-            return Ok(checked_streamed(label, Some(path.to_path_buf()), s));
+            return Ok(checked_streamed(label, Some(path.to_path_buf()), s, size));
         }
         file.seek(SeekFrom::Start(0))?;
     }
-    let (text, lossy) = bounded_text(file, &shown, size)?;
+    let (text, lossy, read) = bounded_text(file, &shown, size)?;
+    let c = checked(label, Some(path.to_path_buf()), text);
     Ok(Checked {
         lossy,
-        ..checked(label, Some(path.to_path_buf()), text)
+        file_bytes: read,
+        status: status_of(read, &c.load),
+        ..c
     })
 }
 
 /// Read and model an index from `reader` (standard input, shown as `shown`): its
 /// whole text, with no path.
 pub fn check_reader(label: String, reader: impl Read, shown: &str) -> Result<Checked> {
-    let (text, lossy) = bounded_text(reader, shown, 0)?;
+    let (text, lossy, read) = bounded_text(reader, shown, 0)?;
+    let c = checked(label, None, text);
     Ok(Checked {
         lossy,
-        ..checked(label, None, text)
+        file_bytes: read,
+        status: status_of(read, &c.load),
+        ..c
     })
 }
 
-/// The text read (lossily decoded), and whether it was not valid UTF-8.
-fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<(String, bool)> {
+/// The text read (lossily decoded), whether it was not valid UTF-8, and how many
+/// bytes were read.
+fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<(String, bool, u64)> {
     // One allocation of the right size (`take` hides the file's own size hint).
     let mut bytes = Vec::with_capacity(size_hint.min(MAX_INDEX_BYTES + 1) as usize + 1);
     reader.by_ref().take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes)?;
@@ -209,9 +320,10 @@ fn bounded_text(mut reader: impl Read, shown: &str, size_hint: u64) -> Result<(S
             .hint("memctl models index files up to 256 MiB; Claude Code loads at most 25 000 units of it anyway")
             .into());
     }
+    let read = bytes.len() as u64;
     Ok(match String::from_utf8(bytes) {
-        Ok(text) => (text, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+        Ok(text) => (text, false, read),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true, read),
     })
 }
 

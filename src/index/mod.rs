@@ -1,6 +1,7 @@
 //! `MEMORY.md` as an index (SPEC §2.9): the links it holds, with their lines, and
 //! which memory files they point to.
 
+pub mod backfill;
 pub mod check;
 pub mod edit;
 pub mod load;

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::check::Checked;
+use super::check::{Checked, LoadStatus};
+use super::load::Cut;
 use super::load::{MAX_LINES, MAX_UNITS};
 use crate::text::{ellipsize, group_digits, js_number, to_fixed1};
 
@@ -33,7 +34,7 @@ pub struct TruncationReport {
     pub truncated: bool,
     /// The appended warning line, if truncated.
     pub warning: Option<String>,
-    /// Exactly what Claude Code places in context, warning included.
+    /// §2.7.1's result, warning included, before the clean-up.
     pub loaded: String,
     /// The first dropped entries (as many as the report was asked to quote).
     pub dropped_entries: Vec<DroppedEntry>,
@@ -46,6 +47,16 @@ pub struct TruncationReport {
     pub limits: Limits,
     pub warn_at: Option<f64>,
     pub over_threshold: bool,
+    /// Whether and why Claude Code injects the index.
+    pub load_status: LoadStatus,
+    /// The file's size in bytes (the figure of the 4 MiB rule).
+    pub file_bytes: u64,
+    /// Exactly the text the model reads after the header; null when nothing is injected.
+    pub injected: Option<String>,
+    /// The figures of Claude Code's warning: lines cut off and the first of them.
+    pub cut_off_lines: Option<usize>,
+    pub cut_starts_at_line: Option<usize>,
+    pub cut_inside_line_1: Option<bool>,
     /// The file lines of the first and the last line loaded in full, if any.
     #[serde(skip)]
     pub loaded_lines: Option<(usize, usize)>,
@@ -77,6 +88,7 @@ impl Checked {
             label: self.label.clone(),
             warning: self.load.warning.clone(),
             loaded: self.load.loaded.clone(),
+            injected: self.status.injects().then(|| self.load.injected.clone()),
             ..self.report_counts(warn_at, quote)
         }
     }
@@ -88,6 +100,7 @@ impl Checked {
             label: std::mem::take(&mut self.label),
             warning: self.load.warning.take(),
             loaded: std::mem::take(&mut self.load.loaded),
+            injected: self.status.injects().then(|| std::mem::take(&mut self.load.injected)),
             ..self.report_counts(warn_at, quote)
         }
     }
@@ -95,7 +108,8 @@ impl Checked {
     /// The report without its label, warning and loaded text.
     fn report_counts(&self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
         let l = &self.load;
-        let (lines, units, bytes) = if self.exists {
+        // A file that was not read (missing, or not a regular file) has no lines.
+        let (lines, units, bytes) = if self.exists && self.status != LoadStatus::NotRegular {
             (l.line_count, l.unit_count, l.utf8_bytes)
         } else {
             (0, 0, 0)
@@ -128,7 +142,8 @@ impl Checked {
             utf8_bytes: bytes,
             line_truncated: l.line_truncated,
             byte_truncated: l.unit_truncated,
-            truncated: l.truncated(),
+            // Claude Code loads nothing of a file over 4 MiB: nothing is cut.
+            truncated: l.truncated() && self.status != LoadStatus::Oversize,
             warning: None,
             loaded: String::new(),
             dropped_entries,
@@ -143,6 +158,18 @@ impl Checked {
             },
             warn_at,
             over_threshold: self.over_threshold(warn_at),
+            load_status: self.status,
+            file_bytes: self.file_bytes,
+            injected: None,
+            cut_off_lines: match l.cut {
+                Some(Cut::Lines { lines, .. }) => Some(lines),
+                _ => None,
+            },
+            cut_starts_at_line: match l.cut {
+                Some(Cut::Lines { first, .. }) => Some(first),
+                _ => None,
+            },
+            cut_inside_line_1: l.cut.map(|c| matches!(c, Cut::InsideLine1 { .. })),
             loaded_lines,
         }
     }
@@ -151,7 +178,7 @@ impl Checked {
 impl TruncationReport {
     /// `truncate-check` exits 1: the index is cut, or over `--warn-at`.
     pub fn fails(&self) -> bool {
-        (self.exists && self.truncated) || self.over_threshold
+        (self.exists && self.truncated) || self.load_status == LoadStatus::Oversize || self.over_threshold
     }
 }
 
@@ -169,7 +196,9 @@ pub fn render_text(r: &TruncationReport) -> String {
         g(MAX_UNITS),
         count(r.utf8_bytes as i64, "UTF-8 byte")
     );
-    if r.truncated {
+    if let Some(why) = nothing_loaded(r.load_status) {
+        s.push_str(&format!("loaded: nothing ({why})\n"));
+    } else if r.truncated {
         render_cut(r, &mut s);
     } else {
         s.push_str("truncated: no\n");
@@ -187,6 +216,20 @@ pub fn render_text(r: &TruncationReport) -> String {
         count(r.headroom_bytes, "unit")
     ));
     s
+}
+
+/// Why Claude Code injects nothing of an existing index, if it does not (the
+/// lever of a session-level status is in the command's note).
+fn nothing_loaded(status: LoadStatus) -> Option<&'static str> {
+    Some(match status {
+        LoadStatus::Loaded | LoadStatus::EnvContent | LoadStatus::Missing => return None,
+        LoadStatus::Empty => "nothing is left after processing",
+        LoadStatus::NotRegular => "not a regular file",
+        LoadStatus::Oversize => "the file is over 4 MiB (4 194 304 bytes)",
+        LoadStatus::Disabled => "auto memory is disabled",
+        LoadStatus::RecallMode => "recall mode: Claude Code does not inject MEMORY.md",
+        LoadStatus::EnvEmpty => "CLAUDE_COWORK_MEMORY_INDEX_CONTENT is empty",
+    })
 }
 
 /// The lines of a truncated load: which cap, what is loaded, what is dropped, and

@@ -230,7 +230,7 @@ pub fn explain(id: RuleId) -> Explanation {
             "Make room now: shorten hooks, merge or remove entries (`--warn-at` sets the threshold).",
         ),
         ML208 => e(
-            "Claude Code strips a frontmatter block from MEMORY.md before loading it; the index has none.",
+            "Claude Code strips a frontmatter block from MEMORY.md before loading it; the index has none. Claude Code 2.1.332 ends the block at the first `---` anywhere, so an index that starts with a `---` rule loses everything up to the next `---`.",
             "The block's content is lost, and it may confuse other tools.",
             "Remove the block from MEMORY.md.",
         ),
@@ -255,9 +255,9 @@ pub fn explain(id: RuleId) -> Explanation {
             "Close the comment with `-->` or remove the `<!--`.",
         ),
         ML213 => e(
-            "Claude Code loads memories through MEMORY.md only.",
-            "With topic files but no MEMORY.md, no memory is loaded at all.",
-            "Create MEMORY.md: `memctl lint --fix` cannot create it; `memctl edit --index` does, then `memctl lint --fix` adds the lines.",
+            "Claude Code loads memories through MEMORY.md only. When it is missing, Claude Code 2.1.332 writes one itself at the next session start: one line per topic file, newest first, at most 140 lines / 17 500 units, leaving out symlinked and hard-linked files and names it cannot link.",
+            "Info when Claude Code will write it; a warning when it cannot (recall mode, CLAUDE_CODE_REMOTE or CLAUDE_COWORK_MEMORY_INDEX_CONTENT set, or no file it can link): then no memory is loaded at all.",
+            "Write the index yourself, ordered as you want it: `memctl index rebuild` (or `memctl edit --index`, then `memctl lint --fix` adds the lines).",
         ),
         ML214 => e(
             "Nothing: a relative link to a directory or a source file is not a memory.",
@@ -265,9 +265,19 @@ pub fn explain(id: RuleId) -> Explanation {
             "Link a `.md` memory, or keep the link if it is meant as a reference.",
         ),
         ML215 => e(
-            "Each CR of a CRLF line ending counts toward the 25 000 units (unless the file has comments).",
+            "Each CR of a CRLF line ending counts toward the 25 000 units (unless a comment block is removed); Claude Code 2.1.332 turns it into a line break before the model reads it.",
             "The index fits fewer entries.",
             "Convert MEMORY.md to LF line endings (`dos2unix MEMORY.md`).",
+        ),
+        ML216 => e(
+            "Claude Code 2.1.332 skips a MEMORY.md larger than 4 194 304 bytes (4 MiB), or one that is not a regular file after following links.",
+            "Nothing of the index is loaded: no memory reaches the model.",
+            "Shorten MEMORY.md far below the caps (200 lines, 25 000 units), or replace it with a regular file.",
+        ),
+        ML217 => e(
+            "Claude Code 2.1.332 never loads team/MEMORY.md unless CLAUDE_MEMORY_STORES configures a team store; files under team/ are then ordinary memories of the main index.",
+            "The entries of team/MEMORY.md never reach the model; its files are seen only if MEMORY.md links them.",
+            "Link the team files from MEMORY.md, or configure a team store.",
         ),
         ML301 => e(
             "Auto-dream waits until the consolidation lock's mtime is 24 h in the past.",

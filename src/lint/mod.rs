@@ -109,6 +109,9 @@ pub struct Input<'a> {
     pub now_ms: f64,
     /// `--warn-at` for ML207.
     pub warn_at: f64,
+    /// The environment Claude Code would run in, for ML213 (whether it writes a
+    /// missing index, SPEC §2.7.4); `None`: no variable set.
+    pub env: Option<&'a crate::paths::Env>,
 }
 
 /// A topic file's whole content, as lint reads it.
@@ -266,7 +269,10 @@ fn lint_inner<K: Kept, X: Send>(
 ) -> (Report, Scan<K>, Vec<Option<X>>) {
     let mut notes = Vec::new();
     let claude_md = config::claude_md_lines(input.res, &mut notes);
-    let scopes = index_rules::scopes(&input.res.memdir);
+    let team_store = input.env.is_some_and(crate::index::check::team_store_configured);
+    let scopes = index_rules::scopes(&input.res.memdir, team_store);
+    let mut ml217 = Vec::new();
+    index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
     // The index rules run first, on this thread: their tables (the index text, its
     // links and lines, the load model: about 8 MB for a 20 000-line index) are
     // gone before the scan's records grow. Beside the readers, as they ran
@@ -298,6 +304,7 @@ fn lint_inner<K: Kept, X: Send>(
     // The index rules' findings grow into the report's list (no second list while
     // they are alive); the sort below puts every file's in place.
     let mut findings = index_findings;
+    findings.append(&mut ml217);
     findings.reserve_exact(found + 64);
     let mut edges = HashMap::new();
     let keep = extract.is_some();
@@ -337,7 +344,17 @@ fn lint_inner<K: Kept, X: Send>(
     let reach = index_rules::Reach::new(edges);
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
         files += n;
-        index_rules::check_files(scope, &memories, targets.as_ref(), &reach, &mut findings);
+        let env = input.env.cloned().unwrap_or_default();
+        let recall = crate::index::check::recall_mode_lever(&env, input.res.global_config.as_deref());
+        index_rules::check_files(
+            scope,
+            &memories,
+            targets.as_ref(),
+            &reach,
+            &env,
+            recall.as_deref(),
+            &mut findings,
+        );
     }
     drop(memories);
     config::check(input, &mut findings, &mut notes);
@@ -356,7 +373,7 @@ pub struct WindowLint {
 
 /// Scan `memdir` reading only the windows, and run the rules that need nothing more.
 pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint {
-    let scopes = index_rules::scopes(memdir);
+    let scopes = index_rules::scopes(memdir, false);
     let mut index_findings = Vec::new();
     let check_indexes = || -> Vec<IndexResult> {
         scopes
@@ -385,7 +402,15 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
     );
     let reach = index_rules::Reach::new(HashMap::new());
     for (scope, (_, targets)) in scopes.iter().zip(index_results) {
-        index_rules::check_files(scope, &memories, targets.as_ref(), &reach, &mut findings);
+        index_rules::check_files(
+            scope,
+            &memories,
+            targets.as_ref(),
+            &reach,
+            &crate::paths::Env::default(),
+            None,
+            &mut findings,
+        );
     }
     WindowLint { scan, findings }
 }

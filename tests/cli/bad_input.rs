@@ -565,13 +565,19 @@ fn a_block_still_open_after_1_mib() {
 #[test]
 fn surrogate_pair_cut_at_the_limit() {
     let index = format!("{}😀 tail", "a".repeat(24_999));
+    // The model reads the text without the lone surrogate (SPEC §2.7.3); `loaded`
+    // shows U+FFFD in its place.
     let run = Env::new()
         .index(&index)
         .args(["truncate-check", "--print-loaded"])
         .run()
         .success();
+    assert!(run.stdout.starts_with(&format!("{}\n\n> WARNING", "a".repeat(24_999))));
+    let doc = Env::new().index(&index).args(["truncate-check", "--json"]).run().json();
     assert!(
-        run.stdout
+        doc["loaded"]
+            .as_str()
+            .unwrap()
             .starts_with(&format!("{}\u{fffd}\n\n> WARNING", "a".repeat(24_999)))
     );
 }
@@ -834,8 +840,9 @@ fn an_unreadable_index_is_a_lint_error() {
     fs::create_dir(env.dir().join("MEMORY.md")).unwrap();
     let doc = env.args(["lint", "--json"]).run().code(1).json();
     let f = doc["findings"].as_array().unwrap();
+    // SPEC §2.7 step 1: not a regular file, so Claude Code loads nothing (ML216).
     assert!(
-        f.iter().any(|f| f["id"] == "ML131" && f["severity"] == "error"),
+        f.iter().any(|f| f["id"] == "ML216" && f["severity"] == "error"),
         "{doc}"
     );
     let env = Env::new().memory("a.md", GOOD);

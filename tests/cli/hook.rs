@@ -669,6 +669,7 @@ fn h_session_start_reports_unresolved_sync_conflicts() {
     assert!(ctx.contains("memctl sync --status"), "{ctx}");
     assert_eq!(
         d["systemMessage"],
-        "memctl: 2 unresolved sync conflicts (memctl sync --status)"
+        // Without a team store team/t.md belongs to the main index (SPEC §2.13).
+        "memctl: 1 unindexed file; 2 unresolved sync conflicts (memctl sync --status)"
     );
 }

@@ -394,19 +394,94 @@ fn unindexed_files_reachable_from_indexed_ones_are_infos() {
 }
 
 #[test]
-fn team_files_belong_to_the_team_index() {
+fn team_files_belong_to_the_team_index_only_with_a_team_store() {
+    const TEAM_STORE: &str = r#"[{"path": "/org/team", "scope": "team"}]"#;
     let env = good()
         .memory("team/t.md", GOOD)
         .memory("team/MEMORY.md", "- [T](t.md) — t\n")
-        .memory("logs/2026/03/2026-03-05.md", "log\n");
+        .memory("logs/2026/03/2026-03-05.md", "log\n")
+        .env("CLAUDE_MEMORY_STORES", TEAM_STORE);
     let hit = ids(env);
     assert!(!hit.contains(&"ML203".to_string()), "{hit:?}");
-    let env = good().memory("team/t.md", GOOD).memory("team/MEMORY.md", "# nothing\n");
+    let env = good()
+        .memory("team/t.md", GOOD)
+        .memory("team/MEMORY.md", "# nothing\n")
+        .env("CLAUDE_MEMORY_STORES", TEAM_STORE);
     let doc = env.args(["lint", "--json", "--rule", "ML203"]).run().json();
     assert_eq!(
         doc["findings"][0]["message"],
         "not in team/MEMORY.md: Claude Code never loads it; add an index line (`memctl lint --fix`)"
     );
+    // Without a team store (SPEC §2.13) Claude Code 2.1.332 never loads
+    // team/MEMORY.md (ML217) and team/t.md is a memory of the main index.
+    let env = good()
+        .memory("team/t.md", GOOD)
+        .memory("team/MEMORY.md", "- [T](t.md) — t\n");
+    let doc = env
+        .args(["lint", "--json", "--rule", "ML203", "--rule", "ML217"])
+        .run()
+        .json();
+    let found: Vec<(&str, &str)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [("ML217", "mem/team/MEMORY.md"), ("ML203", "mem/team/t.md")],
+        "{doc}"
+    );
+    let team = good()
+        .memory("team/MEMORY.md", "- [T](t.md) — t\n")
+        .args(["--team", "lint", "--json", "--rule", "ML217"])
+        .run()
+        .json();
+    assert_eq!(team["findings"], serde_json::json!([]), "not with --team");
+}
+
+#[test]
+fn an_oversize_index_loads_nothing() {
+    // SPEC §2.7 step 1: Claude Code skips a MEMORY.md over 4 194 304 bytes.
+    let line = "- [Good](good.md) — a line of the oversize index\n";
+    let big: String = line.repeat((4 << 20) / line.len() + 1);
+    let doc = good()
+        .index(&big)
+        .args(["lint", "--json", "--rule", "ML216"])
+        .run()
+        .code(1)
+        .json();
+    assert_eq!(doc["findings"][0]["severity"], "error", "{doc}");
+    assert!(
+        doc["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(limit: 4 194 304)")
+    );
+    let fits = big[..(4 << 20) - 100].to_string();
+    let doc = good()
+        .index(&fits)
+        .args(["lint", "--json", "--rule", "ML216"])
+        .run()
+        .json();
+    assert_eq!(doc["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn a_frontmatter_block_that_swallows_entries_is_an_error() {
+    // SPEC §2.4.2: the block ends at the first `---` anywhere.
+    let doc = good()
+        .index("---\n- [A](a.md) — a\n- [B](b.md) — b --- c\n- [Good](good.md) — c\n")
+        .args(["lint", "--json", "--rule", "ML208"])
+        .run()
+        .json();
+    assert_eq!(doc["findings"][0]["severity"], "error", "{doc}");
+    let doc = good()
+        .index("---\nname: idx\n---\n- [Good](good.md) — g\n")
+        .args(["lint", "--json", "--rule", "ML208"])
+        .run()
+        .json();
+    assert_eq!(doc["findings"][0]["severity"], "warning", "{doc}");
 }
 
 #[test]
@@ -888,7 +963,9 @@ fn secrets_in_the_index_files_are_found_and_never_echoed() {
         .memory(
             "team/MEMORY.md",
             "- [T](t.md) — t\nkey AIzaSyA1b2C3d4E5f6G7h8I9j0K_L-mNoPqRsTu\n",
-        );
+        )
+        // team/MEMORY.md is an index only with a team store (SPEC §2.13).
+        .env("CLAUDE_MEMORY_STORES", r#"["/org/team"]"#);
     let doc = env.args(["lint", "--json", "--rule", "ML121"]).run().json();
     let found: Vec<(String, u64, String)> = doc["findings"]
         .as_array()
@@ -1258,8 +1335,17 @@ fn messages_count_in_the_singular() {
         .json();
     assert_eq!(
         doc["findings"][0]["message"],
-        "1 topic file but no MEMORY.md: Claude Code loads no memory; create the index (`memctl edit --index`)"
+        "1 topic file but no MEMORY.md: Claude Code writes one from them at its next session start (1 line, newest first); `memctl index rebuild` writes it yourself"
     );
+    assert_eq!(doc["findings"][0]["severity"], "info");
+    // SPEC §2.7.4: not when the environment override is set.
+    let doc = Env::new()
+        .memory("m.md", GOOD)
+        .env("CLAUDE_COWORK_MEMORY_INDEX_CONTENT", "x")
+        .args(["lint", "--json", "--rule", "ML213"])
+        .run()
+        .json();
+    assert_eq!(doc["findings"][0]["severity"], "warning", "{doc}");
 }
 
 #[test]

@@ -24,6 +24,7 @@ mod list;
 mod lock;
 mod merge;
 mod oracle_dirs;
+mod oracle_load;
 mod path;
 mod projects;
 mod recall;

@@ -2,8 +2,7 @@
 
 use crate::support::Env;
 
-const TAIL: &str =
-    ". Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.";
+const TAIL: &str = ". Keep index entries to one line under ~200 chars; move detail into topic files.";
 
 fn entries(n: usize) -> String {
     (1..=n).map(|i| format!("- [T{i}](t{i}.md) — hook {i}\n")).collect()
@@ -34,7 +33,7 @@ dropped entries (3):
   205: - [T202](t202.md) — hook 202
   206: - [T203](t203.md) — hook 203
 Claude Code appends:
-  > WARNING: MEMORY.md is 203 lines (limit: 200){TAIL}
+  > WARNING: MEMORY.md is 203 lines (limit: 200). Only part of it was loaded: 3 of 203 lines were cut off, starting at line 201 (\"- [T201](t201.md) — hook 201\"){TAIL}
 headroom: -3 lines, {} units
 ",
             g(units),
@@ -93,7 +92,7 @@ fn newline_exactly_at_unit_25000_keeps_the_whole_first_line() {
     assert_eq!(
         run.stdout,
         format!(
-            "{}\n\n> WARNING: MEMORY.md is 24.4KB (limit: 24.4KB) — index entries are too long{TAIL}",
+            "{}\n\n> WARNING: MEMORY.md is 24.4KB (limit: 24.4KB) — index entries are too long. Only part of it was loaded: 1 of 2 lines were cut off, starting at line 2 (\"bbbbb\"){TAIL}",
             "a".repeat(25_000)
         )
     );
@@ -342,9 +341,8 @@ fn a_large_index_is_reported_in_full() {
         .run()
         .success()
         .stdout;
-    let first: Vec<String> = (1..=200)
-        .map(|i| format!("{}{}", entry(i), if i % 7 == 0 { "\r" } else { "" }))
-        .collect();
+    // The model reads no CR (SPEC §2.7.3): --print-loaded prints that text.
+    let first: Vec<String> = (1..=200).map(entry).collect();
     assert!(loaded.starts_with(&format!(
         "{}\n\n> WARNING: MEMORY.md is 12001 lines and ",
         first.join("\n")
@@ -400,4 +398,44 @@ fn counts_of_one_are_singular() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn statuses_where_claude_code_loads_nothing() {
+    // SPEC §3.10 (2.1.332): a FIFO as the dir's MEMORY.md is not read (it would
+    // block) and Claude Code skips it.
+    let env = Env::new();
+    let fifo = env.dir().join("MEMORY.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let run = env.args(["truncate-check"]).run().success();
+    assert_eq!(
+        run.stdout,
+        "MEMORY.md: 0 lines, 0 / 25 000 units (0.0%), 0 UTF-8 bytes\nloaded: nothing (not a regular file)\nheadroom: 200 lines, 25 000 units\n"
+    );
+    // Recall mode: the counts describe the file, nothing is injected.
+    let doc = Env::new()
+        .index("- [A](a.md) — a\n")
+        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/me","scope":"user"}]"#)
+        .args(["truncate-check", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        (&doc["load_status"], &doc["injected"], &doc["line_count"]),
+        (&"recall_mode".into(), &serde_json::Value::Null, &1.into())
+    );
+    // --print-loaded prints nothing when nothing is injected.
+    let run = Env::new()
+        .index("- [A](a.md) — a\n")
+        .env("CLAUDE_COWORK_MEMORY_INDEX_CONTENT", "")
+        .args(["truncate-check", "--print-loaded"])
+        .run()
+        .success();
+    assert_eq!(run.stdout, "");
 }

@@ -220,6 +220,10 @@ impl BlockContext {
                 return false;
             }
             self.list = None;
+        } else if self.paragraph && line.starts_with([' ', '\t']) {
+            // `marked` lets only an unindented `<!--` interrupt a paragraph
+            // (2.1.332 client: ` <!-- c -->` after a paragraph line stays).
+            return false;
         }
         self.quote = false;
         true
@@ -255,7 +259,11 @@ impl BlockContext {
             if indent_of(line) >= ci {
                 return self.consume_inner(strip_columns(line, ci));
             }
-            if list_marker(line).is_none() && (!self.paragraph || starts_block(line)) {
+            if list_marker(line).is_none() && html_begin(line) {
+                // The item ends; the line starts a block of its own.
+                self.list = None;
+                self.paragraph = false;
+            } else if list_marker(line).is_none() && (!self.paragraph || starts_block(line, false)) {
                 self.list = None;
             } else if list_marker(line).is_none() {
                 return; // lazy continuation
@@ -272,7 +280,7 @@ impl BlockContext {
             self.paragraph = true;
             return;
         }
-        if self.quote && self.paragraph && !starts_block(line) {
+        if self.quote && self.paragraph && !starts_block(line, true) {
             return;
         }
         self.quote = false;
@@ -296,13 +304,31 @@ impl BlockContext {
     }
 }
 
-/// A line that starts a block and so ends a lazy paragraph continuation.
-fn starts_block(line: &str) -> bool {
+/// A line that starts a block and so ends a lazy paragraph continuation;
+/// `html`: also an HTML block of types 1–6 (a block quote's paragraph ends at
+/// `</details>`, 2.1.332 oracle; a list item's does not, see [`html_begin`]).
+fn starts_block(line: &str, html: bool) -> bool {
     let t = line.trim_start_matches([' ', '\t']);
     indent_of(line) <= 3
         && (fence_of(line).is_some()
             || t.starts_with('#')
             || t.starts_with('>')
             || t.starts_with("<!--")
-            || list_marker(line).is_some())
+            || list_marker(line).is_some()
+            || (html && html_start(line, true).is_some()))
+}
+
+/// A line that ends a list item in Claude Code's lexer (`marked`'s
+/// `htmlBeginRegex`, case-insensitive): up to 3 spaces, then `<` + a letter and
+/// a later `>`, or `<!--`. A closing tag (`</details>`) does not end it (2.1.332
+/// oracle: `<details>` right after a list item ends the item).
+fn html_begin(line: &str) -> bool {
+    if indent_of(line) > 3 {
+        return false;
+    }
+    let t = line.trim_start_matches(' ');
+    let Some(rest) = t.strip_prefix('<') else {
+        return false;
+    };
+    rest.starts_with("!--") || (rest.starts_with(|c: char| c.is_ascii_alphabetic()) && rest.contains('>'))
 }

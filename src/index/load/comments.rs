@@ -24,8 +24,10 @@ pub(super) fn normalize_line_endings(m: &Mapped) -> Mapped {
     Mapped::from_lines(out)
 }
 
-/// Remove top-level HTML comment blocks. `m` has LF line endings only.
-pub(super) fn strip_comments(m: &Mapped) -> Mapped {
+/// Remove top-level HTML comment blocks. `m` has LF line endings only. Also
+/// returns whether a block was removed or rewritten (§2.7.2 rule 4).
+pub(super) fn strip_comments(m: &Mapped) -> (Mapped, bool) {
+    let mut changed = false;
     let lines = m.lines();
     let mut out: Vec<(String, usize)> = Vec::new();
     let mut ctx = BlockContext::default();
@@ -53,7 +55,7 @@ pub(super) fn strip_comments(m: &Mapped) -> Mapped {
             // A trailing empty line after the last LF is the text's end, not a line.
             let block: Vec<(String, usize)> = lines[i..=absorbed].to_vec();
             let ends_text = absorbed + 1 == lines.len();
-            replace_block(&block, ends_text, &mut out);
+            changed |= replace_block(&block, ends_text, &mut out);
             i = absorbed + 1;
             ctx.after_block();
             continue;
@@ -62,16 +64,18 @@ pub(super) fn strip_comments(m: &Mapped) -> Mapped {
         out.push((line.clone(), *origin));
         i += 1;
     }
-    Mapped::from_lines(if out.is_empty() {
+    let stripped = Mapped::from_lines(if out.is_empty() {
         vec![(String::new(), m.origin.last().copied().unwrap_or(1))]
     } else {
         out
-    })
+    });
+    (stripped, changed)
 }
 
 /// Delete the `<!--…-->` spans of a comment block; drop it if only whitespace
-/// remains. `ends_text`: the block's last line has no LF after it.
-fn replace_block(block: &[(String, usize)], ends_text: bool, out: &mut Vec<(String, usize)>) {
+/// remains. `ends_text`: the block's last line has no LF after it. Returns whether
+/// a `<!--…-->` span was deleted (else the block is pushed back unchanged).
+fn replace_block(block: &[(String, usize)], ends_text: bool, out: &mut Vec<(String, usize)>) -> bool {
     let mut text = String::new();
     let mut char_line = Vec::new();
     for (k, (l, o)) in block.iter().enumerate() {
@@ -96,17 +100,18 @@ fn replace_block(block: &[(String, usize)], ends_text: bool, out: &mut Vec<(Stri
             None => break,
         }
     }
+    let changed = pos > 0;
     kept.push_str(&text[pos..]);
     kept_origin.extend_from_slice(&char_line[pos..]);
-    if kept.chars().all(is_js_space) {
+    if changed && kept.chars().all(is_js_space) {
         if ends_text && out.is_empty() {
-            return;
+            return true;
         }
         if ends_text {
             // The text ended inside the block: the previous line's LF stays.
             out.push((String::new(), block.last().map_or(1, |b| b.1)));
         }
-        return;
+        return true;
     }
     // Split the remainder into lines; each takes the origin of its first byte.
     let mut start = 0;
@@ -122,6 +127,7 @@ fn replace_block(block: &[(String, usize)], ends_text: bool, out: &mut Vec<(Stri
         }
         start += piece.len() + 1;
     }
+    changed
 }
 
 #[cfg(test)]
@@ -138,7 +144,10 @@ mod tests {
         if !text.contains("<!--") {
             return m.text;
         }
-        strip_comments(&normalize_line_endings(&m)).text
+        match strip_comments(&normalize_line_endings(&m)) {
+            (s, true) => s.text,
+            (_, false) => m.text,
+        }
     }
 
     #[test]
@@ -180,6 +189,11 @@ mod tests {
             ("<!--->\nb -->\nx\n", "<!--->\nb -->\nx\n"),
             ("x\n<!-- c -->", "x\n"),
             ("<!-- only -->", ""),
+            ("x\r\na <!-- inline --> b\r\n", "x\r\na <!-- inline --> b\r\n"),
+            (
+                "- [A](a.md) — a\n<details>\n<!-- c -->\n</details>\n",
+                "- [A](a.md) — a\n<details>\n<!-- c -->\n</details>\n",
+            ),
         ] {
             assert_eq!(stripped(input), out, "{input:?}");
         }

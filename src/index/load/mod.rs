@@ -11,15 +11,15 @@
 //! index read piece by piece.
 
 mod blocks;
+pub mod clean;
 mod comments;
 mod stream;
-mod truncate;
+pub(crate) mod truncate;
 
 pub use stream::{Streamed, load_stream};
 
 use serde::Serialize;
 
-use crate::frontmatter;
 use crate::text::{count_byte, is_js_space};
 
 /// `MAX_ENTRYPOINT_LINES`.
@@ -66,8 +66,14 @@ pub struct Load {
     pub warning: Option<String>,
     /// Why it is truncated (`203 lines (limit: 200)` …), if it is.
     pub reason: Option<String>,
-    /// Exactly what Claude Code places in context (content plus warning).
+    /// §2.7.1's result (content plus warning), before the clean-up of §2.7.3; a
+    /// lone high surrogate left by the cut is shown as U+FFFD.
     pub loaded: String,
+    /// Exactly the text the model reads after the `Contents of …:` header: the
+    /// result cleaned (§2.7.3) and trimmed. Empty when nothing is injected.
+    pub injected: String,
+    /// Claude Code's own figures in the warning (§2.7.1 step 8).
+    pub cut: Option<Cut>,
     /// Units of the kept content (before the warning).
     pub kept_units: usize,
     /// The number of kept lines, counting a partly kept line.
@@ -79,6 +85,16 @@ pub struct Load {
     /// The trimmed text with its line mapping (lint and dream reuse it).
     #[serde(skip)]
     pub processed: Mapped,
+}
+
+/// Where the cut fell, as Claude Code's warning says it (§2.7.1 step 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Cut {
+    /// On a line break: `lines` of the processed lines were cut off, starting at
+    /// processed line `first` (1-based).
+    Lines { lines: usize, first: usize },
+    /// Inside line 1, after its first `units` units.
+    InsideLine1 { units: usize },
 }
 
 /// A line Claude Code does not load in full.
@@ -120,6 +136,20 @@ pub fn load_owned(mut text: String) -> Load {
     load_body(text, start_line, frontmatter_stripped)
 }
 
+/// The load of a text Claude Code takes from `CLAUDE_COWORK_MEMORY_INDEX_CONTENT`:
+/// no frontmatter or comment stripping (§2.7 step 0), only the cut and clean-up.
+pub fn load_override(text: &str) -> Load {
+    let n = count_byte(text.as_bytes(), b'\n') + 1;
+    truncate::truncate(
+        trim(Mapped {
+            text: text.to_string(),
+            origin: (1..=n).collect(),
+        }),
+        false,
+        false,
+    )
+}
+
 fn load_body(body: String, start_line: usize, frontmatter_stripped: bool) -> Load {
     // Line k of the body is file line start_line + k: no per-line copies.
     let n = count_byte(body.as_bytes(), b'\n') + 1;
@@ -129,39 +159,48 @@ fn load_body(body: String, start_line: usize, frontmatter_stripped: bool) -> Loa
     };
     let mut html_comments_stripped = false;
     if mapped.text.contains("<!--") {
-        mapped = comments::strip_comments(&comments::normalize_line_endings(&mapped));
-        html_comments_stripped = true;
+        // Only when a block is removed or rewritten does the text change (line
+        // endings included, §2.7.2 rule 2).
+        let (stripped, changed) = comments::strip_comments(&comments::normalize_line_endings(&mapped));
+        if changed {
+            mapped = stripped;
+            html_comments_stripped = true;
+        }
     }
     truncate::truncate(trim(mapped), frontmatter_stripped, html_comments_stripped)
 }
 
-/// §2.4.2 on the index: the content after a frontmatter block, and its first line.
-fn strip_frontmatter(text: &str) -> (&str, usize, bool) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // Only a block opening on line 1 is stripped, whether its YAML parses or not.
-    let mut lines = text.split_inclusive('\n');
-    if !lines
-        .next()
-        .is_some_and(|first| frontmatter::is_delimiter(strip_cr(first)))
-    {
+/// §2.4.2 on the index (§2.7 step 2): the content after a frontmatter block,
+/// the file line it starts on, and whether a block was found. The block ends at
+/// the first `---` anywhere after the opening line; without a block the text is
+/// kept whole, a leading BOM included (the trim of step 4 removes it).
+pub(crate) fn strip_frontmatter(text: &str) -> (&str, usize, bool) {
+    let Some(body) = frontmatter_body(text) else {
         return (text, 1, false);
-    }
-    let mut consumed = text.split_inclusive('\n').next().map_or(0, str::len);
-    for l in lines {
-        consumed += l.len();
-        if frontmatter::is_delimiter(strip_cr(l)) {
-            // The body starts after the closing line and any blank space after it.
-            let rest = &text[consumed..];
-            let body = if !l.ends_with('\n') {
-                ""
-            } else {
-                rest.trim_start_matches([' ', '\t', '\r', '\n'])
-            };
-            let start_line = 1 + count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
-            return (body, start_line, true);
-        }
-    }
-    (text, 1, false)
+    };
+    let start_line = 1 + count_byte(&text.as_bytes()[..text.len() - body.len()], b'\n');
+    (body, start_line, true)
+}
+
+/// The content after the frontmatter block of `text`, if it has one (§2.4.2).
+fn frontmatter_body(text: &str) -> Option<&str> {
+    let s = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let after_open = s.strip_prefix("---")?;
+    // The opening: `---`, then only whitespace up to and including a line break.
+    let ws = after_open.len() - after_open.trim_start_matches(is_js_space).len();
+    let lf = after_open[..ws].rfind('\n')?;
+    let yaml = &after_open[lf + 1..];
+    let close = yaml.find("---")?;
+    Some(yaml[close + 3..].trim_start_matches(is_js_space))
+}
+
+/// Whether the text could open a frontmatter block (a stream leaves it to the
+/// whole-text model).
+pub(super) fn may_open_frontmatter(first_line: &str) -> bool {
+    first_line
+        .strip_prefix('\u{feff}')
+        .unwrap_or(first_line)
+        .starts_with("---")
 }
 
 /// Only Claude Code's whitespace; most lines are decided by their first byte.
@@ -246,6 +285,29 @@ mod tests {
         assert_eq!(l.loaded, "- [A](a.md) — a");
         assert_eq!(l.processed.origin, vec![5]);
         assert_eq!(load("\u{feff}hello").loaded, "hello");
+    }
+
+    #[test]
+    fn frontmatter_ends_at_the_first_dashes_anywhere() {
+        let l = load("---\ndescription: a---b\n---\n- [A](a.md) — a");
+        assert_eq!(l.loaded, "b\n---\n- [A](a.md) — a");
+        assert_eq!(l.processed.origin, vec![2, 3, 4]);
+        let l = load("---\n- [A](a.md) — a\n- [B](b.md) — b --- c\n- [C](c.md) — c");
+        assert_eq!((l.loaded.as_str(), l.line_count), ("c\n- [C](c.md) — c", 2));
+        // No block: the BOM stays, so a comment after it is no comment block.
+        let l = load("\u{feff}<!-- c -->\n- [A](a.md)\n");
+        assert_eq!(l.injected, "<!-- c -->\n- [A](a.md)");
+        assert!(!l.frontmatter_stripped && !l.html_comments_stripped);
+        assert_eq!(load("--- x\nname: y\n---\nz").loaded, "--- x\nname: y\n---\nz");
+        assert_eq!(load("---\nname: y\n--- trailing\nz").loaded, "trailing\nz");
+    }
+
+    #[test]
+    fn comments_change_nothing_unless_a_block_goes() {
+        let l = load("x\r\na <!-- inline --> b\r\n");
+        assert_eq!((l.unit_count, l.html_comments_stripped), (22, false));
+        let l = load("- [A](a.md) — a\n<details>\n<!-- c -->\n</details>\n");
+        assert_eq!((l.unit_count, l.html_comments_stripped), (47, false));
     }
 
     #[test]

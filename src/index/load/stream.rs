@@ -2,9 +2,8 @@
 //! text (all the cut of §2.7.1 can depend on) is kept, the rest only counted, and
 //! the result is that of the whole-text model.
 
-use super::truncate::{cut_units, dropped_lines};
-use super::{Dropped, Load, MAX_LINES, MAX_UNITS, Mapped, is_js_blank, strip_cr};
-use crate::frontmatter;
+use super::truncate::{cut_units, dropped_lines, next_line};
+use super::{Dropped, Load, MAX_LINES, MAX_UNITS, Mapped, is_js_blank, may_open_frontmatter, strip_cr};
 use crate::text::{count_byte, is_js_space, utf16_len};
 
 /// A load modelled from a stream (see [`load_stream`]).
@@ -107,6 +106,9 @@ struct Stream {
     lines: usize,
     units: usize,
     bytes: usize,
+    /// The first processed line after the head (the line a cut at the end of
+    /// the head quotes).
+    first_beyond: Option<String>,
     /// Non-blank lines after the head: how many, the first of them, quoted.
     beyond_total: usize,
     beyond: Vec<Dropped>,
@@ -149,7 +151,7 @@ impl Stream {
         } else {
             line
         };
-        if no == 1 && frontmatter::is_delimiter(strip_cr(file_line)) {
+        if no == 1 && may_open_frontmatter(line) {
             return None;
         }
         let mut l = file_line;
@@ -184,6 +186,9 @@ impl Stream {
     /// Lines after the head, joined by LF: all dropped but blank ones, counted,
     /// the first ones quoted.
     fn bulk(&mut self, text: &str) {
+        if self.first_beyond.is_none() {
+            self.first_beyond = Some(text.split('\n').next().unwrap_or(text).to_string());
+        }
         // Every line here has an LF before it.
         self.run_units += utf16_len(text) + 1;
         self.run_bytes += text.len() + 1;
@@ -243,7 +248,13 @@ impl Stream {
         let (kept, lone_high) = cut_units(&self.head);
         let (mut dropped, fully_kept) = dropped_lines(self.head.split('\n'), &origin, kept.len());
         load.kept_lines = fully_kept;
-        load.cut(kept, lone_high);
+        let next = next_line(&self.head, kept.len()).or_else(|| {
+            // The whole head is kept: the cut fell on the LF after it.
+            (kept.len() == self.head.len())
+                .then_some(self.first_beyond.as_deref())
+                .flatten()
+        });
+        load.cut(kept, lone_high, next);
         let mut quotes: Vec<(usize, String)> = dropped
             .iter()
             .take(self.quote_limit)

@@ -2,8 +2,9 @@
 //! last line break within 25 000 UTF-16 units, the appended warning, and the lines
 //! not loaded in full. [`super::stream`] reuses the cut on the head it keeps.
 
-use super::{Dropped, Load, MAX_LINES, MAX_UNITS, Mapped, is_js_blank};
-use crate::text::{count_byte, format_file_size, utf16_len};
+use super::clean::clean;
+use super::{Cut, Dropped, Load, MAX_LINES, MAX_UNITS, Mapped, is_js_blank};
+use crate::text::{count_byte, format_file_size, is_js_space, js_trim, utf16_len};
 
 impl Load {
     /// A load of `line_count` lines and `unit_count` units, not yet cut.
@@ -23,6 +24,8 @@ impl Load {
             warning: None,
             reason: None,
             loaded: String::new(),
+            injected: String::new(),
+            cut: None,
             kept_units: unit_count,
             kept_lines: line_count,
             dropped: Vec::new(),
@@ -32,8 +35,16 @@ impl Load {
         }
     }
 
+    /// The loaded text of a load that is not cut.
+    pub(super) fn whole(&mut self, text: &str) {
+        self.loaded = text.to_string();
+        self.injected = js_trim(&clean(text)).to_string();
+    }
+
     /// The loaded text, warning and reason of a truncated load that keeps `kept`.
-    pub(super) fn cut(&mut self, kept: &str, lone_high: bool) {
+    /// `next`: the processed line after the kept text when the cut fell on a line
+    /// break, `None` when it fell inside line 1.
+    pub(super) fn cut(&mut self, kept: &str, lone_high: bool, next: Option<&str>) {
         let reason = match (self.line_truncated, self.unit_truncated) {
             (false, _) => format!(
                 "{} (limit: {}) — index entries are too long",
@@ -43,14 +54,76 @@ impl Load {
             (true, false) => format!("{} lines (limit: {MAX_LINES})", self.line_count),
             (true, true) => format!("{} lines and {}", self.line_count, format_file_size(self.unit_count)),
         };
-        let warning = format!(
-            "> WARNING: MEMORY.md is {reason}. Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files."
-        );
         self.kept_units = utf16_len(kept) + usize::from(lone_high);
+        let (cut, detail) = match next {
+            Some(line) => {
+                let kept_lines = count_byte(kept.as_bytes(), b'\n') + 1;
+                let lines = self.line_count - kept_lines;
+                let first = kept_lines + 1;
+                let quoted = js_trim(line);
+                let quote = if quoted.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (\"{}\")", shorten(quoted, 80))
+                };
+                (
+                    Cut::Lines { lines, first },
+                    format!(
+                        "{lines} of {} lines were cut off, starting at line {first}{quote}",
+                        self.line_count
+                    ),
+                )
+            }
+            None => (
+                Cut::InsideLine1 { units: self.kept_units },
+                format!(
+                    "everything after the first {} characters of line 1 was cut off",
+                    self.kept_units
+                ),
+            ),
+        };
+        let warning = warning_line(&reason, &detail);
         self.loaded = format!("{kept}{}\n\n{warning}", if lone_high { "\u{fffd}" } else { "" });
+        // The lone surrogate is removed by the clean-up.
+        self.injected = js_trim(&clean(&format!("{kept}\n\n{warning}"))).to_string();
+        self.cut = Some(cut);
         self.warning = Some(warning);
         self.reason = Some(reason);
     }
+}
+
+/// The line Claude Code 2.1.332 appends to a cut index (without its two leading
+/// LFs): `reason` says which cap, `detail` what was cut (§2.7.1 steps 7–9).
+pub fn warning_line(reason: &str, detail: &str) -> String {
+    format!(
+        "> WARNING: MEMORY.md is {reason}. Only part of it was loaded: {detail}. Keep index entries to one line under ~200 chars; move detail into topic files."
+    )
+}
+
+/// Claude Code's `shorten(s, n)` (§2.7.1 step 8): `s` when at most `n` units,
+/// else its first `n − 1` units (an astral char that does not fit is dropped),
+/// cut back before its last whitespace when more than `n / 2` units remain
+/// there, trailing whitespace removed, and `…` appended.
+pub fn shorten(s: &str, n: usize) -> String {
+    if utf16_len(s) <= n {
+        return s.to_string();
+    }
+    let mut units = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        units += c.len_utf16();
+        if units > n - 1 {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    let mut head = &s[..end];
+    if let Some((i, _)) = head.char_indices().rev().find(|(_, c)| is_js_space(*c))
+        && utf16_len(&head[..i]) > n / 2
+    {
+        head = &head[..i];
+    }
+    format!("{}…", head.trim_end_matches(is_js_space))
 }
 
 /// The processed lines (`lines`, with their file lines `origin`) not loaded in
@@ -91,7 +164,7 @@ pub(super) fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stri
         html_comments_stripped,
     );
     if !load.truncated() {
-        load.loaded = t.text.clone();
+        load.whole(&t.text);
         load.processed = t;
         return load;
     }
@@ -110,9 +183,16 @@ pub(super) fn truncate(t: Mapped, frontmatter_stripped: bool, html_comments_stri
     let (dropped, fully_kept) = dropped_lines(t.text.split('\n'), &t.origin, kept.len());
     load.dropped = dropped;
     load.kept_lines = fully_kept;
-    load.cut(kept, lone_high);
+    let next = next_line(&t.text, kept.len());
+    load.cut(kept, lone_high, next);
     load.processed = t;
     load
+}
+
+/// The line after a kept prefix of `kept_len` bytes, when an LF follows it.
+pub(super) fn next_line(text: &str, kept_len: usize) -> Option<&str> {
+    let rest = text.get(kept_len..)?.strip_prefix('\n')?;
+    Some(rest.split('\n').next().unwrap_or(rest))
 }
 
 /// Cut `k` at the last LF at a unit position ≤ 25 000, or at 25 000 units. Returns
@@ -153,8 +233,7 @@ pub(super) fn cut_units(k: &str) -> (&str, bool) {
 mod tests {
     use super::super::{Dropped, load};
 
-    const TAIL: &str =
-        ". Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.";
+    const TAIL: &str = ". Keep index entries to one line under ~200 chars; move detail into topic files.";
 
     #[test]
     fn line_cap_matches_appendix_a6() {
@@ -166,7 +245,7 @@ mod tests {
         assert_eq!(
             l.loaded,
             format!(
-                "{}\n\n> WARNING: MEMORY.md is 250 lines (limit: 200){TAIL}",
+                "{}\n\n> WARNING: MEMORY.md is 250 lines (limit: 200). Only part of it was loaded: 50 of 250 lines were cut off, starting at line 201 (\"- [T201](t201.md) — hook 201\"){TAIL}",
                 kept.join("\n")
             )
         );
@@ -200,7 +279,8 @@ mod tests {
         assert_eq!(
             l.warning.as_deref(),
             Some(&*format!(
-                "> WARNING: MEMORY.md is 29.3KB (limit: 24.4KB) — index entries are too long{TAIL}"
+                "> WARNING: MEMORY.md is 29.3KB (limit: 24.4KB) — index entries are too long. Only part of it was loaded: 2 of 10 lines were cut off, starting at line 9 (\"{}…\"){TAIL}",
+                "x".repeat(79)
             ))
         );
         assert_eq!(l.kept_lines, 8);
@@ -219,7 +299,10 @@ mod tests {
         assert_eq!(l.kept_units, 24_936);
         assert_eq!(
             l.warning.as_deref(),
-            Some(&*format!("> WARNING: MEMORY.md is 300 lines and 60.5KB{TAIL}"))
+            Some(&*format!(
+                "> WARNING: MEMORY.md is 300 lines and 60.5KB. Only part of it was loaded: 179 of 300 lines were cut off, starting at line 122 (\"121{}…\"){TAIL}",
+                "x".repeat(76)
+            ))
         );
     }
 
@@ -251,9 +334,45 @@ mod tests {
         let l = load(&text);
         assert_eq!(
             l.warning.as_deref(),
-            Some(&*format!("> WARNING: MEMORY.md is 201 lines (limit: 200){TAIL}"))
+            Some(&*format!(
+                "> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded: 1 of 201 lines were cut off, starting at line 201 (\"l200\"){TAIL}"
+            ))
         );
         assert!(l.loaded.contains("\nl199\r\n\n> WARNING"));
+        assert!(!l.injected.contains('\r'));
+    }
+
+    #[test]
+    fn shorten_matches_appendix_a6() {
+        use super::shorten;
+        assert_eq!(
+            shorten(
+                "- [Very long title here](very_long_file_name.md) — this hook goes on and on and on well past eighty characters",
+                80
+            ),
+            "- [Very long title here](very_long_file_name.md) — this hook goes on and on…"
+        );
+        assert_eq!(shorten(&"y".repeat(100), 80), format!("{}…", "y".repeat(79)));
+        assert_eq!(shorten(&"y".repeat(80), 80), "y".repeat(80));
+        // An astral char that does not fit in 79 units is dropped whole.
+        assert_eq!(
+            shorten(&format!("{}😀😀", "a".repeat(78)), 80),
+            format!("{}…", "a".repeat(78))
+        );
+    }
+
+    #[test]
+    fn a_cut_inside_line_1_and_the_lone_surrogate() {
+        let l = load(&format!("x{}", "😀".repeat(12_600)));
+        assert_eq!(
+            l.warning.as_deref(),
+            Some(&*format!(
+                "> WARNING: MEMORY.md is 24.6KB (limit: 24.4KB) — index entries are too long. Only part of it was loaded: everything after the first 25000 characters of line 1 was cut off{TAIL}"
+            ))
+        );
+        assert!(l.loaded.starts_with(&format!("x{}\u{fffd}\n\n", "😀".repeat(12_499))));
+        assert!(l.injected.starts_with(&format!("x{}\n\n", "😀".repeat(12_499))));
+        assert_eq!(l.cut, Some(super::super::Cut::InsideLine1 { units: 25_000 }));
     }
 
     #[test]

@@ -28,10 +28,34 @@ impl Targets {
     }
 }
 
+/// ML217: a `team/MEMORY.md` that Claude Code never loads (no team store, SPEC
+/// §2.13), when linting the main dir.
+pub fn check_team_index(memdir: &crate::memdir::MemoryDir, team_store: bool, out: &mut Vec<Finding>) {
+    if team_store || !memdir.covers_team() {
+        return;
+    }
+    let idx = memdir.team_dir().join(crate::memdir::INDEX);
+    if std::fs::symlink_metadata(&idx).is_ok() {
+        out.push(Finding::file(
+            RuleId::ML217,
+            &idx,
+            "Claude Code never loads team/MEMORY.md without a team store (CLAUDE_MEMORY_STORES): link the team files from MEMORY.md",
+        ));
+    }
+}
+
 /// Run the index rules for one scope; returns the number of files examined.
 pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
     let (files, targets) = check_index(scope, warn_at, out);
-    check_files(scope, memories, targets.as_ref(), reach, out);
+    check_files(
+        scope,
+        memories,
+        targets.as_ref(),
+        reach,
+        &crate::paths::Env::default(),
+        None,
+        out,
+    );
     files
 }
 
@@ -44,6 +68,14 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
         Ok(b) => b,
         // No index at all is ML213's (see `check_files`).
         Err(_) if std::fs::symlink_metadata(idx).is_err() => return (0, None),
+        Err(crate::fsread::ReadError::NotRegular(what)) => {
+            out.push(Finding::file(
+                RuleId::ML216,
+                idx,
+                format!("the index is not a regular file ({what}); Claude Code loads nothing from it"),
+            ));
+            return (1, None);
+        }
         Err(e) => {
             // Claude Code then loads no memory at all: an error, whatever the cause
             // (permission, a dangling symlink, a directory, a FIFO or a device).
@@ -59,13 +91,24 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             return (1, None);
         }
     };
+    let oversize = bytes.len() as u64 > crate::index::check::CLAUDE_MAX_INDEX_BYTES;
+    if oversize {
+        out.push(Finding::file(
+            RuleId::ML216,
+            idx,
+            format!(
+                "{} bytes (limit: 4 194 304): Claude Code loads nothing from this MEMORY.md",
+                crate::text::group_digits(bytes.len() as i64)
+            ),
+        ));
+    }
     // Valid UTF-8 is used as read, not copied.
     let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     if text.contains("\r\n") {
         out.push(Finding::file(
             RuleId::ML215,
             idx,
-            "CRLF line endings; each CR counts toward the 25 000 units",
+            "CRLF line endings; each CR counts toward the 25 000 units (the model reads none)",
         ));
     }
     if let Some(pos) = unclosed_comment(&text) {
@@ -100,16 +143,53 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     out.shrink_to_fit();
     // The load takes the text over: modelled last, once the link rules' tables are
     // gone (findings are sorted afterwards, so the order they are found in is free).
+    let stripped = frontmatter_part(&text).map(str::to_string);
     let loaded = load::load_owned(text);
-    if loaded.frontmatter_stripped {
-        out.push(Finding::file(
+    if let Some(part) = stripped {
+        let links = holds_memory_link(&part);
+        let lines = crate::text::count_byte(part.as_bytes(), b'\n');
+        let finding = Finding::file(
             RuleId::ML208,
             idx,
-            "MEMORY.md has a frontmatter block; Claude Code strips it: remove it",
-        ));
+            if links {
+                format!(
+                    "MEMORY.md starts with a frontmatter block that ends at the first `---` anywhere; Claude Code strips it with the index entries in it ({} line{}): remove the leading `---`",
+                    lines + 1,
+                    if lines == 0 { "" } else { "s" }
+                )
+            } else {
+                "MEMORY.md has a frontmatter block; Claude Code strips it: remove it".to_string()
+            },
+        );
+        out.push(if links {
+            finding.with_severity(Severity::Error)
+        } else {
+            finding
+        });
     }
-    caps::check(idx, &loaded, warn_at, out);
+    // Claude Code loads nothing of an oversize index: no entry is cut.
+    if !oversize {
+        caps::check(idx, &loaded, warn_at, out);
+    }
     (1, Some(targets))
+}
+
+/// The part of the index Claude Code strips as frontmatter (SPEC §2.4.2, §2.7
+/// step 2), if any.
+fn frontmatter_part(text: &str) -> Option<&str> {
+    let (body, _, found) = load::strip_frontmatter(text);
+    found.then(|| &text[..text.len() - body.len()])
+}
+
+/// Whether `text` holds a memory link (`](….md)`).
+fn holds_memory_link(text: &str) -> bool {
+    text.match_indices("](").any(|(i, _)| {
+        let rest = &text[i + 2..];
+        rest.find(')').is_some_and(|j| {
+            let target = rest[..j].split_whitespace().next().unwrap_or("");
+            target.ends_with(".md") && !target.contains("://")
+        })
+    })
 }
 
 fn unclosed_comment(text: &str) -> Option<usize> {

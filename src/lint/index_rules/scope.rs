@@ -53,9 +53,11 @@ impl Scope {
 }
 
 /// The index files lint checks: the dir's `MEMORY.md`, and `team/MEMORY.md` when
-/// linting the main dir with a team dir present.
-pub fn scopes(memdir: &MemoryDir) -> Vec<Scope> {
-    let team = memdir.covers_team();
+/// linting the main dir with a team dir present and a team store configured
+/// (`team_store`, SPEC §2.13). Without a team store Claude Code 2.1.332 never
+/// loads `team/MEMORY.md` (ML217) and `team/<file>.md` belongs to the main index.
+pub fn scopes(memdir: &MemoryDir, team_store: bool) -> Vec<Scope> {
+    let team = memdir.covers_team() && team_store;
     let dir = memdir.dir();
     let mut out = vec![Scope {
         index: memdir.index_path(),

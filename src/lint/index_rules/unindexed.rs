@@ -15,28 +15,80 @@ pub fn check_files(
     memories: &[FileFacts],
     targets: Option<&Targets>,
     reach: &Reach,
+    env: &crate::paths::Env,
+    recall: Option<&str>,
     out: &mut Vec<Finding>,
 ) {
     match targets {
         Some(targets) => check_unindexed(scope, memories, targets, reach, out),
-        None => check_missing(scope, memories, out),
+        None => check_missing(scope, memories, env, recall, out),
     }
 }
 
-/// ML213: topic files but no index (for a scope whose index could not be read).
-fn check_missing(scope: &Scope, memories: &[FileFacts], out: &mut Vec<Finding>) {
-    let owned = memories.iter().filter(|m| scope.owns(m.rel())).count();
+/// ML213: topic files but no index (for a scope whose index could not be read):
+/// info when Claude Code writes one itself (SPEC §2.7.4), naming the files it
+/// leaves out; a warning when it will not.
+/// `recall`: the recall-mode lever, if on (Claude Code then writes no index).
+fn check_missing(
+    scope: &Scope,
+    memories: &[FileFacts],
+    env: &crate::paths::Env,
+    recall: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
+    let owned: Vec<&str> = memories.iter().map(FileFacts::rel).filter(|r| scope.owns(r)).collect();
     let idx = &scope.index;
-    if owned > 0 && std::fs::symlink_metadata(idx).is_err() {
+    if owned.is_empty() || std::fs::symlink_metadata(idx).is_ok() {
+        return;
+    }
+    let files = if owned.len() == 1 { "file" } else { "files" };
+    let n = owned.len();
+    let written = match (&recall, scope.prefix.is_empty()) {
+        (None, true) => crate::index::backfill::will_backfill(&scope.base, env),
+        _ => None,
+    };
+    let Some(text) = written else {
+        let why = match (recall, scope.prefix.is_empty()) {
+            (_, false) => "Claude Code writes no team index".to_string(),
+            (Some(lever), _) => format!("recall mode ({lever})"),
+            (None, _) => "Claude Code will not write one".to_string(),
+        };
         out.push(Finding::file(
             RuleId::ML213,
             idx,
-            format!(
-                "{owned} topic {} but no MEMORY.md: Claude Code loads no memory; create the index (`memctl edit --index`)",
-                if owned == 1 { "file" } else { "files" }
-            ),
-        ));
-    }
+            format!("{n} topic {files} but no MEMORY.md and {why}: no memory is loaded; write the index (`memctl index rebuild`)"),
+        ).with_severity(Severity::Warning));
+        return;
+    };
+    let lines = text.lines().count();
+    let left_out: Vec<&str> = owned
+        .iter()
+        .copied()
+        .filter(|r| !text.contains(&format!("]({r})")))
+        .collect();
+    let left = if left_out.is_empty() {
+        String::new()
+    } else {
+        let shown: Vec<&str> = left_out.iter().copied().take(10).collect();
+        let more = left_out.len().saturating_sub(10);
+        format!(
+            "; it leaves out {}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(" … and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    };
+    out.push(Finding::file(
+        RuleId::ML213,
+        idx,
+        format!(
+            "{n} topic {files} but no MEMORY.md: Claude Code writes one from them at its next session start ({lines} line{}, newest first){left}; `memctl index rebuild` writes it yourself",
+            if lines == 1 { "" } else { "s" }
+        ),
+    ));
 }
 
 /// ML203: files the index does not link.
