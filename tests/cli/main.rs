@@ -22,6 +22,7 @@ mod lint_fix;
 mod list;
 mod lock;
 mod merge;
+mod oracle_types;
 mod path;
 mod projects;
 mod restore;
