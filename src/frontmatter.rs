@@ -509,7 +509,11 @@ pub fn restamp_modified(text: &str, now: chrono::DateTime<chrono::Utc>) -> Optio
     let format = parse_modified(old).map_or(ModifiedFormat::Millis, |(_, f)| f);
     let new = format.render(now);
     let close = fm.close_line?;
-    let top_level = fm.get("modified").is_some();
+    // (2.1.332) The nested value wins (SPEC §2.4.1).
+    let top_level = fm
+        .get("metadata")
+        .and_then(|m| m.get("modified"))
+        .is_none_or(|v| *v == Value::Null);
     let span = modified_value_span(text, close, top_level)?;
     let mut out = String::with_capacity(text.len() + 8);
     out.push_str(&text[..span.start]);
@@ -606,12 +610,31 @@ pub fn render_scalar(v: &str) -> String {
         && !v.contains(": ")
         && !v.ends_with(':')
         && !has_document_marker(v)
+        && !v.contains("---")
         && crate::yaml::resolve_plain(v).is_none();
     if safe {
-        v.to_string()
-    } else {
-        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+        return v.to_string();
     }
+    // (2.1.332) Claude Code ends the block at the first `---` anywhere, also inside
+    // quotes (SPEC §2.4.2): every third dash of a run is written `\x2D`.
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    let mut dashes = 0;
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '-' if dashes == 2 => {
+                out.push_str("\\x2D");
+                dashes = 0;
+                continue;
+            }
+            c => out.push(c),
+        }
+        dashes = if c == '-' { dashes + 1 } else { 0 };
+    }
+    out.push('"');
+    out
 }
 
 /// `---` or `...` followed by a space, a tab or the end: in a plain value on an
@@ -624,10 +647,12 @@ fn has_document_marker(v: &str) -> bool {
     })
 }
 
-/// A new memory file in the flat shape (SPEC §3.6 "File content").
+/// A new memory file in the nested shape Claude Code 2.1.332 asks for (SPEC §3.6
+/// "File content"): `name`, `description`, then `type` under `metadata:`. `name` is
+/// written as given (the caller makes it a slug).
 pub fn render_memory(name: &str, description: &str, ty: &str, body: &str) -> String {
     let mut s = format!(
-        "---\nname: {}\ndescription: {}\ntype: {}\n---\n",
+        "---\nname: {}\ndescription: {}\nmetadata:\n  type: {}\n---\n",
         render_scalar(name),
         render_scalar(description),
         render_scalar(ty)
@@ -686,11 +711,22 @@ mod tests {
     }
 
     #[test]
-    fn indented_delimiter_does_not_close() {
-        let (fm, f) = scan("---\ndescription: x\n  ---\ntype: user\n---\nbody");
-        assert_eq!(fm.status, Status::Ok);
-        assert_eq!(f.description, s("x ---"));
-        assert_eq!(f.type_raw, s("user"));
+    fn the_block_ends_at_the_first_dashes_anywhere() {
+        // (2.1.332) SPEC §2.4.2, A.8.
+        let (fm, body) = parse_document("---\ndescription: x\n  ---\ntype: user\n---\nbody");
+        let f = Fields::from(&fm);
+        assert_eq!((fm.status, fm.ambiguous_close), (Status::Ok, true));
+        assert_eq!((f.description, f.type_raw), (s("x"), None));
+        assert_eq!(body, "type: user\n---\nbody");
+        let (fm, body) = parse_document("---\ndescription: a---b\ntype: user\n---\nbody");
+        assert_eq!(Fields::from(&fm).description, s("a"));
+        assert_eq!(body, "b\ntype: user\n---\nbody");
+        let (fm, body) = parse_document("---\ndescription: x\n---   trailing\nbody");
+        assert_eq!((Fields::from(&fm).description, body), (s("x"), "trailing\nbody"));
+        let (fm, body) = parse_document("---\ndescription: x\n----\nbody");
+        assert_eq!((Fields::from(&fm).description, body), (s("x"), "-\nbody"));
+        let (fm, body) = parse_document("---\n\n\ndescription: x\n---\nbody");
+        assert_eq!((Fields::from(&fm).description, body, fm.ambiguous_close), (s("x"), "body", false));
     }
 
     /// Issue 12: a tab after the colon parses on the first try, as in Claude Code.
@@ -759,10 +795,13 @@ mod tests {
     fn null_and_falsy_descriptions() {
         assert_eq!(scan("---\ndescription:\ntype: user\n---\n").1.description, None);
         assert_eq!(scan("---\ndescription: 0\n---\n").1.description, None);
-        assert_eq!(
-            scan("---\ndescription: 42\n---\n").1.description,
-            Some(Value::Number(42.0))
-        );
+        // (2.1.332) Only a non-empty string is a description; the raw value stays.
+        let f = scan("---\ndescription: 42\n---\n").1;
+        assert_eq!((f.description, f.description_raw), (None, Some(Value::Number(42.0))));
+        for text in ["true", "[a, b]", "{k: v}", "\"\""] {
+            assert_eq!(scan(&format!("---\ndescription: {text}\n---\n")).1.description, None, "{text}");
+        }
+        assert_eq!(scan("---\nname: 42\ndescription: d\n---\n").1.name_str(), None);
         assert_eq!(scan("---\ndescription: use C# #tags\n---\n").1.description, s("use C#"));
     }
 
@@ -820,8 +859,24 @@ mod tests {
         let (_, f) = scan("---\nname: n\nmetadata: \n  type: feedback\n  originSessionId: abc\n---\n");
         assert_eq!(f.type_raw, s("feedback"));
         assert_eq!(f.type_source, TypeSource::Nested);
-        assert_eq!(f.claude_type_raw(), None);
+        assert_eq!(f.claude_type_raw(), s("feedback").as_ref());
         assert_eq!(f.origin_session_id, s("abc"));
+    }
+
+    #[test]
+    fn metadata_type_wins_whenever_the_key_is_there() {
+        // (2.1.332) SPEC §2.4.1, A.8.
+        let f = scan("---\ntype: user\nmetadata:\n  type: project\n---\n").1;
+        assert_eq!((f.type_raw.clone(), f.type_source), (s("project"), TypeSource::Nested));
+        assert_eq!(f.type_conflict(), s("user").as_ref());
+        let f = scan("---\ntype: user\nmetadata:\n  type:\n---\n").1;
+        assert_eq!(f.type_raw, Some(Value::Null));
+        assert_eq!(f.type_conflict(), s("user").as_ref());
+        let f = scan("---\ntype: user\nmetadata: notamap\n---\n").1;
+        assert_eq!((f.type_raw.clone(), f.type_source), (s("user"), TypeSource::Flat));
+        assert_eq!(f.type_conflict(), None);
+        let f = scan("---\ntype:\nmetadata:\n  type: reference\n---\n").1;
+        assert_eq!((f.type_raw, f.flat_type), (s("reference"), None));
     }
 
     #[test]
@@ -842,7 +897,8 @@ mod tests {
             ("`code`", "\"`code`\""),
             ("Loading... please wait", "\"Loading... please wait\""),
             ("wait...", "\"wait...\""),
-            ("a --- b", "\"a --- b\""),
+            ("a --- b", "\"a --\\x2D b\""),
+            ("a---b----c", "\"a--\\x2Db--\\x2D-c\""),
             ("x...y", "x...y"),
             ("12e", "\"12e\""),
             ("-0x1F", "\"-0x1F\""),
@@ -859,11 +915,11 @@ mod tests {
     fn empty_body_ends_at_the_delimiter() {
         assert_eq!(
             render_memory("n", "d", "user", ""),
-            "---\nname: n\ndescription: d\ntype: user\n---\n"
+            "---\nname: n\ndescription: d\nmetadata:\n  type: user\n---\n"
         );
         assert_eq!(
             render_memory("n", "d", "user", "b\n"),
-            "---\nname: n\ndescription: d\ntype: user\n---\n\nb\n"
+            "---\nname: n\ndescription: d\nmetadata:\n  type: user\n---\n\nb\n"
         );
     }
 
@@ -888,12 +944,12 @@ mod tests {
         let (_, f) = scan("---\nname: n\nmetadata: \n  type: user\n  modified: 2026-07-21T13:53:16.297Z\n---\n");
         assert_eq!(f.modified_str(), Some("2026-07-21T13:53:16.297Z"));
         let (_, f) = scan("---\nmodified: \"2026-07-21\"\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
-        assert_eq!(f.modified_str(), Some("2026-07-21"), "top-level first");
-        let (_, f) = scan("---\nmodified: ~\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
+        assert_eq!(f.modified_str(), Some("2026-01-01T00:00:00Z"), "(2.1.332) nested first");
+        let (_, f) = scan("---\nmodified: 2026-01-01T00:00:00Z\nmetadata:\n  modified: ~\n---\n");
         assert_eq!(
             f.modified_str(),
             Some("2026-01-01T00:00:00Z"),
-            "a null top-level falls through"
+            "a null nested value falls through"
         );
         let (_, f) = scan("---\nmodified: 20260721\n---\n");
         assert_eq!(f.modified, Some(Value::Number(20_260_721.0)));

@@ -523,16 +523,6 @@ pub fn render_table(
         }
         None => narrow_table(rows, [col(0), col(3), col(4)], width, color),
     };
-    if memories
-        .iter()
-        .any(|m| m.memory_type().is_some() && m.claude_type().is_none())
-    {
-        s.push_str(&crate::output::fit_end(
-            "* type only under `metadata:`; Claude Code sees this memory as untyped",
-            width,
-        ));
-        s.push('\n');
-    }
     s
 }
 
@@ -620,19 +610,17 @@ mod tests {
         let nested = "---\nname: Nested\ndescription: d\nmetadata:\n  type: feedback\n---\n";
         let ms = [mem("user_long.md", &long), mem("feedback_nested.md", nested)];
         let refs: Vec<&Memory> = ms.iter().collect();
-        let out = render_table(&refs, &no_index(), 0.0, 80, false);
+        let out = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, 80, false);
         let lines: Vec<&str> = out.lines().collect();
         assert!(lines[0].starts_with("TYPE "), "{out}");
         assert!(lines[1].contains("user_long.md") && lines[1].ends_with('…'), "{out}");
         assert!(
-            lines[2].contains("feedback*") && lines[2].contains("feedback_nested.md"),
+            lines[2].starts_with("feedback ") && !lines[2].contains('*') && lines[2].contains("feedback_nested.md"),
             "{out}"
         );
         assert!(lines.iter().all(|l| width_of(l) <= 80), "{out}");
-        assert_eq!(
-            lines[3],
-            "* type only under `metadata:`; Claude Code sees this memory as untyped"
-        );
+        // (2.1.332) A nested type is Claude Code's type: no footnote.
+        assert_eq!(lines.len(), 3, "{out}");
     }
 
     /// Issue 14 point 1: the table was 101 columns wide at 40, 60 and 80.
@@ -647,7 +635,7 @@ mod tests {
         let ms = [mem(file, &text), mem("team/user_日本語_profile.md", named)];
         let refs: Vec<&Memory> = ms.iter().collect();
         for width in [30, 40, 60, 80, 100, 120, 200] {
-            let out = render_table(&refs, &no_index(), 0.0, width, false);
+            let out = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, width, false);
             for l in out.lines() {
                 assert!(width_of(l) <= width, "{width}: {l:?} in\n{out}");
             }
@@ -657,12 +645,12 @@ mod tests {
                 "{width}:\n{out}"
             );
         }
-        let at80 = render_table(&refs, &no_index(), 0.0, 80, false);
+        let at80 = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, 80, false);
         // The description stays readable, on the row or under it.
         assert!(at80.contains("Issue 1200 shipped: Discogs"), "{at80}");
         // A name that only spells the stem is not repeated.
         assert!(!at80.contains("project-1200"), "{at80}");
-        let wide = render_table(&refs, &no_index(), 0.0, 200, false);
+        let wide = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, 200, false);
         assert!(wide.starts_with("TYPE       NAME"), "{wide}");
         assert!(wide.contains("A real title that says more"), "{wide}");
         assert!(!wide.contains("project-1200"), "{wide}");
@@ -674,7 +662,7 @@ mod tests {
             "feedback_a_rather_long_file_name.md",
             "---\ndescription: Always wire up new functionality end to end\ntype: feedback\n---\n",
         );
-        let out = render_table(&[&m], &no_index(), 0.0, 40, false);
+        let out = render_table(&[&m], &no_index(), &scan::ScanRules::default(), 0.0, 40, false);
         assert_eq!(
             out,
             "TYPE      FILE                AGE    IDX\n\
