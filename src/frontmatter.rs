@@ -726,7 +726,10 @@ mod tests {
         let (fm, body) = parse_document("---\ndescription: x\n----\nbody");
         assert_eq!((Fields::from(&fm).description, body), (s("x"), "-\nbody"));
         let (fm, body) = parse_document("---\n\n\ndescription: x\n---\nbody");
-        assert_eq!((Fields::from(&fm).description, body, fm.ambiguous_close), (s("x"), "body", false));
+        assert_eq!(
+            (Fields::from(&fm).description, body, fm.ambiguous_close),
+            (s("x"), "body", false)
+        );
     }
 
     /// Issue 12: a tab after the colon parses on the first try, as in Claude Code.
@@ -799,7 +802,11 @@ mod tests {
         let f = scan("---\ndescription: 42\n---\n").1;
         assert_eq!((f.description, f.description_raw), (None, Some(Value::Number(42.0))));
         for text in ["true", "[a, b]", "{k: v}", "\"\""] {
-            assert_eq!(scan(&format!("---\ndescription: {text}\n---\n")).1.description, None, "{text}");
+            assert_eq!(
+                scan(&format!("---\ndescription: {text}\n---\n")).1.description,
+                None,
+                "{text}"
+            );
         }
         assert_eq!(scan("---\nname: 42\ndescription: d\n---\n").1.name_str(), None);
         assert_eq!(scan("---\ndescription: use C# #tags\n---\n").1.description, s("use C#"));

@@ -42,7 +42,9 @@ fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     };
     let view = ClaudeView::of(&scan.memories, &rules);
     note_scan(&scan, &view, args.all, out);
-    if format == ListFormat::Manifest {
+    // For a reader at a terminal; a script piping the manifest gets only the notes
+    // about what is missing from it.
+    if format == ListFormat::Manifest && out.stdout_tty {
         note_manifest(&rules, out);
     }
     // (rank in Claude Code's scan or `None` when excluded, memory)
@@ -496,7 +498,7 @@ pub fn render_table(
         width,
         middle: i == 2,
     };
-    let mut s = match flex_widths(fixed, col(2), col(5), name, width) {
+    let s = match flex_widths(fixed, col(2), col(5), name, width) {
         Some((file_w, desc_w, name_w)) => {
             let mut cols = vec![column(0, col(0))];
             if name_w > 0 {

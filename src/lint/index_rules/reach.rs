@@ -52,17 +52,12 @@ impl Reach {
     /// The memories a file's links reach, its wikilinks resolved by `by_name`.
     pub fn resolve(links: FileLinks, by_name: &HashMap<String, String>) -> Vec<String> {
         let mut targets = links.inside;
-        targets.extend(
-            links
-                .wiki
-                .iter()
-                .filter_map(|w| {
-                    by_name
-                        .get(&w.to_lowercase())
-                        .or_else(|| by_name.get(&crate::memory::claude_slug(w)))
-                        .cloned()
-                }),
-        );
+        targets.extend(links.wiki.iter().filter_map(|w| {
+            by_name
+                .get(&w.to_lowercase())
+                .or_else(|| by_name.get(&crate::memory::claude_slug(w)))
+                .cloned()
+        }));
         targets
     }
 
