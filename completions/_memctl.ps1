@@ -264,8 +264,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;dream' {
-            [CompletionResult]::new('--min-hours', '--min-hours', [CompletionResultType]::ParameterName, 'What-if threshold for the time gate, in hours [default: 24]')
-            [CompletionResult]::new('--min-sessions', '--min-sessions', [CompletionResultType]::ParameterName, 'What-if threshold for the sessions gate [default: 5]')
+            [CompletionResult]::new('--min-hours', '--min-hours', [CompletionResultType]::ParameterName, 'What-if threshold for the time gate, in hours [default: the cached flag''s minHours, else 24]')
+            [CompletionResult]::new('--min-sessions', '--min-sessions', [CompletionResultType]::ParameterName, 'What-if threshold for the sessions gate [default: the cached flag''s minSessions, else 5]')
             [CompletionResult]::new('--current-session', '--current-session', [CompletionResultType]::ParameterName, 'Exclude this session id, as Claude Code excludes the session doing the check')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')

@@ -245,8 +245,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'memctl;dream'= {
-            cand --min-hours 'What-if threshold for the time gate, in hours [default: 24]'
-            cand --min-sessions 'What-if threshold for the sessions gate [default: 5]'
+            cand --min-hours 'What-if threshold for the time gate, in hours [default: the cached flag''s minHours, else 24]'
+            cand --min-sessions 'What-if threshold for the sessions gate [default: the cached flag''s minSessions, else 5]'
             cand --current-session 'Exclude this session id, as Claude Code excludes the session doing the check'
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'

@@ -230,8 +230,8 @@ complete -c memctl -n "__fish_memctl_using_subcommand man" -l team -d 'Operate o
 complete -c memctl -n "__fish_memctl_using_subcommand man" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand man" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
 complete -c memctl -n "__fish_memctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memctl -n "__fish_memctl_using_subcommand dream" -l min-hours -d 'What-if threshold for the time gate, in hours [default: 24]' -r
-complete -c memctl -n "__fish_memctl_using_subcommand dream" -l min-sessions -d 'What-if threshold for the sessions gate [default: 5]' -r
+complete -c memctl -n "__fish_memctl_using_subcommand dream" -l min-hours -d 'What-if threshold for the time gate, in hours [default: the cached flag\'s minHours, else 24]' -r
+complete -c memctl -n "__fish_memctl_using_subcommand dream" -l min-sessions -d 'What-if threshold for the sessions gate [default: the cached flag\'s minSessions, else 5]' -r
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l current-session -d 'Exclude this session id, as Claude Code excludes the session doing the check' -r
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand dream" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"

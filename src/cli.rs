@@ -888,11 +888,11 @@ pub struct DreamArgs {
     #[arg(long)]
     pub run: bool,
 
-    /// What-if threshold for the time gate, in hours [default: 24]
+    /// What-if threshold for the time gate, in hours [default: the cached flag's minHours, else 24]
     #[arg(long, value_name = "H", value_parser = crate::text::parse_positive)]
     pub min_hours: Option<f64>,
 
-    /// What-if threshold for the sessions gate [default: 5]
+    /// What-if threshold for the sessions gate [default: the cached flag's minSessions, else 5]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub min_sessions: Option<u64>,
 

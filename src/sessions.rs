@@ -139,6 +139,73 @@ pub fn list(dir: &Path, since_ms: f64, current: Option<&str>) -> Vec<Session> {
     out
 }
 
+/// The mark Claude Code's organization gate looks for (SPEC §2.11 gate 7).
+pub const ORGANIZATION_MARK: &[u8] = br#""type":"hybrid-organization""#;
+
+/// What a search of the transcripts dir for [`ORGANIZATION_MARK`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Organization {
+    /// Names of the transcript files holding the mark.
+    pub marked: Vec<String>,
+    /// Files that could not be searched, with why.
+    pub failed: Vec<String>,
+}
+
+/// Search the regular files of `dir` whose name matches `*.jsonl*` (non-recursive)
+/// for [`ORGANIZATION_MARK`], streamed in one pass each (linear; a FIFO or device is
+/// never opened). A missing dir gives nothing found.
+pub fn organization_marks(dir: &Path) -> Organization {
+    let mut out = Organization::default();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.contains(".jsonl"))
+        .collect();
+    names.sort();
+    for name in names {
+        let path = dir.join(&name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => continue,
+            Err(e) => {
+                out.failed.push(format!("{name}: {}", crate::error::io_words(&e)));
+                continue;
+            }
+        }
+        match std::fs::File::open(&path).and_then(|f| contains(f, ORGANIZATION_MARK)) {
+            Ok(true) => out.marked.push(name),
+            Ok(false) => {}
+            Err(e) => out.failed.push(format!("{name}: {}", crate::error::io_words(&e))),
+        }
+    }
+    out
+}
+
+/// Whether `needle` (non-empty) occurs in what `r` yields, in one streamed pass.
+fn contains(mut r: impl std::io::Read, needle: &[u8]) -> std::io::Result<bool> {
+    let keep = needle.len() - 1;
+    let mut buf = vec![0u8; 64 * 1024 + keep];
+    let mut have = 0;
+    loop {
+        let n = match r.read(&mut buf[have..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        have += n;
+        if buf[..have].windows(needle.len()).any(|w| w == needle) {
+            return Ok(true);
+        }
+        let tail = have.min(keep);
+        buf.copy_within(have - tail..have, 0);
+        have = tail;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +246,64 @@ mod tests {
     fn whole_milliseconds_are_compared_with_a_fractional_last() {
         assert!(!classify("11111111-1111-1111-1111-111111111111.jsonl", Some(1000), 1000.5, None).counted);
         assert!(classify("11111111-1111-1111-1111-111111111111.jsonl", Some(1001), 1000.5, None).counted);
+    }
+
+    /// The A.11 table on a real transcripts dir.
+    #[test]
+    fn listing_matches_appendix_a11() {
+        let dir = tempfile::tempdir().unwrap();
+        let n: i64 = 1_773_144_000_000;
+        let at = |p: &Path, ms: i64| {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
+            std::fs::File::open(p).unwrap().set_modified(t).unwrap();
+        };
+        for (name, ago) in [
+            ("11111111-1111-1111-1111-111111111111.jsonl", H),
+            ("22222222-2222-2222-2222-222222222222.jsonl", 30 * H),
+            ("AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA.jsonl", 2 * H),
+            ("agent-33333333-3333-3333-3333-333333333333.jsonl", H),
+            ("not-a-uuid.jsonl", H),
+            ("44444444-4444-4444-4444-444444444444.json", H),
+        ] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, "{}\n").unwrap();
+            at(&p, n - ago);
+        }
+        for name in [
+            "55555555-5555-5555-5555-555555555555",
+            "66666666-6666-6666-6666-666666666666.jsonl",
+        ] {
+            let p = dir.path().join(name);
+            std::fs::create_dir(&p).unwrap();
+            at(&p, n - H);
+        }
+        let counted = |since: f64| -> Vec<String> {
+            list(dir.path(), since, None)
+                .into_iter()
+                .filter(|s| s.counted)
+                .map(|s| s.name[..8].to_string())
+                .collect()
+        };
+        assert_eq!(counted((n - 24 * H) as f64), ["11111111", "66666666", "AAAAAAAA"]);
+        assert_eq!(counted(0.0), ["11111111", "22222222", "66666666", "AAAAAAAA"]);
+    }
+
+    #[test]
+    fn the_organization_mark_is_found_across_read_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut big = vec![b'x'; 64 * 1024 - 5];
+        big.extend_from_slice(br#"{"type":"hybrid-organization","organizationUuid":"o"}"#);
+        std::fs::write(dir.path().join("a.jsonl"), &big).unwrap();
+        std::fs::write(dir.path().join("b.jsonl.bak"), br#"{"type": "hybrid-organization"}"#).unwrap();
+        std::fs::write(dir.path().join("c.jsonl"), br#"{"type":"user"}"#).unwrap();
+        std::fs::write(dir.path().join("d.txt"), br#"{"type":"hybrid-organization"}"#).unwrap();
+        std::fs::create_dir(dir.path().join("e.jsonl")).unwrap();
+        let o = organization_marks(dir.path());
+        assert_eq!(o.marked, ["a.jsonl"]);
+        assert!(o.failed.is_empty());
+        std::fs::write(dir.path().join("b.jsonl.bak"), br#"x{"type":"hybrid-organization"}"#).unwrap();
+        assert_eq!(organization_marks(dir.path()).marked, ["a.jsonl", "b.jsonl.bak"]);
+        assert_eq!(organization_marks(&dir.path().join("none")), Organization::default());
     }
 
     #[test]

@@ -6,9 +6,9 @@ use anyhow::Result;
 
 use crate::cli::{LockArgs, LockCommand};
 use crate::context::Context;
-use crate::dream::MIN_HOURS;
 use crate::lock;
 use crate::output::Output;
+use crate::paths::flags::{self, OnyxPlover};
 
 pub fn run(args: &LockArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     match args.command.as_ref().unwrap_or(&LockCommand::Status) {
@@ -31,7 +31,11 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if info.pid_status == lock::PidStatus::Eperm {
         out.note(format!("PID {} exists but belongs to another user; Claude Code treats it as dead, memctl's writes treat it as live", info.pid.unwrap_or_default()));
     }
-    let st = lock::status(info, ctx.now_ms(), MIN_HOURS);
+    // The time gate's threshold: the cached flag's minHours, else 24 (SPEC §2.11).
+    let flag = flags::lookup(&ctx.env, res.global_config.as_deref(), flags::ONYX_PLOVER);
+    let cached = flag.value().map(OnyxPlover::from_value);
+    let (min_hours, _, _) = crate::dream::thresholds(None, None, cached.as_ref());
+    let st = lock::status(info, ctx.now_ms(), min_hours);
     if out.json {
         out.emit_json(serde_json::to_value(&st)?)?;
     } else {

@@ -37,6 +37,8 @@ pub struct PlanInput<'a> {
     pub transcripts_dir: Option<&'a str>,
     /// The lock's mtime: the last consolidation.
     pub last_consolidated_ms: Option<f64>,
+    /// (2.1.332) The memory dir has a `sessions/` subdirectory (the dream reviews it).
+    pub sessions_dir: bool,
     /// The canonical project root relative citations resolve against; `None`
     /// skips the missing-citation check (no project).
     pub project_root: Option<&'a Path>,
@@ -95,6 +97,8 @@ pub struct Orient {
     pub newest: Option<Dated>,
     pub oldest: Option<Dated>,
     pub last_consolidated_at: Option<IsoMs>,
+    /// (2.1.332) A `sessions/` subdirectory exists: Phase 1 of the dream reviews it.
+    pub sessions_dir: bool,
 }
 
 /// Topic files by `type`; untyped and typed-only-under-`metadata:` counted apart.
@@ -272,6 +276,7 @@ fn orient(i: &PlanInput, caps: &Caps, links: &[Link]) -> Orient {
         newest: i.memories.first().map(dated),
         oldest: i.memories.last().map(dated),
         last_consolidated_at: i.last_consolidated_ms.map(IsoMs),
+        sessions_dir: i.sessions_dir,
     }
 }
 

@@ -21,7 +21,22 @@ pub fn render_text(d: &DryRun, width: Option<usize>) -> String {
 }
 
 fn gates(s: &mut String, d: &DryRun, width: Option<usize>) {
-    let _ = write!(s, "auto-dream for {}\ngates:\n", d.memory_dir);
+    let _ = write!(
+        s,
+        "auto-dream for {}\nClaude Code dreams only in interactive sessions: `claude -p` and SDK never do.\n",
+        d.memory_dir
+    );
+    let source = match d.tail.thresholds_source {
+        super::ThresholdsSource::Options => "options",
+        super::ThresholdsSource::Flag => "cached flag",
+        super::ThresholdsSource::Default => "defaults",
+    };
+    let _ = write!(
+        s,
+        "thresholds: {} h, {} sessions ({source})\ngates:\n",
+        crate::text::js_number(d.min_hours),
+        crate::text::js_number(d.min_sessions)
+    );
     for gate in &d.gates {
         let prefix = format!("  {:<14} {:<8} ", gate.gate.as_str(), gate.status.as_str());
         s.push_str(&crate::output::hang(&prefix, &gate.detail, width));
@@ -72,6 +87,9 @@ fn orient(s: &mut String, o: &Orient) {
         o.index_line_count,
         group_digits(o.index_units as i64)
     );
+    if o.sessions_dir {
+        s.push_str("  sessions/: present (the dream reviews it in Phase 1)\n");
+    }
     if let (Some(n), Some(old)) = (&o.newest, &o.oldest) {
         let _ = writeln!(
             s,

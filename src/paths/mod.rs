@@ -4,11 +4,13 @@
 
 pub mod enabled;
 pub mod env;
+pub mod flags;
 pub mod git;
 pub mod named;
 pub mod sanitize;
 pub mod settings;
 pub mod steps;
+pub mod stores;
 pub mod trust;
 pub mod validate;
 

@@ -108,6 +108,23 @@ pub fn find_record(flags: &BTreeMap<String, bool>, root: &str) -> Option<String>
 
 /// The trust flag of every project in the global config; `Ok(None)` when missing.
 pub fn read_flags(path: &Path) -> Result<Option<BTreeMap<String, bool>>, String> {
+    let Some(reader) = open_bounded(path)? else {
+        return Ok(None);
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let flags = de
+        .deserialize_map(TopLevel)
+        .map_err(|e| format!("is not valid JSON ({e})"))?;
+    de.end().map_err(|e| format!("is not valid JSON ({e})"))?;
+    Ok(Some(flags))
+}
+
+/// The global config opened for one streamed read, with the bounds of the trust
+/// lookup: `Ok(None)` when missing; an error (worded to follow the file name) when it
+/// is not a regular file, is over [`MAX_CONFIG_BYTES`] or cannot be opened. A FIFO is
+/// never waited on; a leading BOM is skipped. Shared with the server flag cache
+/// (`paths::flags`).
+pub fn open_bounded(path: &Path) -> Result<Option<impl BufRead>, String> {
     use rustix::fs::{Mode, OFlags};
     // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
     let fd = match rustix::fs::open(path, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC, Mode::empty()) {
@@ -134,12 +151,7 @@ pub fn read_flags(path: &Path) -> Result<Option<BTreeMap<String, bool>>, String>
     if reader.fill_buf().is_ok_and(|b| b.starts_with("\u{feff}".as_bytes())) {
         reader.consume(3);
     }
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let flags = de
-        .deserialize_map(TopLevel)
-        .map_err(|e| format!("is not valid JSON ({e})"))?;
-    de.end().map_err(|e| format!("is not valid JSON ({e})"))?;
-    Ok(Some(flags))
+    Ok(Some(reader))
 }
 
 /// The top-level object: keeps `projects`, skips everything else unparsed.

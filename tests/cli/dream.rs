@@ -19,9 +19,28 @@ fn uuid(i: u32) -> String {
     )
 }
 
-/// A project, its transcripts dir, auto-dream on in the user settings.
+/// The A.11 walk-throughs' server flag: auto-dream available, cached (SPEC §2.16).
+const AVAILABLE: &str = r#"{"enabled": false, "available": true}"#;
+
+/// A project, its transcripts dir, `autoDreamEnabled` in the user settings, and the
+/// server flag cached as available (the A.11 walk-throughs).
 fn setup(dream: Option<bool>) -> (Env, PathBuf) {
+    setup_with(dream, Some(AVAILABLE))
+}
+
+/// As [`setup`], with `tengu_onyx_plover` cached as `flag` (JSON), or not cached.
+fn setup_with(dream: Option<bool>, flag: Option<&str>) -> (Env, PathBuf) {
     let env = Env::new();
+    if let Some(f) = flag {
+        // CLAUDE_CONFIG_DIR is set in tests: the global config is <config home>/.claude.json.
+        let claude = env.home().join(".claude");
+        fs::create_dir_all(&claude).unwrap();
+        fs::write(
+            claude.join(".claude.json"),
+            format!("{{\"numStartups\": 3, \"cachedGrowthBookFeatures\": {{\"tengu_onyx_plover\": {f}}}}}"),
+        )
+        .unwrap();
+    }
     let proj = env.root().join("proj");
     fs::create_dir_all(&proj).unwrap();
     let claude = env.home().join(".claude");
@@ -120,17 +139,180 @@ fn no_lock_file_counts_every_transcript() {
     );
 }
 
+/// A.11's last walk-through: `autoDreamEnabled` unset and the flag not cached.
 #[test]
-fn unset_auto_dream_would_fire_if_enabled() {
-    let (env, t) = setup(None);
+fn unset_auto_dream_without_the_flag_would_fire_if_the_server_enables_it() {
+    let (env, t) = setup_with(None, None);
     lock(&env, 25.0);
     for i in 1..=5 {
         session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
     }
     let doc = dream(env);
-    assert_eq!(doc["verdict"], "would fire if auto-dream is enabled");
+    assert_eq!(doc["verdict"], "would fire if the server enables auto-dream");
     assert_eq!(doc["would_fire"], serde_json::Value::Null);
     assert_eq!(doc["gates"][0]["status"], "unknown");
+}
+
+/// A transcripts dir with six sessions since a 48-hour-old lock of a dead PID (the
+/// A.16 setup).
+fn a16(dream: Option<bool>, flag: Option<&str>) -> Env {
+    let (env, t) = setup_with(dream, flag);
+    lock(&env, 48.0);
+    for i in 1..=6 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
+    }
+    env
+}
+
+/// SPEC §3.11 (2.1.332): `autoDreamEnabled: true` does nothing without the server
+/// flag; with the flag not cached memctl cannot know it.
+#[test]
+fn auto_dream_true_without_a_cached_flag_would_fire_if_the_server_enables_it() {
+    let doc = dream(a16(Some(true), None));
+    assert_eq!(doc["verdict"], "would fire if the server enables auto-dream");
+    assert_eq!(doc["would_fire"], serde_json::Value::Null);
+    assert_eq!(
+        doc["log_line"],
+        "[autoDream] firing — 48.0h since last, 6 sessions to review"
+    );
+    assert_eq!(doc["gates"][0]["status"], "unknown");
+    assert_eq!(
+        doc["flag"],
+        serde_json::json!({"source": "absent", "enabled": null, "available": null, "min_hours": null, "min_sessions": null})
+    );
+    assert_eq!(doc["thresholds_source"], "default");
+    assert_eq!(doc["interactive_only"], true);
+    let text = a16(Some(true), None)
+        .args(["dream", "--dry-run"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        text.contains("Claude Code dreams only in interactive sessions: `claude -p` and SDK never do.\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("verdict: would fire if the server enables auto-dream\n"),
+        "{text}"
+    );
+}
+
+/// SPEC §2.3, A.16: a cached flag with neither `enabled` nor `available` closes
+/// auto-dream whatever `autoDreamEnabled` says.
+#[test]
+fn a_cached_flag_that_is_off_closes_the_enabled_gate() {
+    let off = r#"{"enabled": false, "available": false}"#;
+    let doc = dream(a16(Some(true), Some(off)));
+    assert_eq!(doc["verdict"], "closed at enabled");
+    assert_eq!(doc["would_fire"], false);
+    assert_eq!(doc["log_line"], "silent");
+    assert_eq!(doc["gates"][0]["status"], "closed");
+    assert_eq!(doc["flag"]["source"], "cached");
+    assert_eq!(doc["flag"]["available"], false);
+}
+
+/// SPEC §2.16, A.16: with non-essential traffic off Claude Code reads the cached
+/// flag only when CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is truthy.
+#[test]
+fn telemetry_off_hides_the_cached_flag_unless_the_disk_cache_switch_is_set() {
+    let on = r#"{"enabled": true, "available": true}"#;
+    let doc = dream(a16(Some(true), Some(on)).env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"));
+    assert_eq!(doc["verdict"], "closed at enabled");
+    assert_eq!(doc["flag"]["source"], "disabled");
+    assert!(
+        doc["gates"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("disabled by CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"),
+        "{}",
+        doc["gates"][0]
+    );
+    let doc = dream(
+        a16(Some(true), Some(on))
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF", "1"),
+    );
+    assert_eq!(doc["verdict"], "would fire");
+    assert_eq!(
+        doc["log_line"],
+        "[autoDream] firing — 48.0h since last, 6 sessions to review"
+    );
+    // A cached flag with the switch off is absent here: not cached means unknown.
+    let doc = dream(a16(Some(true), None).env("CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF", "1"));
+    assert_eq!(doc["verdict"], "would fire if the server enables auto-dream");
+    let doc = dream(a16(Some(true), Some(on)).env("CLAUDE_CODE_ENTRYPOINT", "sdk-py"));
+    assert_eq!(doc["verdict"], "closed at enabled");
+}
+
+/// SPEC §2.11: the thresholds come from the cached flag when it has them.
+#[test]
+fn the_cached_flag_sets_the_thresholds() {
+    let flag = r#"{"enabled": true, "minHours": 72, "minSessions": 2}"#;
+    let doc = dream(a16(None, Some(flag)));
+    assert_eq!(doc["verdict"], "closed at time");
+    assert_eq!(
+        (doc["min_hours"].as_f64(), doc["min_sessions"].as_f64()),
+        (Some(72.0), Some(2.0))
+    );
+    assert_eq!(doc["thresholds_source"], "flag");
+    let doc = a16(None, Some(flag))
+        .args(["dream", "--dry-run", "--json", "--min-hours", "1"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["verdict"], "would fire");
+    assert_eq!(doc["thresholds_source"], "options");
+}
+
+/// SPEC §2.11 gates 5 and 7: a deny rule on Edit closes the permission gate with
+/// Claude Code's log line; a marked transcript leaves the organization unknown.
+#[test]
+fn the_permission_and_organization_gates() {
+    let env = a16(Some(true), Some(AVAILABLE));
+    let settings = env.home().join(".claude/settings.json");
+    fs::write(
+        &settings,
+        r#"{"autoDreamEnabled": true, "permissions": {"deny": ["Edit"], "ask": ["Write(/x/**)"]}}"#,
+    )
+    .unwrap();
+    let doc = dream(env);
+    assert_eq!(doc["verdict"], "closed at permission");
+    assert_eq!(
+        doc["log_line"],
+        "[autoDream] skip — the deny rule \"Edit\" would refuse memory writes"
+    );
+    let names: Vec<&str> = doc["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["gate"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "enabled",
+            "time",
+            "scan throttle",
+            "sessions",
+            "permission",
+            "lock",
+            "organization"
+        ]
+    );
+    let (env, t) = setup(Some(true));
+    lock(&env, 48.0);
+    for i in 1..=6 {
+        session(&t, &format!("{}.jsonl", uuid(i)), 1.0);
+    }
+    fs::write(
+        t.join(format!("{}.jsonl", uuid(7))),
+        "{\"type\":\"hybrid-organization\",\"organizationUuid\":\"x\"}\n",
+    )
+    .unwrap();
+    let doc = dream(env);
+    assert_eq!(doc["gates"][6]["status"], "unknown");
+    assert_eq!(doc["verdict"], "unknown at organization");
+    assert_eq!(doc["log_line"], serde_json::Value::Null);
 }
 
 #[test]
@@ -439,7 +621,7 @@ fn r14_session_list_is_aligned() {
 
 #[test]
 fn gate_details_wrap_to_80_columns_on_a_terminal() {
-    let (env, _) = setup(None);
+    let (env, _) = setup_with(None, None);
     let env = env.env("COLUMNS", "80");
     let out = crate::support::run_in_pty(&env, &["dream"], &[]);
     let lines = crate::support::pty_lines(&out);

@@ -193,3 +193,38 @@ fn r14_no_lock_reads_never_consolidated_not_hours_since_1970() {
     let doc = Env::new().args(["dream", "--json"]).run().success().json();
     assert_eq!(doc["gates"][1]["detail"], "never consolidated (no lock file)");
 }
+
+/// SPEC v3 §2.11: the time gate's threshold is the cached flag's `minHours` when
+/// Claude Code would read it (§2.16), else 24.
+#[test]
+fn the_time_gate_uses_the_cached_flag_threshold() {
+    let env = Env::new();
+    let claude = env.home().join(".claude");
+    fs::create_dir_all(&claude).unwrap();
+    fs::write(
+        claude.join(".claude.json"),
+        r#"{"cachedGrowthBookFeatures": {"tengu_onyx_plover": {"enabled": true, "minHours": 72}}}"#,
+    )
+    .unwrap();
+    let p = env.dir().join(".consolidate-lock");
+    fs::write(&p, dead_pid().to_string()).unwrap();
+    set_age(&p, 48.0);
+    let doc = env.args(["lock", "status", "--json"]).run().success().json();
+    assert_eq!(doc["time_gate"]["min_hours"], 72.0);
+    assert_eq!(doc["time_gate"]["passes"], false);
+    let env = Env::new();
+    let claude = env.home().join(".claude");
+    fs::create_dir_all(&claude).unwrap();
+    fs::write(
+        claude.join(".claude.json"),
+        r#"{"cachedGrowthBookFeatures": {"tengu_onyx_plover": {"enabled": true, "minHours": 72}}}"#,
+    )
+    .unwrap();
+    let doc = env
+        .env("DISABLE_GROWTHBOOK", "1")
+        .args(["lock", "status", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(doc["time_gate"]["min_hours"], 24.0);
+}

@@ -137,6 +137,14 @@ impl Env {
 
     pub fn command(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_memctl"));
+        // A clean slate: every variable SPEC v3 reads is unset unless a test sets it —
+        // the Claude ones and also DO_NOT_TRACK, DISABLE_TELEMETRY, DISABLE_GROWTHBOOK,
+        // CLAUDE_CODE_DISABLE_FEATURE_FLAGS, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC,
+        // CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF (server flags, §2.16),
+        // CLAUDE_MEMORY_STORES (§2.13), CLAUDE_CODE_SAFE_MODE, CLAUDE_CODE_SIMPLE,
+        // CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_IGNORE_PERSISTED_TRUST,
+        // CLAUDE_COWORK_MEMORY_INDEX_CONTENT, CLAUDE_CODE_POST_TURN_MEMORY, NO_COLOR,
+        // MEMCTL_HISTORY, MEMCTL_MACHINE: a developer's shell never leaks in.
         cmd.env_clear();
         cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
         cmd.env("HOME", self.home());
