@@ -498,7 +498,7 @@ pub fn render_table(
         width,
         middle: i == 2,
     };
-    let s = match flex_widths(fixed, col(2), col(5), name, width) {
+    match flex_widths(fixed, col(2), col(5), name, width) {
         Some((file_w, desc_w, name_w)) => {
             let mut cols = vec![column(0, col(0))];
             if name_w > 0 {
@@ -524,8 +524,7 @@ pub fn render_table(
             crate::output::table(&cols, &rows, color)
         }
         None => narrow_table(rows, [col(0), col(3), col(4)], width, color),
-    };
-    s
+    }
 }
 
 /// The table of a narrow terminal: TYPE, FILE, AGE, IDX, and each description

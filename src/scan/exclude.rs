@@ -54,20 +54,18 @@ pub struct ScanRules {
 }
 
 impl ScanRules {
-    /// The rules for a `CLAUDE_MEMORY_STORES` value (`None`: unset). An invalid
-    /// value still counts as set, with no stores (SPEC §2.13).
+    /// The rules for a `CLAUDE_MEMORY_STORES` value (`None`: unset), parsed by
+    /// [`crate::paths::stores`]. An invalid value still counts as set, with no
+    /// stores (SPEC §2.13).
     pub fn from_stores_var(raw: Option<&str>) -> ScanRules {
-        let Some(raw) = raw.filter(|r| !r.trim().is_empty()) else {
-            return ScanRules::default();
-        };
-        let entries = match serde_json::from_str::<serde_json::Value>(raw) {
-            Ok(serde_json::Value::Array(a)) => a,
-            _ => Vec::new(),
-        };
-        let team_mounts = entries.iter().filter_map(team_mount).collect();
+        ScanRules::from_stores(&crate::paths::stores::Stores::from_value(raw))
+    }
+
+    /// The rules the configured memory stores decide.
+    pub fn from_stores(stores: &crate::paths::stores::Stores) -> ScanRules {
         ScanRules {
-            stores: true,
-            team_mounts,
+            stores: stores.is_set(),
+            team_mounts: stores.team().map(|s| s.mount.clone()).collect(),
         }
     }
 
@@ -117,41 +115,6 @@ impl ScanRules {
 fn normalized(segment: &str) -> String {
     let nfc: String = segment.nfc().collect();
     nfc.trim_end_matches(['.', ' ']).to_lowercase()
-}
-
-/// The mount of a team store entry: a string entry is a team store; an object has
-/// `scope` (default `team`) and `mount` (default the last segment of `path` with
-/// every char outside `[A-Za-z0-9_-]` made `-`).
-fn team_mount(entry: &serde_json::Value) -> Option<String> {
-    let (path, scope, mount) = match entry {
-        serde_json::Value::String(p) => (p.as_str(), "team", None),
-        serde_json::Value::Object(o) => (
-            o.get("path")?.as_str()?,
-            o.get("scope").and_then(|s| s.as_str()).unwrap_or("team"),
-            o.get("mount").and_then(|m| m.as_str()),
-        ),
-        _ => return None,
-    };
-    if scope != "team" {
-        return None;
-    }
-    Some(match mount {
-        Some(m) => m.to_string(),
-        None => path
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect(),
-    })
 }
 
 /// The description Claude Code's store-mode scan gives a file without one (SPEC

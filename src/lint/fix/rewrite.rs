@@ -87,6 +87,4 @@ mod tests {
         );
         assert_eq!(requote("---\nname: ok\n---\n"), None);
     }
-
-    const NESTED: &str = "metadata:\n  type: feedback\n  originSessionId: abc\n";
 }
