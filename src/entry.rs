@@ -35,6 +35,10 @@ pub struct Entry<'a> {
     /// `list` sets it here, last; `show` writes its own after its document's fields.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loaded: Option<bool>,
+    /// (2.1.332) Why Claude Code's scan skips the file (SPEC §3.4), else null.
+    pub excluded_by: Option<crate::scan::Exclusion>,
+    /// (2.1.332) The parsed `description` whatever its type (SPEC §3.4).
+    pub description_raw: Option<&'a crate::yaml::Value>,
 }
 
 impl<'a> Entry<'a> {
@@ -43,10 +47,8 @@ impl<'a> Entry<'a> {
         Entry {
             file: &m.rel,
             path: m.path.to_string_lossy(),
-            name: m.fields.name.as_ref().map(|n| match n {
-                crate::yaml::Value::String(s) => Cow::Borrowed(s.as_str()),
-                other => Cow::Owned(other.js_string()),
-            }),
+            // (2.1.332) What Claude Code reads: a non-empty string.
+            name: m.fields.name_str().map(Cow::Borrowed),
             description: m.fields.description.as_ref(),
             memory_type: m.memory_type(),
             type_raw: m.fields.type_raw.as_ref(),
@@ -68,6 +70,8 @@ impl<'a> Entry<'a> {
             index_lines,
             in_claude_view,
             loaded: None,
+            excluded_by: None,
+            description_raw: m.fields.description_raw.as_ref(),
         }
     }
 }

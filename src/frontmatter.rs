@@ -57,6 +57,11 @@ pub struct Frontmatter {
     /// 0-based index of the opening and closing delimiter lines, when a block exists.
     pub open_line: Option<usize>,
     pub close_line: Option<usize>,
+    /// The byte column of the closing `---` on `close_line` (0 for a `---` line).
+    pub close_col: usize,
+    /// (2.1.332) The block ends at a `---` that is not a whole `---` line at column 0
+    /// (SPEC §2.4.2): the line-based reading of version 2 would give another block.
+    pub ambiguous_close: bool,
     /// The YAML text between the delimiters.
     pub yaml_text: Option<String>,
 }
@@ -76,6 +81,8 @@ impl Frontmatter {
             duplicate_keys: Vec::new(),
             open_line: None,
             close_line: None,
+            close_col: 0,
+            ambiguous_close: false,
             yaml_text: None,
         }
     }
@@ -100,11 +107,12 @@ pub fn is_delimiter_bytes(line: &[u8]) -> bool {
 }
 
 /// Find and parse the frontmatter of `lines` (LF-split, one trailing CR removed each,
-/// BOM removed).
+/// BOM removed). (2.1.332) The block opens with a `---` line on line 1 and ends at
+/// the first `---` anywhere after it (SPEC §2.4.2).
 pub fn parse_lines(lines: &[&str]) -> Frontmatter {
     if lines.first().is_some_and(|l| is_delimiter(l)) {
-        return match lines.iter().skip(1).position(|l| is_delimiter(l)) {
-            Some(i) => parse_block(lines, 0, i + 1),
+        return match find_close(lines) {
+            Some((close, col)) => parse_block(lines, 0, close, col),
             None => Frontmatter::without_block(Status::None),
         };
     }
@@ -112,6 +120,17 @@ pub fn parse_lines(lines: &[&str]) -> Frontmatter {
         return fm;
     }
     Frontmatter::without_block(Status::None)
+}
+
+/// Where the block that opens on line 1 ends (SPEC §2.4.2 step 4): the 0-based line
+/// and the byte column of the first `---` after the opening line, wherever it is
+/// (inside a value, indented, the first three dashes of `----`).
+pub fn find_close(lines: &[&str]) -> Option<(usize, usize)> {
+    lines
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find_map(|(i, l)| l.find("---").map(|c| (i, c)))
 }
 
 /// Split text into the scan's lines: BOM removed, LF-split, one trailing CR removed.
@@ -130,7 +149,7 @@ pub fn parse_document(text: &str) -> (Frontmatter, &str) {
             let mut v = vec![first];
             for l in it {
                 v.push(l);
-                if is_delimiter(l) {
+                if l.contains("---") {
                     break;
                 }
             }
@@ -140,33 +159,34 @@ pub fn parse_document(text: &str) -> (Frontmatter, &str) {
     };
     let fm = parse_lines(&lines);
     let body = match (fm.open_line, fm.close_line) {
-        (Some(0), Some(close)) => body_after(text, close),
+        (Some(0), Some(close)) => body_after(text, close, fm.close_col),
         _ => text,
     };
     (fm, body)
 }
 
-/// The body of a BOM-less `text` whose block opens on line 1 and closes on the
-/// 0-based line `close`: the text after that line, leading blank space removed.
-pub fn body_after(text: &str, close: usize) -> &str {
-    let start: usize = text.split_inclusive('\n').take(close + 1).map(str::len).sum();
-    let rest = &text[start.min(text.len())..];
-    // A closing line that ends the text leaves an empty body.
-    if start >= text.len() && !text.ends_with('\n') {
-        ""
-    } else {
-        rest.trim_start_matches([' ', '\t', '\r', '\n'])
-    }
+/// The body of a BOM-less `text` whose block opens on line 1 and ends at the `---`
+/// on the 0-based line `close`, byte column `col` (SPEC §2.4.2 step 5): the text
+/// after those three dashes with all leading whitespace skipped, so text on the
+/// closing line belongs to the body (`--- trailing`, the `-` of a `----` close).
+pub fn body_after(text: &str, close: usize, col: usize) -> &str {
+    let line_start: usize = text.split_inclusive('\n').take(close).map(str::len).sum();
+    let start = (line_start + col + 3).min(text.len());
+    text.get(start..).unwrap_or_default().trim_start_matches(is_js_space)
 }
 
-fn parse_block(lines: &[&str], open: usize, close: usize) -> Frontmatter {
+fn parse_block(lines: &[&str], open: usize, close: usize, col: usize) -> Frontmatter {
     let mut yaml_text = lines[open + 1..close].join("\n");
     if close > open + 1 {
         yaml_text.push('\n');
     }
+    // The part of the closing line before its `---` (a value cut there, indentation).
+    yaml_text.push_str(&lines[close][..col]);
     let mut fm = Frontmatter::without_block(Status::None);
     fm.open_line = Some(open);
     fm.close_line = Some(close);
+    fm.close_col = col;
+    fm.ambiguous_close = !is_delimiter(lines[close]);
     if !yaml_text.chars().all(is_js_space) {
         let parsed = parse_yaml(&yaml_text);
         fm.status = parsed.status;
@@ -187,7 +207,7 @@ fn find_not_at_start(lines: &[&str]) -> Option<Frontmatter> {
     if !only_comments_and_blanks(&lines[..open].join("\n")) {
         return None;
     }
-    let mut fm = parse_block(lines, open, close);
+    let mut fm = parse_block(lines, open, close, 0);
     let has_field = ["name", "description", "type"]
         .iter()
         .any(|k| fm.map.as_ref().and_then(|m| m.get(k)).is_some());
@@ -328,16 +348,26 @@ fn retry_match(line: &str) -> Option<(&str, &str)> {
     Some((key, rest))
 }
 
-/// The fields memctl reads (SPEC §2.4.1).
+/// The fields memctl reads (SPEC §2.4.1): (2.1.332) Claude Code's reading.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Fields {
+    /// The top-level `name`, any non-null YAML value (Claude Code reads it only as a
+    /// non-empty string: [`Fields::name_str`]).
     pub name: Option<Value>,
-    /// After the JavaScript falsy rule (SPEC §2.5): `None` when falsy.
+    /// What Claude Code reads (SPEC §2.5): the top-level `description` when it is a
+    /// non-empty string, else `None`.
     pub description: Option<Value>,
+    /// The top-level `description` whatever its value (`None` when absent or null).
+    pub description_raw: Option<Value>,
+    /// The value that decides the type: `metadata.type` when `metadata` is a mapping
+    /// with that key (also when its value is null: [`Value::Null`]), else the
+    /// top-level `type`.
     pub type_raw: Option<Value>,
     pub type_source: TypeSource,
+    /// The top-level `type` (not null), whether or not it decides (ML109).
+    pub flat_type: Option<Value>,
     pub origin_session_id: Option<Value>,
-    /// Top-level `modified`, else `metadata.modified` (SPEC §2.4.1), any YAML value.
+    /// `metadata.modified`, else the top-level `modified` (SPEC §2.4.1), any YAML value.
     pub modified: Option<Value>,
 }
 
@@ -361,83 +391,65 @@ impl TypeSource {
 }
 
 impl Fields {
-    /// The top-level `type` (what Claude Code's scan reads): the type when it is flat.
+    /// The raw value of the type Claude Code reads: since 2.1.332 the same as
+    /// memctl's ([`Fields::type_raw`]; `metadata.type` winning).
     pub fn claude_type_raw(&self) -> Option<&Value> {
-        if self.type_source == TypeSource::Flat {
-            self.type_raw.as_ref()
-        } else {
-            None
+        self.type_raw.as_ref()
+    }
+
+    /// The `name` Claude Code reads: a non-empty string.
+    pub fn name_str(&self) -> Option<&str> {
+        match &self.name {
+            Some(Value::String(s)) if !s.is_empty() => Some(s),
+            _ => None,
         }
     }
 
-    /// Like [`Fields::from`], but moves the values out of `fm`'s mapping instead of
-    /// copying them (the scan keeps thousands of these).
+    /// A top-level `type` that `metadata.type` overrides with another value (ML109).
+    pub fn type_conflict(&self) -> Option<&Value> {
+        let flat = self.flat_type.as_ref()?;
+        (self.type_source == TypeSource::Nested && self.type_raw.as_ref() != Some(flat)).then_some(flat)
+    }
+
+    /// The fields of `fm`; the scan keeps only these of its values.
     pub fn take(fm: &mut Frontmatter) -> Fields {
-        if !fm.status.has_fields() {
-            return Fields::default();
-        }
-        let Some(Value::Map(entries)) = fm.map.as_mut() else {
-            return Fields::default();
-        };
-        fn take(entries: &mut Vec<(String, Value)>, key: &str) -> Option<Value> {
-            let i = entries.iter().position(|(k, _)| k == key)?;
-            Some(entries.remove(i).1).filter(|v| *v != Value::Null)
-        }
-        let name = take(entries, "name");
-        let description = take(entries, "description").filter(Value::is_truthy);
-        let top_type = take(entries, "type");
-        let top_origin = take(entries, "originSessionId");
-        let top_modified = take(entries, "modified");
-        let (nested_type, nested_origin, nested_modified) = match entries.iter_mut().find(|(k, _)| k == "metadata") {
-            Some((_, Value::Map(inner))) => (
-                take(inner, "type"),
-                take(inner, "originSessionId"),
-                take(inner, "modified"),
-            ),
-            _ => (None, None, None),
-        };
-        let (type_raw, type_source) = match (top_type, nested_type) {
-            (Some(t), _) => (Some(t), TypeSource::Flat),
-            (None, Some(t)) => (Some(t), TypeSource::Nested),
-            (None, None) => (None, TypeSource::None),
-        };
-        Fields {
-            name,
-            description,
-            type_raw,
-            type_source,
-            origin_session_id: top_origin.or(nested_origin),
-            modified: top_modified.or(nested_modified),
-        }
+        Fields::from(fm)
     }
 
+    /// Claude Code 2.1.332's reading (SPEC §2.4.1): every top-level key other than
+    /// `name`, `description` and `metadata` with a non-null value is folded into one
+    /// map, and the keys of `metadata` (when it is a mapping) are laid over it, so a
+    /// `metadata.type` key wins even when its value is null or invalid.
     pub fn from(fm: &Frontmatter) -> Fields {
         if !fm.status.has_fields() {
             return Fields::default();
         }
-        let nested = |key: &str| {
-            fm.get("metadata")
-                .and_then(|m| m.get(key))
-                .filter(|v| **v != Value::Null)
-                .cloned()
+        let top = |key: &str| fm.get(key).cloned();
+        let metadata = match fm.map.as_ref().and_then(|m| m.get("metadata")) {
+            Some(Value::Map(inner)) => Some(inner),
+            _ => None,
         };
-        let (type_raw, type_source) = match (fm.get("type"), nested("type")) {
-            (Some(t), _) => (Some(t.clone()), TypeSource::Flat),
-            (None, Some(t)) => (Some(t), TypeSource::Nested),
+        let nested =
+            |key: &str| metadata.and_then(|inner| inner.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone()));
+        let flat_type = top("type");
+        let (type_raw, type_source) = match (nested("type"), &flat_type) {
+            (Some(t), _) => (Some(t), TypeSource::Nested),
+            (None, Some(t)) => (Some(t.clone()), TypeSource::Flat),
             (None, None) => (None, TypeSource::None),
         };
+        let merged = |key: &str| nested(key).filter(|v| *v != Value::Null).or_else(|| top(key));
+        let description_raw = top("description");
         Fields {
-            name: fm.get("name").cloned(),
-            description: fm
-                .map
-                .as_ref()
-                .and_then(|m| m.get("description"))
-                .filter(|v| v.is_truthy())
-                .cloned(),
+            name: top("name"),
+            description: description_raw
+                .clone()
+                .filter(|v| matches!(v, Value::String(s) if !s.is_empty())),
+            description_raw,
             type_raw,
             type_source,
-            origin_session_id: fm.get("originSessionId").cloned().or_else(|| nested("originSessionId")),
-            modified: fm.get("modified").cloned().or_else(|| nested("modified")),
+            flat_type,
+            origin_session_id: merged("originSessionId"),
+            modified: merged("modified"),
         }
     }
 
@@ -518,7 +530,11 @@ pub fn restamp_modified(text: &str, now: chrono::DateTime<chrono::Utc>) -> Optio
     let format = parse_modified(old).map_or(ModifiedFormat::Millis, |(_, f)| f);
     let new = format.render(now);
     let close = fm.close_line?;
-    let top_level = fm.get("modified").is_some();
+    // (2.1.332) The nested value wins (SPEC §2.4.1).
+    let top_level = fm
+        .get("metadata")
+        .and_then(|m| m.get("modified"))
+        .is_none_or(|v| *v == Value::Null);
     let span = modified_value_span(text, close, top_level)?;
     let mut out = String::with_capacity(text.len() + 8);
     out.push_str(&text[..span.start]);
@@ -615,12 +631,31 @@ pub fn render_scalar(v: &str) -> String {
         && !v.contains(": ")
         && !v.ends_with(':')
         && !has_document_marker(v)
+        && !v.contains("---")
         && crate::yaml::resolve_plain(v).is_none();
     if safe {
-        v.to_string()
-    } else {
-        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+        return v.to_string();
     }
+    // (2.1.332) Claude Code ends the block at the first `---` anywhere, also inside
+    // quotes (SPEC §2.4.2): every third dash of a run is written `\x2D`.
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    let mut dashes = 0;
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '-' if dashes == 2 => {
+                out.push_str("\\x2D");
+                dashes = 0;
+                continue;
+            }
+            c => out.push(c),
+        }
+        dashes = if c == '-' { dashes + 1 } else { 0 };
+    }
+    out.push('"');
+    out
 }
 
 /// `---` or `...` followed by a space, a tab or the end: in a plain value on an
@@ -633,10 +668,12 @@ fn has_document_marker(v: &str) -> bool {
     })
 }
 
-/// A new memory file in the flat shape (SPEC §3.6 "File content").
+/// A new memory file in the nested shape Claude Code 2.1.332 asks for (SPEC §3.6
+/// "File content"): `name`, `description`, then `type` under `metadata:`. `name` is
+/// written as given (the caller makes it a slug).
 pub fn render_memory(name: &str, description: &str, ty: &str, body: &str) -> String {
     let mut s = format!(
-        "---\nname: {}\ndescription: {}\ntype: {}\n---\n",
+        "---\nname: {}\ndescription: {}\nmetadata:\n  type: {}\n---\n",
         render_scalar(name),
         render_scalar(description),
         render_scalar(ty)
@@ -695,11 +732,25 @@ mod tests {
     }
 
     #[test]
-    fn indented_delimiter_does_not_close() {
-        let (fm, f) = scan("---\ndescription: x\n  ---\ntype: user\n---\nbody");
-        assert_eq!(fm.status, Status::Ok);
-        assert_eq!(f.description, s("x ---"));
-        assert_eq!(f.type_raw, s("user"));
+    fn the_block_ends_at_the_first_dashes_anywhere() {
+        // (2.1.332) SPEC §2.4.2, A.8.
+        let (fm, body) = parse_document("---\ndescription: x\n  ---\ntype: user\n---\nbody");
+        let f = Fields::from(&fm);
+        assert_eq!((fm.status, fm.ambiguous_close), (Status::Ok, true));
+        assert_eq!((f.description, f.type_raw), (s("x"), None));
+        assert_eq!(body, "type: user\n---\nbody");
+        let (fm, body) = parse_document("---\ndescription: a---b\ntype: user\n---\nbody");
+        assert_eq!(Fields::from(&fm).description, s("a"));
+        assert_eq!(body, "b\ntype: user\n---\nbody");
+        let (fm, body) = parse_document("---\ndescription: x\n---   trailing\nbody");
+        assert_eq!((Fields::from(&fm).description, body), (s("x"), "trailing\nbody"));
+        let (fm, body) = parse_document("---\ndescription: x\n----\nbody");
+        assert_eq!((Fields::from(&fm).description, body), (s("x"), "-\nbody"));
+        let (fm, body) = parse_document("---\n\n\ndescription: x\n---\nbody");
+        assert_eq!(
+            (Fields::from(&fm).description, body, fm.ambiguous_close),
+            (s("x"), "body", false)
+        );
     }
 
     /// Issue 12: a tab after the colon parses on the first try, as in Claude Code.
@@ -800,10 +851,17 @@ mod tests {
     fn null_and_falsy_descriptions() {
         assert_eq!(scan("---\ndescription:\ntype: user\n---\n").1.description, None);
         assert_eq!(scan("---\ndescription: 0\n---\n").1.description, None);
-        assert_eq!(
-            scan("---\ndescription: 42\n---\n").1.description,
-            Some(Value::Number(42.0))
-        );
+        // (2.1.332) Only a non-empty string is a description; the raw value stays.
+        let f = scan("---\ndescription: 42\n---\n").1;
+        assert_eq!((f.description, f.description_raw), (None, Some(Value::Number(42.0))));
+        for text in ["true", "[a, b]", "{k: v}", "\"\""] {
+            assert_eq!(
+                scan(&format!("---\ndescription: {text}\n---\n")).1.description,
+                None,
+                "{text}"
+            );
+        }
+        assert_eq!(scan("---\nname: 42\ndescription: d\n---\n").1.name_str(), None);
         assert_eq!(scan("---\ndescription: use C# #tags\n---\n").1.description, s("use C#"));
     }
 
@@ -861,8 +919,24 @@ mod tests {
         let (_, f) = scan("---\nname: n\nmetadata: \n  type: feedback\n  originSessionId: abc\n---\n");
         assert_eq!(f.type_raw, s("feedback"));
         assert_eq!(f.type_source, TypeSource::Nested);
-        assert_eq!(f.claude_type_raw(), None);
+        assert_eq!(f.claude_type_raw(), s("feedback").as_ref());
         assert_eq!(f.origin_session_id, s("abc"));
+    }
+
+    #[test]
+    fn metadata_type_wins_whenever_the_key_is_there() {
+        // (2.1.332) SPEC §2.4.1, A.8.
+        let f = scan("---\ntype: user\nmetadata:\n  type: project\n---\n").1;
+        assert_eq!((f.type_raw.clone(), f.type_source), (s("project"), TypeSource::Nested));
+        assert_eq!(f.type_conflict(), s("user").as_ref());
+        let f = scan("---\ntype: user\nmetadata:\n  type:\n---\n").1;
+        assert_eq!(f.type_raw, Some(Value::Null));
+        assert_eq!(f.type_conflict(), s("user").as_ref());
+        let f = scan("---\ntype: user\nmetadata: notamap\n---\n").1;
+        assert_eq!((f.type_raw.clone(), f.type_source), (s("user"), TypeSource::Flat));
+        assert_eq!(f.type_conflict(), None);
+        let f = scan("---\ntype:\nmetadata:\n  type: reference\n---\n").1;
+        assert_eq!((f.type_raw, f.flat_type), (s("reference"), None));
     }
 
     #[test]
@@ -883,7 +957,8 @@ mod tests {
             ("`code`", "\"`code`\""),
             ("Loading... please wait", "\"Loading... please wait\""),
             ("wait...", "\"wait...\""),
-            ("a --- b", "\"a --- b\""),
+            ("a --- b", "\"a --\\x2D b\""),
+            ("a---b----c", "\"a--\\x2Db--\\x2D-c\""),
             ("x...y", "x...y"),
             ("12e", "12e"),
             ("-0x1F", "\"-0x1F\""),
@@ -900,11 +975,11 @@ mod tests {
     fn empty_body_ends_at_the_delimiter() {
         assert_eq!(
             render_memory("n", "d", "user", ""),
-            "---\nname: n\ndescription: d\ntype: user\n---\n"
+            "---\nname: n\ndescription: d\nmetadata:\n  type: user\n---\n"
         );
         assert_eq!(
             render_memory("n", "d", "user", "b\n"),
-            "---\nname: n\ndescription: d\ntype: user\n---\n\nb\n"
+            "---\nname: n\ndescription: d\nmetadata:\n  type: user\n---\n\nb\n"
         );
     }
 
@@ -929,12 +1004,12 @@ mod tests {
         let (_, f) = scan("---\nname: n\nmetadata: \n  type: user\n  modified: 2026-07-21T13:53:16.297Z\n---\n");
         assert_eq!(f.modified_str(), Some("2026-07-21T13:53:16.297Z"));
         let (_, f) = scan("---\nmodified: \"2026-07-21\"\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
-        assert_eq!(f.modified_str(), Some("2026-07-21"), "top-level first");
-        let (_, f) = scan("---\nmodified: ~\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n---\n");
+        assert_eq!(f.modified_str(), Some("2026-01-01T00:00:00Z"), "(2.1.332) nested first");
+        let (_, f) = scan("---\nmodified: 2026-01-01T00:00:00Z\nmetadata:\n  modified: ~\n---\n");
         assert_eq!(
             f.modified_str(),
             Some("2026-01-01T00:00:00Z"),
-            "a null top-level falls through"
+            "a null nested value falls through"
         );
         let (_, f) = scan("---\nmodified: 20260721\n---\n");
         assert_eq!(f.modified, Some(Value::Number(20_260_721.0)));

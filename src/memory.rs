@@ -81,19 +81,20 @@ impl Memory {
         }
     }
 
-    /// memctl's resolved type (nested types included).
+    /// The type: (2.1.332) `metadata.type` when that key exists, else the top-level
+    /// `type` (SPEC §2.4.1).
     pub fn memory_type(&self) -> Option<MemoryType> {
         MemoryType::of(self.fields.type_raw.as_ref())
     }
 
-    /// The type Claude Code's scan sees (top-level only).
+    /// The type Claude Code's scan sees: (2.1.332) the same as [`Memory::memory_type`].
     pub fn claude_type(&self) -> Option<MemoryType> {
         MemoryType::of(self.fields.claude_type_raw())
     }
 
-    /// The frontmatter `name` as text.
+    /// The frontmatter `name` Claude Code reads: (2.1.332) a non-empty string.
     pub fn name(&self) -> Option<String> {
-        self.fields.name.as_ref().map(Value::js_string)
+        self.fields.name_str().map(str::to_string)
     }
 
     /// The `description` as text; empty when there is none.
@@ -174,20 +175,38 @@ impl TypeFilter {
         Ok((TypeFilter(filters), notes))
     }
 
-    /// memctl's view: the resolved type, and `none` also for the memories Claude
-    /// Code sees as untyped.
+    /// Whether `m`'s type (the one Claude Code 2.1.332 reads, SPEC §3.4) is asked for.
     pub fn matches(&self, m: &Memory) -> bool {
-        let f = &self.0;
-        f.is_empty() || f.contains(&m.memory_type()) || (f.contains(&None) && m.claude_type().is_none())
+        self.0.is_empty() || self.0.contains(&m.memory_type())
     }
 
-    /// Claude Code's view (the manifest): the top-level type only.
+    /// The manifest's view: since 2.1.332 the same as [`TypeFilter::matches`].
     pub fn matches_claude(&self, m: &Memory) -> bool {
-        self.0.is_empty() || self.0.contains(&m.claude_type())
+        self.matches(m)
     }
 }
 
-/// Resolve `reference` among `memories` (SPEC §3.2 steps 2–4; the name rules of
+/// Claude Code's slug of a memory `name` (SPEC §2.4.6): kept when it matches
+/// `^[a-z0-9_-]+$`, else lower-cased, every run of chars outside `[a-z0-9]` made
+/// one `-`, and `-` trimmed at both ends (`Testing policy` → `testing-policy`,
+/// `Über Café & Co.` → `ber-caf-co`). May be empty.
+pub fn claude_slug(name: &str) -> String {
+    let is_slug = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-';
+    if !name.is_empty() && name.chars().all(is_slug) {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    for c in name.to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// Resolve `reference` among `memories` (SPEC §3.2 steps 2–5; the name rules of
 /// step 1 are checked by the caller). `dir` is shown in messages.
 pub fn resolve_ref<'a>(reference: &str, memories: &'a [Memory], dir: &str) -> Result<&'a Memory, Error> {
     let with_md = if reference.ends_with(".md") {
@@ -196,12 +215,15 @@ pub fn resolve_ref<'a>(reference: &str, memories: &'a [Memory], dir: &str) -> Re
         format!("{reference}.md")
     };
     let lower = reference.to_lowercase();
-    for step in 0..4 {
+    let slug = claude_slug(reference);
+    for step in 0..5 {
         let matches = |m: &&Memory| match step {
             0 => m.rel == reference || m.rel == with_md,
             1 => m.stem() == reference,
             2 => m.name().as_deref() == Some(reference),
-            _ => m.name().is_some_and(|n| n.to_lowercase() == lower),
+            3 => m.name().is_some_and(|n| n.to_lowercase() == lower),
+            // (2.1.332) Claude Code's first write stores the slug of the name.
+            _ => !slug.is_empty() && m.name().as_deref() == Some(slug.as_str()),
         };
         let found: Vec<&Memory> = memories.iter().filter(matches).collect();
         match found.len() {

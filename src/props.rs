@@ -240,7 +240,8 @@ fn written_memories_parse_back_on_the_first_try() {
             let get = |k: &str| fm.get(k).and_then(|v| v.as_str().map(str::to_string));
             prop_assert_eq!(get("name"), Some(name));
             prop_assert_eq!(get("description"), Some(description));
-            prop_assert_eq!(get("type"), Some("feedback".to_string()));
+            let fields = frontmatter::Fields::from(&fm);
+            prop_assert_eq!(fields.type_raw, Some(crate::yaml::Value::String("feedback".into())));
             prop_assert_eq!(body.trim_start_matches('\n'), "body\n");
             Ok(())
         },

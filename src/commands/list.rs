@@ -32,44 +32,75 @@ fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     };
     let res = ctx.resolve_existing()?;
     note_disabled(&res, out);
-    let cap = (!args.all).then_some(MAX_MEMORY_FILES);
+    let rules = scan::ScanRules::from_env();
+    // Uncapped: (2.1.332) the cap applies after the scan's exclusions (SPEC §3.4).
     // Only the table, its records and the JSON show the index (IDX, `indexed`,
     // `loaded`): the manifest and the paths read none.
     let (scan, indexed) = match format {
-        ListFormat::Manifest | ListFormat::Paths => scan::scan_without_index(&res.memdir, cap),
-        ListFormat::Table | ListFormat::Json => scan::scan_with_index(&res.memdir, cap),
+        ListFormat::Manifest | ListFormat::Paths => scan::scan_without_index(&res.memdir, None),
+        ListFormat::Table | ListFormat::Json => scan::scan_with_index(&res.memdir, None),
     };
-    note_scan(&scan, args.all, out);
-    let visible = if args.all {
-        &scan.memories[..]
-    } else {
-        scan.claude_view()
-    };
-    // `visible` is a prefix of the scan order, so a memory's rank is its position.
-    let manifest = format == ListFormat::Manifest;
-    let shown: Vec<(usize, &Memory)> = visible
+    let view = ClaudeView::of(&scan.memories, &rules);
+    note_scan(&scan, &view, args.all, out);
+    // For a reader at a terminal; a script piping the manifest gets only the notes
+    // about what is missing from it.
+    if format == ListFormat::Manifest && out.stdout_tty {
+        note_manifest(&rules, out);
+    }
+    // (rank in Claude Code's scan or `None` when excluded, memory)
+    let shown: Vec<(Option<usize>, &Memory)> = view
+        .ranked
         .iter()
-        .enumerate()
-        .filter(|(_, m)| {
-            if manifest {
-                filters.matches_claude(m)
-            } else {
-                filters.matches(m)
-            }
-        })
+        .filter(|(rank, _)| args.all || rank.is_some_and(|r| r < MAX_MEMORY_FILES))
+        .filter(|(_, m)| filters.matches(m))
+        .copied()
         .collect();
     if shown.is_empty() && out.stdout_tty && !out.json {
-        out.eprint(&format!("{}\n", empty_message(&res, scan.total, &args.types)));
+        out.eprint(&format!("{}\n", empty_message(&res, view.total, &args.types)));
     }
     let listing = Listing {
         res: &res,
         indexed: &indexed,
-        total: scan.total,
+        total: view.total,
+        excluded: view.excluded,
         all: args.all,
         now_ms: ctx.now_ms(),
+        rules: &rules,
     };
     render(format, &listing, &shown, out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scan as Claude Code 2.1.332 sees it (SPEC §2.5 step 2): each memory with
+/// its rank among the files it scans (`None`: excluded), in scan order.
+struct ClaudeView<'a> {
+    ranked: Vec<(Option<usize>, &'a Memory)>,
+    /// Files the scan keeps.
+    total: usize,
+    /// Files it skips.
+    excluded: usize,
+}
+
+impl<'a> ClaudeView<'a> {
+    fn of(memories: &'a [Memory], rules: &scan::ScanRules) -> ClaudeView<'a> {
+        let mut total = 0;
+        let ranked: Vec<(Option<usize>, &Memory)> = memories
+            .iter()
+            .map(|m| match rules.excluded_by(&m.rel) {
+                Some(_) => (None, m),
+                None => {
+                    total += 1;
+                    (Some(total - 1), m)
+                }
+            })
+            .collect();
+        let excluded = memories.len() - total;
+        ClaudeView {
+            ranked,
+            total,
+            excluded,
+        }
+    }
 }
 
 /// What every format renders from, besides the memories shown.
@@ -77,8 +108,10 @@ struct Listing<'a> {
     res: &'a crate::paths::Resolution,
     indexed: &'a Indexed,
     total: usize,
+    excluded: usize,
     all: bool,
     now_ms: f64,
+    rules: &'a scan::ScanRules,
 }
 
 /// The note `truncate-check` gives too, when Claude Code's auto memory is off.
@@ -91,18 +124,37 @@ fn note_disabled(res: &crate::paths::Resolution, out: &mut Output) {
     }
 }
 
-/// The scan's warnings, and a note when the cap hides files.
-fn note_scan(scan: &scan::Scan, all: bool, out: &mut Output) {
+/// The scan's warnings, a note when the cap hides files, and (2.1.332) one when
+/// the scan's exclusions do.
+fn note_scan(scan: &scan::Scan, view: &ClaudeView<'_>, all: bool, out: &mut Output) {
     for p in &scan.problems {
         out.warn(p.message());
     }
-    let hidden = scan.total.saturating_sub(MAX_MEMORY_FILES);
+    let hidden = view.total.saturating_sub(MAX_MEMORY_FILES);
     if hidden > 0 {
         out.note(if all {
             format!("{hidden} of these files are not seen by Claude Code: it sees only the {MAX_MEMORY_FILES} most recently modified")
         } else {
             format!("{hidden} more files are not shown: Claude Code sees only the {MAX_MEMORY_FILES} most recently modified (use --all)")
         });
+    }
+    let n = view.excluded;
+    if n > 0 {
+        let (files, are) = if n == 1 { ("file", "is") } else { ("files", "are") };
+        out.note(if all {
+            format!("{n} {files} under paths Claude Code does not scan {are} marked excluded")
+        } else {
+            format!("{n} {files} under paths Claude Code does not scan {are} not shown (use --all)")
+        });
+    }
+}
+
+/// When the model sees the manifest at all (SPEC §2.6).
+fn note_manifest(rules: &scan::ScanRules, out: &mut Output) {
+    if !rules.stores {
+        out.note(
+            "Claude Code shows the model this manifest only in recall mode (CLAUDE_MEMORY_STORES set) and to background extraction",
+        );
     }
 }
 
@@ -124,11 +176,11 @@ fn empty_message(res: &crate::paths::Resolution, total: usize, types: &[String])
 }
 
 /// Print the memories `shown` (rank, memory) in `format`.
-fn render(format: ListFormat, l: &Listing<'_>, shown: &[(usize, &Memory)], out: &mut Output) -> Result<()> {
+fn render(format: ListFormat, l: &Listing<'_>, shown: &[(Option<usize>, &Memory)], out: &mut Output) -> Result<()> {
     let memories = || shown.iter().map(|(_, m)| *m).collect::<Vec<&Memory>>();
     match format {
-        ListFormat::Json => write_json(out, l.res, l.indexed, shown, l.total, l.all, l.now_ms)?,
-        ListFormat::Manifest => out.print(&render_manifest(&memories()))?,
+        ListFormat::Json => write_json(out, l, shown)?,
+        ListFormat::Manifest => out.print(&render_manifest(&memories(), l.rules))?,
         ListFormat::Paths => {
             for (_, m) in shown {
                 out.write_bytes(m.path.as_os_str().as_encoded_bytes())?;
@@ -138,7 +190,7 @@ fn render(format: ListFormat, l: &Listing<'_>, shown: &[(usize, &Memory)], out: 
         ListFormat::Table if shown.is_empty() => {}
         ListFormat::Table if out.stdout_tty => {
             let width = crate::output::terminal_width();
-            let table = render_table(&memories(), l.indexed, l.now_ms, width, out.color_stdout);
+            let table = render_table(&memories(), l.indexed, l.rules, l.now_ms, width, out.color_stdout);
             out.print(&table)?;
         }
         ListFormat::Table => out.print(&render_records(&memories(), l.indexed, l.now_ms))?,
@@ -147,15 +199,8 @@ fn render(format: ListFormat, l: &Listing<'_>, shown: &[(usize, &Memory)], out: 
 }
 
 /// Stream the `list --json` document.
-fn write_json(
-    out: &mut Output,
-    res: &crate::paths::Resolution,
-    indexed: &Indexed,
-    ranked: &[(usize, &Memory)],
-    total: usize,
-    all: bool,
-    now_ms: f64,
-) -> Result<()> {
+fn write_json(out: &mut Output, l: &Listing<'_>, ranked: &[(Option<usize>, &Memory)]) -> Result<()> {
+    let (res, indexed, total, all, now_ms) = (l.res, l.indexed, l.total, l.all, l.now_ms);
     use std::io::Write;
     /// The fields before `entries` in `list --json`.
     #[derive(serde::Serialize)]
@@ -181,11 +226,12 @@ fn write_json(
     let warnings = serde_json::to_string(&std::mem::take(&mut out.warnings))?;
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         write!(w, "{head},\n  \"entries\": [")?;
-        write_entries(w, indexed, ranked, now_ms)?;
+        write_entries(w, indexed, l.rules, ranked, now_ms)?;
         write!(
             w,
-            "{}],\n  \"warnings\": {warnings}\n}}\n",
-            if ranked.is_empty() { "" } else { "\n  " }
+            "{}],\n  \"warnings\": {warnings},\n  \"excluded_by_scan\": {}\n}}\n",
+            if ranked.is_empty() { "" } else { "\n  " },
+            l.excluded
         )
     };
     if out.collecting() {
@@ -205,21 +251,24 @@ fn write_json(
 fn write_entries(
     w: &mut dyn std::io::Write,
     indexed: &Indexed,
-    ranked: &[(usize, &Memory)],
+    rules: &scan::ScanRules,
+    ranked: &[(Option<usize>, &Memory)],
     now_ms: f64,
 ) -> std::io::Result<()> {
     use std::io::Write;
-    let render = |part: &[(usize, &Memory)], buf: &mut Vec<u8>| {
+    let render = |part: &[(Option<usize>, &Memory)], buf: &mut Vec<u8>| {
         for (rank, m) in part {
             let lines = indexed.lines_for(&m.rel);
-            let mut entry = crate::entry::Entry::new(m, &lines, now_ms, Some(*rank < MAX_MEMORY_FILES));
+            let in_view = rank.is_some_and(|r| r < MAX_MEMORY_FILES);
+            let mut entry = crate::entry::Entry::new(m, &lines, now_ms, Some(in_view));
             entry.loaded = Some(indexed.loaded(&m.rel));
+            entry.excluded_by = rules.excluded_by(&m.rel);
             buf.extend_from_slice(b",\n    ");
             let _ = serde_json::to_writer(&mut *buf, &entry);
         }
     };
     const CHUNK: usize = 512;
-    let chunks: Vec<&[(usize, &Memory)]> = ranked.chunks(CHUNK).collect();
+    let chunks: Vec<&[(Option<usize>, &Memory)]> = ranked.chunks(CHUNK).collect();
     let mut first = true;
     let mut emit = |w: &mut dyn Write, bytes: &[u8]| -> std::io::Result<()> {
         let bytes = if first {
@@ -234,7 +283,7 @@ fn write_entries(
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
         let helper = chunks.len() > 2;
         if helper {
-            let odd: Vec<&[(usize, &Memory)]> = chunks.iter().skip(1).step_by(2).copied().collect();
+            let odd: Vec<&[(Option<usize>, &Memory)]> = chunks.iter().skip(1).step_by(2).copied().collect();
             s.spawn(move || {
                 for c in odd {
                     let mut buf = Vec::with_capacity(c.len() * 700);
@@ -261,26 +310,36 @@ fn write_entries(
 }
 
 /// Claude Code's manifest (SPEC §2.6) plus one final LF; nothing when empty.
-pub fn render_manifest(memories: &[&Memory]) -> String {
+/// (2.1.332) With memory stores configured, a memory without a description shows
+/// the first line of its body, as in Claude Code's recall request (SPEC §2.5).
+pub fn render_manifest(memories: &[&Memory], rules: &scan::ScanRules) -> String {
     if memories.is_empty() {
         return String::new();
     }
-    let lines: Vec<String> = memories.iter().map(|m| manifest_line(m)).collect();
+    let lines: Vec<String> = memories
+        .iter()
+        .map(|m| {
+            let fallback = (rules.stores && m.fields.description.is_none())
+                .then(|| scan::head_body_description(&m.path))
+                .flatten();
+            manifest_line(m, fallback.as_deref())
+        })
+        .collect();
     format!("{}\n", lines.join("\n"))
 }
 
-/// One manifest line, using only the top-level `type`.
-pub fn manifest_line(m: &Memory) -> String {
+/// One manifest line: the type Claude Code reads, the description when it is a
+/// non-empty string (else `fallback`), printed as it is (line breaks kept).
+pub fn manifest_line(m: &Memory, fallback: Option<&str>) -> String {
     let tag = m
         .claude_type()
         .map(|t| format!("[{}] ", t.as_str()))
         .unwrap_or_default();
-    let desc = m
-        .fields
-        .description
-        .as_ref()
-        .map(|d| format!(": {}", d.js_string()))
-        .unwrap_or_default();
+    let desc = match (&m.fields.description, fallback) {
+        (Some(d), _) => format!(": {}", d.js_string()),
+        (None, Some(f)) => format!(": {f}"),
+        (None, None) => String::new(),
+    };
     format!("- {tag}{} ({}){desc}", m.rel, iso_ms(m.mtime_ms))
 }
 
@@ -288,12 +347,9 @@ fn flat(s: &str) -> String {
     s.replace(['\t', '\n', '\r'], " ")
 }
 
+/// TYPE: (2.1.332) the type Claude Code reads; no marker for a nested one.
 fn type_label(m: &Memory) -> String {
-    match (m.memory_type(), m.claude_type()) {
-        (Some(t), Some(_)) => t.as_str().to_string(),
-        (Some(t), None) => format!("{}*", t.as_str()),
-        (None, _) => "-".into(),
-    }
+    m.memory_type().map_or_else(|| "-".into(), |t| t.as_str().to_string())
 }
 
 /// The tab-separated records printed when stdout is not a terminal.
@@ -322,9 +378,14 @@ pub fn render_records(memories: &[&Memory], indexed: &Indexed, now_ms: f64) -> S
     s
 }
 
-/// `IDX` on a terminal: `cut` for an entry whose index lines are all past the cut.
-fn idx_cell(indexed: &Indexed, rel: &str) -> Cell {
-    if indexed.lines_for(rel).is_empty() {
+/// `IDX` on a terminal: `cut` for an entry whose index lines are all past the cut;
+/// (2.1.332) `excluded` for a file the scan skips, `store` under a store mount.
+fn idx_cell(indexed: &Indexed, rules: &scan::ScanRules, rel: &str) -> Cell {
+    if rules.excluded_by(rel).is_some() {
+        ("excluded".into(), Some(Tone::Warning))
+    } else if rules.in_store_mount(rel) {
+        ("store".into(), None)
+    } else if indexed.lines_for(rel).is_empty() {
         ("no".into(), None)
     } else if indexed.loaded(rel) {
         ("yes".into(), None)
@@ -398,7 +459,14 @@ fn flex_widths(fixed: usize, file: usize, desc: usize, name: usize, width: usize
 /// says more than the file name) at the end. A terminal too narrow for a readable
 /// description puts it on a line of its own under its row. No line is wider than
 /// `width` (from 30 columns on).
-pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width: usize, color: bool) -> String {
+pub fn render_table(
+    memories: &[&Memory],
+    indexed: &Indexed,
+    rules: &scan::ScanRules,
+    now_ms: f64,
+    width: usize,
+    color: bool,
+) -> String {
     use unicode_width::UnicodeWidthStr;
     let rows: Vec<[Cell; 6]> = memories
         .iter()
@@ -413,7 +481,7 @@ pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width:
                 (distinct_name(m), None),
                 (flat(&m.rel), None),
                 (age::short_age(age::age_days(now_ms, m.mtime_ms)), None),
-                idx_cell(indexed, &m.rel),
+                idx_cell(indexed, rules, &m.rel),
                 (desc, None),
             ]
         })
@@ -430,7 +498,7 @@ pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width:
         width,
         middle: i == 2,
     };
-    let mut s = match flex_widths(fixed, col(2), col(5), name, width) {
+    match flex_widths(fixed, col(2), col(5), name, width) {
         Some((file_w, desc_w, name_w)) => {
             let mut cols = vec![column(0, col(0))];
             if name_w > 0 {
@@ -456,18 +524,7 @@ pub fn render_table(memories: &[&Memory], indexed: &Indexed, now_ms: f64, width:
             crate::output::table(&cols, &rows, color)
         }
         None => narrow_table(rows, [col(0), col(3), col(4)], width, color),
-    };
-    if memories
-        .iter()
-        .any(|m| m.memory_type().is_some() && m.claude_type().is_none())
-    {
-        s.push_str(&crate::output::fit_end(
-            "* type only under `metadata:`; Claude Code sees this memory as untyped",
-            width,
-        ));
-        s.push('\n');
     }
-    s
 }
 
 /// The table of a narrow terminal: TYPE, FILE, AGE, IDX, and each description
@@ -554,19 +611,17 @@ mod tests {
         let nested = "---\nname: Nested\ndescription: d\nmetadata:\n  type: feedback\n---\n";
         let ms = [mem("user_long.md", &long), mem("feedback_nested.md", nested)];
         let refs: Vec<&Memory> = ms.iter().collect();
-        let out = render_table(&refs, &no_index(), 0.0, 80, false);
+        let out = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, 80, false);
         let lines: Vec<&str> = out.lines().collect();
         assert!(lines[0].starts_with("TYPE "), "{out}");
         assert!(lines[1].contains("user_long.md") && lines[1].ends_with('…'), "{out}");
         assert!(
-            lines[2].contains("feedback*") && lines[2].contains("feedback_nested.md"),
+            lines[2].starts_with("feedback ") && !lines[2].contains('*') && lines[2].contains("feedback_nested.md"),
             "{out}"
         );
         assert!(lines.iter().all(|l| width_of(l) <= 80), "{out}");
-        assert_eq!(
-            lines[3],
-            "* type only under `metadata:`; Claude Code sees this memory as untyped"
-        );
+        // (2.1.332) A nested type is Claude Code's type: no footnote.
+        assert_eq!(lines.len(), 3, "{out}");
     }
 
     /// Issue 14 point 1: the table was 101 columns wide at 40, 60 and 80.
@@ -581,7 +636,7 @@ mod tests {
         let ms = [mem(file, &text), mem("team/user_日本語_profile.md", named)];
         let refs: Vec<&Memory> = ms.iter().collect();
         for width in [30, 40, 60, 80, 100, 120, 200] {
-            let out = render_table(&refs, &no_index(), 0.0, width, false);
+            let out = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, width, false);
             for l in out.lines() {
                 assert!(width_of(l) <= width, "{width}: {l:?} in\n{out}");
             }
@@ -591,12 +646,12 @@ mod tests {
                 "{width}:\n{out}"
             );
         }
-        let at80 = render_table(&refs, &no_index(), 0.0, 80, false);
+        let at80 = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, 80, false);
         // The description stays readable, on the row or under it.
         assert!(at80.contains("Issue 1200 shipped: Discogs"), "{at80}");
         // A name that only spells the stem is not repeated.
         assert!(!at80.contains("project-1200"), "{at80}");
-        let wide = render_table(&refs, &no_index(), 0.0, 200, false);
+        let wide = render_table(&refs, &no_index(), &scan::ScanRules::default(), 0.0, 200, false);
         assert!(wide.starts_with("TYPE       NAME"), "{wide}");
         assert!(wide.contains("A real title that says more"), "{wide}");
         assert!(!wide.contains("project-1200"), "{wide}");
@@ -608,7 +663,7 @@ mod tests {
             "feedback_a_rather_long_file_name.md",
             "---\ndescription: Always wire up new functionality end to end\ntype: feedback\n---\n",
         );
-        let out = render_table(&[&m], &no_index(), 0.0, 40, false);
+        let out = render_table(&[&m], &no_index(), &scan::ScanRules::default(), 0.0, 40, false);
         assert_eq!(
             out,
             "TYPE      FILE                AGE    IDX\n\

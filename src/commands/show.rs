@@ -52,6 +52,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         lines: &lines,
         loaded: &loaded,
         now_ms: ctx.now_ms(),
+        excluded_by: crate::scan::ScanRules::from_env().excluded_by(&m.rel),
     };
     if out.json {
         let report = ShowReport::new(&shown, res.memdir.dir().to_str().is_none());
@@ -70,6 +71,8 @@ struct Shown<'a> {
     lines: &'a [usize],
     loaded: &'a [bool],
     now_ms: f64,
+    /// (2.1.332) Why Claude Code's scan skips the file (SPEC §3.5).
+    excluded_by: Option<crate::scan::Exclusion>,
 }
 
 impl Shown<'_> {
@@ -125,8 +128,11 @@ impl<'a> ShowReport<'a> {
     fn new(s: &Shown<'a>, lossy: bool) -> ShowReport<'a> {
         let (m, doc) = (s.m, s.doc);
         let mut entry = Entry::new(m, s.lines, s.now_ms, None);
-        entry.name = doc.fields.name.as_ref().map(|n| n.js_string().into());
+        entry.name = doc.fields.name_str().map(Into::into);
         entry.description = doc.fields.description.as_ref();
+        entry.description_raw = doc.fields.description_raw.as_ref();
+        entry.claude_type = entry.memory_type;
+        entry.excluded_by = s.excluded_by;
         entry.memory_type = memory::MemoryType::of(doc.fields.type_raw.as_ref());
         entry.type_raw = doc.fields.type_raw.as_ref();
         entry.type_source = doc.fields.type_source;
@@ -234,16 +240,34 @@ fn modified_text(v: &crate::yaml::Value, now_ms: f64) -> String {
     }
 }
 
-/// The `type:` value: the type and, when only `metadata:` holds it, that Claude
-/// Code does not see it.
+/// The `type:` value (2.1.332): the type and where Claude Code reads it; when a
+/// top-level `type` disagrees with `metadata.type`, that it is ignored (ML109).
 fn type_text(f: &Fields) -> String {
+    let place = match f.type_source {
+        frontmatter::TypeSource::Nested => "metadata.type",
+        _ => "top-level type",
+    };
+    let ignored = f
+        .type_conflict()
+        .map(|flat| format!("; top-level type {} ignored: ML109", flat.js_string()))
+        .unwrap_or_default();
     match (memory::MemoryType::of(f.type_raw.as_ref()), &f.type_raw) {
-        (Some(t), _) if f.type_source == frontmatter::TypeSource::Nested => {
-            format!("{} (nested — Claude Code sees it as untyped)", t.as_str())
-        }
-        (Some(t), _) => t.as_str().to_string(),
-        (None, Some(raw)) => format!("- (invalid: `{}`)", raw.js_string()),
+        (Some(t), _) => format!("{} ({place}{ignored})", t.as_str()),
+        (None, Some(crate::yaml::Value::Null)) => format!("- ({place} is empty{ignored})"),
+        (None, Some(raw)) => format!("- (invalid {place}: `{}`{ignored})", raw.js_string()),
         (None, None) => "-".into(),
+    }
+}
+
+/// The `description:` value: what Claude Code reads; (2.1.332) a non-string one is
+/// named and marked as ignored.
+fn description_text(f: &Fields) -> String {
+    match (&f.description, &f.description_raw) {
+        (Some(d), _) => value_text(Some(d)),
+        (None, Some(raw)) if !matches!(raw, crate::yaml::Value::Null | crate::yaml::Value::String(_)) => {
+            format!("(none: {} is not a string)", raw.to_json())
+        }
+        _ => value_text(None),
     }
 }
 
@@ -270,9 +294,9 @@ fn indexed_text(lines: &[usize], loaded: &[bool], label: &str) -> String {
 fn header(s: &Shown<'_>, label: &str) -> String {
     let (m, f) = (s.m, &s.doc.fields);
     let mut rows: Vec<(&str, String)> = vec![
-        ("name", value_text(f.name.as_ref())),
+        ("name", value_text(f.name.as_ref().filter(|_| f.name_str().is_some()))),
         ("type", type_text(f)),
-        ("description", value_text(f.description.as_ref())),
+        ("description", description_text(f)),
         (
             "modified",
             format!("{} ({})", iso_ms(m.mtime_ms), age::age_text(s.days())),
@@ -304,7 +328,7 @@ fn status_problem(status: Status, limit_hit: bool) -> Option<String> {
         Status::Failed => "unparseable YAML; Claude Code reads no fields (ML101)",
         Status::NotMapping => "YAML is not a mapping; Claude Code reads no fields (ML101)",
         Status::NotAtStart => "block is not on line 1; Claude Code sees no frontmatter (ML102)",
-        Status::BeyondWindow => "block closes after line 30; Claude Code's scan does not see it (ML104)",
+        Status::BeyondWindow => "block closes after line 30 or 64 KiB; Claude Code's scan does not see it (ML104)",
         Status::Ok | Status::None => return None,
     };
     Some(format!("{} — {text}", status.as_str()))
@@ -323,7 +347,7 @@ fn window_note(m: &Memory, doc: &Loaded) -> Option<String> {
         .claude_type()
         .map_or_else(|| "untyped".to_string(), |t| format!("type {}", t.as_str()));
     Some(format!(
-        "Claude Code's scan reads only the first 30 lines of {} and sees: frontmatter {}, {desc}, {ty}",
+        "Claude Code's scan reads only the first 30 lines (64 KiB) of {} and sees: frontmatter {}, {desc}, {ty}",
         m.rel,
         m.frontmatter.status.as_str()
     ))

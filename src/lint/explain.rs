@@ -35,19 +35,19 @@ pub fn explain(id: RuleId) -> Explanation {
             "Add a block at the top: `---`, `name: …`, `description: <one line saying when it applies>`, `type: user|feedback|project|reference`, `---`.",
         ),
         ML104 => e(
-            "The scan reads only the first 30 lines of a file (at most 1 MiB) to find the frontmatter.",
-            "A block that closes after line 30 is not seen: the description and type are invisible.",
-            "Shorten the frontmatter so it closes by line 30: move long values or comments into the body.",
+            "The scan reads only the head of a file to find the frontmatter: the first 30 lines and, in 2.1.332, at most 64 KiB.",
+            "A block that closes after line 30 or after the first 64 KiB is not seen: the description and type are invisible.",
+            "Shorten the frontmatter so it closes by line 30 and within 64 KiB: move long values or comments into the body.",
         ),
         ML105 => e(
-            "The manifest line of a memory shows its description; an empty, missing or falsy one (`0`, `false`, `\"\"`) is left out.",
-            "The description is the hook the model uses to decide whether to read the memory.",
+            "The manifest line of a memory shows its description; a missing, null or empty one is left out.",
+            "The description is the hook the model uses to decide whether to read the memory, and the hook of the index line Claude Code writes itself.",
             "Add `description:` with one line saying when the memory applies.",
         ),
         ML106 => e(
-            "Claude Code prints the description as it comes out of YAML: a number, a list (`a,b`), a mapping (`[object Object]`) or a multi-line string.",
-            "The manifest line is garbled or spans several lines.",
-            "Write the description as a single-line string; quote it if it would parse as something else.",
+            "Claude Code 2.1.332 reads a description only when it is a non-empty string: a number, a boolean, a list or a mapping is ignored; a multi-line string (a block scalar) is printed with its line breaks.",
+            "A non-string description is invisible to the manifest, the recall selection and the index Claude Code writes; a multi-line one spans several manifest lines.",
+            "Write the description as a single-line string; quote it (`description: \"42\"`) if it would parse as something else.",
         ),
         ML107 => e(
             "A memory without `type:` is untyped.",
@@ -60,14 +60,14 @@ pub fn explain(id: RuleId) -> Explanation {
             "Write one of the four values exactly, e.g. `type: user`.",
         ),
         ML109 => e(
-            "Claude Code's scan reads only the top-level `type:`; a type written only under `metadata:` is not seen.",
-            "The memory is untyped for Claude Code even though the file names a type.",
-            "Add a top-level `type:` with the same value (keep `metadata.type` if other tools read it).",
+            "Claude Code 2.1.332 reads the type from `metadata.type` whenever that key exists (also when it is empty or invalid) and ignores a top-level `type` then.",
+            "The file names two types; the one Claude Code uses may not be the one you meant, and an empty or invalid `metadata.type` leaves the memory untyped.",
+            "Keep one type: write it under `metadata:` (`metadata:` then `  type: feedback`), the shape Claude Code writes, and remove the top-level `type:`.",
         ),
         ML110 => e(
-            "Claude Code asks for a `name:` in every memory's frontmatter.",
-            "The memory does not follow the format; tools and people cannot refer to it by name.",
-            "Add `name:` with a short title.",
+            "Claude Code asks for a `name:` (a short kebab-case slug) in every memory's frontmatter; its first write of a file stores `name: \"\"` when there is none or it is not a string.",
+            "The memory does not follow the format; tools, people and `[[name]]` links cannot refer to it by name.",
+            "Add `name:` with a short slug such as `testing-policy`.",
         ),
         ML111 => e(
             "When the frontmatter fails to parse, Claude Code retries once with values quoted; this file parses only thanks to that retry.",
@@ -145,13 +145,13 @@ pub fn explain(id: RuleId) -> Explanation {
             "Remove the `</content>` line.",
         ),
         ML126 => e(
-            "Some Claude Code versions end the frontmatter at the first `---` anywhere, even inside a value.",
-            "With those versions the fields after it are dropped.",
-            "Remove the `---` from the frontmatter values, or quote it differently.",
+            "Claude Code 2.1.332 ends the frontmatter at the first `---` anywhere after the opening line: inside a value, on an indented line, as the start of `----`, or before other text on the line.",
+            "The keys after that `---` are lost and the rest of the block becomes body; Claude Code's first write leaves such a file undated.",
+            "Remove the `---` from the frontmatter (rewrite the value without it), so the block ends at a `---` line at column 0.",
         ),
         ML127 => e(
-            "Claude Code's manifest lists only the 200 most recently modified topic files.",
-            "Older memories beyond the cut are never offered to the model.",
+            "Claude Code's scan keeps only the 200 most recently modified topic files (after its exclusions); the manifest built from them reaches the model only in recall mode and in background extraction.",
+            "Older memories beyond the cut are never offered to the model when it picks memories.",
             "Merge or remove old memories (`memctl forget`) so fewer than 200 remain.",
         ),
         ML128 => e(
@@ -193,6 +193,16 @@ pub fn explain(id: RuleId) -> Explanation {
             "Nothing: the file does not end in `.md`; it is another machine's version of a memory that `memctl import` or `memctl sync` kept beside the local one because both had changed.",
             "The other machine's change is not in the memory Claude Code loads, and `memctl sync` refuses to run until the conflict is resolved.",
             "Merge what you want to keep into the memory it names (`memctl edit REF`) and delete the conflict file, or run `memctl sync --resolve FILE` to keep the local version; `memctl sync --status` lists them all.",
+        ),
+        ML136 => e(
+            "Claude Code 2.1.332's scan skips every path with a dot-named segment and `logs/`, `sessions/`, `proposals/` and `team/<dir>/` (unless `<dir>` is a team store's mount) at the top of the memory dir.",
+            "The file never reaches the manifest or recall; the model can reach it only through a link in MEMORY.md.",
+            "Move the file to the top of the memory dir or an ordinary subdirectory (and update its index link), or accept the finding if it is meant to stay out of the scan.",
+        ),
+        ML137 => e(
+            "Claude Code 2.1.332's first Write or Edit of a memory file replaces its `name` with a slug: lower-cased, each run of other chars made `-` (`Testing policy` becomes `testing-policy`).",
+            "Lookups by name and `[[name]]` links written with the old name stop matching after Claude Code touches the file.",
+            "Write the name as its slug now (the finding names it), and update `[[name]]` links.",
         ),
         ML201 => e(
             "MEMORY.md is loaded into every session; the model follows its links to the topic files.",

@@ -127,7 +127,8 @@ mod tests {
         assert!(f.hub);
         assert_eq!(f.claude_type, Some(MemoryType::User));
         let n = FileFacts::of(&Memory::from_text("b.md", "---\nname: 12\ndescription: [x]\n---\n"));
-        assert_eq!((n.name(), n.title(), n.description()), (Some("12"), None, None));
+        // (2.1.332) A non-string name is no name.
+        assert_eq!((n.name(), n.title(), n.description()), (None, None, None));
         let none = FileFacts::of(&Memory::from_text("c.md", "---\ndescription: only this\n---\n"));
         assert_eq!((none.name(), none.description()), (None, Some("only this")));
         assert_eq!(std::mem::size_of::<FileFacts>(), 40);

@@ -685,7 +685,7 @@ mod tests {
              MEMORY.md:3:1: error[ML201/index-dangling]: dangling\n\
              MEMORY.md:2:1: info[ML210/index-noncanonical]: canon\n\n\
              .claude/settings.json:2:1: warning[ML401/project-setting-moves-memory]: ignored\n\n\
-             a.md:5:1: info[ML109/type-nested-only]: nested\n\n\
+             a.md:5:1: info[ML109/type-conflict]: nested\n\n\
              -:1:1: info[ML403/memory-disabled]: disabled\n"
         );
     }

@@ -331,24 +331,40 @@ fn lint_inner<K: Kept, X: Send>(
         }
     }
     let root = input.res.memdir.main();
+    // (2.1.332) What decides the scan's exclusions and recall mode (SPEC §2.13).
+    let rules = scan::ScanRules::from_env();
     walk_findings(
         &scan,
         &memories,
         input.dir,
         root,
         input.now_ms,
+        &rules,
         &mut findings,
         &mut notes,
     );
     let mut files = memories.len();
     let reach = index_rules::Reach::new(edges);
+    // ML203 judges only the files of Claude Code's scan: not the excluded ones
+    // (ML136), not the synced content of a store mount (SPEC §3.9.3).
+    let rel_in = |m: &FileFacts| {
+        let rel = scope_rel(input.dir, root, m.rel());
+        rules.excluded_by(&rel).is_none() && !rules.in_store_mount(&rel)
+    };
+    let judged: Cow<'_, [FileFacts]> = if memories.iter().all(rel_in) {
+        Cow::Borrowed(&memories[..])
+    } else {
+        Cow::Owned(memories.iter().filter(|m| rel_in(m)).cloned().collect())
+    };
+    let before = findings.len();
+    let env = input.env.cloned().unwrap_or_default();
+    // Recall mode: CLAUDE_MEMORY_STORES, or the cached server flag (SPEC §2.13).
+    let recall = crate::index::check::recall_mode_lever(&env, input.res.global_config.as_deref());
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
         files += n;
-        let env = input.env.cloned().unwrap_or_default();
-        let recall = crate::index::check::recall_mode_lever(&env, input.res.global_config.as_deref());
         index_rules::check_files(
             scope,
-            &memories,
+            &judged,
             targets.as_ref(),
             &reach,
             &env,
@@ -356,6 +372,13 @@ fn lint_inner<K: Kept, X: Send>(
             &mut findings,
         );
     }
+    // (2.1.332) In recall mode an unindexed memory can still be found by relevance.
+    if rules.stores || recall.is_some() {
+        for f in findings[before..].iter_mut().filter(|f| f.id == RuleId::ML203) {
+            f.severity = Severity::Info;
+        }
+    }
+    drop(judged);
     drop(memories);
     config::check(input, &mut findings, &mut notes);
     sort_findings(&mut findings);
@@ -397,6 +420,7 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
         memdir.dir(),
         memdir.main(),
         now_ms,
+        &scan::ScanRules::from_env(),
         &mut findings,
         &mut notes,
     );
@@ -456,12 +480,14 @@ fn sort_findings(findings: &mut [Finding]) {
 /// scan's, in its order) and temp files. `root` is the memory dir (`dir` is the
 /// team dir under `--team`): conflict files are named from it, as `sync --resolve`
 /// takes them.
+#[allow(clippy::too_many_arguments)]
 fn walk_findings<K>(
     scan: &Scan<K>,
     memories: &[FileFacts],
     dir: &Path,
     root: &Path,
     now_ms: f64,
+    rules: &scan::ScanRules,
     out: &mut Vec<Finding>,
     notes: &mut Vec<String>,
 ) {
@@ -492,9 +518,28 @@ fn walk_findings<K>(
             P::Binary | P::WindowTooLarge => {}
         }
     }
-    // Once per run (issue 14), anchored at the newest file past the cap.
-    let total = memories.len();
-    let beyond: Vec<&FileFacts> = memories.iter().skip(scan::MAX_MEMORY_FILES).collect();
+    // (2.1.332) ML136: files the scan skips (SPEC §2.5 step 2); memctl's own
+    // `.trash/` is not walked.
+    let mut scanned = Vec::with_capacity(memories.len());
+    for m in memories {
+        let rel = scope_rel(dir, root, m.rel());
+        match rules.excluded_by(&rel) {
+            Some(why) => out.push(Finding::file(
+                RuleId::ML136,
+                &m.path(dir),
+                format!(
+                    "{} is {}: Claude Code's scan skips it, so it is never in the manifest or recall; only an index link reaches it",
+                    m.rel(),
+                    why.describe()
+                ),
+            )),
+            None => scanned.push(m),
+        }
+    }
+    // Once per run (issue 14), anchored at the newest file past the cap, among the
+    // files of the 2.1.332 scan.
+    let total = scanned.len();
+    let beyond: Vec<&FileFacts> = scanned.iter().skip(scan::MAX_MEMORY_FILES).copied().collect();
     if let Some(first) = beyond.first() {
         const NAMED: usize = 10;
         let names: Vec<&str> = beyond.iter().take(NAMED).map(|m| m.rel()).collect();
@@ -509,7 +554,7 @@ fn walk_findings<K>(
         } else {
             ("are", "them")
         };
-        out.push(Finding::file(
+        let finding = Finding::file(
             RuleId::ML127,
             &first.path(dir),
             format!(
@@ -517,7 +562,13 @@ fn walk_findings<K>(
                 beyond.len(),
                 names.join(", ")
             ),
-        ));
+        );
+        // The manifest reaches the model in recall mode (SPEC §2.6).
+        out.push(if rules.stores {
+            finding.with_severity(Severity::Warning)
+        } else {
+            finding
+        });
     }
     for (rel, path) in &scan.extension_case {
         out.push(Finding::file(
@@ -555,6 +606,15 @@ fn walk_findings<K>(
             .iter()
             .filter_map(|(_, path)| conflict_finding(root, path)),
     );
+}
+
+/// `rel` (relative to the linted `dir`) relative to the memory dir `root`, as the
+/// scan's exclusions read it (the team dir under `--team` is `team/…`).
+fn scope_rel(dir: &Path, root: &Path, rel: &str) -> String {
+    match dir.strip_prefix(root) {
+        Ok(p) if !p.as_os_str().is_empty() => format!("{}/{rel}", crate::scan::escape_path(p)),
+        _ => rel.to_string(),
+    }
 }
 
 /// ML135: a sync conflict file beside the memory it conflicts with, both named

@@ -64,13 +64,13 @@ rules! {
     ML101 "frontmatter-unparseable" Error false "all fields dropped: untyped, no description in the manifest";
     ML102 "frontmatter-not-at-start" Error true "no frontmatter seen";
     ML103 "frontmatter-missing" Warning false "untyped, no description; relevance selection sees only the file name";
-    ML104 "frontmatter-beyond-window" Error false "the scan reads 30 lines: description and type invisible";
+    ML104 "frontmatter-beyond-window" Error false "the scan reads 30 lines and at most 64 KiB: description and type invisible";
     ML105 "description-missing" Warning false "manifest line without description";
-    ML106 "description-not-string" Warning false "manifest prints `42`, `a,b`, `[object Object]` or several lines";
+    ML106 "description-not-string" Warning false "a non-string description is ignored: no description in the manifest, the recall selection or the index Claude Code writes itself; a multi-line string is printed with its line breaks";
     ML107 "type-missing" Warning false "untyped memory";
     ML108 "type-invalid" Error false "untyped memory";
-    ML109 "type-nested-only" Info true "Claude Code's scan reads only the top-level `type`";
-    ML110 "name-missing" Warning false "against the frontmatter format Claude Code asks for";
+    ML109 "type-conflict" Warning false "Claude Code reads `metadata.type`; the top-level `type` is ignored";
+    ML110 "name-missing" Warning false "against the frontmatter format Claude Code asks for (its first write stores `name: \"\"`)";
     ML111 "yaml-needs-quoting" Warning true "parsed only thanks to the retry; stricter YAML readers drop the file";
     ML112 "value-cut-by-comment" Warning false "text after ` #` silently lost";
     ML113 "duplicate-key" Warning false "last value wins; other readers reject the file";
@@ -86,8 +86,8 @@ rules! {
     ML123 "content-not-utf8" Error false "Claude Code reads U+FFFD in place of the bytes";
     ML124 "bom" Info false "none (handled)";
     ML125 "tool-artifact" Info false "stray text loaded with the memory";
-    ML126 "frontmatter-ambiguous-close" Warning false "some Claude Code versions end the block at the first `---` anywhere, dropping the fields after it";
-    ML127 "scan-cap" Warning false "only the 200 newest files reach the manifest";
+    ML126 "frontmatter-ambiguous-close" Error false "Claude Code ends the block at the first `---` anywhere: the keys after it are lost and the rest of the block becomes body; its first write leaves such a file undated";
+    ML127 "scan-cap" Info false "only the 200 newest files reach the manifest, which the model sees only in recall mode and in background extraction";
     ML128 "name-not-utf8" Error false "invisible to Claude Code";
     ML129 "extension-case" Warning false "not scanned (`.md` is case-sensitive)";
     ML130 "symlink-escape" Warning false "Claude Code reads it; memctl will not write through it";
@@ -96,6 +96,8 @@ rules! {
     ML133 "binary" Error false "garbage in context";
     ML134 "link-dangling" Warning false "the model follows a link to nothing";
     ML135 "sync-conflict" Warning false "a memory's other version waits to be merged";
+    ML136 "scan-excluded" Info false "not in Claude Code's scan: never in the manifest or in recall; reachable only through an index link";
+    ML137 "name-not-slug" Info false "Claude Code's first Write or Edit of the file replaces `name` with its slug: name lookups and `[[name]]` links change";
     ML201 "index-dangling" Error false "the model follows a pointer to nothing";
     ML202 "index-link-outside" Warning false "outside the memory dir; Claude Code's memory agents may not write there";
     ML203 "index-unindexed" Warning true "the memory is never loaded: Claude Code loads only the index";

@@ -102,8 +102,9 @@ pub fn plan(
     now: DateTime<Utc>,
 ) -> Result<Plan, Error> {
     let no_index = placement.no_index;
-    let content = frontmatter::render_memory(&m.name, &m.description, m.ty.as_str(), &m.body);
-    ensure_round_trip(&content, m)?;
+    let name = stored_name(&m.name, &m.file);
+    let content = frontmatter::render_memory(&name, &m.description, m.ty.as_str(), &m.body);
+    ensure_round_trip(&content, &name, m)?;
     let mut warnings = input_warnings(m, now);
     if !enabled.0 {
         warnings.push(format!(
@@ -214,13 +215,29 @@ fn ensure_loads(old: &str, new: &str, file: &str, label: &str, placement: Placem
     ))
 }
 
-/// The first parse of what memctl writes must give back exactly the three strings.
-fn ensure_round_trip(content: &str, m: &NewMemory) -> Result<(), Error> {
+/// The `name` written for `--name` (SPEC §3.6): (2.1.332) its slug by Claude Code's
+/// rule, so that Claude Code's first write keeps it; a name without ASCII letters
+/// or digits becomes `memory-<the first 8 hex digits of the SHA-256 of the file name>`.
+pub fn stored_name(name: &str, file: &str) -> String {
+    let slug = crate::memory::claude_slug(name);
+    if !slug.is_empty() {
+        return slug;
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(file.as_bytes());
+    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("memory-{hex}")
+}
+
+/// The first parse of what memctl writes must give back exactly the name, the
+/// description and `metadata.type`.
+fn ensure_round_trip(content: &str, name: &str, m: &NewMemory) -> Result<(), Error> {
     let (fm, _) = frontmatter::parse_document(content);
     let f = Fields::from(&fm);
     let s = |v: &str| Some(Value::String(v.to_string()));
     if fm.status != Status::Ok
-        || f.name != s(&m.name)
+        || f.type_source != frontmatter::TypeSource::Nested
+        || f.name != s(name)
         || f.description != s(&m.description)
         || f.type_raw != s(m.ty.as_str())
     {
@@ -298,10 +315,12 @@ fn input_warnings(m: &NewMemory, now: DateTime<Utc>) -> Vec<String> {
 fn duplicate_name(dir: &MemoryDir, m: &NewMemory) -> Option<String> {
     let scan = scan::scan(dir.dir());
     let lower = m.name.to_lowercase();
-    let other = scan
-        .memories
-        .iter()
-        .find(|x| x.name().is_some_and(|n| n.to_lowercase() == lower))?;
+    // (2.1.332) Also the slug: Claude Code stores names as slugs (SPEC §3.6).
+    let slug = crate::memory::claude_slug(&m.name);
+    let other = scan.memories.iter().find(|x| {
+        x.name()
+            .is_some_and(|n| n.to_lowercase() == lower || (!slug.is_empty() && n.to_lowercase() == slug))
+    })?;
     Some(format!(
         "`{}` already has the name `{}`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit {}`)",
         other.rel,

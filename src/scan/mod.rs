@@ -14,14 +14,17 @@ use std::path::{Path, PathBuf};
 use crate::memory::Memory;
 
 pub mod conflict;
+mod exclude;
 mod indexed;
 mod order;
 mod pipeline;
 mod walk;
 mod window;
 
+pub use exclude::{Exclusion, ScanRules, body_line_description};
 pub use indexed::Indexed;
 pub use walk::{TRASH, escape_path};
+pub use window::{HEAD_MAX_BYTES, head_lines};
 
 /// `MAX_MEMORY_FILES`: Claude Code's manifest holds the 200 newest files.
 pub const MAX_MEMORY_FILES: usize = 200;
@@ -233,6 +236,31 @@ where
     V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
 {
     pipeline::run(dir, None, meanwhile, visit)
+}
+
+/// The description Claude Code's store-mode scan shows for a file whose frontmatter
+/// has none (SPEC §2.5 step 5): the first non-empty line of the head's body. Reads
+/// only the head (30 lines, 64 KiB); `None` when the file cannot be read.
+pub fn head_body_description(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let file = crate::fsread::open_regular(path).ok()?;
+    let mut buf = Vec::new();
+    // The head is at most 64 KiB of text, plus a BOM and 30 CRs.
+    file.take((HEAD_MAX_BYTES + 64) as u64).read_to_end(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf);
+    let mut lines = crate::frontmatter::scan_lines(&text);
+    lines.truncate(head_lines(&lines));
+    let head = lines.join("\n");
+    let body = match crate::frontmatter::parse_lines(&lines) {
+        crate::frontmatter::Frontmatter {
+            open_line: Some(0),
+            close_line: Some(close),
+            close_col,
+            ..
+        } => crate::frontmatter::body_after(&head, close, close_col),
+        _ => &head,
+    };
+    body_line_description(body)
 }
 
 /// Read one memory file's window and metadata.

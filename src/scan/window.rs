@@ -53,14 +53,22 @@ pub(super) fn parse_head(file: &mut File, buf: &[u8], head: &Head) -> io::Result
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(&buf[..window.len]),
     };
-    let lines = frontmatter::scan_lines(&text);
+    let mut lines = frontmatter::scan_lines(&text);
+    // (2.1.332) The head stops before the line that would take it past 64 KiB.
+    let head_cut = head_lines(&lines);
+    lines.truncate(head_cut);
     let mut fm = frontmatter::parse_lines(&lines);
     let opens = lines.first().is_some_and(|l| frontmatter::is_delimiter(l));
-    let exceeded = opens && window.exceeded;
+    let exceeded = opens && window.exceeded && fm.close_line.is_none();
+    let cut = head_cut < frontmatter::scan_lines(&text).len();
     if exceeded {
         // The block is still open after 1 MiB: treated as no frontmatter (§2.5).
         fm = frontmatter::Frontmatter::beyond_window();
-    } else if opens && fm.close_line.is_none() && window.more && closes_later(file, window.bytes_read, buf.len())? {
+    } else if opens
+        && fm.close_line.is_none()
+        && (window.more || cut)
+        && closes_later(file, window.bytes_read, buf.len())?
+    {
         fm.status = Status::BeyondWindow;
     }
     let fields = Fields::take(&mut fm);
@@ -73,6 +81,23 @@ pub(super) fn parse_head(file: &mut File, buf: &[u8], head: &Head) -> io::Result
         fields,
         window_exceeded: exceeded,
     })
+}
+
+/// `HEAD_MAX_BYTES`: (2.1.332) Claude Code reads at most 64 KiB of a file's head.
+pub const HEAD_MAX_BYTES: usize = 65_536;
+
+/// How many of `lines` (BOM and CRs removed) Claude Code's head keeps (SPEC §2.5
+/// step 3): at most 30, and none from the first line that would take the text,
+/// joined with LF, past 64 KiB.
+pub fn head_lines(lines: &[&str]) -> usize {
+    let mut total = 0;
+    for (i, l) in lines.iter().take(FRONTMATTER_MAX_LINES).enumerate() {
+        total += l.len() + usize::from(i > 0);
+        if total > HEAD_MAX_BYTES {
+            return i;
+        }
+    }
+    lines.len().min(FRONTMATTER_MAX_LINES)
 }
 
 /// Keep only what is read after the scan: the fields are already moved out, the
@@ -123,9 +148,10 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
             lines += 1;
             if lines == 1 {
                 opener = frontmatter::is_delimiter_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
-            } else if opener && frontmatter::is_delimiter_bytes(line) {
-                // The block closed within 30 lines and 1 MiB: the lines after it
-                // change nothing, however long they are (SPEC §2.5 step 3).
+            } else if opener && line.windows(3).any(|w| w == b"---") {
+                // (2.1.332) The block ends at the first `---` anywhere (SPEC §2.4.2);
+                // it closed within 30 lines and 1 MiB: the lines after it change
+                // nothing, however long they are (SPEC §2.5 step 3).
                 end = Some((lf, true));
                 break;
             }
@@ -204,10 +230,7 @@ fn closes_later(file: &mut File, already: usize, resume: usize) -> io::Result<bo
         .read_to_end(&mut rest)?;
     file.seek(SeekFrom::Start(resume as u64))?;
     let text = String::from_utf8_lossy(&rest);
-    Ok(frontmatter::scan_lines(&text)
-        .iter()
-        .skip(1)
-        .any(|l| frontmatter::is_delimiter(l)))
+    Ok(frontmatter::scan_lines(&text).iter().skip(1).any(|l| l.contains("---")))
 }
 
 #[cfg(test)]

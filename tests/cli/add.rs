@@ -33,7 +33,7 @@ fn creates_the_file_and_its_index_line() {
         .stdout("created feedback_testing_policy.md\nindexed in MEMORY.md:2\n");
     assert_eq!(
         read(&d, "feedback_testing_policy.md"),
-        "---\nname: Testing policy\ndescription: Integration tests hit a real DB\ntype: feedback\n---\n\nUse the real DB.\n\n**Why:** mocks hid a bug\n**How to apply:** use the fixture\n"
+        "---\nname: testing-policy\ndescription: Integration tests hit a real DB\nmetadata:\n  type: feedback\n---\n\nUse the real DB.\n\n**Why:** mocks hid a bug\n**How to apply:** use the fixture\n"
     );
     assert_eq!(
         read(&d, "MEMORY.md"),
@@ -156,7 +156,9 @@ fn values_that_need_quoting_are_quoted_and_parse_back() {
         .success();
     let text = read(&d, "project_project_context_ss.md");
     assert!(
-        text.starts_with("---\nname: \"Project Context: SS\"\ndescription: \"use C# #tags\"\ntype: project\n---\n"),
+        text.starts_with(
+            "---\nname: project-context-ss\ndescription: \"use C# #tags\"\nmetadata:\n  type: project\n---\n"
+        ),
         "{text}"
     );
     let doc = Env::new()
@@ -362,7 +364,7 @@ fn dry_run_prints_the_file_and_the_index_diff() {
     let env = Env::new().index("# I\n");
     let d = env.dir();
     let _run = env.args(["add", "--dry-run", "--type", "user", "--name", "Me", "--description", "d", "--body", "hello"]).run().success().stdout(
-        "would create user_me.md:\n---\nname: Me\ndescription: d\ntype: user\n---\n\nhello\n--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n # I\n+- [Me](user_me.md) — d\n",
+        "would create user_me.md:\n---\nname: me\ndescription: d\nmetadata:\n  type: user\n---\n\nhello\n--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n # I\n+- [Me](user_me.md) — d\n",
     );
     assert_eq!(read(&d, "MEMORY.md"), "# I\n");
     assert!(!d.join("user_me.md").exists());
@@ -389,7 +391,7 @@ fn no_index_leaves_memory_md_alone() {
     assert_eq!(read(&d, "MEMORY.md"), "# I\n");
     assert_eq!(
         read(&d, "user_me.md"),
-        "---\nname: Me\ndescription: d\ntype: user\n---\n"
+        "---\nname: me\ndescription: d\nmetadata:\n  type: user\n---\n"
     );
 }
 
@@ -435,7 +437,7 @@ fn body_from_stdin_and_crlf_index() {
         .success();
     assert_eq!(
         read(&d, "user_me.md"),
-        "---\nname: Me\ndescription: d\ntype: user\n---\n\nfrom stdin\n"
+        "---\nname: me\ndescription: d\nmetadata:\n  type: user\n---\n\nfrom stdin\n"
     );
     assert_eq!(
         read(&d, "MEMORY.md"),
@@ -455,7 +457,7 @@ fn body_composed_in_the_editor() {
         .success();
     assert_eq!(
         read(&d, "user_me.md"),
-        "---\nname: Me\ndescription: d\ntype: user\n---\n\nwritten in the editor\n"
+        "---\nname: me\ndescription: d\nmetadata:\n  type: user\n---\n\nwritten in the editor\n"
     );
 }
 
@@ -539,7 +541,7 @@ fn prompts_on_a_terminal() {
     assert!(out.contains("created feedback_prompted.md"), "{out}");
     assert_eq!(
         read(&d, "feedback_prompted.md"),
-        "---\nname: Prompted\ndescription: A prompted memory\ntype: feedback\n---\n\nThe rule\n\n**Why:** because\n**How to apply:** like so\n"
+        "---\nname: prompted\ndescription: A prompted memory\nmetadata:\n  type: feedback\n---\n\nThe rule\n\n**Why:** because\n**How to apply:** like so\n"
     );
 }
 
@@ -628,7 +630,7 @@ fn r14_add_edit_opens_a_template_whose_guidance_is_removed() {
     );
     assert_eq!(
         read(&d, "feedback_mocks.md"),
-        "---\nname: Mocks\ndescription: d\ntype: feedback\n---\n\nNever mock the database.\n\n**Why:** it hid a bug\n**How to apply:** in tests/\n"
+        "---\nname: mocks\ndescription: d\nmetadata:\n  type: feedback\n---\n\nNever mock the database.\n\n**Why:** it hid a bug\n**How to apply:** in tests/\n"
     );
 }
 

@@ -544,7 +544,9 @@ fn a_block_still_open_after_1_mib() {
         "a block this large exceeds the YAML limit: {}",
         &run.stdout[..run.stdout.len().min(300)]
     );
-    run.stderr_has("Claude Code's scan reads only the first 30 lines of big.md and sees: frontmatter beyond-window");
+    run.stderr_has(
+        "Claude Code's scan reads only the first 30 lines (64 KiB) of big.md and sees: frontmatter beyond-window",
+    );
     // Closed on line 3, then 2.5 MB in 27 lines: seen.
     let small = format!(
         "---\ndescription: d\n---\n{}",

@@ -5,7 +5,7 @@ use std::fs;
 
 use crate::support::{Env, set_age};
 
-const GOOD: &str = "---\nname: Good\ndescription: A good memory\ntype: user\n---\n\nBody.\n";
+const GOOD: &str = "---\nname: good\ndescription: A good memory\ntype: user\n---\n\nBody.\n";
 const GOOD_INDEX: &str = "- [Good](good.md) — A good memory\n";
 
 /// A dir with one good, indexed memory.
@@ -62,7 +62,13 @@ fn frontmatter_rules() {
     case("ML105", one(&with_fm("name: n\ntype: user\n", "b\n")), good());
     case(
         "ML105",
-        one(&with_fm("name: n\ndescription: 0\ntype: user\n", "b\n")),
+        one(&with_fm("name: n\ndescription: \"\"\ntype: user\n", "b\n")),
+        good(),
+    );
+    // (2.1.332) A non-string description is ML106's, not ML105's.
+    case(
+        "ML106",
+        one(&with_fm("name: n\ndescription: [a, b]\ntype: user\n", "b\n")),
         good(),
     );
     case(
@@ -81,10 +87,44 @@ fn frontmatter_rules() {
         one(&with_fm("name: n\ndescription: d\ntype: User\n", "b\n")),
         good(),
     );
+    // (2.1.332) A top-level type that `metadata.type` overrides; a nested type
+    // alone is the shape Claude Code writes and gets no finding.
     case(
         "ML109",
+        one(&with_fm(
+            "name: n\ndescription: d\ntype: user\nmetadata:\n  type: project\n",
+            "b\n",
+        )),
         one(&with_fm("name: n\ndescription: d\nmetadata:\n  type: user\n", "b\n")),
-        good(),
+    );
+    case(
+        "ML109",
+        one(&with_fm(
+            "name: n\ndescription: d\ntype: user\nmetadata:\n  type:\n",
+            "b\n",
+        )),
+        one(&with_fm(
+            "name: n\ndescription: d\ntype: user\nmetadata:\n  type: user\n",
+            "b\n",
+        )),
+    );
+    case(
+        "ML137",
+        one(&with_fm("name: Testing policy\ndescription: d\ntype: user\n", "b\n")),
+        one(&with_fm(
+            "name: Testing policy\ndescription: d\nmetadata:\n  type: user\n  originSessionId: abc\n",
+            "b\n",
+        )),
+    );
+    case(
+        "ML136",
+        Env::new()
+            .memory("logs/x.md", GOOD)
+            .memory(".hidden/y.md", GOOD)
+            .index("- [x](logs/x.md) — x\n- [y](.hidden/y.md) — y\n"),
+        Env::new()
+            .memory("sub/logs/x.md", GOOD)
+            .index("- [x](sub/logs/x.md) — x\n"),
     );
     case("ML110", one(&with_fm("description: d\ntype: user\n", "b\n")), good());
     case(
@@ -111,6 +151,11 @@ fn frontmatter_rules() {
     case(
         "ML126",
         one("---\nname: n\ndescription: x\n  ---\ntype: user\n---\nb\n"),
+        good(),
+    );
+    case(
+        "ML126",
+        one("---\nname: n\ndescription: a---b\ntype: user\n---\nb\n"),
         good(),
     );
 }
@@ -359,7 +404,7 @@ fn index_link_rules() {
 #[test]
 fn unindexed_files_reachable_from_indexed_ones_are_infos() {
     let linked = with_fm(
-        "name: Good\ndescription: d\ntype: user\n",
+        "name: good\ndescription: d\ntype: user\n",
         "See [extra](extra.md) and [[Wiki Target]].\n",
     );
     let env = Env::new()
@@ -823,7 +868,7 @@ fn dry_run_prints_diffs_and_writes_nothing() {
     let env = good().memory("extra.md", GOOD);
     let d = env.dir();
     let run = env.args(["lint", "--fix", "--dry-run"]).run().success();
-    assert!(run.stdout.starts_with("--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n - [Good](good.md) — A good memory\n+- [Good](extra.md) — A good memory\n"), "{}", run.stdout);
+    assert!(run.stdout.starts_with("--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1,2 @@\n - [Good](good.md) — A good memory\n+- [good](extra.md) — A good memory\n"), "{}", run.stdout);
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
     let doc = good()
         .memory("extra.md", GOOD)

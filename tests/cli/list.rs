@@ -36,8 +36,6 @@ fn manifest_matches_appendix_a9() {
         .stdout(
             "- [project] sub/deeper/c.md (2026-03-10T09:36:00.000Z): nested
 - b.md (2026-03-09T12:00:00.000Z)
-- [reference] .dot.md (2026-03-08T12:00:00.000Z): dot file
-- [reference] .hidden/h.md (2026-03-08T12:00:00.000Z): hidden dir
 - [feedback] a.md (2026-03-07T12:00:00.000Z): alpha
 - late.md (2026-03-07T00:00:00.000Z)
 - at30.md (2026-03-06T12:00:00.000Z): just fits
@@ -45,7 +43,10 @@ fn manifest_matches_appendix_a9() {
 - bad.md (2026-03-04T12:00:00.000Z)
 ",
         )
-        .stderr("memctl: warning: dir.md: is a directory, not a memory file; Claude Code drops it\n");
+        .stderr(
+            "memctl: warning: dir.md: is a directory, not a memory file; Claude Code drops it\n\
+             memctl: note: 2 files under paths Claude Code does not scan are not shown (use --all)\n",
+        );
 }
 
 #[test]
@@ -53,8 +54,6 @@ fn piped_table_is_tab_separated_records() {
     a9().args(["list"]).run().success().stdout(
         "project\tsub/deeper/c.md\t0\tno\t-\tnested
 -\tb.md\t1\tno\t-\t-
-reference\t.dot.md\t2\tno\t-\tdot file
-reference\t.hidden/h.md\t2\tno\t-\thidden dir
 feedback\ta.md\t3\tyes\t-\talpha
 -\tlate.md\t3\tno\t-\t-
 -\tat30.md\t4\tno\t-\tjust fits
@@ -68,13 +67,18 @@ user\tteam/t.md\t5\tyes\t-\tteam note
 fn json_reports_statuses_and_index_lines() {
     let run = a9().args(["list", "--json"]).run().success().stderr("");
     let doc = run.json();
-    assert_eq!(doc["total"], 9);
-    assert_eq!(doc["shown"], 9);
+    // (2.1.332) `.dot.md` and `.hidden/h.md` are not in Claude Code's scan.
+    assert_eq!(doc["total"], 7);
+    assert_eq!(doc["shown"], 7);
+    assert_eq!(doc["excluded_by_scan"], 2);
     assert_eq!(doc["cap"], 200);
     assert_eq!(doc["capped"], false);
     assert_eq!(
         doc["warnings"],
-        serde_json::json!(["dir.md: is a directory, not a memory file; Claude Code drops it"])
+        serde_json::json!([
+            "dir.md: is a directory, not a memory file; Claude Code drops it",
+            "note: 2 files under paths Claude Code does not scan are not shown (use --all)"
+        ])
     );
     let entries = doc["entries"].as_array().unwrap();
     let by = |f: &str| entries.iter().find(|e| e["file"] == f).unwrap().clone();
@@ -100,13 +104,14 @@ fn json_reports_statuses_and_index_lines() {
 }
 
 #[test]
-fn nested_types_show_with_a_star_and_stay_untyped_in_the_manifest() {
+fn nested_types_are_claude_codes_types_in_the_manifest() {
+    // (2.1.332) `metadata.type` is the type Claude Code reads (SPEC §2.4.1).
     let nested = "---\nname: n\ndescription: d\nmetadata:\n  type: feedback\n---\n";
     let env = Env::new().memory("n.md", nested);
     env.args(["list", "--format", "manifest"])
         .run()
         .success()
-        .stdout("- n.md (2026-03-09T12:00:00.000Z): d\n");
+        .stdout("- [feedback] n.md (2026-03-09T12:00:00.000Z): d\n");
     let run = Env::new()
         .memory("n.md", nested)
         .args(["list", "--json"])
@@ -115,7 +120,7 @@ fn nested_types_show_with_a_star_and_stay_untyped_in_the_manifest() {
     let e = &run.json()["entries"][0];
     assert_eq!(e["type"], "feedback");
     assert_eq!(e["type_source"], "nested");
-    assert_eq!(e["claude_type"], serde_json::Value::Null);
+    assert_eq!(e["claude_type"], "feedback");
 }
 
 #[test]
@@ -140,7 +145,7 @@ fn manifest_type_filter_uses_claude_type() {
         .args(["list", "--type", "user", "--format", "manifest"])
         .run()
         .success()
-        .stdout("- [user] u.md (2026-03-10T11:00:00.000Z): u\n");
+        .stdout("- [user] u.md (2026-03-10T11:00:00.000Z): u\n- [user] n.md (2026-03-10T08:00:00.000Z)\n");
 }
 
 #[test]
@@ -227,7 +232,8 @@ fn descriptions_that_are_not_strings_print_as_javascript_does() {
         .args(["list", "--format", "manifest"])
         .run()
         .success()
-        .stdout("- a.md (2026-03-10T11:00:00.000Z): 1,2,3,,a\n- b.md (2026-03-10T10:00:00.000Z): [object Object]\n- c.md (2026-03-10T09:00:00.000Z): two\nlines\n\n- d.md (2026-03-10T08:00:00.000Z)\n");
+        // (2.1.332) A non-string description is dropped; a multi-line one is printed.
+        .stdout("- a.md (2026-03-10T11:00:00.000Z)\n- b.md (2026-03-10T10:00:00.000Z)\n- c.md (2026-03-10T09:00:00.000Z): two\nlines\n\n- d.md (2026-03-10T08:00:00.000Z)\n");
 }
 
 #[test]
@@ -440,7 +446,8 @@ fn entries_past_the_cut_show_cut_and_are_not_loaded() {
         ]
     );
     let keys: Vec<&String> = entries[0].as_object().unwrap().keys().collect();
-    assert_eq!(keys.last().unwrap().as_str(), "loaded");
+    // (2.1.332) `excluded_by` and `description_raw` are appended after `loaded`.
+    assert_eq!(keys[keys.len() - 3..], ["loaded", "excluded_by", "description_raw"]);
     // Piped records keep yes|no.
     let run = env().args(["list"]).run().success();
     assert!(run.stdout.contains("user\tc.md\t0\tyes\t"), "{}", run.stdout);
@@ -452,9 +459,9 @@ fn entries_past_the_cut_show_cut_and_are_not_loaded() {
     assert!(a_line.contains("yes"), "{screen:?}");
 }
 
-/// Issue 14 point 23: `--type none` missed the files Claude Code sees as untyped.
+/// Issue 14 point 23; (2.1.332) a nested type is a type: `none` is untyped only.
 #[test]
-fn type_none_includes_nested_only_types() {
+fn type_none_is_what_claude_code_reads_as_untyped() {
     let env = Env::new()
         .memory_aged("u.md", &fm("user", "u"), 1.0)
         .memory_aged("x.md", "plain\n", 3.0)
@@ -463,7 +470,7 @@ fn type_none_includes_nested_only_types() {
     env.args(["list", "--type", "none", "--format", "paths"])
         .run()
         .success()
-        .stdout(&format!("{d}x.md\n{d}n.md\n"));
+        .stdout(&format!("{d}x.md\n"));
     let env = Env::new().memory_aged("u.md", &fm("user", "u"), 1.0).memory_aged(
         "n.md",
         "---\nmetadata:\n  type: user\n---\n",
@@ -476,7 +483,7 @@ fn type_none_includes_nested_only_types() {
         .iter()
         .map(|e| e["file"].as_str().unwrap().to_owned().leak() as &str)
         .collect();
-    assert_eq!(files, ["n.md"]);
+    assert!(files.is_empty(), "{files:?}");
 }
 
 /// Issue 14 point 9: empty states said nothing on a terminal.

@@ -25,6 +25,7 @@ mod lock;
 mod merge;
 mod oracle_dirs;
 mod oracle_load;
+mod oracle_types;
 mod path;
 mod projects;
 mod recall;

@@ -19,7 +19,7 @@ fn shows_header_freshness_and_body() {
         .stdout(&format!(
             "feedback_testing.md
   name:         Testing policy
-  type:         feedback
+  type:         feedback (top-level type)
   description:  Integration tests hit a real DB
   modified:     2026-01-22T12:00:00.000Z (47 days ago)
   indexed:      MEMORY.md:2
@@ -174,7 +174,7 @@ fn notes_when_the_scan_window_sees_less() {
     assert!(run.stdout.contains("  description:  late\n"));
     assert_eq!(
         run.stderr,
-        "memctl: note: Claude Code's scan reads only the first 30 lines of late.md and sees: frontmatter beyond-window, no description, untyped\n"
+        "memctl: note: Claude Code's scan reads only the first 30 lines (64 KiB) of late.md and sees: frontmatter beyond-window, no description, untyped\n"
     );
 }
 
@@ -269,17 +269,37 @@ fn entries_past_the_cut_are_not_loaded() {
     assert_eq!(doc["loaded"], true);
 }
 
-/// Issue 14 point 23: a nested-only type read as the memory's type.
+/// (2.1.332) The type line names where Claude Code reads the type, and a top-level
+/// type that `metadata.type` overrides (SPEC §3.5).
 #[test]
-fn nested_only_type_says_claude_code_sees_it_untyped() {
+fn type_line_names_where_claude_code_reads_it() {
     let run = Env::new()
         .memory_aged("n.md", "---\nname: N\nmetadata:\n  type: feedback\n---\nn\n", 1.0)
         .args(["show", "n"])
         .run()
         .success();
     assert!(
+        run.stdout.contains("  type:         feedback (metadata.type)\n"),
+        "{}",
         run.stdout
-            .contains("  type:         feedback (nested — Claude Code sees it as untyped)\n"),
+    );
+    let run = Env::new()
+        .memory_aged(
+            "b.md",
+            "---\nname: b\ndescription: 42\ntype: user\nmetadata:\n  type: project\n---\nb\n",
+            1.0,
+        )
+        .args(["show", "b"])
+        .run()
+        .success();
+    assert!(
+        run.stdout
+            .contains("  type:         project (metadata.type; top-level type user ignored: ML109)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("  description:  (none: 42 is not a string)\n"),
         "{}",
         run.stdout
     );

@@ -22,14 +22,14 @@ use super::{Finding, RuleId};
 use crate::memdir::MemoryDir;
 
 pub use apply::{Sink, apply};
-pub use rewrite::{add_top_level_type, move_block_to_top, requote};
+pub use rewrite::{move_block_to_top, requote};
 
 /// Where the fixes apply.
 pub struct Scope<'a> {
     /// The linted memory dir and scope; it says which index covers each file.
     pub memdir: &'a MemoryDir,
     /// Whether a finding of the rule is shown (`--rule`, `--disable`,
-    /// `--min-severity`): a rule that a fix reveals (ML111 or ML109 in a block ML102
+    /// `--min-severity`): a rule that a fix reveals (ML111 in a block ML102
     /// moves to line 1) is fixed in the same run only when its findings are shown.
     pub shown: &'a dyn Fn(RuleId) -> bool,
 }
@@ -183,10 +183,10 @@ impl State {
 }
 
 /// The frontmatter rewrites, in the order they run on one file.
-const FRONTMATTER_RULES: [RuleId; 3] = [RuleId::ML102, RuleId::ML111, RuleId::ML109];
+const FRONTMATTER_RULES: [RuleId; 2] = [RuleId::ML102, RuleId::ML111];
 
 /// Plan the fixes for `findings`, on one in-memory [`State`]: per file the
-/// frontmatter rewrites (ML102, ML111, ML109, each on the text the one before it
+/// frontmatter rewrites (ML102, ML111, each on the text the one before it
 /// left), then the index lines (ML203, from the frontmatter as rewritten), then the
 /// temp-file moves (ML132). `--dry-run` shows this plan and `lint --fix` writes it
 /// (under the write lock), so both make the same fixes in the same order.
@@ -237,17 +237,16 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
     FixPlan { fixes }
 }
 
-/// Whether lint reports `id` (ML111 or ML109) on a file holding `text`.
+/// Whether lint reports `id` (ML111) on a file holding `text`.
 fn reveals(id: RuleId, text: &str) -> bool {
     let m = Memory::from_text("", text);
     match id {
         RuleId::ML111 => m.frontmatter.status == crate::frontmatter::Status::Retried && !m.frontmatter.limit_hit,
-        RuleId::ML109 => m.fields.type_source == crate::frontmatter::TypeSource::Nested && m.memory_type().is_some(),
         _ => false,
     }
 }
 
-/// ML102, ML111 or ML109 on one file, from its text in `state`.
+/// ML102 or ML111 on one file, from its text in `state`.
 fn frontmatter_fix(scope: &Scope, state: &mut State, id: RuleId, path: &Path) -> PlannedFix {
     let text = match state.topic(path) {
         Ok(t) => t,
@@ -256,8 +255,7 @@ fn frontmatter_fix(scope: &Scope, state: &mut State, id: RuleId, path: &Path) ->
     const BY_HAND: &str = "the rewrite would not give the same fields; fix it by hand";
     let new = match id {
         RuleId::ML102 => move_block_to_top(&text).ok_or(BY_HAND),
-        RuleId::ML111 => requote(&text).ok_or(BY_HAND),
-        _ => add_top_level_type(&text),
+        _ => requote(&text).ok_or(BY_HAND),
     };
     match new {
         Ok(new) => PlannedFix {

@@ -12,12 +12,17 @@ pub struct Reach {
 }
 
 impl Reach {
-    /// The names wikilinks resolve by: frontmatter `name`, case-insensitive.
+    /// The names wikilinks resolve by: frontmatter `name`, case-insensitive, and
+    /// (2.1.332) its slug, the name Claude Code's first write stores (SPEC §2.4.6).
     pub fn names(memories: &[FileFacts]) -> HashMap<String, String> {
         let mut by_name: HashMap<String, String> = HashMap::new();
         for m in memories {
             if let Some(n) = m.name() {
                 by_name.entry(n.to_lowercase()).or_insert_with(|| m.rel().to_string());
+                let slug = crate::memory::claude_slug(n);
+                if !slug.is_empty() {
+                    by_name.entry(slug).or_insert_with(|| m.rel().to_string());
+                }
             }
         }
         by_name
@@ -47,12 +52,12 @@ impl Reach {
     /// The memories a file's links reach, its wikilinks resolved by `by_name`.
     pub fn resolve(links: FileLinks, by_name: &HashMap<String, String>) -> Vec<String> {
         let mut targets = links.inside;
-        targets.extend(
-            links
-                .wiki
-                .iter()
-                .filter_map(|w| by_name.get(&w.to_lowercase()).cloned()),
-        );
+        targets.extend(links.wiki.iter().filter_map(|w| {
+            by_name
+                .get(&w.to_lowercase())
+                .or_else(|| by_name.get(&crate::memory::claude_slug(w)))
+                .cloned()
+        }));
         targets
     }
 

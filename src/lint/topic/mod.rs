@@ -8,7 +8,7 @@ pub use links::dangling;
 
 use std::path::Path;
 
-use crate::frontmatter::{self, Fields, Status, TypeSource};
+use crate::frontmatter::{self, Fields, Status};
 use crate::memory::{Memory, MemoryType};
 use crate::text::levenshtein_ci;
 use crate::yaml::Value;
@@ -45,7 +45,7 @@ pub fn check(
         (Some(0), Some(close), Some(yaml)) if !m.window_exceeded => Whole {
             yaml_text: Some(yaml),
             labels: labels(f.name.as_ref(), f.description.as_ref()),
-            body: frontmatter::body_after(text, close),
+            body: frontmatter::body_after(text, close, fm.close_col),
         },
         _ => {
             parsed = frontmatter::parse_document(text);
@@ -65,7 +65,8 @@ pub fn check(
     description_shape(m, text, out);
     type_rules(m, text, out);
     let dates = body::check(m, t, text, &whole, claude_md, out);
-    ambiguous_close(&m.path, whole.yaml_text, open_line, out);
+    ambiguous_close(m, open_line, out);
+    name_not_slug(m, text, out);
     dates
 }
 
@@ -82,7 +83,8 @@ pub fn check_window(m: &Memory, window: &str, out: &mut Vec<Finding>) {
     }
     description_shape(m, text, out);
     type_rules(m, text, out);
-    ambiguous_close(&m.path, fm.yaml_text.as_deref(), open_line, out);
+    ambiguous_close(m, open_line, out);
+    name_not_slug(m, text, out);
 }
 
 /// ML101–ML104: what the scan window sees.
@@ -100,7 +102,7 @@ fn status_rules(m: &Memory, open_line: usize, out: &mut Vec<Finding>) {
         Status::None if fm.close_line.is_some() => out.push(Finding::new(RuleId::ML103, p, open_line, 1, "frontmatter block is empty: add name, description and type")),
         Status::None => out.push(Finding::file(RuleId::ML103, p, "no frontmatter: add a `---` block with name, description and type on line 1")),
         Status::BeyondWindow if m.window_exceeded => out.push(Finding::file(RuleId::ML104, p, "frontmatter block exceeds 1 MiB: memctl treats it as no frontmatter; shorten the block")),
-        Status::BeyondWindow => out.push(Finding::file(RuleId::ML104, p, "frontmatter closes after line 30; Claude Code's scan reads only 30 lines: shorten the block")),
+        Status::BeyondWindow => out.push(Finding::file(RuleId::ML104, p, "frontmatter closes after line 30 or after the first 64 KiB; Claude Code's scan reads only 30 lines and 64 KiB: shorten the block")),
         Status::Ok | Status::Retried => {}
     }
 }
@@ -110,24 +112,38 @@ fn field_rules(m: &Memory, text: &str, yaml_text: Option<&str>, open_line: usize
     let p = &m.path;
     let fm = &m.frontmatter;
     let f = &m.fields;
-    if f.description.is_none() {
+    // (2.1.332) A non-string description is ML106's.
+    if matches!(&f.description_raw, None | Some(Value::Null)) || f.description_raw == Some(Value::String(String::new()))
+    {
         out.push(Finding::new(
             RuleId::ML105,
             p,
             key_line(text, "description"),
             1,
-            "no description (or a falsy one): the manifest line has none; add `description:`",
+            "no description (or an empty one): the manifest line has none; add `description:`",
         ));
     }
-    if f.type_raw.is_none() {
+    // A null `metadata.type` masking a top-level one is ML109's.
+    if matches!(&f.type_raw, None | Some(Value::Null)) && f.type_conflict().is_none() {
         out.push(Finding::file(
             RuleId::ML107,
             p,
-            "no `type`: add `type:` with one of user, feedback, project, reference",
+            "no `type`: add `type:` under `metadata:` with one of user, feedback, project, reference",
         ));
     }
-    if f.name.is_none() {
-        out.push(Finding::file(RuleId::ML110, p, "no `name`: add `name:`"));
+    match &f.name {
+        None => out.push(Finding::file(RuleId::ML110, p, "no `name`: add `name:` (a short kebab-case slug)")),
+        Some(n) if f.name_str().is_none() => out.push(Finding::new(
+            RuleId::ML110,
+            p,
+            key_line(text, "name"),
+            1,
+            format!(
+                "`name` {} is not a non-empty string: Claude Code ignores it (its first write stores `name: \"\"`); write a slug",
+                n.to_json()
+            ),
+        )),
+        Some(_) => {}
     }
     if fm.status == Status::Retried && !fm.limit_hit {
         out.push(Finding::new(
@@ -152,41 +168,62 @@ fn field_rules(m: &Memory, text: &str, yaml_text: Option<&str>, open_line: usize
     }
 }
 
-/// ML106: a description the manifest cannot print as one line.
+/// ML106: (2.1.332) a description Claude Code ignores (not a string) or prints over
+/// several lines.
 fn description_shape(m: &Memory, text: &str, out: &mut Vec<Finding>) {
-    if let Some(d) = &m.fields.description
-        && !matches!(d, Value::String(s) if !s.contains('\n'))
-    {
-        out.push(Finding::new(
-            RuleId::ML106,
-            &m.path,
-            key_line(text, "description"),
-            1,
-            format!(
-                "description is not a one-line string; the manifest prints `{}`",
-                d.js_string().replace('\n', "⏎")
-            ),
-        ));
-    }
+    let message = match &m.fields.description_raw {
+        None | Some(Value::Null) => return,
+        Some(Value::String(s)) if !s.contains('\n') => return,
+        Some(Value::String(s)) => format!(
+            "description spans several lines; the manifest prints them as they are: `{}`",
+            s.replace('\n', "⏎")
+        ),
+        Some(v) => format!(
+            "description {} is not a string: Claude Code ignores it (no description in the manifest, the recall selection or the index it writes); quote it",
+            v.to_json()
+        ),
+    };
+    out.push(Finding::new(
+        RuleId::ML106,
+        &m.path,
+        key_line(text, "description"),
+        1,
+        message,
+    ));
 }
 
-/// ML126: `---` inside the block.
-fn ambiguous_close(p: &Path, yaml_text: Option<&str>, open_line: usize, out: &mut Vec<Finding>) {
-    if let Some(yaml) = yaml_text
-        && yaml.contains("---")
-    {
-        let line = yaml
-            .split('\n')
-            .position(|l| l.contains("---"))
-            .map_or(open_line, |i| open_line + 1 + i);
-        out.push(Finding::new(
-            RuleId::ML126,
-            p,
-            line,
-            1,
-            "the frontmatter holds `---`; some Claude Code versions end the block there",
-        ));
+/// ML126: (2.1.332) the block ends at a `---` that is not a `---` line at column 0
+/// (SPEC §2.4.2): the keys after it are lost and the rest becomes body.
+fn ambiguous_close(m: &Memory, open_line: usize, out: &mut Vec<Finding>) {
+    let fm = &m.frontmatter;
+    let (Some(0), Some(close), true) = (fm.open_line, fm.close_line, fm.ambiguous_close) else {
+        return;
+    };
+    out.push(Finding::new(
+        RuleId::ML126,
+        &m.path,
+        open_line + close,
+        fm.close_col + 1,
+        "Claude Code ends the frontmatter at the first `---`, here: the keys after it are lost and the rest of the block becomes body; remove the `---` or quote the value",
+    ));
+}
+
+/// ML137: (2.1.332) a `name` Claude Code's first Write or Edit replaces with its slug.
+fn name_not_slug(m: &Memory, text: &str, out: &mut Vec<Finding>) {
+    let f = &m.fields;
+    let Some(name) = f.name_str() else { return };
+    let slug = crate::memory::claude_slug(name);
+    if slug == name || f.origin_session_id.is_some() {
+        return;
     }
+    let stored = if slug.is_empty() { "\"\"".to_string() } else { slug };
+    out.push(Finding::new(
+        RuleId::ML137,
+        &m.path,
+        key_line(text, "name"),
+        1,
+        format!("name `{name}` is not a slug: Claude Code's first Write or Edit of this file stores `name: {stored}`"),
+    ));
 }
 
 /// What lint reads of the whole file's frontmatter and body.
@@ -229,8 +266,9 @@ fn cut_by_comment(p: &Path, yaml: Option<&str>, open_line: usize, out: &mut Vec<
 fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
     let p = &m.path;
     let f = &m.fields;
-    if let Some(raw) = &f.type_raw
+    if let Some(raw) = f.type_raw.as_ref().filter(|r| **r != Value::Null)
         && m.memory_type().is_none()
+        && f.type_conflict().is_none()
     {
         let shown = raw.js_string();
         let near = MemoryType::ALL
@@ -249,13 +287,23 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
             format!("type `{shown}` is not one of user, feedback, project, reference (case-sensitive): {fix}"),
         ));
     }
-    if f.type_source == TypeSource::Nested && m.memory_type().is_some() {
+    if let Some(flat) = f.type_conflict() {
+        let nested = match &f.type_raw {
+            Some(Value::Null) | None => "empty, so the memory is untyped".to_string(),
+            Some(v) if m.memory_type().is_none() => {
+                format!("`{}`, not a valid type, so the memory is untyped", v.js_string())
+            }
+            Some(v) => format!("`{}`", v.js_string()),
+        };
         out.push(Finding::new(
             RuleId::ML109,
             p,
             key_line(text, "type"),
             1,
-            "type is only under `metadata:`; Claude Code's scan sees the memory as untyped: add a top-level `type:` (`memctl lint --fix`)",
+            format!(
+                "top-level `type: {}` is ignored: Claude Code reads `metadata.type` ({nested}); remove one of them",
+                flat.js_string()
+            ),
         ));
     }
     if let Some(t) = m.memory_type() {
