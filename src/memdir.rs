@@ -114,6 +114,17 @@ impl MemoryDir {
         }
     }
 
+    /// The operated-on index covering `rel` whatever its dir: a `team/` file as
+    /// the main `MEMORY.md` links it when no team store makes `team/` team memory
+    /// (SPEC §2.13).
+    pub fn covering_main(&self, rel: &str) -> Covering {
+        Covering {
+            index: self.index_path(),
+            label: self.index_label(),
+            local: rel.to_string(),
+        }
+    }
+
     /// For a `team/` file, the main `MEMORY.md` and the file's path as that index
     /// links it (`team/x.md`): Claude Code 2.1.332 loads only the main index, so
     /// that is where a team memory's line is seen (SPEC §2.13, §3.7). `None` for a

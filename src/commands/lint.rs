@@ -336,6 +336,7 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
     let findings = shown.keep(report.findings);
     let scope = fix::Scope {
         memdir: &res.memdir,
+        team_store: crate::index::check::team_store_configured(&ctx.env),
         shown: &|id| shown.allows(id),
     };
     if args.dry_run {

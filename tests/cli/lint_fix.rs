@@ -438,3 +438,49 @@ fn r22_on_nested_corpus_dirs_there_is_no_ml109_and_list_shows_the_type_claude_co
         }
     }
 }
+
+/// Without a team store, Claude Code 2.1.332 loads only the main `MEMORY.md` and
+/// scans `team/<file>.md` as a personal memory (SPEC §2.13): ML203 asks for a line
+/// in the main index, and `--fix` writes it there (it read `team/MEMORY.md`, found
+/// the file linked and skipped it as "already indexed"). With a team store the
+/// team index covers it and nothing is reported.
+#[test]
+fn a_team_file_is_indexed_in_the_main_index_without_a_team_store() {
+    const T: &str =
+        "---\nname: release-checklist\ndescription: steps before a release\nmetadata:\n  type: project\n---\nbody\n";
+    let env = Env::new()
+        .memory("team/release.md", T)
+        .memory("team/MEMORY.md", "- [Release](release.md) — steps\n")
+        .index("# Index\n");
+    let d = env.dir();
+    let run = env.args(["lint", "--fix", "--json"]).run();
+    let doc = run.json();
+    let fixes = doc["fixes"].as_array().unwrap();
+    assert!(
+        fixes
+            .iter()
+            .any(|f| f["id"] == "ML203" && f["applied"] == true && f["path"] == "MEMORY.md"),
+        "{fixes:?}"
+    );
+    assert!(
+        read(&d, "MEMORY.md").contains("](team/release.md) — steps before a release\n"),
+        "{}",
+        read(&d, "MEMORY.md")
+    );
+    assert_eq!(read(&d, "team/MEMORY.md"), "- [Release](release.md) — steps\n");
+
+    let env = Env::new()
+        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/team/app","scope":"team"}]"#)
+        .memory("team/release.md", T)
+        .memory("team/MEMORY.md", "- [Release](release.md) — steps\n")
+        .index("# Index\n");
+    let run = env.args(["lint", "--json"]).run();
+    let doc = run.json();
+    let ids: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(!ids.contains(&"ML203"), "{ids:?}");
+}

@@ -28,6 +28,10 @@ pub use rewrite::{move_block_to_top, requote};
 pub struct Scope<'a> {
     /// The linted memory dir and scope; it says which index covers each file.
     pub memdir: &'a MemoryDir,
+    /// Whether a team store is configured (SPEC §2.13): only then is `team/` team
+    /// memory with its own index; without one, Claude Code 2.1.332 scans
+    /// `team/<file>.md` as a personal memory that the main `MEMORY.md` must link.
+    pub team_store: bool,
     /// Whether a finding of the rule is shown (`--rule`, `--disable`,
     /// `--min-severity`): a rule that a fix reveals (ML111 in a block ML102
     /// moves to line 1) is fixed in the same run only when its findings are shown.
@@ -274,7 +278,10 @@ fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<Planned
     let mut by_index: BTreeMap<PathBuf, Vec<(String, &Path)>> = BTreeMap::new();
     for p in files {
         let rel = rel_of(scope.memdir.dir(), p);
-        let c = scope.memdir.covering(&rel);
+        let c = match scope.memdir.in_team(&rel) {
+            Some(_) if !scope.team_store => scope.memdir.covering_main(&rel),
+            _ => scope.memdir.covering(&rel),
+        };
         by_index.entry(c.index).or_default().push((c.local, p));
     }
     let mut out = Vec::new();
