@@ -33,14 +33,26 @@ fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let res = ctx.resolve_existing()?;
     note_disabled(&res, out);
     let rules = scan::ScanRules::from_env();
-    // Uncapped: (2.1.332) the cap applies after the scan's exclusions (SPEC §3.4).
     // Only the table, its records and the JSON show the index (IDX, `indexed`,
     // `loaded`): the manifest and the paths read none.
-    let (scan, indexed) = match format {
-        ListFormat::Manifest | ListFormat::Paths => scan::scan_without_index(&res.memdir, None),
-        ListFormat::Table | ListFormat::Json => scan::scan_with_index(&res.memdir, None),
+    let with_index = matches!(format, ListFormat::Table | ListFormat::Json);
+    // (2.1.332) The cap applies after the scan's exclusions (SPEC §3.4): without
+    // `--all`, the excluded files are left out before the newest 200 are kept, so
+    // only those are parsed; `--all` shows every file, the excluded ones marked.
+    let (scan, indexed) = if args.all {
+        match with_index {
+            true => scan::scan_with_index(&res.memdir, None),
+            false => scan::scan_without_index(&res.memdir, None),
+        }
+    } else {
+        scan::scan_claude(&res.memdir, Some(MAX_MEMORY_FILES), &rules, with_index)
     };
-    let view = ClaudeView::of(&scan.memories, &rules);
+    let mut view = ClaudeView::of(&scan.memories, &rules);
+    if !args.all {
+        // Capped: the scan counted what it cut (`total`) and what it left out.
+        view.total = scan.total;
+        view.excluded = scan.skipped;
+    }
     note_scan(&scan, &view, args.all, out);
     // For a reader at a terminal; a script piping the manifest gets only the notes
     // about what is missing from it.

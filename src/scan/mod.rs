@@ -131,6 +131,9 @@ pub struct Scan<K = Memory> {
     pub memories: Vec<K>,
     /// How many memories were read (all of them, also when capped).
     pub total: usize,
+    /// How many `.md` files [`scan_claude`] left out as Claude Code's scan does
+    /// (not in `memories` or `total`).
+    pub skipped: usize,
     pub problems: Vec<Problem>,
     /// Files ending in `.MD`, `.Md` or `.mD` (not scanned by Claude Code).
     pub extension_case: Vec<(String, PathBuf)>,
@@ -147,6 +150,7 @@ impl<K> Default for Scan<K> {
         Scan {
             memories: Vec::new(),
             total: 0,
+            skipped: 0,
             problems: Vec::new(),
             extension_case: Vec::new(),
             temp_files: Vec::new(),
@@ -201,6 +205,27 @@ pub fn scan_without_index(memdir: &crate::memdir::MemoryDir, cap: Option<usize>)
     (scan_with(memdir.dir(), cap, || ()).0, Indexed::none(memdir))
 }
 
+/// Claude Code's own scan (SPEC §2.5): the files under the paths it excludes are
+/// left out before the newest `cap` are kept (counted in [`Scan::skipped`]), so a
+/// capped scan still parses only the newest `cap` it sees. With the index (for
+/// the table and JSON) or without.
+pub fn scan_claude(
+    memdir: &crate::memdir::MemoryDir,
+    cap: Option<usize>,
+    rules: &ScanRules,
+    with_index: bool,
+) -> (Scan, Indexed) {
+    let skip = |rel: &str| rules.excluded_by(rel).is_some();
+    let nothing = |_: &Memory, _: &mut File, _: &mut Vec<u8>| ();
+    if with_index {
+        let (scan, _, indexed) = pipeline::run(memdir.dir(), cap, Some(&skip), || Indexed::load(memdir), &nothing);
+        (scan, indexed)
+    } else {
+        let (scan, _, ()) = pipeline::run(memdir.dir(), cap, Some(&skip), || (), &nothing);
+        (scan, Indexed::none(memdir))
+    }
+}
+
 /// Scan `dir`. A missing dir gives an empty scan.
 pub fn scan(dir: &Path) -> Scan {
     scan_with(dir, None, || ()).0
@@ -208,7 +233,13 @@ pub fn scan(dir: &Path) -> Scan {
 
 /// Scan `dir`, running `meanwhile` on the main thread once the walk is done.
 fn scan_with<T>(dir: &Path, cap: Option<usize>, meanwhile: impl FnOnce() -> T) -> (Scan, T) {
-    let (scan, _, extra) = pipeline::run(dir, cap, meanwhile, &|_: &Memory, _: &mut File, _: &mut Vec<u8>| ());
+    let (scan, _, extra) = pipeline::run(
+        dir,
+        cap,
+        None,
+        meanwhile,
+        &|_: &Memory, _: &mut File, _: &mut Vec<u8>| (),
+    );
     (scan, extra)
 }
 
@@ -224,7 +255,7 @@ where
     R: Send,
     V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
 {
-    pipeline::run(dir, None, meanwhile, visit)
+    pipeline::run(dir, None, None, meanwhile, visit)
 }
 
 /// [`scan_visit`], keeping of each memory only the record `K` makes of it once
@@ -235,7 +266,7 @@ where
     R: Send,
     V: Fn(&Memory, &mut File, &mut Vec<u8>) -> R + Sync,
 {
-    pipeline::run(dir, None, meanwhile, visit)
+    pipeline::run(dir, None, None, meanwhile, visit)
 }
 
 /// The description Claude Code's store-mode scan shows for a file whose frontmatter
@@ -322,6 +353,44 @@ mod tests {
         let s = scan(dir.path());
         let order: Vec<&str> = s.memories.iter().map(|m| m.rel.as_str()).collect();
         assert_eq!(order, ["c.md", "a.md", "b.md"]);
+    }
+
+    #[test]
+    fn claude_s_capped_scan_cuts_after_its_exclusions() {
+        // The newest files are all under excluded paths: a cut before the
+        // exclusions would keep them and lose the newest files Claude Code sees.
+        let dir = tempfile::tempdir().unwrap();
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        for sub in ["logs", ".hidden", "team/sub", "sub"] {
+            fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        let mut files: Vec<(String, u64)> = (0..40u64).map(|i| (format!("m{i:02}.md"), i)).collect();
+        for (i, f) in ["logs/a.md", ".hidden/b.md", "team/sub/c.md", ".d.md"]
+            .iter()
+            .enumerate()
+        {
+            files.push((f.to_string(), 100 + i as u64));
+        }
+        files.push(("sub/kept.md".to_string(), 99));
+        for (name, age) in &files {
+            fs::write(dir.path().join(name), "---\ndescription: d\n---\n").unwrap();
+            let f = File::options().write(true).open(dir.path().join(name)).unwrap();
+            f.set_modified(t + std::time::Duration::from_secs(*age)).unwrap();
+        }
+        let memdir = crate::memdir::MemoryDir::open(dir.path(), crate::memdir::Scope::Main);
+        let rules = ScanRules::from_stores_var(None);
+        let (capped, _) = scan_claude(&memdir, Some(10), &rules, false);
+        let full = scan(dir.path());
+        let seen: Vec<&str> = full
+            .memories
+            .iter()
+            .map(|m| m.rel.as_str())
+            .filter(|r| rules.excluded_by(r).is_none())
+            .collect();
+        let kept: Vec<&str> = capped.memories.iter().map(|m| m.rel.as_str()).collect();
+        assert_eq!(kept, seen[..10]);
+        assert_eq!(kept[0], "sub/kept.md");
+        assert_eq!((capped.total, capped.skipped), (41, 4));
     }
 
     #[test]

@@ -28,7 +28,14 @@ struct Batch<K, R> {
     problems: Vec<Problem>,
     results: Vec<R>,
     dropped: usize,
+    /// Files the `skip` predicate left out (read for their problems, not parsed).
+    skipped: usize,
 }
+
+/// Files a scan reads for their problems but neither parses nor counts: the paths
+/// Claude Code's own scan excludes (SPEC §2.5 step 2), so that the top-k cut of a
+/// capped scan applies after the exclusions, as Claude Code's does.
+pub type Skip<'a> = &'a (dyn Fn(&str) -> bool + Sync);
 
 /// How many batches may wait for a reader: the walk runs ahead of the readers by
 /// at most this much (beyond it, the walking thread reads the batch itself), so
@@ -44,12 +51,14 @@ struct Gathered<K, R> {
     results: Vec<R>,
     /// Memories read, all of them (also those cut).
     total: usize,
+    skipped: usize,
     cap: Option<usize>,
 }
 
 impl<K: Kept, R> Gathered<K, R> {
     fn merge(&mut self, batch: Batch<K, R>, floor: Option<&Floor>) {
         self.total += batch.memories.len() + batch.dropped;
+        self.skipped += batch.skipped;
         self.memories.extend(batch.memories);
         self.problems.extend(batch.problems);
         self.results.extend(batch.results);
@@ -96,6 +105,7 @@ struct Shared<'a, K, R, V> {
     gathered: Mutex<Gathered<K, R>>,
     floor: Option<Floor>,
     visit: &'a V,
+    skip: Option<Skip<'a>>,
 }
 
 /// Scan `dir`, keeping the newest `cap` memories (all without `cap`), running
@@ -104,6 +114,7 @@ struct Shared<'a, K, R, V> {
 pub(super) fn run<K, R, T, V>(
     dir: &Path,
     cap: Option<usize>,
+    skip: Option<Skip<'_>>,
     meanwhile: impl FnOnce() -> T,
     visit: &V,
 ) -> (Scan<K>, Vec<R>, T)
@@ -127,10 +138,12 @@ where
             problems: Vec::new(),
             results: Vec::new(),
             total: 0,
+            skipped: 0,
             cap,
         }),
         floor: cap.map(|_| Floor::new()),
         visit,
+        skip,
     };
     let extra = std::thread::scope(|s| {
         // One thread per core, the main thread included: it walks first (reading
@@ -158,6 +171,7 @@ where
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (mut memories, mut results) = (g.memories, g.results);
     out.total = g.total;
+    out.skipped = g.skipped;
     out.problems.extend(g.problems);
     match cap {
         Some(c) => {
@@ -195,9 +209,10 @@ where
         problems: Vec::new(),
         results: Vec::new(),
         dropped: 0,
+        skipped: 0,
     };
     let floor = shared.floor.as_ref();
-    read_batch(batch, &mut acc, shared.visit, floor);
+    read_batch(batch, &mut acc, shared.visit, floor, shared.skip);
     match shared.gathered.lock() {
         Ok(mut g) => g.merge(acc, floor),
         Err(poisoned) => poisoned.into_inner().merge(acc, floor),
@@ -211,6 +226,7 @@ fn read_batch<K: Kept, R>(
     acc: &mut Batch<K, R>,
     visit: &impl Fn(&Memory, &mut File, &mut Vec<u8>) -> R,
     floor: Option<&Floor>,
+    skip: Option<Skip<'_>>,
 ) {
     let mut buf = Vec::with_capacity(16 << 10);
     for item in batch {
@@ -227,9 +243,13 @@ fn read_batch<K: Kept, R>(
                 continue;
             }
         };
+        let skipped = skip.is_some_and(|skip| skip(&rel));
         let read = read_head(&mut file, &mut buf).and_then(|head| {
             // The binary check sees the bytes the window read, parsed or not.
             let binary = crate::text::looks_binary(&buf);
+            if skipped {
+                return Ok((binary, None));
+            }
             // A window cut at 1 MiB is parsed: only parsing tells a problem.
             if !head.cut() && floor.is_some_and(|f| f.below(head.mtime_ms())) {
                 return Ok((binary, None));
@@ -246,7 +266,11 @@ fn read_batch<K: Kept, R>(
                     });
                 }
                 let Some(mut m) = m else {
-                    acc.dropped += 1;
+                    if skipped {
+                        acc.skipped += 1;
+                    } else {
+                        acc.dropped += 1;
+                    }
                     continue;
                 };
                 if m.window_exceeded {
