@@ -20,29 +20,7 @@ const GOLDEN: &str = include_str!("../golden/claude-code-2.1.332/dirs.jsonl");
 /// Empty: memctl agrees with every recorded setup.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use crate::support::git;
 
 fn units(s: &str) -> usize {
     s.encode_utf16().count()

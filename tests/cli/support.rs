@@ -324,7 +324,9 @@ pub fn checkout(dir: &Path, url: &str) {
     git(dir, &["remote", "add", "origin", url]);
 }
 
-pub fn git(dir: &Path, args: &[&str]) {
+/// Run git in `dir` with a fixed identity and no system or user config; its
+/// stdout, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args([
             "-c",
@@ -345,6 +347,7 @@ pub fn git(dir: &Path, args: &[&str]) {
         "git {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// Run memctl in a pseudo-terminal (through util-linux `script`), answering
