@@ -24,6 +24,12 @@ pub struct MemoryDir {
     main: PathBuf,
     dir: PathBuf,
     scope: Scope,
+    /// Whether a team store is configured (`CLAUDE_MEMORY_STORES`, SPEC §2.13):
+    /// only then is `team/` team memory, its files covered by `team/MEMORY.md`.
+    /// Without one, Claude Code 2.1.332 scans `team/<file>.md` as a personal
+    /// memory that the main `MEMORY.md` must link, and never loads
+    /// `team/MEMORY.md`.
+    team_store: bool,
 }
 
 /// The index that covers one file: where it is, how memctl names it, and the file's
@@ -44,7 +50,23 @@ impl MemoryDir {
             Scope::Main => main.clone(),
             Scope::Team => main.join(TEAM),
         };
-        MemoryDir { main, dir, scope }
+        MemoryDir {
+            main,
+            dir,
+            scope,
+            team_store: false,
+        }
+    }
+
+    /// The same dir, knowing whether a team store is configured (SPEC §2.13).
+    pub fn with_team_store(mut self, team_store: bool) -> MemoryDir {
+        self.team_store = team_store;
+        self
+    }
+
+    /// Whether a team store makes `team/` team memory with its own index.
+    pub fn team_store(&self) -> bool {
+        self.team_store
     }
 
     /// The main memory dir (never the team dir): it holds the write and dream locks.
@@ -84,17 +106,18 @@ impl MemoryDir {
     }
 
     /// Whether the team index is checked together with the main one: working in the
-    /// main dir, with a team dir present.
+    /// main dir, with a team dir present and a team store configured.
     pub fn covers_team(&self) -> bool {
-        self.scope == Scope::Main && self.team_dir().is_dir()
+        self.scope == Scope::Main && self.team_store && self.team_dir().is_dir()
     }
 
-    /// For a file `rel` that `team/MEMORY.md` covers while working in the main dir,
-    /// its path below `team/`; `None` for a file the operated-on index covers.
+    /// For a file `rel` that `team/MEMORY.md` covers while working in the main dir
+    /// (with a team store), its path below `team/`; `None` for a file the
+    /// operated-on index covers (without a team store, every file in the main dir).
     pub fn in_team<'r>(&self, rel: &'r str) -> Option<&'r str> {
         match self.scope {
-            Scope::Main => rel.strip_prefix("team/"),
-            Scope::Team => None,
+            Scope::Main if self.team_store => rel.strip_prefix("team/"),
+            _ => None,
         }
     }
 
@@ -131,7 +154,8 @@ impl MemoryDir {
     /// file outside `team/`.
     pub fn loaded_by(&self, rel: &str) -> Option<Covering> {
         let inner = match self.scope {
-            Scope::Main => rel.strip_prefix("team/")?,
+            // Without a team store the main index already covers it.
+            Scope::Main => self.in_team(rel)?,
             Scope::Team => rel,
         };
         Some(Covering {
@@ -175,8 +199,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn team_files_belong_to_the_team_index_in_the_main_scope() {
+    fn without_a_team_store_team_files_belong_to_the_main_index() {
+        // Claude Code 2.1.332 never loads team/MEMORY.md without a team store
+        // (SPEC §2.13): the main index must link `team/x.md`.
         let d = MemoryDir::open("/m", Scope::Main);
+        let c = d.covering("team/x.md");
+        assert_eq!(c.index, PathBuf::from("/m/MEMORY.md"));
+        assert_eq!((c.label, c.local.as_str()), ("MEMORY.md", "team/x.md"));
+        assert_eq!(d.label_for("team/x.md"), "MEMORY.md");
+        assert!(d.loaded_by("team/x.md").is_none(), "covered once");
+    }
+
+    #[test]
+    fn team_files_belong_to_the_team_index_in_the_main_scope() {
+        let d = MemoryDir::open("/m", Scope::Main).with_team_store(true);
         let c = d.covering("team/x.md");
         assert_eq!(c.index, PathBuf::from("/m/team/MEMORY.md"));
         assert_eq!((c.label, c.local.as_str()), ("team/MEMORY.md", "x.md"));

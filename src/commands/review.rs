@@ -124,7 +124,13 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
             warnings.push(n.clone());
         }
     }
-    let team: Vec<bool> = scan.memories.iter().map(|m| memdir.in_team(&m.rel).is_some()).collect();
+    // Review's team layer is the `team/` dir of the main scope, shared or not
+    // (SPEC §12); whether Claude Code treats it as team memory is §2.13's matter.
+    let team: Vec<bool> = scan
+        .memories
+        .iter()
+        .map(|m| !memdir.is_team() && m.rel.starts_with("team/"))
+        .collect();
     let files: Vec<ClaudeFile> = [(Layer::Claude, &claude_md), (Layer::Local, &claude_local_md)]
         .into_iter()
         .filter_map(|(layer, t)| {

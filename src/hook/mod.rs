@@ -63,7 +63,7 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
     }
     let res = resolve(p, call.env)?;
     let base = p.cwd.get().map(PathBuf::from).unwrap_or_else(|| call.env.cwd.clone());
-    let Some(w) = locate(Path::new(file), &base, res.memdir.main()) else {
+    let Some(w) = locate(Path::new(file), &base, res.memdir.main(), res.memdir.team_store()) else {
         return Ok(None);
     };
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
@@ -125,8 +125,10 @@ impl Written {
 }
 
 /// `file` (absolute, or relative to `base`) inside `main` or its `team/`: lexically
-/// after normalising `.`, `..` and repeated separators, or by real path.
-pub fn locate(file: &Path, base: &Path, main: &Path) -> Option<Written> {
+/// after normalising `.`, `..` and repeated separators, or by real path. A file
+/// under `team/` is team memory (its rules, `team/MEMORY.md`) only with a team
+/// store (SPEC §2.13); without one it is a memory of the main dir.
+pub fn locate(file: &Path, base: &Path, main: &Path, team_store: bool) -> Option<Written> {
     let abs = if file.is_absolute() {
         file.to_path_buf()
     } else {
@@ -145,10 +147,11 @@ pub fn locate(file: &Path, base: &Path, main: &Path) -> Option<Written> {
     if rel.is_empty() || rel.split('/').any(|c| c.starts_with('.')) {
         return None;
     }
-    let (memdir, rel) = match rel.strip_prefix("team/") {
+    let (memdir, rel) = match rel.strip_prefix("team/").filter(|_| team_store) {
         Some(inner) => (MemoryDir::open(main, Scope::Team), inner.to_string()),
         None => (MemoryDir::open(main, Scope::Main), rel),
     };
+    let memdir = memdir.with_team_store(team_store);
     Some(Written { path: abs, memdir, rel })
 }
 
@@ -255,6 +258,7 @@ mod tests {
             Path::new("/h/.claude/projects/k/memory/../memory//a.md"),
             Path::new("/"),
             main,
+            true,
         )
         .unwrap();
         assert_eq!(w.rel, "a.md");
@@ -263,30 +267,50 @@ mod tests {
             Path::new("/h/.claude/projects/k/memory/team/./MEMORY.md"),
             Path::new("/"),
             main,
+            true,
         )
         .unwrap();
         assert_eq!(
             (w.rel.as_str(), w.memdir.is_team(), w.is_index()),
             ("MEMORY.md", true, true)
         );
+        // Without a team store `team/` is part of the main dir (SPEC §2.13).
+        let w = locate(
+            Path::new("/h/.claude/projects/k/memory/team/t.md"),
+            Path::new("/"),
+            main,
+            false,
+        )
+        .unwrap();
+        assert_eq!((w.rel.as_str(), w.memdir.is_team()), ("team/t.md", false));
         assert!(
             locate(
                 Path::new("/h/.claude/projects/k/memory/../other.md"),
                 Path::new("/"),
-                main
+                main,
+                true
             )
             .is_none()
         );
-        assert!(locate(Path::new("/h/.claude/projects/k/memory2/a.md"), Path::new("/"), main).is_none());
+        assert!(
+            locate(
+                Path::new("/h/.claude/projects/k/memory2/a.md"),
+                Path::new("/"),
+                main,
+                true
+            )
+            .is_none()
+        );
         assert!(
             locate(
                 Path::new("/h/.claude/projects/k/memory/.trash/a.md"),
                 Path::new("/"),
-                main
+                main,
+                true
             )
             .is_none()
         );
-        let w = locate(Path::new("memory/b.md"), Path::new("/h/.claude/projects/k"), main).unwrap();
+        let w = locate(Path::new("memory/b.md"), Path::new("/h/.claude/projects/k"), main, true).unwrap();
         assert_eq!(w.rel, "b.md");
     }
 

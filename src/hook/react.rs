@@ -347,7 +347,12 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
     let mut parts = Vec::new();
     let main = crate::memdir::MemoryDir::open(dir, crate::memdir::Scope::Main);
     let team = crate::memdir::MemoryDir::open(dir, crate::memdir::Scope::Team);
-    for (md, label) in [(&main, "MEMORY.md"), (&team, "team/MEMORY.md")] {
+    // `team/MEMORY.md` is loaded only as a team store's index (SPEC §2.13).
+    let indexes = [(&main, "MEMORY.md"), (&team, "team/MEMORY.md")];
+    for (md, label) in indexes
+        .into_iter()
+        .filter(|(md, _)| !md.is_team() || memdir.team_store())
+    {
         let Ok(bytes) = crate::index::read_index(&md.index_path()) else {
             continue;
         };

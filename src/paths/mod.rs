@@ -383,7 +383,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let enabled = enabled_chain(env, &settings, restriction.as_ref(), None);
     let scope = if req.team { Scope::Team } else { Scope::Main };
     Ok(Resolution {
-        memdir: MemoryDir::open(chosen.dir, scope),
+        memdir: MemoryDir::open(chosen.dir, scope).with_team_store(stores::Stores::from_env(env).has_team()),
         source: chosen.source,
         explicit: chosen.explicit,
         key_source: key.as_ref().map(|_| {

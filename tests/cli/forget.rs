@@ -193,6 +193,7 @@ fn symlinks_are_moved_as_links() {
 fn team_files_lose_their_team_index_lines() {
     let env = Env::new()
         .env("MEMCTL_HISTORY", "off")
+        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/team/app","scope":"team"}]"#)
         .memory("team/t.md", M)
         .memory("team/MEMORY.md", "- [T](t.md) — t\n- [U](u.md) — u\n");
     let d = env.dir();
@@ -204,9 +205,10 @@ fn team_files_lose_their_team_index_lines() {
 #[test]
 fn a_team_file_also_loses_its_line_in_the_main_index_claude_code_loads() {
     // Claude Code 2.1.332 loads only the main MEMORY.md (SPEC §2.13), so a team
-    // memory is seen through its `team/…` line there: forget removes both.
+    // memory (with a team store) is seen through its `team/…` line there: forget removes both.
     let env = Env::new()
         .env("MEMCTL_HISTORY", "off")
+        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/team/app","scope":"team"}]"#)
         .memory("team/t.md", M)
         .memory("team/MEMORY.md", "- [T](t.md) — t\n- [U](u.md) — u\n")
         .index("# Index\n- [Team T](team/t.md) — shared t\n- [Team U](team/u.md) — shared u\n");
@@ -236,6 +238,7 @@ fn a_team_file_also_loses_its_line_in_the_main_index_claude_code_loads() {
 #[test]
 fn under_team_the_main_index_line_goes_too_and_is_named_from_the_team_dir() {
     let env = Env::new()
+        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/team/app","scope":"team"}]"#)
         .memory("team/t.md", M)
         .memory("team/MEMORY.md", "- [T](t.md) — t\n")
         .index("- [Team T](team/t.md) — shared t\n- [Other](other.md) — o\n")

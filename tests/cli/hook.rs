@@ -306,8 +306,20 @@ fn h12_dotdot_symlinked_dir_and_team_files() {
     let mut p: Value = serde_json::from_slice(&payload(&e, "Write", "a.md", Some(None))).unwrap();
     p["tool_input"]["file_path"] = json!(link.join("a.md"));
     assert_eq!(doc(&hook(e, serde_json::to_vec(&p).unwrap()))["decision"], "block");
-    // A team file: checked against team/MEMORY.md.
+    // A team file without a team store: Claude Code 2.1.332 scans it as a memory
+    // of the main dir and never loads team/MEMORY.md (SPEC §2.13).
     let e = env()
+        .index("")
+        .memory("team/t.md", GOOD)
+        .memory("team/MEMORY.md", "# Team\n");
+    let p = payload(&e, "Write", "team/t.md", Some(None));
+    let d = doc(&hook(e, p));
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("team/t.md is not in MEMORY.md"), "{ctx}");
+    assert!(ctx.contains("- [a](team/t.md) — a thing"), "{ctx}");
+    // With a team store it is team memory: checked against team/MEMORY.md.
+    let e = env()
+        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/team/app","scope":"team"}]"#)
         .index("")
         .memory("team/t.md", GOOD)
         .memory("team/MEMORY.md", "# Team\n");

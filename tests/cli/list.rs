@@ -57,7 +57,7 @@ fn piped_table_is_tab_separated_records() {
 feedback\ta.md\t3\tyes\t-\talpha
 -\tlate.md\t3\tno\t-\t-
 -\tat30.md\t4\tno\t-\tjust fits
-user\tteam/t.md\t5\tyes\t-\tteam note
+user\tteam/t.md\t5\tno\t-\tteam note
 -\tbad.md\t6\tno\t-\t-
 ",
     );
@@ -100,7 +100,10 @@ fn json_reports_statuses_and_index_lines() {
         doc["memory_dir"].as_str().unwrap(),
         a["path"].as_str().unwrap().trim_end_matches("a.md")
     );
-    assert_eq!(by("team/t.md")["index_lines"], serde_json::json!([1]));
+    // Without a team store, Claude Code 2.1.332 never loads team/MEMORY.md: the
+    // team file is indexed only by a line of the main MEMORY.md (SPEC §2.13).
+    assert_eq!(by("team/t.md")["index_lines"], serde_json::json!([]));
+    assert_eq!(by("team/t.md")["indexed"], false);
 }
 
 #[test]

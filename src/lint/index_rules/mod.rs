@@ -31,7 +31,7 @@ impl Targets {
 /// ML217: a `team/MEMORY.md` that Claude Code never loads (no team store, SPEC
 /// §2.13), when linting the main dir.
 pub fn check_team_index(memdir: &crate::memdir::MemoryDir, team_store: bool, out: &mut Vec<Finding>) {
-    if team_store || !memdir.covers_team() {
+    if team_store || memdir.is_team() || !memdir.team_dir().is_dir() {
         return;
     }
     let idx = memdir.team_dir().join(crate::memdir::INDEX);
