@@ -35,7 +35,8 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = GLOBAL, value_name = "PATH", value_hint = ValueHint::DirPath)]
     pub project: Option<PathBuf>,
 
-    /// Operate on the team memory dir (<memdir>team/)
+    /// Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in
+    /// CLAUDE_MEMORY_STORES, else <memdir>team/)
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub team: bool,
 

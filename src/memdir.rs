@@ -8,6 +8,25 @@ use std::path::{Path, PathBuf};
 pub const INDEX: &str = "MEMORY.md";
 /// The team dir below the main dir (SPEC §1.2).
 pub const TEAM: &str = "team";
+/// The plain team dir's index, as memctl names it.
+pub const TEAM_INDEX: &str = "team/MEMORY.md";
+
+/// `<main>team` or `<main>team/<mount>`.
+fn team_path(main: &Path, mount: Option<&str>) -> PathBuf {
+    let team = main.join(TEAM);
+    match mount {
+        Some(m) => team.join(m),
+        None => team,
+    }
+}
+
+/// `team/` or `team/<mount>/`.
+fn team_prefix(mount: Option<&str>) -> String {
+    match mount {
+        Some(m) => format!("{TEAM}/{m}/"),
+        None => format!("{TEAM}/"),
+    }
+}
 
 /// Which part of a memory dir a command works in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +49,12 @@ pub struct MemoryDir {
     /// memory that the main `MEMORY.md` must link, and never loads
     /// `team/MEMORY.md`.
     team_store: bool,
+    /// The mount of the one team store `--team` works in (`team/<mount>/`, SPEC
+    /// §2.13); `None`: the plain `team/`.
+    mount: Option<String>,
+    /// How memctl names the operated-on index: `MEMORY.md`, `team/MEMORY.md` or
+    /// `team/<mount>/MEMORY.md`.
+    label: String,
 }
 
 /// The index that covers one file: where it is, how memctl names it, and the file's
@@ -37,7 +62,7 @@ pub struct MemoryDir {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Covering {
     pub index: PathBuf,
-    pub label: &'static str,
+    pub label: String,
     /// The file relative to the index's own dir (`team/x.md` → `x.md` under `team/MEMORY.md`).
     pub local: String,
 }
@@ -45,16 +70,26 @@ pub struct Covering {
 impl MemoryDir {
     /// A memory dir from a path alone (no project, no settings).
     pub fn open(main: impl Into<PathBuf>, scope: Scope) -> MemoryDir {
+        MemoryDir::with_mount(main, scope, None)
+    }
+
+    /// A memory dir whose team scope is the team store mounted at `mount`
+    /// (`<main>team/<mount>/`, SPEC §2.13), or the plain `team/` when `None`.
+    pub fn with_mount(main: impl Into<PathBuf>, scope: Scope, mount: Option<String>) -> MemoryDir {
         let main = main.into();
-        let dir = match scope {
-            Scope::Main => main.clone(),
-            Scope::Team => main.join(TEAM),
+        let prefix = team_prefix(mount.as_deref());
+        let (dir, label) = match scope {
+            Scope::Main => (main.clone(), INDEX.to_string()),
+            Scope::Team => (team_path(&main, mount.as_deref()), format!("{prefix}{INDEX}")),
         };
         MemoryDir {
             main,
             dir,
             scope,
-            team_store: false,
+            // A mount is a team store's; `with_team_store` says so for the rest.
+            team_store: mount.is_some(),
+            mount,
+            label,
         }
     }
 
@@ -87,9 +122,29 @@ impl MemoryDir {
         self.scope == Scope::Team
     }
 
-    /// The team dir below the main dir.
+    /// The team dir below the main dir (`<main>team`, whatever the mount).
     pub fn team_dir(&self) -> PathBuf {
         self.main.join(TEAM)
+    }
+
+    /// The team store mount the team scope works in, if any.
+    pub fn mount(&self) -> Option<&str> {
+        self.mount.as_deref()
+    }
+
+    /// The dir `--team` works in: `<main>team/<mount>` with a team store, else
+    /// `<main>team`.
+    pub fn team_scope_dir(&self) -> PathBuf {
+        team_path(&self.main, self.mount.as_deref())
+    }
+
+    /// The team scope's files as the main dir names them: `team/` or
+    /// `team/<mount>/`; empty in the main scope.
+    pub fn scope_prefix(&self) -> String {
+        match self.scope {
+            Scope::Main => String::new(),
+            Scope::Team => team_prefix(self.mount.as_deref()),
+        }
     }
 
     /// The index of the dir the command operates on.
@@ -97,12 +152,10 @@ impl MemoryDir {
         self.dir.join(INDEX)
     }
 
-    /// How memctl names that index in messages: `MEMORY.md` or `team/MEMORY.md`.
-    pub fn index_label(&self) -> &'static str {
-        match self.scope {
-            Scope::Main => INDEX,
-            Scope::Team => "team/MEMORY.md",
-        }
+    /// How memctl names that index in messages: `MEMORY.md`, `team/MEMORY.md` or
+    /// `team/<mount>/MEMORY.md`.
+    pub fn index_label(&self) -> &str {
+        &self.label
     }
 
     /// Whether the team index is checked together with the main one: working in the
@@ -126,12 +179,12 @@ impl MemoryDir {
         match self.in_team(rel) {
             Some(inner) => Covering {
                 index: self.team_dir().join(INDEX),
-                label: "team/MEMORY.md",
+                label: TEAM_INDEX.to_string(),
                 local: inner.to_string(),
             },
             _ => Covering {
                 index: self.index_path(),
-                label: self.index_label(),
+                label: self.label.clone(),
                 local: rel.to_string(),
             },
         }
@@ -143,7 +196,7 @@ impl MemoryDir {
     pub fn covering_main(&self, rel: &str) -> Covering {
         Covering {
             index: self.index_path(),
-            label: self.index_label(),
+            label: self.label.clone(),
             local: rel.to_string(),
         }
     }
@@ -153,22 +206,22 @@ impl MemoryDir {
     /// that is where a team memory's line is seen (SPEC §2.13, §3.7). `None` for a
     /// file outside `team/`.
     pub fn loaded_by(&self, rel: &str) -> Option<Covering> {
-        let inner = match self.scope {
+        let local = match self.scope {
             // Without a team store the main index already covers it.
-            Scope::Main => self.in_team(rel)?,
-            Scope::Team => rel,
+            Scope::Main => format!("{TEAM}/{}", self.in_team(rel)?),
+            Scope::Team => format!("{}{rel}", self.scope_prefix()),
         };
         Some(Covering {
             index: self.main.join(INDEX),
-            label: INDEX,
-            local: format!("{TEAM}/{inner}"),
+            label: INDEX.to_string(),
+            local,
         })
     }
 
     /// The label of the index covering `rel`, without building paths.
-    pub fn label_for(&self, rel: &str) -> &'static str {
+    pub fn label_for(&self, rel: &str) -> &str {
         match self.in_team(rel) {
-            Some(_) => "team/MEMORY.md",
+            Some(_) => TEAM_INDEX,
             None => self.index_label(),
         }
     }
@@ -205,7 +258,7 @@ mod tests {
         let d = MemoryDir::open("/m", Scope::Main);
         let c = d.covering("team/x.md");
         assert_eq!(c.index, PathBuf::from("/m/MEMORY.md"));
-        assert_eq!((c.label, c.local.as_str()), ("MEMORY.md", "team/x.md"));
+        assert_eq!((c.label.as_str(), c.local.as_str()), ("MEMORY.md", "team/x.md"));
         assert_eq!(d.label_for("team/x.md"), "MEMORY.md");
         assert!(d.loaded_by("team/x.md").is_none(), "covered once");
     }
@@ -215,9 +268,12 @@ mod tests {
         let d = MemoryDir::open("/m", Scope::Main).with_team_store(true);
         let c = d.covering("team/x.md");
         assert_eq!(c.index, PathBuf::from("/m/team/MEMORY.md"));
-        assert_eq!((c.label, c.local.as_str()), ("team/MEMORY.md", "x.md"));
+        assert_eq!((c.label.as_str(), c.local.as_str()), ("team/MEMORY.md", "x.md"));
         let c = d.covering("sub/y.md");
-        assert_eq!((c.index, c.label), (PathBuf::from("/m/MEMORY.md"), "MEMORY.md"));
+        assert_eq!(
+            (c.index, c.label.as_str()),
+            (PathBuf::from("/m/MEMORY.md"), "MEMORY.md")
+        );
         assert_eq!(d.label_for("team/x.md"), "team/MEMORY.md");
     }
 
@@ -232,6 +288,32 @@ mod tests {
             (c.index, c.local.as_str()),
             (PathBuf::from("/m/team/MEMORY.md"), "team/x.md")
         );
+    }
+
+    #[test]
+    fn the_team_scope_of_a_team_store_is_its_mount() {
+        let d = MemoryDir::with_mount("/m", Scope::Team, Some("acme".into()));
+        assert_eq!(d.dir(), Path::new("/m/team/acme"));
+        assert_eq!(
+            (d.main(), d.team_scope_dir()),
+            (Path::new("/m"), PathBuf::from("/m/team/acme"))
+        );
+        assert_eq!(
+            (d.index_label(), d.scope_prefix().as_str()),
+            ("team/acme/MEMORY.md", "team/acme/")
+        );
+        assert_eq!(d.index_path(), PathBuf::from("/m/team/acme/MEMORY.md"));
+        let c = d.covering("x.md");
+        assert_eq!(c.label, "team/acme/MEMORY.md");
+        let c = d.loaded_by("x.md").unwrap();
+        assert_eq!(
+            (c.index, c.local.as_str()),
+            (PathBuf::from("/m/MEMORY.md"), "team/acme/x.md")
+        );
+        // The main scope keeps the main dir; the team dir `--team` would use is the mount.
+        let d = MemoryDir::with_mount("/m", Scope::Main, Some("acme".into()));
+        assert_eq!((d.dir(), d.index_label()), (Path::new("/m"), "MEMORY.md"));
+        assert_eq!(d.team_scope_dir(), PathBuf::from("/m/team/acme"));
     }
 
     #[test]

@@ -50,7 +50,8 @@ pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     for w in std::mem::take(&mut store.warnings) {
         out.warn(w);
     }
-    let prefix = history::scope_prefix(memdir).as_bytes();
+    let prefix = history::scope_prefix(memdir);
+    let prefix = prefix.as_bytes();
     let target = match &args.reference {
         Some(r) => {
             let states = store.states(&log, log.len())?;

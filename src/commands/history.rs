@@ -45,7 +45,8 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
         out.warn(w);
     }
     let log = store.log()?;
-    let prefix = history::scope_prefix(memdir).as_bytes();
+    let prefix = history::scope_prefix(memdir);
+    let prefix = prefix.as_bytes();
     // Without a REF or a scope only the shown snapshots and one parent are read.
     let whole = args.reference.is_some() || !prefix.is_empty();
     let states = store.states(&log, if whole { log.len() } else { args.limit.saturating_add(1) })?;

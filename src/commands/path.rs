@@ -332,10 +332,14 @@ impl Explain {
             format!(
                 "{} ({})",
                 with_sep(&res.team_dir()),
-                if view.team_memory {
-                    "team memory: CLAUDE_MEMORY_STORES has a team store"
-                } else {
-                    "a plain subdir for Claude Code: no team store in CLAUDE_MEMORY_STORES"
+                match (view.team_memory, res.memdir.mount()) {
+                    (true, Some(m)) => format!(
+                        "team memory: the team store mounted at {m} in CLAUDE_MEMORY_STORES is synced here; --team works here"
+                    ),
+                    (true, None) => "team memory: CLAUDE_MEMORY_STORES has several team stores, each synced into team/<mount>/; pass --dir for one".to_string(),
+                    (false, _) => {
+                        "a plain subdir for Claude Code: no team store in CLAUDE_MEMORY_STORES".to_string()
+                    }
                 }
             ),
         );

@@ -8,9 +8,10 @@ use super::read::State;
 use crate::error::{Error, Kind};
 use crate::memdir::MemoryDir;
 
-/// The prefix of the scope's files in the store: the team dir's are under `team/`.
-pub fn scope_prefix(memdir: &MemoryDir) -> &'static str {
-    if memdir.is_team() { "team/" } else { "" }
+/// The prefix of the scope's files in the store: the team dir's are under `team/`
+/// (`team/<mount>/` for a team store, SPEC §2.13).
+pub fn scope_prefix(memdir: &MemoryDir) -> String {
+    memdir.scope_prefix()
 }
 
 /// The store path (relative to the main dir) of the memory `reference` names.

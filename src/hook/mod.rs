@@ -63,7 +63,11 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
     }
     let res = resolve(p, call.env)?;
     let base = p.cwd.get().map(PathBuf::from).unwrap_or_else(|| call.env.cwd.clone());
-    let Some(w) = locate(Path::new(file), &base, res.memdir.main(), res.memdir.team_store()) else {
+    let mounts: Vec<String> = paths::stores::Stores::from_env(call.env)
+        .team()
+        .map(|s| s.mount.clone())
+        .collect();
+    let Some(w) = locate(Path::new(file), &base, res.memdir.main(), &mounts) else {
         return Ok(None);
     };
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
@@ -114,21 +118,19 @@ impl Written {
         self.rel == crate::memdir::INDEX
     }
 
-    /// The file's name as the user reads it (`team/` kept).
+    /// The file's name as the user reads it (`team/` or `team/<mount>/` kept).
     pub fn label(&self) -> String {
-        if self.memdir.is_team() {
-            format!("team/{}", self.rel)
-        } else {
-            self.rel.clone()
-        }
+        format!("{}{}", self.memdir.scope_prefix(), self.rel)
     }
 }
 
-/// `file` (absolute, or relative to `base`) inside `main` or its `team/`: lexically
-/// after normalising `.`, `..` and repeated separators, or by real path. A file
-/// under `team/` is team memory (its rules, `team/MEMORY.md`) only with a team
-/// store (SPEC §2.13); without one it is a memory of the main dir.
-pub fn locate(file: &Path, base: &Path, main: &Path, team_store: bool) -> Option<Written> {
+/// `file` (absolute, or relative to `base`) inside `main`, its `team/`, or a team
+/// store's `team/<mount>/` (`mounts`: the team stores' mounts, SPEC §2.13):
+/// lexically after normalising `.`, `..` and repeated separators, or by real path.
+/// Without a team store `team/` is not team memory: a file there is a memory of
+/// the main dir (Claude Code 2.1.332 never loads `team/MEMORY.md` then).
+pub fn locate(file: &Path, base: &Path, main: &Path, mounts: &[String]) -> Option<Written> {
+    let team_store = !mounts.is_empty();
     let abs = if file.is_absolute() {
         file.to_path_buf()
     } else {
@@ -148,7 +150,13 @@ pub fn locate(file: &Path, base: &Path, main: &Path, team_store: bool) -> Option
         return None;
     }
     let (memdir, rel) = match rel.strip_prefix("team/").filter(|_| team_store) {
-        Some(inner) => (MemoryDir::open(main, Scope::Team), inner.to_string()),
+        Some(inner) => match inner.split_once('/') {
+            Some((mount, rest)) if mounts.iter().any(|m| m == mount) => (
+                MemoryDir::with_mount(main, Scope::Team, Some(mount.to_string())),
+                rest.to_string(),
+            ),
+            _ => (MemoryDir::open(main, Scope::Team), inner.to_string()),
+        },
         None => (MemoryDir::open(main, Scope::Main), rel),
     };
     let memdir = memdir.with_team_store(team_store);
@@ -258,7 +266,7 @@ mod tests {
             Path::new("/h/.claude/projects/k/memory/../memory//a.md"),
             Path::new("/"),
             main,
-            true,
+            &[],
         )
         .unwrap();
         assert_eq!(w.rel, "a.md");
@@ -267,7 +275,7 @@ mod tests {
             Path::new("/h/.claude/projects/k/memory/team/./MEMORY.md"),
             Path::new("/"),
             main,
-            true,
+            &["app".to_string()],
         )
         .unwrap();
         assert_eq!(
@@ -279,7 +287,7 @@ mod tests {
             Path::new("/h/.claude/projects/k/memory/team/t.md"),
             Path::new("/"),
             main,
-            false,
+            &[],
         )
         .unwrap();
         assert_eq!((w.rel.as_str(), w.memdir.is_team()), ("team/t.md", false));
@@ -288,7 +296,7 @@ mod tests {
                 Path::new("/h/.claude/projects/k/memory/../other.md"),
                 Path::new("/"),
                 main,
-                true
+                &[]
             )
             .is_none()
         );
@@ -297,7 +305,7 @@ mod tests {
                 Path::new("/h/.claude/projects/k/memory2/a.md"),
                 Path::new("/"),
                 main,
-                true
+                &[]
             )
             .is_none()
         );
@@ -306,12 +314,41 @@ mod tests {
                 Path::new("/h/.claude/projects/k/memory/.trash/a.md"),
                 Path::new("/"),
                 main,
-                true
+                &[]
             )
             .is_none()
         );
-        let w = locate(Path::new("memory/b.md"), Path::new("/h/.claude/projects/k"), main, true).unwrap();
+        let w = locate(Path::new("memory/b.md"), Path::new("/h/.claude/projects/k"), main, &[]).unwrap();
         assert_eq!(w.rel, "b.md");
+    }
+
+    #[test]
+    fn a_write_under_a_team_store_mount_is_in_that_scope() {
+        let main = Path::new("/h/.claude/projects/k/memory");
+        let mounts = ["acme".to_string()];
+        let w = locate(
+            Path::new("/h/.claude/projects/k/memory/team/acme/x.md"),
+            Path::new("/"),
+            main,
+            &mounts,
+        )
+        .unwrap();
+        assert_eq!((w.rel.as_str(), w.memdir.mount()), ("x.md", Some("acme")));
+        assert_eq!(w.memdir.dir(), main.join("team/acme"));
+        assert_eq!(
+            (w.label(), w.memdir.index_label()),
+            ("team/acme/x.md".to_string(), "team/acme/MEMORY.md")
+        );
+        // Not a mount: the plain team dir, as without a team store.
+        let w = locate(
+            Path::new("/h/.claude/projects/k/memory/team/other/x.md"),
+            Path::new("/"),
+            main,
+            &mounts,
+        )
+        .unwrap();
+        assert_eq!((w.rel.as_str(), w.memdir.mount()), ("other/x.md", None));
+        assert_eq!(w.label(), "team/other/x.md");
     }
 
     #[test]

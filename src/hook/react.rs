@@ -185,11 +185,7 @@ fn unindexed(w: &Written) -> Option<Item> {
     let (line, _) = crate::index::render_entry(one_line(&title, 100).trim(), &w.rel, one_line(&hook, 150).trim());
     let ty = m.claude_type().map(|t| t.as_str());
     let placed = crate::index::place::place(&index, &line, ty, false);
-    let index_label = if w.memdir.is_team() {
-        "team/MEMORY.md"
-    } else {
-        "MEMORY.md"
-    };
+    let index_label = w.memdir.index_label();
     let mut text = format!(
         "{} is not in {index_label}, so Claude Code never loads it: add this line at {index_label}:{}: {line}",
         w.label(),

@@ -346,10 +346,12 @@ fn lint_inner<K: Kept, X: Send>(
     let mut files = memories.len();
     let reach = index_rules::Reach::new(edges);
     // ML203 judges only the files of Claude Code's scan: not the excluded ones
-    // (ML136), not the synced content of a store mount (SPEC §3.9.3).
+    // (ML136), not the synced content of a store mount (SPEC §3.9.3) — unless
+    // `--team` works in that mount: its index is then linted as a team index.
+    let in_mount = input.res.memdir.mount().is_some() && input.res.memdir.is_team();
     let rel_in = |m: &FileFacts| {
         let rel = scope_rel(input.dir, root, m.rel());
-        rules.excluded_by(&rel).is_none() && !rules.in_store_mount(&rel)
+        rules.excluded_by(&rel).is_none() && (in_mount || !rules.in_store_mount(&rel))
     };
     let judged: Cow<'_, [FileFacts]> = if memories.iter().all(rel_in) {
         Cow::Borrowed(&memories[..])

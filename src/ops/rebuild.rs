@@ -274,7 +274,7 @@ impl Plan {
         self.out.index != self.old_index || self.out.hubs.iter().any(|h| h.changed)
     }
 
-    pub fn index_label(&self) -> &'static str {
+    pub fn index_label(&self) -> &str {
         self.dir.index_label()
     }
 

@@ -156,7 +156,7 @@ pub fn mtime_text(ns: i128) -> String {
 /// `rel` of a store path, when it lies in the operated-on dir and is a memory.
 fn local_rel(dir: &MemoryDir, srel: &[u8]) -> Option<String> {
     let s = std::str::from_utf8(srel).ok()?;
-    let s = if dir.is_team() { s.strip_prefix("team/")? } else { s };
+    let s = s.strip_prefix(dir.scope_prefix().as_str())?;
     let base = s.rsplit('/').next().unwrap_or(s);
     (base != crate::memdir::INDEX).then(|| s.to_string())
 }
@@ -490,7 +490,7 @@ pub fn plan(dir: &MemoryDir, source: Source, force: bool) -> Result<Plan, Error>
     let (new_index, index_lines) = if conflict.is_some() || links(&old_index, &cover.local) {
         (None, Vec::new())
     } else {
-        let (text, lines, w) = place_lines(&old_index, &source, &cover.local, cover.label);
+        let (text, lines, w) = place_lines(&old_index, &source, &cover.local, &cover.label);
         warnings.extend(w);
         if lines.is_empty() {
             (None, lines)
@@ -611,7 +611,7 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<Vec<(usize, String)>, Error>
                 placed.clear();
                 return Ok(fresh.to_string());
             }
-            let (text, lines, _) = place_lines(fresh, &plan.source, &cover.local, cover.label);
+            let (text, lines, _) = place_lines(fresh, &plan.source, &cover.local, &cover.label);
             placed = lines;
             Ok(text)
         });

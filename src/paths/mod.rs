@@ -173,8 +173,10 @@ impl Resolution {
         ))
     }
 
+    /// The dir `--team` works in: `<memdir>team/<mount>` with one team store, else
+    /// `<memdir>team` (SPEC §2.13).
     pub fn team_dir(&self) -> PathBuf {
-        self.memdir.team_dir()
+        self.memdir.team_scope_dir()
     }
 
     pub fn index_path(&self) -> PathBuf {
@@ -382,8 +384,10 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let restriction = read_restriction(&settings, chosen.source);
     let enabled = enabled_chain(env, &settings, restriction.as_ref(), None);
     let scope = if req.team { Scope::Team } else { Scope::Main };
+    let mount = team_mount(&stores::Stores::from_env(env), Path::new(&chosen.dir), req.team)?;
     Ok(Resolution {
-        memdir: MemoryDir::open(chosen.dir, scope).with_team_store(stores::Stores::from_env(env).has_team()),
+        memdir: MemoryDir::with_mount(chosen.dir, scope, mount)
+            .with_team_store(stores::Stores::from_env(env).has_team()),
         source: chosen.source,
         explicit: chosen.explicit,
         key_source: key.as_ref().map(|_| {
@@ -421,6 +425,32 @@ pub fn bases(env: &Env, warnings: &mut Vec<String>) -> (Option<String>, Option<S
     let config_home = config_home(env, home.as_deref(), &base_dir, warnings);
     let memory_base = memory_base(env, config_home.as_deref(), &base_dir, warnings);
     (config_home, memory_base)
+}
+
+/// The team store `--team` works in (SPEC §2.13): the mount of the one team store
+/// in `CLAUDE_MEMORY_STORES`; `None` without a team store (the plain `team/`). With
+/// several team stores `--team` cannot choose: a usage error naming the mounts
+/// (memctl choice); without `--team` the team dir shown is then `team/` itself.
+fn team_mount(stores: &stores::Stores, memdir: &Path, team: bool) -> Result<Option<String>, Error> {
+    let mounts: Vec<&str> = stores.team().map(|s| s.mount.as_str()).collect();
+    match mounts.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some((*one).to_string())),
+        _ if !team => Ok(None),
+        [first, ..] => Err(Error::new(
+            Kind::Usage,
+            format!(
+                "--team is ambiguous: {} has {} team stores: {}",
+                stores::VAR,
+                mounts.len(),
+                mounts.join(", ")
+            ),
+        )
+        .hint(format!(
+            "pass --dir {} (or the dir of another mount) instead of --team",
+            with_sep(&memdir.join(crate::memdir::TEAM).join(first))
+        ))),
+    }
 }
 
 fn need_home() -> Error {

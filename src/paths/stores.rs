@@ -120,8 +120,8 @@ impl Stores {
         self.team().filter_map(|s| s.mount_dir(team_dir)).collect()
     }
 
-    /// The first team store's synced dir: where `--team` goes when a team store is
-    /// configured (memctl choice).
+    /// The first team store's synced dir. (`--team` uses a mount only when it is
+    /// the one team store: `paths::team_mount`.)
     pub fn first_team_mount(&self, team_dir: &Path) -> Option<PathBuf> {
         self.team().next().and_then(|s| s.mount_dir(team_dir))
     }

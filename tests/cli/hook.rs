@@ -330,6 +330,22 @@ fn h12_dotdot_symlinked_dir_and_team_files() {
     assert!(ctx.contains("- [a](t.md) — a thing"), "{ctx}");
 }
 
+/// (2.1.332) A write under a team store's mount is checked against that mount's
+/// own index and named with its mount (SPEC §2.13).
+#[test]
+fn h12_a_team_store_file_is_checked_against_its_mount_index() {
+    let e = env()
+        .index("")
+        .memory("team/acme/t.md", GOOD)
+        .memory("team/acme/MEMORY.md", "# Team\n")
+        .env("CLAUDE_MEMORY_STORES", r#"["/org/acme"]"#);
+    let p = payload(&e, "Write", "team/acme/t.md", Some(None));
+    let d = doc(&hook(e, p));
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("team/acme/t.md is not in team/acme/MEMORY.md"), "{ctx}");
+    assert!(ctx.contains("- [a](t.md) — a thing"), "{ctx}");
+}
+
 #[test]
 fn h13_forked_agent_payloads_are_checked_the_same_way() {
     let bad = GOOD.replace("type: user", "type: nope");

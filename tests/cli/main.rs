@@ -37,6 +37,7 @@ mod settings_write;
 mod show;
 mod sync;
 mod sync_machines;
+mod team_store;
 mod torn;
 mod truncate_check;
 mod undo;

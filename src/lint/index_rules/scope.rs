@@ -16,6 +16,11 @@ pub struct Scope {
     pub prefix: String,
     /// Files under `team/` belong to another scope.
     pub(super) exclude_team: bool,
+    /// How memctl names the index: `MEMORY.md`, `team/MEMORY.md` or
+    /// `team/<mount>/MEMORY.md` (SPEC §2.13).
+    pub label: String,
+    /// A team index (`team/MEMORY.md`, or the dir `--team` works in).
+    pub team: bool,
 }
 
 impl Scope {
@@ -27,6 +32,8 @@ impl Scope {
             base: base.to_path_buf(),
             prefix: String::new(),
             exclude_team: false,
+            label: INDEX.into(),
+            team: false,
         }
     }
 
@@ -65,6 +72,8 @@ pub fn scopes(memdir: &MemoryDir, team_store: bool) -> Vec<Scope> {
         base: dir.to_path_buf(),
         prefix: String::new(),
         exclude_team: team,
+        label: memdir.index_label().to_string(),
+        team: memdir.is_team(),
     }];
     if team {
         out.push(Scope {
@@ -73,6 +82,8 @@ pub fn scopes(memdir: &MemoryDir, team_store: bool) -> Vec<Scope> {
             base: memdir.team_dir(),
             prefix: TEAM.into(),
             exclude_team: false,
+            label: crate::memdir::TEAM_INDEX.into(),
+            team: true,
         });
     }
     out

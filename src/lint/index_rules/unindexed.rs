@@ -43,12 +43,12 @@ fn check_missing(
     }
     let files = if owned.len() == 1 { "file" } else { "files" };
     let n = owned.len();
-    let written = match (&recall, scope.prefix.is_empty()) {
+    let written = match (&recall, !scope.team) {
         (None, true) => crate::index::backfill::will_backfill(&scope.base, env),
         _ => None,
     };
     let Some(text) = written else {
-        let why = match (recall, scope.prefix.is_empty()) {
+        let why = match (recall, !scope.team) {
             (_, false) => "Claude Code writes no team index".to_string(),
             (Some(lever), _) => format!("recall mode ({lever})"),
             (None, _) => "Claude Code will not write one".to_string(),
@@ -56,7 +56,7 @@ fn check_missing(
         out.push(Finding::file(
             RuleId::ML213,
             idx,
-            format!("{n} topic {files} but no MEMORY.md and {why}: no memory is loaded; write the index (`memctl index rebuild`)"),
+            format!("{n} topic {files} but no {} and {why}: no memory is loaded; write the index (`memctl index rebuild`)", scope.label),
         ).with_severity(Severity::Warning));
         return;
     };
@@ -112,11 +112,7 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
         .collect();
     indexed.extend(via_hubs);
     let reachable = reach.from(&indexed);
-    let index_name = if scope.prefix.is_empty() {
-        "MEMORY.md".to_string()
-    } else {
-        format!("{}/MEMORY.md", scope.prefix)
-    };
+    let index_name = scope.label.as_str();
     // `lint --fix` adds the lines in the order of the findings, by path.
     let mut room = Room::new();
     let mut by_path: Vec<&&FileFacts> = owned.iter().filter(|m| !indexed.contains(m.rel())).collect();
@@ -137,7 +133,7 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
                 .with_severity(Severity::Info),
             );
         } else {
-            let edit = if scope.prefix.is_empty() {
+            let edit = if !scope.team {
                 "memctl edit --index"
             } else {
                 "memctl --team edit --index"
