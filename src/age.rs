@@ -42,12 +42,14 @@ pub fn freshness_note(days: u64) -> String {
     }
 }
 
-/// The header relevance recall puts before an injected memory.
+/// The header relevance recall puts before an injected memory (SPEC §2.8, A.7):
+/// (2.1.332) `Memory: <path>:`, after the freshness text when stale; version 2's
+/// `Memory (saved today): …` is gone.
 pub fn recall_header(days: u64, path: &str) -> String {
     if days >= 2 {
         format!("{}\n\nMemory: {path}:", freshness_text(days))
     } else {
-        format!("Memory (saved {}): {path}:", age_text(days))
+        format!("Memory: {path}:")
     }
 }
 
@@ -89,7 +91,8 @@ mod tests {
 
     #[test]
     fn recall_headers() {
-        assert_eq!(recall_header(1, "/p/x.md"), "Memory (saved yesterday): /p/x.md:");
+        assert_eq!(recall_header(0, "/p/x.md"), "Memory: /p/x.md:");
+        assert_eq!(recall_header(1, "/p/x.md"), "Memory: /p/x.md:");
         assert_eq!(
             recall_header(47, "/p/x.md"),
             format!("{}\n\nMemory: /p/x.md:", freshness_text(47))

@@ -16,7 +16,7 @@ use crate::store::{self, Recording, Writer};
 
 pub fn run(args: &MergeArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let from = merge::locate(&args.from, &ctx.env)?;
-    let into = merge::locate(&args.into, &ctx.env)?;
+    let into = merge::locate_into(&args.into, &ctx.env)?;
     merge::ensure_distinct(&from, &into)?;
     let plan = merge::plan(&from.dir, &into.dir)?;
     if plan.moves.is_empty() {

@@ -60,6 +60,18 @@ impl Located {
 /// one holding `.claude/` or `CLAUDE.md`) and holds no `MEMORY.md` counts as a
 /// project path: `~/src/app` names the project, not a memory dir.
 pub fn locate(arg: &OsStr, env: &Env) -> Result<Located, Error> {
+    locate_in(arg, env, false)
+}
+
+/// [`locate`] for the destination: a key (`-…`, no `/`) whose dir does not exist
+/// yet names the memory dir the merge creates (SPEC §3.14: the destination may be
+/// missing), as `path` suggests for a legacy Wyhash dir whose djb2 dir Claude Code
+/// has not created yet (§2.2.7).
+pub fn locate_into(arg: &OsStr, env: &Env) -> Result<Located, Error> {
+    locate_in(arg, env, true)
+}
+
+fn locate_in(arg: &OsStr, env: &Env, new_key: bool) -> Result<Located, Error> {
     if arg.is_empty() {
         return Err(Error::new(Kind::Usage, "FROM and INTO must not be empty")
             .hint("give a memory dir, a key (after --) or a project path"));
@@ -83,7 +95,7 @@ pub fn locate(arg: &OsStr, env: &Env) -> Result<Located, Error> {
         && text != ".."
     {
         let key_dir = Path::new(home).join("projects").join(arg);
-        if key_dir.is_dir() {
+        if key_dir.is_dir() || (new_key && text.starts_with('-') && !path.exists()) {
             return Ok(Located {
                 dir: MemoryDir::open(key_dir.join("memory"), Scope::Main),
                 named: Named::Key(text.into_owned()),

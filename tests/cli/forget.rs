@@ -237,8 +237,9 @@ fn a_team_file_also_loses_its_line_in_the_main_index_claude_code_loads() {
 
 #[test]
 fn under_team_the_main_index_line_goes_too_and_is_named_from_the_team_dir() {
+    // No team store: `--team` is the plain team/ dir, whose files the main index
+    // (the only one Claude Code loads) links as `team/…`.
     let env = Env::new()
-        .env("CLAUDE_MEMORY_STORES", r#"[{"path":"/team/app","scope":"team"}]"#)
         .memory("team/t.md", M)
         .memory("team/MEMORY.md", "- [T](t.md) — t\n")
         .index("- [Team T](team/t.md) — shared t\n- [Other](other.md) — o\n")

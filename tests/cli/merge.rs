@@ -479,3 +479,28 @@ fn the_trash_of_from_stays_behind() {
     assert!(!h.new.join(".trash/forgotten.md").exists());
     assert!(h.old.join(".trash/forgotten.md").exists());
 }
+
+/// `path` tells the user to move a legacy Wyhash dir with `projects merge -- <wy>
+/// <dj>` (SPEC §2.2.7); Claude Code creates the djb2 dir only on its first save,
+/// so the destination key may not exist yet (§3.14: a missing destination is
+/// created). It was refused as "not a memory dir, a key or a project path".
+#[test]
+fn the_suggested_merge_of_a_legacy_dir_into_a_djb2_key_not_created_yet_works() {
+    let env = Env::new().resolved();
+    let project = env.home().join("src").join("p".repeat(210));
+    fs::create_dir_all(&project).unwrap();
+    let key = sanitize(&project.to_string_lossy());
+    assert_ne!(key.key, key.wyhash);
+    let projects = env.home().join(".claude/projects");
+    let legacy = projects.join(&key.wyhash).join("memory");
+    write_aged(&legacy.join("user_profile.md"), mem("user", "Go dev").as_bytes(), 10.0);
+    let out = env
+        .command()
+        .args(["projects", "merge", "--yes", "--", &key.wyhash, &key.key])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let moved = projects.join(&key.key).join("memory/user_profile.md");
+    assert_eq!(read(moved.parent().unwrap(), "user_profile.md"), mem("user", "Go dev"));
+    assert!(!legacy.join("user_profile.md").exists());
+}
