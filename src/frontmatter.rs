@@ -95,6 +95,21 @@ impl Frontmatter {
     }
 }
 
+/// The line that opens a frontmatter block on line 1 (SPEC §2.4.2 step 3): `---`
+/// followed only by whitespace of the §2.1.3 set up to the line break (observed
+/// in the 2.1.332 client: `---` + U+00A0 opens a block).
+pub fn is_opening(line: &str) -> bool {
+    line.strip_prefix("---")
+        .is_some_and(|rest| rest.chars().all(crate::text::is_js_space))
+}
+
+/// [`is_opening`] on raw bytes (the scanner looks before decoding); invalid UTF-8
+/// after `---` is not whitespace.
+pub fn is_opening_bytes(line: &[u8]) -> bool {
+    line.strip_prefix(b"---")
+        .is_some_and(|rest| std::str::from_utf8(rest).is_ok_and(|r| r.chars().all(crate::text::is_js_space)))
+}
+
 /// `---` followed only by spaces or tabs.
 pub fn is_delimiter(line: &str) -> bool {
     is_delimiter_bytes(line.as_bytes())
@@ -110,7 +125,7 @@ pub fn is_delimiter_bytes(line: &[u8]) -> bool {
 /// BOM removed). (2.1.332) The block opens with a `---` line on line 1 and ends at
 /// the first `---` anywhere after it (SPEC §2.4.2).
 pub fn parse_lines(lines: &[&str]) -> Frontmatter {
-    if lines.first().is_some_and(|l| is_delimiter(l)) {
+    if lines.first().is_some_and(|l| is_opening(l)) {
         return match find_close(lines) {
             Some((close, col)) => parse_block(lines, 0, close, col),
             None => Frontmatter::without_block(Status::None),
@@ -145,7 +160,7 @@ pub fn parse_document(text: &str) -> (Frontmatter, &str) {
     // When line 1 opens a block, only the lines up to the closing one matter.
     let mut it = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let lines: Vec<&str> = match it.next() {
-        Some(first) if is_delimiter(first) => {
+        Some(first) if is_opening(first) => {
             let mut v = vec![first];
             for l in it {
                 v.push(l);
@@ -687,6 +702,17 @@ pub fn render_memory(name: &str, description: &str, ty: &str, body: &str) -> Str
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn any_js_whitespace_after_the_opening_dashes_opens_the_block() {
+        // Observed in the 2.1.332 client (store-mode manifest): `---` + U+00A0
+        // opens a block like `---` + spaces; the index loader agreed already.
+        let (fm, body) = parse_document("---\u{a0}\ndescription: nbsp open\n---\nbody\n");
+        assert_eq!(Fields::from(&fm).description, Some(Value::String("nbsp open".into())));
+        assert_eq!(body, "body\n");
+        assert!(is_opening("--- \t\u{3000}") && is_opening_bytes("---\u{a0}".as_bytes()));
+        assert!(!is_opening("--- x") && !is_opening("----") && !is_opening_bytes(b"---\xff"));
+    }
     use super::*;
 
     fn scan(text: &str) -> (Frontmatter, Fields) {

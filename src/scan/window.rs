@@ -58,7 +58,7 @@ pub(super) fn parse_head(file: &mut File, buf: &[u8], head: &Head) -> io::Result
     let head_cut = head_lines(&lines);
     lines.truncate(head_cut);
     let mut fm = frontmatter::parse_lines(&lines);
-    let opens = lines.first().is_some_and(|l| frontmatter::is_delimiter(l));
+    let opens = lines.first().is_some_and(|l| frontmatter::is_opening(l));
     let exceeded = opens && window.exceeded && fm.close_line.is_none();
     let cut = head_cut < frontmatter::scan_lines(&text).len();
     if exceeded {
@@ -147,7 +147,7 @@ fn read_window(file: &mut File, buf: &mut Vec<u8>, size: u64) -> io::Result<Wind
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             lines += 1;
             if lines == 1 {
-                opener = frontmatter::is_delimiter_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
+                opener = frontmatter::is_opening_bytes(line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line));
             } else if opener && line.windows(3).any(|w| w == b"---") {
                 // (2.1.332) The block ends at the first `---` anywhere (SPEC §2.4.2);
                 // it closed within 30 lines and 1 MiB: the lines after it change

@@ -82,7 +82,7 @@ pub(super) fn check(idx: &Path, text: &str, link_lines: &[usize], out: &mut Vec<
 /// How many lines a frontmatter block at the top of the index spans (opening and
 /// closing delimiters included; 0 without a closed block), as Claude Code strips it.
 fn frontmatter_lines(lines: &[&str]) -> usize {
-    if !lines.first().is_some_and(|l| crate::frontmatter::is_delimiter(l)) {
+    if !lines.first().is_some_and(|l| crate::frontmatter::is_opening(l)) {
         return 0;
     }
     lines
