@@ -88,6 +88,13 @@ fn read_default(ctx: &Context, quotes: usize, out: &mut Output) -> Result<Checke
     let disabled = !res.enabled.value && !res.explicit;
     let recall = recall_mode_lever(&ctx.env, res.global_config.as_deref());
     let env_content = ctx.env.get(INDEX_CONTENT_VAR);
+    if res.memdir.is_team() {
+        // SPEC §2.13: without a team store team/MEMORY.md is never loaded; a team
+        // store's index is fetched from the memory service, not read from disk.
+        out.note(format!(
+            "Claude Code 2.1.332 does not load {label} from disk (without a team store it never loads it; a team store's index comes from the memory service): this is the text it would load"
+        ));
+    }
     let session = if disabled {
         out.note(format!(
             "auto memory is disabled ({}): Claude Code loads nothing at all",

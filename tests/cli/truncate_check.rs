@@ -275,6 +275,13 @@ fn team_flag_checks_the_team_index() {
         .run()
         .success();
     assert!(run.stdout.starts_with("team/MEMORY.md: 2 lines"));
+    // Claude Code 2.1.332 never reads it from disk (SPEC §2.13): said, not hidden.
+    assert!(
+        run.stderr
+            .contains("Claude Code 2.1.332 does not load team/MEMORY.md from disk"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// A large index (streamed: over 256 KiB): BOM and blank lines before it, a
