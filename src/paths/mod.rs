@@ -384,7 +384,10 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let restriction = read_restriction(&settings, chosen.source);
     let enabled = enabled_chain(env, &settings, restriction.as_ref(), None);
     let scope = if req.team { Scope::Team } else { Scope::Main };
-    let mount = team_mount(&stores::Stores::from_env(env), Path::new(&chosen.dir), req.team)?;
+    let stores = stores::Stores::from_env(env);
+    // An invalid store list (SPEC §2.13): Claude Code syncs nothing but is in recall mode.
+    warnings.extend(stores.warning());
+    let mount = team_mount(&stores, Path::new(&chosen.dir), req.team)?;
     Ok(Resolution {
         memdir: MemoryDir::with_mount(chosen.dir, scope, mount)
             .with_team_store(stores::Stores::from_env(env).has_team()),

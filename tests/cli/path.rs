@@ -1044,3 +1044,21 @@ fn a_cached_model_switch_is_listed_in_the_conditions() {
     let off = doc("false");
     assert_eq!(off["enabled"]["conditions"].as_array().unwrap().len(), 5);
 }
+
+/// An invalid `CLAUDE_MEMORY_STORES` still turns recall mode on in Claude Code and
+/// syncs no store (SPEC §2.13): `path` says so (only `projects` did).
+#[test]
+fn an_invalid_store_list_is_a_warning() {
+    let run = Env::new()
+        .resolved()
+        .env("CLAUDE_MEMORY_STORES", "not json")
+        .args(["path", "--json"])
+        .run()
+        .success();
+    let doc = run.json();
+    let warnings = doc["warnings"].to_string();
+    assert!(
+        warnings.contains("CLAUDE_MEMORY_STORES is not valid JSON") && warnings.contains("recall mode on"),
+        "{warnings}"
+    );
+}
