@@ -100,6 +100,11 @@ pub struct Store {
     head: Option<(gix::ObjectId, State)>,
     /// Warnings met on the way (a store set aside, untracked files).
     pub warnings: Vec<String>,
+    /// The indexes the latest snapshot set aside as unsettled (shrunk since the
+    /// snapshot before and changed within the last second: possibly another
+    /// program's half-write), each with that earlier, settled copy: a write of the
+    /// index must not derive from a read that lost its lines (issue 29 point 1).
+    pub torn: std::collections::HashMap<Vec<u8>, Vec<u8>>,
 }
 
 /// How long a command waits for another process's snapshot before giving up
@@ -182,6 +187,7 @@ impl Store {
             _lock: lock,
             head: None,
             warnings,
+            torn: std::collections::HashMap::new(),
         };
         store.check_head(now)?;
         if let Some(p) = project {

@@ -86,6 +86,7 @@ impl Store {
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
         let own = matches!(req.trigger, Some(Trigger::Own(_)));
+        self.torn.clear();
         let unsettled = self.set_aside_torn(main, &prev, own, &mut files, &mut now_state, &mut fresh);
         if let Some(h) = head
             && now_state == prev
@@ -147,7 +148,7 @@ impl Store {
     /// where only a change during the read counts). Never waits (the hook snapshots
     /// within its latency budget). Returns the unsettled paths.
     fn set_aside_torn(
-        &self,
+        &mut self,
         main: &Path,
         prev: &State,
         own: bool,
@@ -174,6 +175,14 @@ impl Store {
                 && crate::store::settle::young(&path);
             if (moved && !f.link) || shrank {
                 unsettled.push(f.rel.clone());
+            }
+            // The settled copy a write of this index must not lose lines of.
+            if is_index
+                && (moved || shrank)
+                && let Some(p) = prev.files.get(&f.rel)
+                && let Ok(old) = read::blob(&self.repo, p.oid)
+            {
+                self.torn.insert(f.rel.clone(), old);
             }
         }
         for rel in &unsettled {

@@ -421,6 +421,19 @@ impl Writer {
         seen: Option<&[u8]>,
         change: impl FnMut(&str) -> Result<String, Error>,
     ) -> Result<(String, String), Error> {
+        // The before-snapshot found the index shrunk and just changed (possibly
+        // another program's half-write, which the command may also have planned
+        // from): the last settled copy is the baseline no read may lose lines of.
+        let baseline = self.history.as_ref().and_then(|h| {
+            use std::os::unix::ffi::OsStrExt;
+            let rel = target.strip_prefix(self.dir.main()).ok()?;
+            h.torn.get(rel.as_os_str().as_bytes())
+        });
+        let seen = match (baseline, seen) {
+            (Some(b), Some(s)) if b.len() > s.len() => Some(b.as_slice()),
+            (Some(b), None) => Some(b.as_slice()),
+            (_, s) => s,
+        };
         update(self.root_for(target), target, seen, change)
     }
 

@@ -307,3 +307,76 @@ fn undo_of_an_add_during_an_in_place_rewrite_keeps_every_index_line() {
 fn undo_never_writes_back_an_index_recorded_unsettled() {
     undo_after_a_torn_snapshot(true);
 }
+
+/// The writer has put back the first half of the index, up to a line break, and
+/// stalls: the file looks whole, only shorter. `add` read it when it planned and
+/// reads it again at its write, so neither read tells. The snapshot taken before
+/// the write knows better: the index shrank since the last snapshot and has just
+/// changed, so that settled copy is the baseline the write must not lose lines of
+/// (issue 29 point 1; a clean-clone CI run lost 98 of 150 lines this way).
+#[test]
+fn a_half_written_index_that_ends_on_a_line_break_is_not_written_back() {
+    let (env, before) = dir_with_index();
+    let index: PathBuf = env.dir().join("MEMORY.md");
+    // The last settled state is recorded.
+    let out = env.command().args(["snapshot"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = before.split_inclusive('\n').collect();
+    let (head, tail) = (lines[..20].concat(), lines[20..].concat());
+    let (h, t) = (env.root().join("head.txt"), env.root().join("tail.txt"));
+    std::fs::write(&h, &head).unwrap();
+    std::fs::write(&t, &tail).unwrap();
+    let mut child = Command::new("sh")
+        .args([
+            "-c",
+            r#"exec 3>"$1"; cat "$2" >&3; echo half; read go; cat "$3" >&3; exec 3>&-; echo written"#,
+            "sh",
+        ])
+        .arg(&index)
+        .arg(&h)
+        .arg(&t)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = Arc::new(Mutex::new(child.stdin.take()));
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "half\n");
+    assert_eq!(std::fs::read_to_string(&index).unwrap(), head);
+    let go = Arc::clone(&stdin);
+    let (code, stderr, pauses) = run_on_test_clock(
+        &env,
+        &[
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "fresh",
+            "--description",
+            "a new one",
+            "--body",
+            "text",
+        ],
+        Box::new(move |_| {
+            if let Some(mut s) = go.lock().unwrap().take() {
+                s.write_all(b"go\n").unwrap();
+            }
+        }),
+    );
+    if let Some(mut s) = stdin.lock().unwrap().take() {
+        s.write_all(b"go\n").unwrap();
+    }
+    child.wait().unwrap();
+    let after = std::fs::read_to_string(&index).unwrap();
+    let lost: Vec<&str> = before.lines().filter(|l| !after.lines().any(|a| a == *l)).collect();
+    assert!(
+        lost.is_empty(),
+        "lost {} of 40 lines (exit {code}, pauses {pauses:?}):\n{stderr}\nindex now:\n{after}",
+        lost.len()
+    );
+    assert!(!pauses.is_empty(), "memctl waited for the index to settle");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(after.contains("](user_fresh.md)"), "{after}");
+}
