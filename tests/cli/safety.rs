@@ -221,8 +221,13 @@ fn kill_9_during_lint_fix_never_tears_a_file() {
             (format!("note_{i}.md"), text)
         })
         .collect();
+    // The index the user left a day ago: a heading, settled. (An empty or freshly
+    // shortened index is waited for until it has been left alone for a second,
+    // issue 29 point 1: every run would then spend its first second waiting, and
+    // the kills, spread over the reference run's span, would rarely land among
+    // the writes that follow.)
     let write_originals = |d: &std::path::Path| {
-        fs::write(d.join("MEMORY.md"), "").unwrap();
+        crate::support::write_aged(&d.join("MEMORY.md"), b"# Memory\n", 24.0);
         for (name, text) in &originals {
             fs::write(d.join(name), text).unwrap();
         }
@@ -239,7 +244,11 @@ fn kill_9_during_lint_fix_never_tears_a_file() {
     let span = started.elapsed();
     let fixed = md_files(&reference.dir());
     let fixed_index: Vec<String> = fixed["MEMORY.md"].lines().map(str::to_string).collect();
-    assert_eq!(fixed_index.len(), 30, "the reference run indexes every file");
+    assert_eq!(
+        fixed_index.len(),
+        31,
+        "the reference run indexes every file under the heading"
+    );
     assert!(
         fixed["note_0.md"].contains("description: \"note: has colon 0\""),
         "{}",
