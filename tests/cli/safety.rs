@@ -69,8 +69,10 @@ fn assert_consistent(env: &Env) {
             .trim_start_matches("user_note_")
             .trim_end_matches(".md")
             .to_string();
+        // What `add` writes (the 2.1.332 shape, SPEC §3.6): a run that was not
+        // killed leaves exactly this, a killed one nothing.
         let expected = format!(
-            "---\nname: Note {i}\ndescription: description {i}\ntype: user\n---\n\n{}\n",
+            "---\nname: note-{i}\ndescription: description {i}\nmetadata:\n  type: user\n---\n\n{}\n",
             "body text ".repeat(50)
         );
         assert_eq!(text, expected, "{name} is torn");
