@@ -962,21 +962,13 @@ fn a_fifo_given_to_truncate_check_is_refused_not_read() {
     cmd.args(["truncate-check"])
         .arg(&fifo)
         .stdin(std::process::Stdio::null());
-    let mut child = cmd
+    let child = cmd
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        // A hang detector, not a timing assertion.
-        if start.elapsed() > std::time::Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("truncate-check blocked on a FIFO");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
+    let (out, opened) = crate::support::wait_never_opening(child, &fifo);
+    assert!(!opened, "truncate-check opened the FIFO (it would block on it)");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -731,7 +731,6 @@ fn plain_git_reads_the_store() {
 #[test]
 fn history_writes_nothing_inside_the_memory_dir() {
     let env = with_memories();
-    let start = Instant::now();
     memctl(&env, &["snapshot"]).ok();
     write_aged(&env.dir().join("alpha.md"), b"changed\n", 1.0);
     memctl(&env, &["add", "--type", "user", "--name", "New", "--description", "d"]).ok();
@@ -747,5 +746,4 @@ fn history_writes_nothing_inside_the_memory_dir() {
         names,
         [".memctl.lock", "MEMORY.md", "alpha.md", "beta.md", "user_new.md"]
     );
-    assert!(start.elapsed() < Duration::from_secs(120), "hang detector");
 }

@@ -364,7 +364,6 @@ pub fn run_in_pty(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> String {
 #[track_caller]
 pub fn run_in_pty_status(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> (String, std::process::ExitStatus) {
     use std::io::{Read, Write};
-    use std::sync::{Arc, Mutex};
     let mut cmd = env.command();
     cmd.args(args);
     let program = cmd.get_program().to_string_lossy().into_owned();
@@ -388,29 +387,27 @@ pub fn run_in_pty_status(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> (S
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("script runs");
-    let output = Arc::new(Mutex::new(String::new()));
+    // The reader hands over what the terminal shows as it comes; the channel
+    // closes when memctl's side of the pty does.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
     let mut stdout = child.stdout.take().unwrap();
-    let sink = Arc::clone(&output);
     let reader = std::thread::spawn(move || {
         let mut buf = [0u8; 4096];
         while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 {
+            if n == 0 || tx.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
                 break;
             }
-            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
         }
     });
+    let mut output = String::new();
     let mut stdin = child.stdin.take().unwrap();
-    // Hang detectors only, generous for a loaded machine: no outcome depends on them.
-    const PATIENCE: Duration = Duration::from_secs(180);
     for (wait_for, send) in steps {
-        let start = std::time::Instant::now();
-        while !output.lock().unwrap().contains(wait_for) {
-            if start.elapsed() > PATIENCE {
-                let _ = child.kill();
-                panic!("prompt {wait_for:?} never appeared in {:?}", output.lock().unwrap());
+        // Wait for the prompt itself, not for a while: the output or its end.
+        while !output.contains(wait_for) {
+            match rx.recv() {
+                Ok(chunk) => output.push_str(&chunk),
+                Err(_) => panic!("memctl ended before the prompt {wait_for:?}: {output:?}"),
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
         stdin.write_all(send.as_bytes()).unwrap();
         stdin.flush().unwrap();
@@ -418,18 +415,19 @@ pub fn run_in_pty_status(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> (S
     // A Ctrl-C that reaches the terminal while the prompt is being drawn, before
     // console puts it in raw mode for the next key, is a SIGINT memctl holds until
     // that read returns: the prompt then waits for another key, as it does for a
-    // person, who presses Ctrl-C again. So a last step of Ctrl-C is repeated, at
-    // most every 200 ms, until memctl exits; a loaded machine makes that window
-    // wide enough to hit (a run hung here).
+    // person, who presses Ctrl-C again. So a last step of Ctrl-C is sent again
+    // after each look at memctl that finds it still running, at most 900 times (a
+    // count, not a deadline); a loaded machine makes that window wide enough to hit.
     let repeat = steps.last().is_some_and(|(_, send)| *send == "\x03");
-    let start = std::time::Instant::now();
+    let mut looks = 0;
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        if start.elapsed() > PATIENCE {
+        looks += 1;
+        if looks > 900 {
             let _ = child.kill();
-            panic!("memctl did not exit; output: {:?}", output.lock().unwrap());
+            panic!("memctl did not exit after {looks} looks; output: {output:?}");
         }
         std::thread::sleep(Duration::from_millis(200));
         if repeat && child.try_wait().unwrap().is_none() {
@@ -439,7 +437,7 @@ pub fn run_in_pty_status(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> (S
     };
     drop(stdin);
     reader.join().unwrap();
-    let output = output.lock().unwrap().clone();
+    output.extend(rx.try_iter());
     (output, status)
 }
 
@@ -456,4 +454,44 @@ pub fn pty_lines(out: &str) -> Vec<String> {
 /// after its indent.
 pub fn fits(line: &str, width: usize) -> bool {
     line.chars().count() <= width || !line.trim_start().contains(' ')
+}
+
+/// Wait for `child`, which was given the FIFO `fifo`, while a probe watches for a
+/// reader on it: opening a FIFO's write end without blocking succeeds only while
+/// someone holds its read end. Returns how `child` ended and whether it ever
+/// opened the FIFO (the probe then closes it at once, so a memctl blocked on it
+/// reads EOF and ends instead of hanging the test). No clock involved.
+pub fn wait_never_opening(mut child: std::process::Child, fifo: &Path) -> (std::process::Output, bool) {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let probe = {
+        let (done, fifo) = (std::sync::Arc::clone(&done), fifo.to_path_buf());
+        std::thread::spawn(move || {
+            let mut opened = false;
+            while !done.load(Ordering::SeqCst) {
+                let w = fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+                    .open(&fifo);
+                opened |= w.is_ok();
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            opened
+        })
+    };
+    let out = {
+        let status = child.wait().unwrap();
+        let mut stderr = Vec::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = std::io::Read::read_to_end(&mut e, &mut stderr);
+        }
+        std::process::Output {
+            status,
+            stdout: Vec::new(),
+            stderr,
+        }
+    };
+    done.store(true, Ordering::SeqCst);
+    (out, probe.join().unwrap())
 }
