@@ -361,7 +361,7 @@ pub struct HookArgs {
 pub enum HookCommand {
     /// Add memctl's hooks to a Claude Code settings file
     #[command(after_long_help = examples::HOOK_INSTALL)]
-    Install(HookInstallArgs),
+    Install(HookAddArgs),
     /// Remove memctl's hooks from a Claude Code settings file
     #[command(after_long_help = examples::HOOK_UNINSTALL)]
     Uninstall(HookInstallArgs),
@@ -379,6 +379,16 @@ pub enum SettingsScope {
     Local,
     /// <project>/.claude/settings.json (usually committed)
     Project,
+}
+
+#[derive(Debug, Args)]
+pub struct HookAddArgs {
+    #[command(flatten)]
+    pub target: HookInstallArgs,
+
+    /// Leave out the PreToolUse gate that refuses a Write or Edit which would lose memory
+    #[arg(long)]
+    pub no_gate: bool,
 }
 
 #[derive(Debug, Args)]

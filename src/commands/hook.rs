@@ -13,15 +13,15 @@ use crate::cli::{HookArgs, HookCommand, HookInstallArgs, SettingsScope};
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::hook;
-use crate::hook::install::{EVENTS, command_for, is_memctl_command, with_hooks, without_hooks};
+use crate::hook::install::{EVENTS, GATE, command_for, is_memctl_command, with_hooks, without_hooks};
 use crate::output::Output;
 use crate::settings_file::{Change, SettingsFile};
 
 pub fn run(args: &HookArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     match &args.command {
         None => run_hook(ctx, out),
-        Some(HookCommand::Install(a)) => edit(a, ctx, out, true),
-        Some(HookCommand::Uninstall(a)) => edit(a, ctx, out, false),
+        Some(HookCommand::Install(a)) => edit(&a.target, ctx, out, Some(!a.no_gate)),
+        Some(HookCommand::Uninstall(a)) => edit(a, ctx, out, None),
         Some(HookCommand::Status) => status(ctx, out),
     }
 }
@@ -55,7 +55,9 @@ struct EditReport {
     change: Change,
 }
 
-fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, install: bool) -> Result<ExitCode> {
+/// Install (`gate`: `Some(with the gate)`) or uninstall (`None`) memctl's hooks.
+fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, gate: Option<bool>) -> Result<ExitCode> {
+    let install = gate.is_some();
     let res = ctx.resolve()?;
     let file = crate::settings_file::scope_file(a.scope, &res)?;
     let root = crate::settings_file::scope_root(a.scope, &res);
@@ -68,7 +70,7 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, install: bool) -> 
                 file.display()
             ));
         }
-        with_hooks(&sf.value, &cmd, &file)?
+        with_hooks(&sf.value, &cmd, &file, gate.unwrap_or(true))?
     } else {
         without_hooks(&sf.value)
     };
@@ -198,7 +200,11 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         scopes.push(ScopeStatus {
             scope: name,
             file: file.to_string_lossy().into_owned(),
-            installed: EVENTS.iter().all(|(e, _)| events.iter().any(|x| x == e)),
+            // The gate is optional (`--no-gate`); every other event is needed.
+            installed: EVENTS
+                .iter()
+                .filter(|e| **e != GATE)
+                .all(|(e, _)| events.iter().any(|x| x == e)),
             events,
             binary,
             binary_exists,
@@ -232,6 +238,14 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             format!("partly installed ({})", s.events.join(", "))
         };
         text.push_str(&format!("{:<8} {state:<14} {}\n", s.scope, s.file));
+        if !s.events.is_empty() {
+            let gate = if s.events.iter().any(|e| e == GATE.0) {
+                "on (PreToolUse Write|Edit: a write that would lose memory is refused)"
+            } else {
+                "off (installed with --no-gate)"
+            };
+            text.push_str(&format!("         gate: {gate}\n"));
+        }
         if let (Some(b), Some(exists)) = (&s.binary, s.binary_exists) {
             let note = if exists {
                 ""

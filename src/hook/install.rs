@@ -10,9 +10,15 @@ use serde_json::{Map, Value, json};
 use crate::cli::SettingsScope;
 use crate::error::{Error, Kind};
 
-/// The events memctl registers, with their matchers.
-pub const EVENTS: [(&str, Option<&str>); 3] = [
+/// The event of the gate (SPEC §7.3), left out by `hook install --no-gate`.
+pub const GATE: (&str, Option<&str>) = ("PreToolUse", Some("Write|Edit"));
+
+/// The events memctl registers, with their matchers (SPEC §7.4, v3), the gate first.
+pub const EVENTS: [(&str, Option<&str>); 6] = [
+    GATE,
     ("PostToolUse", Some("Write|Edit|MultiEdit")),
+    ("Stop", None),
+    ("SubagentStop", None),
     ("SessionStart", None),
     ("SessionEnd", None),
 ];
@@ -58,14 +64,24 @@ fn not_shaped(file: &Path, what: &str) -> Error {
         .hint("memctl edits only the shapes Claude Code writes; fix the file by hand")
 }
 
-/// `settings` with memctl's entries (idempotent).
-pub fn with_hooks(settings: &Map<String, Value>, cmd: &str, file: &Path) -> Result<Map<String, Value>, Error> {
+/// `settings` with memctl's entries (idempotent); without `gate`, memctl's
+/// PreToolUse entry is left out (and removed when an earlier install added it).
+pub fn with_hooks(settings: &Map<String, Value>, cmd: &str, file: &Path, gate: bool) -> Result<Map<String, Value>, Error> {
     let mut s = settings.clone();
     let hooks = s.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(hooks) = hooks else {
         return Err(not_shaped(file, "`hooks` is not an object"));
     };
-    for (event, matcher) in EVENTS {
+    if !gate {
+        let (event, _) = GATE;
+        if let Some(Value::Array(list)) = hooks.get_mut(event)
+            && remove_ours(list)
+            && list.is_empty()
+        {
+            hooks.shift_remove(event);
+        }
+    }
+    for (event, matcher) in EVENTS.into_iter().filter(|e| gate || *e != GATE) {
         let list = hooks.entry(event).or_insert_with(|| Value::Array(Vec::new()));
         let Value::Array(list) = list else {
             return Err(not_shaped(file, &format!("`hooks.{event}` is not an array")));
@@ -150,15 +166,34 @@ mod tests {
             r#"{"model":"opus","hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"lint.sh"}]}]},"z":1}"#,
         )
         .unwrap();
-        let a = with_hooks(&orig, "/bin/memctl hook", f).unwrap();
-        assert_eq!(with_hooks(&a, "/bin/memctl hook", f).unwrap(), a);
+        let a = with_hooks(&orig, "/bin/memctl hook", f, true).unwrap();
+        assert_eq!(with_hooks(&a, "/bin/memctl hook", f, true).unwrap(), a);
         let b = without_hooks(&a);
         assert_eq!(
             serde_json::to_string(&b).unwrap(),
             serde_json::to_string(&orig).unwrap()
         );
         let empty = Map::new();
-        let c = without_hooks(&with_hooks(&empty, "memctl hook", f).unwrap());
+        let c = without_hooks(&with_hooks(&empty, "memctl hook", f, true).unwrap());
         assert!(c.is_empty());
+    }
+
+    #[test]
+    fn no_gate_leaves_out_the_pre_tool_use_entry_and_removes_an_earlier_one() {
+        let f = Path::new("/s.json");
+        let empty = Map::new();
+        let events = |m: &Map<String, Value>| -> Vec<String> { m["hooks"].as_object().unwrap().keys().cloned().collect() };
+        let all = with_hooks(&empty, "/bin/memctl hook", f, true).unwrap();
+        assert_eq!(
+            events(&all),
+            ["PreToolUse", "PostToolUse", "Stop", "SubagentStop", "SessionStart", "SessionEnd"]
+        );
+        assert_eq!(all["hooks"]["PreToolUse"][0]["matcher"], "Write|Edit");
+        let no_gate = with_hooks(&all, "/bin/memctl hook", f, false).unwrap();
+        assert_eq!(
+            events(&no_gate),
+            ["PostToolUse", "Stop", "SubagentStop", "SessionStart", "SessionEnd"]
+        );
+        assert_eq!(with_hooks(&empty, "/bin/memctl hook", f, false).unwrap(), no_gate);
     }
 }

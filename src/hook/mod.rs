@@ -1,14 +1,20 @@
-//! `memctl hook` (SPEC §7): the command Claude Code runs on `PostToolUse`,
-//! `SessionStart` and `SessionEnd` with one JSON object on stdin. It checks what a
-//! write into the memory dir changed and tells the model what to fix
-//! ([`react`]), in the output shapes and within the size budget of §7.2
+//! `memctl hook` (SPEC §7): the command Claude Code runs on `PreToolUse`,
+//! `PostToolUse`, `Stop`, `SubagentStop`, `SessionStart` and `SessionEnd` with one
+//! JSON object on stdin. The gate ([`gate`]) denies a write that would lose
+//! memory before it lands; after a write into the memory dir it reports what the
+//! write broke that the next step of a save will not fix ([`react`]) and adds the
+//! file to the turn list ([`turn`]), which the end of the turn checks once
+//! ([`stop`]); all in the output shapes and within the size budget of §7.2
 //! ([`render`]). Anything else (another event or tool, a path outside the memory
 //! dir) is silent.
 
+pub mod gate;
 pub mod install;
 pub mod payload;
 pub mod react;
 pub mod render;
+pub mod stop;
+pub mod turn;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -34,7 +40,9 @@ pub struct Call<'a> {
 /// React to one payload: `None` prints nothing.
 pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
     match p.event() {
+        "PreToolUse" => Ok(gate::pre_tool_use(p, call)),
         "PostToolUse" => post_tool_use(p, call),
+        "Stop" | "SubagentStop" => stop::stop(p, call),
         "SessionStart" => {
             let res = resolve(p, call.env)?;
             let between = record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call));
@@ -70,13 +78,16 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
     let Some(w) = locate(Path::new(file), &base, res.memdir.main(), &mounts) else {
         return Ok(None);
     };
+    if !w.is_index() {
+        turn::remember(p, call, &w);
+    }
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
     snap.file = Some(w.rel.clone());
     record_snapshot(&snap);
     Ok(react::post_tool_use(&w, p.original(), call.now))
 }
 
-fn ends_with_md(file: &str) -> bool {
+pub(crate) fn ends_with_md(file: &str) -> bool {
     file.len() >= 3 && file.as_bytes()[file.len() - 3..].eq_ignore_ascii_case(b".md")
 }
 
@@ -164,7 +175,7 @@ pub fn locate(file: &Path, base: &Path, main: &Path, mounts: &[String]) -> Optio
 }
 
 /// `p` with `.`, `..` and repeated separators resolved lexically.
-fn lexical(p: &Path) -> PathBuf {
+pub(crate) fn lexical(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

@@ -27,12 +27,19 @@ pub struct Payload {
     pub agent_id: Text,
     pub agent_type: Text,
     pub source: Text,
+    /// Stop/SubagentStop: the model is already continuing because of a stop hook.
+    pub stop_hook_active: Flag,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct ToolInput {
     pub file_path: Text,
+    /// The gate (PreToolUse) only: what a Write or an Edit proposes (SPEC §7.3).
+    pub content: Text,
+    pub old_string: Text,
+    pub new_string: Text,
+    pub replace_all: Flag,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -64,6 +71,10 @@ impl Text {
     }
 }
 
+/// A boolean field; anything else reads as false.
+#[derive(Debug, Default, PartialEq, Eq, Clone, Copy)]
+pub struct Flag(pub bool);
+
 /// An object field; anything else reads as `None`.
 #[derive(Debug)]
 pub struct Object<T>(pub Option<T>);
@@ -85,6 +96,10 @@ impl Payload {
 
     pub fn file_path(&self) -> Option<&str> {
         self.tool_input.0.as_ref()?.file_path.get()
+    }
+
+    pub fn tool_input(&self) -> Option<&ToolInput> {
+        self.tool_input.0.as_ref()
     }
 
     pub fn original(&self) -> &Original {
@@ -195,6 +210,50 @@ impl<'de> Deserialize<'de> for Text {
     }
 }
 
+struct FlagVisitor;
+
+impl<'de> Visitor<'de> for FlagVisitor {
+    type Value = Flag;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a boolean")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Flag, E> {
+        Ok(Flag(v))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Flag, E> {
+        Ok(Flag(false))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Flag, A::Error> {
+        drain_map(map)?;
+        Ok(Flag(false))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Flag, E> {
+        Ok(Flag(false))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Flag, E> {
+        Ok(Flag(false))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Flag, E> {
+        Ok(Flag(false))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Flag, E> {
+        Ok(Flag(false))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Flag, E> {
+        Ok(Flag(false))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Flag, A::Error> {
+        drain_seq(seq)?;
+        Ok(Flag(false))
+    }
+}
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(FlagVisitor)
+    }
+}
+
 struct OriginalVisitor;
 
 impl<'de> Visitor<'de> for OriginalVisitor {
@@ -285,6 +344,15 @@ mod tests {
         assert_eq!(*p.original(), Original::Text("old".into()));
         let p = parse(br#"{"tool_response":{}}"#).unwrap();
         assert_eq!(*p.original(), Original::Unknown);
+        let p = parse(
+            br#"{"stop_hook_active":true,"tool_input":{"file_path":"/m/a.md","old_string":"a","new_string":"b","replace_all":true}}"#,
+        )
+        .unwrap();
+        assert!(p.stop_hook_active.0);
+        let ti = p.tool_input().unwrap();
+        assert_eq!((ti.old_string.get(), ti.new_string.get(), ti.replace_all.0), (Some("a"), Some("b"), true));
+        let p = parse(br#"{"stop_hook_active":"yes","tool_input":{"replace_all":[1]}}"#).unwrap();
+        assert!(!p.stop_hook_active.0 && !p.tool_input().unwrap().replace_all.0);
     }
 
     #[test]

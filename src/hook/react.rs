@@ -32,7 +32,7 @@ pub fn post_tool_use(w: &Written, original: &Original, now: DateTime<Utc>) -> Op
     let mut o = if w.is_index() {
         index_write(w, before)?
     } else {
-        topic_write(w, original, before, now)?
+        topic_write(w, before, now)?
     };
     if before.is_none() {
         // Without the file before the write, nothing is known to be this write's.
@@ -67,6 +67,7 @@ fn finish(event: &str, label: &str, o: Outcome, known: bool) -> Option<HookOutpu
         doc.hook_specific_output = Some(Specific {
             hook_event_name: event.to_string(),
             additional_context: format!("{head}\n{}", render(&o.context, AIM)),
+            ..Specific::default()
         });
     }
     let summary = o.summary.unwrap_or_else(|| {
@@ -88,7 +89,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The fix for a finding that blocks.
-fn fix_for(id: RuleId) -> &'static str {
+pub(crate) fn fix_for(id: RuleId) -> &'static str {
     match id {
         RuleId::ML101 => {
             "make the frontmatter valid YAML (quote values that contain `: ` or start with `[`, `{`, `*`, `&`, `!`, `|`, `>`, `%`, `@`)"
@@ -103,7 +104,7 @@ fn fix_for(id: RuleId) -> &'static str {
 
 /// Findings in `new` that are not in `old` (as a multiset of rule and message:
 /// line numbers move when text is added above).
-fn introduced(new: Vec<Finding>, old: Option<Vec<Finding>>) -> Vec<Finding> {
+pub(crate) fn introduced(new: Vec<Finding>, old: Option<Vec<Finding>>) -> Vec<Finding> {
     let Some(old) = old else {
         return new;
     };
@@ -122,7 +123,7 @@ fn introduced(new: Vec<Finding>, old: Option<Vec<Finding>>) -> Vec<Finding> {
         .collect()
 }
 
-fn topic_write(w: &Written, original: &Original, before: Option<&str>, now: DateTime<Utc>) -> Option<Outcome> {
+fn topic_write(w: &Written, before: Option<&str>, now: DateTime<Utc>) -> Option<Outcome> {
     let bytes = crate::fsread::read_regular(&w.path, lint::READ_CAP).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let new = lint::file_findings(&w.path);
@@ -158,16 +159,14 @@ fn topic_write(w: &Written, original: &Original, before: Option<&str>, now: Date
             _ => {}
         }
     }
-    if !matches!(original, Original::Text(_))
-        && let Some(item) = unindexed(w)
-    {
-        o.context.push(item);
-    }
+    // A new topic file that is not indexed yet is step one of a correct save: the
+    // index line is checked at the end of the turn (Stop), not here (SPEC §7.3).
     Some(o)
 }
 
-/// ML203 for the written file: the exact index line to add, and where.
-fn unindexed(w: &Written) -> Option<Item> {
+/// ML203 for the written file: the exact index line to add, and where (the Stop
+/// check, SPEC §7.3).
+pub(crate) fn unindexed(w: &Written) -> Option<Item> {
     let idx_path = w.memdir.index_path();
     let index = crate::index::read_index_text(&idx_path);
     let linked = crate::index::extract_links(&index)
@@ -220,9 +219,6 @@ fn fullness(label: &str, l: &Load) -> String {
     }
 }
 
-fn near_cap(l: &Load) -> bool {
-    !l.truncated() && (l.line_count * 10 >= load::MAX_LINES * 9 || l.unit_count * 10 >= load::MAX_UNITS * 9)
-}
 
 /// The dropped entries of an index as a block item.
 fn dropped_item(label: &str, l: &Load, lines: &[(usize, String)]) -> Item {
@@ -230,6 +226,16 @@ fn dropped_item(label: &str, l: &Load, lines: &[(usize, String)]) -> Item {
     Item::new(format!(
         "{label} is over Claude Code's cap ({why}): {} will not load; shorten lines, move detail into topic files, or run `memctl index rebuild`",
         plural(lines.len(), "line", "lines")
+    ))
+    .with_list(lines.iter().map(|(n, t)| format!("{label}:{n}: {t}")).collect())
+}
+
+/// Entries a write pushed past the load cut, in the one voice of SPEC §7.3: the
+/// entries (file, line, text) and the fixing command, no figures of memctl's own.
+fn cut_item(label: &str, lines: &[(usize, String)]) -> Item {
+    Item::new(format!(
+        "past the load cut, so Claude Code does not load {}: run `memctl index rebuild` to bring every entry back within the load",
+        if lines.len() == 1 { "this entry" } else { "these entries" }
     ))
     .with_list(lines.iter().map(|(n, t)| format!("{label}:{n}: {t}")).collect())
 }
@@ -258,19 +264,20 @@ fn index_write(w: &Written, before: Option<&str>) -> Option<Outcome> {
             _ => true,
         })
         .collect();
+    // One voice with the client (SPEC §7.3): Claude Code itself reports an index
+    // over or near its caps, with its own numbers and targets; memctl adds only
+    // which entries are dropped and the command that fixes it, and says nothing
+    // of an index that is only near a cap.
     if !new_dropped.is_empty() {
-        o.block.push(dropped_item(&label, &now_load, &new_dropped));
+        o.block.push(cut_item(&label, &new_dropped));
         o.summary = Some(format!(
-            "memctl: {} — {} will not load",
-            fullness(&label, &now_load),
-            plural(new_dropped.len(), "entry", "entries")
+            "memctl: not loaded from {label}: {} (fix: memctl index rebuild)",
+            new_dropped
+                .iter()
+                .map(|(n, _)| format!("line {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
-    } else if near_cap(&now_load) && !old_load.as_ref().is_some_and(near_cap) {
-        o.context.push(Item::new(format!(
-            "{label} is near Claude Code's cap ({} lines of 200, {} UTF-16 units of 25 000): the next entries will be dropped; keep lines short, or run `memctl index rebuild`",
-            now_load.line_count,
-            crate::text::group_digits(now_load.unit_count as i64)
-        )));
     }
 
     // Index rules on lines this write added.

@@ -27,12 +27,17 @@ pub struct HookOutput {
     pub system_message: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct Specific {
     #[serde(rename = "hookEventName")]
     pub hook_event_name: String,
-    #[serde(rename = "additionalContext")]
+    #[serde(rename = "additionalContext", skip_serializing_if = "String::is_empty")]
     pub additional_context: String,
+    /// PreToolUse (the gate): `deny`.
+    #[serde(rename = "permissionDecision", skip_serializing_if = "Option::is_none")]
+    pub permission_decision: Option<&'static str>,
+    #[serde(rename = "permissionDecisionReason", skip_serializing_if = "Option::is_none")]
+    pub permission_decision_reason: Option<String>,
 }
 
 /// One problem for the model: a headline and the items it names.
@@ -115,6 +120,11 @@ pub fn to_json(doc: &HookOutput) -> String {
         hook_specific_output: doc.hook_specific_output.as_ref().map(|h| Specific {
             hook_event_name: one_line(&h.hook_event_name, 100),
             additional_context: crate::text::ellipsize(&h.additional_context, 3_000),
+            permission_decision: h.permission_decision,
+            permission_decision_reason: h
+                .permission_decision_reason
+                .as_ref()
+                .map(|r| crate::text::ellipsize(r, 3_000)),
         }),
         system_message: doc.system_message.as_ref().map(|m| one_line(m, 300)),
     };
