@@ -116,7 +116,7 @@ fn deny(w: &Written, problems: &[String]) -> HookOutput {
     let shown = problems.iter().take(5);
     for p in shown {
         reason.push_str("\n- ");
-        reason.push_str(&one_line(p, 360));
+        reason.push_str(&one_line(p, 600));
     }
     if problems.len() > 5 {
         reason.push_str(&format!("\n- … and {} more (run memctl lint)", problems.len() - 5));
@@ -151,7 +151,7 @@ fn topic_problems(w: &Written, before: Option<&str>, after: &str) -> Vec<String>
                 let what = if f.id == RuleId::ML108 {
                     "an invalid type"
                 } else {
-                    "frontmatter Claude Code cannot read (the memory would load untyped, without its description)"
+                    "frontmatter Claude Code cannot read (the memory would load untyped, with no description)"
                 };
                 out.push(if f.message.contains(": write `") {
                     format!("{at}: {what}: {}", f.message)
@@ -168,7 +168,9 @@ fn topic_problems(w: &Written, before: Option<&str>, after: &str) -> Vec<String>
 
 fn secret(at: &str, message: &str) -> String {
     let kind = message.split(';').next().unwrap_or(message);
-    format!("{at}: a secret ({kind}) would be loaded into model context in every later session — fix: leave it out; save where it lives instead")
+    format!(
+        "{at}: a secret ({kind}) would be loaded into model context in every later session — fix: leave it out; save where it lives instead"
+    )
 }
 
 /// The index: entries loaded now that the write would push past the load cut,
@@ -179,13 +181,15 @@ fn index_problems(w: &Written, before: &str, after: &str) -> Vec<String> {
     for l in crate::index::lines(before) {
         *old_lines.entry(l).or_default() += 1;
     }
-    let removes_only = crate::index::lines(after).into_iter().all(|l| match old_lines.get_mut(l) {
-        Some(n) if *n > 0 => {
-            *n -= 1;
-            true
-        }
-        _ => false,
-    });
+    let removes_only = crate::index::lines(after)
+        .into_iter()
+        .all(|l| match old_lines.get_mut(l) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        });
     if removes_only {
         return Vec::new();
     }

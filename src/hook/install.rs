@@ -66,7 +66,12 @@ fn not_shaped(file: &Path, what: &str) -> Error {
 
 /// `settings` with memctl's entries (idempotent); without `gate`, memctl's
 /// PreToolUse entry is left out (and removed when an earlier install added it).
-pub fn with_hooks(settings: &Map<String, Value>, cmd: &str, file: &Path, gate: bool) -> Result<Map<String, Value>, Error> {
+pub fn with_hooks(
+    settings: &Map<String, Value>,
+    cmd: &str,
+    file: &Path,
+    gate: bool,
+) -> Result<Map<String, Value>, Error> {
     let mut s = settings.clone();
     let hooks = s.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(hooks) = hooks else {
@@ -182,11 +187,19 @@ mod tests {
     fn no_gate_leaves_out_the_pre_tool_use_entry_and_removes_an_earlier_one() {
         let f = Path::new("/s.json");
         let empty = Map::new();
-        let events = |m: &Map<String, Value>| -> Vec<String> { m["hooks"].as_object().unwrap().keys().cloned().collect() };
+        let events =
+            |m: &Map<String, Value>| -> Vec<String> { m["hooks"].as_object().unwrap().keys().cloned().collect() };
         let all = with_hooks(&empty, "/bin/memctl hook", f, true).unwrap();
         assert_eq!(
             events(&all),
-            ["PreToolUse", "PostToolUse", "Stop", "SubagentStop", "SessionStart", "SessionEnd"]
+            [
+                "PreToolUse",
+                "PostToolUse",
+                "Stop",
+                "SubagentStop",
+                "SessionStart",
+                "SessionEnd"
+            ]
         );
         assert_eq!(all["hooks"]["PreToolUse"][0]["matcher"], "Write|Edit");
         let no_gate = with_hooks(&all, "/bin/memctl hook", f, false).unwrap();

@@ -78,9 +78,7 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
     let Some(w) = locate(Path::new(file), &base, res.memdir.main(), &mounts) else {
         return Ok(None);
     };
-    if !w.is_index() {
-        turn::remember(p, call, &w);
-    }
+    turn::remember(p, call, &w);
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
     snap.file = Some(w.rel.clone());
     record_snapshot(&snap);

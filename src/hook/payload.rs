@@ -350,7 +350,10 @@ mod tests {
         .unwrap();
         assert!(p.stop_hook_active.0);
         let ti = p.tool_input().unwrap();
-        assert_eq!((ti.old_string.get(), ti.new_string.get(), ti.replace_all.0), (Some("a"), Some("b"), true));
+        assert_eq!(
+            (ti.old_string.get(), ti.new_string.get(), ti.replace_all.0),
+            (Some("a"), Some("b"), true)
+        );
         let p = parse(br#"{"stop_hook_active":"yes","tool_input":{"replace_all":[1]}}"#).unwrap();
         assert!(!p.stop_hook_active.0 && !p.tool_input().unwrap().replace_all.0);
     }

@@ -219,7 +219,6 @@ fn fullness(label: &str, l: &Load) -> String {
     }
 }
 
-
 /// The dropped entries of an index as a block item.
 fn dropped_item(label: &str, l: &Load, lines: &[(usize, String)]) -> Item {
     let why = l.reason.clone().unwrap_or_default();

@@ -43,16 +43,22 @@ pub fn stop(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         .collect();
     // Recall mode (the index is not injected, SPEC §2.13): no index line to ask for.
     let recall = crate::index::check::recall_mode_lever(call.env, res.global_config.as_deref()).is_some();
+    let written: Vec<Written> = files
+        .iter()
+        .filter_map(|f| locate(f, &base, res.memdir.main(), &mounts))
+        .collect();
+    // An index written in this turn had its newly cut entries reported at that
+    // write (PostToolUse): the Stop does not say it twice.
+    let cut_reported: Vec<PathBuf> = written
+        .iter()
+        .filter(|w| w.is_index())
+        .map(|w| w.memdir.index_path())
+        .collect();
     let mut items = Vec::new();
     let mut files_with_problems = 0;
-    for f in &files {
-        let Some(w) = locate(f, &base, res.memdir.main(), &mounts) else {
-            continue;
-        };
-        if w.is_index() {
-            continue;
-        }
-        let found = check(&w, recall);
+    for w in written.iter().filter(|w| !w.is_index()) {
+        let cut_known = cut_reported.contains(&w.memdir.index_path());
+        let found = check(w, recall, cut_known);
         files_with_problems += usize::from(!found.is_empty());
         items.extend(found);
     }
@@ -79,7 +85,7 @@ pub fn stop(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
 }
 
 /// What keeps one written memory from being loaded, each with its fix.
-fn check(w: &Written, recall: bool) -> Vec<Item> {
+fn check(w: &Written, recall: bool, cut_known: bool) -> Vec<Item> {
     let mut out = Vec::new();
     if !w.path.is_file() {
         // Deleted later in the turn (or never a regular file): nothing to load.
@@ -102,14 +108,15 @@ fn check(w: &Written, recall: bool) -> Vec<Item> {
     if recall || w.memdir.mount().is_some() {
         return out;
     }
-    if let Some(item) = index_problem(w) {
+    if let Some(item) = index_problem(w, cut_known) {
         out.push(item);
     }
     out
 }
 
-/// Not indexed (the canonical line to add), or indexed only past the load cut.
-fn index_problem(w: &Written) -> Option<Item> {
+/// Not indexed (the canonical line to add), or indexed only past the load cut
+/// (unless `cut_known`: reported when this turn wrote the index).
+fn index_problem(w: &Written, cut_known: bool) -> Option<Item> {
     let index = crate::index::read_index_text(&w.memdir.index_path());
     let lines: Vec<usize> = crate::index::extract_links(&index)
         .iter()
@@ -118,6 +125,9 @@ fn index_problem(w: &Written) -> Option<Item> {
         .collect();
     if lines.is_empty() {
         return unindexed(w);
+    }
+    if cut_known {
+        return None;
     }
     let l = load::load(&index);
     let cut: std::collections::BTreeSet<usize> = l.dropped.iter().map(|d| d.line).collect();

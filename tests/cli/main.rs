@@ -16,6 +16,7 @@ mod global;
 mod golden_recall;
 mod history;
 mod hook;
+mod hook_gate;
 mod identity;
 mod index;
 mod lint;
