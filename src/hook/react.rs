@@ -269,13 +269,13 @@ fn index_write(w: &Written, before: Option<&str>) -> Option<Outcome> {
     // of an index that is only near a cap.
     if !new_dropped.is_empty() {
         o.block.push(cut_item(&label, &new_dropped));
+        let mut lines: Vec<String> = new_dropped.iter().take(3).map(|(n, _)| format!("line {n}")).collect();
+        if new_dropped.len() > 3 {
+            lines.push(format!("… and {} more", new_dropped.len() - 3));
+        }
         o.summary = Some(format!(
             "memctl: not loaded from {label}: {} (fix: memctl index rebuild)",
-            new_dropped
-                .iter()
-                .map(|(n, _)| format!("line {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            lines.join(", ")
         ));
     }
 
