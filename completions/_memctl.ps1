@@ -419,6 +419,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff; change nothing')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Accepted for scripts (these commands never ask)')
+            [CompletionResult]::new('--no-gate', '--no-gate', [CompletionResultType]::ParameterName, 'Leave out the PreToolUse gate that refuses a Write or Edit which would lose memory')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
             [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')

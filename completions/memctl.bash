@@ -1469,7 +1469,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__hook__subcmd__install)
-            opts="-n -y -h --scope --dry-run --yes --dir --project --team --json --color --no-history --help"
+            opts="-n -y -h --scope --dry-run --yes --no-gate --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

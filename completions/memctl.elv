@@ -388,6 +388,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --dry-run 'Print the diff; change nothing'
             cand -y 'Accepted for scripts (these commands never ask)'
             cand --yes 'Accepted for scripts (these commands never ask)'
+            cand --no-gate 'Leave out the PreToolUse gate that refuses a Write or Edit which would lose memory'
             cand --team 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

@@ -353,6 +353,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s n -l dry-run -d 'Print the diff; change nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s y -l yes -d 'Accepted for scripts (these commands never ask)'
+complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l no-gate -d 'Leave out the PreToolUse gate that refuses a Write or Edit which would lose memory'
 complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
