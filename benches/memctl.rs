@@ -415,6 +415,7 @@ fn main() {
     )
     .unwrap();
     hook_rows(bin, &root, startup, &mut report);
+    gate_rows(bin, &root, &mut report);
     projects_rows(bin, &root, &mut report);
     // The settings readers (SPEC §7.4, §7.5): one resolution and a few small files.
     for args in ["config", "hook status"] {
@@ -704,6 +705,50 @@ fn hook_rows(bin: &str, root: &Path, startup: Duration, report: &mut String) {
     ));
     for r in rows {
         writeln!(report, "{r}").unwrap();
+    }
+}
+
+/// The gate (SPEC v3 §7.2, §7.3): `PreToolUse` of a Write of a topic file and of an
+/// Edit of `MEMORY.md` into a 2 000-file memory dir (target ≤ 15 ms): the file after
+/// the write is judged, nothing else is read.
+fn gate_rows(bin: &str, root: &Path, report: &mut String) {
+    let dir = workload(root, 2000);
+    let project = root.join("gate-project");
+    fs::create_dir_all(&project).unwrap();
+    let topic = fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "md") && !p.ends_with("MEMORY.md"))
+        .unwrap();
+    let text = fs::read_to_string(&topic).unwrap_or_default();
+    let idx = dir.join("MEMORY.md");
+    let first = fs::read_to_string(&idx)
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let env = format!("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE={}", dir.display());
+    for (what, input) in [
+        (
+            "Write of a topic file",
+            serde_json::json!({"file_path": topic, "content": format!("{text}\nOne more line.\n")}),
+        ),
+        (
+            "Edit of MEMORY.md",
+            serde_json::json!({"file_path": idx, "old_string": first, "new_string": format!("{first}\n- [New](new.md) — a new entry"), "replace_all": false}),
+        ),
+    ] {
+        let tool = if what.starts_with("Write") { "Write" } else { "Edit" };
+        let payload = serde_json::json!({
+            "session_id": "bench", "cwd": project, "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "bench",
+        });
+        let p = root.join(format!("gate-{tool}.json"));
+        fs::write(&p, payload.to_string()).unwrap();
+        let t = time(&format!("{env} {bin} hook < {}", p.display()), 101);
+        writeln!(report, "hook gate, {what}, 2 000-file dir: {} (target ≤ 15 ms)", secs(t)).unwrap();
     }
 }
 

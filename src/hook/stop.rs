@@ -75,7 +75,7 @@ pub fn stop(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         },
         if n == 1 { "is" } else { "are" },
         if n == 1 { "it" } else { "them" },
-        render(&items, AIM)
+        render(&items, AIM - 200)
     );
     Ok(Some(HookOutput {
         decision: Some("block"),
