@@ -748,7 +748,12 @@ fn gate_rows(bin: &str, root: &Path, report: &mut String) {
         let p = root.join(format!("gate-{tool}.json"));
         fs::write(&p, payload.to_string()).unwrap();
         let t = time(&format!("{env} {bin} hook < {}", p.display()), 101);
-        writeln!(report, "hook gate, {what}, 2 000-file dir: {} (target ≤ 15 ms)", secs(t)).unwrap();
+        writeln!(
+            report,
+            "hook gate, {what}, 2 000-file dir: {} (target ≤ 15 ms)",
+            secs(t)
+        )
+        .unwrap();
     }
 }
 

@@ -8,6 +8,7 @@
 //! ([`render`]). Anything else (another event or tool, a path outside the memory
 //! dir) is silent.
 
+pub mod baseline;
 pub mod gate;
 pub mod install;
 pub mod payload;
@@ -79,10 +80,29 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
         return Ok(None);
     };
     turn::remember(p, call, &w);
+    // No `originalFile` in the payload: the last snapshot's copy, read before
+    // this call records the write (SPEC v3 §7.3 PostToolUse step 2).
+    let fallback = match p.original() {
+        payload::Original::Unknown => {
+            let project = res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
+            baseline::last_copy(
+                call.history,
+                res.memdir.main(),
+                project.as_deref(),
+                &w.label(),
+                call.now,
+            )
+        }
+        _ => None,
+    };
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
     snap.file = Some(w.rel.clone());
     record_snapshot(&snap);
-    Ok(react::post_tool_use(&w, p.original(), call.now))
+    Ok(react::post_tool_use(
+        &w,
+        fallback.as_ref().unwrap_or(p.original()),
+        call.now,
+    ))
 }
 
 pub(crate) fn ends_with_md(file: &str) -> bool {

@@ -582,3 +582,24 @@ fn g9_install_adds_the_gate_and_the_stop_hooks_and_status_shows_the_gate() {
     run(&["hook", "uninstall"]);
     assert!(!fs::read_to_string(&f).unwrap().contains("hooks"));
 }
+
+/// Without `originalFile` (older builds, `MultiEdit`), the last snapshot's copy
+/// is the file before the write (SPEC v3 §7.3 PostToolUse step 2): what the write
+/// broke is a block, what it did not is not reported.
+#[test]
+fn g10_without_original_file_the_last_snapshot_is_the_baseline() {
+    let bad = "---\nname: a\ndescription: \"unclosed\ntype: user\n---\nbody\n";
+    let e = seeded(&[("a.md", GOOD), ("MEMORY.md", "- [A](a.md) — a thing\n")]);
+    let mut c = e.command();
+    assert!(c.arg("snapshot").output().unwrap().status.success());
+    fs::write(e.dir().join("a.md"), bad).unwrap();
+    let post = json!({"session_id": "s1", "cwd": e.root().join("proj"), "hook_event_name": "PostToolUse",
+        "tool_name": "MultiEdit", "tool_input": {"file_path": e.dir().join("a.md")}, "tool_response": {}});
+    let d = call(&e, &post).doc();
+    assert_eq!(d["decision"], "block", "{d}");
+    assert!(d["reason"].as_str().unwrap().contains("a.md:"), "{d}");
+    // Snapshotted broken (the hook's own snapshot above): a later write that
+    // leaves it broken is not this write's doing.
+    fs::write(e.dir().join("a.md"), format!("{bad}more\n")).unwrap();
+    call(&e, &post).silent();
+}
