@@ -15,6 +15,8 @@ a verdict line per session:
                   client's own advisory; the Stop is silent.
   unindexed-stop  The turn ends with an unindexed memory: the Stop blocks once, the
                   scripted model adds the index line, the second Stop passes.
+  subagent        A subagent runs (and writes nothing): the SubagentStop payload's
+                  shape is recorded; memctl says nothing.
   broken-write    A Write with unreadable frontmatter over a good memory is denied
                   before it lands; the file on disk is unchanged.
 
@@ -94,6 +96,15 @@ SESSIONS = {
             "Indexed it.",
         ],
     },
+    "subagent": {
+        "seed": {"project_build.md": BUILD, "MEMORY.md": BUILD_LINE},
+        "prompt": "Look around please.",
+        "script": [
+            {"type": "tool_use", "name": "Agent",
+             "input": {"description": "look around", "prompt": "List the files.", "subagent_type": "general-purpose"}},
+            "Done here.",
+        ],
+    },
     "broken-write": {
         "seed": {"project_build.md": BUILD, "MEMORY.md": BUILD_LINE},
         "prompt": "Note that the build also needs `make gen` first.",
@@ -156,6 +167,11 @@ def verdict(name, s, memdir):
               and len(msgs) == 1)
         return ok, "%d Stop calls, %d blocked (the first), second Stop output %r, index fixed: %s" % (
             len(stops), len(blocks), stops[1]["output"] if len(stops) > 1 else None, indexed)
+    if name == "subagent":
+        sub = [h for h in s["hooks"] or [] if h["event"] == "SubagentStop"]
+        ok = len(sub) == 1 and sub[0]["input"].get("agent_id") and not msgs
+        return ok, "%d SubagentStop call(s) with agent_id %r, %d memctl messages" % (
+            len(sub), sub[0]["input"].get("agent_id") if sub else None, len(msgs))
     if name == "broken-write":
         pre = [h for h in msgs if h["event"] == "PreToolUse"]
         with open(os.path.join(memdir, "project_build.md")) as f:

@@ -286,31 +286,36 @@ fn g4_subagent_stop_checks_the_agents_turn_list_for_each_problem() {
             "---\nname: b\ndescription: \"unclosed\ntype: user\n---\nbody\n",
         ),
     ]);
+    // The recorded shapes: a subagent's SubagentStop and the main Stop of that
+    // session, and a Write's PostToolUse given that subagent's ids.
+    let rec = session(&e, "subagent");
+    let find = |ev: &str| rec.iter().find(|p| p["hook_event_name"] == ev).unwrap().clone();
+    let (main_stop, sub_stop) = (find("Stop"), find("SubagentStop"));
+    let write = session(&e, "two-step-save")
+        .into_iter()
+        .find(|p| p["hook_event_name"] == "PostToolUse")
+        .unwrap();
     let post = |rel: &str| {
-        json!({"session_id": "s1", "cwd": e.root().join("proj"), "prompt_id": "p", "permission_mode": "default",
-            "agent_id": "a0123456789abcdef", "agent_type": "general-purpose", "effort": {"level": "medium"},
-            "hook_event_name": "PostToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": e.dir().join(rel), "content": "x"},
-            "tool_response": {"type": "create", "filePath": e.dir().join(rel), "content": "x",
-                "structuredPatch": [], "originalFile": null, "userModified": false, "memdirStamped": true},
-            "tool_use_id": "t", "duration_ms": 3})
+        let mut p = write.clone();
+        p["session_id"] = sub_stop["session_id"].clone();
+        p["agent_id"] = sub_stop["agent_id"].clone();
+        p["agent_type"] = sub_stop["agent_type"].clone();
+        p["tool_input"]["file_path"] = json!(e.dir().join(rel));
+        p["tool_response"]["filePath"] = json!(e.dir().join(rel));
+        p
     };
     for rel in ["late.md", "typed.md", "broken.md"] {
         call(&e, &post(rel));
     }
     let stop = |agent: Option<&str>| {
-        let mut p = json!({"session_id": "s1", "cwd": e.root().join("proj"), "prompt_id": "p",
-            "permission_mode": "default", "effort": {"level": "medium"},
-            "hook_event_name": if agent.is_some() { "SubagentStop" } else { "Stop" },
-            "stop_hook_active": false, "last_assistant_message": "Done.", "background_tasks": [], "session_crons": []});
-        if let Some(a) = agent {
-            p["agent_id"] = json!(a);
-            p["agent_type"] = json!("general-purpose");
+        if agent.is_some() {
+            sub_stop.clone()
+        } else {
+            main_stop.clone()
         }
-        p
     };
     call(&e, &stop(None)).silent();
-    let d = call(&e, &stop(Some("a0123456789abcdef"))).doc();
+    let d = call(&e, &stop(Some("sub"))).doc();
     assert_eq!(d["decision"], "block");
     let reason = d["reason"].as_str().unwrap();
     assert!(
@@ -327,7 +332,7 @@ fn g4_subagent_stop_checks_the_agents_turn_list_for_each_problem() {
         reason.contains("broken.md:") && reason.contains("fix: make the frontmatter valid YAML"),
         "{reason}"
     );
-    call(&e, &stop(Some("a0123456789abcdef"))).silent();
+    call(&e, &stop(Some("sub"))).silent();
 }
 
 /// (d) A Write with unreadable frontmatter over a good memory is denied before
