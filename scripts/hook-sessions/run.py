@@ -162,9 +162,19 @@ def verdict(name, s, memdir):
         blocks = [h for h in stops if isinstance(h["output"], dict) and h["output"].get("decision") == "block"]
         with open(os.path.join(memdir, "MEMORY.md")) as f:
             indexed = "(feedback_terse.md)" in f.read()
+        # What the model got: the Stop's reason in the next request's messages.
+        seen = ""
+        with open(os.path.join(s["logs"]["dir"], "api.jsonl")) as f:
+            for line in f:
+                for m in json.loads(line).get("body", {}).get("messages", []):
+                    text = json.dumps(m["content"], ensure_ascii=False)
+                    if "is not in MEMORY.md" in text and not seen:
+                        i = text.index("Stop hook") if "Stop hook" in text else text.index("memctl:")
+                        seen = text[i:i + 260]
+        print("The model got (next request):\n" + indent(seen or "(not found)"))
         ok = (len(stops) == 2 and len(blocks) == 1 and stops[0] is blocks[0] and not stops[1]["output"]
               and stops[1]["input"].get("stop_hook_active") is True and indexed
-              and len(msgs) == 1)
+              and len(msgs) == 1 and bool(seen))
         return ok, "%d Stop calls, %d blocked (the first), second Stop output %r, index fixed: %s" % (
             len(stops), len(blocks), stops[1]["output"] if len(stops) > 1 else None, indexed)
     if name == "subagent":
