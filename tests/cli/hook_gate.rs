@@ -608,3 +608,41 @@ fn g10_without_original_file_the_last_snapshot_is_the_baseline() {
     fs::write(e.dir().join("a.md"), format!("{bad}more\n")).unwrap();
     call(&e, &post).silent();
 }
+
+/// A turn that wrote many unindexed memories: one Stop message of at most 2 000
+/// characters, the rest counted (SPEC v3 §7.3).
+#[test]
+fn g11_a_long_stop_list_is_cut_with_a_count() {
+    let mut e = seeded(&[("MEMORY.md", "# Memory\n")]);
+    for i in 0..60 {
+        e = e.memory(
+            &format!("project_topic{i}.md"),
+            &format!(
+                "---\nname: Topic {i}\ndescription: {}\ntype: user\n---\nbody\n",
+                "a long description ".repeat(6)
+            ),
+        );
+    }
+    let write = session(&e, "two-step-save")
+        .into_iter()
+        .find(|p| p["hook_event_name"] == "PostToolUse")
+        .unwrap();
+    for i in 0..60 {
+        let mut p = write.clone();
+        p["tool_input"]["file_path"] = json!(e.dir().join(format!("project_topic{i}.md")));
+        call(&e, &p).silent();
+    }
+    let mut stop = session(&e, "unindexed-stop")
+        .into_iter()
+        .find(|p| p["hook_event_name"] == "Stop")
+        .unwrap();
+    stop["session_id"] = write["session_id"].clone();
+    let d = call(&e, &stop).doc();
+    let reason = d["reason"].as_str().unwrap();
+    assert!(reason.chars().count() <= 2_000, "{}", reason.chars().count());
+    assert!(
+        reason.starts_with("memctl: 60 memories written in this turn"),
+        "{reason}"
+    );
+    assert!(reason.ends_with("more (run memctl lint)"), "{reason}");
+}
