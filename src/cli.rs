@@ -1156,7 +1156,9 @@ Examples:
   Preview the change to ~/.claude/settings.json:
     memctl hook install --dry-run
   Install for this project only, on this machine:
-    memctl hook install --scope local";
+    memctl hook install --scope local
+  Check writes after they land and at the end of the turn, but never refuse one:
+    memctl hook install --no-gate";
 
     pub const HOOK_UNINSTALL: &str = "\
 Examples:
