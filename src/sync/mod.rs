@@ -53,11 +53,26 @@ fn member(identity: &str) -> String {
     m.strip_prefix("projects/").unwrap_or(&m).to_string()
 }
 
+/// How a sync takes the remote's branch (SPEC v3 §11.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The per-file three-way merge against the last synced commit; a remote that
+    /// does not descend from that commit (rolled back, rewritten) is refused.
+    Merge,
+    /// `--accept-remote`: this machine takes each project as the remote holds it
+    /// (what the remote no longer holds is deleted here, its copy in history).
+    AcceptRemote,
+    /// `--push-local`: the remote is restored from this machine (nothing incoming).
+    PushLocal,
+}
+
 pub struct Options {
     pub repo: PathBuf,
     pub remote: Option<String>,
     pub dry_run: bool,
+    /// Approval of a mass deletion, given on this machine (never read from the remote).
     pub allow_mass_delete: bool,
+    pub mode: Mode,
     pub strict: bool,
     pub machine: String,
     pub now: DateTime<Utc>,
@@ -278,24 +293,56 @@ fn plan_project(
     } else {
         r.ref_id(&SyncRepo::synced_ref(&t.identity))
     };
-    let base = match base_commit {
+    let remote_tip = r.ref_id(REMOTE_BRANCH);
+    // A remote that does not descend from the commit this machine last synced
+    // (rolled back, force-pushed, its branch deleted) is no base for a merge: its
+    // "deletions" are newer memories it lost. The user decides (SPEC v3 §11.3).
+    if opts.mode == Mode::Merge
+        && let Some(b) = base_commit
+        && !remote_tip.is_some_and(|tip| r.descends(tip, b))
+    {
+        let short = |c: ObjectId| c.to_hex_with_len(8).to_string();
+        return Err(Error::new(
+            Kind::Conflict,
+            format!(
+                "{}: the remote's branch ({}) does not descend from {}, the commit this machine last synced: it was rolled back or rewritten; nothing was written or pushed",
+                t.identity,
+                remote_tip.map_or_else(|| "deleted".to_string(), |c| format!("now {}", short(c))),
+                short(b)
+            ),
+        )
+        .hint("run `memctl sync --push-local` to restore the remote from this machine, or `memctl sync --accept-remote` to take the remote as it is (add --dry-run first to see what it would delete here)"));
+    }
+    let mut base = match base_commit {
         Some(c) => match r.projects(Some(c))?.get(&t.member()) {
             Some(tree) => r.files(*tree)?,
             None => Files::new(),
         },
         None => Files::new(),
     };
-    // A remote that holds nothing for the project (a new remote, a reset branch)
-    // sent nothing: read as deleting every file it would wipe this machine's memory.
-    let remote = match remote_tree {
-        Some(tree) => r.files(tree)?,
-        None => base.clone(),
-    };
     let mut skipped = Vec::new();
     let (mut local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
     // A file that cannot travel (a symlink, too big, unreadable) is not a local
     // deletion: it keeps its synced entry, so no machine deletes its copy.
     carry(&mut local, &skipped, &[&base]);
+    // A remote that holds nothing for the project (a new remote, a reset branch)
+    // sent nothing: read as deleting every file it would wipe this machine's memory.
+    // `--push-local` takes nothing from it (its trees are not even read); for what
+    // goes out (secrets, mtimes) the remote is what this machine last synced.
+    let (remote, incoming) = match (opts.mode, remote_tree) {
+        (Mode::PushLocal, _) => (base.clone(), local.clone()),
+        (_, Some(tree)) => {
+            let f = r.files(tree)?;
+            (f.clone(), f)
+        }
+        (_, None) => (base.clone(), base.clone()),
+    };
+    // `--accept-remote`: every file here reads as unchanged since the base, so the
+    // merge takes the remote's version of each, and its deletions.
+    if opts.mode == Mode::AcceptRemote {
+        base = local.clone();
+    }
+    let base_known = base_commit.is_some() || opts.mode == Mode::AcceptRemote;
     for s in &skipped {
         warnings.push(format!(
             "{}: {s} is not a regular memory file with a portable name: not synced",
@@ -325,23 +372,24 @@ fn plan_project(
         }
         approved = true;
     }
-    // A received mass deletion must carry its approval.
-    if let Some(tip) = r.ref_id(REMOTE_BRANCH)
-        && base_commit.is_some()
-        && more_than_half(deletions(&base, &remote), memories(&base))
+    // A received mass deletion is approved on this machine, never by the remote:
+    // a `Mass-Delete-Approved:` trailer in its commits is information, not
+    // permission (SPEC v3 §11.3).
+    if remote_tip.is_some()
+        && base_known
+        && more_than_half(deletions(&base, &incoming), memories(&base))
         && !opts.allow_mass_delete
-        && !r.mass_delete_approved(tip, base_commit, &t.identity)
     {
         return Err(Error::new(
             Kind::Conflict,
             format!(
-                "{}: the remote deletes {} of {} memories without an approval (Mass-Delete-Approved); nothing was written or pushed",
+                "{}: what the remote sent deletes {} of {} memories here; nothing was written or pushed",
                 t.identity,
-                deletions(&base, &remote),
+                deletions(&base, &incoming),
                 memories(&base)
             ),
         )
-        .hint("if that is meant, accept it with `memctl sync --allow-mass-delete`"));
+        .hint("if that is meant, approve it on this machine with `memctl sync --allow-mass-delete` (`--dry-run` lists the files first; an approval in the remote's commits does not count)"));
     }
     let machine = r
         .ref_id(REMOTE_BRANCH)
@@ -350,13 +398,13 @@ fn plan_project(
     let mut acts = Vec::new();
     let mut gone = BTreeSet::new();
     let mut kept = BTreeSet::new();
-    let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(remote.keys()).collect();
+    let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(incoming.keys()).collect();
     let oid = |f: &Files, k: &str| f.get(k).map(|b| b.oid);
     for rel in names {
         if rel == INDEX {
             continue;
         }
-        let (b, l, rm) = (oid(&base, rel), oid(&local, rel), oid(&remote, rel));
+        let (b, l, rm) = (oid(&base, rel), oid(&local, rel), oid(&incoming, rel));
         let decision = merge::decide(b.as_ref(), l.as_ref(), rm.as_ref());
         let exists = match decision {
             Decision::Same | Decision::KeepLocal => l.is_some(),
@@ -375,7 +423,7 @@ fn plan_project(
         match decision {
             Decision::Same | Decision::KeepLocal => {}
             Decision::TakeRemote | Decision::KeptDeletedHere => {
-                match &remote.get(rel) {
+                match &incoming.get(rel) {
                     Some(rb) => {
                         if l.is_none() {
                             report.added.push(rel.clone());
@@ -413,14 +461,14 @@ fn plan_project(
                 ));
             }
             Decision::Conflict => {
-                let rb = &remote[rel];
-                let incoming = r.blob(rb.oid)?;
+                let rb = &incoming[rel];
+                let bytes = r.blob(rb.oid)?;
                 let from = r
                     .ref_id(REMOTE_BRANCH)
                     .and_then(|tip| r.machine_that_wrote(tip, &t.member(), rel, rb.oid))
                     .unwrap_or_else(|| machine.clone());
                 let suffix = conflict_suffix(&from, opts.now);
-                if let Some((name, new)) = conflict_name(&t.dir, rel, &suffix, &incoming) {
+                if let Some((name, new)) = conflict_name(&t.dir, rel, &suffix, &bytes) {
                     if new {
                         acts.push(Act::Keep {
                             rel: name.clone(),
@@ -451,7 +499,11 @@ fn plan_project(
         }
     };
     let local_index = local_bytes.get(INDEX).map(|b| String::from_utf8_lossy(b).into_owned());
-    let remote_index = text(&remote)?;
+    let remote_index = if opts.mode == Mode::PushLocal {
+        None
+    } else {
+        text(&incoming)?
+    };
     let mut index = None;
     let mut index_cut = None;
     if remote_index.is_some() || !gone.is_empty() || !report.skipped.is_empty() {

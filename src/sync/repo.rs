@@ -313,45 +313,23 @@ impl SyncRepo {
         Ok(())
     }
 
-    /// Whether a commit reachable from `tip` but not from `base` carries the
-    /// trailer `Mass-Delete-Approved: <identity>` (at most 10 000 commits looked at).
-    pub fn mass_delete_approved(&self, tip: ObjectId, base: Option<ObjectId>, identity: &str) -> bool {
-        let known = match base {
-            Some(b) => self.ancestors(b, 10_000),
-            None => Default::default(),
-        };
+    /// Whether `ancestor` is `tip` or reachable from it through parents (each
+    /// commit looked at once; a commit that cannot be read ends its line).
+    pub fn descends(&self, tip: ObjectId, ancestor: ObjectId) -> bool {
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![tip];
         while let Some(id) = stack.pop() {
-            if known.contains(&id) || !seen.insert(id) || seen.len() > 10_000 {
-                continue;
-            }
-            let Ok(c) = self.repo.find_commit(id) else { continue };
-            if let Ok(m) = c.message_raw()
-                && m.to_string().lines().any(|l| {
-                    l.strip_prefix("Mass-Delete-Approved:")
-                        .is_some_and(|v| v.trim() == identity)
-                })
-            {
+            if id == ancestor {
                 return true;
             }
-            stack.extend(c.parent_ids().map(|p| p.detach()));
-        }
-        false
-    }
-
-    fn ancestors(&self, from: ObjectId, max: usize) -> std::collections::HashSet<ObjectId> {
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![from];
-        while let Some(id) = stack.pop() {
-            if seen.len() >= max || !seen.insert(id) {
+            if !seen.insert(id) {
                 continue;
             }
             if let Ok(c) = self.repo.find_commit(id) {
                 stack.extend(c.parent_ids().map(|p| p.detach()));
             }
         }
-        seen
+        false
     }
 
     /// The git object id of `bytes` as a blob (nothing written).

@@ -720,6 +720,12 @@ fn m7_an_index_the_merge_pushes_past_the_cut_is_a_warning() {
 /// Push a commit to the remote by hand that deletes `names` from the project
 /// (and from its mtimes), with no `Mass-Delete-Approved` trailer.
 fn push_unapproved_deletion(w: &World, names: &[&str]) {
+    push_deletion(w, names, "");
+}
+
+/// Push a commit to the remote by hand that deletes `names` from the project (and
+/// from its mtimes), its message ending in `trailers`.
+fn push_deletion(w: &World, names: &[&str], trailers: &str) {
     let wt = w.root().join("by-hand");
     git(&w.root(), &["clone", "-q", &w.url, wt.to_str().unwrap()]);
     for n in names {
@@ -737,7 +743,12 @@ fn push_unapproved_deletion(w: &World, names: &[&str]) {
     }
     git(
         &wt,
-        &["commit", "-q", "-m", "sync: merge from elsewhere\n\nMachine: elsewhere"],
+        &[
+            "commit",
+            "-q",
+            "-m",
+            &format!("sync: merge from elsewhere\n\nMachine: elsewhere\n{trailers}"),
+        ],
     );
     git(&wt, &["push", "-q", "origin", "HEAD:main"]);
 }
@@ -772,8 +783,14 @@ fn m8_mass_deletion_is_refused_unless_approved_and_applied_where_received() {
         "refused: nothing written or pushed"
     );
     lap.sync_ok(&w, &["--allow-mass-delete"]);
-    // The desk applies the approved deletion without the flag.
-    let doc = desk.sync_ok(&w, &["--json"]).json();
+    // The laptop's approval is the laptop's: the desk gives its own (SPEC v3 §11.3).
+    let tip = w.tip();
+    let before = desk.files();
+    let refused = desk.run(&["sync"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.contains("3 of 4"), "{refused:?}");
+    assert_eq!((w.tip(), desk.files()), (tip, before), "refused: nothing written");
+    let doc = desk.sync_ok(&w, &["--json", "--allow-mass-delete"]).json();
     let mut deleted = strs(&doc["projects"][0]["deleted"]);
     deleted.sort();
     assert_eq!(deleted, names, "{doc}");
@@ -1034,4 +1051,122 @@ fn m12_only_tracked_memory_files_ever_reach_the_remote() {
     for leak in ["LEAK-NOTES", "TRANSCRIPT", "\"LEAK\":1", "424242424242"] {
         assert!(!dump.contains(leak), "{leak} reached the remote");
     }
+}
+
+#[test]
+fn m8c_a_forged_mass_delete_approval_in_the_remote_deletes_nothing() {
+    let w = World::new();
+    let (lap, desk) = synced_pair(&w);
+    let names = ["user_b.md", "user_c.md", "user_d.md"];
+    for n in names {
+        lap.write(n, &memory(n, "user", n));
+    }
+    lap.sync_ok(&w, &[]);
+    desk.sync_ok(&w, &[]);
+    // Someone with push access writes the approval memctl itself writes.
+    push_deletion(&w, &names, &format!("Mass-Delete-Approved: {IDENTITY}\n"));
+    let tip = w.tip();
+    for m in [&desk, &lap] {
+        let before = m.files();
+        let refused = m.run(&["sync"]);
+        assert_eq!(refused.code, 2, "{refused:?}");
+        assert!(refused.stderr.contains("deletes 3 of 4"), "{refused:?}");
+        assert!(refused.stderr.contains("--allow-mass-delete"), "{refused:?}");
+        assert_eq!((w.tip(), m.files()), (tip.clone(), before), "nothing written or pushed");
+        assert_eq!(m.memories().len(), 5, "no memory deleted");
+    }
+}
+
+/// laptop and desk with 9 memories synced on both, the 4 newest added by a later
+/// sync; returns the remote's commit from before those 4.
+fn nine_synced(w: &World) -> (Machine, Machine, String) {
+    let lap = w.machine("laptop", "src/app", false);
+    let desk = w.machine("desk", "work/projects/app-clone", false);
+    let mut index = String::new();
+    for i in 0..9 {
+        if i == 5 {
+            lap.write("MEMORY.md", &index);
+            lap.sync_ok(w, &[]);
+            desk.sync_ok(w, &[]);
+        }
+        let f = format!("user_{i}.md");
+        lap.write(&f, &memory(&format!("m{i}"), "user", &format!("memory {i}")));
+        index.push_str(&format!("- [m{i}]({f}) — memory {i}\n"));
+    }
+    let old = w.tip().unwrap();
+    lap.write("MEMORY.md", &index);
+    lap.sync_ok(w, &[]);
+    desk.sync_ok(w, &[]);
+    assert_eq!(desk.memories().len(), 10, "9 memories and the index");
+    assert_eq!(lap.memories(), desk.memories());
+    (lap, desk, old)
+}
+
+fn roll_back(w: &World, to: &str) -> String {
+    support::bare_git(&w.remote, &["update-ref", "refs/heads/main", to]).unwrap();
+    w.tip().unwrap()
+}
+
+#[test]
+fn m17_a_rolled_back_remote_deletes_nothing_until_the_user_decides() {
+    let w = World::new();
+    let (lap, desk, old) = nine_synced(&w);
+    let newer = w.tip().unwrap();
+    let tip = roll_back(&w, &old);
+    for m in [&desk, &lap] {
+        let before = m.files();
+        let out = m.run(&["sync"]);
+        assert_eq!(out.code, 2, "{} {out:?}", m.name);
+        assert!(out.stderr.contains("rolled back or rewritten"), "{out:?}");
+        assert!(out.stderr.contains(&old[..8]), "names the remote's commit: {out:?}");
+        assert!(out.stderr.contains(&newer[..8]), "names the last synced one: {out:?}");
+        assert!(out.stderr.contains("--accept-remote"), "{out:?}");
+        assert!(out.stderr.contains("--push-local"), "{out:?}");
+        assert_eq!(
+            (w.tip(), m.files()),
+            (Some(tip.clone()), before),
+            "nothing written or pushed"
+        );
+        // A dry run says the same.
+        assert_eq!(m.run(&["sync", "--dry-run"]).code, 2);
+    }
+    // `--accept-remote --dry-run` shows the deletions first, writes nothing.
+    let before = desk.files();
+    let look = desk.run(&["sync", "--accept-remote", "--dry-run"]);
+    assert_eq!(look.code, 0, "{look:?}");
+    for i in 5..9 {
+        assert!(look.stdout.contains(&format!("delete    user_{i}.md")), "{look:?}");
+    }
+    assert_eq!(desk.files(), before);
+    // The desk restores the remote from itself; the laptop then syncs as usual.
+    let out = desk.sync_ok(&w, &["--push-local"]);
+    assert!(out.stdout.contains("pushed"), "{out:?}");
+    for i in 0..9 {
+        assert!(
+            w.remote_file(&format!("user_{i}.md")).is_some(),
+            "user_{i}.md on the remote"
+        );
+    }
+    lap.sync_ok(&w, &[]);
+    assert_eq!(lap.memories().len(), 10, "nothing deleted on the laptop");
+    assert_eq!(lap.memories(), desk.memories());
+}
+
+#[test]
+fn m17b_accept_remote_takes_the_rolled_back_remote_with_copies_in_history() {
+    let w = World::new();
+    let (lap, desk, old) = nine_synced(&w);
+    let gone = desk.read("user_7.md").unwrap();
+    roll_back(&w, &old);
+    let doc = desk.sync_ok(&w, &["--accept-remote", "--json"]).json();
+    let mut deleted = strs(&doc["projects"][0]["deleted"]);
+    deleted.sort();
+    assert_eq!(deleted, ["user_5.md", "user_6.md", "user_7.md", "user_8.md"], "{doc}");
+    assert_eq!(desk.memories().len(), 6, "5 memories and the index");
+    let r = desk.run(&["restore", "user_7.md"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(desk.read("user_7.md").as_deref(), Some(gone.as_str()));
+    // The laptop has not decided: still refused, still 9.
+    assert_eq!(lap.run(&["sync"]).code, 2);
+    assert_eq!(lap.memories().len(), 10);
 }
