@@ -196,7 +196,11 @@ fn read_local(
     let mut walk_skipped = Vec::new();
     for f in crate::history::tracked::walk(dir, &mut walk_skipped) {
         let rel = String::from_utf8_lossy(&f.rel).into_owned();
-        if f.link || std::str::from_utf8(&f.rel).is_err() || !crate::bundle::safe_path(&rel) {
+        if f.link
+            || std::str::from_utf8(&f.rel).is_err()
+            || !crate::bundle::safe_path(&rel)
+            || crate::bundle::path_refusal(&rel).is_some()
+        {
             skipped.push(rel);
             continue;
         }
@@ -211,6 +215,7 @@ fn read_local(
             Blob {
                 oid,
                 mtime_ns: f.mtime_ns,
+                listed: true,
             },
         );
         bytes.insert(rel, b);
@@ -277,6 +282,8 @@ struct Plan {
     index: Option<(Option<String>, String)>,
     index_cut: Option<String>,
     report: ProjectReport,
+    /// What the user is told about the plan: incoming mtimes clamped (issue 29 point 13).
+    notes: Vec<String>,
     mass_delete_approved: bool,
 }
 
@@ -313,13 +320,12 @@ fn plan_project(
         )
         .hint("run `memctl sync --push-local` to restore the remote from this machine, or `memctl sync --accept-remote` to take the remote as it is (add --dry-run first to see what it would delete here)"));
     }
-    let mut base = match base_commit {
-        Some(c) => match r.projects(Some(c))?.get(&t.member()) {
-            Some(tree) => r.files(*tree)?,
-            None => Files::new(),
-        },
-        None => Files::new(),
+    let base_walk = match base_commit.and_then(|c| r.projects(Some(c)).ok()?.get(&t.member()).copied()) {
+        Some(tree) => Some(r.walk(tree)?),
+        None => None,
     };
+    let base_reserved = base_walk.as_ref().map(|w| w.reserved.clone()).unwrap_or_default();
+    let mut base = base_walk.map(|w| w.files).unwrap_or_default();
     let mut skipped = Vec::new();
     let (mut local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
     // A file that cannot travel (a symlink, too big, unreadable) is not a local
@@ -332,8 +338,25 @@ fn plan_project(
     let (remote, incoming) = match (opts.mode, remote_tree) {
         (Mode::PushLocal, _) => (base.clone(), local.clone()),
         (_, Some(tree)) => {
-            let f = r.files(tree)?;
-            (f.clone(), f)
+            let walked = r.walk(tree)?;
+            // Dot paths the remote holds (and the last synced state did not hold
+            // as they are): memctl writes nothing there (issue 29 point 9).
+            if let Some((p, _)) = walked
+                .reserved
+                .iter()
+                .find(|(p, oid)| base_reserved.get(*p) != Some(*oid))
+            {
+                let why = crate::bundle::path_refusal(p).unwrap_or_default();
+                return Err(Error::new(
+                    Kind::InvalidInput,
+                    format!(
+                        "sync refused: the remote puts {p} into {}'s memory: {why}; nothing was written or pushed",
+                        t.identity
+                    ),
+                )
+                .hint("remove it from the remote, or restore the remote from this machine with `memctl sync --push-local`"));
+            }
+            (walked.files.clone(), walked.files)
         }
         (_, None) => (base.clone(), base.clone()),
     };
@@ -344,10 +367,13 @@ fn plan_project(
     }
     let base_known = base_commit.is_some() || opts.mode == Mode::AcceptRemote;
     for s in &skipped {
-        warnings.push(format!(
-            "{}: {s} is not a regular memory file with a portable name: not synced",
-            t.identity
-        ));
+        match crate::bundle::path_refusal(s) {
+            Some(why) => warnings.push(format!("{}: {s}: {why}: not synced", t.identity)),
+            None => warnings.push(format!(
+                "{}: {s} is not a regular memory file with a portable name: not synced",
+                t.identity
+            )),
+        }
     }
     let mut report = ProjectReport {
         identity: t.identity.clone(),
@@ -396,6 +422,7 @@ fn plan_project(
         .and_then(|c| r.machine_of(c))
         .unwrap_or_else(|| "remote".to_string());
     let mut acts = Vec::new();
+    let mut mtimes = crate::bundle::Mtimes::default();
     let mut gone = BTreeSet::new();
     let mut kept = BTreeSet::new();
     let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(incoming.keys()).collect();
@@ -434,7 +461,7 @@ fn plan_project(
                             rel: rel.clone(),
                             old: local_bytes.get(rel).cloned(),
                             oid: rb.oid,
-                            mtime_ns: rb.mtime_ns,
+                            mtime_ns: mtimes.take(rel, rb.listed.then_some(rb.mtime_ns), opts.now),
                         });
                     }
                     None => {
@@ -473,7 +500,7 @@ fn plan_project(
                         acts.push(Act::Keep {
                             rel: name.clone(),
                             oid: rb.oid,
-                            mtime_ns: rb.mtime_ns,
+                            mtime_ns: mtimes.take(&name, rb.listed.then_some(rb.mtime_ns), opts.now),
                         });
                     }
                     report.conflicts.push(Conflict {
@@ -551,6 +578,7 @@ fn plan_project(
         acts,
         index,
         index_cut,
+        notes: mtimes.notes(&t.identity),
         report,
         mass_delete_approved: approved,
     })
@@ -770,6 +798,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             for s in secrets(&plan) {
                 warnings.push(format!("secret-like: {s}"));
             }
+            notes.extend(plan.notes.iter().cloned());
             any |= plan
                 .local
                 .iter()
@@ -814,6 +843,11 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
                 &mut warnings,
             )?;
             found.extend(secrets(&plan));
+            for n in &plan.notes {
+                if !notes.contains(n) {
+                    notes.push(n.clone());
+                }
+            }
             plans.push(plan);
         }
         if retries == 0 {

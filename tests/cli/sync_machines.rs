@@ -1170,3 +1170,229 @@ fn m17b_accept_remote_takes_the_rolled_back_remote_with_copies_in_history() {
     assert_eq!(lap.run(&["sync"]).code, 2);
     assert_eq!(lap.memories().len(), 10);
 }
+
+/// `git --git-dir <remote> args` with `stdin`, which must succeed; its stdout, trimmed.
+fn in_remote(w: &World, args: &[&str], stdin: &[u8]) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("git")
+        .arg("--git-dir")
+        .arg(&w.remote)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A tree object in the remote from `ls-tree`-style lines (`mode type oid\tname`).
+fn mktree(w: &World, lines: &[String]) -> String {
+    let mut text = lines.join("\n");
+    text.push('\n');
+    in_remote(w, &["mktree"], text.as_bytes())
+}
+
+/// A blob object in the remote.
+fn blob(w: &World, bytes: &[u8]) -> String {
+    in_remote(w, &["hash-object", "-w", "--stdin"], bytes)
+}
+
+/// The entries (`ls-tree` lines) of `main:<path>` in the remote.
+fn entries(w: &World, path: &str) -> Vec<String> {
+    in_remote(w, &["ls-tree", &format!("main:{path}")], b"")
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Replace the entry `name` of `lines` (or add it) with `line`.
+fn put(lines: &mut Vec<String>, name: &str, line: String) {
+    lines.retain(|l| l.split_once('\t').map(|(_, n)| n) != Some(name));
+    lines.push(line);
+}
+
+/// Commit on the remote's `main` (as a child of its tip, so it descends from what
+/// every machine synced) a project tree whose top-level entries are `member`
+/// (`ls-tree` lines), written object by object: no checkout, no transfer.
+fn push_member(w: &World, member: &[String]) {
+    let tree = mktree(w, member);
+    let mut projects = entries(w, "projects");
+    put(
+        &mut projects,
+        "github.com__Alice__App",
+        format!("040000 tree {tree}\tgithub.com__Alice__App"),
+    );
+    let projects = mktree(w, &projects);
+    let mut root = entries(w, "");
+    put(&mut root, "projects", format!("040000 tree {projects}\tprojects"));
+    let root = mktree(w, &root);
+    let tip = w.tip().unwrap();
+    let c = in_remote(
+        w,
+        &[
+            "commit-tree",
+            &root,
+            "-p",
+            &tip,
+            "-m",
+            "sync: merge from elsewhere\n\nMachine: elsewhere",
+        ],
+        b"",
+    );
+    in_remote(w, &["update-ref", "refs/heads/main", &c], b"");
+}
+
+/// The desk syncs the remote as `push_member` left it: refused, exit 2, with
+/// `want` in the message, nothing written here or pushed.
+#[track_caller]
+fn refused_incoming(w: &World, desk: &Machine, want: &str) -> Out {
+    let (tip, before) = (w.tip(), desk.files());
+    let out = desk.run(&["sync"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains(want), "wanted {want:?}: {out:?}");
+    assert!(out.stderr.contains("nothing was written or pushed"), "{out:?}");
+    assert_eq!((w.tip(), desk.files()), (tip, before), "nothing written or pushed");
+    out
+}
+
+#[test]
+fn m18_a_tree_bomb_from_the_remote_is_refused_while_walking() {
+    let w = World::new();
+    let (_lap, desk) = synced_pair(&w);
+    // 17 levels of two entries pointing to the same subtree: 18 small objects,
+    // 2^17 = 131 072 files once expanded.
+    let mut t = mktree(&w, &[format!("100644 blob {}\tx.md", blob(&w, b"boom\n"))]);
+    for _ in 0..17 {
+        t = mktree(&w, &[format!("040000 tree {t}\ta"), format!("040000 tree {t}\tb")]);
+    }
+    let mut member = entries(&w, MEMBER);
+    member.push(format!("040000 tree {t}\tbomb"));
+    push_member(&w, &member);
+    refused_incoming(&w, &desk, "more than 100000 paths");
+    assert!(!desk.mem.join("bomb").exists());
+    // Dirs nested 40 deep holding one file: past the depth limit.
+    let mut t = mktree(&w, &[format!("100644 blob {}\tx.md", blob(&w, b"deep\n"))]);
+    for _ in 0..40 {
+        t = mktree(&w, &[format!("040000 tree {t}\td")]);
+    }
+    let mut member = entries(&w, MEMBER);
+    put(&mut member, "bomb", format!("040000 tree {t}\tbomb"));
+    push_member(&w, &member);
+    refused_incoming(&w, &desk, "nest more than 32 deep");
+    assert!(!desk.mem.join("bomb").exists());
+}
+
+#[test]
+fn m19_a_file_over_64_mib_from_the_remote_is_refused() {
+    let w = World::new();
+    let (_lap, desk) = synced_pair(&w);
+    let big = vec![b'\n'; (64 << 20) + 1];
+    let mut member = entries(&w, MEMBER);
+    member.push(format!("100644 blob {}\tuser_big.md", blob(&w, &big)));
+    push_member(&w, &member);
+    refused_incoming(
+        &w,
+        &desk,
+        "user_big.md is 67108865 bytes, over the limit of 64 MiB per file",
+    );
+    assert!(desk.read("user_big.md").is_none());
+}
+
+#[test]
+fn m20_dot_paths_from_the_remote_are_refused() {
+    let w = World::new();
+    let (lap, desk) = synced_pair(&w);
+    let base = entries(&w, MEMBER);
+    let evil = blob(&w, memory("evil", "user", "x").as_bytes());
+    let file = |name: &str| mktree(&w, &[format!("100644 blob {evil}\t{name}")]);
+    let memctl_dir = {
+        let mut m = entries(&w, &format!("{MEMBER}/.memctl"));
+        m.push(format!("100644 blob {evil}\tevil.md"));
+        mktree(&w, &m)
+    };
+    let cases = [
+        (".memctl", format!("040000 tree {memctl_dir}\t.memctl"), "`.memctl/`"),
+        (".trash", format!("040000 tree {}\t.trash", file("x.md")), "`.trash/`"),
+        (".git", format!("040000 tree {}\t.git", file("x.md")), "`.git/`"),
+        (".hidden.md", format!("100644 blob {evil}\t.hidden.md"), "`.hidden.md`"),
+    ];
+    for (name, line, want) in cases {
+        let mut member = base.clone();
+        put(&mut member, name, line);
+        push_member(&w, &member);
+        let out = refused_incoming(&w, &desk, want);
+        assert!(out.stderr.contains("--push-local"), "{out:?}");
+    }
+    let listed = desk.run(&["list", "--format", "paths"]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(!listed.stdout.contains("evil"), "{listed:?}");
+    // The way out the hint names: the remote restored from this machine, which
+    // reads none of it; then both machines sync as before.
+    desk.sync_ok(&w, &["--push-local"]);
+    assert!(
+        !w.tree()
+            .iter()
+            .any(|p| p.contains("/.") && !p.ends_with("/.memctl/mtimes")),
+        "{:?}",
+        w.tree()
+    );
+    lap.sync_ok(&w, &[]);
+    desk.sync_ok(&w, &[]);
+}
+
+#[test]
+fn m21_remote_mtimes_are_clamped_and_a_missing_one_is_now() {
+    let w = World::new();
+    let (_lap, desk) = synced_pair(&w);
+    let mut member = entries(&w, MEMBER);
+    let mut mtimes = in_remote(&w, &["cat-file", "-p", &format!("main:{MEMBER}/.memctl/mtimes")], b"");
+    mtimes.push('\n');
+    let year_2446: i128 = 15_000_000_000 * 1_000_000_000;
+    let year_1901: i128 = -2_177_452_800 * 1_000_000_000;
+    for (name, mtime) in [
+        ("user_future.md", Some(year_2446)),
+        ("user_old.md", Some(year_1901)),
+        ("user_zero.md", Some(0)),
+        ("user_unlisted.md", None),
+    ] {
+        let b = blob(&w, memory(name, "user", name).as_bytes());
+        member.push(format!("100644 blob {b}\t{name}"));
+        if let Some(t) = mtime {
+            mtimes.push_str(&format!("{t}\t{name}\n"));
+        }
+    }
+    let m = mktree(&w, &[format!("100644 blob {}\tmtimes", blob(&w, mtimes.as_bytes()))]);
+    put(&mut member, ".memctl", format!("040000 tree {m}\t.memctl"));
+    push_member(&w, &member);
+    let out = desk.sync_ok(&w, &[]);
+    let secs = |f: &str| {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(desk.mem.join(f)).unwrap().mtime()
+    };
+    let now = 1_773_144_000; // support::NOW
+    assert_eq!(secs("user_future.md"), now + 86_400, "now + 1 day");
+    assert_eq!(secs("user_old.md"), 86_400, "1970-01-02");
+    assert_eq!(secs("user_zero.md"), 86_400, "1970-01-02");
+    assert_eq!(secs("user_unlisted.md"), now, "no mtime: now");
+    assert!(
+        out.stderr
+            .contains("3 incoming files had an mtime outside 1970-01-02 … now + 1 day")
+            && out.stderr.contains("user_future.md (2445-05-01 → 2026-03-11)"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("1 incoming file had no mtime and got the current time: user_unlisted.md"),
+        "{out:?}"
+    );
+}
