@@ -241,6 +241,18 @@ fn memory_type(bytes: &[u8]) -> Option<String> {
         .map(|t| t.as_str().to_string())
 }
 
+/// The files `a` and `b` hold differently (or only one of them holds), memories first.
+fn names_differing(a: &Files, b: &Files) -> Vec<String> {
+    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let (mut out, index): (Vec<String>, Vec<String>) = names
+        .into_iter()
+        .filter(|k| a.get(*k).map(|x| x.oid) != b.get(*k).map(|x| x.oid))
+        .cloned()
+        .partition(|k| k.as_str() != INDEX);
+    out.extend(index);
+    out
+}
+
 fn memories(f: &Files) -> usize {
     f.keys().filter(|k| k.as_str() != INDEX).count()
 }
@@ -512,7 +524,16 @@ fn plan_project(
             }
         }
     }
-    if local
+    if opts.mode == Mode::PushLocal {
+        // Nothing is merged: what goes out is every difference from the remote's
+        // tree (for the report only: one past the limits counts as what this
+        // machine last synced).
+        let there = match remote_tree {
+            Some(tree) => r.walk(tree).map(|w| w.files).unwrap_or_else(|_| remote.clone()),
+            None => Files::new(),
+        };
+        report.sent = names_differing(&local, &there);
+    } else if local
         .get(INDEX)
         .is_some_and(|l| remote.get(INDEX).is_none_or(|r| r.oid != l.oid))
     {

@@ -1141,6 +1141,10 @@ fn m17_a_rolled_back_remote_deletes_nothing_until_the_user_decides() {
     // The desk restores the remote from itself; the laptop then syncs as usual.
     let out = desk.sync_ok(&w, &["--push-local"]);
     assert!(out.stdout.contains("pushed"), "{out:?}");
+    assert!(
+        out.stdout.contains(": 5 sent; 0 added"),
+        "4 memories and the index: {out:?}"
+    );
     for i in 0..9 {
         assert!(
             w.remote_file(&format!("user_{i}.md")).is_some(),
