@@ -190,7 +190,9 @@ impl SyncRepo {
                 )));
             }
             let t = self.repo.find_tree(id).map_err(|e| err(&e))?;
-            for e in &t.decode().map_err(|e| err(&e))?.entries {
+            // Entry by entry: one huge tree object stops at the limit too.
+            for e in t.iter() {
+                let e = e.map_err(|e| err(&e))?.inner;
                 paths += 1;
                 if paths > MAX_PATHS {
                     return Err(over_limit(format!(
