@@ -211,7 +211,14 @@ impl SyncRepo {
                 let memoryish = e.mode.is_tree() || (e.mode.is_blob() && name.ends_with(".md"));
                 if prefix.is_empty() && name == ".memctl" && e.mode.is_tree() {
                     let t = self.repo.find_tree(oid).map_err(|e| err(&e))?;
-                    for m in &t.decode().map_err(|e| err(&e))?.entries {
+                    for m in t.iter() {
+                        let m = m.map_err(|e| err(&e))?.inner;
+                        paths += 1;
+                        if paths > MAX_PATHS {
+                            return Err(over_limit(format!(
+                                "it holds more than {MAX_PATHS} paths (files and dirs)"
+                            )));
+                        }
                         let Ok(mname) = std::str::from_utf8(m.filename) else {
                             continue;
                         };
