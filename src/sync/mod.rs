@@ -915,7 +915,8 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             // Bytes the remote holds keep the remote's mtime in the tree: an mtime
             // alone is no change to push back and forth.
             for (rel, b) in files.iter_mut() {
-                if let Some(rb) = plan.remote.get(rel).filter(|rb| rb.oid == b.oid) {
+                // (Not a time the remote did not list: the one given here is listed.)
+                if let Some(rb) = plan.remote.get(rel).filter(|rb| rb.oid == b.oid && rb.listed) {
                     b.mtime_ns = rb.mtime_ns;
                 }
             }

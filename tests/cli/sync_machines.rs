@@ -1357,7 +1357,7 @@ fn m20_dot_paths_from_the_remote_are_refused() {
 #[test]
 fn m21_remote_mtimes_are_clamped_and_a_missing_one_is_now() {
     let w = World::new();
-    let (_lap, desk) = synced_pair(&w);
+    let (lap, desk) = synced_pair(&w);
     let mut member = entries(&w, MEMBER);
     let mut mtimes = in_remote(&w, &["cat-file", "-p", &format!("main:{MEMBER}/.memctl/mtimes")], b"");
     mtimes.push('\n');
@@ -1399,4 +1399,10 @@ fn m21_remote_mtimes_are_clamped_and_a_missing_one_is_now() {
             .contains("1 incoming file had no mtime and got the current time: user_unlisted.md"),
         "{out:?}"
     );
+    // The desk lists the mtime it gave the unlisted file; the laptop gets that one.
+    lap.sync_ok(&w, &[]);
+    use std::os::unix::fs::MetadataExt;
+    let lap_secs = |f: &str| fs::metadata(lap.mem.join(f)).unwrap().mtime();
+    assert_eq!(lap_secs("user_unlisted.md"), now, "as the desk listed it");
+    assert_eq!(lap_secs("user_old.md"), 86_400);
 }
