@@ -2306,7 +2306,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__sync)
-            opts="-n -y -h --remote --all-projects --as --dry-run --status --resolve --allow-mass-delete --strict --yes --dir --project --team --json --color --no-history --help"
+            opts="-n -y -h --remote --all-projects --as --dry-run --status --resolve --allow-mass-delete --accept-remote --push-local --strict --yes --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

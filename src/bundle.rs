@@ -23,6 +23,105 @@ pub const MAX_TOTAL_BYTES: u64 = 256 << 20;
 pub const MAX_MEMBERS: usize = 10_000;
 pub const MAX_MANIFEST_BYTES: u64 = 4 << 20;
 
+/// Limits on what one sync or one import takes in (issue 29 point 7; memctl
+/// choices, named in the README): a file's size (the cap outgoing files already
+/// have: sync does not send a bigger one), the paths (files and dirs) of a
+/// project's tree, and how deep its dirs nest. Counted while walking, before
+/// anything is written, so a few-KB tree whose entries all point to one subtree
+/// is refused after at most this many entries.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+pub const MAX_PATHS: usize = 100_000;
+pub const MAX_DEPTH: usize = 32;
+
+/// Why memctl never writes an incoming file at `p` (and never sends one from
+/// there), or `None`: a segment starting with `.` (`.trash/`, `.memctl/`, `.git/`,
+/// `.hidden.md`: Claude Code reads no dot path, SPEC §2.5, and history does not
+/// track `.trash/` or `.memctl/`, §8.1), or dirs nested past [`MAX_DEPTH`].
+pub fn path_refusal(p: &str) -> Option<String> {
+    if let Some(seg) = p.split('/').find(|s| s.starts_with('.')) {
+        let what = if p.ends_with(seg) {
+            format!("`{seg}`")
+        } else {
+            format!("`{seg}/`")
+        };
+        return Some(format!(
+            "{what} is a dot path: Claude Code reads none, and `.trash/`, `.memctl/`, `.git/` are not memories' place (history does not track them), so memctl never writes a memory there"
+        ));
+    }
+    let dirs = p.split('/').count().saturating_sub(1);
+    (dirs > MAX_DEPTH).then(|| format!("its dirs nest {dirs} deep, past the limit of {MAX_DEPTH}"))
+}
+
+/// The earliest mtime an incoming file gets: 1970-01-02 (issue 29 point 13;
+/// the latest is now + 1 day).
+pub const MIN_MTIME_NS: i128 = 86_400 * 1_000_000_000;
+const DAY_NS: i128 = 86_400 * 1_000_000_000;
+
+/// The mtimes an import or a sync gives incoming files (issue 29 point 13): a
+/// file the remote lists no mtime for gets `now`; one before 1970-01-02 or after
+/// now + 1 day is clamped into that range. [`Mtimes::notes`] says which.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mtimes {
+    /// (file, the mtime it came with, the one it gets)
+    pub clamped: Vec<(String, i128, i128)>,
+    pub missing: Vec<String>,
+}
+
+impl Mtimes {
+    /// The mtime `rel` is written with, given the one it came with (`None`: unlisted).
+    pub fn take(&mut self, rel: &str, given: Option<i128>, now: chrono::DateTime<chrono::Utc>) -> i128 {
+        let now_ns = i128::from(now.timestamp()) * 1_000_000_000 + i128::from(now.timestamp_subsec_nanos());
+        let Some(t) = given else {
+            self.missing.push(rel.to_string());
+            return now_ns;
+        };
+        let got = t.clamp(MIN_MTIME_NS, now_ns.saturating_add(DAY_NS).max(MIN_MTIME_NS));
+        if got != t {
+            self.clamped.push((rel.to_string(), t, got));
+        }
+        got
+    }
+
+    /// One note for the clamped files and one for those with no mtime (each naming
+    /// up to 10 files, then how many more), prefixed with `who: `.
+    pub fn notes(&self, who: &str) -> Vec<String> {
+        fn names<T>(v: &[T], show: impl Fn(&T) -> String) -> String {
+            let mut s: Vec<String> = v.iter().take(10).map(show).collect();
+            if v.len() > 10 {
+                s.push(format!("and {} more", v.len() - 10));
+            }
+            s.join(", ")
+        }
+        let date = |ns: i128| {
+            let secs = i64::try_from(ns.div_euclid(1_000_000_000)).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX });
+            chrono::DateTime::from_timestamp(secs, 0)
+                .map_or_else(|| format!("{secs} s"), |d| d.format("%Y-%m-%d").to_string())
+        };
+        let mut out = Vec::new();
+        if !self.clamped.is_empty() {
+            out.push(format!(
+                "{who}: {} incoming file{} had an mtime outside 1970-01-02 … now + 1 day and got the nearest bound: {}",
+                self.clamped.len(),
+                if self.clamped.len() == 1 { "" } else { "s" },
+                names(&self.clamped, |(f, from, to)| format!(
+                    "{f} ({} → {})",
+                    date(*from),
+                    date(*to)
+                ))
+            ));
+        }
+        if !self.missing.is_empty() {
+            out.push(format!(
+                "{who}: {} incoming file{} had no mtime and got the current time: {}",
+                self.missing.len(),
+                if self.missing.len() == 1 { "" } else { "s" },
+                names(&self.missing, Clone::clone)
+            ));
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     pub format: u32,
@@ -160,6 +259,12 @@ pub fn unpack(input: impl Read) -> Result<Bundle, Error> {
             return Err(refused(format!("member is not a regular file: {name}")));
         }
         let size = entry.header().size().unwrap_or(u64::MAX);
+        if name != MANIFEST && size > MAX_FILE_BYTES {
+            return Err(refused(format!(
+                "{name} is {size} bytes, over the limit of {} MiB per file",
+                MAX_FILE_BYTES >> 20
+            )));
+        }
         let cap = if name == MANIFEST {
             MAX_MANIFEST_BYTES
         } else {
@@ -225,6 +330,9 @@ fn check(manifest: Manifest, mut members: BTreeMap<String, Vec<u8>>) -> Result<B
         for f in &p.files {
             if !safe_path(&f.path) || !f.path.ends_with(".md") {
                 return Err(refused(format!("unsafe file path: {}", f.path.escape_debug())));
+            }
+            if let Some(why) = path_refusal(&f.path) {
+                return Err(refused(format!("{} of {}: {why}", f.path, p.identity)));
             }
             let Some(b) = members.remove(&format!("{dir}/{}", f.path)) else {
                 return Err(refused(format!("{} of {} is missing", f.path, p.identity)));
@@ -317,6 +425,75 @@ mod tests {
         ] {
             assert!(!safe_path(bad), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn incoming_mtimes_are_clamped_and_a_missing_one_is_now() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-03-10T12:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let now_ns = i128::from(now.timestamp()) * 1_000_000_000;
+        let mut m = Mtimes::default();
+        let year_2446 = 15_000_000_000i128 * 1_000_000_000;
+        assert_eq!(m.take("future.md", Some(year_2446), now), now_ns + DAY_NS);
+        assert_eq!(
+            m.take("old.md", Some(-2_177_452_800 * 1_000_000_000), now),
+            MIN_MTIME_NS
+        );
+        assert_eq!(m.take("zero.md", Some(0), now), MIN_MTIME_NS);
+        assert_eq!(m.take("fine.md", Some(now_ns - DAY_NS), now), now_ns - DAY_NS);
+        assert_eq!(m.take("edge.md", Some(MIN_MTIME_NS), now), MIN_MTIME_NS);
+        assert_eq!(m.take("none.md", None, now), now_ns);
+        let notes = m.notes("p");
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].starts_with("p: 3 incoming files had an mtime outside"),
+            "{notes:?}"
+        );
+        assert!(notes[0].contains("future.md (2445-05-01 → 2026-03-11)"), "{notes:?}");
+        assert!(notes[0].contains("old.md (1901-01-01 → 1970-01-02)"), "{notes:?}");
+        assert!(
+            notes[1].contains("1 incoming file had no mtime and got the current time: none.md"),
+            "{notes:?}"
+        );
+        assert!(Mtimes::default().notes("p").is_empty());
+    }
+
+    #[test]
+    fn dot_paths_and_deep_dirs_are_refused() {
+        for bad in [
+            ".trash/a.md",
+            ".memctl/evil.md",
+            ".git/a.md",
+            "sub/.hidden/a.md",
+            ".a.md",
+        ] {
+            assert!(path_refusal(bad).is_some(), "{bad}");
+        }
+        let deep = format!("{}a.md", "d/".repeat(MAX_DEPTH + 1));
+        assert!(path_refusal(&deep).unwrap().contains("32"), "{deep}");
+        let ok = format!("{}a.md", "d/".repeat(MAX_DEPTH));
+        for fine in ["a.md", "team/a.md", "logs/x.md", "a.b.md", ok.as_str()] {
+            assert_eq!(path_refusal(fine), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn a_member_past_the_file_limit_is_refused_before_it_is_read() {
+        // The header says 64 MiB + 1; the data is not there at all: the refusal
+        // comes from the header, before any of it is read.
+        let mut h = tar::Header::new_gnu();
+        h.set_size(MAX_FILE_BYTES + 1);
+        h.set_mode(0o600);
+        h.set_entry_type(tar::EntryType::Regular);
+        h.set_path("projects/x/a.md").unwrap();
+        h.set_cksum();
+        let mut raw = h.as_bytes().to_vec();
+        raw.extend_from_slice(&[0; 1024]);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&raw).unwrap();
+        let e = unpack(&gz.finish().unwrap()[..]).unwrap_err();
+        assert!(e.message.contains("over the limit of 64 MiB per file"), "{}", e.message);
     }
 
     #[test]

@@ -224,9 +224,17 @@ pub struct SyncArgs {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub resolve: Option<std::path::PathBuf>,
 
-    /// Push a change that deletes more than half of a project's memories
+    /// Apply a change (sent or received) that deletes more than half of a project's memories
     #[arg(long)]
     pub allow_mass_delete: bool,
+
+    /// After the remote was rolled back or rewritten: take it as it is (deletes here what it no longer holds)
+    #[arg(long, conflicts_with_all = ["push_local", "status", "resolve"])]
+    pub accept_remote: bool,
+
+    /// After the remote was rolled back or rewritten: restore it from this machine
+    #[arg(long, conflicts_with_all = ["status", "resolve"])]
+    pub push_local: bool,
 
     /// Refuse to push when the memory holds secret-like tokens (lint ML121)
     #[arg(long)]

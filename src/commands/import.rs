@@ -112,6 +112,9 @@ fn confirm(args: &ImportArgs, out: &mut Output, plans: &[Plan], machine: &str) -
 
 fn finish(out: &mut Output, args: &ImportArgs, plans: &[Plan], machine: &str) -> Result<ExitCode> {
     for p in plans {
+        for n in p.mtimes.notes(&p.identity) {
+            out.note(n);
+        }
         if p.dir.is_none() {
             out.warn(format!(
                 "{}: no memory dir on this machine has this identity: skipped (`memctl projects` lists them; name one with --into DIR)",

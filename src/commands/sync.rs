@@ -33,6 +33,13 @@ pub fn run(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         remote: args.remote.clone(),
         dry_run: args.dry_run,
         allow_mass_delete: args.allow_mass_delete,
+        mode: if args.accept_remote {
+            sync::Mode::AcceptRemote
+        } else if args.push_local {
+            sync::Mode::PushLocal
+        } else {
+            sync::Mode::Merge
+        },
         strict: args.strict,
         machine: crate::ops::export::machine_name(&ctx.env),
         now: ctx.now,
@@ -226,6 +233,10 @@ fn text(projects: &[ProjectReport], dry_run: bool) -> String {
             if p.conflicts.len() == 1 { "" } else { "s" },
             if dry_run { " (dry run)" } else { "" }
         ));
+        // Deletions first: they are what a user checks (`--accept-remote --dry-run`).
+        for f in &p.deleted {
+            s.push_str(&format!("  {:<9} {f}\n", if dry_run { "delete" } else { "deleted" }));
+        }
         for c in &p.conflicts {
             s.push_str(&format!(
                 "  conflict  {} ({})\n            the incoming copy is {}\n",

@@ -96,6 +96,19 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
                     .push(format!("{}: {rel}: name cannot travel: not exported", s.identity));
                 continue;
             }
+            // What import refuses (issue 29 points 7 and 9) is never sent.
+            if let Some(why) = bundle::path_refusal(&rel) {
+                g.left_out.push(format!("{}: {rel}: {why}: not exported", s.identity));
+                continue;
+            }
+            if f.size > bundle::MAX_FILE_BYTES {
+                g.left_out.push(format!(
+                    "{}: {rel} is over the limit of {} MiB per file: not exported",
+                    s.identity,
+                    bundle::MAX_FILE_BYTES >> 20
+                ));
+                continue;
+            }
             // The manifest is one member too.
             if members + 2 > bundle::MAX_MEMBERS || total_bytes + f.size > bundle::MAX_TOTAL_BYTES {
                 g.left_out.push(format!(

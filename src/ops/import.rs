@@ -117,6 +117,8 @@ pub struct Plan {
     pub index_lines_added: usize,
     /// Whether the merged index would be cut (a warning; SPEC §10.2).
     pub index_cut: Option<String>,
+    /// The incoming mtimes clamped on the way in (issue 29 point 13; notes).
+    pub mtimes: crate::bundle::Mtimes,
 }
 
 impl Plan {
@@ -219,6 +221,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         index_after: String::new(),
         index_lines_added: 0,
         index_cut: None,
+        mtimes: crate::bundle::Mtimes::default(),
     };
     let Target::Dir { dir, project } = target else {
         return Ok(plan);
@@ -239,10 +242,11 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         match fs::symlink_metadata(&target) {
             Err(_) => {
                 plan.added.push(f.path.clone());
+                let mtime_ns = clamped(&mut plan.mtimes, &f.path, f.mtime_ns, now);
                 plan.writes.push(Write {
                     rel: f.path.clone(),
                     bytes: bytes.clone(),
-                    mtime_ns: f.mtime_ns,
+                    mtime_ns,
                 });
                 present.push((f.path.clone(), bytes.clone()));
             }
@@ -257,10 +261,11 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
                     continue;
                 };
                 if new {
+                    let mtime_ns = clamped(&mut plan.mtimes, &name, f.mtime_ns, now);
                     plan.writes.push(Write {
                         rel: name.clone(),
                         bytes: bytes.clone(),
-                        mtime_ns: f.mtime_ns,
+                        mtime_ns,
                     });
                 }
                 plan.conflicts.push(Conflict {
@@ -291,6 +296,12 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         }
     }
     Ok(plan)
+}
+
+/// The mtime an incoming file is written with: the bundle's, clamped (issue 29 point 13).
+fn clamped(m: &mut crate::bundle::Mtimes, rel: &str, given: i64, now: DateTime<Utc>) -> i64 {
+    let t = m.take(rel, Some(i128::from(given)), now);
+    i64::try_from(t).unwrap_or(given)
 }
 
 /// Carry out one project's plan (made again under its lock): the files with

@@ -53,11 +53,26 @@ fn member(identity: &str) -> String {
     m.strip_prefix("projects/").unwrap_or(&m).to_string()
 }
 
+/// How a sync takes the remote's branch (SPEC v3 §11.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The per-file three-way merge against the last synced commit; a remote that
+    /// does not descend from that commit (rolled back, rewritten) is refused.
+    Merge,
+    /// `--accept-remote`: this machine takes each project as the remote holds it
+    /// (what the remote no longer holds is deleted here, its copy in history).
+    AcceptRemote,
+    /// `--push-local`: the remote is restored from this machine (nothing incoming).
+    PushLocal,
+}
+
 pub struct Options {
     pub repo: PathBuf,
     pub remote: Option<String>,
     pub dry_run: bool,
+    /// Approval of a mass deletion, given on this machine (never read from the remote).
     pub allow_mass_delete: bool,
+    pub mode: Mode,
     pub strict: bool,
     pub machine: String,
     pub now: DateTime<Utc>,
@@ -181,7 +196,11 @@ fn read_local(
     let mut walk_skipped = Vec::new();
     for f in crate::history::tracked::walk(dir, &mut walk_skipped) {
         let rel = String::from_utf8_lossy(&f.rel).into_owned();
-        if f.link || std::str::from_utf8(&f.rel).is_err() || !crate::bundle::safe_path(&rel) {
+        if f.link
+            || std::str::from_utf8(&f.rel).is_err()
+            || !crate::bundle::safe_path(&rel)
+            || crate::bundle::path_refusal(&rel).is_some()
+        {
             skipped.push(rel);
             continue;
         }
@@ -196,6 +215,7 @@ fn read_local(
             Blob {
                 oid,
                 mtime_ns: f.mtime_ns,
+                listed: true,
             },
         );
         bytes.insert(rel, b);
@@ -219,6 +239,18 @@ fn memory_type(bytes: &[u8]) -> Option<String> {
     let (fm, _) = crate::frontmatter::parse_document(&text);
     crate::memory::MemoryType::of(crate::frontmatter::Fields::from(&fm).type_raw.as_ref())
         .map(|t| t.as_str().to_string())
+}
+
+/// The files `a` and `b` hold differently (or only one of them holds), memories first.
+fn names_differing(a: &Files, b: &Files) -> Vec<String> {
+    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let (mut out, index): (Vec<String>, Vec<String>) = names
+        .into_iter()
+        .filter(|k| a.get(*k).map(|x| x.oid) != b.get(*k).map(|x| x.oid))
+        .cloned()
+        .partition(|k| k.as_str() != INDEX);
+    out.extend(index);
+    out
 }
 
 fn memories(f: &Files) -> usize {
@@ -262,6 +294,8 @@ struct Plan {
     index: Option<(Option<String>, String)>,
     index_cut: Option<String>,
     report: ProjectReport,
+    /// What the user is told about the plan: incoming mtimes clamped (issue 29 point 13).
+    notes: Vec<String>,
     mass_delete_approved: bool,
 }
 
@@ -278,29 +312,80 @@ fn plan_project(
     } else {
         r.ref_id(&SyncRepo::synced_ref(&t.identity))
     };
-    let base = match base_commit {
-        Some(c) => match r.projects(Some(c))?.get(&t.member()) {
-            Some(tree) => r.files(*tree)?,
-            None => Files::new(),
-        },
-        None => Files::new(),
+    let remote_tip = r.ref_id(REMOTE_BRANCH);
+    // A remote that does not descend from the commit this machine last synced
+    // (rolled back, force-pushed, its branch deleted) is no base for a merge: its
+    // "deletions" are newer memories it lost. The user decides (SPEC v3 §11.3).
+    if opts.mode == Mode::Merge
+        && let Some(b) = base_commit
+        && !remote_tip.is_some_and(|tip| r.descends(tip, b))
+    {
+        let short = |c: ObjectId| c.to_hex_with_len(8).to_string();
+        return Err(Error::new(
+            Kind::Conflict,
+            format!(
+                "{}: the remote's branch ({}) does not descend from {}, the commit this machine last synced: it was rolled back or rewritten; nothing was written or pushed",
+                t.identity,
+                remote_tip.map_or_else(|| "deleted".to_string(), |c| format!("now {}", short(c))),
+                short(b)
+            ),
+        )
+        .hint("run `memctl sync --push-local` to restore the remote from this machine, or `memctl sync --accept-remote` to take the remote as it is (add --dry-run first to see what it would delete here)"));
+    }
+    let base_walk = match base_commit.and_then(|c| r.projects(Some(c)).ok()?.get(&t.member()).copied()) {
+        Some(tree) => Some(r.walk(tree)?),
+        None => None,
     };
-    // A remote that holds nothing for the project (a new remote, a reset branch)
-    // sent nothing: read as deleting every file it would wipe this machine's memory.
-    let remote = match remote_tree {
-        Some(tree) => r.files(tree)?,
-        None => base.clone(),
-    };
+    let base_reserved = base_walk.as_ref().map(|w| w.reserved.clone()).unwrap_or_default();
+    let mut base = base_walk.map(|w| w.files).unwrap_or_default();
     let mut skipped = Vec::new();
     let (mut local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
     // A file that cannot travel (a symlink, too big, unreadable) is not a local
     // deletion: it keeps its synced entry, so no machine deletes its copy.
     carry(&mut local, &skipped, &[&base]);
+    // A remote that holds nothing for the project (a new remote, a reset branch)
+    // sent nothing: read as deleting every file it would wipe this machine's memory.
+    // `--push-local` takes nothing from it (its trees are not even read); for what
+    // goes out (secrets, mtimes) the remote is what this machine last synced.
+    let (remote, incoming) = match (opts.mode, remote_tree) {
+        (Mode::PushLocal, _) => (base.clone(), local.clone()),
+        (_, Some(tree)) => {
+            let walked = r.walk(tree)?;
+            // Dot paths the remote holds (and the last synced state did not hold
+            // as they are): memctl writes nothing there (issue 29 point 9).
+            if let Some((p, _)) = walked
+                .reserved
+                .iter()
+                .find(|(p, oid)| base_reserved.get(*p) != Some(*oid))
+            {
+                let why = crate::bundle::path_refusal(p).unwrap_or_default();
+                return Err(Error::new(
+                    Kind::InvalidInput,
+                    format!(
+                        "sync refused: the remote puts {p} into {}'s memory: {why}; nothing was written or pushed",
+                        t.identity
+                    ),
+                )
+                .hint("remove it from the remote, or restore the remote from this machine with `memctl sync --push-local`"));
+            }
+            (walked.files.clone(), walked.files)
+        }
+        (_, None) => (base.clone(), base.clone()),
+    };
+    // `--accept-remote`: every file here reads as unchanged since the base, so the
+    // merge takes the remote's version of each, and its deletions.
+    if opts.mode == Mode::AcceptRemote {
+        base = local.clone();
+    }
+    let base_known = base_commit.is_some() || opts.mode == Mode::AcceptRemote;
     for s in &skipped {
-        warnings.push(format!(
-            "{}: {s} is not a regular memory file with a portable name: not synced",
-            t.identity
-        ));
+        match crate::bundle::path_refusal(s) {
+            Some(why) => warnings.push(format!("{}: {s}: {why}: not synced", t.identity)),
+            None => warnings.push(format!(
+                "{}: {s} is not a regular memory file with a portable name: not synced",
+                t.identity
+            )),
+        }
     }
     let mut report = ProjectReport {
         identity: t.identity.clone(),
@@ -325,38 +410,40 @@ fn plan_project(
         }
         approved = true;
     }
-    // A received mass deletion must carry its approval.
-    if let Some(tip) = r.ref_id(REMOTE_BRANCH)
-        && base_commit.is_some()
-        && more_than_half(deletions(&base, &remote), memories(&base))
+    // A received mass deletion is approved on this machine, never by the remote:
+    // a `Mass-Delete-Approved:` trailer in its commits is information, not
+    // permission (SPEC v3 §11.3).
+    if remote_tip.is_some()
+        && base_known
+        && more_than_half(deletions(&base, &incoming), memories(&base))
         && !opts.allow_mass_delete
-        && !r.mass_delete_approved(tip, base_commit, &t.identity)
     {
         return Err(Error::new(
             Kind::Conflict,
             format!(
-                "{}: the remote deletes {} of {} memories without an approval (Mass-Delete-Approved); nothing was written or pushed",
+                "{}: what the remote sent deletes {} of {} memories here; nothing was written or pushed",
                 t.identity,
-                deletions(&base, &remote),
+                deletions(&base, &incoming),
                 memories(&base)
             ),
         )
-        .hint("if that is meant, accept it with `memctl sync --allow-mass-delete`"));
+        .hint("if that is meant, approve it on this machine with `memctl sync --allow-mass-delete` (`--dry-run` lists the files first; an approval in the remote's commits does not count)"));
     }
     let machine = r
         .ref_id(REMOTE_BRANCH)
         .and_then(|c| r.machine_of(c))
         .unwrap_or_else(|| "remote".to_string());
     let mut acts = Vec::new();
+    let mut mtimes = crate::bundle::Mtimes::default();
     let mut gone = BTreeSet::new();
     let mut kept = BTreeSet::new();
-    let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(remote.keys()).collect();
+    let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(incoming.keys()).collect();
     let oid = |f: &Files, k: &str| f.get(k).map(|b| b.oid);
     for rel in names {
         if rel == INDEX {
             continue;
         }
-        let (b, l, rm) = (oid(&base, rel), oid(&local, rel), oid(&remote, rel));
+        let (b, l, rm) = (oid(&base, rel), oid(&local, rel), oid(&incoming, rel));
         let decision = merge::decide(b.as_ref(), l.as_ref(), rm.as_ref());
         let exists = match decision {
             Decision::Same | Decision::KeepLocal => l.is_some(),
@@ -375,7 +462,7 @@ fn plan_project(
         match decision {
             Decision::Same | Decision::KeepLocal => {}
             Decision::TakeRemote | Decision::KeptDeletedHere => {
-                match &remote.get(rel) {
+                match &incoming.get(rel) {
                     Some(rb) => {
                         if l.is_none() {
                             report.added.push(rel.clone());
@@ -386,7 +473,7 @@ fn plan_project(
                             rel: rel.clone(),
                             old: local_bytes.get(rel).cloned(),
                             oid: rb.oid,
-                            mtime_ns: rb.mtime_ns,
+                            mtime_ns: mtimes.take(rel, rb.listed.then_some(rb.mtime_ns), opts.now),
                         });
                     }
                     None => {
@@ -413,19 +500,19 @@ fn plan_project(
                 ));
             }
             Decision::Conflict => {
-                let rb = &remote[rel];
-                let incoming = r.blob(rb.oid)?;
+                let rb = &incoming[rel];
+                let bytes = r.blob(rb.oid)?;
                 let from = r
                     .ref_id(REMOTE_BRANCH)
                     .and_then(|tip| r.machine_that_wrote(tip, &t.member(), rel, rb.oid))
                     .unwrap_or_else(|| machine.clone());
                 let suffix = conflict_suffix(&from, opts.now);
-                if let Some((name, new)) = conflict_name(&t.dir, rel, &suffix, &incoming) {
+                if let Some((name, new)) = conflict_name(&t.dir, rel, &suffix, &bytes) {
                     if new {
                         acts.push(Act::Keep {
                             rel: name.clone(),
                             oid: rb.oid,
-                            mtime_ns: rb.mtime_ns,
+                            mtime_ns: mtimes.take(&name, rb.listed.then_some(rb.mtime_ns), opts.now),
                         });
                     }
                     report.conflicts.push(Conflict {
@@ -437,7 +524,16 @@ fn plan_project(
             }
         }
     }
-    if local
+    if opts.mode == Mode::PushLocal {
+        // Nothing is merged: what goes out is every difference from the remote's
+        // tree (for the report only: one past the limits counts as what this
+        // machine last synced).
+        let there = match remote_tree {
+            Some(tree) => r.walk(tree).map(|w| w.files).unwrap_or_else(|_| remote.clone()),
+            None => Files::new(),
+        };
+        report.sent = names_differing(&local, &there);
+    } else if local
         .get(INDEX)
         .is_some_and(|l| remote.get(INDEX).is_none_or(|r| r.oid != l.oid))
     {
@@ -451,7 +547,11 @@ fn plan_project(
         }
     };
     let local_index = local_bytes.get(INDEX).map(|b| String::from_utf8_lossy(b).into_owned());
-    let remote_index = text(&remote)?;
+    let remote_index = if opts.mode == Mode::PushLocal {
+        None
+    } else {
+        text(&incoming)?
+    };
     let mut index = None;
     let mut index_cut = None;
     if remote_index.is_some() || !gone.is_empty() || !report.skipped.is_empty() {
@@ -499,6 +599,7 @@ fn plan_project(
         acts,
         index,
         index_cut,
+        notes: mtimes.notes(&t.identity),
         report,
         mass_delete_approved: approved,
     })
@@ -718,6 +819,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             for s in secrets(&plan) {
                 warnings.push(format!("secret-like: {s}"));
             }
+            notes.extend(plan.notes.iter().cloned());
             any |= plan
                 .local
                 .iter()
@@ -762,6 +864,11 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
                 &mut warnings,
             )?;
             found.extend(secrets(&plan));
+            for n in &plan.notes {
+                if !notes.contains(n) {
+                    notes.push(n.clone());
+                }
+            }
             plans.push(plan);
         }
         if retries == 0 {
@@ -808,7 +915,8 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             // Bytes the remote holds keep the remote's mtime in the tree: an mtime
             // alone is no change to push back and forth.
             for (rel, b) in files.iter_mut() {
-                if let Some(rb) = plan.remote.get(rel).filter(|rb| rb.oid == b.oid) {
+                // (Not a time the remote did not list: the one given here is listed.)
+                if let Some(rb) = plan.remote.get(rel).filter(|rb| rb.oid == b.oid && rb.listed) {
                     b.mtime_ns = rb.mtime_ns;
                 }
             }

@@ -25,10 +25,29 @@ pub const REMOTE_BRANCH: &str = "refs/remotes/origin/main";
 pub struct Blob {
     pub oid: ObjectId,
     pub mtime_ns: i128,
+    /// Whether the tree's `.memctl/mtimes` lists it (a file on disk: always).
+    pub listed: bool,
 }
 
 /// A project's files by path below its memory dir.
 pub type Files = BTreeMap<String, Blob>;
+
+/// A project's tree as [`SyncRepo::walk`] read it: the files that travel, and the
+/// dot paths (`.trash/`, `.memctl/<other than mtimes>`, `.git/`, `.x.md`) with
+/// their objects, which memctl never writes into a memory dir (issue 29 point 9).
+pub struct Walked {
+    pub files: Files,
+    pub reserved: BTreeMap<String, ObjectId>,
+}
+
+/// A tree past an incoming limit (issue 29 point 7).
+fn over_limit(what: String) -> Error {
+    Error::new(
+        Kind::InvalidInput,
+        format!("sync refused: a project tree from the remote is past memctl's limits: {what}; nothing was written or pushed"),
+    )
+    .hint("a project holds at most 100 000 paths, dirs 32 deep and 64 MiB per file; fix the remote, or restore it from this machine with `memctl sync --push-local`")
+}
 
 /// The open sync repository, its lock held while it lives.
 pub struct SyncRepo {
@@ -146,15 +165,40 @@ impl SyncRepo {
     }
 
     /// The files of one project's tree, with the mtimes of its `.memctl/mtimes`.
-    /// Symlinks and names that cannot travel are left out.
+    /// Symlinks, names that cannot travel and dot paths are left out.
     pub fn files(&self, tree: ObjectId) -> Result<Files, Error> {
+        Ok(self.walk(tree)?.files)
+    }
+
+    /// Walk one project's tree within the incoming limits ([`crate::bundle::MAX_PATHS`]
+    /// entries, [`crate::bundle::MAX_DEPTH`] nested dirs, [`crate::bundle::MAX_FILE_BYTES`]
+    /// per memory file, read from the object header before any byte of it): past
+    /// one, the walk stops and the tree is refused. Memory files travel (`.md` blobs
+    /// with safe names); dot paths are set aside in [`Walked::reserved`].
+    pub fn walk(&self, tree: ObjectId) -> Result<Walked, Error> {
+        use crate::bundle::{MAX_DEPTH, MAX_FILE_BYTES, MAX_PATHS};
         let err = |e: &dyn std::fmt::Display| io("cannot read the sync repository", &self.path, e);
         let mut blobs: Vec<(String, ObjectId)> = Vec::new();
+        let mut reserved = BTreeMap::new();
         let mut mtimes = BTreeMap::new();
-        let mut stack = vec![(tree, String::new())];
-        while let Some((id, prefix)) = stack.pop() {
+        let mut paths = 0usize;
+        let mut stack = vec![(tree, String::new(), 0usize)];
+        while let Some((id, prefix, depth)) = stack.pop() {
+            if depth > MAX_DEPTH {
+                return Err(over_limit(format!(
+                    "its dirs nest more than {MAX_DEPTH} deep ({prefix}/…)"
+                )));
+            }
             let t = self.repo.find_tree(id).map_err(|e| err(&e))?;
-            for e in &t.decode().map_err(|e| err(&e))?.entries {
+            // Entry by entry: one huge tree object stops at the limit too.
+            for e in t.iter() {
+                let e = e.map_err(|e| err(&e))?.inner;
+                paths += 1;
+                if paths > MAX_PATHS {
+                    return Err(over_limit(format!(
+                        "it holds more than {MAX_PATHS} paths (files and dirs)"
+                    )));
+                }
                 let Ok(name) = std::str::from_utf8(e.filename) else {
                     continue;
                 };
@@ -164,29 +208,76 @@ impl SyncRepo {
                     format!("{prefix}/{name}")
                 };
                 let oid = e.oid.to_owned();
-                if prefix.is_empty() && name == ".memctl" {
+                let memoryish = e.mode.is_tree() || (e.mode.is_blob() && name.ends_with(".md"));
+                if prefix.is_empty() && name == ".memctl" && e.mode.is_tree() {
                     let t = self.repo.find_tree(oid).map_err(|e| err(&e))?;
-                    for m in &t.decode().map_err(|e| err(&e))?.entries {
-                        if m.filename == b"mtimes".as_slice() {
+                    for m in t.iter() {
+                        let m = m.map_err(|e| err(&e))?.inner;
+                        paths += 1;
+                        if paths > MAX_PATHS {
+                            return Err(over_limit(format!(
+                                "it holds more than {MAX_PATHS} paths (files and dirs)"
+                            )));
+                        }
+                        let Ok(mname) = std::str::from_utf8(m.filename) else {
+                            continue;
+                        };
+                        if mname == "mtimes" && m.mode.is_blob() {
+                            let size = self.size_of(m.oid.to_owned())?;
+                            if size > MAX_FILE_BYTES {
+                                return Err(over_limit(format!(
+                                    ".memctl/mtimes is {size} bytes, over the limit of {} MiB per file",
+                                    MAX_FILE_BYTES >> 20
+                                )));
+                            }
                             mtimes = crate::history::parse_mtimes(&self.blob(m.oid.to_owned())?);
+                        } else if m.mode.is_tree() || mname.ends_with(".md") {
+                            reserved.insert(format!(".memctl/{mname}"), m.oid.to_owned());
                         }
                     }
                     continue;
                 }
+                if name.starts_with('.') {
+                    if memoryish {
+                        reserved.insert(rel, oid);
+                    }
+                    continue;
+                }
                 if e.mode.is_tree() {
-                    stack.push((oid, rel));
-                } else if e.mode.is_blob() && crate::bundle::safe_path(&rel) && rel.ends_with(".md") {
+                    stack.push((oid, rel, depth + 1));
+                } else if e.mode.is_blob() && crate::bundle::safe_path(&rel) && name.ends_with(".md") {
+                    let size = self.size_of(oid)?;
+                    if size > MAX_FILE_BYTES {
+                        return Err(over_limit(format!(
+                            "{rel} is {size} bytes, over the limit of {} MiB per file",
+                            MAX_FILE_BYTES >> 20
+                        )));
+                    }
                     blobs.push((rel, oid));
                 }
             }
         }
-        Ok(blobs
+        let files = blobs
             .into_iter()
             .map(|(rel, oid)| {
-                let mtime_ns = mtimes.get(rel.as_bytes()).copied().unwrap_or(0);
-                (rel, Blob { oid, mtime_ns })
+                let listed = mtimes.get(rel.as_bytes()).copied();
+                let b = Blob {
+                    oid,
+                    mtime_ns: listed.unwrap_or(0),
+                    listed: listed.is_some(),
+                };
+                (rel, b)
             })
-            .collect())
+            .collect();
+        Ok(Walked { files, reserved })
+    }
+
+    /// An object's size from its header (nothing of its data is read).
+    fn size_of(&self, id: ObjectId) -> Result<u64, Error> {
+        self.repo
+            .find_header(id)
+            .map(|h| h.size())
+            .map_err(|e| io("cannot read the sync repository", &self.path, e))
     }
 
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
@@ -313,45 +404,23 @@ impl SyncRepo {
         Ok(())
     }
 
-    /// Whether a commit reachable from `tip` but not from `base` carries the
-    /// trailer `Mass-Delete-Approved: <identity>` (at most 10 000 commits looked at).
-    pub fn mass_delete_approved(&self, tip: ObjectId, base: Option<ObjectId>, identity: &str) -> bool {
-        let known = match base {
-            Some(b) => self.ancestors(b, 10_000),
-            None => Default::default(),
-        };
+    /// Whether `ancestor` is `tip` or reachable from it through parents (each
+    /// commit looked at once; a commit that cannot be read ends its line).
+    pub fn descends(&self, tip: ObjectId, ancestor: ObjectId) -> bool {
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![tip];
         while let Some(id) = stack.pop() {
-            if known.contains(&id) || !seen.insert(id) || seen.len() > 10_000 {
-                continue;
-            }
-            let Ok(c) = self.repo.find_commit(id) else { continue };
-            if let Ok(m) = c.message_raw()
-                && m.to_string().lines().any(|l| {
-                    l.strip_prefix("Mass-Delete-Approved:")
-                        .is_some_and(|v| v.trim() == identity)
-                })
-            {
+            if id == ancestor {
                 return true;
             }
-            stack.extend(c.parent_ids().map(|p| p.detach()));
-        }
-        false
-    }
-
-    fn ancestors(&self, from: ObjectId, max: usize) -> std::collections::HashSet<ObjectId> {
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![from];
-        while let Some(id) = stack.pop() {
-            if seen.len() >= max || !seen.insert(id) {
+            if !seen.insert(id) {
                 continue;
             }
             if let Ok(c) = self.repo.find_commit(id) {
                 stack.extend(c.parent_ids().map(|p| p.detach()));
             }
         }
-        seen
+        false
     }
 
     /// The git object id of `bytes` as a blob (nothing written).

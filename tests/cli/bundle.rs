@@ -216,6 +216,14 @@ fn raw_bundle(path: &Path, manifest: &serde_json::Value, members: &[(&str, &[u8]
     h.set_mode(0o600);
     t.append_data(&mut h, "memctl-bundle.json", &json[..]).unwrap();
     for (name, bytes, kind) in members {
+        if name.len() > 99 {
+            // A long name (GNU extension); the builder writes it, as it holds no `..`.
+            let mut h = tar::Header::new_gnu();
+            h.set_size(bytes.len() as u64);
+            h.set_mode(0o600);
+            t.append_data(&mut h, name, *bytes).unwrap();
+            continue;
+        }
         let mut h = tar::Header::new_old();
         h.set_entry_type(*kind);
         h.set_mode(0o600);
@@ -352,4 +360,148 @@ fn a_bundle_is_never_written_inside_the_memory_dir() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("inside the memory dir"), "{err}");
     assert_eq!(listing(&mem), before);
+}
+
+/// Import `path` into `env`'s dir with `--yes`: (exit code, stderr).
+fn import_into(env: &Env, path: &Path) -> (i32, String) {
+    let d = env.dir().display().to_string();
+    let (code, _, err) = memctl(
+        env,
+        &env.root(),
+        &[],
+        &["import", path.to_str().unwrap(), "--into", &d, "--yes"],
+    );
+    (code, err)
+}
+
+#[test]
+fn paths_into_dot_dirs_or_too_deep_are_refused_and_nothing_is_written() {
+    let env = Env::new();
+    let body = memory("evil", "user", "x");
+    let reg = tar::EntryType::Regular;
+    let deep = format!("{}x.md", "d/".repeat(33));
+    for (path, want) in [
+        (".memctl/evil.md", "`.memctl/` is a dot path"),
+        (".trash/x.md", "`.trash/` is a dot path"),
+        (".git/x.md", "`.git/` is a dot path"),
+        ("sub/.hidden/x.md", "`.hidden/` is a dot path"),
+        (".x.md", "`.x.md` is a dot path"),
+        (deep.as_str(), "nest 33 deep, past the limit of 32"),
+    ] {
+        let files = serde_json::json!([
+            {"path": "user_a.md", "size": body.len(), "mtime_ns": 0, "sha256": sha(body.as_bytes())},
+            {"path": path, "size": body.len(), "mtime_ns": 0, "sha256": sha(body.as_bytes())},
+        ]);
+        let a = "projects/github.com__Alice__App/user_a.md".to_string();
+        let member = format!("projects/github.com__Alice__App/{path}");
+        let bundle = env.root().join("dot.tar.gz");
+        raw_bundle(
+            &bundle,
+            &manifest(1, files),
+            &[(&a, body.as_bytes(), reg), (&member, body.as_bytes(), reg)],
+        );
+        let (code, err) = import_into(&env, &bundle);
+        assert_eq!(code, 2, "{path}: {err}");
+        assert!(err.contains(want), "{path}: {err}");
+        assert!(listing(&env.dir()).is_empty(), "{path}: nothing written");
+    }
+}
+
+#[test]
+fn export_leaves_out_what_import_would_refuse() {
+    let (env, proj, mem) = machine("app");
+    fs::write(mem.join("user_a.md"), memory("a", "user", "a")).unwrap();
+    fs::create_dir_all(mem.join(".git")).unwrap();
+    fs::write(mem.join(".git/x.md"), memory("x", "user", "x")).unwrap();
+    let out = env.root().join("b.tar.gz");
+    let (code, _, err) = memctl(&env, &proj, &[], &["export", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(".git/x.md: `.git/` is a dot path"), "{err}");
+    let (other, _, omem) = machine("other");
+    let d = omem.display().to_string();
+    let (code, _, err) = memctl(
+        &other,
+        &other.root(),
+        &[],
+        &["import", out.to_str().unwrap(), "--into", &d, "--yes"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(omem.join("user_a.md").exists());
+}
+
+#[test]
+fn a_file_over_64_mib_is_refused_before_it_is_read() {
+    let env = Env::new();
+    // Built with the system's tar and gzip (64 MiB of zeros compress to ~64 KiB).
+    let src = env.root().join("src");
+    let dir = src.join("projects/github.com__Alice__App");
+    fs::create_dir_all(&dir).unwrap();
+    let size: u64 = (64 << 20) + 1;
+    fs::File::create(dir.join("user_big.md"))
+        .unwrap()
+        .set_len(size)
+        .unwrap();
+    let sum = std::process::Command::new("sha256sum")
+        .arg(dir.join("user_big.md"))
+        .output()
+        .unwrap();
+    let sum = String::from_utf8_lossy(&sum.stdout)
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let files = serde_json::json!([{"path": "user_big.md", "size": size, "mtime_ns": 0, "sha256": sum}]);
+    fs::write(src.join("memctl-bundle.json"), manifest(1, files).to_string()).unwrap();
+    let bundle = env.root().join("big.tar.gz");
+    let ok = std::process::Command::new("tar")
+        .arg("-czf")
+        .arg(&bundle)
+        .arg("-C")
+        .arg(&src)
+        .args(["memctl-bundle.json", "projects/github.com__Alice__App/user_big.md"])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let (code, err) = import_into(&env, &bundle);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("user_big.md is 67108865 bytes, over the limit of 64 MiB per file"),
+        "{err}"
+    );
+    assert!(listing(&env.dir()).is_empty());
+}
+
+#[test]
+fn bundle_mtimes_are_clamped_with_a_note() {
+    let env = Env::new();
+    let reg = tar::EntryType::Regular;
+    let year_2248: i64 = 8_800_000_000 * 1_000_000_000;
+    let year_1901: i64 = -2_177_452_800 * 1_000_000_000;
+    let mut files = Vec::new();
+    let mut members = Vec::new();
+    for (name, mtime) in [
+        ("user_future.md", year_2248),
+        ("user_old.md", year_1901),
+        ("user_ok.md", 1_700_000_000_000_000_000),
+    ] {
+        let body = memory(name, "user", name);
+        files.push(
+            serde_json::json!({"path": name, "size": body.len(), "mtime_ns": mtime, "sha256": sha(body.as_bytes())}),
+        );
+        members.push((format!("projects/github.com__Alice__App/{name}"), body));
+    }
+    let bundle = env.root().join("t.tar.gz");
+    let m: Vec<(&str, &[u8], tar::EntryType)> = members.iter().map(|(n, b)| (n.as_str(), b.as_bytes(), reg)).collect();
+    raw_bundle(&bundle, &manifest(1, serde_json::Value::Array(files)), &m);
+    let (code, err) = import_into(&env, &bundle);
+    assert_eq!(code, 0, "{err}");
+    let secs = |f: &str| fs::metadata(env.dir().join(f)).unwrap().mtime();
+    let now = 1_773_144_000; // support::NOW
+    assert_eq!(secs("user_future.md"), now + 86_400);
+    assert_eq!(secs("user_old.md"), 86_400);
+    assert_eq!(secs("user_ok.md"), 1_700_000_000);
+    assert!(
+        err.contains("memctl: note: github.com/Alice/App: 2 incoming files had an mtime outside 1970-01-02 … now + 1 day and got the nearest bound: user_future.md (2248-11-10 → 2026-03-11), user_old.md (1901-01-01 → 1970-01-02)"),
+        "{err}"
+    );
 }

@@ -720,6 +720,12 @@ fn m7_an_index_the_merge_pushes_past_the_cut_is_a_warning() {
 /// Push a commit to the remote by hand that deletes `names` from the project
 /// (and from its mtimes), with no `Mass-Delete-Approved` trailer.
 fn push_unapproved_deletion(w: &World, names: &[&str]) {
+    push_deletion(w, names, "");
+}
+
+/// Push a commit to the remote by hand that deletes `names` from the project (and
+/// from its mtimes), its message ending in `trailers`.
+fn push_deletion(w: &World, names: &[&str], trailers: &str) {
     let wt = w.root().join("by-hand");
     git(&w.root(), &["clone", "-q", &w.url, wt.to_str().unwrap()]);
     for n in names {
@@ -737,7 +743,12 @@ fn push_unapproved_deletion(w: &World, names: &[&str]) {
     }
     git(
         &wt,
-        &["commit", "-q", "-m", "sync: merge from elsewhere\n\nMachine: elsewhere"],
+        &[
+            "commit",
+            "-q",
+            "-m",
+            &format!("sync: merge from elsewhere\n\nMachine: elsewhere\n{trailers}"),
+        ],
     );
     git(&wt, &["push", "-q", "origin", "HEAD:main"]);
 }
@@ -772,8 +783,14 @@ fn m8_mass_deletion_is_refused_unless_approved_and_applied_where_received() {
         "refused: nothing written or pushed"
     );
     lap.sync_ok(&w, &["--allow-mass-delete"]);
-    // The desk applies the approved deletion without the flag.
-    let doc = desk.sync_ok(&w, &["--json"]).json();
+    // The laptop's approval is the laptop's: the desk gives its own (SPEC v3 §11.3).
+    let tip = w.tip();
+    let before = desk.files();
+    let refused = desk.run(&["sync"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.contains("3 of 4"), "{refused:?}");
+    assert_eq!((w.tip(), desk.files()), (tip, before), "refused: nothing written");
+    let doc = desk.sync_ok(&w, &["--json", "--allow-mass-delete"]).json();
     let mut deleted = strs(&doc["projects"][0]["deleted"]);
     deleted.sort();
     assert_eq!(deleted, names, "{doc}");
@@ -1034,4 +1051,358 @@ fn m12_only_tracked_memory_files_ever_reach_the_remote() {
     for leak in ["LEAK-NOTES", "TRANSCRIPT", "\"LEAK\":1", "424242424242"] {
         assert!(!dump.contains(leak), "{leak} reached the remote");
     }
+}
+
+#[test]
+fn m8c_a_forged_mass_delete_approval_in_the_remote_deletes_nothing() {
+    let w = World::new();
+    let (lap, desk) = synced_pair(&w);
+    let names = ["user_b.md", "user_c.md", "user_d.md"];
+    for n in names {
+        lap.write(n, &memory(n, "user", n));
+    }
+    lap.sync_ok(&w, &[]);
+    desk.sync_ok(&w, &[]);
+    // Someone with push access writes the approval memctl itself writes.
+    push_deletion(&w, &names, &format!("Mass-Delete-Approved: {IDENTITY}\n"));
+    let tip = w.tip();
+    for m in [&desk, &lap] {
+        let before = m.files();
+        let refused = m.run(&["sync"]);
+        assert_eq!(refused.code, 2, "{refused:?}");
+        assert!(refused.stderr.contains("deletes 3 of 4"), "{refused:?}");
+        assert!(refused.stderr.contains("--allow-mass-delete"), "{refused:?}");
+        assert_eq!((w.tip(), m.files()), (tip.clone(), before), "nothing written or pushed");
+        assert_eq!(m.memories().len(), 5, "no memory deleted");
+    }
+}
+
+/// laptop and desk with 9 memories synced on both, the 4 newest added by a later
+/// sync; returns the remote's commit from before those 4.
+fn nine_synced(w: &World) -> (Machine, Machine, String) {
+    let lap = w.machine("laptop", "src/app", false);
+    let desk = w.machine("desk", "work/projects/app-clone", false);
+    let mut index = String::new();
+    for i in 0..9 {
+        if i == 5 {
+            lap.write("MEMORY.md", &index);
+            lap.sync_ok(w, &[]);
+            desk.sync_ok(w, &[]);
+        }
+        let f = format!("user_{i}.md");
+        lap.write(&f, &memory(&format!("m{i}"), "user", &format!("memory {i}")));
+        index.push_str(&format!("- [m{i}]({f}) — memory {i}\n"));
+    }
+    let old = w.tip().unwrap();
+    lap.write("MEMORY.md", &index);
+    lap.sync_ok(w, &[]);
+    desk.sync_ok(w, &[]);
+    assert_eq!(desk.memories().len(), 10, "9 memories and the index");
+    assert_eq!(lap.memories(), desk.memories());
+    (lap, desk, old)
+}
+
+fn roll_back(w: &World, to: &str) -> String {
+    support::bare_git(&w.remote, &["update-ref", "refs/heads/main", to]).unwrap();
+    w.tip().unwrap()
+}
+
+#[test]
+fn m17_a_rolled_back_remote_deletes_nothing_until_the_user_decides() {
+    let w = World::new();
+    let (lap, desk, old) = nine_synced(&w);
+    let newer = w.tip().unwrap();
+    let tip = roll_back(&w, &old);
+    for m in [&desk, &lap] {
+        let before = m.files();
+        let out = m.run(&["sync"]);
+        assert_eq!(out.code, 2, "{} {out:?}", m.name);
+        assert!(out.stderr.contains("rolled back or rewritten"), "{out:?}");
+        assert!(out.stderr.contains(&old[..8]), "names the remote's commit: {out:?}");
+        assert!(out.stderr.contains(&newer[..8]), "names the last synced one: {out:?}");
+        assert!(out.stderr.contains("--accept-remote"), "{out:?}");
+        assert!(out.stderr.contains("--push-local"), "{out:?}");
+        assert_eq!(
+            (w.tip(), m.files()),
+            (Some(tip.clone()), before),
+            "nothing written or pushed"
+        );
+        // A dry run says the same.
+        assert_eq!(m.run(&["sync", "--dry-run"]).code, 2);
+    }
+    // `--accept-remote --dry-run` shows the deletions first, writes nothing.
+    let before = desk.files();
+    let look = desk.run(&["sync", "--accept-remote", "--dry-run"]);
+    assert_eq!(look.code, 0, "{look:?}");
+    for i in 5..9 {
+        assert!(look.stdout.contains(&format!("delete    user_{i}.md")), "{look:?}");
+    }
+    assert_eq!(desk.files(), before);
+    // The desk restores the remote from itself; the laptop then syncs as usual.
+    let out = desk.sync_ok(&w, &["--push-local"]);
+    assert!(out.stdout.contains("pushed"), "{out:?}");
+    assert!(
+        out.stdout.contains(": 5 sent; 0 added"),
+        "4 memories and the index: {out:?}"
+    );
+    for i in 0..9 {
+        assert!(
+            w.remote_file(&format!("user_{i}.md")).is_some(),
+            "user_{i}.md on the remote"
+        );
+    }
+    lap.sync_ok(&w, &[]);
+    assert_eq!(lap.memories().len(), 10, "nothing deleted on the laptop");
+    assert_eq!(lap.memories(), desk.memories());
+}
+
+#[test]
+fn m17b_accept_remote_takes_the_rolled_back_remote_with_copies_in_history() {
+    let w = World::new();
+    let (lap, desk, old) = nine_synced(&w);
+    let gone = desk.read("user_7.md").unwrap();
+    roll_back(&w, &old);
+    let doc = desk.sync_ok(&w, &["--accept-remote", "--json"]).json();
+    let mut deleted = strs(&doc["projects"][0]["deleted"]);
+    deleted.sort();
+    assert_eq!(deleted, ["user_5.md", "user_6.md", "user_7.md", "user_8.md"], "{doc}");
+    assert_eq!(desk.memories().len(), 6, "5 memories and the index");
+    let r = desk.run(&["restore", "user_7.md"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(desk.read("user_7.md").as_deref(), Some(gone.as_str()));
+    // The laptop has not decided: still refused, still 9.
+    assert_eq!(lap.run(&["sync"]).code, 2);
+    assert_eq!(lap.memories().len(), 10);
+}
+
+/// `git --git-dir <remote> args` with `stdin`, which must succeed; its stdout, trimmed.
+fn in_remote(w: &World, args: &[&str], stdin: &[u8]) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("git")
+        .arg("--git-dir")
+        .arg(&w.remote)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A tree object in the remote from `ls-tree`-style lines (`mode type oid\tname`).
+fn mktree(w: &World, lines: &[String]) -> String {
+    let mut text = lines.join("\n");
+    text.push('\n');
+    in_remote(w, &["mktree"], text.as_bytes())
+}
+
+/// A blob object in the remote.
+fn blob(w: &World, bytes: &[u8]) -> String {
+    in_remote(w, &["hash-object", "-w", "--stdin"], bytes)
+}
+
+/// The entries (`ls-tree` lines) of `main:<path>` in the remote.
+fn entries(w: &World, path: &str) -> Vec<String> {
+    in_remote(w, &["ls-tree", &format!("main:{path}")], b"")
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Replace the entry `name` of `lines` (or add it) with `line`.
+fn put(lines: &mut Vec<String>, name: &str, line: String) {
+    lines.retain(|l| l.split_once('\t').map(|(_, n)| n) != Some(name));
+    lines.push(line);
+}
+
+/// Commit on the remote's `main` (as a child of its tip, so it descends from what
+/// every machine synced) a project tree whose top-level entries are `member`
+/// (`ls-tree` lines), written object by object: no checkout, no transfer.
+fn push_member(w: &World, member: &[String]) {
+    let tree = mktree(w, member);
+    let mut projects = entries(w, "projects");
+    put(
+        &mut projects,
+        "github.com__Alice__App",
+        format!("040000 tree {tree}\tgithub.com__Alice__App"),
+    );
+    let projects = mktree(w, &projects);
+    let mut root = entries(w, "");
+    put(&mut root, "projects", format!("040000 tree {projects}\tprojects"));
+    let root = mktree(w, &root);
+    let tip = w.tip().unwrap();
+    let c = in_remote(
+        w,
+        &[
+            "commit-tree",
+            &root,
+            "-p",
+            &tip,
+            "-m",
+            "sync: merge from elsewhere\n\nMachine: elsewhere",
+        ],
+        b"",
+    );
+    in_remote(w, &["update-ref", "refs/heads/main", &c], b"");
+}
+
+/// The desk syncs the remote as `push_member` left it: refused, exit 2, with
+/// `want` in the message, nothing written here or pushed.
+#[track_caller]
+fn refused_incoming(w: &World, desk: &Machine, want: &str) -> Out {
+    let (tip, before) = (w.tip(), desk.files());
+    let out = desk.run(&["sync"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains(want), "wanted {want:?}: {out:?}");
+    assert!(out.stderr.contains("nothing was written or pushed"), "{out:?}");
+    assert_eq!((w.tip(), desk.files()), (tip, before), "nothing written or pushed");
+    out
+}
+
+#[test]
+fn m18_a_tree_bomb_from_the_remote_is_refused_while_walking() {
+    let w = World::new();
+    let (_lap, desk) = synced_pair(&w);
+    // 17 levels of two entries pointing to the same subtree: 18 small objects,
+    // 2^17 = 131 072 files once expanded.
+    let mut t = mktree(&w, &[format!("100644 blob {}\tx.md", blob(&w, b"boom\n"))]);
+    for _ in 0..17 {
+        t = mktree(&w, &[format!("040000 tree {t}\ta"), format!("040000 tree {t}\tb")]);
+    }
+    let mut member = entries(&w, MEMBER);
+    member.push(format!("040000 tree {t}\tbomb"));
+    push_member(&w, &member);
+    refused_incoming(&w, &desk, "more than 100000 paths");
+    assert!(!desk.mem.join("bomb").exists());
+    // Dirs nested 40 deep holding one file: past the depth limit.
+    let mut t = mktree(&w, &[format!("100644 blob {}\tx.md", blob(&w, b"deep\n"))]);
+    for _ in 0..40 {
+        t = mktree(&w, &[format!("040000 tree {t}\td")]);
+    }
+    let mut member = entries(&w, MEMBER);
+    put(&mut member, "bomb", format!("040000 tree {t}\tbomb"));
+    push_member(&w, &member);
+    refused_incoming(&w, &desk, "nest more than 32 deep");
+    assert!(!desk.mem.join("bomb").exists());
+}
+
+#[test]
+fn m19_a_file_over_64_mib_from_the_remote_is_refused() {
+    let w = World::new();
+    let (_lap, desk) = synced_pair(&w);
+    let big = vec![b'\n'; (64 << 20) + 1];
+    let mut member = entries(&w, MEMBER);
+    member.push(format!("100644 blob {}\tuser_big.md", blob(&w, &big)));
+    push_member(&w, &member);
+    refused_incoming(
+        &w,
+        &desk,
+        "user_big.md is 67108865 bytes, over the limit of 64 MiB per file",
+    );
+    assert!(desk.read("user_big.md").is_none());
+}
+
+#[test]
+fn m20_dot_paths_from_the_remote_are_refused() {
+    let w = World::new();
+    let (lap, desk) = synced_pair(&w);
+    let base = entries(&w, MEMBER);
+    let evil = blob(&w, memory("evil", "user", "x").as_bytes());
+    let file = |name: &str| mktree(&w, &[format!("100644 blob {evil}\t{name}")]);
+    let memctl_dir = {
+        let mut m = entries(&w, &format!("{MEMBER}/.memctl"));
+        m.push(format!("100644 blob {evil}\tevil.md"));
+        mktree(&w, &m)
+    };
+    let cases = [
+        (".memctl", format!("040000 tree {memctl_dir}\t.memctl"), "`.memctl/`"),
+        (".trash", format!("040000 tree {}\t.trash", file("x.md")), "`.trash/`"),
+        (".git", format!("040000 tree {}\t.git", file("x.md")), "`.git/`"),
+        (".hidden.md", format!("100644 blob {evil}\t.hidden.md"), "`.hidden.md`"),
+    ];
+    for (name, line, want) in cases {
+        let mut member = base.clone();
+        put(&mut member, name, line);
+        push_member(&w, &member);
+        let out = refused_incoming(&w, &desk, want);
+        assert!(out.stderr.contains("--push-local"), "{out:?}");
+    }
+    let listed = desk.run(&["list", "--format", "paths"]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(!listed.stdout.contains("evil"), "{listed:?}");
+    // The way out the hint names: the remote restored from this machine, which
+    // reads none of it; then both machines sync as before.
+    desk.sync_ok(&w, &["--push-local"]);
+    assert!(
+        !w.tree()
+            .iter()
+            .any(|p| p.contains("/.") && !p.ends_with("/.memctl/mtimes")),
+        "{:?}",
+        w.tree()
+    );
+    lap.sync_ok(&w, &[]);
+    desk.sync_ok(&w, &[]);
+}
+
+#[test]
+fn m21_remote_mtimes_are_clamped_and_a_missing_one_is_now() {
+    let w = World::new();
+    let (lap, desk) = synced_pair(&w);
+    let mut member = entries(&w, MEMBER);
+    let mut mtimes = in_remote(&w, &["cat-file", "-p", &format!("main:{MEMBER}/.memctl/mtimes")], b"");
+    mtimes.push('\n');
+    let year_2446: i128 = 15_000_000_000 * 1_000_000_000;
+    let year_1901: i128 = -2_177_452_800 * 1_000_000_000;
+    for (name, mtime) in [
+        ("user_future.md", Some(year_2446)),
+        ("user_old.md", Some(year_1901)),
+        ("user_zero.md", Some(0)),
+        ("user_unlisted.md", None),
+    ] {
+        let b = blob(&w, memory(name, "user", name).as_bytes());
+        member.push(format!("100644 blob {b}\t{name}"));
+        if let Some(t) = mtime {
+            mtimes.push_str(&format!("{t}\t{name}\n"));
+        }
+    }
+    let m = mktree(&w, &[format!("100644 blob {}\tmtimes", blob(&w, mtimes.as_bytes()))]);
+    put(&mut member, ".memctl", format!("040000 tree {m}\t.memctl"));
+    push_member(&w, &member);
+    let out = desk.sync_ok(&w, &[]);
+    let secs = |f: &str| {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(desk.mem.join(f)).unwrap().mtime()
+    };
+    let now = 1_773_144_000; // support::NOW
+    assert_eq!(secs("user_future.md"), now + 86_400, "now + 1 day");
+    assert_eq!(secs("user_old.md"), 86_400, "1970-01-02");
+    assert_eq!(secs("user_zero.md"), 86_400, "1970-01-02");
+    assert_eq!(secs("user_unlisted.md"), now, "no mtime: now");
+    assert!(
+        out.stderr
+            .contains("3 incoming files had an mtime outside 1970-01-02 … now + 1 day")
+            && out.stderr.contains("user_future.md (2445-05-01 → 2026-03-11)"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("1 incoming file had no mtime and got the current time: user_unlisted.md"),
+        "{out:?}"
+    );
+    // The desk lists the mtime it gave the unlisted file; the laptop gets that one.
+    lap.sync_ok(&w, &[]);
+    use std::os::unix::fs::MetadataExt;
+    let lap_secs = |f: &str| fs::metadata(lap.mem.join(f)).unwrap().mtime();
+    assert_eq!(lap_secs("user_unlisted.md"), now, "as the desk listed it");
+    assert_eq!(lap_secs("user_old.md"), 86_400);
 }
