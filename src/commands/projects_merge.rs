@@ -188,6 +188,12 @@ fn plan_text(from: &Located, into: &Located, plan: &Plan, dry_run: bool) -> Stri
     for m in &plan.moves {
         s.push_str(&match m.action {
             Action::Moved => format!("  {:<17} {}\n", verb("moved", "move"), m.file),
+            Action::MergedIdentical if m.to != m.file => format!(
+                "  {:<17} {} (INTO has the same bytes as {})\n",
+                verb("merged identical", "merge identical"),
+                m.file,
+                m.to,
+            ),
             Action::MergedIdentical => format!(
                 "  {:<17} {} (INTO has the same bytes)\n",
                 verb("merged identical", "merge identical"),

@@ -665,7 +665,9 @@ fn plan_indexes(p: &mut Plan) {
         let mut text = bare(l).to_string();
         for (m, link) in links {
             indexed.insert(m.file.as_str());
-            if m.action == Action::Renamed {
+            // Also a file that a killed run already put under its new name
+            // (merged identical now): the line links where the memory is.
+            if m.to != m.file {
                 text = rewrite_link(&text, link, &index::encode_file(&m.to));
             }
         }
@@ -698,7 +700,9 @@ fn plan_indexes(p: &mut Plan) {
     p.unindexed = p
         .moves
         .iter()
-        .filter(|m| !indexed.contains(m.file.as_str()))
+        // INTO's index may link it already (its own copy, or one a killed merge
+        // moved and indexed before FROM's line went).
+        .filter(|m| !indexed.contains(m.file.as_str()) && !linked.contains(&m.to))
         .map(|m| m.to.clone())
         .collect();
     if p.source_index.is_some() {

@@ -177,6 +177,7 @@ impl Writer {
         if let Some(parent) = target.parent() {
             let _ = super::atomic::sync_dir(parent);
         }
+        super::fault_point();
         Ok(())
     }
 
@@ -224,8 +225,9 @@ impl Writer {
             content,
             &|| true,
             Some(system_time(mtime_ns)),
-        )
-        .map(|_| ())
+        )?;
+        super::fault_point();
+        Ok(())
     }
 
     /// Put a symlink to `link` at `target` with the mtime `mtime_ns` (the link's
@@ -259,7 +261,9 @@ impl Writer {
         result.map_err(|e| {
             let _ = fs::remove_file(&tmp);
             super::io_err("cannot write", target, e)
-        })
+        })?;
+        super::fault_point();
+        Ok(())
     }
 
     /// Open writers on two memory dirs, taking their locks in the byte order of
@@ -309,6 +313,7 @@ impl Writer {
                 .hint("another program created it meanwhile; run the command again"));
         }
         self.created.push(target.to_path_buf());
+        super::fault_point();
         Ok(())
     }
 
@@ -324,12 +329,15 @@ impl Writer {
         }
         create_new(self.root_for(target), target, content)?;
         self.created.push(target.to_path_buf());
+        super::fault_point();
         Ok(())
     }
 
     /// Replace `target` atomically.
     pub fn replace(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
-        write_checked(self.root_for(target), target, content, None).map(|_| ())
+        write_checked(self.root_for(target), target, content, None)?;
+        super::fault_point();
+        Ok(())
     }
 
     /// Replace `target` only if it still holds `old` (read when the command
@@ -367,6 +375,7 @@ impl Writer {
         };
         let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
         if same && write_checked_at(self.root_for(target), target, &content, &unchanged, mtime)? {
+            super::fault_point();
             return Ok(());
         }
         Err(Error::new(
@@ -390,13 +399,17 @@ impl Writer {
         }
         let stamp = super::atomic::stamp(target);
         let unchanged = || super::atomic::stamp(target) == stamp && read_for_update(target).is_ok_and(|b| b == current);
-        write_checked_at(
+        let wrote = write_checked_at(
             self.root_for(target),
             target,
             new,
             &unchanged,
             Some(system_time(mtime_ns)),
-        )
+        )?;
+        if wrote {
+            super::fault_point();
+        }
+        Ok(wrote)
     }
 
     /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
@@ -410,7 +423,11 @@ impl Writer {
         if !super::settle::Watch::new().trust(target, &current, None)? {
             return Ok(false);
         }
-        write_checked(self.root_for(target), target, content, Some(expect))
+        let wrote = write_checked(self.root_for(target), target, content, Some(expect))?;
+        if wrote {
+            super::fault_point();
+        }
+        Ok(wrote)
     }
 
     /// Read-modify-write `target` against its fresh content; `seen` is what the
@@ -434,7 +451,9 @@ impl Writer {
             (Some(b), None) => Some(b.as_slice()),
             (_, s) => s,
         };
-        update(self.root_for(target), target, seen, change)
+        let done = update(self.root_for(target), target, seen, change)?;
+        super::fault_point();
+        Ok(done)
     }
 
     /// This command's trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5): created
@@ -452,6 +471,7 @@ impl Writer {
     pub fn trash(&mut self, trash: &Path, rel: &str, path: &Path) -> Result<PathBuf, Error> {
         let dest = trash.join(format!("{rel}.deleted"));
         move_entry(self.dir.dir(), path, &dest)?;
+        super::fault_point();
         Ok(dest)
     }
 
