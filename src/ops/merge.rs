@@ -786,6 +786,14 @@ fn rewrite_link(line: &str, link: &index::Link, dest: &str) -> String {
 /// changed in FROM meanwhile stays there (a warning names it).
 pub fn apply(plan: &Plan, wf: &mut Writer, wi: &mut Writer) -> Result<Vec<String>, Error> {
     let mut warnings = Vec::new();
+    // Both indexes were read when the plan was made: a read of a file another
+    // program is rewriting in place (empty, cut, shorter than the copy history
+    // kept) is trusted only once it has settled (issue 29 point 1); the plan's
+    // lines come from it, so this is checked before the first write.
+    if let Some(old) = &plan.source_index {
+        wf.ensure_settled(&plan.from.main().join(INDEX), old.as_bytes())?;
+    }
+    wi.ensure_settled(&plan.into.main().join(INDEX), plan.target_index.as_bytes())?;
     for m in plan.moves.iter().filter(|m| m.action != Action::MergedIdentical) {
         if let Err(e) = wi.create_at(&plan.into.main().join(&m.to), &m.bytes, m.mtime_ns) {
             wi.roll_back();

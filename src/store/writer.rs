@@ -430,6 +430,37 @@ impl Writer {
         Ok(wrote)
     }
 
+    /// Require `target` to still hold `planned` (what the command read when it
+    /// planned; empty for a missing file), and that read to be one memctl may trust
+    /// (issue 29 point 1): a file that looks half-written (empty, cut inside a
+    /// line, or missing lines of the settled copy the before-snapshot kept) must
+    /// first stay unchanged for a while. Else `conflict`, and the caller writes
+    /// nothing. For a command that plans several writes from one read (`projects
+    /// merge`): checked before its first write.
+    pub fn ensure_settled(&mut self, target: &Path, planned: &[u8]) -> Result<(), Error> {
+        let exists = fs::symlink_metadata(target).is_ok();
+        let current = if exists { read_for_update(target)? } else { Vec::new() };
+        let same = current == planned || String::from_utf8_lossy(&current).as_bytes() == planned;
+        let baseline = self.torn_baseline(target).map(<[u8]>::to_vec);
+        if same && super::settle::Watch::new().trust(target, &current, baseline.as_deref())? {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Conflict,
+            format!("{} changed while memctl was writing it", target.display()),
+        )
+        .hint("another program changed it; run the command again"))
+    }
+
+    /// The last settled copy of `target` when the before-snapshot found it shrunk
+    /// and just changed (possibly another program's half-write).
+    fn torn_baseline(&self, target: &Path) -> Option<&[u8]> {
+        use std::os::unix::ffi::OsStrExt;
+        let h = self.history.as_ref()?;
+        let rel = target.strip_prefix(self.dir.main()).ok()?;
+        h.torn.get(rel.as_os_str().as_bytes()).map(Vec::as_slice)
+    }
+
     /// Read-modify-write `target` against its fresh content; `seen` is what the
     /// command read when it planned (see [`update`]).
     pub fn update(
@@ -441,14 +472,10 @@ impl Writer {
         // The before-snapshot found the index shrunk and just changed (possibly
         // another program's half-write, which the command may also have planned
         // from): the last settled copy is the baseline no read may lose lines of.
-        let baseline = self.history.as_ref().and_then(|h| {
-            use std::os::unix::ffi::OsStrExt;
-            let rel = target.strip_prefix(self.dir.main()).ok()?;
-            h.torn.get(rel.as_os_str().as_bytes())
-        });
+        let baseline = self.torn_baseline(target);
         let seen = match (baseline, seen) {
-            (Some(b), Some(s)) if b.len() > s.len() => Some(b.as_slice()),
-            (Some(b), None) => Some(b.as_slice()),
+            (Some(b), Some(s)) if b.len() > s.len() => Some(b),
+            (Some(b), None) => Some(b),
             (_, s) => s,
         };
         let done = update(self.root_for(target), target, seen, change)?;
