@@ -416,8 +416,31 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
-/// Single-quote a string for a POSIX shell.
+/// Single-quote a string for a POSIX shell. A string with a control character
+/// (a newline or tab in a file name) is ANSI-C quoted instead (`$'a\nb.md'`, bash,
+/// zsh, ksh), so the command stays on one line and copies back exactly.
 pub fn shell_quote(s: &str) -> String {
+    if s.chars().any(char::is_control) {
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
@@ -641,6 +664,7 @@ mod tests {
     #[test]
     fn quoting_survives_single_quotes() {
         assert_eq!(shell_quote("/a b/it's.md"), "'/a b/it'\\''s.md'");
+        assert_eq!(shell_word("a\nb\t'c\\.md"), "$'a\\nb\\t\\'c\\\\.md'");
     }
 
     #[test]
