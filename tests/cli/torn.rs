@@ -466,3 +466,71 @@ fn edit_index_during_an_in_place_rewrite_keeps_every_index_line() {
         survives_in(&env, &before, &["edit", "--index"], &[], stall);
     }
 }
+
+/// The half-written case for `projects merge`: FROM's index holds only its first
+/// 20 lines, up to a line break, when the merge plans. The snapshot taken before the
+/// write knows the settled copy, so the merge waits for the writer instead of
+/// moving memories without their lines (issue 29 point 1).
+#[test]
+fn projects_merge_from_a_half_written_index_keeps_every_line() {
+    let (env, before) = dir_with_index();
+    let other = other_dir(&env);
+    let index: PathBuf = env.dir().join("MEMORY.md");
+    let out = env.command().args(["snapshot"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = before.split_inclusive('\n').collect();
+    let (head, tail) = (lines[..20].concat(), lines[20..].concat());
+    let (h, t) = (env.root().join("head.txt"), env.root().join("tail.txt"));
+    std::fs::write(&h, &head).unwrap();
+    std::fs::write(&t, &tail).unwrap();
+    let mut child = Command::new("sh")
+        .args([
+            "-c",
+            r#"exec 3>"$1"; cat "$2" >&3; echo half; read go; cat "$3" >&3; exec 3>&-; echo written"#,
+            "sh",
+        ])
+        .arg(&index)
+        .arg(&h)
+        .arg(&t)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = Arc::new(Mutex::new(child.stdin.take()));
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "half\n");
+    let go = Arc::clone(&stdin);
+    let (from, into) = (
+        env.dir().to_string_lossy().into_owned(),
+        other.to_string_lossy().into_owned(),
+    );
+    let (code, stderr, pauses) = run_on_test_clock(
+        &env,
+        &["projects", "merge", "--yes", &from, &into],
+        Box::new(move |_| {
+            if let Some(mut s) = go.lock().unwrap().take() {
+                s.write_all(b"go\n").unwrap();
+            }
+        }),
+    );
+    if let Some(mut s) = stdin.lock().unwrap().take() {
+        s.write_all(b"go\n").unwrap();
+    }
+    child.wait().unwrap();
+    let after = std::fs::read_to_string(&index).unwrap_or_default();
+    let moved = std::fs::read_to_string(other.join("MEMORY.md")).unwrap();
+    let lost: Vec<&str> = before
+        .lines()
+        .filter(|l| !after.lines().chain(moved.lines()).any(|a| a == *l))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "lost {} of 40 lines (exit {code}, pauses {pauses:?}):\n{stderr}\nFROM index now:\n{after}\nINTO index now:\n{moved}",
+        lost.len()
+    );
+    assert!(!pauses.is_empty(), "memctl waited for the index to settle");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("changed"), "{stderr}");
+}
