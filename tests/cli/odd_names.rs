@@ -149,3 +149,38 @@ fn forget_restore_and_undo_escape_odd_names() {
     let line = one_escaped_line("undo", &out);
     assert!(line.starts_with(&format!("{SHOWN}\tdeleted")), "{line}");
 }
+
+/// Found with point 20: `lint --fix` (ML203) and `index rebuild` wrote the link of
+/// a name with a newline raw, tearing the index line in two (a dangling link and
+/// a stray line). The name is percent-encoded in the link now, so the line stays
+/// whole and links the file.
+#[test]
+fn an_index_line_for_an_odd_name_stays_one_line_and_links_it() {
+    let odd = "user_odd\nname\tx.md";
+    for args in [&["lint", "--fix"][..], &["index", "rebuild", "--yes"][..]] {
+        let env = Env::new()
+            .memory(odd, &memory("odd"))
+            .memory("user_ok.md", &memory("ok"))
+            .index("# I\n- [ok](user_ok.md) — ok\n");
+        let out = run(&env, args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let index = fs::read_to_string(env.dir().join("MEMORY.md")).unwrap();
+        assert!(
+            index
+                .lines()
+                .any(|l| l == "- [odd](user_odd%0Aname%09x.md) — about odd"),
+            "{args:?}:\n{index}"
+        );
+        let out = run(&env, &["lint", "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            doc["findings"].as_array().map(Vec::len),
+            Some(0),
+            "{args:?}: {doc}\n{index}"
+        );
+    }
+}
