@@ -85,6 +85,8 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Lift Claude Code''s 200-file cap')
             [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'List the memories of every project (see `memctl projects`), grouped by project')
+            [CompletionResult]::new('-0', '-0', [CompletionResultType]::ParameterName, 'With --format paths: end each path with a NUL byte and print it exactly (no escapes)')
+            [CompletionResult]::new('--null', '--null', [CompletionResultType]::ParameterName, 'With --format paths: end each path with a NUL byte and print it exactly (no escapes)')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
             [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')

@@ -1790,7 +1790,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__list)
-            opts="-t -f -h --type --format --all --all-projects --dir --project --team --json --color --no-history --help"
+            opts="-t -f -0 -h --type --format --all --all-projects --null --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

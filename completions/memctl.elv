@@ -80,6 +80,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --color 'When to use colour'
             cand --all 'Lift Claude Code''s 200-file cap'
             cand --all-projects 'List the memories of every project (see `memctl projects`), grouped by project'
+            cand -0 'With --format paths: end each path with a NUL byte and print it exactly (no escapes)'
+            cand --null 'With --format paths: end each path with a NUL byte and print it exactly (no escapes)'
             cand --team 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

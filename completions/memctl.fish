@@ -86,6 +86,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l all -d 'Lift Claude Code\'s 200-file cap'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l all-projects -d 'List the memories of every project (see `memctl projects`), grouped by project'
+complete -c memctl -n "__fish_memctl_using_subcommand list" -s 0 -l null -d 'With --format paths: end each path with a NUL byte and print it exactly (no escapes)'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand list" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

@@ -646,6 +646,10 @@ pub struct ListArgs {
     /// List the memories of every project (see `memctl projects`), grouped by project
     #[arg(long)]
     pub all_projects: bool,
+
+    /// With --format paths: end each path with a NUL byte and print it exactly (no escapes)
+    #[arg(long, short = '0')]
+    pub null: bool,
 }
 
 #[derive(Debug, Args)]

@@ -25,11 +25,22 @@ pub fn unified(label: &str, old: &str, new: &str) -> String {
     if hunks.is_empty() {
         return String::new();
     }
-    let mut out = format!("--- a/{label}\n+++ b/{label}\n");
+    let mut out = format!("--- {}\n+++ {}\n", header_name("a/", label), header_name("b/", label));
     for ops in &hunks {
         hunk(&mut out, ops, &a, &b);
     }
     out
+}
+
+/// A file name in a `---`/`+++` header: as it is, or, when it holds a control
+/// character, a backslash or a `"`, C-quoted as git writes it (`"a/x\ny.md"`), so
+/// the header stays one line (SPEC v3 §3.14).
+fn header_name(side: &str, label: &str) -> String {
+    let escaped = crate::text::escape_name(label);
+    if matches!(escaped, std::borrow::Cow::Borrowed(_)) && !label.contains('"') {
+        return format!("{side}{label}");
+    }
+    format!("\"{side}{}\"", escaped.replace('"', "\\\""))
 }
 
 /// One hunk: its `@@` header, then its lines.

@@ -403,6 +403,70 @@ pub fn parse_positive(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A file name as one field of a piped record (SPEC v3 §3.14): a backslash, tab
+/// and newline are written `\\`, `\t`, `\n`; a carriage return `\r`; any other
+/// control character `\xHH` (C0, DEL) or `\u{HHHH}` (C1), so every record stays
+/// on one line, its fields split at tabs, and a terminal is never sent a control
+/// sequence. A name without such characters is returned as it is.
+/// `--format paths -0` prints exact names instead.
+pub fn escape_name(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c == '\\' || c.is_control()) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A message or other text that may quote a file name, kept on one line in a
+/// piped record: control characters escaped as in [`escape_name`]; a backslash,
+/// common in messages, is kept as it is.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut buf = [0u8; 4];
+    for c in s.chars() {
+        if c.is_control() {
+            out.push_str(&escape_name(c.encode_utf8(&mut buf)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`escape_name`] for a path's raw bytes (a path need not be UTF-8): ASCII
+/// control bytes and the backslash are escaped, every other byte is kept.
+pub fn escape_name_bytes(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !b.iter().any(|&c| c == b'\\' || c < 0x20 || c == 0x7f) {
+        return std::borrow::Cow::Borrowed(b);
+    }
+    let mut out = Vec::with_capacity(b.len() + 8);
+    for &c in b {
+        match c {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            c if c < 0x20 || c == 0x7f => out.extend_from_slice(format!("\\x{c:02x}").as_bytes()),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Cut `s` to `max` chars, the last being `…`, when it is longer.
 pub fn ellipsize(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -434,5 +498,22 @@ mod percent_tests {
     fn ellipsize_counts_chars() {
         assert_eq!(ellipsize("abcdef", 4), "abc…");
         assert_eq!(ellipsize("abcd", 4), "abcd");
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::escape_name;
+
+    #[test]
+    fn names_stay_on_one_line_and_split_at_tabs() {
+        assert_eq!(escape_name("user_a.md"), "user_a.md");
+        assert_eq!(escape_name("a\nb\tc\\d.md"), "a\\nb\\tc\\\\d.md");
+        assert_eq!(
+            escape_name("r\re\u{1b}[31m\u{7f}\u{85}.md"),
+            "r\\re\\x1b[31m\\x7f\\u{0085}.md"
+        );
+        assert_eq!(escape_name("café 📝.md"), "café 📝.md");
+        assert_eq!(&*super::escape_name_bytes(b"/m/a\n\xff\t.md"), b"/m/a\\n\xff\\t.md");
     }
 }

@@ -251,13 +251,18 @@ fn render_stat(doc: &Doc, width: usize, color: bool) -> String {
         })
         .collect();
     let longest_count = counts.iter().map(String::len).max().unwrap_or(0);
-    let longest_file = doc.files.iter().map(|f| f.file.width()).max().unwrap_or(0);
+    let names: Vec<String> = doc
+        .files
+        .iter()
+        .map(|f| crate::text::escape_name(&f.file).into_owned())
+        .collect();
+    let longest_file = names.iter().map(|f| f.width()).max().unwrap_or(0);
     let room = longest_file
         .min(width.max(40).saturating_sub(4 + longest_count))
         .max(10);
     let mut text = String::new();
-    for (f, counts) in doc.files.iter().zip(&counts) {
-        let file = output::fit_middle(&f.file, room);
+    for ((f, counts), name) in doc.files.iter().zip(&counts).zip(&names) {
+        let file = output::fit_middle(name, room);
         let pad = room.saturating_sub(file.width());
         let tone = match f.change {
             ChangeKind::Added => Tone::Info,
@@ -285,7 +290,7 @@ fn render_stat(doc: &Doc, width: usize, color: bool) -> String {
 fn stat_records(doc: &Doc) -> String {
     let mut text = String::new();
     for f in &doc.files {
-        let file: String = f.file.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let file = crate::text::escape_name(&f.file);
         let change = f.change.as_str();
         text.push_str(&format!("{file}\t{change}\t{}\t{}\n", f.lines.0, f.lines.1));
     }

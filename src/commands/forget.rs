@@ -88,8 +88,14 @@ fn dry_run(plan: &Plan, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     if !out.json {
         for t in &plan.targets {
             match kept {
-                Kept::History(_) => out.print(&format!("would remove {} (its copy stays in history)\n", t.rel))?,
-                Kept::Trash(_) => out.print(&format!("would move {} to .trash/<stamp>/{}.deleted\n", t.rel, t.rel))?,
+                Kept::History(_) => out.print(&format!(
+                    "would remove {} (its copy stays in history)\n",
+                    crate::text::escape_name(&t.rel)
+                ))?,
+                Kept::Trash(_) => {
+                    let rel = crate::text::escape_name(&t.rel);
+                    out.print(&format!("would move {rel} to .trash/<stamp>/{rel}.deleted\n"))?
+                }
             }
         }
         for (label, old, new) in &plan.diffs {
@@ -126,7 +132,7 @@ fn report(out: &mut Output, plan: &Plan, outcome: &forget::Outcome) -> Result<Ex
         let n = f.removed_index_lines.len();
         out.print(&format!(
             "forgot {} ({n} index line{})\n  kept in {kept}\n  restore: {}\n",
-            f.file,
+            crate::text::escape_name(&f.file),
             if n == 1 { "" } else { "s" },
             f.restore
         ))?;

@@ -135,7 +135,9 @@ fn time_iso(secs: i64) -> String {
 }
 
 /// Piped: one tab-separated record per snapshot, the JSON fields in order (the
-/// changes as compact JSON), `-` for null; tabs and newlines inside become spaces.
+/// changes as compact JSON, where a file name's control characters are JSON
+/// escapes), `-` for null; a tab, newline or other control character inside a
+/// field is escaped (`\t`, `\n`; SPEC v3 §3.14), so a record stays one line.
 fn render_records(doc: &Doc) -> Result<String> {
     let mut text = String::new();
     for s in &doc.snapshots {
@@ -160,7 +162,7 @@ fn render_records(doc: &Doc) -> Result<String> {
 }
 
 fn flat(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    crate::text::escape_controls(s).into_owned()
 }
 
 /// On a terminal: per snapshot a header line (id, time and age, trigger, who
@@ -234,10 +236,16 @@ fn render_log(doc: &Doc, now: i64, width: usize, color: bool) -> String {
             })
             .collect();
         let longest_count = counts.iter().map(String::len).max().unwrap_or(0);
-        let longest_file = s.changes.iter().map(|c| c.file.width()).max().unwrap_or(0);
+        // A newline or a terminal escape in a name is shown escaped.
+        let names: Vec<String> = s
+            .changes
+            .iter()
+            .map(|c| crate::text::escape_name(&c.file).into_owned())
+            .collect();
+        let longest_file = names.iter().map(|f| f.width()).max().unwrap_or(0);
         let room = longest_file.min(width.saturating_sub(6 + longest_count)).max(10);
-        for (c, counts) in s.changes.iter().zip(&counts) {
-            let file = output::fit_middle(&c.file, room);
+        for ((c, counts), name) in s.changes.iter().zip(&counts).zip(&names) {
+            let file = output::fit_middle(name, room);
             let pad = room.saturating_sub(file.width());
             let tone = match c.change {
                 history::ChangeKind::Added => Tone::Info,

@@ -27,9 +27,18 @@ fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     }
     let format = if out.json {
         ListFormat::Json
+    } else if args.null {
+        args.format.unwrap_or(ListFormat::Paths)
     } else {
         args.format.unwrap_or(ListFormat::Table)
     };
+    if args.null && format != ListFormat::Paths {
+        return Err(
+            crate::error::Error::new(crate::error::Kind::Usage, "-0/--null goes with --format paths only")
+                .hint("use `memctl list --format paths -0` (names exactly, NUL-separated)")
+                .into(),
+        );
+    }
     let res = ctx.resolve_existing()?;
     note_disabled(&res, out);
     let rules = scan::ScanRules::from_env();
@@ -79,7 +88,7 @@ fn run_one(args: &ListArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         now_ms: ctx.now_ms(),
         rules: &rules,
     };
-    render(format, &listing, &shown, out)?;
+    render(format, args.null, &listing, &shown, out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -188,15 +197,29 @@ fn empty_message(res: &crate::paths::Resolution, total: usize, types: &[String])
 }
 
 /// Print the memories `shown` (rank, memory) in `format`.
-fn render(format: ListFormat, l: &Listing<'_>, shown: &[(Option<usize>, &Memory)], out: &mut Output) -> Result<()> {
+fn render(
+    format: ListFormat,
+    null: bool,
+    l: &Listing<'_>,
+    shown: &[(Option<usize>, &Memory)],
+    out: &mut Output,
+) -> Result<()> {
     let memories = || shown.iter().map(|(_, m)| *m).collect::<Vec<&Memory>>();
     match format {
         ListFormat::Json => write_json(out, l, shown)?,
         ListFormat::Manifest => out.print(&render_manifest(&memories(), l.rules))?,
         ListFormat::Paths => {
+            // One path a line, a newline, tab or backslash in it escaped (SPEC v3
+            // §3.14); with -0 exactly as it is, NUL-terminated.
             for (_, m) in shown {
-                out.write_bytes(m.path.as_os_str().as_encoded_bytes())?;
-                out.print("\n")?;
+                let path = m.path.as_os_str().as_encoded_bytes();
+                if null {
+                    out.write_bytes(path)?;
+                    out.write_bytes(b"\0")?;
+                } else {
+                    out.write_bytes(&crate::text::escape_name_bytes(path))?;
+                    out.print("\n")?;
+                }
             }
         }
         ListFormat::Table if shown.is_empty() => {}
@@ -376,7 +399,7 @@ pub fn render_records(memories: &[&Memory], indexed: &Indexed, now_ms: f64) -> S
         s.push_str(&format!(
             "{}\t{}\t{}\t{}\t{}\t{}\n",
             m.memory_type().map_or("-", MemoryType::as_str),
-            flat(&m.rel),
+            crate::text::escape_name(&m.rel),
             age::age_days(now_ms, m.mtime_ms),
             if indexed.lines_for(&m.rel).is_empty() {
                 "no"
@@ -491,7 +514,7 @@ pub fn render_table(
             [
                 (type_label(m), None),
                 (distinct_name(m), None),
-                (flat(&m.rel), None),
+                (crate::text::escape_name(&m.rel).into_owned(), None),
                 (age::short_age(age::age_days(now_ms, m.mtime_ms)), None),
                 idx_cell(indexed, rules, &m.rel),
                 (desc, None),

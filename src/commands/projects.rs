@@ -151,10 +151,11 @@ pub fn render_records(rows: &[Row]) -> String {
             .project_path
             .as_ref()
             .map_or_else(|| "-".to_string(), |p| p.to_string_lossy().into_owned());
+        // A tab or newline in a path or key is escaped (SPEC v3 §3.14).
         s.push_str(&format!(
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-            r.name(),
-            project,
+            crate::text::escape_name(&r.name()),
+            crate::text::escape_name(&project),
             r.memories,
             r.index.lines,
             r.index.truncated,

@@ -186,23 +186,37 @@ fn plan_text(from: &Located, into: &Located, plan: &Plan, dry_run: bool) -> Stri
     );
     let verb = |past: &'static str, future: &'static str| if dry_run { future } else { past };
     for m in &plan.moves {
+        // A newline or tab in a name is escaped (SPEC v3 §3.14).
+        let esc = |f: &str| crate::text::escape_name(f).into_owned();
+        let (file, to) = (esc(&m.file), esc(&m.to));
         s.push_str(&match m.action {
-            Action::Moved => format!("  {:<17} {}\n", verb("moved", "move"), m.file),
+            Action::Moved => format!("  {:<17} {}\n", verb("moved", "move"), file),
+            Action::MergedIdentical if m.to != m.file => format!(
+                "  {:<17} {} (INTO has the same bytes as {})\n",
+                verb("merged identical", "merge identical"),
+                file,
+                to,
+            ),
             Action::MergedIdentical => format!(
                 "  {:<17} {} (INTO has the same bytes)\n",
                 verb("merged identical", "merge identical"),
-                m.file
+                file
             ),
             Action::Renamed => format!(
                 "  {:<17} {} to {} (INTO's differs)\n",
                 verb("renamed", "rename"),
-                m.file,
-                m.to,
+                file,
+                to,
             ),
         });
     }
     for l in &plan.left {
-        s.push_str(&format!("  {:<17} {} ({})\n", verb("kept", "keep"), l.file, l.reason));
+        s.push_str(&format!(
+            "  {:<17} {} ({})\n",
+            verb("kept", "keep"),
+            crate::text::escape_name(&l.file),
+            l.reason
+        ));
     }
     let n = |k: usize, one: &str| {
         if k == 1 {

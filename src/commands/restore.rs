@@ -12,7 +12,10 @@ use crate::output::Output;
 use crate::store::Writer;
 
 pub fn run(args: &RestoreArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
-    memory::ensure_valid_name(&args.reference, false)?;
+    // A control character may name a file that was there (a name with a newline,
+    // as `forget` prints it in `$'…'`): it is looked up, never written from the
+    // REF itself (the copy's own path is). The other rules still apply.
+    memory::ensure_valid_name(&args.reference.replace(|c: char| c.is_control(), "_"), false)?;
     let res = ctx.resolve_existing()?;
     let mut warnings = Vec::new();
     let source = restore::find(
@@ -70,7 +73,7 @@ pub fn render(out: &mut Output, r: &Report, from: &str, label: &str) -> Result<E
         for f in &r.restored {
             out.print(&format!(
                 "{}\t{}\t{}\n",
-                f.file,
+                crate::text::escape_name(&f.file),
                 f.change.as_str(),
                 f.mtime.as_deref().unwrap_or("")
             ))?;
@@ -81,7 +84,10 @@ pub fn render(out: &mut Output, r: &Report, from: &str, label: &str) -> Result<E
     let width = crate::output::terminal_width();
     for f in &r.restored {
         let what = f.change.as_str().to_string();
-        out.print(&format!("{verb} {} from {from} ({what})\n", f.file))?;
+        out.print(&format!(
+            "{verb} {} from {from} ({what})\n",
+            crate::text::escape_name(&f.file)
+        ))?;
         if let Some(m) = &f.mtime {
             out.print(&format!("  mtime {}\n", m.replace('T', " ").replace('Z', " UTC")))?;
         }

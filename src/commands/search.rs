@@ -127,7 +127,13 @@ fn render_lines(results: &[SearchResult]) -> String {
     for r in results {
         let path = std::path::Path::new(&r.memory_dir).join(&r.file);
         let shown = crate::lint::format::shown_path(&path, &cwd);
-        s.push_str(&format!("{shown}:{}:{}\n", r.line, r.text));
+        // One match a line: a newline or tab in the name is escaped (SPEC v3 §3.14).
+        s.push_str(&format!(
+            "{}:{}:{}\n",
+            crate::text::escape_name(&shown),
+            r.line,
+            crate::text::escape_controls(&r.text)
+        ));
     }
     s
 }
@@ -147,8 +153,8 @@ fn render_table(
     use unicode_width::UnicodeWidthStr;
     // Across projects, a file is shown as `<project>/<file>`.
     let file = |r: &SearchResult| match labels.and_then(|l| l.get(&r.memory_dir)) {
-        Some(label) => format!("{label}/{}", r.file),
-        None => r.file.clone(),
+        Some(label) => format!("{label}/{}", crate::text::escape_name(&r.file)),
+        None => crate::text::escape_name(&r.file).into_owned(),
     };
     let ty = |r: &SearchResult| r.memory_type.map_or("-", |t| t.as_str()).to_string();
     let type_w = results.iter().map(|r| ty(r).width()).max().unwrap_or(0).max(4);

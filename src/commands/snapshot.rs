@@ -82,7 +82,7 @@ pub fn run(args: &SnapshotArgs, ctx: &Context, out: &mut Output) -> Result<ExitC
                 text.push_str(&format!(
                     "  {} {}  (+{} -{})\n",
                     c.change.mark(),
-                    c.file,
+                    crate::text::escape_name(&c.file),
                     c.lines_added,
                     c.lines_removed
                 ));

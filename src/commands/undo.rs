@@ -101,7 +101,7 @@ fn render(out: &mut Output, plan: &Plan, dry_run: bool) -> Result<ExitCode> {
         for f in &r.restored {
             out.print(&format!(
                 "{}\t{}\t{}\n",
-                f.file,
+                crate::text::escape_name(&f.file),
                 kind(f.change),
                 f.mtime.as_deref().unwrap_or("")
             ))?;
@@ -113,7 +113,12 @@ fn render(out: &mut Output, plan: &Plan, dry_run: bool) -> Result<ExitCode> {
         out.print(&format!("{verb} {}\n", plan.describe()))?;
     }
     for f in &r.restored {
-        out.print(&format!("  {} {}  {}\n", f.change.mark(), f.file, kind(f.change)))?;
+        out.print(&format!(
+            "  {} {}  {}\n",
+            f.change.mark(),
+            crate::text::escape_name(&f.file),
+            kind(f.change)
+        ))?;
     }
     Ok(code)
 }

@@ -375,6 +375,9 @@ fn message(trigger: Trigger, req: &Request, changes: &[Change], outside: &[Outsi
         .iter()
         .map(|c| format!("{}{}", c.kind.mark(), c.file()))
         .chain(outside_names)
+        // The summary is the commit's first line: a newline in a name must not end
+        // it (SPEC v3 §3.14 escapes).
+        .map(|n| crate::text::escape_name(&n).into_owned())
         .collect();
     let mut names: Vec<String> = all.iter().take(3).cloned().collect();
     if all.len() > 3 {

@@ -893,12 +893,16 @@ fn escape_title(t: &str) -> String {
     s
 }
 
-/// Space, `#`, `?`, `%`, `(`, `)`, `<`, `>` percent-encoded (UTF-8, upper-case hex).
+/// Space, `#`, `?`, `%`, `(`, `)`, `<`, `>` and control characters (a newline or
+/// tab in a file name would break the line) percent-encoded (UTF-8, upper-case hex).
 pub fn encode_file(f: &str) -> String {
     let mut s = String::new();
     for c in f.chars() {
-        if matches!(c, ' ' | '#' | '?' | '%' | '(' | ')' | '<' | '>') {
-            s.push_str(&format!("%{:02X}", c as u32));
+        if matches!(c, ' ' | '#' | '?' | '%' | '(' | ')' | '<' | '>') || c.is_control() {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                s.push_str(&format!("%{b:02X}"));
+            }
         } else {
             s.push(c);
         }

@@ -62,6 +62,9 @@ pub struct Output {
     pub dropped: Vec<(usize, String, &'static str)>,
     /// (file, 1-based line in the new index) of each added canonical line.
     pub added: Vec<(String, usize)>,
+    /// (hub, 1-based line in it, text) of each hub line dropped because the file
+    /// it links is gone (issue 29 point 15).
+    pub hub_dropped: Vec<(String, usize, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -265,21 +268,45 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         seen.extend(e.targets.iter().cloned());
         items.push(Item::Entry(e));
     }
-    // What the hubs hold already stays there (a rebuild of a rebuild changes nothing).
-    let mut hub_entries: Vec<(String, Vec<String>)> = input
-        .hubs
-        .iter()
-        .map(|h| {
-            let files = parse(&h.text)
-                .into_iter()
-                .filter_map(|it| match it {
-                    Item::Entry(e) => Some(e.file().to_string()),
-                    Item::Text(_) => None,
-                })
-                .collect();
-            (h.rel.clone(), files)
-        })
-        .collect();
+    // What the hubs hold already stays there (a rebuild of a rebuild changes
+    // nothing), except lines whose file is gone (step 2 for the hubs).
+    let mut hub_texts: Vec<HubOut> = Vec::new();
+    let mut hub_entries: Vec<(String, Vec<String>)> = Vec::new();
+    for h in input.hubs {
+        let hub_bom = if h.text.starts_with('\u{feff}') { "\u{feff}" } else { "" };
+        let mut kept_items = Vec::new();
+        let mut files = Vec::new();
+        for it in parse(&h.text) {
+            match it {
+                Item::Entry(e)
+                    if !e
+                        .targets
+                        .iter()
+                        .any(|t| by_rel.contains_key(t.as_str()) || hub_rels.contains(t.as_str())) =>
+                {
+                    out.hub_dropped
+                        .push((h.rel.clone(), e.line, e.lines[0].trim_end().to_string()));
+                }
+                Item::Entry(e) => {
+                    files.push(e.file().to_string());
+                    kept_items.push(Item::Entry(e));
+                }
+                it => kept_items.push(it),
+            }
+        }
+        let changed = out.hub_dropped.iter().any(|(r, _, _)| *r == h.rel);
+        hub_texts.push(HubOut {
+            rel: h.rel.clone(),
+            text: if changed {
+                render(&kept_items, hub_bom)
+            } else {
+                h.text.clone()
+            },
+            old: Some(h.text.clone()),
+            changed,
+        });
+        hub_entries.push((h.rel.clone(), files));
+    }
     let in_hub: HashSet<String> = hub_entries.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
 
     // 3: a canonical line for every unindexed memory, under its type's heading;
@@ -438,16 +465,6 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
     out.index = with_hubs(&kept, hubs);
 
     // The hubs: what they held, then the moved entries, 150 to a hub.
-    let mut hub_texts: Vec<HubOut> = input
-        .hubs
-        .iter()
-        .map(|h| HubOut {
-            rel: h.rel.clone(),
-            text: h.text.clone(),
-            old: Some(h.text.clone()),
-            changed: false,
-        })
-        .collect();
     let mut slot = 0;
     for (file, _) in &moved_files {
         while hub_entries.get(slot).is_some_and(|(_, f)| f.len() >= HUB_ENTRIES) {

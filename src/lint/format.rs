@@ -93,14 +93,22 @@ pub fn text_chunked(
             None => s.push('-'),
             Some(p) => {
                 if last.as_ref().is_none_or(|(lp, _)| *lp != p) {
-                    last = Some((p, shown_path(p, cwd)));
+                    // One finding a line: a newline or tab in a name is escaped
+                    // (SPEC v3 §3.14).
+                    last = Some((p, crate::text::escape_name(&shown_path(p, cwd)).into_owned()));
                 }
                 s.push_str(last.as_ref().map_or("", |(_, shown)| shown));
             }
         }
         let _ = write!(s, ":{}:{}: ", f.line, f.col);
         paint(&mut s, f.severity.as_str(), f.severity, color);
-        let _ = writeln!(s, "[{}/{}]: {}", f.id, f.rule().name, f.message);
+        let _ = writeln!(
+            s,
+            "[{}/{}]: {}",
+            f.id,
+            f.rule().name,
+            crate::text::escape_controls(&f.message)
+        );
     }
     emit(&s)
 }
@@ -167,7 +175,10 @@ pub fn terminal(findings: &[Finding], dir: &Path, cwd: &Path, color: bool) -> (S
     s.push('\n');
     for (path, items) in &files {
         s.push('\n');
-        let shown = path.map_or_else(|| "-".to_string(), |p| relative_to_dir(p, dir, cwd));
+        let shown = path.map_or_else(
+            || "-".to_string(),
+            |p| crate::text::escape_name(&relative_to_dir(p, dir, cwd)).into_owned(),
+        );
         for item in items {
             let f = item.first();
             let sev = item.severity();
@@ -177,7 +188,13 @@ pub fn terminal(findings: &[Finding], dir: &Path, cwd: &Path, color: bool) -> (S
                 Item::One(f) => Cow::Borrowed(&*f.message),
                 Item::Many(fs) => Cow::Owned(aggregate_message(fs)),
             };
-            let _ = writeln!(s, "[{}/{}]: {message}", f.id, f.rule().name);
+            let _ = writeln!(
+                s,
+                "[{}/{}]: {}",
+                f.id,
+                f.rule().name,
+                crate::text::escape_controls(&message)
+            );
         }
     }
     (s, aggregated)

@@ -24,6 +24,9 @@ pub struct Target {
     /// For a `team/` file, the main `MEMORY.md` too: the only index Claude Code
     /// 2.1.332 loads (SPEC §3.7, §2.13), where its line is `team/<file>`.
     pub loaded_by: Option<Covering>,
+    /// The hubs of `index rebuild` beside its index (SPEC §10.1): a memory linked
+    /// from one counts as indexed, so its hub line goes with it (issue 29 point 15).
+    pub hubs: Vec<PathBuf>,
 }
 
 impl Target {
@@ -31,6 +34,7 @@ impl Target {
     fn indexes(&self) -> impl Iterator<Item = (&Path, &str)> {
         std::iter::once((self.index.as_path(), self.local.as_str()))
             .chain(self.loaded_by.iter().map(|c| (c.index.as_path(), c.local.as_str())))
+            .chain(self.hubs.iter().map(|h| (h.as_path(), self.local.as_str())))
     }
 }
 
@@ -247,16 +251,19 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Don
             let (lines, _) = lines_linking(&fresh, &[local]);
             // A line linking two forgotten files is kept with the first one only.
             let lines: BTreeMap<usize, String> = lines.into_iter().filter(|(n, _)| claimed.insert(*n)).collect();
-            if let Some(trash) = trash
+            // The lines of the index that covers the file go where `restore` looks
+            // for them; a team file's lines in the main index beside them. A hub's
+            // line gets no note: `restore` links the memory from the index.
+            let note = if index_path == t.index {
+                Some(format!("{}.index-lines", t.rel))
+            } else if t.loaded_by.as_ref().is_some_and(|c| c.index == index_path) {
+                Some(format!("{}.main-index-lines", t.rel))
+            } else {
+                None
+            };
+            if let (Some(trash), Some(note)) = (trash, note)
                 && !lines.is_empty()
             {
-                // The lines of the index that covers the file go where `restore`
-                // looks for them; a team file's lines in the main index beside them.
-                let note = if local == t.local {
-                    format!("{}.index-lines", t.rel)
-                } else {
-                    format!("{}.main-index-lines", t.rel)
-                };
                 let text: String = lines.values().cloned().collect();
                 w.trash_note(trash, &note, text.as_bytes())?;
             }
@@ -409,8 +416,31 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
-/// Single-quote a string for a POSIX shell.
+/// Single-quote a string for a POSIX shell. A string with a control character
+/// (a newline or tab in a file name) is ANSI-C quoted instead (`$'a\nb.md'`, bash,
+/// zsh, ksh), so the command stays on one line and copies back exactly.
 pub fn shell_quote(s: &str) -> String {
+    if s.chars().any(char::is_control) {
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
@@ -444,12 +474,25 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
             continue;
         }
         let c = dir.covering(&rel);
+        // Hubs lie beside their index (a name without `/`); a hub forgotten
+        // itself has no line of its own in it.
+        let hubs = scan
+            .memories
+            .iter()
+            .filter(|m| m.rel != rel && m.is_hub())
+            .filter(|m| {
+                let h = dir.covering(&m.rel);
+                h.index == c.index && !h.local.contains('/')
+            })
+            .map(|m| m.path.clone())
+            .collect();
         out.push(Target {
             path: dir.dir().join(&rel),
             loaded_by: dir.loaded_by(&rel),
             rel,
             index: c.index,
             local: c.local,
+            hubs,
         });
     }
     Ok(out)
@@ -541,7 +584,8 @@ fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
         let linking: Vec<&str> = scan
             .memories
             .iter()
-            .filter(|m| m.rel != t.rel && !targets.iter().any(|x| x.rel == m.rel))
+            // A hub's line goes with the memory (it is not a backlink left behind).
+            .filter(|m| m.rel != t.rel && !targets.iter().any(|x| x.rel == m.rel) && !t.hubs.contains(&m.path))
             .filter(|m| {
                 let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
                 crate::fsread::read_regular(&m.path, crate::store::MAX_INDEX_BYTES)
@@ -620,6 +664,7 @@ mod tests {
     #[test]
     fn quoting_survives_single_quotes() {
         assert_eq!(shell_quote("/a b/it's.md"), "'/a b/it'\\''s.md'");
+        assert_eq!(shell_word("a\nb\t'c\\.md"), "$'a\\nb\\t\\'c\\\\.md'");
     }
 
     #[test]

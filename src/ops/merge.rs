@@ -665,7 +665,9 @@ fn plan_indexes(p: &mut Plan) {
         let mut text = bare(l).to_string();
         for (m, link) in links {
             indexed.insert(m.file.as_str());
-            if m.action == Action::Renamed {
+            // Also a file that a killed run already put under its new name
+            // (merged identical now): the line links where the memory is.
+            if m.to != m.file {
                 text = rewrite_link(&text, link, &index::encode_file(&m.to));
             }
         }
@@ -698,7 +700,9 @@ fn plan_indexes(p: &mut Plan) {
     p.unindexed = p
         .moves
         .iter()
-        .filter(|m| !indexed.contains(m.file.as_str()))
+        // INTO's index may link it already (its own copy, or one a killed merge
+        // moved and indexed before FROM's line went).
+        .filter(|m| !indexed.contains(m.file.as_str()) && !linked.contains(&m.to))
         .map(|m| m.to.clone())
         .collect();
     if p.source_index.is_some() {
@@ -782,6 +786,14 @@ fn rewrite_link(line: &str, link: &index::Link, dest: &str) -> String {
 /// changed in FROM meanwhile stays there (a warning names it).
 pub fn apply(plan: &Plan, wf: &mut Writer, wi: &mut Writer) -> Result<Vec<String>, Error> {
     let mut warnings = Vec::new();
+    // Both indexes were read when the plan was made: a read of a file another
+    // program is rewriting in place (empty, cut, shorter than the copy history
+    // kept) is trusted only once it has settled (issue 29 point 1); the plan's
+    // lines come from it, so this is checked before the first write.
+    if let Some(old) = &plan.source_index {
+        wf.ensure_settled(&plan.from.main().join(INDEX), old.as_bytes())?;
+    }
+    wi.ensure_settled(&plan.into.main().join(INDEX), plan.target_index.as_bytes())?;
     for m in plan.moves.iter().filter(|m| m.action != Action::MergedIdentical) {
         if let Err(e) = wi.create_at(&plan.into.main().join(&m.to), &m.bytes, m.mtime_ns) {
             wi.roll_back();

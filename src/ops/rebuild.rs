@@ -108,7 +108,14 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
         .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
     })?;
     let kept_in = kept_in_history(dir, opts, &out.dropped);
-    let warnings = dropped_warnings(dir.index_label(), &out.dropped, &kept_in);
+    let mut warnings = dropped_warnings(dir.index_label(), &out.dropped, &kept_in);
+    let prefix = dir.index_label().strip_suffix("MEMORY.md").unwrap_or("");
+    for (hub, line, text) in &out.hub_dropped {
+        warnings.push(format!(
+            "{prefix}{hub}:{line}: dropped (the file it links is gone): {}",
+            crate::text::ellipsize(text, 100)
+        ));
+    }
     Ok(Plan {
         dir: dir.clone(),
         old_index,
@@ -267,6 +274,8 @@ pub struct DroppedLine {
     pub reason: &'static str,
     /// The newest snapshot that still has the file, when history has it.
     pub snapshot: Option<String>,
+    /// The hub the line was in; `null` for a line of the index itself.
+    pub hub: Option<String>,
 }
 
 impl Plan {
@@ -337,7 +346,7 @@ impl Plan {
         for (k, what) in [
             (self.out.added.len(), "added"),
             (self.out.shortened.len(), "shortened"),
-            (self.out.dropped.len(), "dropped"),
+            (self.out.dropped.len() + self.out.hub_dropped.len(), "dropped"),
         ] {
             if k > 0 {
                 parts.push(format!("{} {} {what}", n(k), plural(k, "line", "lines")));
@@ -384,7 +393,15 @@ impl Plan {
                     text: t.clone(),
                     reason: r,
                     snapshot: self.kept_in.get(l).map(|(_, id)| id.clone()),
+                    hub: None,
                 })
+                .chain(self.out.hub_dropped.iter().map(|(h, l, t)| DroppedLine {
+                    line: *l,
+                    text: t.clone(),
+                    reason: "the file it links is gone",
+                    snapshot: None,
+                    hub: Some(h.clone()),
+                }))
                 .collect(),
             added: self
                 .out

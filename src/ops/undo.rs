@@ -306,6 +306,7 @@ pub fn plan(
             seen: current.map(|f| (f.link, f.mtime_ns)),
         });
     }
+    refuse_half_undo(&actions, &conflicts)?;
     let outside = plan_outside(&store, &snaps, &mut warnings)?;
     Ok(Plan {
         dir: MemoryDir::open(main, Scope::Main),
@@ -315,6 +316,51 @@ pub fn plan(
         conflicts,
         warnings,
     })
+}
+
+/// Issue 29 point 16 (SPEC §8.3, memctl choice): an undo that would bring back
+/// or remove a memory while the index that links it is a conflict (changed since,
+/// or recorded unsettled) is refused as a whole, and nothing is written. Applying
+/// the rest would leave the index linking a file the undo removed, or a memory back
+/// without its line; and a conflicting index is "listed, not touched", so the undo
+/// cannot fix the line itself. `--force` reverts a changed index too (its current
+/// copy stays in history), so the whole undo applies; an unsettled one is refused
+/// even then. Other conflicts (a memory changed since) still leave the rest to apply.
+fn refuse_half_undo(actions: &[Action], conflicts: &[Conflict]) -> Result<(), Error> {
+    let is_index = |rel: &str| rel.rsplit('/').next() == Some(crate::memdir::INDEX);
+    let index_conflicts: Vec<&Conflict> = conflicts.iter().filter(|c| is_index(&c.file)).collect();
+    if index_conflicts.is_empty() {
+        return Ok(());
+    }
+    let memories: Vec<String> = actions
+        .iter()
+        .filter(|a| a.rel.ends_with(".md") && !is_index(&a.rel))
+        .filter(|a| matches!(a.change, ChangeKind::Added | ChangeKind::Deleted))
+        .map(|a| {
+            let what = if a.change == ChangeKind::Added {
+                "bring back"
+            } else {
+                "remove"
+            };
+            format!("{what} {}", a.rel)
+        })
+        .collect();
+    if memories.is_empty() {
+        return Ok(());
+    }
+    let why: Vec<String> = index_conflicts
+        .iter()
+        .map(|c| format!("{} is a conflict ({})", c.file, c.reason))
+        .collect();
+    Err(Error::new(
+        Kind::Conflict,
+        format!(
+            "undo refused, nothing was written: it would {} while {}; the index and its memories would no longer match",
+            memories.join(", "),
+            why.join("; ")
+        ),
+    )
+    .hint("look at the index with `memctl diff`; pass --force to revert it along with the memories (its current copy stays in history), or restore single memories with `memctl restore`"))
 }
 
 /// The outside files the undone snapshots changed (oldest first: the first

@@ -116,3 +116,26 @@ pub fn write_outside_if(target: &Path, content: &[u8], still_ok: &dyn Fn() -> bo
     create_dir(dir)?;
     atomic::write_checked_with(dir, target, content, still_ok)
 }
+
+/// The test fault hook (debug builds only): with `MEMCTL_TEST_KILL_AFTER=N`, memctl
+/// kills itself with `SIGKILL` right after its N-th file operation through a
+/// [`Writer`] (a file created, replaced or removed), as a `kill -9` landing between
+/// two writes would. Tests use it to stop a command at each of its steps
+/// deterministically, by count rather than by timing (issue 29 point 12).
+pub(crate) fn fault_point() {
+    #[cfg(debug_assertions)]
+    {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static DONE: AtomicUsize = AtomicUsize::new(0);
+        let Some(n) = std::env::var("MEMCTL_TEST_KILL_AFTER")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+        else {
+            return;
+        };
+        if DONE.fetch_add(1, Ordering::SeqCst) + 1 >= n {
+            let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
+            std::process::abort();
+        }
+    }
+}

@@ -177,6 +177,7 @@ impl Writer {
         if let Some(parent) = target.parent() {
             let _ = super::atomic::sync_dir(parent);
         }
+        super::fault_point();
         Ok(())
     }
 
@@ -224,8 +225,9 @@ impl Writer {
             content,
             &|| true,
             Some(system_time(mtime_ns)),
-        )
-        .map(|_| ())
+        )?;
+        super::fault_point();
+        Ok(())
     }
 
     /// Put a symlink to `link` at `target` with the mtime `mtime_ns` (the link's
@@ -259,7 +261,9 @@ impl Writer {
         result.map_err(|e| {
             let _ = fs::remove_file(&tmp);
             super::io_err("cannot write", target, e)
-        })
+        })?;
+        super::fault_point();
+        Ok(())
     }
 
     /// Open writers on two memory dirs, taking their locks in the byte order of
@@ -309,6 +313,7 @@ impl Writer {
                 .hint("another program created it meanwhile; run the command again"));
         }
         self.created.push(target.to_path_buf());
+        super::fault_point();
         Ok(())
     }
 
@@ -324,12 +329,15 @@ impl Writer {
         }
         create_new(self.root_for(target), target, content)?;
         self.created.push(target.to_path_buf());
+        super::fault_point();
         Ok(())
     }
 
     /// Replace `target` atomically.
     pub fn replace(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
-        write_checked(self.root_for(target), target, content, None).map(|_| ())
+        write_checked(self.root_for(target), target, content, None)?;
+        super::fault_point();
+        Ok(())
     }
 
     /// Replace `target` only if it still holds `old` (read when the command
@@ -367,6 +375,7 @@ impl Writer {
         };
         let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
         if same && write_checked_at(self.root_for(target), target, &content, &unchanged, mtime)? {
+            super::fault_point();
             return Ok(());
         }
         Err(Error::new(
@@ -390,13 +399,17 @@ impl Writer {
         }
         let stamp = super::atomic::stamp(target);
         let unchanged = || super::atomic::stamp(target) == stamp && read_for_update(target).is_ok_and(|b| b == current);
-        write_checked_at(
+        let wrote = write_checked_at(
             self.root_for(target),
             target,
             new,
             &unchanged,
             Some(system_time(mtime_ns)),
-        )
+        )?;
+        if wrote {
+            super::fault_point();
+        }
+        Ok(wrote)
     }
 
     /// Replace `target` only if it still has the stamp `expect`; whether it wrote.
@@ -410,7 +423,42 @@ impl Writer {
         if !super::settle::Watch::new().trust(target, &current, None)? {
             return Ok(false);
         }
-        write_checked(self.root_for(target), target, content, Some(expect))
+        let wrote = write_checked(self.root_for(target), target, content, Some(expect))?;
+        if wrote {
+            super::fault_point();
+        }
+        Ok(wrote)
+    }
+
+    /// Require `target` to still hold `planned` (what the command read when it
+    /// planned; empty for a missing file), and that read to be one memctl may trust
+    /// (issue 29 point 1): a file that looks half-written (empty, cut inside a
+    /// line, or missing lines of the settled copy the before-snapshot kept) must
+    /// first stay unchanged for a while. Else `conflict`, and the caller writes
+    /// nothing. For a command that plans several writes from one read (`projects
+    /// merge`): checked before its first write.
+    pub fn ensure_settled(&mut self, target: &Path, planned: &[u8]) -> Result<(), Error> {
+        let exists = fs::symlink_metadata(target).is_ok();
+        let current = if exists { read_for_update(target)? } else { Vec::new() };
+        let same = current == planned || String::from_utf8_lossy(&current).as_bytes() == planned;
+        let baseline = self.torn_baseline(target).map(<[u8]>::to_vec);
+        if same && super::settle::Watch::new().trust(target, &current, baseline.as_deref())? {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Conflict,
+            format!("{} changed while memctl was writing it", target.display()),
+        )
+        .hint("another program changed it; run the command again"))
+    }
+
+    /// The last settled copy of `target` when the before-snapshot found it shrunk
+    /// and just changed (possibly another program's half-write).
+    fn torn_baseline(&self, target: &Path) -> Option<&[u8]> {
+        use std::os::unix::ffi::OsStrExt;
+        let h = self.history.as_ref()?;
+        let rel = target.strip_prefix(self.dir.main()).ok()?;
+        h.torn.get(rel.as_os_str().as_bytes()).map(Vec::as_slice)
     }
 
     /// Read-modify-write `target` against its fresh content; `seen` is what the
@@ -424,17 +472,15 @@ impl Writer {
         // The before-snapshot found the index shrunk and just changed (possibly
         // another program's half-write, which the command may also have planned
         // from): the last settled copy is the baseline no read may lose lines of.
-        let baseline = self.history.as_ref().and_then(|h| {
-            use std::os::unix::ffi::OsStrExt;
-            let rel = target.strip_prefix(self.dir.main()).ok()?;
-            h.torn.get(rel.as_os_str().as_bytes())
-        });
+        let baseline = self.torn_baseline(target);
         let seen = match (baseline, seen) {
-            (Some(b), Some(s)) if b.len() > s.len() => Some(b.as_slice()),
-            (Some(b), None) => Some(b.as_slice()),
+            (Some(b), Some(s)) if b.len() > s.len() => Some(b),
+            (Some(b), None) => Some(b),
             (_, s) => s,
         };
-        update(self.root_for(target), target, seen, change)
+        let done = update(self.root_for(target), target, seen, change)?;
+        super::fault_point();
+        Ok(done)
     }
 
     /// This command's trash dir, `<dir>.trash/<UTC stamp>[-n]/` (SPEC §4.5): created
@@ -452,6 +498,7 @@ impl Writer {
     pub fn trash(&mut self, trash: &Path, rel: &str, path: &Path) -> Result<PathBuf, Error> {
         let dest = trash.join(format!("{rel}.deleted"));
         move_entry(self.dir.dir(), path, &dest)?;
+        super::fault_point();
         Ok(dest)
     }
 

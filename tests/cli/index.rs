@@ -219,8 +219,10 @@ fn pins_and_free_text_over_the_budget_are_refused() {
 #[test]
 fn an_existing_hub_is_merged_into_and_keeps_its_frontmatter() {
     let (env, _) = crowded(150);
-    let hub = "---\nname: My archive\ndescription: kept by hand\ntype: reference\nmemctl-hub: true\n---\n- [Old](user_000.md) — old\n";
-    let env = env.memory("reference_memory_index_archive.md", hub);
+    let hub = "---\nname: My archive\ndescription: kept by hand\ntype: reference\nmemctl-hub: true\n---\n- [Old](reference_old.md) — old\n";
+    let env = env
+        .memory("reference_memory_index_archive.md", hub)
+        .memory("reference_old.md", &memory("reference", "Old", "old"));
     let d = env.dir();
     let _run = env.args(["index", "rebuild", "--yes"]).run().success();
     let after = read(&d, "reference_memory_index_archive.md");
@@ -283,4 +285,89 @@ fn a_dropped_line_names_the_snapshot_that_still_has_its_file() {
     let (_, err, code) = on(&env, &["restore", "feedback_b.md", "--at", &id]);
     assert_eq!(code, 0, "{err}");
     assert!(d.join("feedback_b.md").is_file());
+}
+
+/// How many lines of the index and of the hub link `file`.
+fn links_to(env: &Env, file: &str) -> usize {
+    let d = env.dir();
+    ["MEMORY.md", "reference_memory_index_archive.md"]
+        .iter()
+        .map(|f| {
+            linked(&fs::read_to_string(d.join(f)).unwrap_or_default())
+                .iter()
+                .filter(|l| *l == file)
+                .count()
+        })
+        .sum()
+}
+
+/// A dir whose index was rebuilt into a hub: `project_a.md` and `project_b.md`
+/// are linked only from the hub.
+fn rebuilt_into_a_hub() -> Env {
+    let mut env = Env::new();
+    let mut index = String::from("# Index\n");
+    for (i, x) in ["a", "b", "c", "d"].iter().enumerate() {
+        let file = format!("project_{x}.md");
+        env = env.memory_aged(
+            &file,
+            &memory("project", x, &format!("memory {x} with a description long enough")),
+            (10 - i) as f64,
+        );
+        index.push_str(&format!("- [{x}]({file}) — {x}\n"));
+    }
+    let env = env.index(&index);
+    let (_, err, code) = on(&env, &["index", "rebuild", "--yes", "--budget", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let hub = fs::read_to_string(env.dir().join("reference_memory_index_archive.md")).unwrap();
+    assert_eq!(linked(&hub), ["project_a.md", "project_b.md"], "{hub}");
+    assert_eq!(links_to(&env, "project_a.md"), 1);
+    env
+}
+
+/// Issue 29 point 15: `forget` of a memory linked only from a hub removes the hub
+/// line too (and says so); a later `restore` links it exactly once.
+#[test]
+fn forget_of_a_memory_linked_from_a_hub_removes_the_hub_line_and_restore_links_it_once() {
+    let env = rebuilt_into_a_hub();
+    let (out, err, code) = on(&env, &["forget", "--yes", "--json", "project_a"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("still linked"), "{err}");
+    let doc = json(&out);
+    let removed = &doc["forgotten"][0]["removed_index_lines"];
+    assert_eq!(removed[0]["index"], "reference_memory_index_archive.md", "{doc}");
+    assert_eq!(removed[0]["line"], 8, "{doc}");
+    assert_eq!(links_to(&env, "project_a.md"), 0, "a dangling hub line is left");
+    assert_eq!(links_to(&env, "project_b.md"), 1, "the other hub entry stays");
+    let (_, err, code) = on(&env, &["restore", "project_a.md"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(env.dir().join("project_a.md").exists());
+    assert_eq!(links_to(&env, "project_a.md"), 1, "restore links it exactly once");
+}
+
+/// Issue 29 point 15: a hub line whose file is gone (removed by hand, or by a
+/// forget of an earlier version) is dropped by `index rebuild`, and named.
+#[test]
+fn rebuild_drops_a_dangling_hub_line() {
+    let env = rebuilt_into_a_hub();
+    fs::remove_file(env.dir().join("project_a.md")).unwrap();
+    let (out, err, code) = on(&env, &["index", "rebuild", "--yes", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(links_to(&env, "project_a.md"), 0, "the dangling hub line is kept");
+    assert_eq!(links_to(&env, "project_b.md"), 1);
+    let doc = json(&out);
+    let dropped = doc["dropped"].as_array().unwrap();
+    assert_eq!(dropped.len(), 1, "{doc}");
+    assert_eq!(dropped[0]["hub"], "reference_memory_index_archive.md");
+    assert_eq!(dropped[0]["line"], 8);
+    assert_eq!(dropped[0]["reason"], "the file it links is gone");
+    assert!(
+        doc["warnings"]
+            .to_string()
+            .contains("reference_memory_index_archive.md:8: dropped (the file it links is gone)"),
+        "{doc}"
+    );
+    // Nothing left to do: a rebuild of the rebuilt index changes nothing.
+    let (out, err, code) = on(&env, &["index", "rebuild", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("nothing to do"), "{out}\n{err}");
 }

@@ -24,6 +24,7 @@ mod lint_fix;
 mod list;
 mod lock;
 mod merge;
+mod odd_names;
 mod oracle_dirs;
 mod oracle_load;
 mod oracle_types;

@@ -504,3 +504,90 @@ fn the_suggested_merge_of_a_legacy_dir_into_a_djb2_key_not_created_yet_works() {
     assert_eq!(read(moved.parent().unwrap(), "user_profile.md"), mem("user", "Go dev"));
     assert!(!legacy.join("user_profile.md").exists());
 }
+
+/// The memory files below `dir` (not its index, the lock or temp files): name,
+/// bytes and mtime.
+fn memories(dir: &Path) -> Vec<(String, String, std::time::SystemTime)> {
+    tree(dir)
+        .into_iter()
+        .filter(|(rel, _, _)| rel.ends_with(".md") && rel != "MEMORY.md" && !rel.starts_with('.'))
+        .map(|(rel, bytes, t)| (rel, String::from_utf8_lossy(&bytes).into_owned(), t))
+        .collect()
+}
+
+/// Issue 29 point 12: `kill -9` during `projects merge`, then a rerun: the rerun
+/// finishes what the killed run started. The kill lands right after each of the
+/// merge's file operations in turn (`MEMCTL_TEST_KILL_AFTER`, an operation count,
+/// not a timing): after every one, a plain rerun leaves both dirs exactly as one
+/// uninterrupted merge does — every memory once, under the name the merge gives
+/// it, with its mtime and its one index line, and no stray temp file.
+#[test]
+fn a_merge_killed_after_any_of_its_writes_is_finished_by_a_rerun() {
+    let want = {
+        let h = home();
+        let project = h.project.to_string_lossy().into_owned();
+        run(
+            &h,
+            &["projects", "merge", "--yes", "--", "-home-alice-old-app", &project],
+        )
+        .success();
+        (
+            memories(&h.new),
+            read(&h.new, "MEMORY.md"),
+            memories(&h.old),
+            read(&h.old, "MEMORY.md"),
+        )
+    };
+    assert_eq!(want.1, INTO_AFTER);
+    let mut killed = 0;
+    for n in 1.. {
+        let h = home();
+        let project = h.project.to_string_lossy().into_owned();
+        let args = ["projects", "merge", "--yes", "--", "-home-alice-old-app", &project];
+        let out = h
+            .env
+            .command()
+            .env("MEMCTL_TEST_KILL_AFTER", n.to_string())
+            .args(args)
+            .output()
+            .unwrap();
+        if out.status.success() {
+            break;
+        }
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            out.status.signal(),
+            Some(9),
+            "kill after {n}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        killed += 1;
+        let again = run(&h, &args);
+        assert_eq!(
+            again.code, 0,
+            "rerun after a kill after {n} operations:\n{}",
+            again.stderr
+        );
+        let got = (
+            memories(&h.new),
+            read(&h.new, "MEMORY.md"),
+            memories(&h.old),
+            read(&h.old, "MEMORY.md"),
+        );
+        assert_eq!(got, want, "rerun after a kill after {n} operations:\n{}", again.stdout);
+        let stray: Vec<String> = tree(&h.new)
+            .into_iter()
+            .chain(tree(&h.old))
+            .map(|(rel, _, _)| rel)
+            .filter(|rel| rel.ends_with(".tmp"))
+            .collect();
+        assert!(stray.is_empty(), "after a kill after {n}: {stray:?}");
+        assert!(
+            !again.stderr.contains("no index line"),
+            "after a kill after {n}: {}",
+            again.stderr
+        );
+    }
+    // 3 files created, 2 indexes written, 4 files removed.
+    assert_eq!(killed, 9, "the merge made {killed} file operations");
+}

@@ -137,12 +137,20 @@ fn dir_with_index() -> (Env, String) {
 #[track_caller]
 fn survives_an_in_place_writer(args: &[&str], stall_ms: u64) {
     let (env, before) = dir_with_index();
+    survives_in(&env, &before, args, &[], stall_ms);
+}
+
+/// [`survives_an_in_place_writer`] in a prepared `env`: every line of `before` (the
+/// index of `env.dir()`) is still in that index or in one of `elsewhere` (the
+/// index of the dir a merge moved its entries into).
+#[track_caller]
+fn survives_in(env: &Env, before: &str, args: &[&str], elsewhere: &[PathBuf], stall_ms: u64) {
     let index: PathBuf = env.dir().join("MEMORY.md");
-    let writer = Arc::new(Mutex::new(InPlaceWriter::truncate(&index, &before)));
+    let writer = Arc::new(Mutex::new(InPlaceWriter::truncate(&index, before)));
     let (code, stderr, pauses) = {
         let writer = Arc::clone(&writer);
         run_on_test_clock(
-            &env,
+            env,
             args,
             Box::new(move |ms| {
                 if ms >= stall_ms {
@@ -153,8 +161,20 @@ fn survives_an_in_place_writer(args: &[&str], stall_ms: u64) {
     };
     // The stall ends (if memctl did not wait for it).
     writer.lock().unwrap().write();
-    let after = std::fs::read_to_string(&index).unwrap();
-    let lost: Vec<&str> = before.lines().filter(|l| !after.lines().any(|a| a == *l)).collect();
+    let after = std::fs::read_to_string(&index).unwrap_or_default();
+    let others: Vec<String> = elsewhere
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    let lost: Vec<&str> = before
+        .lines()
+        .filter(|l| {
+            !after
+                .lines()
+                .chain(others.iter().flat_map(|o| o.lines()))
+                .any(|a| a == *l)
+        })
+        .collect();
     assert!(
         lost.is_empty(),
         "{args:?} with a {stall_ms} ms stall lost {} of {} index lines (exit {code}, pauses {pauses:?}):\n{stderr}\nindex now:\n{after}",
@@ -379,4 +399,138 @@ fn a_half_written_index_that_ends_on_a_line_break_is_not_written_back() {
     assert!(!pauses.is_empty(), "memctl waited for the index to settle");
     assert_eq!(code, 0, "{stderr}");
     assert!(after.contains("](user_fresh.md)"), "{after}");
+}
+
+/// A second memory dir (`<root>/other/memory`) with two memories and an index.
+fn other_dir(env: &Env) -> PathBuf {
+    let other = env.root().join("other/memory");
+    std::fs::create_dir_all(&other).unwrap();
+    for i in 0..2 {
+        std::fs::write(
+            other.join(format!("user_o{i}.md")),
+            format!("---\nname: o{i}\ndescription: other {i}\ntype: user\n---\n\nOther {i}.\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        other.join("MEMORY.md"),
+        "# Other\n\n- [o0](user_o0.md) — other 0\n- [o1](user_o1.md) — other 1\n",
+    )
+    .unwrap();
+    other
+}
+
+/// Issue 29 point 1, `projects merge`: INTO's index is being rewritten in place.
+#[test]
+fn projects_merge_into_an_index_rewritten_in_place_keeps_every_line() {
+    for stall in STALLS {
+        let (env, before) = dir_with_index();
+        let other = other_dir(&env);
+        let (from, into) = (
+            other.to_string_lossy().into_owned(),
+            env.dir().to_string_lossy().into_owned(),
+        );
+        survives_in(&env, &before, &["projects", "merge", "--yes", &from, &into], &[], stall);
+    }
+}
+
+/// Issue 29 point 1, `projects merge`: FROM's index is being rewritten in place. Its
+/// lines must end up in FROM's index or, for the moved memories, in INTO's.
+#[test]
+fn projects_merge_from_an_index_rewritten_in_place_keeps_every_line() {
+    for stall in STALLS {
+        let (env, before) = dir_with_index();
+        let other = other_dir(&env);
+        let (from, into) = (
+            env.dir().to_string_lossy().into_owned(),
+            other.to_string_lossy().into_owned(),
+        );
+        survives_in(
+            &env,
+            &before,
+            &["projects", "merge", "--yes", &from, &into],
+            &[other.join("MEMORY.md")],
+            stall,
+        );
+    }
+}
+
+/// Issue 29 point 1, `edit --index`: the editor appends a line of text to a draft made
+/// while another program had the index truncated.
+#[test]
+fn edit_index_during_an_in_place_rewrite_keeps_every_index_line() {
+    for stall in STALLS {
+        let (env, before) = dir_with_index();
+        let ed = crate::support::script(&env, "ed.sh", "echo 'Edited by hand.' >> \"$1\"");
+        let env = env.env("EDITOR", ed);
+        survives_in(&env, &before, &["edit", "--index"], &[], stall);
+    }
+}
+
+/// The half-written case for `projects merge`: FROM's index holds only its first
+/// 20 lines, up to a line break, when the merge plans. The snapshot taken before the
+/// write knows the settled copy, so the merge waits for the writer instead of
+/// moving memories without their lines (issue 29 point 1).
+#[test]
+fn projects_merge_from_a_half_written_index_keeps_every_line() {
+    let (env, before) = dir_with_index();
+    let other = other_dir(&env);
+    let index: PathBuf = env.dir().join("MEMORY.md");
+    let out = env.command().args(["snapshot"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = before.split_inclusive('\n').collect();
+    let (head, tail) = (lines[..20].concat(), lines[20..].concat());
+    let (h, t) = (env.root().join("head.txt"), env.root().join("tail.txt"));
+    std::fs::write(&h, &head).unwrap();
+    std::fs::write(&t, &tail).unwrap();
+    let mut child = Command::new("sh")
+        .args([
+            "-c",
+            r#"exec 3>"$1"; cat "$2" >&3; echo half; read go; cat "$3" >&3; exec 3>&-; echo written"#,
+            "sh",
+        ])
+        .arg(&index)
+        .arg(&h)
+        .arg(&t)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = Arc::new(Mutex::new(child.stdin.take()));
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "half\n");
+    let go = Arc::clone(&stdin);
+    let (from, into) = (
+        env.dir().to_string_lossy().into_owned(),
+        other.to_string_lossy().into_owned(),
+    );
+    let (code, stderr, pauses) = run_on_test_clock(
+        &env,
+        &["projects", "merge", "--yes", &from, &into],
+        Box::new(move |_| {
+            if let Some(mut s) = go.lock().unwrap().take() {
+                s.write_all(b"go\n").unwrap();
+            }
+        }),
+    );
+    if let Some(mut s) = stdin.lock().unwrap().take() {
+        s.write_all(b"go\n").unwrap();
+    }
+    child.wait().unwrap();
+    let after = std::fs::read_to_string(&index).unwrap_or_default();
+    let moved = std::fs::read_to_string(other.join("MEMORY.md")).unwrap();
+    let lost: Vec<&str> = before
+        .lines()
+        .filter(|l| !after.lines().chain(moved.lines()).any(|a| a == *l))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "lost {} of 40 lines (exit {code}, pauses {pauses:?}):\n{stderr}\nFROM index now:\n{after}\nINTO index now:\n{moved}",
+        lost.len()
+    );
+    assert!(!pauses.is_empty(), "memctl waited for the index to settle");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("changed"), "{stderr}");
 }

@@ -137,6 +137,37 @@ fn files_changed_again_since_are_conflicts_unless_forced() {
     assert_eq!(read(&d, "b.md"), B);
 }
 
+/// Issue 29 point 16: the dream added `merged.md` and its index line; the user
+/// then edited `MEMORY.md`. Undoing the dream must not remove `merged.md` and leave
+/// its line: the whole undo is refused and writes nothing (SPEC §8.3 keeps a
+/// conflicting index untouched, so a partial undo cannot stay consistent);
+/// `--force` reverts the index too.
+#[test]
+fn undo_of_a_dream_with_a_conflicting_index_is_refused_whole() {
+    let env = dir();
+    let d = env.dir();
+    run_in(&d, &["snapshot"]).success();
+    dream(&d);
+    run_in(&d, &["snapshot"]).success();
+    let edited = "# Index\n- [Beta](b.md) — merged\n- [Merged](merged.md) — new\nMy own note.\n";
+    fs::write(d.join("MEMORY.md"), edited).unwrap();
+    let before = files(&d);
+    let run = run_in(&d, &["undo", "--dream", "--yes"]).code(2);
+    run.stderr_has("undo refused, nothing was written")
+        .stderr_has("remove merged.md")
+        .stderr_has("MEMORY.md is a conflict");
+    assert_eq!(files(&d), before, "a refused undo writes nothing");
+    // The dry run says the same.
+    run_in(&d, &["undo", "--dream", "--dry-run"])
+        .code(2)
+        .stderr_has("undo refused");
+    // With --force the index goes back with the memories: consistent again.
+    run_in(&d, &["undo", "--dream", "--yes", "--force"]).success();
+    assert!(!d.join("merged.md").exists());
+    assert_eq!(read(&d, "MEMORY.md"), INDEX);
+    assert_eq!(read(&d, "a.md"), A);
+}
+
 #[test]
 fn undo_never_targets_the_baseline() {
     let env = dir();
