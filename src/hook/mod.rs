@@ -185,6 +185,8 @@ pub struct Snapshot<'a> {
     pub recorded_by: &'static str,
     pub session_id: Option<&'a str>,
     pub agent_id: Option<&'a str>,
+    /// Set for a subagent; a forked agent (a dream, an extraction) has none.
+    pub agent_type: Option<&'a str>,
     pub tool: Option<&'a str>,
     /// The written file, relative to the main memory dir's scope.
     pub file: Option<String>,
@@ -200,6 +202,7 @@ impl<'a> Snapshot<'a> {
             recorded_by,
             session_id: p.session_id.get(),
             agent_id: p.agent_id.get(),
+            agent_type: p.agent_type.get(),
             tool: p.tool_name.get().filter(|_| recorded_by == "hook:PostToolUse"),
             file: None,
             now: call.now,
@@ -209,9 +212,28 @@ impl<'a> Snapshot<'a> {
     }
 }
 
+/// Whether a PostToolUse write is a dream's (SPEC §7.3 step 1, §8.2): the call's
+/// `agent_id` starts with `aauto_dream` (2.1.332: `aauto_dream-` + 16 hex digits,
+/// no `agent_type`), or a forked agent (an `agent_id` without `agent_type`) writes
+/// while `.consolidate-lock` is fresh and held by a live PID. Every write of the
+/// run qualifies, not only the one that moved the lock's mtime.
+pub fn is_dream_write(agent_id: Option<&str>, agent_type: Option<&str>, main: &Path, now: DateTime<Utc>) -> bool {
+    let Some(id) = agent_id.filter(|a| !a.is_empty()) else {
+        return false;
+    };
+    if id.starts_with("aauto_dream") {
+        return true;
+    }
+    if agent_type.is_some_and(|t| !t.is_empty()) {
+        return false;
+    }
+    let lock = crate::lock::inspect(main, crate::text::millis(now));
+    lock.state == crate::lock::State::Held
+}
+
 /// Record a history snapshot of the memory dir (SPEC §8) for a hook call: on
-/// PostToolUse the model's write (trigger `claude`; a forked agent's write while
-/// `.consolidate-lock` exists is left to the dream label), on SessionStart and
+/// PostToolUse the model's write (trigger `claude`, or `dream` for every write
+/// of a dream: [`is_dream_write`]), on SessionStart and
 /// SessionEnd whatever changed outside memctl (`external`, or `dream` when the
 /// lock's mtime moved). The store's own lock is tried for at most 200 ms and
 /// `.memctl.lock` is never taken; any failure is ignored: history is advisory
@@ -226,7 +248,8 @@ pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
     else {
         return None;
     };
-    let dreaming = snap.agent_id.is_some() && snap.main_dir.join(".consolidate-lock").exists();
+    let post = snap.recorded_by == "hook:PostToolUse";
+    let dreaming = post && is_dream_write(snap.agent_id, snap.agent_type, &snap.main_dir, snap.now);
     let mut details: Vec<(&str, String)> = Vec::new();
     for (k, v) in [
         ("Session", snap.session_id),
@@ -241,11 +264,11 @@ pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
         details.push(("File", f.clone()));
     }
     let req = crate::history::Request {
-        trigger: None,
+        trigger: dreaming.then_some(crate::history::Trigger::Dream),
         recorded_by: snap.recorded_by,
         message: None,
         details: &details,
-        claude: snap.recorded_by == "hook:PostToolUse" && !dreaming,
+        claude: post && !dreaming,
         now: snap.now,
     };
     let r = store.snapshot(&snap.main_dir, &req).ok()??;

@@ -701,3 +701,150 @@ fn h_session_start_reports_unresolved_sync_conflicts() {
         "memctl: 1 unindexed file; 2 unresolved sync conflicts (memctl sync --status)"
     );
 }
+
+// ---- dream labelling (issue 30 point 4, SPEC v3 §7.3 PostToolUse 1, §8.2) ----
+
+/// The 2.1.332 PostToolUse payloads of a dream that writes a topic file, then
+/// adds its line to `MEMORY.md` (tests/golden/claude-code-2.1.332/dream-hooks.jsonl:
+/// a Write and an Edit recorded from the shipped client through the harness's
+/// logging wrapper, with the dream fork's `agent_id` = `aauto_dream-` + 16 hex
+/// digits and no `agent_type`, SPEC v3 §7.1; the client dreams only interactively
+/// behind a server flag). `$MEMDIR`, `$CWD`, `$PROJECTS` are filled in.
+fn dream_payloads(e: &Env) -> Vec<Vec<u8>> {
+    let text = include_str!("../golden/claude-code-2.1.332/dream-hooks.jsonl");
+    let projects = e.home().join(".claude/projects/proj");
+    text.lines()
+        .map(|l| {
+            l.replace("$MEMDIR", &e.dir().to_string_lossy())
+                .replace("$CWD", &e.root().join("proj").to_string_lossy())
+                .replace("$PROJECTS", &projects.to_string_lossy())
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// Run the hook on `stdin` with `e`'s environment; its stdout.
+#[track_caller]
+fn hook_with(e: &Env, stdin: &[u8]) -> String {
+    let mut child = e
+        .command()
+        .arg("hook")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `memctl --dir <mem> ARGS` with `e`'s environment.
+fn memctl_in(e: &Env, args: &[&str]) -> std::process::Output {
+    e.command().arg("--dir").arg(e.dir()).args(args).output().unwrap()
+}
+
+fn triggers(e: &Env) -> Vec<String> {
+    let out = memctl_in(e, &["--json", "history"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["trigger"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const BUILD_INDEX: &str = "- [Build](project_build.md) — how to build and test the project\n";
+const BUILD: &str = "---\nname: Build\ndescription: How to build and test the project\ntype: project\n---\n\nRun `cargo build`, then `cargo test`.\n";
+
+#[test]
+fn h_every_write_of_a_dream_is_labelled_dream_and_undo_dream_reverts_them_all() {
+    let e = env().index(BUILD_INDEX).memory("project_build.md", BUILD);
+    let start = serde_json::to_vec(&json!({"session_id": "7d3e91c2-5b08-4f6a-a1e4-0c9b2f6d8e17",
+        "hook_event_name": "SessionStart", "source": "startup", "cwd": e.root().join("proj")}))
+    .unwrap();
+    assert_eq!(hook_with(&e, &start), "", "the baseline");
+    let payloads = dream_payloads(&e);
+    // The dream takes the lock (body: the client's PID, here a live one), writes
+    // the topic file as Claude Code stores it, then edits the index: each write
+    // is followed by its PostToolUse hook.
+    fs::write(e.dir().join(".consolidate-lock"), std::process::id().to_string()).unwrap();
+    let write: Value = serde_json::from_slice(&payloads[0]).unwrap();
+    let topic = write["tool_response"]["content"].as_str().unwrap();
+    fs::write(e.dir().join("feedback_terse.md"), topic).unwrap();
+    hook_with(&e, &payloads[0]);
+    let edit: Value = serde_json::from_slice(&payloads[1]).unwrap();
+    let index = BUILD_INDEX.replace(
+        edit["tool_input"]["old_string"].as_str().unwrap(),
+        edit["tool_input"]["new_string"].as_str().unwrap(),
+    );
+    fs::write(e.dir().join("MEMORY.md"), &index).unwrap();
+    hook_with(&e, &payloads[1]);
+    assert_eq!(triggers(&e), ["dream", "dream", "baseline"]);
+    let diff = memctl_in(&e, &["diff", "--dream"]);
+    let text = String::from_utf8_lossy(&diff.stdout);
+    assert!(text.contains("feedback_terse.md"), "{text}");
+    assert!(text.contains("+- [Terse replies](feedback_terse.md)"), "{text}");
+    // The session that dreamed has ended: the lock keeps its mtime (the dream's
+    // start) and names a PID that is gone.
+    let lock = e.dir().join(".consolidate-lock");
+    let mtime = fs::metadata(&lock).unwrap().modified().unwrap();
+    fs::write(&lock, i32::MAX.to_string()).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let undo = memctl_in(&e, &["undo", "--dream", "--yes"]);
+    assert!(undo.status.success(), "{}", String::from_utf8_lossy(&undo.stderr));
+    assert!(!e.dir().join("feedback_terse.md").exists());
+    assert_eq!(fs::read_to_string(e.dir().join("MEMORY.md")).unwrap(), BUILD_INDEX);
+}
+
+/// A forked agent (an `agent_id` without `agent_type`) that writes while a fresh
+/// `.consolidate-lock` is held by a live PID is dreaming, for every write; a
+/// subagent (with `agent_type`) is the model's, and so is a fork once the lock's
+/// holder is gone.
+#[test]
+fn h_a_forked_agent_writing_under_a_held_lock_is_a_dream_a_subagent_is_not() {
+    let e = env().index(BUILD_INDEX).memory("project_build.md", BUILD);
+    let start = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "startup",
+        "cwd": e.root().join("proj")}))
+    .unwrap();
+    hook_with(&e, &start);
+    let lock = e.dir().join(".consolidate-lock");
+    fs::write(&lock, std::process::id().to_string()).unwrap();
+    // Fresh at the tests' fixed now.
+    crate::support::set_age(&lock, 0.1);
+    let write = |e: &Env, body: &str, agent: Value| {
+        fs::write(e.dir().join("project_build.md"), format!("{BUILD}{body}\n")).unwrap();
+        let mut p: Value = serde_json::from_slice(&dream_payloads(e)[0]).unwrap();
+        p["tool_input"]["file_path"] = json!(e.dir().join("project_build.md"));
+        p["tool_response"]["originalFile"] = json!(BUILD);
+        let o = p.as_object_mut().unwrap();
+        o.remove("agent_id");
+        for (k, v) in agent.as_object().unwrap() {
+            o.insert(k.clone(), v.clone());
+        }
+        hook_with(e, &serde_json::to_vec(&p).unwrap());
+    };
+    write(&e, "one", json!({"agent_id": "aextract_memories-0123456789abcdef"}));
+    write(&e, "two", json!({"agent_id": "aextract_memories-0123456789abcdef"}));
+    write(
+        &e,
+        "three",
+        json!({"agent_id": "a0123456789abcdef", "agent_type": "general-purpose"}),
+    );
+    // The holder is gone (PID 0 is never a live holder): the model's write.
+    fs::write(&lock, "0").unwrap();
+    crate::support::set_age(&lock, 0.1);
+    write(&e, "four", json!({"agent_id": "aextract_memories-0123456789abcdef"}));
+    write(&e, "five", json!({}));
+    assert_eq!(
+        triggers(&e),
+        ["claude", "claude", "claude", "dream", "dream", "baseline"]
+    );
+}
