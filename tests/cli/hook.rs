@@ -545,20 +545,139 @@ fn i4_unparsable_settings_are_refused_naming_file_and_line() {
     assert!(!e_backup(&f).exists());
 }
 
+/// SPEC v3 §7.4: the project form runs memctl found on PATH and is silent for a
+/// teammate without it (before: a bare `memctl hook`, exit 127 in every session);
+/// `hook status` says when memctl is not on the PATH Claude Code would use.
 #[test]
-fn i5_project_scope_writes_plain_memctl_with_a_warning() {
+fn i5_project_scope_is_silent_without_memctl_on_path_and_status_says_so() {
     let e = Env::new().resolved();
     let proj = e.root().join("proj");
     fs::create_dir_all(&proj).unwrap();
     let r = e
+        .command()
         .arg("--project")
         .arg(&proj)
         .args(["hook", "install", "--scope", "project"])
-        .run();
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("plain `memctl hook`"), "{}", r.stderr);
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    assert!(err.contains("does nothing for a teammate without memctl"), "{err}");
     let v: Value = serde_json::from_str(&fs::read_to_string(proj.join(".claude/settings.json")).unwrap()).unwrap();
-    assert_eq!(v["hooks"]["SessionStart"][0]["hooks"][0]["command"], "memctl hook");
+    let cmd = v["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(cmd, "command -v memctl >/dev/null 2>&1 || exit 0; memctl hook");
+    assert_eq!(v["hooks"]["PostToolUse"][0]["hooks"][0]["command"], cmd.as_str());
+    // The command as Claude Code runs it (`sh -c`), on a PATH with and without memctl.
+    let bin_dir = e.root().join("bin");
+    fs::create_dir_all(&bin_dir).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_memctl"), bin_dir.join("memctl")).unwrap();
+    let sh = |path: &Path| {
+        let mut c = std::process::Command::new("/bin/sh");
+        c.env_clear()
+            .env("PATH", path)
+            .env("HOME", e.home())
+            .args(["-c", &cmd])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        // A shell that exits without reading closes the pipe: that is fine.
+        let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"not a payload");
+        let o = child.wait_with_output().unwrap();
+        (
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let empty = e.root().join("empty");
+    fs::create_dir_all(&empty).unwrap();
+    assert_eq!(sh(&empty), (0, String::new(), String::new()), "no memctl: silent");
+    let (code, out, err) = sh(&bin_dir);
+    assert_eq!((code, out.as_str()), (1, ""), "memctl on PATH runs: {err}");
+    assert!(
+        err.starts_with("memctl: the hook payload on stdin is not a JSON object"),
+        "{err}"
+    );
+    // status: not on this PATH → said, in text and JSON.
+    let status = |path: &Path, json: bool| {
+        let mut c = e.command();
+        c.env("PATH", path).arg("--project").arg(&proj);
+        if json {
+            c.arg("--json");
+        }
+        let o = c.args(["hook", "status"]).output().unwrap();
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (out, err) = status(&empty, false);
+    assert!(out.contains("binary: memctl  (not on PATH"), "{out}");
+    assert!(err.contains("not on the PATH Claude Code would use"), "{err}");
+    let (out, _) = status(&empty, true);
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["scopes"][1]["scope"], "project");
+    assert_eq!(j["scopes"][1]["installed"], true);
+    assert_eq!(j["scopes"][1]["binary"], "memctl");
+    assert_eq!(j["scopes"][1]["binary_exists"], false);
+    assert_eq!(j["warnings"].as_array().unwrap().len(), 1, "{j}");
+    let (out, _) = status(&bin_dir, true);
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["scopes"][1]["binary_exists"], true);
+    assert_eq!(j["warnings"], json!([]));
+    // Uninstall recognises the project form.
+    let r = e
+        .command()
+        .arg("--project")
+        .arg(&proj)
+        .args(["hook", "uninstall", "--scope", "project"])
+        .output()
+        .unwrap();
+    assert!(r.status.success());
+    assert!(
+        !fs::read_to_string(proj.join(".claude/settings.json"))
+            .unwrap()
+            .contains("memctl")
+    );
+}
+
+/// Issue 29 point 17, SPEC v3 §7.4: memctl's entries are exactly the commands it
+/// writes under the event and matcher it writes; a user's own `memctl hook` under
+/// their own matcher (or with their own arguments) survives install and uninstall.
+#[test]
+fn i7_uninstall_keeps_the_users_own_memctl_hook_entries() {
+    let own = r#"{
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Write", "hooks": [{"type": "command", "command": "/usr/local/bin/memctl hook"}]}
+    ],
+    "SessionStart": [
+      {"matcher": "startup", "hooks": [{"type": "command", "command": "/usr/local/bin/memctl hook"}]},
+      {"hooks": [{"type": "command", "command": "memctl hook --verbose"}]}
+    ]
+  }
+}
+"#;
+    let e = Env::new().file("home/.claude/settings.json", own.as_bytes());
+    let f = settings(&e);
+    let root = e.root();
+    let run = |args: &[&str]| {
+        let o = e.command().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["hook", "install"]);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "Write", "{v}");
+    assert_eq!(v["hooks"]["PostToolUse"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 3, "{v}");
+    run(&["hook", "uninstall"]);
+    let after: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    assert_eq!(after, serde_json::from_str::<Value>(own).unwrap());
+    drop(root);
 }
 
 #[test]
