@@ -325,13 +325,13 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
             ),
         ));
     }
-    if let Some(t) = m.memory_type() {
-        if let Some(pt) = prefix_type(&m.rel).filter(|pt| *pt != t) {
-            out.push(Finding::file(
-                RuleId::ML114,
-                p,
-                format!("file name says `{}` but the type is `{}`", pt.as_str(), t.as_str()),
-            ));
-        }
+    if let Some(t) = m.memory_type()
+        && let Some(pt) = prefix_type(&m.rel).filter(|pt| *pt != t)
+    {
+        out.push(Finding::file(
+            RuleId::ML114,
+            p,
+            format!("file name says `{}` but the type is `{}`", pt.as_str(), t.as_str()),
+        ));
     }
 }
