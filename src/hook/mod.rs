@@ -68,12 +68,55 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
         .map(|s| s.mount.clone())
         .collect();
     let Some(w) = locate(Path::new(file), &base, res.memdir.main(), &mounts) else {
-        return Ok(None);
+        return Ok(wrong_dir(Path::new(file), &base, &res));
     };
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
     snap.file = Some(w.rel.clone());
     record_snapshot(&snap);
     Ok(react::post_tool_use(&w, p.original(), call.now))
+}
+
+/// A write into another memory dir under the same memory base (SPEC v3 §7.3
+/// PostToolUse): context naming the dir Claude Code loads for this project and
+/// how to move the memory there. The client has known bugs that write to the home
+/// dir's key or a subdirectory's key; such a memory is never loaded here.
+fn wrong_dir(file: &Path, base: &Path, res: &Resolution) -> Option<HookOutput> {
+    if !res.enabled.value {
+        return None;
+    }
+    let abs = lexical(&if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        base.join(file)
+    });
+    let (other, rel) = other_memory_dir(&abs, res)?;
+    Some(react::wrong_dir(&other, &rel, &lexical(res.memdir.main())))
+}
+
+/// The memory dir `<base>/projects/<key>/memory` that `abs` (normalised) is in,
+/// for a memory base or config home of `res`, when it is not the resolved dir;
+/// with the file's path inside it. Files under a dot-dir (`.trash/`, `.memctl/`)
+/// are not memories.
+fn other_memory_dir(abs: &Path, res: &Resolution) -> Option<(PathBuf, String)> {
+    let main = lexical(res.memdir.main());
+    let bases = [res.memory_base.as_deref(), res.config_home.as_deref()];
+    bases
+        .into_iter()
+        .flatten()
+        .map(Path::new)
+        .filter(|b| b.is_absolute())
+        .find_map(|b| {
+            let projects = lexical(&b.join("projects"));
+            let mut parts = abs.strip_prefix(&projects).ok()?.components();
+            let key = parts.next()?;
+            if parts.next()?.as_os_str() != "memory" {
+                return None;
+            }
+            let rel = parts.as_path().to_str()?.to_string();
+            let dir = projects.join(key).join("memory");
+            let dotted = rel.split('/').any(|c| c.starts_with('.'));
+            (!rel.is_empty() && !dotted && dir != main).then_some((dir, rel))
+        })
 }
 
 fn ends_with_md(file: &str) -> bool {

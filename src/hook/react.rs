@@ -3,6 +3,7 @@
 //! (context), and what a session start finds invisible.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -451,4 +452,35 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
     }
     o.summary = Some(format!("memctl: {}", parts.join("; ")));
     finish("SessionStart", "", o, true)
+}
+
+/// A memory written into `other`, a memory dir Claude Code does not load for this
+/// project (SPEC v3 §7.3): name the dir it loads (`loaded`) and how to move it.
+pub fn wrong_dir(other: &Path, rel: &str, loaded: &Path) -> HookOutput {
+    let q = |p: &Path| shell_words::quote(&p.to_string_lossy()).into_owned();
+    let dir = |p: &Path| format!("{}/", p.display());
+    let text = format!(
+        "memctl: this memory was written to {}, which Claude Code does not load for this project; it loads {}. Move it there: `mv {} {}`, then add its line to {}MEMORY.md (or, when everything in that dir belongs to this project, `memctl projects merge {} {}`).",
+        dir(other),
+        dir(loaded),
+        q(&other.join(rel)),
+        q(&loaded.join(rel)),
+        dir(loaded),
+        q(other),
+        q(loaded),
+    );
+    HookOutput {
+        hook_specific_output: Some(Specific {
+            hook_event_name: "PostToolUse".to_string(),
+            additional_context: crate::text::ellipsize(&text, AIM),
+        }),
+        system_message: Some(one_line(
+            &format!(
+                "memctl: {rel} was written to another project's memory dir ({}), not loaded here",
+                dir(other)
+            ),
+            300,
+        )),
+        ..HookOutput::default()
+    }
 }

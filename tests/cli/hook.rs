@@ -967,3 +967,67 @@ fn h_a_forked_agent_writing_under_a_held_lock_is_a_dream_a_subagent_is_not() {
         ["claude", "claude", "claude", "dream", "dream", "baseline"]
     );
 }
+
+// ---- writes into the wrong memory dir (issue 30 point 5, SPEC v3 §7.3) ----
+
+/// The client has known bugs that save a memory under the home dir's key or a
+/// subdirectory's key: the hook names the dir Claude Code loads for this project
+/// and how to move the memory there. A 2.1.332 Write payload (the recorded shape).
+#[test]
+fn h_a_write_into_another_projects_memory_dir_names_the_loaded_dir() {
+    let e = Env::new().resolved();
+    let proj = e.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let loaded = {
+        let o = e.command().arg("--project").arg(&proj).arg("path").output().unwrap();
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .trim()
+            .trim_end_matches('/')
+            .to_string()
+    };
+    let home_key = e.home().to_string_lossy().replace(['/', '.'], "-");
+    let other = e.home().join(".claude/projects").join(&home_key).join("memory");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join("feedback_terse.md"), GOOD).unwrap();
+    let mut p: Value = serde_json::from_slice(&dream_payloads(&e)[0]).unwrap();
+    let o = p.as_object_mut().unwrap();
+    o.remove("agent_id");
+    o.insert("cwd".into(), json!(proj));
+    p["tool_input"]["file_path"] = json!(other.join("feedback_terse.md"));
+    p["tool_response"]["filePath"] = json!(other.join("feedback_terse.md"));
+    let out = hook_with(&e, &serde_json::to_vec(&p).unwrap());
+    let d: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out:?}"));
+    assert_eq!(d["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.starts_with(&format!(
+            "memctl: this memory was written to {}/, which Claude Code does not load for this project; it loads {loaded}/. Move it there: `mv {}/feedback_terse.md {loaded}/feedback_terse.md`",
+            other.display(),
+            other.display()
+        )),
+        "{ctx}"
+    );
+    assert!(ctx.contains("memctl projects merge"), "{ctx}");
+    assert!(d.get("decision").is_none(), "context, never a block: {d}");
+    assert!(
+        d["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("another project's memory dir")
+    );
+    // A write into the loaded dir, into a dot-dir of the other one, or outside any
+    // memory dir is not this.
+    for path in [
+        Path::new(&loaded).join("feedback_terse.md"),
+        other.join(".trash/feedback_terse.md"),
+        e.root().join("notes.md"),
+    ] {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, GOOD).unwrap();
+        p["tool_input"]["file_path"] = json!(path);
+        p["tool_response"]["originalFile"] = json!(GOOD);
+        let out = hook_with(&e, &serde_json::to_vec(&p).unwrap());
+        assert!(!out.contains("does not load"), "{path:?}: {out}");
+    }
+}
