@@ -9,6 +9,7 @@ pub mod install;
 pub mod payload;
 pub mod react;
 pub mod render;
+pub mod session;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -38,7 +39,7 @@ pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         "SessionStart" => {
             let res = resolve(p, call.env)?;
             let between = record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call));
-            Ok(react::session_start(&res, call.now, between))
+            Ok(react::session_start(&res, call.env, between))
         }
         "SessionEnd" => {
             let res = resolve(p, call.env)?;

@@ -1031,3 +1031,64 @@ fn h_a_write_into_another_projects_memory_dir_names_the_loaded_dir() {
         assert!(!out.contains("does not load"), "{path:?}: {out}");
     }
 }
+
+// ---- SessionStart: what is new since the previous one (issue 30 point 7, SPEC v3 §7.3) ----
+
+/// SessionStart reports each problem once, the session it appears: a
+/// long-standing unindexed file, unreadable file, entry past the cut or sync
+/// conflict file is not repeated every session (`memctl lint` lists them all);
+/// a new one is reported, and one that was fixed and comes back is new again.
+#[test]
+fn h_session_start_reports_each_problem_once() {
+    let e = env()
+        .index(&index_of(201))
+        .memory("lost.md", GOOD)
+        .memory(
+            "bad.md",
+            "---\nname: a\ndescription: \"unclosed\ntype: user\n---\nbody\n",
+        )
+        .file("mem/a.md.conflict-laptop-20261201", GOOD.as_bytes())
+        // Without history (its snapshots report the changes themselves): the
+        // record of what was reported lives in memctl's state dir.
+        .env("MEMCTL_HISTORY", "off");
+    let p = serde_json::to_vec(&json!({"session_id": "s1", "hook_event_name": "SessionStart",
+        "source": "startup", "cwd": e.root().join("proj")}))
+    .unwrap();
+    let first = hook_with(&e, &p);
+    let d: Value = serde_json::from_str(&first).unwrap();
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    for part in [
+        "MEMORY.md:201: - [E200](e200.md)",
+        "lost.md: not in MEMORY.md",
+        "bad.md:2:",
+        "a.md.conflict-laptop-20261201 (from laptop, 2026-12-01)",
+    ] {
+        assert!(ctx.contains(part), "{part}: {ctx}");
+    }
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: MEMORY.md 201/200 lines — 1 entry not loaded; 1 file Claude Code cannot read; 2 unindexed files; 1 unresolved sync conflict (memctl sync --status)"
+    );
+    assert_eq!(hook_with(&e, &p), "", "nothing new since the previous SessionStart");
+    // New problems only: a second unindexed file, a second entry past the cut.
+    fs::write(e.dir().join("lost2.md"), GOOD).unwrap();
+    fs::write(e.dir().join("MEMORY.md"), index_of(202)).unwrap();
+    let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("lost2.md: not in MEMORY.md"), "{ctx}");
+    assert!(ctx.contains("MEMORY.md:202: - [E201](e201.md)"), "{ctx}");
+    assert!(
+        !ctx.contains("lost.md:") && !ctx.contains("bad.md") && !ctx.contains("E200"),
+        "{ctx}"
+    );
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: MEMORY.md 202/200 lines — 1 entry not loaded; 1 unindexed file"
+    );
+    // lost.md indexed, then dropped from the index again: new again.
+    fs::write(e.dir().join("MEMORY.md"), "- [L](lost.md) — l\n- [L2](lost2.md) — l\n").unwrap();
+    assert_eq!(hook_with(&e, &p), "");
+    fs::write(e.dir().join("MEMORY.md"), "- [L2](lost2.md) — l\n").unwrap();
+    let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
+    assert_eq!(d["systemMessage"], "memctl: 1 unindexed file");
+}
