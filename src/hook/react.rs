@@ -359,6 +359,7 @@ pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<
         index_names.extend(mounts.iter().map(|m| format!("team/{m}/MEMORY.md")));
     }
     let mut links: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut dirty = false;
     for label in &index_names {
         let Ok(bytes) = crate::index::read_index(&dir.join(label)) else {
             continue;
@@ -372,13 +373,15 @@ pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<
                 .collect(),
         );
         let l = load::load(&text);
-        let lines = dropped(&l);
-        next.dropped
-            .extend(lines.iter().map(|(_, t)| format!("{label}\u{0}{t}")));
-        let new: Vec<(usize, String)> = lines
-            .into_iter()
-            .filter(|(_, t)| !prev.dropped.contains(&format!("{label}\u{0}{t}")))
-            .collect();
+        let mut new: Vec<(usize, String)> = Vec::new();
+        for (n, t) in dropped(&l) {
+            let key = format!("{label}\u{0}{t}");
+            if !prev.dropped.contains(&key) {
+                new.push((n, t));
+                dirty = true;
+            }
+            next.dropped.insert(key);
+        }
         if l.truncated() && !new.is_empty() {
             o.context.push(dropped_item(label, &l, &new));
             parts.push(format!(
@@ -392,9 +395,13 @@ pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<
     // Memory files: only a new or changed one is read; each problem once.
     let mut unreadable = Vec::new();
     let mut unindexed = Vec::new();
+    // Whether the record must be written: a file or a flag changed, one is gone,
+    // or the cut entries or conflict files differ (no full comparison of the sets).
+    dirty |= files.len() != prev.files.len() || next.dropped.len() != prev.dropped.len();
     for f in &files {
         let before = prev.files.get(&f.rel);
         let changed = before.is_none_or(|m| m.size != f.size || m.mtime_ns != f.mtime_ns);
+        dirty |= changed;
         let bad = if changed { session::unreadable(&f.path) } else { None };
         let is_unreadable = if changed {
             bad.is_some()
@@ -410,6 +417,7 @@ pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<
         {
             unreadable.push(format!("{}:{line}: {msg}", f.rel));
         }
+        dirty |= before.is_some_and(|m| m.unindexed != is_unindexed);
         if is_unindexed && !before.is_some_and(|m| m.unindexed) {
             unindexed.push(format!("{}: not in {index}: Claude Code never loads it", f.rel));
         }
@@ -450,8 +458,9 @@ pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<
         .map(conflict_line)
         .collect();
     next.conflicts = conflict_files.into_iter().collect();
+    dirty |= next.conflicts != prev.conflicts;
     if let Some(path) = &record
-        && next != prev
+        && dirty
     {
         session::save(path, &next);
     }

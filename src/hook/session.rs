@@ -73,10 +73,18 @@ pub fn walk(main: &Path, rules: &ScanRules) -> (Vec<Found>, Vec<String>) {
                 continue;
             }
             let md = name.len() >= 3 && name.as_bytes()[name.len() - 3..].eq_ignore_ascii_case(b".md");
-            if !md || name == crate::memdir::INDEX || rules.excluded_by(&rel).is_some() {
+            // A top-level name can only be excluded for its dot (skipped above):
+            // the rules' Unicode normalisation is paid for nested paths only.
+            if !md || name == crate::memdir::INDEX || (!prefix.is_empty() && rules.excluded_by(&rel).is_some()) {
                 continue;
             }
-            let Ok(meta) = fs::metadata(e.path()) else { continue };
+            // By the directory's handle (no walk down the path); a symlink is
+            // followed to what it names.
+            let meta = match e.metadata() {
+                Ok(m) if m.file_type().is_symlink() => fs::metadata(e.path()),
+                other => other,
+            };
+            let Ok(meta) = meta else { continue };
             if !meta.is_file() {
                 continue;
             }
