@@ -416,6 +416,7 @@ fn main() {
     .unwrap();
     hook_rows(bin, &root, startup, &mut report);
     gate_rows(bin, &root, &mut report);
+    session_start_rows(bin, &root, startup, &mut report);
     projects_rows(bin, &root, &mut report);
     // The settings readers (SPEC §7.4, §7.5): one resolution and a few small files.
     for args in ["config", "hook status"] {
@@ -752,6 +753,43 @@ fn gate_rows(bin: &str, root: &Path, report: &mut String) {
             report,
             "hook gate, {what}, 2 000-file dir: {} (target ≤ 15 ms)",
             secs(t)
+        )
+        .unwrap();
+    }
+}
+
+/// `memctl hook` on SessionStart (SPEC v3 §7.2, §7.3): memctl's own time at 200 and
+/// 20 000 files (targets ≤ 30 ms and ≤ 100 ms), against `memctl --version`. A
+/// session start after the previous one: the warm-up run records the history
+/// baseline and the SessionStart record (in the bench's own state dir); the timed
+/// runs then find nothing new, the steady state of every later session.
+fn session_start_rows(bin: &str, root: &Path, startup: Duration, report: &mut String) {
+    let project = root.join("hook-project");
+    fs::create_dir_all(&project).unwrap();
+    let payload = root.join("hook-session-start.json");
+    fs::write(
+        &payload,
+        serde_json::json!({
+            "session_id": "bench", "transcript_path": "/dev/null", "cwd": project,
+            "hook_event_name": "SessionStart", "source": "startup", "model": "claude-opus",
+        })
+        .to_string(),
+    )
+    .unwrap();
+    for (n, target, runs) in [(200, "30 ms", 101), (20_000, "100 ms", 7)] {
+        let dir = workload(root, n);
+        let state = root.join(format!("hook-state-{n}"));
+        let env = format!(
+            "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE={} XDG_STATE_HOME={}",
+            dir.display(),
+            state.display()
+        );
+        let t = time(&format!("{env} {bin} hook < {}", payload.display()), runs);
+        writeln!(
+            report,
+            "hook SessionStart, {n}-file dir: {} ({:.2}x memctl --version; target ≤ {target})",
+            secs(t),
+            t.as_secs_f64() / startup.as_secs_f64()
         )
         .unwrap();
     }

@@ -13,7 +13,7 @@ use crate::cli::{HookArgs, HookCommand, HookInstallArgs, SettingsScope};
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::hook;
-use crate::hook::install::{EVENTS, GATE, command_for, is_memctl_command, with_hooks, without_hooks};
+use crate::hook::install::{EVENTS, GATE, command_binary, command_for, our_commands, with_hooks, without_hooks};
 use crate::output::Output;
 use crate::settings_file::{Change, SettingsFile};
 
@@ -66,8 +66,9 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, gate: Option<bool>
         let cmd = command_for(a.scope)?;
         if a.scope == SettingsScope::Project {
             out.warn(format!(
-                "{} is usually committed: the command is written as plain `memctl hook`, found on each user's PATH",
-                file.display()
+                "{} is usually committed: the command runs `memctl hook` found on each user's PATH, and does nothing for a teammate without memctl on it (`{}`)",
+                file.display(),
+                hook::install::PROJECT_COMMAND
             ));
         }
         with_hooks(&sf.value, &cmd, &file, gate.unwrap_or(true))?
@@ -164,23 +165,10 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         let mut binary = None;
         if let Some(Value::Object(hooks)) = json.as_ref().and_then(|j| j.get("hooks")) {
             for (event, list) in hooks {
-                let cmds: Vec<&str> = list
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-                    .flatten()
-                    .filter_map(|h| h.get("command").and_then(Value::as_str))
-                    .filter(|c| is_memctl_command(c))
-                    .collect();
+                let cmds = our_commands(event, list);
                 if let Some(c) = cmds.first() {
                     events.push(event.clone());
-                    binary.get_or_insert_with(|| {
-                        shell_words::split(c)
-                            .ok()
-                            .and_then(|w| w.into_iter().next())
-                            .unwrap_or_default()
-                    });
+                    binary.get_or_insert_with(|| command_binary(c).unwrap_or_default());
                 }
             }
         }
@@ -221,6 +209,9 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             }
         }
     }
+    for w in path_warnings(&scopes) {
+        out.warn(w);
+    }
     if out.json {
         out.emit_json(serde_json::to_value(StatusDoc {
             scopes: &scopes,
@@ -247,10 +238,10 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             text.push_str(&format!("         gate: {gate}\n"));
         }
         if let (Some(b), Some(exists)) = (&s.binary, s.binary_exists) {
-            let note = if exists {
-                ""
-            } else {
-                "  (missing: run `memctl hook install` again)"
+            let note = match (exists, b.contains('/')) {
+                (true, _) => "",
+                (false, true) => "  (missing: run `memctl hook install` again)",
+                (false, false) => "  (not on PATH: Claude Code started from here skips these hooks)",
             };
             text.push_str(&format!("         binary: {b}{note}\n"));
         }
@@ -263,4 +254,20 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     }
     out.print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// SPEC v3 §7.4: a scope whose hooks run `memctl` from `PATH` (the project form)
+/// while memctl is not on the `PATH` Claude Code would inherit from here.
+fn path_warnings(scopes: &[ScopeStatus]) -> Vec<String> {
+    scopes
+        .iter()
+        .filter(|s| s.binary_exists == Some(false))
+        .filter_map(|s| s.binary.as_deref().filter(|b| !b.contains('/')).map(|b| (s, b)))
+        .map(|(s, b)| {
+            format!(
+                "{}: the {} hooks run `{b}` from PATH, and it is not on the PATH Claude Code would use from here, so they do nothing; put memctl on PATH, or run `memctl hook install` for your own user",
+                s.file, s.scope
+            )
+        })
+        .collect()
 }

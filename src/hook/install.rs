@@ -23,21 +23,69 @@ pub const EVENTS: [(&str, Option<&str>); 6] = [
     ("SessionEnd", None),
 ];
 
-/// A command is memctl's when its first word's file name is `memctl` and its next
-/// word is `hook`.
+/// The command `hook install --scope project` writes (SPEC v3 §7.4): memctl found
+/// on `PATH`, and silent (exit 0, no output) for a teammate without it.
+pub const PROJECT_COMMAND: &str = "command -v memctl >/dev/null 2>&1 || exit 0; memctl hook";
+
+/// A command is one memctl writes (SPEC v3 §7.4): exactly `<path> hook` whose
+/// path's file name is `memctl` (shell-quoted or not), or [`PROJECT_COMMAND`].
+/// A user's own command that merely calls memctl (`memctl hook --x`, a wrapper
+/// script, `echo memctl hook`) is not.
 pub fn is_memctl_command(cmd: &str) -> bool {
-    let words = shell_words::split(cmd).unwrap_or_else(|_| cmd.split_whitespace().map(str::to_string).collect());
-    words.len() >= 2 && Path::new(&words[0]).file_name().is_some_and(|n| n == "memctl") && words[1] == "hook"
+    if cmd.trim() == PROJECT_COMMAND {
+        return true;
+    }
+    let Ok(words) = shell_words::split(cmd) else {
+        return false;
+    };
+    words.len() == 2 && Path::new(&words[0]).file_name().is_some_and(|n| n == "memctl") && words[1] == "hook"
+}
+
+/// The binary a command of memctl's runs: the path it names, or `memctl` (looked
+/// up on `PATH`) for the project form.
+pub fn command_binary(cmd: &str) -> Option<String> {
+    if cmd.trim() == PROJECT_COMMAND {
+        return Some("memctl".to_string());
+    }
+    shell_words::split(cmd).ok()?.into_iter().next()
 }
 
 fn is_memctl_hook(h: &Value) -> bool {
     h.get("command").and_then(Value::as_str).is_some_and(is_memctl_command)
 }
 
+/// Whether a group of an event's list is under the matcher memctl writes for
+/// that event (an event without a matcher: a group without one, or an empty one).
+fn is_our_matcher(event: &str, group: &Value) -> bool {
+    let Some((_, want)) = EVENTS.iter().find(|(e, _)| *e == event) else {
+        return false;
+    };
+    let have = group.get("matcher");
+    match want {
+        Some(m) => have.and_then(Value::as_str) == Some(m),
+        None => have.is_none_or(|v| v.as_str() == Some("")),
+    }
+}
+
+/// The commands of memctl's own entries in an event's list: a command memctl
+/// writes, under the event and matcher it writes. A user's own `memctl hook`
+/// under another matcher is theirs (issue 29 point 17).
+pub fn our_commands<'a>(event: &str, list: &'a Value) -> Vec<&'a str> {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .filter(|g| is_our_matcher(event, g))
+        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|h| h.get("command").and_then(Value::as_str))
+        .filter(|c| is_memctl_command(c))
+        .collect()
+}
+
 /// The command written into the settings file.
 pub fn command_for(scope: SettingsScope) -> Result<String, Error> {
     if scope == SettingsScope::Project {
-        return Ok("memctl hook".into());
+        return Ok(PROJECT_COMMAND.into());
     }
     let exe = std::env::current_exe()
         .and_then(std::fs::canonicalize)
@@ -80,7 +128,7 @@ pub fn with_hooks(
     if !gate {
         let (event, _) = GATE;
         if let Some(Value::Array(list)) = hooks.get_mut(event)
-            && remove_ours(list)
+            && remove_ours(event, list)
             && list.is_empty()
         {
             hooks.shift_remove(event);
@@ -95,24 +143,29 @@ pub fn with_hooks(
         let ours = list
             .iter()
             .filter(|g| {
-                g.get("hooks")
-                    .and_then(Value::as_array)
-                    .is_some_and(|h| h.iter().any(is_memctl_hook))
+                is_our_matcher(event, g)
+                    && g.get("hooks")
+                        .and_then(Value::as_array)
+                        .is_some_and(|h| h.iter().any(is_memctl_hook))
             })
             .count();
         if ours == 1 && list.contains(&want) {
             continue;
         }
-        remove_ours(list);
+        remove_ours(event, list);
         list.push(want);
     }
     Ok(s)
 }
 
-/// Remove memctl's hooks from an event's groups, and groups they leave empty.
-fn remove_ours(list: &mut Vec<Value>) -> bool {
+/// Remove memctl's hooks from an event's groups under the matcher memctl writes,
+/// and groups they leave empty.
+fn remove_ours(event: &str, list: &mut Vec<Value>) -> bool {
     let mut removed = false;
     list.retain_mut(|g| {
+        if !is_our_matcher(event, g) {
+            return true;
+        }
         let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
             return true;
         };
@@ -134,11 +187,11 @@ pub fn without_hooks(settings: &Map<String, Value>) -> Map<String, Value> {
         return s;
     };
     let mut touched = false;
-    hooks.retain(|_, v| {
+    hooks.retain(|event, v| {
         let Value::Array(list) = v else {
             return true;
         };
-        if remove_ours(list) {
+        if remove_ours(event, list) {
             touched = true;
             return !list.is_empty();
         }
@@ -159,7 +212,11 @@ mod tests {
         assert!(is_memctl_command("/usr/local/bin/memctl hook"));
         assert!(is_memctl_command("'/opt/my tools/memctl' hook"));
         assert!(is_memctl_command("memctl hook"));
+        assert!(is_memctl_command(PROJECT_COMMAND));
         assert!(!is_memctl_command("memctl lint"));
+        assert!(!is_memctl_command("memctl hook --verbose"));
+        assert!(!is_memctl_command("memctl hook; notify-send saved"));
+        assert!(!is_memctl_command("command -v memctl || exit 0; memctl hook"));
         assert!(!is_memctl_command("/bin/notmemctl hook"));
         assert!(!is_memctl_command("echo memctl hook"));
     }

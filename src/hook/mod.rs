@@ -14,6 +14,7 @@ pub mod install;
 pub mod payload;
 pub mod react;
 pub mod render;
+pub mod session;
 pub mod stop;
 pub mod turn;
 
@@ -47,7 +48,7 @@ pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         "SessionStart" => {
             let res = resolve(p, call.env)?;
             let between = record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call));
-            Ok(react::session_start(&res, call.now, between))
+            Ok(react::session_start(&res, call.env, between))
         }
         "SessionEnd" => {
             let res = resolve(p, call.env)?;
@@ -77,7 +78,7 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
         .map(|s| s.mount.clone())
         .collect();
     let Some(w) = locate(Path::new(file), &base, res.memdir.main(), &mounts) else {
-        return Ok(None);
+        return Ok(wrong_dir(Path::new(file), &base, &res));
     };
     turn::remember(p, call, &w);
     // No `originalFile` in the payload: the last snapshot's copy, read before
@@ -103,6 +104,49 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
         fallback.as_ref().unwrap_or(p.original()),
         call.now,
     ))
+}
+
+/// A write into another memory dir under the same memory base (SPEC v3 §7.3
+/// PostToolUse): context naming the dir Claude Code loads for this project and
+/// how to move the memory there. The client has known bugs that write to the home
+/// dir's key or a subdirectory's key; such a memory is never loaded here.
+fn wrong_dir(file: &Path, base: &Path, res: &Resolution) -> Option<HookOutput> {
+    if !res.enabled.value {
+        return None;
+    }
+    let abs = lexical(&if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        base.join(file)
+    });
+    let (other, rel) = other_memory_dir(&abs, res)?;
+    Some(react::wrong_dir(&other, &rel, &lexical(res.memdir.main())))
+}
+
+/// The memory dir `<base>/projects/<key>/memory` that `abs` (normalised) is in,
+/// for a memory base or config home of `res`, when it is not the resolved dir;
+/// with the file's path inside it. Files under a dot-dir (`.trash/`, `.memctl/`)
+/// are not memories.
+fn other_memory_dir(abs: &Path, res: &Resolution) -> Option<(PathBuf, String)> {
+    let main = lexical(res.memdir.main());
+    let bases = [res.memory_base.as_deref(), res.config_home.as_deref()];
+    bases
+        .into_iter()
+        .flatten()
+        .map(Path::new)
+        .filter(|b| b.is_absolute())
+        .find_map(|b| {
+            let projects = lexical(&b.join("projects"));
+            let mut parts = abs.strip_prefix(&projects).ok()?.components();
+            let key = parts.next()?;
+            if parts.next()?.as_os_str() != "memory" {
+                return None;
+            }
+            let rel = parts.as_path().to_str()?.to_string();
+            let dir = projects.join(key).join("memory");
+            let dotted = rel.split('/').any(|c| c.starts_with('.'));
+            (!rel.is_empty() && !dotted && dir != main).then_some((dir, rel))
+        })
 }
 
 pub(crate) fn ends_with_md(file: &str) -> bool {
@@ -214,6 +258,8 @@ pub struct Snapshot<'a> {
     pub recorded_by: &'static str,
     pub session_id: Option<&'a str>,
     pub agent_id: Option<&'a str>,
+    /// Set for a subagent; a forked agent (a dream, an extraction) has none.
+    pub agent_type: Option<&'a str>,
     pub tool: Option<&'a str>,
     /// The written file, relative to the main memory dir's scope.
     pub file: Option<String>,
@@ -229,6 +275,7 @@ impl<'a> Snapshot<'a> {
             recorded_by,
             session_id: p.session_id.get(),
             agent_id: p.agent_id.get(),
+            agent_type: p.agent_type.get(),
             tool: p.tool_name.get().filter(|_| recorded_by == "hook:PostToolUse"),
             file: None,
             now: call.now,
@@ -238,9 +285,28 @@ impl<'a> Snapshot<'a> {
     }
 }
 
+/// Whether a PostToolUse write is a dream's (SPEC §7.3 step 1, §8.2): the call's
+/// `agent_id` starts with `aauto_dream` (2.1.332: `aauto_dream-` + 16 hex digits,
+/// no `agent_type`), or a forked agent (an `agent_id` without `agent_type`) writes
+/// while `.consolidate-lock` is fresh and held by a live PID. Every write of the
+/// run qualifies, not only the one that moved the lock's mtime.
+pub fn is_dream_write(agent_id: Option<&str>, agent_type: Option<&str>, main: &Path, now: DateTime<Utc>) -> bool {
+    let Some(id) = agent_id.filter(|a| !a.is_empty()) else {
+        return false;
+    };
+    if id.starts_with("aauto_dream") {
+        return true;
+    }
+    if agent_type.is_some_and(|t| !t.is_empty()) {
+        return false;
+    }
+    let lock = crate::lock::inspect(main, crate::text::millis(now));
+    lock.state == crate::lock::State::Held
+}
+
 /// Record a history snapshot of the memory dir (SPEC §8) for a hook call: on
-/// PostToolUse the model's write (trigger `claude`; a forked agent's write while
-/// `.consolidate-lock` exists is left to the dream label), on SessionStart and
+/// PostToolUse the model's write (trigger `claude`, or `dream` for every write
+/// of a dream: [`is_dream_write`]), on SessionStart and
 /// SessionEnd whatever changed outside memctl (`external`, or `dream` when the
 /// lock's mtime moved). The store's own lock is tried for at most 200 ms and
 /// `.memctl.lock` is never taken; any failure is ignored: history is advisory
@@ -255,7 +321,8 @@ pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
     else {
         return None;
     };
-    let dreaming = snap.agent_id.is_some() && snap.main_dir.join(".consolidate-lock").exists();
+    let post = snap.recorded_by == "hook:PostToolUse";
+    let dreaming = post && is_dream_write(snap.agent_id, snap.agent_type, &snap.main_dir, snap.now);
     let mut details: Vec<(&str, String)> = Vec::new();
     for (k, v) in [
         ("Session", snap.session_id),
@@ -270,11 +337,11 @@ pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
         details.push(("File", f.clone()));
     }
     let req = crate::history::Request {
-        trigger: None,
+        trigger: dreaming.then_some(crate::history::Trigger::Dream),
         recorded_by: snap.recorded_by,
         message: None,
         details: &details,
-        claude: snap.recorded_by == "hook:PostToolUse" && !dreaming,
+        claude: post && !dreaming,
         now: snap.now,
     };
     let r = store.snapshot(&snap.main_dir, &req).ok()??;

@@ -3,6 +3,7 @@
 //! (context), and what a session start finds invisible.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -336,7 +337,8 @@ pub struct Between {
     pub files: usize,
 }
 
-pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Between>) -> Option<HookOutput> {
+pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<Between>) -> Option<HookOutput> {
+    use super::session;
     if !res.enabled.value {
         return None;
     }
@@ -345,56 +347,96 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
     if !dir.is_dir() {
         return None;
     }
+    let stores = crate::paths::stores::Stores::from_env(env);
+    let rules = crate::scan::ScanRules::from_stores(&stores);
+    let mounts: Vec<String> = stores.team().map(|s| s.mount.clone()).collect();
+    let team_store = memdir.team_store();
+    let record = session::state_path(env, dir);
+    let prev = record.as_deref().map(session::load).unwrap_or_default();
+    let mut next = session::Seen::default();
     let mut o = Outcome::default();
     let mut parts = Vec::new();
-    let main = crate::memdir::MemoryDir::open(dir, crate::memdir::Scope::Main);
-    let team = crate::memdir::MemoryDir::open(dir, crate::memdir::Scope::Team);
-    // `team/MEMORY.md` is loaded only as a team store's index (SPEC §2.13).
-    let indexes = [(&main, "MEMORY.md"), (&team, "team/MEMORY.md")];
-    for (md, label) in indexes
-        .into_iter()
-        .filter(|(md, _)| !md.is_team() || memdir.team_store())
-    {
-        let Ok(bytes) = crate::index::read_index(&md.index_path()) else {
+
+    // The indexes: their links, and entries past the cut not reported before.
+    let (files, conflict_files) = session::walk(dir, &rules);
+    let mut index_names: Vec<String> = vec![crate::memdir::INDEX.to_string()];
+    if team_store {
+        index_names.push("team/MEMORY.md".to_string());
+        index_names.extend(mounts.iter().map(|m| format!("team/{m}/MEMORY.md")));
+    }
+    let mut links: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut dirty = false;
+    for label in &index_names {
+        let Ok(bytes) = crate::index::read_index(&dir.join(label)) else {
             continue;
         };
-        let l = load::load(&String::from_utf8_lossy(&bytes));
-        let lines = dropped(&l);
-        if l.truncated() && !lines.is_empty() {
-            o.context.push(dropped_item(label, &l, &lines));
+        let text = String::from_utf8_lossy(&bytes);
+        links.insert(
+            label.clone(),
+            crate::index::extract_links(&text)
+                .iter()
+                .filter_map(|l| l.memory_target().map(str::to_string))
+                .collect(),
+        );
+        let l = load::load(&text);
+        let mut new: Vec<(usize, String)> = Vec::new();
+        for (n, t) in dropped(&l) {
+            let key = format!("{label}\u{0}{t}");
+            if !prev.dropped.contains(&key) {
+                new.push((n, t));
+                dirty = true;
+            }
+            next.dropped.insert(key);
+        }
+        if l.truncated() && !new.is_empty() {
+            o.context.push(dropped_item(label, &l, &new));
             parts.push(format!(
                 "{} — {} not loaded",
                 fullness(label, &l),
-                plural(lines.len(), "entry", "entries")
+                plural(new.len(), "entry", "entries")
             ));
         }
     }
-    let input = lint::Input {
-        dir,
-        res,
-        now_ms: crate::text::millis(now),
-        warn_at: 90.0,
-        env: None,
-    };
-    let report = lint::lint(&input);
-    let rel = |f: &Finding| {
-        f.path
-            .as_deref()
-            .and_then(|p| p.strip_prefix(dir).ok())
-            .map_or_else(String::new, |p| p.to_string_lossy().into_owned())
-    };
-    let unreadable: Vec<String> = report
-        .findings
-        .iter()
-        .filter(|f| matches!(f.id, RuleId::ML101 | RuleId::ML102 | RuleId::ML104))
-        .map(|f| format!("{}:{}: {}", rel(f), f.line, f.message))
-        .collect();
-    let unindexed: Vec<String> = report
-        .findings
-        .iter()
-        .filter(|f| f.id == RuleId::ML203)
-        .map(|f| format!("{}: {}", rel(f), f.message))
-        .collect();
+
+    // Memory files: only a new or changed one is read; each problem once.
+    let mut unreadable = Vec::new();
+    let mut unindexed = Vec::new();
+    // Whether the record must be written: a file or a flag changed, one is gone,
+    // or the cut entries or conflict files differ (no full comparison of the sets).
+    dirty |= files.len() != prev.files.len() || next.dropped.len() != prev.dropped.len();
+    for f in &files {
+        let before = prev.files.get(&f.rel);
+        let changed = before.is_none_or(|m| m.size != f.size || m.mtime_ns != f.mtime_ns);
+        dirty |= changed;
+        let bad = if changed { session::unreadable(&f.path) } else { None };
+        let is_unreadable = if changed {
+            bad.is_some()
+        } else {
+            before.is_some_and(|m| m.unreadable)
+        };
+        let (index, local) = session::index_of(&f.rel, team_store, &mounts);
+        // A missing index is written by Claude Code itself (SPEC §2.7.4): no
+        // unindexed files then.
+        let is_unindexed = links.get(&index).is_some_and(|set| !set.contains(local));
+        if let Some((line, msg)) = bad
+            && !before.is_some_and(|m| m.unreadable)
+        {
+            unreadable.push(format!("{}:{line}: {msg}", f.rel));
+        }
+        dirty |= before.is_some_and(|m| m.unindexed != is_unindexed);
+        if is_unindexed && !before.is_some_and(|m| m.unindexed) {
+            unindexed.push(format!("{}: not in {index}: Claude Code never loads it", f.rel));
+        }
+        next.files.insert(
+            f.rel.clone(),
+            session::Mark {
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+                unreadable: is_unreadable,
+                unindexed: is_unindexed,
+            },
+        );
+    }
     if !unreadable.is_empty() {
         parts.push(plural(
             unreadable.len(),
@@ -415,12 +457,19 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
     }
     // Unresolved sync conflicts (SPEC §7.3, §11.3): another machine's version of a
     // memory waits beside it, and `memctl sync` refuses until it is resolved.
-    let conflicts: Vec<String> = report
-        .findings
+    let conflicts: Vec<String> = conflict_files
         .iter()
-        .filter(|f| f.id == RuleId::ML135)
-        .map(|f| conflict_line(rel(f)))
+        .filter(|c| !prev.conflicts.contains(*c))
+        .cloned()
+        .map(conflict_line)
         .collect();
+    next.conflicts = conflict_files.into_iter().collect();
+    dirty |= next.conflicts != prev.conflicts;
+    if let Some(path) = &record
+        && dirty
+    {
+        session::save(path, &next);
+    }
     if !conflicts.is_empty() {
         let n = conflicts.len();
         parts.push(format!(
@@ -457,4 +506,36 @@ pub fn session_start(res: &Resolution, now: DateTime<Utc>, between: Option<Betwe
     }
     o.summary = Some(format!("memctl: {}", parts.join("; ")));
     finish("SessionStart", "", o, true)
+}
+
+/// A memory written into `other`, a memory dir Claude Code does not load for this
+/// project (SPEC v3 §7.3): name the dir it loads (`loaded`) and how to move it.
+pub fn wrong_dir(other: &Path, rel: &str, loaded: &Path) -> HookOutput {
+    let q = |p: &Path| shell_words::quote(&p.to_string_lossy()).into_owned();
+    let dir = |p: &Path| format!("{}/", p.display());
+    let text = format!(
+        "memctl: this memory was written to {}, which Claude Code does not load for this project; it loads {}. Move it there: `mv {} {}`, then add its line to {}MEMORY.md (or, when everything in that dir belongs to this project, `memctl projects merge {} {}`).",
+        dir(other),
+        dir(loaded),
+        q(&other.join(rel)),
+        q(&loaded.join(rel)),
+        dir(loaded),
+        q(other),
+        q(loaded),
+    );
+    HookOutput {
+        hook_specific_output: Some(Specific {
+            hook_event_name: "PostToolUse".to_string(),
+            additional_context: crate::text::ellipsize(&text, AIM),
+            ..Specific::default()
+        }),
+        system_message: Some(one_line(
+            &format!(
+                "memctl: {rel} was written to another project's memory dir ({}), not loaded here",
+                dir(other)
+            ),
+            300,
+        )),
+        ..HookOutput::default()
+    }
 }

@@ -928,11 +928,20 @@ pub(crate) fn shorten(text: &str, n: usize) -> String {
 
 /// The canonical index line `- [title](file) — hook` (SPEC §3.6), kept within 150
 /// chars by shortening the hook, then the title. The flag is true when the line
-/// is still too long (the file name alone is).
+/// is still too long (the file name alone is). A memory without a description
+/// gets its title (its name, else its file stem) as the hook, never a bare
+/// trailing dash (SPEC v3 §3.14).
 pub fn render_entry(title: &str, file: &str, hook: &str) -> (String, bool) {
     let line = |t: &str, h: &str| format!("- [{}]({}) — {h}", escape_title(t), encode_file(file));
     let len = |s: &str| s.chars().count();
-    let mut hook = hook.to_string();
+    let mut hook = match hook.trim() {
+        "" if title.trim().is_empty() => {
+            let base = file.rsplit('/').next().unwrap_or(file);
+            base.strip_suffix(".md").unwrap_or(base).to_string()
+        }
+        "" => title.trim().to_string(),
+        h => h.to_string(),
+    };
     let mut title = title.to_string();
     if len(&line(&title, &hook)) > MAX_ENTRY_CHARS {
         let fixed = len(&line(&title, ""));
@@ -1065,6 +1074,19 @@ mod tests {
         assert!(!long && line.chars().count() <= MAX_ENTRY_CHARS, "{line}");
         let (_, long) = render_entry("T", &format!("{}.md", "f".repeat(200)), "h");
         assert!(long);
+    }
+
+    /// SPEC v3 §3.14: no bare trailing dash for a memory without a description.
+    #[test]
+    fn an_entry_without_a_hook_uses_the_title_then_the_file_stem() {
+        assert_eq!(
+            render_entry("no-desc", "feedback_nodesc.md", "").0,
+            "- [no-desc](feedback_nodesc.md) — no-desc"
+        );
+        assert_eq!(
+            render_entry("", "team/feedback_nodesc.md", "  ").0,
+            "- [](team/feedback_nodesc.md) — feedback_nodesc"
+        );
     }
 
     #[test]

@@ -585,20 +585,139 @@ fn i4_unparsable_settings_are_refused_naming_file_and_line() {
     assert!(!e_backup(&f).exists());
 }
 
+/// SPEC v3 §7.4: the project form runs memctl found on PATH and is silent for a
+/// teammate without it (before: a bare `memctl hook`, exit 127 in every session);
+/// `hook status` says when memctl is not on the PATH Claude Code would use.
 #[test]
-fn i5_project_scope_writes_plain_memctl_with_a_warning() {
+fn i5_project_scope_is_silent_without_memctl_on_path_and_status_says_so() {
     let e = Env::new().resolved();
     let proj = e.root().join("proj");
     fs::create_dir_all(&proj).unwrap();
     let r = e
+        .command()
         .arg("--project")
         .arg(&proj)
         .args(["hook", "install", "--scope", "project"])
-        .run();
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("plain `memctl hook`"), "{}", r.stderr);
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    assert!(err.contains("does nothing for a teammate without memctl"), "{err}");
     let v: Value = serde_json::from_str(&fs::read_to_string(proj.join(".claude/settings.json")).unwrap()).unwrap();
-    assert_eq!(v["hooks"]["SessionStart"][0]["hooks"][0]["command"], "memctl hook");
+    let cmd = v["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(cmd, "command -v memctl >/dev/null 2>&1 || exit 0; memctl hook");
+    assert_eq!(v["hooks"]["PostToolUse"][0]["hooks"][0]["command"], cmd.as_str());
+    // The command as Claude Code runs it (`sh -c`), on a PATH with and without memctl.
+    let bin_dir = e.root().join("bin");
+    fs::create_dir_all(&bin_dir).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_memctl"), bin_dir.join("memctl")).unwrap();
+    let sh = |path: &Path| {
+        let mut c = std::process::Command::new("/bin/sh");
+        c.env_clear()
+            .env("PATH", path)
+            .env("HOME", e.home())
+            .args(["-c", &cmd])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        // A shell that exits without reading closes the pipe: that is fine.
+        let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"not a payload");
+        let o = child.wait_with_output().unwrap();
+        (
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let empty = e.root().join("empty");
+    fs::create_dir_all(&empty).unwrap();
+    assert_eq!(sh(&empty), (0, String::new(), String::new()), "no memctl: silent");
+    let (code, out, err) = sh(&bin_dir);
+    assert_eq!((code, out.as_str()), (1, ""), "memctl on PATH runs: {err}");
+    assert!(
+        err.starts_with("memctl: the hook payload on stdin is not a JSON object"),
+        "{err}"
+    );
+    // status: not on this PATH → said, in text and JSON.
+    let status = |path: &Path, json: bool| {
+        let mut c = e.command();
+        c.env("PATH", path).arg("--project").arg(&proj);
+        if json {
+            c.arg("--json");
+        }
+        let o = c.args(["hook", "status"]).output().unwrap();
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (out, err) = status(&empty, false);
+    assert!(out.contains("binary: memctl  (not on PATH"), "{out}");
+    assert!(err.contains("not on the PATH Claude Code would use"), "{err}");
+    let (out, _) = status(&empty, true);
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["scopes"][1]["scope"], "project");
+    assert_eq!(j["scopes"][1]["installed"], true);
+    assert_eq!(j["scopes"][1]["binary"], "memctl");
+    assert_eq!(j["scopes"][1]["binary_exists"], false);
+    assert_eq!(j["warnings"].as_array().unwrap().len(), 1, "{j}");
+    let (out, _) = status(&bin_dir, true);
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["scopes"][1]["binary_exists"], true);
+    assert_eq!(j["warnings"], json!([]));
+    // Uninstall recognises the project form.
+    let r = e
+        .command()
+        .arg("--project")
+        .arg(&proj)
+        .args(["hook", "uninstall", "--scope", "project"])
+        .output()
+        .unwrap();
+    assert!(r.status.success());
+    assert!(
+        !fs::read_to_string(proj.join(".claude/settings.json"))
+            .unwrap()
+            .contains("memctl")
+    );
+}
+
+/// Issue 29 point 17, SPEC v3 §7.4: memctl's entries are exactly the commands it
+/// writes under the event and matcher it writes; a user's own `memctl hook` under
+/// their own matcher (or with their own arguments) survives install and uninstall.
+#[test]
+fn i7_uninstall_keeps_the_users_own_memctl_hook_entries() {
+    let own = r#"{
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Write", "hooks": [{"type": "command", "command": "/usr/local/bin/memctl hook"}]}
+    ],
+    "SessionStart": [
+      {"matcher": "startup", "hooks": [{"type": "command", "command": "/usr/local/bin/memctl hook"}]},
+      {"hooks": [{"type": "command", "command": "memctl hook --verbose"}]}
+    ]
+  }
+}
+"#;
+    let e = Env::new().file("home/.claude/settings.json", own.as_bytes());
+    let f = settings(&e);
+    let root = e.root();
+    let run = |args: &[&str]| {
+        let o = e.command().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["hook", "install"]);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "Write", "{v}");
+    assert_eq!(v["hooks"]["PostToolUse"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 3, "{v}");
+    run(&["hook", "uninstall"]);
+    let after: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    assert_eq!(after, serde_json::from_str::<Value>(own).unwrap());
+    drop(root);
 }
 
 #[test]
@@ -740,4 +859,276 @@ fn h_session_start_reports_unresolved_sync_conflicts() {
         // Without a team store team/t.md belongs to the main index (SPEC §2.13).
         "memctl: 1 unindexed file; 2 unresolved sync conflicts (memctl sync --status)"
     );
+}
+
+// ---- dream labelling (issue 30 point 4, SPEC v3 §7.3 PostToolUse 1, §8.2) ----
+
+/// The 2.1.332 PostToolUse payloads of a dream that writes a topic file, then
+/// adds its line to `MEMORY.md` (tests/golden/claude-code-2.1.332/dream-hooks.jsonl:
+/// a Write and an Edit recorded from the shipped client through the harness's
+/// logging wrapper, with the dream fork's `agent_id` = `aauto_dream-` + 16 hex
+/// digits and no `agent_type`, SPEC v3 §7.1; the client dreams only interactively
+/// behind a server flag). `$MEMDIR`, `$CWD`, `$PROJECTS` are filled in.
+fn dream_payloads(e: &Env) -> Vec<Vec<u8>> {
+    let text = include_str!("../golden/claude-code-2.1.332/dream-hooks.jsonl");
+    let projects = e.home().join(".claude/projects/proj");
+    text.lines()
+        .map(|l| {
+            l.replace("$MEMDIR", &e.dir().to_string_lossy())
+                .replace("$CWD", &e.root().join("proj").to_string_lossy())
+                .replace("$PROJECTS", &projects.to_string_lossy())
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// Run the hook on `stdin` with `e`'s environment; its stdout.
+#[track_caller]
+fn hook_with(e: &Env, stdin: &[u8]) -> String {
+    let mut child = e
+        .command()
+        .arg("hook")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `memctl --dir <mem> ARGS` with `e`'s environment.
+fn memctl_in(e: &Env, args: &[&str]) -> std::process::Output {
+    e.command().arg("--dir").arg(e.dir()).args(args).output().unwrap()
+}
+
+fn triggers(e: &Env) -> Vec<String> {
+    let out = memctl_in(e, &["--json", "history"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["trigger"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const BUILD_INDEX: &str = "- [Build](project_build.md) — how to build and test the project\n";
+const BUILD: &str = "---\nname: Build\ndescription: How to build and test the project\ntype: project\n---\n\nRun `cargo build`, then `cargo test`.\n";
+
+#[test]
+fn h_every_write_of_a_dream_is_labelled_dream_and_undo_dream_reverts_them_all() {
+    let e = env().index(BUILD_INDEX).memory("project_build.md", BUILD);
+    let start = serde_json::to_vec(&json!({"session_id": "7d3e91c2-5b08-4f6a-a1e4-0c9b2f6d8e17",
+        "hook_event_name": "SessionStart", "source": "startup", "cwd": e.root().join("proj")}))
+    .unwrap();
+    assert_eq!(hook_with(&e, &start), "", "the baseline");
+    let payloads = dream_payloads(&e);
+    // The dream takes the lock (body: the client's PID, here a live one), writes
+    // the topic file as Claude Code stores it, then edits the index: each write
+    // is followed by its PostToolUse hook.
+    fs::write(e.dir().join(".consolidate-lock"), std::process::id().to_string()).unwrap();
+    let write: Value = serde_json::from_slice(&payloads[0]).unwrap();
+    let topic = write["tool_response"]["content"].as_str().unwrap();
+    fs::write(e.dir().join("feedback_terse.md"), topic).unwrap();
+    hook_with(&e, &payloads[0]);
+    let edit: Value = serde_json::from_slice(&payloads[1]).unwrap();
+    let index = BUILD_INDEX.replace(
+        edit["tool_input"]["old_string"].as_str().unwrap(),
+        edit["tool_input"]["new_string"].as_str().unwrap(),
+    );
+    fs::write(e.dir().join("MEMORY.md"), &index).unwrap();
+    hook_with(&e, &payloads[1]);
+    assert_eq!(triggers(&e), ["dream", "dream", "baseline"]);
+    let diff = memctl_in(&e, &["diff", "--dream"]);
+    let text = String::from_utf8_lossy(&diff.stdout);
+    assert!(text.contains("feedback_terse.md"), "{text}");
+    assert!(text.contains("+- [Terse replies](feedback_terse.md)"), "{text}");
+    // The session that dreamed has ended: the lock keeps its mtime (the dream's
+    // start) and names a PID that is gone.
+    let lock = e.dir().join(".consolidate-lock");
+    let mtime = fs::metadata(&lock).unwrap().modified().unwrap();
+    fs::write(&lock, i32::MAX.to_string()).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let undo = memctl_in(&e, &["undo", "--dream", "--yes"]);
+    assert!(undo.status.success(), "{}", String::from_utf8_lossy(&undo.stderr));
+    assert!(!e.dir().join("feedback_terse.md").exists());
+    assert_eq!(fs::read_to_string(e.dir().join("MEMORY.md")).unwrap(), BUILD_INDEX);
+}
+
+/// A forked agent (an `agent_id` without `agent_type`) that writes while a fresh
+/// `.consolidate-lock` is held by a live PID is dreaming, for every write; a
+/// subagent (with `agent_type`) is the model's, and so is a fork once the lock's
+/// holder is gone.
+#[test]
+fn h_a_forked_agent_writing_under_a_held_lock_is_a_dream_a_subagent_is_not() {
+    let e = env().index(BUILD_INDEX).memory("project_build.md", BUILD);
+    let start = serde_json::to_vec(&json!({"hook_event_name": "SessionStart", "source": "startup",
+        "cwd": e.root().join("proj")}))
+    .unwrap();
+    hook_with(&e, &start);
+    let lock = e.dir().join(".consolidate-lock");
+    fs::write(&lock, std::process::id().to_string()).unwrap();
+    // Fresh at the tests' fixed now.
+    crate::support::set_age(&lock, 0.1);
+    let write = |e: &Env, body: &str, agent: Value| {
+        fs::write(e.dir().join("project_build.md"), format!("{BUILD}{body}\n")).unwrap();
+        let mut p: Value = serde_json::from_slice(&dream_payloads(e)[0]).unwrap();
+        p["tool_input"]["file_path"] = json!(e.dir().join("project_build.md"));
+        p["tool_response"]["originalFile"] = json!(BUILD);
+        let o = p.as_object_mut().unwrap();
+        o.remove("agent_id");
+        for (k, v) in agent.as_object().unwrap() {
+            o.insert(k.clone(), v.clone());
+        }
+        hook_with(e, &serde_json::to_vec(&p).unwrap());
+    };
+    write(&e, "one", json!({"agent_id": "aextract_memories-0123456789abcdef"}));
+    write(&e, "two", json!({"agent_id": "aextract_memories-0123456789abcdef"}));
+    write(
+        &e,
+        "three",
+        json!({"agent_id": "a0123456789abcdef", "agent_type": "general-purpose"}),
+    );
+    // The holder is gone (PID 0 is never a live holder): the model's write.
+    fs::write(&lock, "0").unwrap();
+    crate::support::set_age(&lock, 0.1);
+    write(&e, "four", json!({"agent_id": "aextract_memories-0123456789abcdef"}));
+    write(&e, "five", json!({}));
+    assert_eq!(
+        triggers(&e),
+        ["claude", "claude", "claude", "dream", "dream", "baseline"]
+    );
+}
+
+// ---- writes into the wrong memory dir (issue 30 point 5, SPEC v3 §7.3) ----
+
+/// The client has known bugs that save a memory under the home dir's key or a
+/// subdirectory's key: the hook names the dir Claude Code loads for this project
+/// and how to move the memory there. A 2.1.332 Write payload (the recorded shape).
+#[test]
+fn h_a_write_into_another_projects_memory_dir_names_the_loaded_dir() {
+    let e = Env::new().resolved();
+    let proj = e.root().join("proj");
+    fs::create_dir_all(&proj).unwrap();
+    let loaded = {
+        let o = e.command().arg("--project").arg(&proj).arg("path").output().unwrap();
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .trim()
+            .trim_end_matches('/')
+            .to_string()
+    };
+    let home_key = e.home().to_string_lossy().replace(['/', '.'], "-");
+    let other = e.home().join(".claude/projects").join(&home_key).join("memory");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join("feedback_terse.md"), GOOD).unwrap();
+    let mut p: Value = serde_json::from_slice(&dream_payloads(&e)[0]).unwrap();
+    let o = p.as_object_mut().unwrap();
+    o.remove("agent_id");
+    o.insert("cwd".into(), json!(proj));
+    p["tool_input"]["file_path"] = json!(other.join("feedback_terse.md"));
+    p["tool_response"]["filePath"] = json!(other.join("feedback_terse.md"));
+    let out = hook_with(&e, &serde_json::to_vec(&p).unwrap());
+    let d: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out:?}"));
+    assert_eq!(d["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.starts_with(&format!(
+            "memctl: this memory was written to {}/, which Claude Code does not load for this project; it loads {loaded}/. Move it there: `mv {}/feedback_terse.md {loaded}/feedback_terse.md`",
+            other.display(),
+            other.display()
+        )),
+        "{ctx}"
+    );
+    assert!(ctx.contains("memctl projects merge"), "{ctx}");
+    assert!(d.get("decision").is_none(), "context, never a block: {d}");
+    assert!(
+        d["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("another project's memory dir")
+    );
+    // A write into the loaded dir, into a dot-dir of the other one, or outside any
+    // memory dir is not this.
+    for path in [
+        Path::new(&loaded).join("feedback_terse.md"),
+        other.join(".trash/feedback_terse.md"),
+        e.root().join("notes.md"),
+    ] {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, GOOD).unwrap();
+        p["tool_input"]["file_path"] = json!(path);
+        p["tool_response"]["originalFile"] = json!(GOOD);
+        let out = hook_with(&e, &serde_json::to_vec(&p).unwrap());
+        assert!(!out.contains("does not load"), "{path:?}: {out}");
+    }
+}
+
+// ---- SessionStart: what is new since the previous one (issue 30 point 7, SPEC v3 §7.3) ----
+
+/// SessionStart reports each problem once, the session it appears: a
+/// long-standing unindexed file, unreadable file, entry past the cut or sync
+/// conflict file is not repeated every session (`memctl lint` lists them all);
+/// a new one is reported, and one that was fixed and comes back is new again.
+#[test]
+fn h_session_start_reports_each_problem_once() {
+    let e = env()
+        .index(&index_of(201))
+        .memory("lost.md", GOOD)
+        .memory(
+            "bad.md",
+            "---\nname: a\ndescription: \"unclosed\ntype: user\n---\nbody\n",
+        )
+        .file("mem/a.md.conflict-laptop-20261201", GOOD.as_bytes())
+        // Without history (its snapshots report the changes themselves): the
+        // record of what was reported lives in memctl's state dir.
+        .env("MEMCTL_HISTORY", "off");
+    let p = serde_json::to_vec(&json!({"session_id": "s1", "hook_event_name": "SessionStart",
+        "source": "startup", "cwd": e.root().join("proj")}))
+    .unwrap();
+    let first = hook_with(&e, &p);
+    let d: Value = serde_json::from_str(&first).unwrap();
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    for part in [
+        "MEMORY.md:201: - [E200](e200.md)",
+        "lost.md: not in MEMORY.md",
+        "bad.md:2:",
+        "a.md.conflict-laptop-20261201 (from laptop, 2026-12-01)",
+    ] {
+        assert!(ctx.contains(part), "{part}: {ctx}");
+    }
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: MEMORY.md 201/200 lines — 1 entry not loaded; 1 file Claude Code cannot read; 2 unindexed files; 1 unresolved sync conflict (memctl sync --status)"
+    );
+    assert_eq!(hook_with(&e, &p), "", "nothing new since the previous SessionStart");
+    // New problems only: a second unindexed file, a second entry past the cut.
+    fs::write(e.dir().join("lost2.md"), GOOD).unwrap();
+    fs::write(e.dir().join("MEMORY.md"), index_of(202)).unwrap();
+    let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("lost2.md: not in MEMORY.md"), "{ctx}");
+    assert!(ctx.contains("MEMORY.md:202: - [E201](e201.md)"), "{ctx}");
+    assert!(
+        !ctx.contains("lost.md:") && !ctx.contains("bad.md") && !ctx.contains("E200"),
+        "{ctx}"
+    );
+    assert_eq!(
+        d["systemMessage"],
+        "memctl: MEMORY.md 202/200 lines — 1 entry not loaded; 1 unindexed file"
+    );
+    // lost.md indexed, then dropped from the index again: new again.
+    fs::write(e.dir().join("MEMORY.md"), "- [L](lost.md) — l\n- [L2](lost2.md) — l\n").unwrap();
+    assert_eq!(hook_with(&e, &p), "");
+    fs::write(e.dir().join("MEMORY.md"), "- [L2](lost2.md) — l\n").unwrap();
+    let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
+    assert_eq!(d["systemMessage"], "memctl: 1 unindexed file");
 }

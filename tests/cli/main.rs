@@ -8,6 +8,7 @@ mod bad_input;
 mod bundle;
 mod config;
 mod contract;
+mod descriptions;
 mod dream;
 mod edit;
 mod forget;

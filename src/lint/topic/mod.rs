@@ -263,6 +263,15 @@ fn cut_by_comment(p: &Path, yaml: Option<&str>, open_line: usize, out: &mut Vec<
     }
 }
 
+/// The type a file name's `<type>_` prefix names. Only `<type>_` is the
+/// convention: `user-management.md` names a topic.
+fn prefix_type(rel: &str) -> Option<MemoryType> {
+    let base = rel.rsplit('/').next().unwrap_or(rel);
+    MemoryType::ALL
+        .into_iter()
+        .find(|pt| base.strip_prefix(pt.as_str()).is_some_and(|r| r.starts_with('_')))
+}
+
 fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
     let p = &m.path;
     let f = &m.fields;
@@ -271,10 +280,20 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
         && f.type_conflict().is_none()
     {
         let shown = raw.js_string();
-        let near = MemoryType::ALL
-            .iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(shown.trim()))
-            .or_else(|| MemoryType::ALL.iter().find(|t| levenshtein_ci(t.as_str(), &shown) <= 2));
+        // The file name's `<type>_` prefix says what was meant (`type: preference`
+        // in `feedback_x.md` is feedback, not the `reference` its spelling is
+        // nearest, issue 30 point 8); else the nearest type by spelling.
+        let near = prefix_type(&m.rel)
+            .or_else(|| {
+                MemoryType::ALL
+                    .into_iter()
+                    .find(|t| t.as_str().eq_ignore_ascii_case(shown.trim()))
+            })
+            .or_else(|| {
+                MemoryType::ALL
+                    .into_iter()
+                    .find(|t| levenshtein_ci(t.as_str(), &shown) <= 2)
+            });
         let fix = near.map_or_else(
             || "use one of them".to_string(),
             |t| format!("write `type: {}`", t.as_str()),
@@ -306,18 +325,13 @@ fn type_rules(m: &Memory, text: &str, out: &mut Vec<Finding>) {
             ),
         ));
     }
-    if let Some(t) = m.memory_type() {
-        let base = m.rel.rsplit('/').next().unwrap_or(&m.rel);
-        // Only `<type>_` is the convention: `user-management.md` names a topic.
-        let prefixed = MemoryType::ALL
-            .into_iter()
-            .find(|pt| base.strip_prefix(pt.as_str()).is_some_and(|r| r.starts_with('_')));
-        if let Some(pt) = prefixed.filter(|pt| *pt != t) {
-            out.push(Finding::file(
-                RuleId::ML114,
-                p,
-                format!("file name says `{}` but the type is `{}`", pt.as_str(), t.as_str()),
-            ));
-        }
+    if let Some(t) = m.memory_type()
+        && let Some(pt) = prefix_type(&m.rel).filter(|pt| *pt != t)
+    {
+        out.push(Finding::file(
+            RuleId::ML114,
+            p,
+            format!("file name says `{}` but the type is `{}`", pt.as_str(), t.as_str()),
+        ));
     }
 }
