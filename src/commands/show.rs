@@ -50,7 +50,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         return Ok(ExitCode::SUCCESS);
     }
     let doc = Loaded::read(m)?;
-    let indexed = Indexed::load(&res.memdir);
+    let indexed = Indexed::load_for(&res.memdir, &m.rel);
     let lines = indexed.lines_for(&m.rel);
     let loaded: Vec<bool> = lines.iter().map(|l| indexed.line_loaded(&m.rel, *l)).collect();
     if let Some(note) = window_note(m, &doc) {
