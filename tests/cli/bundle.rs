@@ -392,7 +392,7 @@ fn import_syscalls(n: usize) -> Option<(usize, usize)> {
     let into = env.root().join(format!("into-{n}"));
     fs::create_dir_all(&into).unwrap();
     let trace = env.root().join(format!("trace-{n}"));
-    let mut cmd = env.command();
+    let cmd = env.command();
     let program = cmd.get_program().to_owned();
     let args: Vec<_> = cmd.get_args().map(ToOwned::to_owned).collect();
     let envs: Vec<_> = cmd
