@@ -281,6 +281,7 @@ fn size_table(
         "list --json",
         "list --all --json",
         "lint",
+        LINT_IN_PROJECT,
         "truncate-check",
         "dream --dry-run",
         "index rebuild --dry-run",
@@ -288,6 +289,8 @@ fn size_table(
     ] {
         let cmd = if args == "review" {
             format!("{bin} --dir {d} --project {} review", review_project(dir).display())
+        } else if args == LINT_IN_PROJECT {
+            format!("{bin} --dir {d} --project {} lint", review_project(dir).display())
         } else {
             format!("{bin} --dir {d} {args}")
         };
@@ -316,6 +319,15 @@ fn size_table(
         report,
         "  dream --dry-run / lint: {:.2}x (goal ≤ 2x)",
         of("dream --dry-run").as_secs_f64() / of("lint").as_secs_f64()
+    )
+    .unwrap();
+    // ML119 compares every long body line with the project's CLAUDE.md (issue 31:
+    // linear in CLAUDE.md lines + body lines): goal ≤ 1.5x cat with 300 lines.
+    writeln!(
+        report,
+        "  lint inside a project (300-line CLAUDE.md) / cat: {:.2}x (goal ≤ 1.5x); / lint: {:.2}x",
+        of(LINT_IN_PROJECT).as_secs_f64() / cat.as_secs_f64(),
+        of(LINT_IN_PROJECT).as_secs_f64() / of("lint").as_secs_f64()
     )
     .unwrap();
     // review reads every file whole and compares it with a CLAUDE.md: lint is its floor.
@@ -364,6 +376,93 @@ fn sync_row(bin: &str, root: &Path, dir: &Path, n: usize, runs: usize) -> Option
     );
     let list = time(&format!("{bin} --dir {} list > /dev/null", dir.display()), runs);
     Some((t, fetch, list))
+}
+
+/// The `lint` row run inside a project (`--project` with the 300-line CLAUDE.md of
+/// [`review_project`]), so that ML119 runs.
+const LINT_IN_PROJECT: &str = "lint --project (300-line CLAUDE.md)";
+
+/// Issue 31's rows at one size, each against its floor in the same run: `show` of
+/// one exact file against `cat` of it (goal ≤ 2x), one `add` and one `forget` of
+/// a memory (history off: the snapshot is the hook rows' business; goal ≤ 100 ms
+/// each at 20 000) and `import -y` of the dir's bundle into an empty dir against
+/// `tar xzf` of it (goal ≤ 2x).
+fn issue31_rows(bin: &str, root: &Path, dir: &Path, n: usize, runs: usize) -> String {
+    let mut report = String::new();
+    let d = dir.display();
+    let topic = fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".md") && f != "MEMORY.md")
+        .min()
+        .unwrap();
+    let show = time(&format!("{bin} --dir {d} show {topic}"), runs);
+    let cat = time(&format!("cat {d}/{topic}"), runs);
+    writeln!(
+        report,
+        "  {:<38} {:>10}   vs cat FILE {} ({:.2}x; goal ≤ 2x)",
+        "memctl show FILE.md",
+        secs(show),
+        secs(cat),
+        show.as_secs_f64() / cat.as_secs_f64()
+    )
+    .unwrap();
+    // add and forget on a copy of the dir, each run leaving it as it found it.
+    let copy = root.join(format!("addforget-{n}"));
+    let _ = fs::remove_dir_all(&copy);
+    if Command::new("cp")
+        .arg("-r")
+        .arg(dir)
+        .arg(&copy)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let c = copy.display();
+        let env = "MEMCTL_HISTORY=off";
+        let add = format!(
+            "{env} {bin} --dir {c} add -t user --name 'bench probe' --description 'a probe' --body probe --force"
+        );
+        let forget = format!("{env} {bin} --dir {c} forget user_bench_probe.md --yes");
+        let both = time(&format!("{add} && {forget}"), runs);
+        writeln!(
+            report,
+            "  {:<38} {:>10}   ({:.1} ms per command; goal ≤ 100 ms each)",
+            "memctl add + forget (one memory)",
+            secs(both),
+            both.as_secs_f64() * 500.0
+        )
+        .unwrap();
+    }
+    let bundle = root.join(format!("issue31-bundle-{n}.tar.gz"));
+    let export = format!(
+        "MEMCTL_HISTORY=off {bin} --dir {d} export --as bench/app -o {}",
+        bundle.display()
+    );
+    if Command::new("sh")
+        .args(["-c", &format!("{export} > /dev/null 2>&1")])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let into = root.join(format!("issue31-import-{n}"));
+        let floor_dir = root.join(format!("issue31-untar-{n}"));
+        let (b, i, u) = (bundle.display(), into.display(), floor_dir.display());
+        let import = time(
+            &format!("rm -rf {i} && mkdir {i} && MEMCTL_HISTORY=off {bin} import {b} --into {i} -y"),
+            runs,
+        );
+        let tar = time(&format!("rm -rf {u} && mkdir {u} && tar xzf {b} -C {u}"), runs);
+        writeln!(
+            report,
+            "  {:<38} {:>10}   vs tar xzf {} ({:.2}x; goal ≤ 2x)",
+            "memctl import -y (into an empty dir)",
+            secs(import),
+            secs(tar),
+            import.as_secs_f64() / tar.as_secs_f64()
+        )
+        .unwrap();
+    }
+    report
 }
 
 /// A project beside the workload with a 300-line CLAUDE.md, for `review`.
@@ -518,6 +617,7 @@ fn main() {
             )
             .unwrap();
         }
+        report.push_str(&issue31_rows(bin, &root, &dir, n, runs));
         // The table runs every command through `sh -c`, as the floors need; the
         // absolute list goal is about memctl alone.
         let direct = time_exec(bin, &["--dir", &d.to_string(), "list"], runs);

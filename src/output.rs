@@ -352,6 +352,24 @@ impl Output {
         self.stdout.write_all(b"\n")
     }
 
+    /// [`Output::emit_json`] of a document written as it is serialized (no JSON
+    /// tree of it is built), with the same bytes: its fields, then `warnings`.
+    /// Collected documents (`--all-projects`) are values as before.
+    pub fn emit_json_streamed(&mut self, doc: &impl serde::Serialize) -> io::Result<()> {
+        if self.collected.is_some() {
+            return self.emit_json(serde_json::to_value(doc)?);
+        }
+        #[derive(serde::Serialize)]
+        struct WithWarnings<'a, T: serde::Serialize> {
+            #[serde(flatten)]
+            doc: &'a T,
+            warnings: Vec<String>,
+        }
+        let warnings = std::mem::take(&mut self.warnings);
+        serde_json::to_writer_pretty(&mut self.stdout, &WithWarnings { doc, warnings })?;
+        self.stdout.write_all(b"\n")
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.stdout.flush()
     }

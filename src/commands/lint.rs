@@ -399,7 +399,7 @@ fn render(
     layout: &Layout,
 ) -> Result<()> {
     match format {
-        LintFormat::Json => out.emit_json(format::json(&o.findings, o.files, memory_dir, &o.fixes, cwd))?,
+        LintFormat::Json => out.emit_json_streamed(&format::json(&o.findings, o.files, memory_dir, &o.fixes, cwd))?,
         LintFormat::Sarif => {
             if dry_run {
                 out.note("--fix --dry-run diffs are not part of SARIF; use --format json to see them");

@@ -30,8 +30,18 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     }
     ensure_memory_ref(&args.reference)?;
     let res = ctx.resolve_existing()?;
-    let scan = scan::scan(res.memdir.dir());
-    let m = scan.resolve(&args.reference, &res.shown())?;
+    // An exact relative path is one stat away (SPEC §3.2); anything else scans.
+    let (exact, whole): (memory::Memory, scan::Scan);
+    let m = match scan::exact_ref(res.memdir.dir(), &args.reference) {
+        Some(m) => {
+            exact = m;
+            &exact
+        }
+        None => {
+            whole = scan::scan(res.memdir.dir());
+            whole.resolve(&args.reference, &res.shown())?
+        }
+    };
     if args.raw {
         let mut f = fsread::open_regular(&m.path)
             .map_err(std::io::Error::from)
@@ -40,7 +50,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         return Ok(ExitCode::SUCCESS);
     }
     let doc = Loaded::read(m)?;
-    let indexed = Indexed::load(&res.memdir);
+    let indexed = Indexed::load_for(&res.memdir, &m.rel);
     let lines = indexed.lines_for(&m.rel);
     let loaded: Vec<bool> = lines.iter().map(|l| indexed.line_loaded(&m.rel, *l)).collect();
     if let Some(note) = window_note(m, &doc) {

@@ -256,6 +256,19 @@ fn for_each_line(r: &mut impl std::io::Read, max: u64, mut f: impl FnMut(usize, 
 pub fn stream_links<R: std::io::Read + std::io::Seek>(
     r: &mut R,
     max: u64,
+    f: impl FnMut(&Link),
+) -> std::io::Result<bool> {
+    stream_links_where(r, max, |_| true, f)
+}
+
+/// [`stream_links`] of only the lines `may_link` keeps: the others still go
+/// through the masker (comments and fences span lines), but no link is looked
+/// for in them. `may_link` must keep every line holding a link the caller wants
+/// (a link never spans lines).
+pub fn stream_links_where<R: std::io::Read + std::io::Seek>(
+    r: &mut R,
+    max: u64,
+    may_link: impl Fn(&str) -> bool,
     mut f: impl FnMut(&Link),
 ) -> std::io::Result<bool> {
     let (mut valid, mut any, mut last_close) = (true, false, None);
@@ -283,8 +296,11 @@ pub fn stream_links<R: std::io::Read + std::io::Seek>(
             return;
         };
         let later = last_close.is_some_and(|c| c > li);
+        let wanted = may_link(line);
         masker.line(li + 1, line, later, &mut |n, line, masked, _| {
-            find_links(line, masked, n, &mut links, &mut scratch)
+            if wanted {
+                find_links(line, masked, n, &mut links, &mut scratch);
+            }
         });
         for l in links.drain(..) {
             f(&l);

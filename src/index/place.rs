@@ -235,6 +235,10 @@ fn top_position(lines: &[&str]) -> Option<usize> {
 pub fn cut_targets(index: &str) -> BTreeSet<String> {
     let load = super::load::load(index);
     let dropped: BTreeSet<usize> = load.dropped.iter().map(|d| d.line).collect();
+    // Nothing cut (an index within its budget): no link to look for.
+    if dropped.is_empty() {
+        return BTreeSet::new();
+    }
     super::extract_links(index)
         .into_iter()
         .filter(|l| dropped.contains(&l.line))

@@ -10,9 +10,12 @@ use crate::paths::validate::validate_memory_path;
 
 use super::{Finding, Input, RuleId};
 
-/// Collapsed lines of the project's CLAUDE.md files; `None` (with a note) without
+/// The project's CLAUDE.md files, whitespace collapsed and indexed for ML119; `None` (with a note) without
 /// a project.
-pub fn claude_md_lines(res: &crate::paths::Resolution, notes: &mut Vec<String>) -> Option<Vec<String>> {
+pub fn claude_md_lines(
+    res: &crate::paths::Resolution,
+    notes: &mut Vec<String>,
+) -> Option<super::claude_text::ClaudeText> {
     let Some(p) = &res.project else {
         notes.push("ML119 skipped: no project (pass --project with --dir to compare with its CLAUDE.md)".into());
         return None;
@@ -42,7 +45,7 @@ pub fn claude_md_lines(res: &crate::paths::Resolution, notes: &mut Vec<String>) 
             )),
         }
     }
-    Some(out)
+    Some(super::claude_text::ClaudeText::new(out))
 }
 
 fn json_key_line(file: &str, key: &str) -> usize {

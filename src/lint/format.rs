@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::fix::Fix;
 use super::{Finding, RULES, RuleId, Severity, counts};
@@ -424,15 +423,54 @@ impl<'a> JsonReport<'a> {
     }
 }
 
-/// The JSON document as a value (see [`JsonReport`]).
-pub fn json(findings: &[Finding], files: usize, memory_dir: &str, fixes: &[Fix], cwd: &Path) -> Value {
-    to_value(&JsonReport::new(findings, files, memory_dir, fixes, cwd))
+/// The `lint --json` document as it is written (see [`JsonReport`]): each finding
+/// is converted as it is serialized, so that no second copy of the findings (nor
+/// a JSON tree of them) is held (issue 31: `lint --format json` streams).
+#[derive(Serialize)]
+pub struct JsonDoc<'a> {
+    memory_dir: &'a str,
+    summary: Summary,
+    findings: JsonFindings<'a>,
+    fixes: &'a [Fix],
 }
 
-/// A report as a JSON value: its types hold only strings, numbers, booleans,
-/// options and sequences, which always convert.
-fn to_value(doc: &impl Serialize) -> Value {
-    serde_json::to_value(doc).expect("a lint report always converts to JSON")
+/// The findings of a [`JsonDoc`], serialized one [`JsonFinding`] at a time.
+struct JsonFindings<'a> {
+    all: &'a [Finding],
+    cwd: &'a Path,
+}
+
+impl Serialize for JsonFindings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.all.len()))?;
+        for f in self.all {
+            seq.serialize_element(&JsonFinding::new(f, self.cwd))?;
+        }
+        seq.end()
+    }
+}
+
+/// The JSON document of a report (see [`JsonDoc`]).
+pub fn json<'a>(
+    findings: &'a [Finding],
+    files: usize,
+    memory_dir: &'a str,
+    fixes: &'a [Fix],
+    cwd: &'a Path,
+) -> JsonDoc<'a> {
+    let (errors, warnings, infos) = counts(findings);
+    JsonDoc {
+        memory_dir,
+        summary: Summary {
+            errors,
+            warnings,
+            infos,
+            files,
+        },
+        findings: JsonFindings { all: findings, cwd },
+        fixes,
+    }
 }
 
 /// SARIF's `level` for a severity.

@@ -4,6 +4,7 @@
 //! settings rules in `config`, `--fix` in [`fix`], the output formats in
 //! [`format`].
 
+mod claude_text;
 mod config;
 pub mod explain;
 mod facts;
@@ -155,7 +156,12 @@ fn read_rest(file: &mut File, buf: &mut Vec<u8>, size: u64) -> std::io::Result<(
 }
 
 /// The topic rules on a memory whose file the scan has begun.
-fn check_file(m: &Memory, file: &mut File, buf: &mut Vec<u8>, claude_md: Option<&Vec<String>>) -> Vec<Finding> {
+fn check_file(
+    m: &Memory,
+    file: &mut File,
+    buf: &mut Vec<u8>,
+    claude_md: Option<&claude_text::ClaudeText>,
+) -> Vec<Finding> {
     check_file_extracting::<()>(m, file, buf, claude_md, None).findings
 }
 
@@ -201,7 +207,7 @@ fn check_file_extracting<X>(
     m: &Memory,
     file: &mut File,
     buf: &mut Vec<u8>,
-    claude_md: Option<&Vec<String>>,
+    claude_md: Option<&claude_text::ClaudeText>,
     extract: Option<Extract<X>>,
 ) -> FileOutcome<X> {
     let mut out = Vec::new();

@@ -198,8 +198,12 @@ pub fn with_entry(index: &str, entry: &str, ty: MemoryType, at_top: bool) -> cra
 /// Refuse (`over_budget`, SPEC §3.13) when the new line would be cut or push a
 /// loaded entry past the cut, unless `--force`.
 fn ensure_loads(old: &str, new: &str, file: &str, label: &str, placement: Placement) -> Result<(), Error> {
+    // `--force` adds it whatever the cut: the two load models are not needed.
+    if placement.force {
+        return Ok(());
+    }
     let (own, pushed) = newly_cut(old, new, file);
-    if placement.force || (!own && pushed.is_empty()) {
+    if !own && pushed.is_empty() {
         return Ok(());
     }
     let what = if own {

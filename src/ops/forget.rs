@@ -445,7 +445,9 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Error> {
-    let scan = scan::scan(dir.dir());
+    // An exact relative path is one stat away (SPEC §3.2); the dir is scanned
+    // only for a `REF` that is not one.
+    let mut scanned: Option<scan::Scan> = None;
     let shown = dir.shown();
     let mut out: Vec<Target> = Vec::new();
     for r in refs {
@@ -455,8 +457,15 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
                     .hint("use `memctl edit --index` to change the index"),
             );
         }
-        let rel = match scan.resolve(r, &shown) {
-            Ok(m) => m.rel.clone(),
+        let resolved = match scan::exact_ref(dir.dir(), r) {
+            Some(m) => Ok(m.rel),
+            None => scanned
+                .get_or_insert_with(|| scan::scan(dir.dir()))
+                .resolve(r, &shown)
+                .map(|m| m.rel.clone()),
+        };
+        let rel = match resolved {
+            Ok(rel) => rel,
             Err(e) => {
                 // A dangling symlink is not scanned, but `forget` moves the link.
                 let with_md = if r.ends_with(".md") {
@@ -476,16 +485,7 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
         let c = dir.covering(&rel);
         // Hubs lie beside their index (a name without `/`); a hub forgotten
         // itself has no line of its own in it.
-        let hubs = scan
-            .memories
-            .iter()
-            .filter(|m| m.rel != rel && m.is_hub())
-            .filter(|m| {
-                let h = dir.covering(&m.rel);
-                h.index == c.index && !h.local.contains('/')
-            })
-            .map(|m| m.path.clone())
-            .collect();
+        let hubs = hubs_beside(dir, &c.index, &rel);
         out.push(Target {
             path: dir.dir().join(&rel),
             loaded_by: dir.loaded_by(&rel),
@@ -545,6 +545,35 @@ fn read(p: &Path) -> String {
     index::read_index_text(p)
 }
 
+/// The hubs of `index rebuild` beside `index` (a hub lies beside its index and is
+/// linked from it, SPEC §10.1), other than `rel` itself: only the files the index
+/// links are read, so an exact `forget` stays one file's work (issue 31).
+fn hubs_beside(dir: &MemoryDir, index: &Path, rel: &str) -> Vec<PathBuf> {
+    let Some(parent) = index.parent() else {
+        return Vec::new();
+    };
+    let mut hubs: Vec<PathBuf> = Vec::new();
+    for l in index::extract_links(&read(index)) {
+        let Some(index::Target::Inside(local)) = index::resolve_dest(&l.dest, "") else {
+            continue;
+        };
+        if local.contains('/') {
+            continue;
+        }
+        let path = parent.join(&local);
+        let Some(hub_rel) = path.strip_prefix(dir.dir()).ok().and_then(|p| p.to_str()) else {
+            continue;
+        };
+        if hub_rel == rel || hubs.contains(&path) {
+            continue;
+        }
+        if scan::exact_ref(dir.dir(), hub_rel).is_some_and(|m| m.is_hub()) {
+            hubs.push(path);
+        }
+    }
+    hubs
+}
+
 /// Per index, the targets it may link, each with its path as that index links it.
 fn group(targets: &[Target]) -> BTreeMap<PathBuf, Vec<(&Target, &str)>> {
     let mut m: BTreeMap<PathBuf, Vec<(&Target, &str)>> = BTreeMap::new();
@@ -578,25 +607,39 @@ fn removed_at(label: &str, lines: BTreeMap<usize, String>) -> impl Iterator<Item
 
 /// Warnings for other topic files that still link a forgotten file.
 fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
-    let scan = scan::scan(dir);
+    // One scan whose reader threads read each file whole while it is open and note
+    // which targets it links (issue 31: the scan, then every file opened and read
+    // again one by one, was most of a forget).
+    let visit = |m: &crate::memory::Memory, file: &mut std::fs::File, buf: &mut Vec<u8>| -> Vec<usize> {
+        if targets.iter().any(|x| x.rel == m.rel) {
+            return Vec::new();
+        }
+        use std::io::Read;
+        let max = crate::store::MAX_INDEX_BYTES;
+        let left = (max + 1).saturating_sub(buf.len() as u64);
+        if file.take(left).read_to_end(buf).is_err() || buf.len() as u64 > max {
+            return Vec::new();
+        }
+        let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let links = index::extract_links(&String::from_utf8_lossy(buf));
+        (0..targets.len())
+            .filter(|&i| {
+                links.iter().any(
+                    |l| matches!(index::resolve_dest(&l.dest, base), Some(index::Target::Inside(p)) if p == targets[i].rel),
+                )
+            })
+            .collect()
+    };
+    let (scan, linked, ()) = scan::scan_visit(dir, || (), &visit);
     let mut warnings = Vec::new();
-    for t in targets {
+    for (i, t) in targets.iter().enumerate() {
         let linking: Vec<&str> = scan
             .memories
             .iter()
+            .zip(&linked)
             // A hub's line goes with the memory (it is not a backlink left behind).
-            .filter(|m| m.rel != t.rel && !targets.iter().any(|x| x.rel == m.rel) && !t.hubs.contains(&m.path))
-            .filter(|m| {
-                let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
-                crate::fsread::read_regular(&m.path, crate::store::MAX_INDEX_BYTES)
-                    .ok()
-                    .is_some_and(|b| {
-                        index::extract_links(&String::from_utf8_lossy(&b)).iter().any(
-                        |l| matches!(index::resolve_dest(&l.dest, base), Some(index::Target::Inside(p)) if p == t.rel),
-                    )
-                    })
-            })
-            .map(|m| m.rel.as_str())
+            .filter(|(m, l)| l.contains(&i) && !t.hubs.contains(&m.path))
+            .map(|(m, _)| m.rel.as_str())
             .collect();
         if !linking.is_empty() {
             warnings.push(format!(

@@ -230,14 +230,20 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
     plan.project = project.clone();
     let suffix = conflict_suffix(machine, now);
     let mut present: Vec<(String, Vec<u8>)> = Vec::new();
+    // Containment (SPEC §4.4) is a property of a file's directory: checked once
+    // per directory, not once per file (two path resolutions each, issue 31).
+    let dir_exists = dir.is_dir();
+    let mut checked: Vec<&Path> = Vec::new();
     for f in &p.entry.files {
         if f.path == INDEX {
             continue;
         }
         let bytes = &p.bytes[&f.path];
         let target = dir.join(&f.path);
-        if dir.is_dir() {
+        let parent = Path::new(&f.path).parent().unwrap_or(Path::new(""));
+        if dir_exists && !checked.contains(&parent) {
             store::ensure_ancestor_contained(dir, &target)?;
+            checked.push(parent);
         }
         match fs::symlink_metadata(&target) {
             Err(_) => {
@@ -308,11 +314,16 @@ fn clamped(m: &mut crate::bundle::Mtimes, rel: &str, given: i64, now: DateTime<U
 /// their mtimes, then the index. A failure undoes what was written.
 pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     let Some(dir) = &plan.dir else { return Ok(()) };
-    for f in &plan.writes {
-        if let Err(e) = w.create_at(&dir.join(&f.rel), &f.bytes, i128::from(f.mtime_ns)) {
-            w.roll_back();
-            return Err(e);
-        }
+    let files: Vec<(PathBuf, &[u8], i128)> = plan
+        .writes
+        .iter()
+        .map(|f| (dir.join(&f.rel), f.bytes.as_slice(), i128::from(f.mtime_ns)))
+        .collect();
+    // One fsync per file and one per directory (issue 31), before the index
+    // names them.
+    if let Err(e) = w.create_all_at(&files) {
+        w.roll_back();
+        return Err(e);
     }
     if plan.changes_index() {
         let index = dir.join(INDEX);

@@ -653,28 +653,44 @@ fn conflicts(items: &[Item]) -> Vec<Proposal> {
 /// many they share, visiting only the postings of the probe's tokens.
 struct Postings {
     lists: HashMap<String, Vec<usize>>,
+    /// Per set, its overlap with the probe being counted (zero between probes),
+    /// reused: a probe costs its postings, not a map or a vector per probe.
+    counts: std::cell::RefCell<Vec<u32>>,
 }
 
 impl Postings {
     fn new<'a>(sets: impl Iterator<Item = &'a Tokens>) -> Postings {
         let mut lists: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut n = 0;
         for (i, s) in sets.enumerate() {
+            n = i + 1;
             for t in s {
                 lists.entry(t.clone()).or_default().push(i);
             }
         }
-        Postings { lists }
+        Postings {
+            lists,
+            counts: std::cell::RefCell::new(vec![0; n]),
+        }
     }
 
     /// `(set, overlap)` for every set sharing a token with `probe`, in set order.
     fn overlaps(&self, probe: &Tokens) -> Vec<(usize, usize)> {
-        let mut counts: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut counts = self.counts.borrow_mut();
+        let mut touched = Vec::new();
         for t in probe {
             for &i in self.lists.get(t).map_or(&[][..], Vec::as_slice) {
-                *counts.entry(i).or_default() += 1;
+                if counts[i] == 0 {
+                    touched.push(i);
+                }
+                counts[i] += 1;
             }
         }
-        counts.into_iter().collect()
+        touched.sort_unstable();
+        touched
+            .into_iter()
+            .map(|i| (i, std::mem::take(&mut counts[i]) as usize))
+            .collect()
     }
 }
 

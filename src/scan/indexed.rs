@@ -64,9 +64,34 @@ impl LinkTable {
             .map(|b| LinkTable::build(&String::from_utf8_lossy(&b)))
     }
 
+    /// [`LinkTable::read`] keeping only the links to files whose base name is
+    /// `base` (the lines that can hold no such link are not parsed for links).
+    fn read_for(path: &Path, base: &str) -> Option<LinkTable> {
+        if let Ok(mut file) = crate::fsread::open_regular(path)
+            && let Some(table) = LinkTable::stream_where(&mut file, Some(base))
+        {
+            return Some(table);
+        }
+        LinkTable::read(path)
+    }
+
     fn stream(file: &mut std::fs::File) -> Option<LinkTable> {
+        LinkTable::stream_where(file, None)
+    }
+
+    /// [`LinkTable::stream`]; with `base`, only lines that hold `base` or a `%`
+    /// (a percent-encoded destination) are parsed for links: a link's target is
+    /// its destination decoded and normalized, whose last segment is written in
+    /// the line (issue 31: `show` of one file parsed every link of the index).
+    fn stream_where(file: &mut std::fs::File, base: Option<&str>) -> Option<LinkTable> {
+        let finder = base.map(|b| memchr::memmem::Finder::new(b.as_bytes()));
+        let may_link = |line: &str| {
+            finder
+                .as_ref()
+                .is_none_or(|f| f.find(line.as_bytes()).is_some() || line.contains('%'))
+        };
         let mut links = Vec::new();
-        let streamed = index::stream_links(file, crate::store::MAX_INDEX_BYTES, |l| {
+        let streamed = index::stream_links_where(file, crate::store::MAX_INDEX_BYTES, may_link, |l| {
             if let Some((h, n)) = l.memory_target().map(target_key) {
                 links.push((h, n, l.line as u32));
             }
@@ -165,6 +190,31 @@ impl Indexed {
         }
     }
 
+    /// [`Indexed::load`] for the one memory `rel` (`show`): its links only, and
+    /// the lines that cannot link it are not parsed; [`Indexed::lines_for`] and
+    /// [`Indexed::line_loaded`] of `rel` answer as after a full load.
+    pub fn load_for(memdir: &MemoryDir, rel: &str) -> Indexed {
+        let base = rel.rsplit('/').next().unwrap_or(rel);
+        // A backslash in the name could be written as `/` in a link: all links.
+        let read = |p: PathBuf| {
+            if base.contains('\\') {
+                LinkTable::read(&p)
+            } else {
+                LinkTable::read_for(&p, base)
+            }
+        };
+        let main = read(memdir.index_path()).unwrap_or_default();
+        let team = match memdir.scope() {
+            Scope::Main => read(memdir.team_dir().join(INDEX)),
+            Scope::Team => None,
+        };
+        Indexed {
+            main,
+            team,
+            memdir: memdir.clone(),
+        }
+    }
+
     /// The index lines (1-based) linking `rel`.
     pub fn lines_for(&self, rel: &str) -> Vec<usize> {
         match self.memdir.in_team(rel) {
@@ -222,5 +272,48 @@ mod loaded_tests {
         let commented = format!("<!-- note -->\n{many}");
         assert_eq!(loaded_lines(&commented), reference(&commented));
         assert_eq!(loaded_lines(&commented).first(), Some(&2));
+    }
+}
+
+#[cfg(test)]
+mod load_for_tests {
+    use super::Indexed;
+    use crate::memdir::{MemoryDir, Scope};
+
+    /// [`Indexed::load_for`] answers for its memory as a full load does: links in
+    /// comments and fences, percent-encoded, normalized, with fragments, angle
+    /// brackets, reference definitions, two on a line, a CRLF index.
+    #[test]
+    fn loading_for_one_memory_answers_as_loading_all() {
+        let index = "# Index\n- [A](a.md) — a\n- [B](./b.md) — b and [A again](sub/../a.md)\n<!-- - [C](c.md) hidden\n-->\n```\n- [D](d.md) in a fence\n```\n- [D](d.md#frag) — d\n`[E](e.md)` in code, [E2](%65.md) encoded\n[f]: f.md\n- [G](sub/g%20h.md) — g\n- [G2](<sub/g h.md>) — g2\n- [X](sub/a.md)\n";
+        for text in [
+            index.to_string(),
+            index.replace('\n', "\r\n"),
+            format!("\u{feff}{index}"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("MEMORY.md"), &text).unwrap();
+            let memdir = MemoryDir::open(dir.path(), Scope::Main);
+            let all = Indexed::load(&memdir);
+            for rel in [
+                "a.md",
+                "b.md",
+                "c.md",
+                "d.md",
+                "e.md",
+                "f.md",
+                "sub/g h.md",
+                "sub/a.md",
+                "z.md",
+            ] {
+                let one = Indexed::load_for(&memdir, rel);
+                let lines = all.lines_for(rel);
+                assert_eq!(one.lines_for(rel), lines, "{rel}");
+                for l in lines {
+                    assert_eq!(one.line_loaded(rel, l), all.line_loaded(rel, l), "{rel}:{l}");
+                }
+            }
+            assert_eq!(all.lines_for("e.md"), [10]);
+        }
     }
 }

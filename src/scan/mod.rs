@@ -226,6 +226,41 @@ pub fn scan_claude(
     }
 }
 
+/// The memory a `REF` names by its exact relative path (SPEC §3.2 step 2: `REF`,
+/// or `REF.md`), found with one `lstat` per path segment instead of a scan of the
+/// whole dir: `None` whenever the scan might see it differently, and the caller
+/// scans (a missing or unreadable file, a symlink on the way, `.trash/`, a
+/// `MEMORY.md`, anything but a regular file), so that what is resolved is what
+/// [`Scan::resolve`] resolves. Step 2 decides when it matches: a file's relative
+/// path is unique, so it can match only one memory.
+pub fn exact_ref(dir: &Path, reference: &str) -> Option<Memory> {
+    let rel = if reference.ends_with(".md") {
+        reference.to_string()
+    } else {
+        format!("{reference}.md")
+    };
+    let segments: Vec<&str> = rel.split('/').collect();
+    let (name, parents) = segments.split_last()?;
+    if segments.iter().any(|s| s.is_empty() || *s == "." || *s == "..")
+        || segments[0] == walk::TRASH
+        || *name == "MEMORY.md"
+    {
+        return None;
+    }
+    let mut path = dir.to_path_buf();
+    for p in parents {
+        path.push(p);
+        if !fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir()) {
+            return None;
+        }
+    }
+    path.push(name);
+    if !fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
+        return None;
+    }
+    read_memory(&path, &rel).ok()
+}
+
 /// Scan `dir`. A missing dir gives an empty scan.
 pub fn scan(dir: &Path) -> Scan {
     scan_with(dir, None, || ()).0
@@ -337,6 +372,81 @@ fn mtime_ms(meta: &fs::Metadata) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`exact_ref`] resolves a `REF` as the scan does, or leaves it to the scan:
+    /// never a different memory, never one the scan would not resolve.
+    #[test]
+    fn an_exact_path_resolves_as_the_scan_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for sub in ["sub/deep", ".trash", "real", "x.md"] {
+            fs::create_dir_all(d.join(sub)).unwrap();
+        }
+        let window_cut = format!("---\nname: w\n{}---\nbody\n", "k: v\n".repeat(40));
+        for (rel, text) in [
+            ("plain.md", "---\nname: plain\ndescription: d\ntype: user\n---\nbody\n"),
+            ("crlf.md", "\u{feff}---\r\nname: crlf\r\n---\r\nbody\r\n"),
+            ("sub/deep/n.md", "---\nname: plain.md\n---\n"),
+            ("sub/MEMORY.md", "- [a](a.md)\n"),
+            (".trash/gone.md", "---\nname: gone\n---\n"),
+            ("real/r.md", "---\nname: r\n---\n"),
+            ("window.md", window_cut.as_str()),
+            ("bin.md", "a\0b"),
+            ("x.md/inner.md", "x"),
+        ] {
+            fs::write(d.join(rel), text).unwrap();
+        }
+        std::os::unix::fs::symlink(d.join("plain.md"), d.join("link.md")).unwrap();
+        std::os::unix::fs::symlink(d.join("real"), d.join("via")).unwrap();
+        std::os::unix::fs::symlink(d.join("nowhere"), d.join("dangling.md")).unwrap();
+        let whole = scan(d);
+        for r in [
+            "plain.md",
+            "plain",
+            "crlf",
+            "sub/deep/n.md",
+            "sub/deep/n",
+            "sub/MEMORY.md",
+            "sub/MEMORY",
+            ".trash/gone.md",
+            "link.md",
+            "via/r.md",
+            "real/r",
+            "window.md",
+            "bin",
+            "x.md",
+            "x.md/inner",
+            "dangling.md",
+            "missing.md",
+            "sub",
+            "sub/deep",
+        ] {
+            let by_scan = whole.resolve(r, "dir").ok();
+            match exact_ref(d, r) {
+                Some(m) => {
+                    let s = by_scan.unwrap_or_else(|| panic!("{r}: resolved only by the exact path"));
+                    assert_eq!(format!("{m:?}"), format!("{s:?}"), "{r}");
+                }
+                // Left to the scan: only where a path is not a plain regular file.
+                None => assert!(
+                    [
+                        ".trash/gone.md",
+                        "sub/MEMORY.md",
+                        "sub/MEMORY",
+                        "link.md",
+                        "via/r.md",
+                        "x.md",
+                        "dangling.md",
+                        "missing.md",
+                        "sub",
+                        "sub/deep"
+                    ]
+                    .contains(&r),
+                    "{r}: scanned although it is an exact path"
+                ),
+            }
+        }
+    }
 
     #[test]
     fn scan_sorts_newest_first_with_path_ties() {

@@ -154,6 +154,39 @@ pub(super) fn write_checked_mode(
     })
 }
 
+/// Put a new file at `target` (whose directory the caller checked is contained)
+/// as [`write_checked_at`] does, renaming only if `still_ok()` holds right before,
+/// but without the directory fsync: the caller syncs each directory once after
+/// its last file (an import of thousands). Until then a crash can lose a file's
+/// rename, never tear a file: the temp file is complete and fsynced before it is
+/// renamed (SPEC §4.1). Returns whether it wrote.
+pub(super) fn write_new_unsynced_dir(
+    target: &Path,
+    content: &[u8],
+    still_ok: &dyn Fn() -> bool,
+    mtime: std::time::SystemTime,
+) -> Result<bool, Error> {
+    let tmp = temp_beside(target, Path::new("."));
+    let result = (|| -> std::io::Result<bool> {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        set_mode(&f, 0o600)?;
+        f.write_all(content)?;
+        f.set_modified(mtime)?;
+        f.sync_all()?;
+        drop(f);
+        if !still_ok() {
+            fs::remove_file(&tmp)?;
+            return Ok(false);
+        }
+        fs::rename(&tmp, target)?;
+        Ok(true)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io_err("cannot write", target, e)
+    })
+}
+
 /// Create `target` with `content`, never overwriting (`exists` if present): the
 /// fsynced temp file is hard-linked to the target, or, where the filesystem has no
 /// hard links, renamed after an existence check under the write lock.

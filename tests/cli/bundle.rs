@@ -505,3 +505,95 @@ fn bundle_mtimes_are_clamped_with_a_note() {
         "{err}"
     );
 }
+
+/// The system calls of `memctl import` of `n` memories (two of them in a
+/// subdirectory) into an empty dir, counted by strace: (fsyncs, readlinks).
+/// `None` without strace.
+fn import_syscalls(n: usize) -> Option<(usize, usize)> {
+    let env = Env::new();
+    let src = env.root().join(format!("src-{n}"));
+    fs::create_dir_all(src.join("sub")).unwrap();
+    let mut index = String::from("# Index\n");
+    for i in 0..n {
+        let rel = if i < 2 {
+            format!("sub/user_{i}.md")
+        } else {
+            format!("user_{i}.md")
+        };
+        fs::write(src.join(&rel), memory(&format!("m{i}"), "user", "body")).unwrap();
+        index.push_str(&format!("- [M{i}]({rel}) — m\n"));
+    }
+    fs::write(src.join("MEMORY.md"), index).unwrap();
+    let bundle = env.root().join(format!("b-{n}.tar.gz"));
+    let s = src.display().to_string();
+    let (code, _, err) = memctl(
+        &env,
+        &env.root(),
+        &[("MEMCTL_HISTORY", "off")],
+        &[
+            "--dir",
+            &s,
+            "export",
+            "--as",
+            "bench/app",
+            "-o",
+            bundle.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let into = env.root().join(format!("into-{n}"));
+    fs::create_dir_all(&into).unwrap();
+    let trace = env.root().join(format!("trace-{n}"));
+    let cmd = env.command();
+    let program = cmd.get_program().to_owned();
+    let args: Vec<_> = cmd.get_args().map(ToOwned::to_owned).collect();
+    let envs: Vec<_> = cmd
+        .get_envs()
+        .map(|(k, v)| (k.to_owned(), v.map(ToOwned::to_owned)))
+        .collect();
+    let mut strace = std::process::Command::new("strace");
+    strace
+        .args(["-f", "-e", "trace=fsync,fdatasync,readlink", "-o"])
+        .arg(&trace)
+        .arg(program)
+        .args(args)
+        .args([
+            "import",
+            bundle.to_str().unwrap(),
+            "--into",
+            into.to_str().unwrap(),
+            "--yes",
+        ])
+        .env("MEMCTL_HISTORY", "off")
+        .stdin(std::process::Stdio::null());
+    for (k, v) in envs {
+        match v {
+            Some(v) => strace.env(k, v),
+            None => strace.env_remove(k),
+        };
+    }
+    let out = strace.output().ok()?;
+    if !trace.exists() {
+        return None;
+    }
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let files = listing(&into);
+    assert_eq!(files.iter().filter(|f| f.ends_with(".md")).count(), n + 1, "{files:?}");
+    let text = fs::read_to_string(&trace).unwrap();
+    let count = |call: &str| text.lines().filter(|l| l.contains(&format!(" {call}("))).count();
+    Some((count("fsync") + count("fdatasync"), count("readlink")))
+}
+
+/// Issue 31: `import` fsyncs each file once (before its rename) and each directory
+/// once, not every file and its directory; and resolves each directory's real
+/// path once, not every file's (no `readlink` per file). Counted with strace
+/// (skipped without it): ten more files cost ten more fsyncs and no readlink.
+#[test]
+fn import_fsyncs_each_file_once_and_each_directory_once() {
+    let (Some((f3, r3)), Some((f13, r13))) = (import_syscalls(3), import_syscalls(13)) else {
+        eprintln!("strace is not installed: skipped");
+        return;
+    };
+    assert_eq!(f13 - f3, 10, "fsyncs: {f3} for 3 files, {f13} for 13");
+    assert_eq!(r13, r3, "readlinks: {r3} for 3 files, {r13} for 13");
+}

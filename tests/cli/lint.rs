@@ -253,6 +253,61 @@ fn secret_findings_name_the_kind_of_token_on_its_line() {
     );
 }
 
+/// ML119 on a varied fixture (issue 31: the CLAUDE.md texts are indexed once per
+/// run instead of searched for every body line): whitespace collapsed on both
+/// sides, a line across two CLAUDE.md lines, each of the three files, a line across
+/// two files (no hit), a short line (never), non-ASCII text and whitespace, CRLF,
+/// the first hit of a file only. The findings are the ones the per-line search gave.
+#[test]
+fn content_in_claude_md_findings_on_a_varied_fixture() {
+    let fm = "name: n\ndescription: d\ntype: user\n";
+    let mut claude = String::from("# Rules\n\n");
+    for i in 0..300 {
+        claude.push_str(&format!(
+            "- Rule {i}: run `cargo test -p crate{i}` before pushing; keep it formatted\n"
+        ));
+    }
+    claude.push_str("Configuração padrão:\u{a0}não é necessário revisão antes do deploy em produção.\n");
+    claude.push_str("The end of the root file, which continues in the other one");
+    let env = Env::new()
+        .memory("a.md", &with_fm(fm, "intro\n\trun  `cargo test -p crate7`   before pushing; keep it formatted\n"))
+        .memory("b.md", &with_fm(fm, "keep it formatted - Rule 12: run `cargo test -p crate12` before\r\nlater\n"))
+        .memory("c.md", &with_fm(fm, "Rule 7: run `cargo test -p crate8` before pushing; keep it formatted\n"))
+        .memory("d.md", &with_fm(fm, "Configuração padrão: não é necessário revisão antes do deploy\n"))
+        .memory("e.md", &with_fm(fm, "continues in the other one. Local rules for this checkout\n"))
+        .memory("f.md", &with_fm(fm, "Local rules for this checkout: never push on Fridays, ever.\n"))
+        .memory("g.md", &with_fm(fm, "Only in the dot-claude file: the staging database is shared\n"))
+        .memory("h.md", &with_fm(fm, "short: `cargo test -p crate7`\nRule 9: run `cargo test -p crate9` before\nRule 10: run `cargo test -p crate10` before\n"))
+        .memory("i.md", &with_fm(fm, &"x".repeat(200)))
+        .index("- [A](a.md) — a\n")
+        .file("proj/CLAUDE.md", claude.as_bytes())
+        .file("proj/.claude/CLAUDE.md", b"Local rules for this checkout: never push on Fridays, ever.\n\nOnly in the dot-claude file:   the staging\n database is shared.\n");
+    let proj = env.root().join("proj");
+    let doc = env
+        .arg("--project")
+        .arg(&proj)
+        .args(["lint", "--json", "--rule", "ML119"])
+        .run()
+        .json();
+    let hits: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}",
+                f["path"].as_str().unwrap().rsplit('/').next().unwrap(),
+                f["line"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        hits,
+        ["a.md:8", "b.md:7", "d.md:7", "f.md:7", "g.md:7", "h.md:8"],
+        "{doc}"
+    );
+}
+
 #[test]
 fn content_in_claude_md_needs_a_project() {
     let line = "Always run the integration suite against the staging database first.";

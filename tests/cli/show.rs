@@ -333,3 +333,60 @@ fn freshness_text_is_labelled_as_what_the_model_sees() {
         "{screen}"
     );
 }
+
+/// How many memories other than `user_3.md` `memctl show REF` opens in a dir of
+/// `n` memories (strace; `None` without it), and what it prints.
+fn show_opens(n: usize, reference: &str) -> Option<(usize, String)> {
+    let mut env = Env::new();
+    for i in 0..n {
+        env = env.memory(
+            &format!("user_{i}.md"),
+            &format!("---\nname: m{i}\ndescription: d\ntype: user\n---\nbody {i}\n"),
+        );
+    }
+    let env = env.index("# Index\n- [M0](user_0.md) — m\n");
+    let trace = env.root().join("trace");
+    let cmd = env.command();
+    let mut strace = std::process::Command::new("strace");
+    strace
+        .args(["-f", "-e", "trace=open,openat", "-o"])
+        .arg(&trace)
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .args(["show", reference])
+        .stdin(std::process::Stdio::null());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => strace.env(k, v),
+            None => strace.env_remove(k),
+        };
+    }
+    let out = strace.output().ok()?;
+    if !trace.exists() {
+        return None;
+    }
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    // Memories other than the one shown.
+    let opens = text
+        .lines()
+        .filter(|l| l.contains("user_") && !l.contains("user_3.md"))
+        .count();
+    let root = env.root().display().to_string();
+    Some((opens, String::from_utf8_lossy(&out.stdout).replace(&root, "<root>")))
+}
+
+/// Issue 31, SPEC §3.2: `show` of an exact relative path opens that file, not
+/// every memory of the dir (the whole dir was scanned before resolving it); a
+/// name still scans. Counted with strace (skipped without it).
+#[test]
+fn show_of_an_exact_path_opens_only_that_file() {
+    let (Some((exact, text)), Some((name, by_name))) = (show_opens(12, "user_3.md"), show_opens(12, "m3")) else {
+        eprintln!("strace is not installed: skipped");
+        return;
+    };
+    assert!(text.starts_with("user_3.md\n  name:         m3\n"), "{text}");
+    assert_eq!(text, by_name);
+    assert_eq!(exact, 0, "other memories opened for show user_3.md");
+    assert!(name >= 11, "show m3 reads every memory: {name}");
+}

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::dates;
+use crate::lint::claude_text::ClaudeText;
 use crate::lint::{FileText, Finding, RuleId, Severity};
 use crate::memory::{Memory, MemoryType};
 
@@ -16,7 +17,7 @@ pub(super) fn check(
     t: &FileText,
     text: &str,
     whole: &Whole,
-    claude_md: Option<&Vec<String>>,
+    claude_md: Option<&ClaudeText>,
     out: &mut Vec<Finding>,
 ) -> Vec<dates::DateMatch> {
     let p = &m.path;
@@ -64,13 +65,14 @@ impl BodyLines {
     /// One pass over the lines of `body` (which starts after `body_start` lines of
     /// the file). A commit hash needs a digit: a vectorized search finds the next
     /// digit, and lines before it are not tokenized.
-    fn scan(m: &Memory, body: &str, body_start: usize, claude: Option<&Vec<String>>) -> BodyLines {
+    fn scan(m: &Memory, body: &str, body_start: usize, claude: Option<&ClaudeText>) -> BodyLines {
         let want_why_how = matches!(m.memory_type(), Some(MemoryType::Feedback | MemoryType::Project));
         let bytes = body.as_bytes();
         let mut s = BodyLines::default();
         let mut in_fence = false;
         let mut next_digit = first_digit(bytes, 0);
         let mut start = 0;
+        let mut collapsed_buf = String::new();
         for (i, raw) in body.split('\n').enumerate() {
             let end = start + raw.len();
             let l = raw.strip_suffix('\r').unwrap_or(raw);
@@ -104,8 +106,8 @@ impl BodyLines {
                 && s.in_claude_md.is_none()
                 && l.len() >= 40
             {
-                let collapsed = l.split_whitespace().collect::<Vec<_>>().join(" ");
-                if collapsed.chars().count() >= 40 && claude.iter().any(|c| c.contains(&collapsed)) {
+                let collapsed = collapse(l, &mut collapsed_buf);
+                if collapsed.chars().count() >= 40 && claude.contains(collapsed) {
                     s.in_claude_md = Some(body_start + i + 1);
                 }
             }
@@ -113,6 +115,29 @@ impl BodyLines {
         }
         s
     }
+}
+
+/// `l` with its whitespace collapsed (`split_whitespace` joined by one space):
+/// `l` itself when that changes nothing (most lines), else built in `buf`.
+fn collapse<'a>(l: &'a str, buf: &'a mut String) -> &'a str {
+    let b = l.as_bytes();
+    // ASCII, no whitespace but single spaces between words, none at either end.
+    let plain = b.first().is_some_and(|c| *c != b' ')
+        && b.last().is_some_and(|c| *c != b' ')
+        && b.iter()
+            .all(|&c| c.is_ascii() && (c == b' ' || !(c.is_ascii_whitespace() || c == 0x0b)))
+        && memchr::memmem::find(b, b"  ").is_none();
+    if plain {
+        return l;
+    }
+    buf.clear();
+    for w in l.split_whitespace() {
+        if !buf.is_empty() {
+            buf.push(' ');
+        }
+        buf.push_str(w);
+    }
+    buf
 }
 
 /// The offset of the first ASCII digit in `b` at or after `from`, found a block
@@ -386,11 +411,25 @@ mod tests {
         ]), 0..40)) {
             let body = pieces.concat();
             let claude = vec!["intro: this line is long enough to be in the CLAUDE.md file".to_string()];
+            let index = ClaudeText::new(claude.clone());
             let rel = if feedback { "feedback_x.md" } else { "x.md" };
             let ty = if feedback { "feedback" } else { "user" };
             let m = Memory::from_text(rel, &format!("---\ntype: {ty}\n---\n"));
-            proptest::prop_assert_eq!(BodyLines::scan(&m, &body, 3, Some(&claude)), scan_before(feedback, &body, 3, Some(&claude)), "{:?}", body);
+            proptest::prop_assert_eq!(BodyLines::scan(&m, &body, 3, Some(&index)), scan_before(feedback, &body, 3, Some(&claude)), "{:?}", body);
             proptest::prop_assert_eq!(BodyLines::scan(&m, &body, 3, None), scan_before(feedback, &body, 3, None), "{:?}", body);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, failure_persistence: None, ..Default::default() })]
+        /// [`collapse`] is `split_whitespace` joined by one space.
+        #[test]
+        fn collapse_is_split_whitespace(pieces in proptest::collection::vec(proptest::sample::select(vec![
+            " ", "  ", "\t", "\u{b}", "\u{c}", "\r", "\u{a0}", "\u{3000}", "\u{85}", "a", "word", "é", "\u{1f}", "",
+        ]), 0..20)) {
+            let l = pieces.concat();
+            let mut buf = String::from("stale");
+            proptest::prop_assert_eq!(collapse(&l, &mut buf), l.split_whitespace().collect::<Vec<_>>().join(" "));
         }
     }
 

@@ -28,7 +28,7 @@ fn key_line(text: &str, key: &str) -> usize {
 pub fn check(
     m: &Memory,
     t: &FileText,
-    claude_md: Option<&Vec<String>>,
+    claude_md: Option<&crate::lint::claude_text::ClaudeText>,
     out: &mut Vec<Finding>,
 ) -> Vec<crate::dates::DateMatch> {
     let fm = &m.frontmatter;
