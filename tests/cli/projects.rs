@@ -43,7 +43,9 @@ fn transcript(env: &Env, key: &str, n: u8, cwd: &Path, hours: f64) {
 fn repo(dir: &Path) {
     fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q"]);
-    fs::write(dir.join("README"), "x\n").unwrap();
+    // Content of its own: two repositories with one root commit are one project
+    // (SPEC §11.1), and commits made in the same second would otherwise be equal.
+    fs::write(dir.join("README"), format!("{}\n", dir.display())).unwrap();
     git(dir, &["add", "README"]);
     git(dir, &["commit", "-qm", "init"]);
 }
@@ -513,4 +515,38 @@ fn an_invalid_store_list_is_a_warning() {
         serde_json::json!({"set": false, "stores": [], "error": null, "recall_mode": {"value": false, "lever": null}})
     );
     assert_eq!(doc["agent_memory_dirs"], serde_json::json!([]));
+}
+
+#[test]
+fn a_live_repo_with_an_origin_has_its_identity_before_memctl_wrote_to_it() {
+    // issue 32 point 14, SPEC §9 and §11.1: the live identity is derived, so an
+    // orphaned row whose history recorded the same identity is flagged `moved`.
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let app = env.home().join("src/app");
+    crate::support::checkout(&app, "git@github.com:alice/app.git");
+    memories(&projects.join(key(&app)).join("memory"), &["live_note"], 2.0);
+    transcript(&env, &key(&app), 1, &app, 1.0);
+    let old = env.root().join("kept");
+    memories(&old, &["old_note"], 24.0 * 30.0);
+    let store = env.root().join("state/memctl/history/kept-0000.git");
+    fs::create_dir_all(&store).unwrap();
+    fs::write(
+        store.join("config"),
+        format!(
+            "[core]\n\tbare = true\n[memctl]\n\tformat = 1\n\tmemoryDir = {:?}\n\tprojectRoot = \"/gone/app\"\n\tidentity = github.com/alice/app\n",
+            old.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    assert_eq!(row(&doc, &app)["identity"], "github.com/alice/app", "{doc:#}");
+    let orphan = rows(&doc)
+        .iter()
+        .find(|r| r["project_path"] == "/gone/app")
+        .unwrap();
+    assert_eq!(flags(orphan), ["orphaned", "moved"], "{doc:#}");
+    let moved = &orphan["flags"][1];
+    assert_eq!(moved["related"][0], key(&app));
 }
