@@ -274,9 +274,28 @@ fn split(rows: &mut [Row], lives: &[Option<Live>]) {
         true,
     );
     by(&|i| rows[i].identity.clone(), "identity", false);
+    // Keys of one family are one path only when their project paths can be: two
+    // existing directories with different real paths (`~/Src/App` and `~/src/app`
+    // on a case-sensitive filesystem, `a_b` and `a-b`) are two projects.
+    let real_of = |i: usize| {
+        rows[i]
+            .project_path
+            .as_ref()
+            .filter(|_| rows[i].project_exists)
+            .and_then(|p| std::fs::canonicalize(p).ok())
+    };
+    let reals: Vec<Option<PathBuf>> = (0..rows.len()).map(real_of).collect();
+    let distinct = |i: usize, j: usize| matches!((&reals[i], &reals[j]), (Some(a), Some(b)) if a != b);
     for (group, reason, root) in groups {
         for &i in &group {
-            let others: Vec<usize> = group.iter().copied().filter(|&j| j != i).collect();
+            let others: Vec<usize> = group
+                .iter()
+                .copied()
+                .filter(|&j| j != i && (reason != "family" || !distinct(i, j)))
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
             let key = rows[i].key.clone().unwrap_or_default();
             let reason = match reason {
                 "family" => family_reason(&key, rows[others[0]].key.as_deref().unwrap_or("")),

@@ -550,3 +550,34 @@ fn a_live_repo_with_an_origin_has_its_identity_before_memctl_wrote_to_it() {
     let moved = &orphan["flags"][1];
     assert_eq!(moved["related"][0], key(&app));
 }
+
+#[test]
+fn two_real_directories_that_differ_in_case_are_not_a_split() {
+    // issue 32 point 16, SPEC §9: `~/Src/App` and `~/src/app` on a case-sensitive
+    // filesystem are two projects; a case variant whose path is gone still is one.
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let upper = env.home().join("Src/App");
+    let lower = env.home().join("src/app");
+    fs::create_dir_all(&upper).unwrap();
+    fs::create_dir_all(&lower).unwrap();
+    if fs::metadata(env.home().join("SRC/app")).is_ok() {
+        return; // a case-insensitive filesystem: one directory
+    }
+    for (p, n) in [(&upper, "upper"), (&lower, "lower")] {
+        memories(&projects.join(key(p)).join("memory"), &[n], 2.0);
+        transcript(&env, &key(p), 1, p, 1.0);
+    }
+    let gone = env.home().join("SRC/APP");
+    memories(&projects.join(key(&gone)).join("memory"), &["gone"], 3.0);
+    transcript(&env, &key(&gone), 1, &gone, 3.0);
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    assert_eq!(flags(row(&doc, &upper)), ["split"], "{doc:#}");
+    assert_eq!(row(&doc, &upper)["flags"][0]["related"], serde_json::json!([key(&gone)]));
+    assert_eq!(flags(row(&doc, &lower)), ["split"], "{doc:#}");
+    assert_eq!(row(&doc, &lower)["flags"][0]["related"], serde_json::json!([key(&gone)]));
+    let g = row(&doc, &gone);
+    assert_eq!(flags(g), ["orphaned", "split"], "{doc:#}");
+    assert_eq!(g["flags"][1]["evidence"]["reason"], "case");
+}
