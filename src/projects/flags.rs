@@ -93,6 +93,7 @@ pub(super) fn decide(
     rows: &mut [Row],
     live: &HashMap<PathBuf, Option<Live>>,
     fallback: &Enabled,
+    base_dir: Option<&(PathBuf, String, String)>,
     config_home: &Path,
     memory_base: &Path,
 ) {
@@ -106,7 +107,10 @@ pub(super) fn decide(
     for (row, l) in rows.iter_mut().zip(&lives) {
         orphaned(row);
         disabled(row, l.as_ref(), fallback);
-        redirected(row, l.as_ref(), config_home, memory_base);
+        match l {
+            Some(l) => redirected(row, Some(l), config_home, memory_base),
+            None => redirected_by_base(row, base_dir),
+        }
         shared_key(row);
     }
     split(rows, &lives);
@@ -169,6 +173,33 @@ fn redirected(row: &mut Row, l: Option<&Live>, config_home: &Path, memory_base: 
         _ => return,
     };
     let reads = crate::paths::with_sep(&l.memdir);
+    let n = row.memories;
+    push(
+        row,
+        Flag::Redirected,
+        format!(
+            "{n} {} stranded: Claude Code reads {reads} instead ({lever})",
+            if n == 1 { "memory" } else { "memories" }
+        ),
+        vec![reads.clone()],
+        Evidence::Redirected {
+            stranded: n,
+            reads,
+            lever,
+        },
+    );
+}
+
+/// A row with no live project to resolve (its path is a guess, or gone): a memory
+/// dir that policy or user settings give every project is where Claude Code reads,
+/// so a keyed dir's memories are stranded (SPEC §9 `redirected`).
+fn redirected_by_base(row: &mut Row, base_dir: Option<&(PathBuf, String, String)>) {
+    let Some((dir, file, value)) = base_dir else { return };
+    if row.key.is_none() || row.memories == 0 || same_dir(dir, &row.memory_dir) {
+        return;
+    }
+    let lever = format!("autoMemoryDirectory {value} in {file}");
+    let reads = crate::paths::with_sep(dir);
     let n = row.memories;
     push(
         row,

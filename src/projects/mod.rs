@@ -278,7 +278,8 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
         live_identity(&env, row, &live, &root_commits);
     }
     let fallback = paths::enabled_chain(&env, &base_settings(&env, &config_home), None, None);
-    flags::decide(&mut rows, &live, &fallback, &config_home, &memory_base);
+    let base_dir = base_memory_dir(&env, &config_home);
+    flags::decide(&mut rows, &live, &fallback, base_dir.as_ref(), &config_home, &memory_base);
     // Agent memory of every project whose path is known (a guess is not).
     let mut roots: Vec<(PathBuf, Option<PathBuf>)> = rows
         .iter()
@@ -389,6 +390,19 @@ fn setting_dirs(env: &paths::Env, config_home: &Path) -> Vec<PathBuf> {
         .map(|d| strip_sep(Path::new(&d)))
         .filter(|d| d.is_dir())
         .collect()
+}
+
+/// The memory dir that policy or user settings give every project (SPEC §2.2.1,
+/// step 2 in precedence): its (dir, file, value). `None` when neither sets one, or
+/// when the deciding value is invalid (Claude Code then uses the default path).
+fn base_memory_dir(env: &paths::Env, config_home: &Path) -> Option<(PathBuf, String, String)> {
+    let home = env.home();
+    let (v, file) = base_settings(env, config_home)
+        .iter()
+        .find_map(|s| s.get("autoMemoryDirectory").map(|(v, f)| (v.clone(), f.to_string())))?;
+    let raw = v.as_str()?;
+    let dir = paths::validate::validate_memory_path(Some(raw), true, home.as_deref()).ok()?;
+    Some((strip_sep(Path::new(&dir)), file, raw.to_string()))
 }
 
 /// The settings that apply to every project: policy and user.

@@ -581,3 +581,41 @@ fn two_real_directories_that_differ_in_case_are_not_a_split() {
     assert_eq!(flags(g), ["orphaned", "split"], "{doc:#}");
     assert_eq!(g["flags"][1]["evidence"]["reason"], "case");
 }
+
+#[test]
+fn a_user_memory_dir_redirects_rows_whose_path_is_a_guess() {
+    // issue 32 point 17, SPEC §9: with a user-level autoMemoryDirectory, a keyed dir
+    // with memories and no transcript (its project path a guess) is stranded.
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let m3 = env.home().join("m3");
+    memories(&m3, &["new_note"], 1.0);
+    let user = env.home().join(".claude/settings.json");
+    fs::create_dir_all(user.parent().unwrap()).unwrap();
+    fs::write(&user, "{\"autoMemoryDirectory\": \"~/m3\"}\n").unwrap();
+    let gone = env.home().join("src/gone");
+    memories(&projects.join(key(&gone)).join("memory"), &["a", "b"], 5.0);
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    let r = rows(&doc)
+        .iter()
+        .find(|r| r["key"] == key(&gone))
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(r["project_path_source"], "guess");
+    assert!(flags(r).contains(&"redirected".to_string()), "{doc:#}");
+    let f = r["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["flag"] == "redirected")
+        .unwrap();
+    assert_eq!(f["related"], serde_json::json!([format!("{}/", m3.display())]));
+    assert_eq!(
+        f["detail"],
+        format!(
+            "2 memories stranded: Claude Code reads {}/ instead (autoMemoryDirectory ~/m3 in {})",
+            m3.display(),
+            user.display()
+        )
+    );
+}
