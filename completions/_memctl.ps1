@@ -549,6 +549,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;projects;merge' {
+            [CompletionResult]::new('--into-dir', '--into-dir', [CompletionResultType]::ParameterName, 'Take DIR as the receiving memory dir as it is, whatever it holds')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')

@@ -502,6 +502,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;projects;merge'= {
+            cand --into-dir 'Take DIR as the receiving memory dir as it is, whatever it holds'
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'

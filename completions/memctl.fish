@@ -440,6 +440,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_s
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "merge" -d 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l into-dir -d 'Take DIR as the receiving memory dir as it is, whatever it holds' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'

@@ -315,8 +315,12 @@ pub struct MergeArgs {
     pub from: OsString,
 
     /// The memory dir that receives the memories: a dir, a key or a project path
-    #[arg(value_name = "INTO", value_hint = ValueHint::DirPath)]
-    pub into: OsString,
+    #[arg(value_name = "INTO", value_hint = ValueHint::DirPath, required_unless_present = "into_dir")]
+    pub into: Option<OsString>,
+
+    /// Take DIR as the receiving memory dir as it is, whatever it holds
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, conflicts_with = "into")]
+    pub into_dir: Option<PathBuf>,
 
     /// Print what would move; change nothing
     #[arg(long, short = 'n')]
