@@ -136,7 +136,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --fix: write even while a live auto-dream holds the lock')
-            [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Lint every project''s memory dir (see `memctl projects`); exit 1 when any has findings')
+            [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Lint (with --fix: fix) every project''s memory dir (see `memctl projects`); exit 1 when any has findings')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
             [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')

@@ -128,7 +128,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -n 'With --fix: print unified diffs and write nothing'
             cand --dry-run 'With --fix: print unified diffs and write nothing'
             cand --force 'With --fix: write even while a live auto-dream holds the lock'
-            cand --all-projects 'Lint every project''s memory dir (see `memctl projects`); exit 1 when any has findings'
+            cand --all-projects 'Lint (with --fix: fix) every project''s memory dir (see `memctl projects`); exit 1 when any has findings'
             cand --team 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

@@ -134,7 +134,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -l strict -d 'Warnin
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l fix -d 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s n -l dry-run -d 'With --fix: print unified diffs and write nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l force -d 'With --fix: write even while a live auto-dream holds the lock'
-complete -c memctl -n "__fish_memctl_using_subcommand lint" -l all-projects -d 'Lint every project\'s memory dir (see `memctl projects`); exit 1 when any has findings'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l all-projects -d 'Lint (with --fix: fix) every project\'s memory dir (see `memctl projects`); exit 1 when any has findings'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

@@ -745,8 +745,8 @@ pub struct LintArgs {
     #[arg(long, requires = "fix")]
     pub force: bool,
 
-    /// Lint every project's memory dir (see `memctl projects`); exit 1 when any has findings
-    #[arg(long, conflicts_with_all = ["fix", "list_rules", "explain"])]
+    /// Lint (with --fix: fix) every project's memory dir (see `memctl projects`); exit 1 when any has findings
+    #[arg(long, conflicts_with_all = ["list_rules", "explain"])]
     pub all_projects: bool,
 }
 
