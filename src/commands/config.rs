@@ -346,9 +346,10 @@ fn warn_if_overridden(out: &mut Output, k: &str, value: Option<&Value>, scope: S
         };
         let decider = match after.source {
             DirSource::CoworkOverride => Some("env CLAUDE_COWORK_MEMORY_PATH_OVERRIDE".to_string()),
-            DirSource::Setting(s) if s != written => Some(
-                dir_file(after).map_or_else(|| format!("{} settings", s.name()), |f| format!("{f} ({} settings)", s.name())),
-            ),
+            DirSource::Setting(s) if s != written => Some(dir_file(after).map_or_else(
+                || format!("{} settings", s.name()),
+                |f| format!("{f} ({} settings)", s.name()),
+            )),
             _ => None,
         };
         if let Some(d) = decider {

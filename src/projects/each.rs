@@ -92,10 +92,7 @@ fn refuse_one_dir(ctx: &Context) -> Result<(), Error> {
 pub fn context_for(ctx: &Context, row: &Row) -> Context {
     let mut request = row.request();
     request.team = ctx.request.team;
-    Context {
-        request,
-        ..ctx.clone()
-    }
+    Context { request, ..ctx.clone() }
 }
 
 /// Run `one` on every project and print the grouped result.

@@ -279,7 +279,14 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
     }
     let fallback = paths::enabled_chain(&env, &base_settings(&env, &config_home), None, None);
     let base_dir = base_memory_dir(&env, &config_home);
-    flags::decide(&mut rows, &live, &fallback, base_dir.as_ref(), &config_home, &memory_base);
+    flags::decide(
+        &mut rows,
+        &live,
+        &fallback,
+        base_dir.as_ref(),
+        &config_home,
+        &memory_base,
+    );
     // Agent memory of every project whose path is known (a guess is not).
     let mut roots: Vec<(PathBuf, Option<PathBuf>)> = rows
         .iter()

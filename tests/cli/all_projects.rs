@@ -221,9 +221,17 @@ fn all_projects_with_one_dir_named_is_a_usage_error_naming_both() {
     let dir = h.env.root().join("mem");
     let alpha = h.alpha.to_string_lossy().into_owned();
     let cases: [(&[&str], Option<&Path>, &str); 4] = [
-        (&["--dir", dir.to_str().unwrap(), "list", "--all-projects"], None, "--dir"),
+        (
+            &["--dir", dir.to_str().unwrap(), "list", "--all-projects"],
+            None,
+            "--dir",
+        ),
         (&["lint", "--all-projects"], Some(&dir), "MEMCTL_DIR"),
-        (&["--project", &alpha, "search", "--all-projects", "deploy"], None, "--project"),
+        (
+            &["--project", &alpha, "search", "--all-projects", "deploy"],
+            None,
+            "--project",
+        ),
         (&["truncate-check", "--all-projects"], Some(&dir), "MEMCTL_DIR"),
     ];
     for (args, memctl_dir, what) in cases {
@@ -256,14 +264,21 @@ fn all_projects_with_team_uses_each_team_dir_and_counts_the_others() {
         .join("memory/team");
     let text = "---\nname: team_rule\ndescription: the team's rule\ntype: feedback\n---\nReview every PR.\n";
     write_aged(&team.join("team_rule.md"), text.as_bytes(), 1.0);
-    write_aged(&team.join("MEMORY.md"), "- [team_rule](team_rule.md) — the team's rule\n".as_bytes(), 1.0);
+    write_aged(
+        &team.join("MEMORY.md"),
+        "- [team_rule](team_rule.md) — the team's rule\n".as_bytes(),
+        1.0,
+    );
     let (stdout, stderr, code) = run(&h.env, &["--team", "--json", "list", "--all-projects"]);
     assert_eq!(code, 0, "{stderr}");
     let doc: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(order(&doc), [h.alpha.display().to_string()]);
     assert!(stdout.contains("team_rule.md"), "{stdout}");
     assert!(!stdout.contains("alpha_one.md"), "{stdout}");
-    assert_eq!(doc["warnings"], serde_json::json!(["--team: 1 project without a team dir skipped"]));
+    assert_eq!(
+        doc["warnings"],
+        serde_json::json!(["--team: 1 project without a team dir skipped"])
+    );
     let (stdout, _, code) = run(&h.env, &["--team", "search", "--all-projects", "review"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("team_rule.md"), "{stdout}");
@@ -280,7 +295,9 @@ fn lint_fix_runs_on_every_project() {
     assert_ne!(code, 2, "{stdout}{stderr}");
     assert!(stdout.contains(&format!("== {}", h.beta.display())), "{stdout}");
     assert!(
-        fs::read_to_string(alpha.join("MEMORY.md")).unwrap().contains("(alpha_three.md)"),
+        fs::read_to_string(alpha.join("MEMORY.md"))
+            .unwrap()
+            .contains("(alpha_three.md)"),
         "{stdout}{stderr}"
     );
 }

@@ -123,10 +123,18 @@ fn user_and_local() -> Env {
     let env = project();
     let user = env.home().join(".claude/settings.json");
     fs::create_dir_all(user.parent().unwrap()).unwrap();
-    fs::write(&user, "{\"autoDreamEnabled\": true, \"autoMemoryDirectory\": \"~/usr\"}\n").unwrap();
+    fs::write(
+        &user,
+        "{\"autoDreamEnabled\": true, \"autoMemoryDirectory\": \"~/usr\"}\n",
+    )
+    .unwrap();
     let local = env.root().join("proj/.claude/settings.local.json");
     fs::create_dir_all(local.parent().unwrap()).unwrap();
-    fs::write(&local, "{\"autoDreamEnabled\": false, \"autoMemoryDirectory\": \"~/loc\"}\n").unwrap();
+    fs::write(
+        &local,
+        "{\"autoDreamEnabled\": false, \"autoMemoryDirectory\": \"~/loc\"}\n",
+    )
+    .unwrap();
     env
 }
 

@@ -528,7 +528,15 @@ fn a_plain_project_dir_is_not_taken_as_the_memory_dir() {
     // `--into-dir` takes it as it is.
     run(
         &h,
-        &["projects", "merge", "--yes", "--into-dir", &notes.to_string_lossy(), "--", key],
+        &[
+            "projects",
+            "merge",
+            "--yes",
+            "--into-dir",
+            &notes.to_string_lossy(),
+            "--",
+            key,
+        ],
     )
     .success();
     assert!(notes.join("feedback_testing.md").is_file());
@@ -541,8 +549,22 @@ fn a_plain_project_dir_is_not_taken_as_the_memory_dir() {
     assert!(empty.join("feedback_testing.md").is_file());
     let h = home();
     let missing = h.env.home().join("m3");
-    run(&h, &["projects", "merge", "--yes", "--", key, &missing.to_string_lossy()]).success();
+    run(
+        &h,
+        &["projects", "merge", "--yes", "--", key, &missing.to_string_lossy()],
+    )
+    .success();
     assert!(missing.join("feedback_testing.md").is_file());
-    run(&h, &["projects", "merge", "--yes", &missing.to_string_lossy(), &empty.to_string_lossy()]).success();
+    run(
+        &h,
+        &[
+            "projects",
+            "merge",
+            "--yes",
+            &missing.to_string_lossy(),
+            &empty.to_string_lossy(),
+        ],
+    )
+    .success();
     assert!(empty.join("feedback_testing.md").is_file());
 }

@@ -542,10 +542,7 @@ fn a_live_repo_with_an_origin_has_its_identity_before_memctl_wrote_to_it() {
     let run = env.args(["projects", "--json"]).run().success();
     let doc = run.json();
     assert_eq!(row(&doc, &app)["identity"], "github.com/alice/app", "{doc:#}");
-    let orphan = rows(&doc)
-        .iter()
-        .find(|r| r["project_path"] == "/gone/app")
-        .unwrap();
+    let orphan = rows(&doc).iter().find(|r| r["project_path"] == "/gone/app").unwrap();
     assert_eq!(flags(orphan), ["orphaned", "moved"], "{doc:#}");
     let moved = &orphan["flags"][1];
     assert_eq!(moved["related"][0], key(&app));
@@ -574,9 +571,15 @@ fn two_real_directories_that_differ_in_case_are_not_a_split() {
     let run = env.args(["projects", "--json"]).run().success();
     let doc = run.json();
     assert_eq!(flags(row(&doc, &upper)), ["split"], "{doc:#}");
-    assert_eq!(row(&doc, &upper)["flags"][0]["related"], serde_json::json!([key(&gone)]));
+    assert_eq!(
+        row(&doc, &upper)["flags"][0]["related"],
+        serde_json::json!([key(&gone)])
+    );
     assert_eq!(flags(row(&doc, &lower)), ["split"], "{doc:#}");
-    assert_eq!(row(&doc, &lower)["flags"][0]["related"], serde_json::json!([key(&gone)]));
+    assert_eq!(
+        row(&doc, &lower)["flags"][0]["related"],
+        serde_json::json!([key(&gone)])
+    );
     let g = row(&doc, &gone);
     assert_eq!(flags(g), ["orphaned", "split"], "{doc:#}");
     assert_eq!(g["flags"][1]["evidence"]["reason"], "case");
