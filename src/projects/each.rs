@@ -40,12 +40,18 @@ impl Tally {
 /// With `--team` (SPEC §3.14), only the projects that have a team dir, each run on
 /// it; the others are skipped and counted in a warning.
 pub fn rows(ctx: &Context, out: &mut Output) -> Result<Vec<Row>, Error> {
+    rows_for(ctx, out, ctx.request.team)
+}
+
+/// [`rows`], with `team` saying whether only the projects with a team dir count
+/// (`export` and `sync` move the main memory dir, `--team` or not).
+pub fn rows_for(ctx: &Context, out: &mut Output, team: bool) -> Result<Vec<Row>, Error> {
     refuse_one_dir(ctx)?;
     let found = discover(ctx, false)?;
     for w in found.warnings {
         out.warn(w);
     }
-    if !ctx.request.team {
+    if !team {
         return Ok(found.rows);
     }
     let (with, without): (Vec<Row>, Vec<Row>) = found

@@ -220,7 +220,7 @@ fn all_projects_with_one_dir_named_is_a_usage_error_naming_both() {
     let h = home();
     let dir = h.env.root().join("mem");
     let alpha = h.alpha.to_string_lossy().into_owned();
-    let cases: [(&[&str], Option<&Path>, &str); 4] = [
+    let cases: [(&[&str], Option<&Path>, &str); 5] = [
         (
             &["--dir", dir.to_str().unwrap(), "list", "--all-projects"],
             None,
@@ -233,6 +233,11 @@ fn all_projects_with_one_dir_named_is_a_usage_error_naming_both() {
             "--project",
         ),
         (&["truncate-check", "--all-projects"], Some(&dir), "MEMCTL_DIR"),
+        (
+            &["export", "--all-projects", "-o", "b.tar.gz"],
+            Some(&dir),
+            "MEMCTL_DIR",
+        ),
     ];
     for (args, memctl_dir, what) in cases {
         let mut cmd = h.env.command();
