@@ -373,7 +373,7 @@ fn split(rows: &mut [Row], lives: &[Option<Live>]) {
                 ("hash", None) => "the two hash variants of a long path".to_string(),
                 ("case", _) => "a case variant of the path".to_string(),
                 ("underscore", _) => "the path with `_` kept (Windows)".to_string(),
-                _ => "the same recorded identity".to_string(),
+                _ => "the same identity: one remote or root commit".to_string(),
             };
             let detail = format!("one repository under two keys ({why}); also: {}", related.join(", "));
             push(

@@ -622,3 +622,26 @@ fn a_user_memory_dir_redirects_rows_whose_path_is_a_guess() {
         )
     );
 }
+
+#[test]
+fn two_clones_of_one_remote_are_a_split_by_identity() {
+    // issue 32 point 14: two clones of one remote (memctl never wrote to either).
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let a = env.home().join("src/app");
+    let b = env.home().join("work/app-copy");
+    for (p, n) in [(&a, "note_a"), (&b, "note_b")] {
+        crate::support::checkout(p, "https://github.com/alice/app.git");
+        memories(&projects.join(key(p)).join("memory"), &[n], 2.0);
+        transcript(&env, &key(p), 1, p, 1.0);
+    }
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    for (p, other) in [(&a, &b), (&b, &a)] {
+        let r = row(&doc, p);
+        assert_eq!(r["identity"], "github.com/alice/app");
+        assert_eq!(flags(r), ["split"], "{doc:#}");
+        assert_eq!(r["flags"][0]["related"], serde_json::json!([key(other)]));
+        assert_eq!(r["flags"][0]["evidence"]["reason"], "identity");
+    }
+}
