@@ -138,7 +138,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'With --fix: print unified diffs and write nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --fix: write even while a live auto-dream holds the lock')
-            [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Lint every project''s memory dir (see `memctl projects`); exit 1 when any has findings')
+            [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Lint (with --fix: fix) every project''s memory dir (see `memctl projects`); exit 1 when any has findings')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
             [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')
@@ -551,6 +551,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             break
         }
         'memctl;projects;merge' {
+            [CompletionResult]::new('--into-dir', '--into-dir', [CompletionResultType]::ParameterName, 'Take DIR as the receiving memory dir as it is, whatever it holds')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')

@@ -2086,12 +2086,19 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__projects__subcmd__merge)
-            opts="-n -y -h --dry-run --yes --force --dir --project --team --json --color --no-history --help"
+            opts="-n -y -h --into-dir --dry-run --yes --force --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --into-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

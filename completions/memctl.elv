@@ -130,7 +130,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -n 'With --fix: print unified diffs and write nothing'
             cand --dry-run 'With --fix: print unified diffs and write nothing'
             cand --force 'With --fix: write even while a live auto-dream holds the lock'
-            cand --all-projects 'Lint every project''s memory dir (see `memctl projects`); exit 1 when any has findings'
+            cand --all-projects 'Lint (with --fix: fix) every project''s memory dir (see `memctl projects`); exit 1 when any has findings'
             cand --team 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -504,6 +504,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;projects;merge'= {
+            cand --into-dir 'Take DIR as the receiving memory dir as it is, whatever it holds'
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'

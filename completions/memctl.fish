@@ -135,7 +135,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand lint" -l strict -d 'Warnin
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l fix -d 'Apply the fixes of fixable rules (ML102, ML111, ML203, ML132)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -s n -l dry-run -d 'With --fix: print unified diffs and write nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l force -d 'With --fix: write even while a live auto-dream holds the lock'
-complete -c memctl -n "__fish_memctl_using_subcommand lint" -l all-projects -d 'Lint every project\'s memory dir (see `memctl projects`); exit 1 when any has findings'
+complete -c memctl -n "__fish_memctl_using_subcommand lint" -l all-projects -d 'Lint (with --fix: fix) every project\'s memory dir (see `memctl projects`); exit 1 when any has findings'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand lint" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -441,6 +441,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_s
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "merge" -d 'Move every memory of FROM into INTO (identical files merge; others get a -2 suffix)'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and not __fish_seen_subcommand_from merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l into-dir -d 'Take DIR as the receiving memory dir as it is, whatever it holds' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'

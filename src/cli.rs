@@ -323,8 +323,12 @@ pub struct MergeArgs {
     pub from: OsString,
 
     /// The memory dir that receives the memories: a dir, a key or a project path
-    #[arg(value_name = "INTO", value_hint = ValueHint::DirPath)]
-    pub into: OsString,
+    #[arg(value_name = "INTO", value_hint = ValueHint::DirPath, required_unless_present = "into_dir")]
+    pub into: Option<OsString>,
+
+    /// Take DIR as the receiving memory dir as it is, whatever it holds
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, conflicts_with = "into")]
+    pub into_dir: Option<PathBuf>,
 
     /// Print what would move; change nothing
     #[arg(long, short = 'n')]
@@ -753,8 +757,8 @@ pub struct LintArgs {
     #[arg(long, requires = "fix")]
     pub force: bool,
 
-    /// Lint every project's memory dir (see `memctl projects`); exit 1 when any has findings
-    #[arg(long, conflicts_with_all = ["fix", "list_rules", "explain"])]
+    /// Lint (with --fix: fix) every project's memory dir (see `memctl projects`); exit 1 when any has findings
+    #[arg(long, conflicts_with_all = ["list_rules", "explain"])]
     pub all_projects: bool,
 }
 

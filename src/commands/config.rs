@@ -11,7 +11,8 @@ use crate::cli::{ConfigArgs, ConfigCommand, SettingsScope};
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::output::Output;
-use crate::paths::Resolution;
+use crate::paths::settings::Source;
+use crate::paths::{DirSource, Resolution};
 use crate::settings_file::{self, Change, SettingsFile};
 
 const KEYS: [&str; 3] = ["autoMemoryEnabled", "autoDreamEnabled", "autoMemoryDirectory"];
@@ -26,7 +27,7 @@ struct Setting {
 
 #[derive(Serialize)]
 struct Lever {
-    name: &'static str,
+    name: String,
     value: Option<String>,
     effect: &'static str,
 }
@@ -64,16 +65,9 @@ pub fn run(args: &ConfigArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     }
 }
 
-/// Each key's effective value and where it came from.
+/// Each key's effective value and where it came from: the file is the settings
+/// file that decides (local settings when they do), never merely the last one read.
 fn shown(res: &Resolution) -> Shown {
-    let file_of = |key: &str| {
-        res.settings.iter().rev().find_map(|s| match &s.state {
-            crate::paths::settings::State::Loaded(keys) => {
-                keys.iter().find(|(k, _, _)| k == key).map(|(_, _, f)| f.clone())
-            }
-            _ => None,
-        })
-    };
     let settings = vec![
         Setting {
             key: "autoMemoryEnabled",
@@ -85,13 +79,13 @@ fn shown(res: &Resolution) -> Shown {
             key: "autoDreamEnabled",
             value: res.auto_dream.value.map_or(Value::Null, Value::Bool),
             source: res.auto_dream.lever.clone(),
-            file: file_of("autoDreamEnabled"),
+            file: crate::paths::enabled::merged_bool_file(&res.settings, "autoDreamEnabled"),
         },
         Setting {
             key: "autoMemoryDirectory",
             value: Value::String(res.shown()),
             source: res.source.as_str().to_string(),
-            file: file_of("autoMemoryDirectory"),
+            file: dir_file(res),
         },
     ];
     let levers = res
@@ -99,12 +93,41 @@ fn shown(res: &Resolution) -> Shown {
         .chain
         .iter()
         .map(|r| Lever {
-            name: r.rule,
+            name: lever_name(r.rule, res),
             value: r.value.clone(),
             effect: if r.applies { "decides" } else { "no effect" },
         })
         .collect();
     Shown { settings, levers }
+}
+
+/// The settings file whose `autoMemoryDirectory` decides the memory dir, if one does.
+fn dir_file(res: &Resolution) -> Option<String> {
+    let DirSource::Setting(source) = res.source else {
+        return None;
+    };
+    let s = res.settings.iter().find(|s| s.source == source)?;
+    s.get("autoMemoryDirectory").map(|(_, f)| f.to_string())
+}
+
+/// The lever a row of the enabled chain stands for (SPEC §3.14): the environment
+/// variable, or the settings key with its file — not the rule id of `path --json`.
+fn lever_name(rule: &str, res: &Resolution) -> String {
+    match rule {
+        "safe_mode_env" => "CLAUDE_CODE_SAFE_MODE".into(),
+        "disable_env" => "CLAUDE_CODE_DISABLE_AUTO_MEMORY".into(),
+        "simple_env" => "CLAUDE_CODE_SIMPLE".into(),
+        "remote_env" => "CLAUDE_CODE_REMOTE".into(),
+        "managed_read_restriction" => match crate::paths::enabled::read_restriction_file(&res.settings) {
+            Some(f) => format!("permissions.blockReadsOutsideWorkingDirectories in {f}"),
+            None => "permissions.blockReadsOutsideWorkingDirectories".into(),
+        },
+        "setting" => match crate::paths::enabled::merged_bool_file(&res.settings, "autoMemoryEnabled") {
+            Some(f) => format!("autoMemoryEnabled in {f}"),
+            None => "autoMemoryEnabled".into(),
+        },
+        other => other.into(),
+    }
 }
 
 fn show(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
@@ -275,17 +298,20 @@ fn edit(
     };
     if !dry_run {
         let after = ctx.resolve()?;
-        warn_if_overridden(out, k, value.as_ref(), &after);
+        warn_if_overridden(out, k, value.as_ref(), scope, &after);
         if after.memdir.main() != res.memdir.main() {
             let n = crate::scan::scan(res.memdir.main()).total;
             doc.old_dir = Some(res.shown());
             doc.old_dir_memories = Some(n);
             if n > 0 {
                 out.note(format!(
-                    "the memory dir moved to {}; the old dir {} still holds {n} memor{}: move the files there to keep them",
+                    "the memory dir moved to {}; the old dir {} still holds {n} memor{}: move {} with `memctl projects merge {} {}`",
                     after.shown(),
                     res.shown(),
-                    if n == 1 { "y" } else { "ies" }
+                    if n == 1 { "y" } else { "ies" },
+                    if n == 1 { "it" } else { "them" },
+                    res.shown(),
+                    after.shown(),
                 ));
             }
         }
@@ -310,8 +336,30 @@ fn edit(
 }
 
 /// A higher-priority source or an environment lever that decides otherwise.
-fn warn_if_overridden(out: &mut Output, k: &str, value: Option<&Value>, after: &Resolution) {
+fn warn_if_overridden(out: &mut Output, k: &str, value: Option<&Value>, scope: SettingsScope, after: &Resolution) {
     let Some(v) = value else { return };
+    if k == "autoMemoryDirectory" {
+        let written = match scope {
+            SettingsScope::User => Source::User,
+            SettingsScope::Local => Source::Local,
+            SettingsScope::Project => Source::Project,
+        };
+        let decider = match after.source {
+            DirSource::CoworkOverride => Some("env CLAUDE_COWORK_MEMORY_PATH_OVERRIDE".to_string()),
+            DirSource::Setting(s) if s != written => Some(dir_file(after).map_or_else(
+                || format!("{} settings", s.name()),
+                |f| format!("{f} ({} settings)", s.name()),
+            )),
+            _ => None,
+        };
+        if let Some(d) = decider {
+            out.warn(format!(
+                "the memory dir is still {}: {d} decides over the file just written",
+                after.shown()
+            ));
+        }
+        return;
+    }
     let (effective, source) = match k {
         "autoMemoryEnabled" => (Value::Bool(after.enabled.value), after.enabled.lever.clone()),
         "autoDreamEnabled" => (

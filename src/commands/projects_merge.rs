@@ -16,7 +16,15 @@ use crate::store::{self, Recording, Writer};
 
 pub fn run(args: &MergeArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let from = merge::locate(&args.from, &ctx.env)?;
-    let into = merge::locate_into(&args.into, &ctx.env)?;
+    let into = match (&args.into_dir, &args.into) {
+        (Some(dir), _) => Located::dir(&ctx.env.cwd.join(dir)),
+        (None, Some(into)) => merge::locate_into(into, &ctx.env)?,
+        (None, None) => {
+            return Err(Error::new(Kind::Usage, "INTO is missing")
+                .hint("give INTO (a memory dir, a key or a project path) or --into-dir DIR")
+                .into());
+        }
+    };
     merge::ensure_distinct(&from, &into)?;
     let plan = merge::plan(&from.dir, &into.dir)?;
     if plan.moves.is_empty() {

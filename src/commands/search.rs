@@ -61,7 +61,12 @@ fn all_dirs(ctx: &Context, out: &mut Output) -> Result<(Vec<MemoryDir>, Scope)> 
     let mut labels = HashMap::new();
     let mut dirs = Vec::new();
     for row in &rows {
-        let dir = MemoryDir::open(row.memory_dir.clone(), DirScope::Main);
+        let scope = if ctx.request.team {
+            DirScope::Team
+        } else {
+            DirScope::Main
+        };
+        let dir = MemoryDir::open(row.memory_dir.clone(), scope);
         let label = row
             .project_path
             .as_ref()

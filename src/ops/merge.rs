@@ -44,6 +44,15 @@ pub struct Located {
 }
 
 impl Located {
+    /// A directory taken as the memory dir itself (`--into-dir`, or a missing INTO).
+    pub fn dir(path: &Path) -> Located {
+        Located {
+            dir: MemoryDir::open(path, Scope::Main),
+            named: Named::Dir,
+            project: None,
+        }
+    }
+
     /// How the argument was understood, for the text output.
     pub fn how(&self) -> String {
         match &self.named {
@@ -82,6 +91,19 @@ fn locate_in(arg: &OsStr, env: &Env, new_key: bool) -> Result<Located, Error> {
     let path = env.cwd.join(arg);
     let config_home = config_home(&env);
     if path.is_dir() && !is_project(&path, config_home.as_deref()) {
+        if new_key && !memory_destination(&path, config_home.as_deref()) {
+            return Err(Error::new(
+                Kind::InvalidInput,
+                format!(
+                    "not a memory dir (it holds files but no memories) nor a project: {}",
+                    path.display()
+                ),
+            )
+            .hint(format!(
+                "merging would write memories among its files; to use it anyway, pass `--into-dir {}`",
+                path.display()
+            )));
+        }
         return Ok(Located {
             dir: MemoryDir::open(&path, Scope::Main),
             named: Named::Dir,
@@ -135,6 +157,10 @@ fn locate_in(arg: &OsStr, env: &Env, new_key: bool) -> Result<Located, Error> {
             }
         }
     }
+    // SPEC §3.14: a missing destination is the memory dir the merge creates.
+    if new_key && fs::symlink_metadata(&path).is_err() {
+        return Ok(Located::dir(&path));
+    }
     Err(Error::new(
         Kind::NotFound,
         format!(
@@ -153,6 +179,40 @@ fn config_home(env: &Env) -> Option<String> {
         team: false,
     };
     paths::resolve(&req, env).ok()?.config_home
+}
+
+/// Whether an existing directory that is not a project may receive a merge as a
+/// memory dir (SPEC §3.14): it is under `<config home>/projects/*/memory/`, it is
+/// empty, or it already holds memory files (`.md` files with frontmatter, or a
+/// `MEMORY.md`). A plain directory of other files is not.
+fn memory_destination(dir: &Path, config_home: Option<&str>) -> bool {
+    let real = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if let Some(h) = config_home
+        && let Ok(projects) = fs::canonicalize(Path::new(h).join("projects"))
+        && let Ok(rest) = real.strip_prefix(&projects)
+        && rest.components().nth(1).is_some_and(|c| c.as_os_str() == "memory")
+    {
+        return true;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    let mut empty = true;
+    for e in entries.filter_map(Result::ok) {
+        empty = false;
+        let name = e.file_name();
+        if name == INDEX {
+            return true;
+        }
+        let is_file = e.file_type().is_ok_and(|t| t.is_file());
+        if is_file
+            && Path::new(&name).extension().is_some_and(|x| x == "md")
+            && fsread::read_small_text(&e.path()).is_some_and(|t| t.starts_with("---"))
+        {
+            return true;
+        }
+    }
+    empty
 }
 
 /// Whether an existing directory names a project rather than a memory dir.

@@ -64,6 +64,11 @@ pub(crate) fn merged_bool(settings: &[Settings], key: &str) -> Option<(bool, Str
     merged_bool_with_file(settings, key).map(|(b, lever, _)| (b, lever))
 }
 
+/// The settings file whose value of `key` decides, when one does.
+pub fn merged_bool_file(settings: &[Settings], key: &str) -> Option<String> {
+    merged_bool_with_file(settings, key).map(|(_, _, f)| f)
+}
+
 fn merged_bool_with_file(settings: &[Settings], key: &str) -> Option<(bool, String, String)> {
     [
         Source::Policy,

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{Row, discover};
 use crate::context::Context;
-use crate::error::Error;
+use crate::error::{Error, Kind};
 use crate::output::{Output, Tone, paint};
 
 /// What the per-project runs came to.
@@ -37,20 +37,68 @@ impl Tally {
 
 /// The rows `--all-projects` runs on (those with memories), with discovery's
 /// warnings already given to `out`.
+/// With `--team` (SPEC §3.14), only the projects that have a team dir, each run on
+/// it; the others are skipped and counted in a warning.
 pub fn rows(ctx: &Context, out: &mut Output) -> Result<Vec<Row>, Error> {
+    rows_for(ctx, out, ctx.request.team)
+}
+
+/// [`rows`], with `team` saying whether only the projects with a team dir count
+/// (`export` and `sync` move the main memory dir, `--team` or not).
+pub fn rows_for(ctx: &Context, out: &mut Output, team: bool) -> Result<Vec<Row>, Error> {
+    refuse_one_dir(ctx)?;
     let found = discover(ctx, false)?;
     for w in found.warnings {
         out.warn(w);
     }
-    Ok(found.rows)
+    if !team {
+        return Ok(found.rows);
+    }
+    let (with, without): (Vec<Row>, Vec<Row>) = found
+        .rows
+        .into_iter()
+        .partition(|r| r.memory_dir.join(crate::memdir::TEAM).is_dir());
+    if !without.is_empty() {
+        let n = without.len();
+        out.warn(format!(
+            "--team: {n} project{} without a team dir skipped",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(with)
 }
 
-/// The context that runs a one-dir command on `row`.
-pub fn context_for(ctx: &Context, row: &Row) -> Context {
-    Context {
-        request: row.request(),
-        ..ctx.clone()
+/// SPEC §3.14: `--all-projects` names every project, `--dir`, `MEMCTL_DIR` and
+/// `--project` name one; together they are a usage error naming both.
+fn refuse_one_dir(ctx: &Context) -> Result<(), Error> {
+    let one = if ctx.request.dir.is_some() {
+        Some("--dir")
+    } else if ctx.env.get_os("MEMCTL_DIR").is_some_and(|d| !d.is_empty()) {
+        Some("MEMCTL_DIR")
+    } else if ctx.request.project.is_some() {
+        Some("--project")
+    } else {
+        None
+    };
+    match one {
+        Some(what) => Err(Error::new(
+            Kind::Usage,
+            format!("--all-projects cannot be combined with {what}: {what} names one memory dir"),
+        )
+        .hint(if what == "MEMCTL_DIR" {
+            "unset MEMCTL_DIR to run on every project, or drop --all-projects".to_string()
+        } else {
+            format!("drop {what} to run on every project, or drop --all-projects")
+        })),
+        None => Ok(()),
     }
+}
+
+/// The context that runs a one-dir command on `row` (its team dir with `--team`).
+pub fn context_for(ctx: &Context, row: &Row) -> Context {
+    let mut request = row.request();
+    request.team = ctx.request.team;
+    Context { request, ..ctx.clone() }
 }
 
 /// Run `one` on every project and print the grouped result.

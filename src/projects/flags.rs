@@ -93,6 +93,7 @@ pub(super) fn decide(
     rows: &mut [Row],
     live: &HashMap<PathBuf, Option<Live>>,
     fallback: &Enabled,
+    base_dir: Option<&(PathBuf, String, String)>,
     config_home: &Path,
     memory_base: &Path,
 ) {
@@ -106,7 +107,10 @@ pub(super) fn decide(
     for (row, l) in rows.iter_mut().zip(&lives) {
         orphaned(row);
         disabled(row, l.as_ref(), fallback);
-        redirected(row, l.as_ref(), config_home, memory_base);
+        match l {
+            Some(l) => redirected(row, Some(l), config_home, memory_base),
+            None => redirected_by_base(row, base_dir),
+        }
         shared_key(row);
     }
     split(rows, &lives);
@@ -169,6 +173,33 @@ fn redirected(row: &mut Row, l: Option<&Live>, config_home: &Path, memory_base: 
         _ => return,
     };
     let reads = crate::paths::with_sep(&l.memdir);
+    let n = row.memories;
+    push(
+        row,
+        Flag::Redirected,
+        format!(
+            "{n} {} stranded: Claude Code reads {reads} instead ({lever})",
+            if n == 1 { "memory" } else { "memories" }
+        ),
+        vec![reads.clone()],
+        Evidence::Redirected {
+            stranded: n,
+            reads,
+            lever,
+        },
+    );
+}
+
+/// A row with no live project to resolve (its path is a guess, or gone): a memory
+/// dir that policy or user settings give every project is where Claude Code reads,
+/// so a keyed dir's memories are stranded (SPEC §9 `redirected`).
+fn redirected_by_base(row: &mut Row, base_dir: Option<&(PathBuf, String, String)>) {
+    let Some((dir, file, value)) = base_dir else { return };
+    if row.key.is_none() || row.memories == 0 || same_dir(dir, &row.memory_dir) {
+        return;
+    }
+    let lever = format!("autoMemoryDirectory {value} in {file}");
+    let reads = crate::paths::with_sep(dir);
     let n = row.memories;
     push(
         row,
@@ -274,9 +305,28 @@ fn split(rows: &mut [Row], lives: &[Option<Live>]) {
         true,
     );
     by(&|i| rows[i].identity.clone(), "identity", false);
+    // Keys of one family are one path only when their project paths can be: two
+    // existing directories with different real paths (`~/Src/App` and `~/src/app`
+    // on a case-sensitive filesystem, `a_b` and `a-b`) are two projects.
+    let real_of = |i: usize| {
+        rows[i]
+            .project_path
+            .as_ref()
+            .filter(|_| rows[i].project_exists)
+            .and_then(|p| std::fs::canonicalize(p).ok())
+    };
+    let reals: Vec<Option<PathBuf>> = (0..rows.len()).map(real_of).collect();
+    let distinct = |i: usize, j: usize| matches!((&reals[i], &reals[j]), (Some(a), Some(b)) if a != b);
     for (group, reason, root) in groups {
         for &i in &group {
-            let others: Vec<usize> = group.iter().copied().filter(|&j| j != i).collect();
+            let others: Vec<usize> = group
+                .iter()
+                .copied()
+                .filter(|&j| j != i && (reason != "family" || !distinct(i, j)))
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
             let key = rows[i].key.clone().unwrap_or_default();
             let reason = match reason {
                 "family" => family_reason(&key, rows[others[0]].key.as_deref().unwrap_or("")),
@@ -323,7 +373,7 @@ fn split(rows: &mut [Row], lives: &[Option<Live>]) {
                 ("hash", None) => "the two hash variants of a long path".to_string(),
                 ("case", _) => "a case variant of the path".to_string(),
                 ("underscore", _) => "the path with `_` kept (Windows)".to_string(),
-                _ => "the same recorded identity".to_string(),
+                _ => "the same identity: one remote or root commit".to_string(),
             };
             let detail = format!("one repository under two keys ({why}); also: {}", related.join(", "));
             push(

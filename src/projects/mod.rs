@@ -63,7 +63,8 @@ pub struct Row {
     #[serde(serialize_with = "opt_path_str")]
     pub project_path: Option<PathBuf>,
     pub project_path_source: PathSource,
-    /// The identity (SPEC §11.1) the history store recorded for this dir.
+    /// The identity (SPEC §11.1): the live project's, derived from its repository
+    /// now, else the one the history store recorded for this dir.
     pub identity: Option<String>,
     pub memories: usize,
     pub size_bytes: u64,
@@ -232,11 +233,15 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
     // History stores whose memory dir still exists.
     let stores = stores::read_all(&ctx.history);
     let mut identities: HashMap<PathBuf, String> = HashMap::new();
+    let mut root_commits: HashMap<PathBuf, String> = HashMap::new();
     let reals: HashMap<PathBuf, PathBuf> = found.keys().map(|k| (real(k), k.clone())).collect();
     for s in &stores {
         let real = real(&s.memory_dir);
         if let Some(id) = &s.identity {
             identities.insert(real.clone(), id.clone());
+        }
+        if let Some(sha) = &s.root_commit {
+            root_commits.insert(real.clone(), sha.clone());
         }
         if !s.memory_dir.is_dir() {
             continue;
@@ -269,8 +274,19 @@ pub fn discover(ctx: &Context, include_empty: bool) -> Result<Discovery, Error> 
             measure(dir, c, list.map(Vec::as_slice), row_cwds, identity, now_ms)
         })
         .collect();
+    for row in &mut rows {
+        live_identity(&env, row, &live, &root_commits);
+    }
     let fallback = paths::enabled_chain(&env, &base_settings(&env, &config_home), None, None);
-    flags::decide(&mut rows, &live, &fallback, &config_home, &memory_base);
+    let base_dir = base_memory_dir(&env, &config_home);
+    flags::decide(
+        &mut rows,
+        &live,
+        &fallback,
+        base_dir.as_ref(),
+        &config_home,
+        &memory_base,
+    );
     // Agent memory of every project whose path is known (a guess is not).
     let mut roots: Vec<(PathBuf, Option<PathBuf>)> = rows
         .iter()
@@ -383,6 +399,19 @@ fn setting_dirs(env: &paths::Env, config_home: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The memory dir that policy or user settings give every project (SPEC §2.2.1,
+/// step 2 in precedence): its (dir, file, value). `None` when neither sets one, or
+/// when the deciding value is invalid (Claude Code then uses the default path).
+fn base_memory_dir(env: &paths::Env, config_home: &Path) -> Option<(PathBuf, String, String)> {
+    let home = env.home();
+    let (v, file) = base_settings(env, config_home)
+        .iter()
+        .find_map(|s| s.get("autoMemoryDirectory").map(|(v, f)| (v.clone(), f.to_string())))?;
+    let raw = v.as_str()?;
+    let dir = paths::validate::validate_memory_path(Some(raw), true, home.as_deref()).ok()?;
+    Some((strip_sep(Path::new(&dir)), file, raw.to_string()))
+}
+
 /// The settings that apply to every project: policy and user.
 fn base_settings(env: &paths::Env, config_home: &Path) -> Vec<paths::settings::Settings> {
     use paths::settings::{self, Source};
@@ -390,6 +419,33 @@ fn base_settings(env: &paths::Env, config_home: &Path) -> Vec<paths::settings::S
         settings::load_policy(&env.policy_file),
         settings::load(Source::User, &config_home.join("settings.json")),
     ]
+}
+
+/// The identity (SPEC §11.1) of a row whose project path is a live directory,
+/// derived from the repository's config now (the remote first): a recorded identity
+/// goes stale when `origin` is added or changed, and a repository memctl never wrote
+/// to has none recorded. The recorded one stays when the live project has none.
+/// The root commit cached in the store is used (checked), never written here.
+fn live_identity(
+    env: &paths::Env,
+    row: &mut Row,
+    live: &HashMap<PathBuf, Option<Live>>,
+    root_commits: &HashMap<PathBuf, String>,
+) {
+    let Some(p) = row.project_path.as_ref().filter(|_| row.project_exists) else {
+        return;
+    };
+    let root = match live.get(p) {
+        Some(l) => l.as_ref().map(|l| l.canonical_root.clone()),
+        None => resolve_live(env, p).map(|l| l.canonical_root),
+    };
+    let Some(root) = root.filter(|r| !r.is_empty()) else {
+        return;
+    };
+    let cached = root_commits.get(&real(&row.memory_dir)).map(String::as_str);
+    if let Some(found) = crate::identity::resolve(Path::new(&root), cached) {
+        row.identity = Some(found.identity.id);
+    }
 }
 
 /// Resolve a project path as Claude Code would for a session there; `None` when

@@ -52,7 +52,7 @@ pub fn one(ctx: &Context, as_id: Option<&str>, require_dir: bool) -> Result<Sour
 /// Every project with memories that has an identity; the others are named in a warning.
 pub fn all(ctx: &Context, out: &mut Output) -> Result<Vec<Source>, Error> {
     let mut sources: Vec<Source> = Vec::new();
-    for row in each::rows(ctx, out)? {
+    for row in each::rows_for(ctx, out, false)? {
         let identity = row.identity_now();
         let Some(identity) = identity.filter(|i| check_identity(i).is_ok()) else {
             out.warn(format!(

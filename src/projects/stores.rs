@@ -12,6 +12,8 @@ pub struct StoreInfo {
     pub project_root: Option<PathBuf>,
     /// `memctl.identity` (SPEC §11.1), when recorded.
     pub identity: Option<String>,
+    /// `memctl.rootCommit`, the cached root commit (SPEC §11.1), when recorded.
+    pub root_commit: Option<String>,
 }
 
 /// Every store under the history root, in name order; none when history is off.
@@ -49,6 +51,7 @@ pub fn parse(text: &str) -> Option<StoreInfo> {
         memory_dir: PathBuf::from(value("memctl.memoryDir")?),
         project_root: value("memctl.projectRoot").map(PathBuf::from),
         identity: value("memctl.identity").filter(|v| !v.is_empty()),
+        root_commit: value(crate::identity::ROOT_COMMIT_KEY).filter(|v| !v.is_empty()),
     })
 }
 

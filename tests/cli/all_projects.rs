@@ -213,3 +213,96 @@ fn search_ranks_across_projects_and_labels_their_files() {
     let (_, _, code) = run(&h.env, &["--project", h.alpha.to_str().unwrap(), "search", "deploy"]);
     assert_eq!(code, 1);
 }
+
+#[test]
+fn all_projects_with_one_dir_named_is_a_usage_error_naming_both() {
+    // issue 32, SPEC §3.14: `--all-projects` with `--dir`, `MEMCTL_DIR` or `--project`.
+    let h = home();
+    let dir = h.env.root().join("mem");
+    let alpha = h.alpha.to_string_lossy().into_owned();
+    let cases: [(&[&str], Option<&Path>, &str); 5] = [
+        (
+            &["--dir", dir.to_str().unwrap(), "list", "--all-projects"],
+            None,
+            "--dir",
+        ),
+        (&["lint", "--all-projects"], Some(&dir), "MEMCTL_DIR"),
+        (
+            &["--project", &alpha, "search", "--all-projects", "deploy"],
+            None,
+            "--project",
+        ),
+        (&["truncate-check", "--all-projects"], Some(&dir), "MEMCTL_DIR"),
+        (
+            &["export", "--all-projects", "-o", "b.tar.gz"],
+            Some(&dir),
+            "MEMCTL_DIR",
+        ),
+    ];
+    for (args, memctl_dir, what) in cases {
+        let mut cmd = h.env.command();
+        if let Some(d) = memctl_dir {
+            cmd.env("MEMCTL_DIR", d);
+        }
+        let out = cmd.args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "memctl: --all-projects cannot be combined with {what}: {what} names one memory dir\nhint: "
+            )),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn all_projects_with_team_uses_each_team_dir_and_counts_the_others() {
+    // issue 32, SPEC §3.14: `--team --all-projects` works on each project's team dir.
+    let h = home();
+    let team = h
+        .env
+        .home()
+        .join(".claude/projects")
+        .join(key(&h.alpha))
+        .join("memory/team");
+    let text = "---\nname: team_rule\ndescription: the team's rule\ntype: feedback\n---\nReview every PR.\n";
+    write_aged(&team.join("team_rule.md"), text.as_bytes(), 1.0);
+    write_aged(
+        &team.join("MEMORY.md"),
+        "- [team_rule](team_rule.md) — the team's rule\n".as_bytes(),
+        1.0,
+    );
+    let (stdout, stderr, code) = run(&h.env, &["--team", "--json", "list", "--all-projects"]);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(order(&doc), [h.alpha.display().to_string()]);
+    assert!(stdout.contains("team_rule.md"), "{stdout}");
+    assert!(!stdout.contains("alpha_one.md"), "{stdout}");
+    assert_eq!(
+        doc["warnings"],
+        serde_json::json!(["--team: 1 project without a team dir skipped"])
+    );
+    let (stdout, _, code) = run(&h.env, &["--team", "search", "--all-projects", "review"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("team_rule.md"), "{stdout}");
+}
+
+#[test]
+fn lint_fix_runs_on_every_project() {
+    // issue 32, SPEC §3.14: `lint --fix --all-projects` is an option, not a refusal.
+    let h = home();
+    let alpha = h.env.home().join(".claude/projects").join(key(&h.alpha)).join("memory");
+    let text = "---\nname: alpha_three\ndescription: about alpha_three\ntype: project\n---\nAlpha body.\n";
+    write_aged(&alpha.join("alpha_three.md"), text.as_bytes(), 2.0);
+    let (stdout, stderr, code) = run(&h.env, &["lint", "--fix", "--all-projects"]);
+    assert_ne!(code, 2, "{stdout}{stderr}");
+    assert!(stdout.contains(&format!("== {}", h.beta.display())), "{stdout}");
+    assert!(
+        fs::read_to_string(alpha.join("MEMORY.md"))
+            .unwrap()
+            .contains("(alpha_three.md)"),
+        "{stdout}{stderr}"
+    );
+}

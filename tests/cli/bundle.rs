@@ -597,3 +597,46 @@ fn import_fsyncs_each_file_once_and_each_directory_once() {
     assert_eq!(f13 - f3, 10, "fsyncs: {f3} for 3 files, {f13} for 13");
     assert_eq!(r13, r3, "readlinks: {r3} for 3 files, {r13} for 13");
 }
+
+#[test]
+fn an_origin_added_later_wins_over_the_recorded_root_commit() {
+    // issue 32 point 13, SPEC §11.1: the remote comes first, re-derived from the
+    // repository's config, never a stale recorded `root:<sha>`.
+    let env = Env::new().resolved();
+    let proj = env.root().join("app");
+    fs::create_dir_all(&proj).unwrap();
+    crate::support::git(&proj, &["init", "-q"]);
+    fs::write(proj.join("README"), "x\n").unwrap();
+    crate::support::git(&proj, &["add", "README"]);
+    crate::support::git(&proj, &["commit", "-qm", "init"]);
+    let (_, out, _) = memctl(&env, &proj, &[], &["path"]);
+    let mem = PathBuf::from(out.trim());
+    fs::create_dir_all(&mem).unwrap();
+    fs::write(mem.join("user_a.md"), memory("a", "user", "body a")).unwrap();
+    fs::write(mem.join("MEMORY.md"), "- [A](user_a.md) — a\n").unwrap();
+    // memctl writes to it (its history store records `root:<sha>`) before origin exists.
+    let (code, _, err) = memctl(&env, &proj, &[], &["snapshot"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = memctl(&env, &proj, &[], &["projects", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        doc["projects"][0]["identity"].as_str().unwrap().starts_with("root:"),
+        "{doc}"
+    );
+    crate::support::git(&proj, &["remote", "add", "origin", ORIGIN]);
+    let (_, out, _) = memctl(&env, &proj, &[], &["projects", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["projects"][0]["identity"], "github.com/Alice/App", "{doc}");
+    // The project's own bundle comes back home.
+    let bundle = env.root().join("b.tar.gz");
+    let (code, _, err) = memctl(&env, &proj, &[], &["export", "-o", bundle.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    fs::remove_file(mem.join("user_a.md")).unwrap();
+    let (code, out, err) = memctl(&env, &proj, &[], &["import", "--yes", bundle.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    assert_eq!(
+        fs::read_to_string(mem.join("user_a.md")).unwrap(),
+        memory("a", "user", "body a")
+    );
+}

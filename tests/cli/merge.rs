@@ -591,3 +591,67 @@ fn a_merge_killed_after_any_of_its_writes_is_finished_by_a_rerun() {
     // 3 files created, 2 indexes written, 4 files removed.
     assert_eq!(killed, 9, "the merge made {killed} file operations");
 }
+
+#[test]
+fn a_plain_project_dir_is_not_taken_as_the_memory_dir() {
+    // issue 32 point 15, SPEC §3.14: `~/src/notes` (not git, no `.claude/`, files
+    // but no memories) is refused with a hint to `--into-dir`; nothing is written.
+    let h = home();
+    let notes = h.env.home().join("src/notes");
+    fs::create_dir_all(&notes).unwrap();
+    fs::write(notes.join("todo.txt"), "buy milk\n").unwrap();
+    fs::write(notes.join("ideas.md"), "# Ideas\nplain markdown\n").unwrap();
+    let key = "-home-alice-old-app";
+    let before = (tree(&h.old), tree(&notes));
+    let r = run(&h, &["projects", "merge", "--yes", "--", key, &notes.to_string_lossy()]).code(2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "memctl: not a memory dir (it holds files but no memories) nor a project: {n}\nhint: merging would write memories among its files; to use it anyway, pass `--into-dir {n}`\n",
+            n = notes.display()
+        )
+    );
+    assert_eq!((tree(&h.old), tree(&notes)), before);
+    // `--into-dir` takes it as it is.
+    run(
+        &h,
+        &[
+            "projects",
+            "merge",
+            "--yes",
+            "--into-dir",
+            &notes.to_string_lossy(),
+            "--",
+            key,
+        ],
+    )
+    .success();
+    assert!(notes.join("feedback_testing.md").is_file());
+    assert!(notes.join("todo.txt").is_file());
+    // An empty dir, a missing one and a dir that holds memories are memory dirs.
+    let h = home();
+    let empty = h.env.home().join("empty");
+    fs::create_dir_all(&empty).unwrap();
+    run(&h, &["projects", "merge", "--yes", "--", key, &empty.to_string_lossy()]).success();
+    assert!(empty.join("feedback_testing.md").is_file());
+    let h = home();
+    let missing = h.env.home().join("m3");
+    run(
+        &h,
+        &["projects", "merge", "--yes", "--", key, &missing.to_string_lossy()],
+    )
+    .success();
+    assert!(missing.join("feedback_testing.md").is_file());
+    run(
+        &h,
+        &[
+            "projects",
+            "merge",
+            "--yes",
+            &missing.to_string_lossy(),
+            &empty.to_string_lossy(),
+        ],
+    )
+    .success();
+    assert!(empty.join("feedback_testing.md").is_file());
+}

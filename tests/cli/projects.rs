@@ -43,7 +43,9 @@ fn transcript(env: &Env, key: &str, n: u8, cwd: &Path, hours: f64) {
 fn repo(dir: &Path) {
     fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q"]);
-    fs::write(dir.join("README"), "x\n").unwrap();
+    // Content of its own: two repositories with one root commit are one project
+    // (SPEC §11.1), and commits made in the same second would otherwise be equal.
+    fs::write(dir.join("README"), format!("{}\n", dir.display())).unwrap();
     git(dir, &["add", "README"]);
     git(dir, &["commit", "-qm", "init"]);
 }
@@ -513,4 +515,133 @@ fn an_invalid_store_list_is_a_warning() {
         serde_json::json!({"set": false, "stores": [], "error": null, "recall_mode": {"value": false, "lever": null}})
     );
     assert_eq!(doc["agent_memory_dirs"], serde_json::json!([]));
+}
+
+#[test]
+fn a_live_repo_with_an_origin_has_its_identity_before_memctl_wrote_to_it() {
+    // issue 32 point 14, SPEC §9 and §11.1: the live identity is derived, so an
+    // orphaned row whose history recorded the same identity is flagged `moved`.
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let app = env.home().join("src/app");
+    crate::support::checkout(&app, "git@github.com:alice/app.git");
+    memories(&projects.join(key(&app)).join("memory"), &["live_note"], 2.0);
+    transcript(&env, &key(&app), 1, &app, 1.0);
+    let old = env.root().join("kept");
+    memories(&old, &["old_note"], 24.0 * 30.0);
+    let store = env.root().join("state/memctl/history/kept-0000.git");
+    fs::create_dir_all(&store).unwrap();
+    fs::write(
+        store.join("config"),
+        format!(
+            "[core]\n\tbare = true\n[memctl]\n\tformat = 1\n\tmemoryDir = {:?}\n\tprojectRoot = \"/gone/app\"\n\tidentity = github.com/alice/app\n",
+            old.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    assert_eq!(row(&doc, &app)["identity"], "github.com/alice/app", "{doc:#}");
+    let orphan = rows(&doc).iter().find(|r| r["project_path"] == "/gone/app").unwrap();
+    assert_eq!(flags(orphan), ["orphaned", "moved"], "{doc:#}");
+    let moved = &orphan["flags"][1];
+    assert_eq!(moved["related"][0], key(&app));
+}
+
+#[test]
+fn two_real_directories_that_differ_in_case_are_not_a_split() {
+    // issue 32 point 16, SPEC §9: `~/Src/App` and `~/src/app` on a case-sensitive
+    // filesystem are two projects; a case variant whose path is gone still is one.
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let upper = env.home().join("Src/App");
+    let lower = env.home().join("src/app");
+    fs::create_dir_all(&upper).unwrap();
+    fs::create_dir_all(&lower).unwrap();
+    if fs::metadata(env.home().join("SRC/app")).is_ok() {
+        return; // a case-insensitive filesystem: one directory
+    }
+    for (p, n) in [(&upper, "upper"), (&lower, "lower")] {
+        memories(&projects.join(key(p)).join("memory"), &[n], 2.0);
+        transcript(&env, &key(p), 1, p, 1.0);
+    }
+    let gone = env.home().join("SRC/APP");
+    memories(&projects.join(key(&gone)).join("memory"), &["gone"], 3.0);
+    transcript(&env, &key(&gone), 1, &gone, 3.0);
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    assert_eq!(flags(row(&doc, &upper)), ["split"], "{doc:#}");
+    assert_eq!(
+        row(&doc, &upper)["flags"][0]["related"],
+        serde_json::json!([key(&gone)])
+    );
+    assert_eq!(flags(row(&doc, &lower)), ["split"], "{doc:#}");
+    assert_eq!(
+        row(&doc, &lower)["flags"][0]["related"],
+        serde_json::json!([key(&gone)])
+    );
+    let g = row(&doc, &gone);
+    assert_eq!(flags(g), ["orphaned", "split"], "{doc:#}");
+    assert_eq!(g["flags"][1]["evidence"]["reason"], "case");
+}
+
+#[test]
+fn a_user_memory_dir_redirects_rows_whose_path_is_a_guess() {
+    // issue 32 point 17, SPEC §9: with a user-level autoMemoryDirectory, a keyed dir
+    // with memories and no transcript (its project path a guess) is stranded.
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let m3 = env.home().join("m3");
+    memories(&m3, &["new_note"], 1.0);
+    let user = env.home().join(".claude/settings.json");
+    fs::create_dir_all(user.parent().unwrap()).unwrap();
+    fs::write(&user, "{\"autoMemoryDirectory\": \"~/m3\"}\n").unwrap();
+    let gone = env.home().join("src/gone");
+    memories(&projects.join(key(&gone)).join("memory"), &["a", "b"], 5.0);
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    let r = rows(&doc)
+        .iter()
+        .find(|r| r["key"] == key(&gone))
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(r["project_path_source"], "guess");
+    assert!(flags(r).contains(&"redirected".to_string()), "{doc:#}");
+    let f = r["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["flag"] == "redirected")
+        .unwrap();
+    assert_eq!(f["related"], serde_json::json!([format!("{}/", m3.display())]));
+    assert_eq!(
+        f["detail"],
+        format!(
+            "2 memories stranded: Claude Code reads {}/ instead (autoMemoryDirectory ~/m3 in {})",
+            m3.display(),
+            user.display()
+        )
+    );
+}
+
+#[test]
+fn two_clones_of_one_remote_are_a_split_by_identity() {
+    // issue 32 point 14: two clones of one remote (memctl never wrote to either).
+    let env = Env::new().resolved();
+    let projects = env.home().join(".claude/projects");
+    let a = env.home().join("src/app");
+    let b = env.home().join("work/app-copy");
+    for (p, n) in [(&a, "note_a"), (&b, "note_b")] {
+        crate::support::checkout(p, "https://github.com/alice/app.git");
+        memories(&projects.join(key(p)).join("memory"), &[n], 2.0);
+        transcript(&env, &key(p), 1, p, 1.0);
+    }
+    let run = env.args(["projects", "--json"]).run().success();
+    let doc = run.json();
+    for (p, other) in [(&a, &b), (&b, &a)] {
+        let r = row(&doc, p);
+        assert_eq!(r["identity"], "github.com/alice/app");
+        assert_eq!(flags(r), ["split"], "{doc:#}");
+        assert_eq!(r["flags"][0]["related"], serde_json::json!([key(other)]));
+        assert_eq!(r["flags"][0]["evidence"]["reason"], "identity");
+    }
 }
