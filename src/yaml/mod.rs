@@ -596,14 +596,24 @@ mod tests {
         assert_eq!(field("x: &x {m: 1}\n<<: *x\n", "m"), n(1.0));
     }
 
-    /// The fastest of three runs of `f`: a ratio of two such is robust to a loaded
-    /// machine (both sides slow down alike), where a deadline is not.
+    /// The CPU time this thread has used. The linear-time tests compare the CPU
+    /// time of two parses, not wall-clock time: another process on a loaded
+    /// machine takes the core away from this thread (wall time grows, which failed
+    /// a fresh clone's run twice), but not this thread's own CPU time, which counts
+    /// only the instructions of the parse (issue 34 point 1).
+    fn cpu_time() -> std::time::Duration {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        std::time::Duration::new(t.tv_sec.max(0) as u64, t.tv_nsec.clamp(0, 999_999_999) as u32)
+    }
+
+    /// The least CPU time of three runs of `f` (cache and frequency noise only
+    /// ever add time).
     fn fastest(f: impl Fn()) -> std::time::Duration {
         (0..3)
             .map(|_| {
-                let start = std::time::Instant::now();
+                let start = cpu_time();
                 f();
-                start.elapsed()
+                cpu_time().saturating_sub(start)
             })
             .min()
             .unwrap_or_default()
@@ -682,9 +692,9 @@ mod tests {
             "\n  -\n",
             "\na: &x\n",
         ];
-        // Four times the text takes about four times as long when the parse is
-        // linear, sixteen times when quadratic. One parse's time on a loaded machine
-        // varies by half and more, so the test times every piece in every shape at
+        // Four times the text takes about four times the CPU time when the parse is
+        // linear, sixteen times when quadratic (CPU time of this thread: see
+        // `cpu_time`). One parse's time still varies with caches, so the test times every piece in every shape at
         // both sizes and compares the totals: the noise averages out, and a
         // quadratic piece, whose parse of the larger text takes seconds, dominates
         // its total. Both sizes are well past the CPU caches (below them the ratio
@@ -698,11 +708,11 @@ mod tests {
         let (mut t_small, mut t_large) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
         for piece in pieces {
             let time = |texts: [String; 3]| {
-                let start = std::time::Instant::now();
+                let start = cpu_time();
                 for t in &texts {
                     let _ = parse(t);
                 }
-                start.elapsed()
+                cpu_time().saturating_sub(start)
             };
             let (small, large) = (time(texts(piece, large_size / 4)), time(texts(piece, large_size)));
             per_piece.push((piece, small, large));
