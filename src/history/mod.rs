@@ -146,23 +146,23 @@ impl Store {
         let lock = take_lock(&path, wait_ms)?;
         clear_stale_ref_locks(&path);
         let mut warnings = Vec::new();
-        let repo = match open_or_init(&path, &dir, project) {
+        let repo = match open_or_init(&path, &dir, project, &mut warnings) {
             Ok(repo) => repo,
-            Err(why) if path.join("HEAD").exists() => {
+            Err(Unusable::Unreadable(why)) => {
                 let aside = set_aside(&path, now)?;
                 warnings.push(format!(
                     "the history store {} could not be read ({why}); it was set aside as {} and a new one started",
                     path.display(),
                     aside.display()
                 ));
-                open_or_init(&path, &dir, project).map_err(|e| {
+                open_or_init(&path, &dir, project, &mut warnings).map_err(|e| {
                     Error::new(
                         Kind::Io,
                         format!("cannot create the history store: {}: {e}", path.display()),
                     )
                 })?
             }
-            Err(why) => {
+            Err(Unusable::Create(why)) => {
                 return Err(Error::new(
                     Kind::Io,
                     format!("cannot create the history store: {}: {why}", path.display()),
@@ -256,7 +256,7 @@ impl Store {
             self.path.display(),
             aside.display()
         ));
-        self.repo = open_or_init(&self.path, &self.dir, None).map_err(|e| {
+        self.repo = open_or_init(&self.path, &self.dir, None, &mut self.warnings).map_err(|e| {
             Error::new(
                 Kind::Io,
                 format!("cannot create the history store: {}: {e}", self.path.display()),
@@ -309,11 +309,93 @@ fn clear_stale_ref_locks(store: &Path) {
     }
 }
 
-fn open_or_init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::Repository, String> {
-    if path.join("HEAD").exists() {
-        let repo = gix::open(path).map_err(|e| e.to_string())?;
-        return Ok(repo);
+/// Why [`open_or_init`] gave no store.
+enum Unusable {
+    /// A store is there but cannot be read or repaired: it is set aside.
+    Unreadable(String),
+    /// No store could be made.
+    Create(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::Unreadable(s) | Unusable::Create(s) => f.write_str(s),
+        }
     }
+}
+
+const HEAD_TEXT: &str = "ref: refs/heads/main\n";
+
+/// Whether the store's branch exists (a loose ref, or one packed by `git gc`).
+fn has_branch(path: &Path) -> bool {
+    fs::symlink_metadata(path.join("refs/heads/main")).is_ok_and(|m| m.is_file())
+        || crate::fsread::read_regular(&path.join("packed-refs"), 64 << 20)
+            .is_ok_and(|t| t.split(|b| *b == b'\n').any(|l| l.ends_with(b" refs/heads/main")))
+}
+
+/// Whether the store holds any object (loose or packed): snapshots may be in it.
+fn has_objects(path: &Path) -> bool {
+    let objects = path.join("objects");
+    let Ok(rd) = fs::read_dir(&objects) else { return false };
+    rd.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        match name.as_ref() {
+            "info" => false,
+            "pack" => fs::read_dir(e.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|p| p.file_name().to_string_lossy().ends_with(".pack")),
+            n if n.len() == 2 => fs::read_dir(e.path()).into_iter().flatten().next().is_some(),
+            _ => false,
+        }
+    })
+}
+
+/// Open the store at `path`, repairing what can be repaired (SPEC v3 §8.1): a
+/// missing or broken `HEAD` is pointed back at `refs/heads/main` when that branch
+/// is there, with a warning. A store with objects but no branch cannot be repaired
+/// (`Unreadable`: the caller sets it aside); a store is created only where there
+/// are no objects (nothing, or an init killed before its `HEAD` moved in): it is
+/// never made over objects (issue 29 point 4).
+fn open_or_init(
+    path: &Path,
+    dir: &Path,
+    project: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<gix::Repository, Unusable> {
+    let head = path.join("HEAD");
+    let branch = has_branch(path);
+    let head_ok = crate::fsread::read_regular(&head, 4096).is_ok_and(|t| t == HEAD_TEXT.as_bytes());
+    let head_there = fs::symlink_metadata(&head).is_ok();
+    if !head_ok && branch {
+        if head_there {
+            let _ = fs::remove_file(&head).or_else(|_| fs::remove_dir_all(&head));
+        }
+        let tmp = path.join(format!("HEAD.memctl-{}", std::process::id()));
+        fs::write(&tmp, HEAD_TEXT)
+            .and_then(|()| fs::rename(&tmp, &head))
+            .map_err(|e| Unusable::Unreadable(format!("its HEAD is missing and cannot be written: {e}")))?;
+        warnings.push(format!(
+            "the history store {} had {} HEAD; it was pointed back at its branch refs/heads/main",
+            path.display(),
+            if head_there { "a broken" } else { "no" }
+        ));
+    } else if !branch && has_objects(path) {
+        return Err(Unusable::Unreadable(
+            "it has objects but no branch (refs/heads/main)".into(),
+        ));
+    }
+    if fs::symlink_metadata(&head).is_ok() {
+        return gix::open(path).map_err(|e| Unusable::Unreadable(e.to_string()));
+    }
+    init(path, dir, project).map_err(Unusable::Create)
+}
+
+/// Create a new store at `path`, which holds no objects.
+fn init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::Repository, String> {
     // Build the new store beside its final place and move it in, `HEAD` last:
     // a store without `HEAD` never held a snapshot, whatever killed the process.
     let tmp = path.with_extension(format!("git.new-{}", std::process::id()));
@@ -327,7 +409,8 @@ fn open_or_init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::
         text.push_str(&format!("\tprojectRoot = {}\n", quote_config(&p.to_string_lossy())));
     }
     fs::write(&config, text).map_err(|e| e.to_string())?;
-    fs::write(tmp.join("HEAD"), "ref: refs/heads/main\n").map_err(|e| e.to_string())?;
+    fs::write(tmp.join("HEAD"), HEAD_TEXT).map_err(|e| e.to_string())?;
+    // What an init killed half-way left (no objects: checked by the caller).
     for e in fs::read_dir(path).map_err(|e| e.to_string())?.flatten() {
         if e.file_name() != "memctl.lock" {
             let p = e.path();

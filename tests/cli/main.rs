@@ -15,6 +15,7 @@ mod generated;
 mod global;
 mod golden_recall;
 mod history;
+mod history_store;
 mod hook;
 mod identity;
 mod index;
