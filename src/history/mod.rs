@@ -265,6 +265,37 @@ impl Store {
         Ok(())
     }
 
+    /// Whether a snapshot can be written now, without writing one: a 64 KiB temp
+    /// object is written and synced in `objects/` (git's own temp name, which git
+    /// prunes if it is ever left) and the branch's lock file is created, both
+    /// removed again. A full disk, a read-only store or a lock that cannot be taken
+    /// fails here, before `undo` or `restore` writes anything (issue 29 point 6).
+    pub fn probe_writable(&self) -> Result<(), String> {
+        use std::io::Write;
+        let probe = self
+            .path
+            .join("objects")
+            .join(format!("tmp_obj_memctl_probe_{}", std::process::id()));
+        let wrote = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .and_then(|mut f| {
+                f.write_all(&[0u8; 64 << 10])?;
+                f.sync_all()
+            });
+        let _ = fs::remove_file(&probe);
+        wrote.map_err(|e| format!("cannot write into {}: {e}", self.path.join("objects").display()))?;
+        let lock = self.path.join("refs/heads/main.lock");
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+            .map_err(|e| format!("cannot lock the branch {}: {e}", lock.display()))?;
+        let _ = fs::remove_file(&lock);
+        Ok(())
+    }
+
     /// The newest snapshot's commit id.
     pub fn head_id(&self) -> Option<gix::ObjectId> {
         let r = self.repo.find_reference("refs/heads/main").ok()?;

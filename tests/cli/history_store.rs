@@ -150,3 +150,81 @@ fn a_store_without_its_branch_is_set_aside_with_its_objects() {
     assert!(added.stderr.contains(&aside[0]), "{}", added.stderr);
     assert_eq!(object_count(&history_root(&env).join(&aside[0])), before);
 }
+
+/// Every file below the memory dir (not the write lock) with its bytes.
+fn dir_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else if e.file_name() != ".memctl.lock" {
+                out.push((p.clone(), fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Make the store unable to record a snapshot, also for root (tests run as root in
+/// CI, where a read-only dir stops nothing): a directory where the branch's lock
+/// file goes makes every ref update fail, as a full disk does.
+fn break_store(env: &Env) {
+    fs::create_dir_all(store(env).join("refs/heads/main.lock")).unwrap();
+}
+
+/// Issue 29 point 6: with the history disk full, `undo` reverted an older command
+/// (deleted `user_m3.md` instead of undoing the last `add`) and recorded nothing.
+#[test]
+fn undo_refuses_when_the_last_change_could_not_be_recorded() {
+    let env = with_memories();
+    memctl(&env, &["snapshot"]).ok();
+    add(&env, "M3").ok();
+    break_store(&env);
+    let m4 = add(&env, "M4").ok();
+    assert!(m4.stderr.contains("history"), "the add warns: {}", m4.stderr);
+    assert!(env.dir().join("user_m4.md").is_file());
+    let before = dir_files(&env.dir());
+    let undo = memctl(&env, &["undo", "--yes"]);
+    assert_eq!(undo.code, 2, "stdout:\n{}\nstderr:\n{}", undo.stdout, undo.stderr);
+    assert!(undo.stderr.starts_with("memctl: undo refused"), "{}", undo.stderr);
+    assert_eq!(dir_files(&env.dir()), before, "nothing written");
+    assert!(env.dir().join("user_m3.md").is_file(), "the older add is not reverted");
+}
+
+/// The same when the store breaks after the last change was recorded: the undo's
+/// own snapshot could not be written, so it is not made.
+#[test]
+fn undo_and_restore_refuse_when_their_own_snapshot_cannot_be_written() {
+    let env = with_memories();
+    memctl(&env, &["snapshot"]).ok();
+    add(&env, "M3").ok();
+    memctl(&env, &["forget", "--yes", "alpha"]).ok();
+    break_store(&env);
+    let before = dir_files(&env.dir());
+    let undo = memctl(&env, &["undo", "--yes"]);
+    assert_eq!(undo.code, 2, "stdout:\n{}\nstderr:\n{}", undo.stdout, undo.stderr);
+    assert!(undo.stderr.starts_with("memctl: undo refused"), "{}", undo.stderr);
+    assert_eq!(dir_files(&env.dir()), before, "undo wrote nothing");
+    let restore = memctl(&env, &["restore", "alpha"]);
+    assert_eq!(
+        restore.code, 2,
+        "stdout:\n{}\nstderr:\n{}",
+        restore.stdout, restore.stderr
+    );
+    assert!(
+        restore.stderr.starts_with("memctl: restore refused"),
+        "{}",
+        restore.stderr
+    );
+    assert_eq!(dir_files(&env.dir()), before, "restore wrote nothing");
+    // Once the store works again, both do.
+    fs::remove_dir(store(&env).join("refs/heads/main.lock")).unwrap();
+    memctl(&env, &["restore", "alpha"]).ok();
+    assert_eq!(read(&env.dir(), "alpha.md"), memory_text("Alpha"));
+    memctl(&env, &["undo", "--yes"]).ok();
+    assert!(!env.dir().join("alpha.md").exists(), "the restore was undoable");
+}
