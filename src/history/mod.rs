@@ -105,6 +105,8 @@ pub struct Store {
     /// program's half-write), each with that earlier, settled copy: a write of the
     /// index must not derive from a read that lost its lines (issue 29 point 1).
     pub torn: std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    /// The tracked files the latest scan could not read (kept as last recorded).
+    pub unreadable: Vec<Vec<u8>>,
 }
 
 /// How long a command waits for another process's snapshot before giving up
@@ -188,6 +190,7 @@ impl Store {
             head: None,
             warnings,
             torn: std::collections::HashMap::new(),
+            unreadable: Vec::new(),
         };
         store.check_head(now)?;
         if let Some(p) = project {
@@ -621,7 +624,12 @@ impl Store {
     /// files that were read.
     pub fn state_now(&mut self, main: &Path) -> Result<(State, Fresh), Error> {
         let head = self.head_id();
-        let (_, state, fresh) = self.scan(main, head)?;
+        let prev = match (head, &self.head) {
+            (Some(h), Some((id, st))) if *id == h => st.clone(),
+            (Some(h), _) => self.state(h)?,
+            (None, _) => State::default(),
+        };
+        let (_, state, fresh) = self.scan(main, head, &prev)?;
         Ok((state, fresh))
     }
 

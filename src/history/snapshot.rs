@@ -82,7 +82,7 @@ impl Store {
             (Some(h), _) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
             (None, _) => State::default(),
         };
-        let (mut files, mut now_state, mut fresh) = self.scan(main, head)?;
+        let (mut files, mut now_state, mut fresh) = self.scan(main, head, &prev)?;
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
         let own = matches!(req.trigger, Some(Trigger::Own(_)));
@@ -120,6 +120,12 @@ impl Store {
         for rel in &unsettled {
             message.push_str(&format!(
                 "Unsettled: {}\n",
+                String::from_utf8_lossy(rel).replace(['\n', '\r'], " ")
+            ));
+        }
+        for rel in &self.unreadable {
+            message.push_str(&format!(
+                "Unreadable: {}\n",
                 String::from_utf8_lossy(rel).replace(['\n', '\r'], " ")
             ));
         }
@@ -202,16 +208,23 @@ impl Store {
 
     /// The dir `main` now: its tracked files (as walked), their state, and the
     /// bytes of the files the cache could not vouch for (hashed, not yet stored).
+    /// A file that cannot be read (permissions, a read error, a FIFO or other
+    /// special file where a memory was) is not deleted: it keeps its entry of
+    /// `prev`, the last snapshot (or stays out when `prev` lacks it), is named in
+    /// [`Store::unreadable`] and a warning, and is never cached (issue 29 point 14).
     #[allow(clippy::type_complexity)]
     pub(super) fn scan(
         &mut self,
         main: &Path,
         head: Option<ObjectId>,
+        prev: &State,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
+        use std::os::unix::ffi::OsStrExt;
         let cache = read_cache(&self.path, head);
         let mut skipped = Vec::new();
-        let files = tracked::walk(main, &mut skipped);
+        let mut files = tracked::walk(main, &mut skipped);
         self.warnings.extend(skipped);
+        let mut unreadable: Vec<(Vec<u8>, String)> = Vec::new();
         let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
         let mut state = State {
             files: BTreeMap::new(),
@@ -223,8 +236,17 @@ impl Store {
                     c.5
                 }
                 _ => {
-                    // A file that vanished between the walk and the read is not tracked.
-                    let Ok(bytes) = tracked::read(main, f) else { continue };
+                    let bytes = match tracked::read(main, f) {
+                        Ok(b) => b,
+                        // A file that vanished between the walk and the read is not tracked.
+                        Err(_) if fs::symlink_metadata(main.join(std::ffi::OsStr::from_bytes(&f.rel))).is_err() => {
+                            continue;
+                        }
+                        Err(e) => {
+                            unreadable.push((f.rel.clone(), e.to_string()));
+                            continue;
+                        }
+                    };
                     let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
                         .map_err(|e| io(self, &e.to_string()))?;
                     fresh.insert(f.rel.clone(), bytes);
@@ -240,6 +262,35 @@ impl Store {
                 },
             );
         }
+        // A recorded memory that is now a FIFO, socket or device (the walk leaves
+        // those out) cannot be read either.
+        for rel in prev.files.keys() {
+            if state.files.contains_key(rel) || files.iter().any(|f| &f.rel == rel) {
+                continue;
+            }
+            if fs::symlink_metadata(main.join(std::ffi::OsStr::from_bytes(rel)))
+                .is_ok_and(|m| !m.is_dir() && !m.is_file() && !m.file_type().is_symlink())
+            {
+                unreadable.push((rel.clone(), "not a regular file".into()));
+            }
+        }
+        self.unreadable.clear();
+        for (rel, why) in unreadable {
+            let shown = String::from_utf8_lossy(&rel).into_owned();
+            match prev.files.get(&rel) {
+                Some(p) => {
+                    state.files.insert(rel.clone(), p.clone());
+                    self.warnings.push(format!(
+                        "{shown}: cannot be read ({why}); history keeps it as last recorded, not as deleted"
+                    ));
+                }
+                None => self
+                    .warnings
+                    .push(format!("{shown}: cannot be read ({why}); it is not recorded")),
+            }
+            self.unreadable.push(rel);
+        }
+        files.retain(|f| !self.unreadable.contains(&f.rel));
         Ok((files, state, fresh))
     }
 

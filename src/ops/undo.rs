@@ -265,6 +265,17 @@ pub fn plan(
         if current == c.before.as_ref() {
             continue; // already as it was
         }
+        if store.unreadable.contains(&c.rel) {
+            // Its content now is unknown (and not in history): never removed or
+            // overwritten, not even with --force (issue 29 point 14).
+            conflicts.push(Conflict {
+                file: rel,
+                reason:
+                    "it cannot be read now (permissions, a read error, or not a regular file); memctl leaves it alone"
+                        .into(),
+            });
+            continue;
+        }
         if unsettled.contains(&rel) {
             conflicts.push(Conflict {
                 file: rel,

@@ -228,3 +228,108 @@ fn undo_and_restore_refuse_when_their_own_snapshot_cannot_be_written() {
     memctl(&env, &["undo", "--yes"]).ok();
     assert!(!env.dir().join("alpha.md").exists(), "the restore was undoable");
 }
+
+fn mkfifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+}
+
+fn is_root() -> bool {
+    fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false)
+}
+
+/// Issue 29 point 14: a snapshot recorded an unreadable memory as deleted, and once
+/// it was readable again the next one recorded it as added, which `undo` then
+/// proposed to delete. A FIFO where the memory was (unreadable for root too) and,
+/// when not root, mode 000.
+#[test]
+fn an_unreadable_memory_is_not_recorded_as_deleted() {
+    let ways: &[&str] = if is_root() { &["fifo"] } else { &["fifo", "mode 000"] };
+    for how in ways {
+        let env = with_memories();
+        memctl(&env, &["snapshot"]).ok();
+        let beta = env.dir().join("beta.md");
+        let edited = memory_text("Beta").replace("fact", "edited fact");
+        write_aged(&beta, edited.as_bytes(), 2.0);
+        memctl(&env, &["snapshot"]).ok();
+        add(&env, "Gamma").ok();
+        match *how {
+            "fifo" => {
+                fs::remove_file(&beta).unwrap();
+                mkfifo(&beta);
+            }
+            _ => {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(&beta, fs::Permissions::from_mode(0o000)).unwrap();
+            }
+        }
+        let snap = memctl(&env, &["snapshot", "--json"]).ok().json();
+        assert!(snap["id"].is_null(), "{how}: nothing recorded: {snap}");
+        let warned = snap["warnings"].as_array().unwrap();
+        assert!(
+            warned
+                .iter()
+                .any(|w| w.as_str().unwrap().starts_with("beta.md: cannot be read")),
+            "{how}: {snap}"
+        );
+        // While it cannot be read, undo leaves it alone, even with --force.
+        let plan = memctl(&env, &["undo", "--dry-run", "--json", "--force", "@~1"]).json();
+        let conflicts = plan["conflicts"].as_array().unwrap();
+        assert!(
+            conflicts
+                .iter()
+                .any(|c| c["file"] == "beta.md" && c["reason"].as_str().unwrap().contains("cannot be read")),
+            "{how}: {plan}"
+        );
+        assert!(
+            !plan["restored"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["file"] == "beta.md"),
+            "{how}: {plan}"
+        );
+        // Readable again, as it was: nothing changed, and undo names the add.
+        match *how {
+            "fifo" => {
+                fs::remove_file(&beta).unwrap();
+                write_aged(&beta, edited.as_bytes(), 2.0);
+            }
+            _ => {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(&beta, fs::Permissions::from_mode(0o600)).unwrap();
+            }
+        }
+        memctl(&env, &["snapshot"]).ok();
+        let history = memctl(&env, &["history", "--json"]).ok().json();
+        let beta_changes: Vec<&str> = history["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["changes"].as_array().unwrap())
+            .filter(|c| c["file"] == "beta.md")
+            .map(|c| c["change"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            beta_changes,
+            ["modified", "added"],
+            "{how}: only the hand edit and the baseline: {history}"
+        );
+        let plan = memctl(&env, &["undo", "--dry-run", "--json"]).ok().json();
+        let files: Vec<&str> = plan["restored"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["file"].as_str().unwrap())
+            .collect();
+        assert_eq!(files, ["MEMORY.md", "user_gamma.md"], "{how}: {plan}");
+    }
+}
