@@ -137,6 +137,13 @@ fn dir_with_index() -> (Env, String) {
 #[track_caller]
 fn survives_an_in_place_writer(args: &[&str], stall_ms: u64) {
     let (env, before) = dir_with_index();
+    survives_in(env, &before, args, stall_ms);
+}
+
+/// [`survives_an_in_place_writer`] on a prepared `env` whose index is `before`.
+#[track_caller]
+fn survives_in(env: Env, before: &str, args: &[&str], stall_ms: u64) -> (i32, Env) {
+    let before = before.to_string();
     let index: PathBuf = env.dir().join("MEMORY.md");
     let writer = Arc::new(Mutex::new(InPlaceWriter::truncate(&index, &before)));
     let (code, stderr, pauses) = {
@@ -165,6 +172,7 @@ fn survives_an_in_place_writer(args: &[&str], stall_ms: u64) {
     if code == 2 {
         assert!(stderr.contains("changed") || stderr.contains("changing"), "{stderr}");
     }
+    (code, env)
 }
 
 const STALLS: [u64; 4] = [0, 60, 300, 900];
@@ -200,6 +208,24 @@ fn lint_fix_during_an_in_place_rewrite_keeps_every_index_line() {
 fn index_rebuild_during_an_in_place_rewrite_keeps_every_index_line() {
     for stall in STALLS {
         survives_an_in_place_writer(&["index", "rebuild", "--yes"], stall);
+    }
+}
+
+/// `restore` puts a forgotten memory's index line back: a read-modify-write of
+/// the index like `add`'s (issue 29 point 1's done-when names it).
+#[test]
+fn restore_during_an_in_place_rewrite_keeps_every_index_line() {
+    for stall in STALLS {
+        let (env, _) = dir_with_index();
+        let out = env.command().args(["forget", "--yes", "m9"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let before = std::fs::read_to_string(env.dir().join("MEMORY.md")).unwrap();
+        assert!(!before.contains("user_m9.md"), "{before}");
+        let (code, env) = survives_in(env, &before, &["restore", "m9"], stall);
+        let index = std::fs::read_to_string(env.dir().join("MEMORY.md")).unwrap();
+        let restored = env.dir().join("user_m9.md").exists();
+        assert_eq!(restored, code == 0, "{stall} ms: a refused restore leaves no file");
+        assert_eq!(index.contains("](user_m9.md)"), code == 0, "{stall} ms:\n{index}");
     }
 }
 
