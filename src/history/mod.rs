@@ -107,6 +107,9 @@ pub struct Store {
     pub torn: std::collections::HashMap<Vec<u8>, Vec<u8>>,
     /// The tracked files the latest scan could not read (kept as last recorded).
     pub unreadable: Vec<Vec<u8>>,
+    /// The tracked files the latest scan hashed as streams (large: their bytes
+    /// are not in the scan's `Fresh`).
+    streamed: std::collections::HashSet<Vec<u8>>,
 }
 
 /// How long a command waits for another process's snapshot before giving up
@@ -191,6 +194,7 @@ impl Store {
             warnings,
             torn: std::collections::HashMap::new(),
             unreadable: Vec::new(),
+            streamed: std::collections::HashSet::new(),
         };
         store.check_head(now)?;
         if let Some(p) = project {
@@ -525,6 +529,36 @@ mod store_tests {
             claude: false,
             now: "2026-03-10T12:00:00Z".parse().unwrap(),
         }
+    }
+
+    /// Issue 29 point 7: a large memory is hashed and stored as a stream, never
+    /// held whole in memory by the snapshot (its bytes are not in the scan's
+    /// `Fresh`), and the stored blob is byte-exact.
+    #[test]
+    fn a_large_memory_is_snapshotted_as_a_stream() {
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(&mem).unwrap();
+        let big: Vec<u8> = (0..(3usize << 20) + 7).map(|i| b"abcdefghij\n"[i % 11]).collect();
+        fs::write(mem.join("big.md"), &big).unwrap();
+        fs::write(mem.join("MEMORY.md"), "- [Big](big.md) — b\n").unwrap();
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let (_, state, fresh) = s.scan(&mem, None, &State::default()).unwrap();
+        assert!(
+            !fresh.contains_key(b"big.md".as_slice()),
+            "the large file is not held in memory"
+        );
+        assert!(fresh.contains_key(b"MEMORY.md".as_slice()));
+        let want = gix::objs::compute_hash(s.repo.object_hash(), gix::objs::Kind::Blob, &big).unwrap();
+        assert_eq!(state.files[b"big.md".as_slice()].oid, want);
+        let rec = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        let stored = read::load_state(&s.repo, rec.id).unwrap();
+        assert_eq!(stored.files[b"big.md".as_slice()].oid, want);
+        assert!(read::blob(&s.repo, want).unwrap() == big, "stored byte-exact");
     }
 
     #[test]

@@ -181,7 +181,8 @@ pub fn load_state(repo: &gix::Repository, commit: ObjectId) -> Result<State, Str
 }
 
 pub fn blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, String> {
-    Ok(repo.find_blob(id).map_err(|e| e.to_string())?.data.clone())
+    // Taken, not cloned: a large blob is held once.
+    Ok(repo.find_blob(id).map_err(|e| e.to_string())?.take_data())
 }
 
 /// A snapshot's metadata from its commit.
