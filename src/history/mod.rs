@@ -3,6 +3,7 @@
 //! snapshot). Snapshots are commits whose trees hold the tracked files byte-exact,
 //! `.memctl/mtimes` and `.memctl/consolidate-lock`; trailers name the trigger.
 
+pub mod aside;
 mod lookup;
 mod outside;
 mod read;
@@ -496,6 +497,13 @@ fn set_aside(path: &Path, now: DateTime<Utc>) -> Result<PathBuf, Error> {
         if e.file_name() != "memctl.lock" {
             fs::rename(e.path(), aside.join(e.file_name())).map_err(err)?;
         }
+    }
+    // A store set aside without a readable `HEAD` gets one, so that it opens as a
+    // repository: `restore` reads its snapshots object by object ([`aside`]).
+    let head = aside.join("HEAD");
+    if !crate::fsread::read_regular(&head, 4096).is_ok_and(|t| t.starts_with(b"ref: ")) {
+        let _ = fs::remove_file(&head);
+        let _ = fs::write(&head, HEAD_TEXT);
     }
     Ok(aside)
 }
