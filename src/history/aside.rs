@@ -71,7 +71,7 @@ pub fn snapshots(settings: &Settings, main: &Path) -> Vec<AsideSnap> {
             });
         }
     }
-    out.sort_by(|a, b| b.snap.time.cmp(&a.snap.time));
+    out.sort_by_key(|a| std::cmp::Reverse(a.snap.time));
     out
 }
 
