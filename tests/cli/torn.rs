@@ -365,12 +365,25 @@ fn a_half_written_index_that_ends_on_a_line_break_is_not_written_back() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let stdin = Arc::new(Mutex::new(child.stdin.take()));
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
     assert_eq!(line, "half\n");
     assert_eq!(std::fs::read_to_string(&index).unwrap(), head);
+    // Letting the writer go waits until it has written the rest: the interleaving
+    // stays explicit on a loaded machine (else memctl's virtual second could pass
+    // before the writer ran, and the test would fail for want of a writer).
+    let stdin = Arc::new(Mutex::new((child.stdin.take(), stdout)));
+    let let_go = |w: &Mutex<(Option<ChildStdin>, BufReader<ChildStdout>)>| {
+        let mut w = w.lock().unwrap();
+        if let Some(mut s) = w.0.take() {
+            s.write_all(b"go\n").unwrap();
+            drop(s);
+            let mut line = String::new();
+            w.1.read_line(&mut line).unwrap();
+            assert_eq!(line, "written\n");
+        }
+    };
     let go = Arc::clone(&stdin);
     let (code, stderr, pauses) = run_on_test_clock(
         &env,
@@ -385,15 +398,9 @@ fn a_half_written_index_that_ends_on_a_line_break_is_not_written_back() {
             "--body",
             "text",
         ],
-        Box::new(move |_| {
-            if let Some(mut s) = go.lock().unwrap().take() {
-                s.write_all(b"go\n").unwrap();
-            }
-        }),
+        Box::new(move |_| let_go(&go)),
     );
-    if let Some(mut s) = stdin.lock().unwrap().take() {
-        s.write_all(b"go\n").unwrap();
-    }
+    let_go(&stdin);
     child.wait().unwrap();
     let after = std::fs::read_to_string(&index).unwrap();
     let lost: Vec<&str> = before.lines().filter(|l| !after.lines().any(|a| a == *l)).collect();
