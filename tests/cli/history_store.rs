@@ -149,6 +149,8 @@ fn a_store_without_its_branch_is_set_aside_with_its_objects() {
     assert_eq!(aside.len(), 1, "{aside:?}\n{}", added.stderr);
     assert!(added.stderr.contains(&aside[0]), "{}", added.stderr);
     assert_eq!(object_count(&history_root(&env).join(&aside[0])), before);
+    let listed = memctl(&env, &["history"]).ok();
+    assert!(listed.stderr.contains(&aside[0]), "history names it: {}", listed.stderr);
     // `restore` looks into the set-aside store (SPEC v3 §8.1).
     let restored = memctl(&env, &["restore", "alpha"]).ok();
     assert!(restored.stderr.contains(&aside[0]), "{}", restored.stderr);
