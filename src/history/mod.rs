@@ -671,7 +671,18 @@ impl Store {
             (Some(h), _) => self.state(h)?,
             (None, _) => State::default(),
         };
-        let (_, state, fresh) = self.scan(main, head, &prev)?;
+        let (files, state, mut fresh) = self.scan(main, head, &prev)?;
+        // The readers of a state now (diff, undo's plan) need the bytes of the large
+        // files the scan only hashed (nothing is stored for them here).
+        for f in files.iter().filter(|f| self.streamed.contains(&f.rel)) {
+            let stored = state
+                .files
+                .get(&f.rel)
+                .is_some_and(|s| gix::objs::Exists::exists(&self.repo.objects, &s.oid));
+            if !stored && let Ok(bytes) = tracked::read(main, f) {
+                fresh.insert(f.rel.clone(), bytes);
+            }
+        }
         Ok((state, fresh))
     }
 

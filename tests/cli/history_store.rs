@@ -343,3 +343,29 @@ fn an_unreadable_memory_is_not_recorded_as_deleted() {
         assert_eq!(files, ["MEMORY.md", "user_gamma.md"], "{how}: {plan}");
     }
 }
+
+/// A memory of 1 MiB or more is hashed and stored as a stream (issue 29 point 7);
+/// `diff` of it against the dir now still shows only what changed, and `undo`
+/// brings the recorded bytes back.
+#[test]
+fn a_large_memory_diffs_and_undoes_like_a_small_one() {
+    let body: String = (0..40_000).map(|i| format!("Line {i} of a long memory.\n")).collect();
+    let text = format!("---\nname: Big\ndescription: d\ntype: user\n---\n{body}");
+    assert!(text.len() > 1 << 20);
+    let env = with_memories().memory("big.md", &text);
+    memctl(&env, &["snapshot"]).ok();
+    let grown = format!("{text}One more line.\n");
+    write_aged(&env.dir().join("big.md"), grown.as_bytes(), 1.0);
+    let diff = memctl(&env, &["diff", "--json"]).ok().json();
+    let files = diff["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{diff}");
+    let d = files[0]["diff"].as_str().unwrap();
+    let changed: Vec<&str> = d
+        .lines()
+        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---"))
+        .collect();
+    assert_eq!(changed, ["+One more line."], "{d}");
+    memctl(&env, &["snapshot"]).ok();
+    memctl(&env, &["undo", "--yes"]).ok();
+    assert_eq!(read(&env.dir(), "big.md"), text);
+}
