@@ -59,6 +59,10 @@ pub fn snapshots(settings: &Settings, main: &Path) -> Vec<AsideSnap> {
             continue;
         };
         for id in loose_ids(&store) {
+            // The header only: a large blob is not inflated to learn it is no commit.
+            if !repo.find_header(id).is_ok_and(|h| h.kind() == gix::objs::Kind::Commit) {
+                continue;
+            }
             let Ok(snap) = read::snap(&repo, id) else { continue };
             let Ok(state) = read::load_state(&repo, id) else {
                 continue;
