@@ -92,7 +92,7 @@ impl Store {
             && now_state == prev
             && outside.is_empty()
         {
-            if !fresh.is_empty() {
+            if !fresh.is_empty() || !self.streamed.is_empty() {
                 write_cache(&self.path, head, &files, &now_state);
             }
             self.head = Some((h, prev));
