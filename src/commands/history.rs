@@ -44,6 +44,14 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
     for w in store.warnings.clone() {
         out.warn(w);
     }
+    // The stores set aside as unreadable are not listed (their snapshots may have
+    // no branch to order them by); say where they are (SPEC v3 §8.1).
+    for aside in history::aside::stores(&ctx.history, memdir.main()) {
+        out.warn(format!(
+            "an older history of this dir was set aside as unreadable: {} (not listed; `memctl restore REF` also looks there)",
+            aside.display()
+        ));
+    }
     let log = store.log()?;
     let prefix = history::scope_prefix(memdir);
     let prefix = prefix.as_bytes();

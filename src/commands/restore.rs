@@ -41,6 +41,7 @@ pub fn run(args: &RestoreArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
         );
     }
     let mut writer = Writer::open(&plan.dir, ctx.now, args.force, &ctx.recording("restore", &res))?;
+    writer.require_history("restore")?;
     let placed = restore::apply(&plan, &mut writer)?;
     for w in writer.finish() {
         out.warn(w);

@@ -49,6 +49,7 @@ pub fn run(args: &UndoArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         return Ok(ExitCode::SUCCESS);
     }
     let mut writer = Writer::open(&plan.dir, ctx.now, args.force, &ctx.recording("undo", &res))?;
+    writer.require_history("undo")?;
     undo::apply(&plan, &mut writer)?;
     for w in writer.finish() {
         out.warn(w);

@@ -3,6 +3,7 @@
 //! snapshot). Snapshots are commits whose trees hold the tracked files byte-exact,
 //! `.memctl/mtimes` and `.memctl/consolidate-lock`; trailers name the trigger.
 
+pub mod aside;
 mod lookup;
 mod outside;
 mod read;
@@ -105,6 +106,11 @@ pub struct Store {
     /// program's half-write), each with that earlier, settled copy: a write of the
     /// index must not derive from a read that lost its lines (issue 29 point 1).
     pub torn: std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    /// The tracked files the latest scan could not read (kept as last recorded).
+    pub unreadable: Vec<Vec<u8>>,
+    /// The tracked files the latest scan hashed as streams (large: their bytes
+    /// are not in the scan's `Fresh`).
+    streamed: std::collections::HashSet<Vec<u8>>,
 }
 
 /// How long a command waits for another process's snapshot before giving up
@@ -146,23 +152,23 @@ impl Store {
         let lock = take_lock(&path, wait_ms)?;
         clear_stale_ref_locks(&path);
         let mut warnings = Vec::new();
-        let repo = match open_or_init(&path, &dir, project) {
+        let repo = match open_or_init(&path, &dir, project, &mut warnings) {
             Ok(repo) => repo,
-            Err(why) if path.join("HEAD").exists() => {
+            Err(Unusable::Unreadable(why)) => {
                 let aside = set_aside(&path, now)?;
                 warnings.push(format!(
                     "the history store {} could not be read ({why}); it was set aside as {} and a new one started",
                     path.display(),
                     aside.display()
                 ));
-                open_or_init(&path, &dir, project).map_err(|e| {
+                open_or_init(&path, &dir, project, &mut warnings).map_err(|e| {
                     Error::new(
                         Kind::Io,
                         format!("cannot create the history store: {}: {e}", path.display()),
                     )
                 })?
             }
-            Err(why) => {
+            Err(Unusable::Create(why)) => {
                 return Err(Error::new(
                     Kind::Io,
                     format!("cannot create the history store: {}: {why}", path.display()),
@@ -188,6 +194,8 @@ impl Store {
             head: None,
             warnings,
             torn: std::collections::HashMap::new(),
+            unreadable: Vec::new(),
+            streamed: std::collections::HashSet::new(),
         };
         store.check_head(now)?;
         if let Some(p) = project {
@@ -256,12 +264,43 @@ impl Store {
             self.path.display(),
             aside.display()
         ));
-        self.repo = open_or_init(&self.path, &self.dir, None).map_err(|e| {
+        self.repo = open_or_init(&self.path, &self.dir, None, &mut self.warnings).map_err(|e| {
             Error::new(
                 Kind::Io,
                 format!("cannot create the history store: {}: {e}", self.path.display()),
             )
         })?;
+        Ok(())
+    }
+
+    /// Whether a snapshot can be written now, without writing one: a 64 KiB temp
+    /// object is written and synced in `objects/` (git's own temp name, which git
+    /// prunes if it is ever left) and the branch's lock file is created, both
+    /// removed again. A full disk, a read-only store or a lock that cannot be taken
+    /// fails here, before `undo` or `restore` writes anything (issue 29 point 6).
+    pub fn probe_writable(&self) -> Result<(), String> {
+        use std::io::Write;
+        let probe = self
+            .path
+            .join("objects")
+            .join(format!("tmp_obj_memctl_probe_{}", std::process::id()));
+        let wrote = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .and_then(|mut f| {
+                f.write_all(&[0u8; 64 << 10])?;
+                f.sync_all()
+            });
+        let _ = fs::remove_file(&probe);
+        wrote.map_err(|e| format!("cannot write into {}: {e}", self.path.join("objects").display()))?;
+        let lock = self.path.join("refs/heads/main.lock");
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+            .map_err(|e| format!("cannot lock the branch {}: {e}", lock.display()))?;
+        let _ = fs::remove_file(&lock);
         Ok(())
     }
 
@@ -309,11 +348,93 @@ fn clear_stale_ref_locks(store: &Path) {
     }
 }
 
-fn open_or_init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::Repository, String> {
-    if path.join("HEAD").exists() {
-        let repo = gix::open(path).map_err(|e| e.to_string())?;
-        return Ok(repo);
+/// Why [`open_or_init`] gave no store.
+enum Unusable {
+    /// A store is there but cannot be read or repaired: it is set aside.
+    Unreadable(String),
+    /// No store could be made.
+    Create(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::Unreadable(s) | Unusable::Create(s) => f.write_str(s),
+        }
     }
+}
+
+const HEAD_TEXT: &str = "ref: refs/heads/main\n";
+
+/// Whether the store's branch exists (a loose ref, or one packed by `git gc`).
+fn has_branch(path: &Path) -> bool {
+    fs::symlink_metadata(path.join("refs/heads/main")).is_ok_and(|m| m.is_file())
+        || crate::fsread::read_regular(&path.join("packed-refs"), 64 << 20)
+            .is_ok_and(|t| t.split(|b| *b == b'\n').any(|l| l.ends_with(b" refs/heads/main")))
+}
+
+/// Whether the store holds any object (loose or packed): snapshots may be in it.
+fn has_objects(path: &Path) -> bool {
+    let objects = path.join("objects");
+    let Ok(rd) = fs::read_dir(&objects) else { return false };
+    rd.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        match name.as_ref() {
+            "info" => false,
+            "pack" => fs::read_dir(e.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|p| p.file_name().to_string_lossy().ends_with(".pack")),
+            n if n.len() == 2 => fs::read_dir(e.path()).into_iter().flatten().next().is_some(),
+            _ => false,
+        }
+    })
+}
+
+/// Open the store at `path`, repairing what can be repaired (SPEC v3 §8.1): a
+/// missing or broken `HEAD` is pointed back at `refs/heads/main` when that branch
+/// is there, with a warning. A store with objects but no branch cannot be repaired
+/// (`Unreadable`: the caller sets it aside); a store is created only where there
+/// are no objects (nothing, or an init killed before its `HEAD` moved in): it is
+/// never made over objects (issue 29 point 4).
+fn open_or_init(
+    path: &Path,
+    dir: &Path,
+    project: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<gix::Repository, Unusable> {
+    let head = path.join("HEAD");
+    let branch = has_branch(path);
+    let head_ok = crate::fsread::read_regular(&head, 4096).is_ok_and(|t| t == HEAD_TEXT.as_bytes());
+    let head_there = fs::symlink_metadata(&head).is_ok();
+    if !head_ok && branch {
+        if head_there {
+            let _ = fs::remove_file(&head).or_else(|_| fs::remove_dir_all(&head));
+        }
+        let tmp = path.join(format!("HEAD.memctl-{}", std::process::id()));
+        fs::write(&tmp, HEAD_TEXT)
+            .and_then(|()| fs::rename(&tmp, &head))
+            .map_err(|e| Unusable::Unreadable(format!("its HEAD is missing and cannot be written: {e}")))?;
+        warnings.push(format!(
+            "the history store {} had {} HEAD; it was pointed back at its branch refs/heads/main",
+            path.display(),
+            if head_there { "a broken" } else { "no" }
+        ));
+    } else if !branch && has_objects(path) {
+        return Err(Unusable::Unreadable(
+            "it has objects but no branch (refs/heads/main)".into(),
+        ));
+    }
+    if fs::symlink_metadata(&head).is_ok() {
+        return gix::open(path).map_err(|e| Unusable::Unreadable(e.to_string()));
+    }
+    init(path, dir, project).map_err(Unusable::Create)
+}
+
+/// Create a new store at `path`, which holds no objects.
+fn init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::Repository, String> {
     // Build the new store beside its final place and move it in, `HEAD` last:
     // a store without `HEAD` never held a snapshot, whatever killed the process.
     let tmp = path.with_extension(format!("git.new-{}", std::process::id()));
@@ -327,7 +448,8 @@ fn open_or_init(path: &Path, dir: &Path, project: Option<&Path>) -> Result<gix::
         text.push_str(&format!("\tprojectRoot = {}\n", quote_config(&p.to_string_lossy())));
     }
     fs::write(&config, text).map_err(|e| e.to_string())?;
-    fs::write(tmp.join("HEAD"), "ref: refs/heads/main\n").map_err(|e| e.to_string())?;
+    fs::write(tmp.join("HEAD"), HEAD_TEXT).map_err(|e| e.to_string())?;
+    // What an init killed half-way left (no objects: checked by the caller).
     for e in fs::read_dir(path).map_err(|e| e.to_string())?.flatten() {
         if e.file_name() != "memctl.lock" {
             let p = e.path();
@@ -376,6 +498,13 @@ fn set_aside(path: &Path, now: DateTime<Utc>) -> Result<PathBuf, Error> {
             fs::rename(e.path(), aside.join(e.file_name())).map_err(err)?;
         }
     }
+    // A store set aside without a readable `HEAD` gets one, so that it opens as a
+    // repository: `restore` reads its snapshots object by object ([`aside`]).
+    let head = aside.join("HEAD");
+    if !crate::fsread::read_regular(&head, 4096).is_ok_and(|t| t.starts_with(b"ref: ")) {
+        let _ = fs::remove_file(&head);
+        let _ = fs::write(&head, HEAD_TEXT);
+    }
     Ok(aside)
 }
 
@@ -408,6 +537,36 @@ mod store_tests {
             claude: false,
             now: "2026-03-10T12:00:00Z".parse().unwrap(),
         }
+    }
+
+    /// Issue 29 point 7: a large memory is hashed and stored as a stream, never
+    /// held whole in memory by the snapshot (its bytes are not in the scan's
+    /// `Fresh`), and the stored blob is byte-exact.
+    #[test]
+    fn a_large_memory_is_snapshotted_as_a_stream() {
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(&mem).unwrap();
+        let big: Vec<u8> = (0..(3usize << 20) + 7).map(|i| b"abcdefghij\n"[i % 11]).collect();
+        fs::write(mem.join("big.md"), &big).unwrap();
+        fs::write(mem.join("MEMORY.md"), "- [Big](big.md) — b\n").unwrap();
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let (_, state, fresh) = s.scan(&mem, None, &State::default()).unwrap();
+        assert!(
+            !fresh.contains_key(b"big.md".as_slice()),
+            "the large file is not held in memory"
+        );
+        assert!(fresh.contains_key(b"MEMORY.md".as_slice()));
+        let want = gix::objs::compute_hash(s.repo.object_hash(), gix::objs::Kind::Blob, &big).unwrap();
+        assert_eq!(state.files[b"big.md".as_slice()].oid, want);
+        let rec = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        let stored = read::load_state(&s.repo, rec.id).unwrap();
+        assert_eq!(stored.files[b"big.md".as_slice()].oid, want);
+        assert!(read::blob(&s.repo, want).unwrap() == big, "stored byte-exact");
     }
 
     #[test]
@@ -507,7 +666,23 @@ impl Store {
     /// files that were read.
     pub fn state_now(&mut self, main: &Path) -> Result<(State, Fresh), Error> {
         let head = self.head_id();
-        let (_, state, fresh) = self.scan(main, head)?;
+        let prev = match (head, &self.head) {
+            (Some(h), Some((id, st))) if *id == h => st.clone(),
+            (Some(h), _) => self.state(h)?,
+            (None, _) => State::default(),
+        };
+        let (files, state, mut fresh) = self.scan(main, head, &prev)?;
+        // The readers of a state now (diff, undo's plan) need the bytes of the large
+        // files the scan only hashed (nothing is stored for them here).
+        for f in files.iter().filter(|f| self.streamed.contains(&f.rel)) {
+            let stored = state
+                .files
+                .get(&f.rel)
+                .is_some_and(|s| gix::objs::Exists::exists(&self.repo.objects, &s.oid));
+            if !stored && let Ok(bytes) = tracked::read(main, f) {
+                fresh.insert(f.rel.clone(), bytes);
+            }
+        }
         Ok((state, fresh))
     }
 

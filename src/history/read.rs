@@ -181,7 +181,8 @@ pub fn load_state(repo: &gix::Repository, commit: ObjectId) -> Result<State, Str
 }
 
 pub fn blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, String> {
-    Ok(repo.find_blob(id).map_err(|e| e.to_string())?.data.clone())
+    // Taken, not cloned: a large blob is held once.
+    Ok(repo.find_blob(id).map_err(|e| e.to_string())?.take_data())
 }
 
 /// A snapshot's metadata from its commit.
@@ -362,15 +363,43 @@ pub fn change_doc(c: &Change, bytes: &mut dyn FnMut(ObjectId) -> Vec<u8>) -> Cha
             .map(|f| String::from_utf8_lossy(&bytes(f.oid)).into_owned())
             .unwrap_or_default()
     };
-    let (added, removed) = if c.kind == ChangeKind::Touched {
-        (0, 0)
-    } else {
-        crate::diff::line_counts(&text(&c.before, bytes), &text(&c.after, bytes))
+    // An added or deleted file's lines are counted on its bytes: no text copy and
+    // no diff of a large file (issue 29 point 7).
+    let (added, removed) = match (&c.before, &c.after) {
+        _ if c.kind == ChangeKind::Touched => (0, 0),
+        (None, Some(a)) => (count_lines(&bytes(a.oid)), 0),
+        (Some(b), None) => (0, count_lines(&bytes(b.oid))),
+        _ => crate::diff::line_counts(&text(&c.before, bytes), &text(&c.after, bytes)),
     };
     ChangeDoc {
         file: c.file(),
         change: c.kind,
         lines_added: added,
         lines_removed: removed,
+    }
+}
+
+/// The lines of `bytes` as [`crate::diff::line_counts`] counts them against an empty
+/// file: each line break ends one, and a last line without one counts too.
+fn count_lines(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count() + usize::from(bytes.last().is_some_and(|b| *b != b'\n'))
+}
+
+#[cfg(test)]
+mod count_tests {
+    #[test]
+    fn lines_of_an_added_file_count_as_the_diff_does() {
+        for t in ["", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n", "x\u{fffd}\ny"] {
+            assert_eq!(
+                super::count_lines(t.as_bytes()),
+                crate::diff::line_counts("", t).0,
+                "{t:?}"
+            );
+            assert_eq!(
+                super::count_lines(t.as_bytes()),
+                crate::diff::line_counts(t, "").1,
+                "{t:?}"
+            );
+        }
     }
 }

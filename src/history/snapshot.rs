@@ -82,7 +82,7 @@ impl Store {
             (Some(h), _) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
             (None, _) => State::default(),
         };
-        let (mut files, mut now_state, mut fresh) = self.scan(main, head)?;
+        let (mut files, mut now_state, mut fresh) = self.scan(main, head, &prev)?;
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
         let own = matches!(req.trigger, Some(Trigger::Own(_)));
@@ -92,7 +92,7 @@ impl Store {
             && now_state == prev
             && outside.is_empty()
         {
-            if !fresh.is_empty() {
+            if !fresh.is_empty() || !self.streamed.is_empty() {
                 write_cache(&self.path, head, &files, &now_state);
             }
             self.head = Some((h, prev));
@@ -114,12 +114,26 @@ impl Store {
                 self.repo.write_blob(bytes).map_err(|e| io(self, &e.to_string()))?;
             }
         }
+        for f in &files {
+            if self.streamed.contains(&f.rel)
+                && let Some(s) = now_state.files.get(&f.rel)
+                && !gix::objs::Exists::exists(&self.repo.objects, &s.oid)
+            {
+                self.write_stream(main, f, s.oid)?;
+            }
+        }
         let changes = read::changes(&prev, &now_state);
         let tree = self.write_tree(&now_state, outside)?;
         let mut message = message(trigger, req, &changes, outside);
         for rel in &unsettled {
             message.push_str(&format!(
                 "Unsettled: {}\n",
+                String::from_utf8_lossy(rel).replace(['\n', '\r'], " ")
+            ));
+        }
+        for rel in &self.unreadable {
+            message.push_str(&format!(
+                "Unreadable: {}\n",
                 String::from_utf8_lossy(rel).replace(['\n', '\r'], " ")
             ));
         }
@@ -159,7 +173,11 @@ impl Store {
         use std::os::unix::ffi::OsStrExt;
         let mut unsettled = Vec::new();
         for f in files.iter() {
-            let Some(bytes) = fresh.get(&f.rel) else { continue };
+            let bytes = match fresh.get(&f.rel) {
+                Some(b) => b.as_slice(),
+                None if self.streamed.contains(&f.rel) => &[],
+                None => continue,
+            };
             let path = main.join(std::ffi::OsStr::from_bytes(&f.rel));
             let moved = fs::symlink_metadata(&path)
                 .map(|m| (m.len(), super::tracked::mtime_ns(&m)))
@@ -187,6 +205,7 @@ impl Store {
         }
         for rel in &unsettled {
             fresh.remove(rel);
+            self.streamed.remove(rel);
             match prev.files.get(rel) {
                 Some(p) => {
                     state.files.insert(rel.clone(), p.clone());
@@ -202,16 +221,24 @@ impl Store {
 
     /// The dir `main` now: its tracked files (as walked), their state, and the
     /// bytes of the files the cache could not vouch for (hashed, not yet stored).
+    /// A file that cannot be read (permissions, a read error, a FIFO or other
+    /// special file where a memory was) is not deleted: it keeps its entry of
+    /// `prev`, the last snapshot (or stays out when `prev` lacks it), is named in
+    /// [`Store::unreadable`] and a warning, and is never cached (issue 29 point 14).
     #[allow(clippy::type_complexity)]
     pub(super) fn scan(
         &mut self,
         main: &Path,
         head: Option<ObjectId>,
+        prev: &State,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
+        use std::os::unix::ffi::OsStrExt;
         let cache = read_cache(&self.path, head);
         let mut skipped = Vec::new();
-        let files = tracked::walk(main, &mut skipped);
+        let mut files = tracked::walk(main, &mut skipped);
         self.warnings.extend(skipped);
+        let mut unreadable: Vec<(Vec<u8>, String)> = Vec::new();
+        self.streamed.clear();
         let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
         let mut state = State {
             files: BTreeMap::new(),
@@ -222,9 +249,31 @@ impl Store {
                 Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ctime_ns && c.3 == f.ino && c.4 == f.link => {
                     c.5
                 }
+                _ if streams(f) => match stream_hash(main, f, self.repo.object_hash()) {
+                    Ok(oid) => {
+                        self.streamed.insert(f.rel.clone());
+                        oid
+                    }
+                    Err(_) if fs::symlink_metadata(main.join(std::ffi::OsStr::from_bytes(&f.rel))).is_err() => {
+                        continue;
+                    }
+                    Err(e) => {
+                        unreadable.push((f.rel.clone(), e.to_string()));
+                        continue;
+                    }
+                },
                 _ => {
-                    // A file that vanished between the walk and the read is not tracked.
-                    let Ok(bytes) = tracked::read(main, f) else { continue };
+                    let bytes = match tracked::read(main, f) {
+                        Ok(b) => b,
+                        // A file that vanished between the walk and the read is not tracked.
+                        Err(_) if fs::symlink_metadata(main.join(std::ffi::OsStr::from_bytes(&f.rel))).is_err() => {
+                            continue;
+                        }
+                        Err(e) => {
+                            unreadable.push((f.rel.clone(), e.to_string()));
+                            continue;
+                        }
+                    };
                     let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
                         .map_err(|e| io(self, &e.to_string()))?;
                     fresh.insert(f.rel.clone(), bytes);
@@ -240,6 +289,35 @@ impl Store {
                 },
             );
         }
+        // A recorded memory that is now a FIFO, socket or device (the walk leaves
+        // those out) cannot be read either.
+        for rel in prev.files.keys() {
+            if state.files.contains_key(rel) || files.iter().any(|f| &f.rel == rel) {
+                continue;
+            }
+            if fs::symlink_metadata(main.join(std::ffi::OsStr::from_bytes(rel)))
+                .is_ok_and(|m| !m.is_dir() && !m.is_file() && !m.file_type().is_symlink())
+            {
+                unreadable.push((rel.clone(), "not a regular file".into()));
+            }
+        }
+        self.unreadable.clear();
+        for (rel, why) in unreadable {
+            let shown = String::from_utf8_lossy(&rel).into_owned();
+            match prev.files.get(&rel) {
+                Some(p) => {
+                    state.files.insert(rel.clone(), p.clone());
+                    self.warnings.push(format!(
+                        "{shown}: cannot be read ({why}); history keeps it as last recorded, not as deleted"
+                    ));
+                }
+                None => self
+                    .warnings
+                    .push(format!("{shown}: cannot be read ({why}); it is not recorded")),
+            }
+            self.unreadable.push(rel);
+        }
+        files.retain(|f| !self.unreadable.contains(&f.rel));
         Ok((files, state, fresh))
     }
 
@@ -346,6 +424,59 @@ impl Node {
         repo.write_object(&tree)
             .map(|id| id.detach())
             .map_err(|e| e.to_string())
+    }
+}
+
+/// Files at least this large are hashed and stored as streams, never held in
+/// memory whole (issue 29 point 7: a 500 MB memory cost 1.47 GB per snapshot). An
+/// index never is: its torn check compares its bytes with the last snapshot's.
+pub(crate) const STREAM_MIN: u64 = 1 << 20;
+
+/// Whether the tracked file `f` is hashed and stored as a stream.
+fn streams(f: &OnDisk) -> bool {
+    let is_index = f.rel == b"MEMORY.md" || f.rel.ends_with(b"/MEMORY.md");
+    !f.link && !is_index && f.size >= STREAM_MIN
+}
+
+/// The blob id of the file `f`, read in 64 KiB pieces (the size as walked: a file
+/// that shrank meanwhile fails, one that grew is caught by the torn check).
+fn stream_hash(main: &Path, f: &OnDisk, kind: gix::hash::Kind) -> Result<ObjectId, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = main.join(std::ffi::OsStr::from_bytes(&f.rel));
+    let file = crate::fsread::open_regular(&path).map_err(|e| e.to_string())?;
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, file);
+    gix::objs::compute_stream_hash(
+        kind,
+        gix::objs::Kind::Blob,
+        &mut reader,
+        f.size,
+        &mut gix::progress::Discard,
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+    .map_err(|e| e.to_string())
+}
+
+impl Store {
+    /// Store the file `f` as the blob `oid` by streaming it into the object
+    /// database (compressed as it is read). A file that no longer hashes to `oid`
+    /// changed while it was recorded: the snapshot fails rather than name a blob
+    /// it does not hold.
+    fn write_stream(&self, main: &Path, f: &OnDisk, oid: ObjectId) -> Result<(), Error> {
+        use gix::objs::Write;
+        use std::io::Read;
+        use std::os::unix::ffi::OsStrExt;
+        let path = main.join(std::ffi::OsStr::from_bytes(&f.rel));
+        let file = crate::fsread::open_regular(&path).map_err(|e| io(self, &format!("{}: {e}", path.display())))?;
+        let mut reader = std::io::BufReader::with_capacity(64 << 10, file).take(f.size);
+        let written = self
+            .repo
+            .objects
+            .write_stream(gix::objs::Kind::Blob, f.size, &mut reader)
+            .map_err(|e| io(self, &e.to_string()))?;
+        if written != oid {
+            return Err(io(self, &format!("{} changed while it was recorded", path.display())));
+        }
+        Ok(())
     }
 }
 

@@ -252,7 +252,15 @@ pub fn find(
     let rel = if cands.contains_key(&with_md) {
         with_md
     } else {
-        resolve(dir, reference, &cands, store.as_ref(), at)?
+        match resolve(dir, reference, &cands, store.as_ref(), at) {
+            Ok(rel) => rel,
+            // Not in this store's history or the trash: the stores set aside as
+            // unreadable may still hold it (SPEC v3 §8.1, issue 29 point 4).
+            Err(e) if e.kind == Kind::NotFound && at.is_none() => {
+                return find_aside(dir, reference, history, warnings).ok_or(e);
+            }
+            Err(e) => return Err(e),
+        }
     };
     let c = &cands[&rel];
     let snap_time = c.snap.as_ref().map(|(i, _)| snaps[*i].time);
@@ -295,6 +303,77 @@ pub fn find(
         origin: Origin::Snapshot {
             id: snap.short(),
             time: snap.time,
+        },
+    })
+}
+
+/// The newest copy of the memory `reference` names (path, stem or name, SPEC
+/// §3.2) in the set-aside stores of the dir, with a warning naming the store.
+fn find_aside(dir: &MemoryDir, reference: &str, history: &Settings, warnings: &mut Vec<String>) -> Option<Source> {
+    let snaps = crate::history::aside::snapshots(history, dir.main());
+    // Each memory's newest copy: the snapshot and its path in the store.
+    let mut newest: BTreeMap<String, (usize, Vec<u8>)> = BTreeMap::new();
+    for (i, a) in snaps.iter().enumerate() {
+        for srel in a.state.files.keys() {
+            if let Some(rel) = local_rel(dir, srel) {
+                newest.entry(rel).or_insert_with(|| (i, srel.clone()));
+            }
+        }
+    }
+    let with_md = if reference.ends_with(".md") {
+        reference.to_string()
+    } else {
+        format!("{reference}.md")
+    };
+    let rel = if newest.contains_key(&with_md) {
+        with_md
+    } else {
+        let mems: Vec<Memory> = newest
+            .iter()
+            .map(|(rel, (i, srel))| {
+                let a = &snaps[*i];
+                let bytes = a.blob(a.state.files[srel].oid).unwrap_or_default();
+                Memory::from_text(rel, &String::from_utf8_lossy(&bytes))
+            })
+            .collect();
+        crate::memory::resolve_ref(reference, &mems, &dir.shown())
+            .ok()?
+            .rel
+            .clone()
+    };
+    let (i, srel) = newest.get(&rel)?;
+    let a = &snaps[*i];
+    let f = &a.state.files[srel];
+    let bytes = a.blob(f.oid).ok()?;
+    let cover = dir.covering(&rel);
+    let index_rel = cover
+        .index
+        .strip_prefix(dir.main())
+        .map(|p| p.as_os_str().as_bytes().to_vec())
+        .unwrap_or_else(|_| b"MEMORY.md".to_vec());
+    let index_text = match a.state.files.get(&index_rel) {
+        Some(x) if !x.link => Some(String::from_utf8_lossy(&a.blob(x.oid).ok()?).into_owned()),
+        _ => None,
+    };
+    let lines = index_text
+        .as_deref()
+        .map(|t| linking_lines(t, &cover.local))
+        .unwrap_or_default();
+    warnings.push(format!(
+        "{rel} was found in the history store set aside as unreadable: {} (snapshot {})",
+        a.store.display(),
+        a.snap.short()
+    ));
+    Some(Source {
+        rel,
+        bytes,
+        link: f.link,
+        mtime_ns: f.mtime_ns,
+        lines,
+        index_text,
+        origin: Origin::Snapshot {
+            id: a.snap.short(),
+            time: a.snap.time,
         },
     })
 }

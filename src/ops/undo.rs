@@ -144,7 +144,9 @@ impl Plan {
 /// Record what changed outside memctl since the last snapshot (a dream that just
 /// ran, a hand edit), under the write lock, as every write's before-snapshot does:
 /// then "the newest snapshot" and "the last dream run" include it. Only the store
-/// is written; a failure is a warning.
+/// is written. A failure refuses the undo (SPEC v3 §8.1): without that snapshot
+/// the newest one may be an older command's, which undo would revert instead of
+/// the last change (issue 29 point 6).
 pub fn record_pending(
     main: &std::path::Path,
     history: &Settings,
@@ -155,10 +157,17 @@ pub fn record_pending(
         return Ok(Vec::new());
     }
     let _lock = crate::store::lock(main)?;
+    let refuse = |e: Error| {
+        Error::new(
+            Kind::Io,
+            format!("undo refused: it cannot record the changes made since the last snapshot: {e}"),
+        )
+        .hint("nothing was written; free space in the history dir (or fix its permissions) and run undo again")
+    };
     let mut store = match Store::open(history, main, project, false, now) {
         Ok(Some(s)) => s,
         Ok(None) => return Ok(Vec::new()),
-        Err(e) => return Ok(vec![format!("history: {e}")]),
+        Err(e) => return Err(refuse(e)),
     };
     let req = crate::history::Request {
         trigger: None,
@@ -168,12 +177,8 @@ pub fn record_pending(
         claude: false,
         now,
     };
-    let taken = store.snapshot(main, &req);
-    let mut warnings = std::mem::take(&mut store.warnings);
-    if let Err(e) = taken {
-        warnings.push(format!("history: {e}"));
-    }
-    Ok(warnings)
+    store.snapshot(main, &req).map_err(refuse)?;
+    Ok(std::mem::take(&mut store.warnings))
 }
 
 /// Plan the undo from the store (read, then closed again: the Writer opens it).
@@ -259,6 +264,17 @@ pub fn plan(
         let current = now_state.files.get(&c.rel);
         if current == c.before.as_ref() {
             continue; // already as it was
+        }
+        if store.unreadable.contains(&c.rel) {
+            // Its content now is unknown (and not in history): never removed or
+            // overwritten, not even with --force (issue 29 point 14).
+            conflicts.push(Conflict {
+                file: rel,
+                reason:
+                    "it cannot be read now (permissions, a read error, or not a regular file); memctl leaves it alone"
+                        .into(),
+            });
+            continue;
         }
         if unsettled.contains(&rel) {
             conflicts.push(Conflict {

@@ -57,6 +57,10 @@ pub struct Writer {
     warnings: Vec<String>,
     /// Whether the after-snapshot was taken (by [`Writer::finish`]).
     finished: bool,
+    /// Whether history is on for this command (its store may still have failed).
+    history_on: bool,
+    /// Why the store could not be opened or take the before-snapshot.
+    history_error: Option<String>,
 }
 
 impl Writer {
@@ -85,6 +89,8 @@ impl Writer {
             command: rec.command,
             warnings: Vec::new(),
             finished: false,
+            history_on: rec.settings.is_on(),
+            history_error: None,
         };
         w.open_history(rec);
         Ok(w)
@@ -117,8 +123,38 @@ impl Writer {
     }
 
     fn history_failed(&mut self, why: &str) {
+        self.history_error.get_or_insert_with(|| why.to_string());
         self.warnings
             .push(format!("history: {why}; the change is made without a snapshot"));
+    }
+
+    /// `undo` and `restore` must themselves be undoable (SPEC v3 §8.1): with history
+    /// on, refuse before anything is written when this command's snapshot cannot be
+    /// recorded: the store could not be opened or could not take the
+    /// before-snapshot (then the newest snapshot may not be the dir's last change),
+    /// or it cannot be written now (a full disk, a read-only store; see
+    /// [`Store::probe_writable`]). `what` names the command (issue 29 point 6).
+    pub fn require_history(&self, what: &str) -> Result<(), Error> {
+        if !self.history_on {
+            return Ok(());
+        }
+        let why = match &self.history {
+            None => self
+                .history_error
+                .clone()
+                .unwrap_or_else(|| "the history store cannot be opened".to_string()),
+            Some(store) => match store.probe_writable() {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            },
+        };
+        Err(Error::new(
+            Kind::Io,
+            format!("{what} refused: it cannot record its own snapshot, so it could not be undone: {why}"),
+        )
+        .hint(format!(
+            "nothing was written; free space in the history dir (or fix its permissions) and run {what} again"
+        )))
     }
 
     /// The snapshot that holds the dir as it was before this command's changes

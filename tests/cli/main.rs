@@ -16,6 +16,7 @@ mod generated;
 mod global;
 mod golden_recall;
 mod history;
+mod history_store;
 mod hook;
 mod hook_gate;
 mod identity;

@@ -144,7 +144,7 @@ fn survives_an_in_place_writer(args: &[&str], stall_ms: u64) {
 /// index of `env.dir()`) is still in that index or in one of `elsewhere` (the
 /// index of the dir a merge moved its entries into).
 #[track_caller]
-fn survives_in(env: &Env, before: &str, args: &[&str], elsewhere: &[PathBuf], stall_ms: u64) {
+fn survives_in(env: &Env, before: &str, args: &[&str], elsewhere: &[PathBuf], stall_ms: u64) -> i32 {
     let index: PathBuf = env.dir().join("MEMORY.md");
     let writer = Arc::new(Mutex::new(InPlaceWriter::truncate(&index, before)));
     let (code, stderr, pauses) = {
@@ -185,6 +185,7 @@ fn survives_in(env: &Env, before: &str, args: &[&str], elsewhere: &[PathBuf], st
     if code == 2 {
         assert!(stderr.contains("changed") || stderr.contains("changing"), "{stderr}");
     }
+    code
 }
 
 const STALLS: [u64; 4] = [0, 60, 300, 900];
@@ -220,6 +221,24 @@ fn lint_fix_during_an_in_place_rewrite_keeps_every_index_line() {
 fn index_rebuild_during_an_in_place_rewrite_keeps_every_index_line() {
     for stall in STALLS {
         survives_an_in_place_writer(&["index", "rebuild", "--yes"], stall);
+    }
+}
+
+/// `restore` puts a forgotten memory's index line back: a read-modify-write of
+/// the index like `add`'s (issue 29 point 1's done-when names it).
+#[test]
+fn restore_during_an_in_place_rewrite_keeps_every_index_line() {
+    for stall in STALLS {
+        let (env, _) = dir_with_index();
+        let out = env.command().args(["forget", "--yes", "m9"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let before = std::fs::read_to_string(env.dir().join("MEMORY.md")).unwrap();
+        assert!(!before.contains("user_m9.md"), "{before}");
+        let code = survives_in(&env, &before, &["restore", "m9"], &[], stall);
+        let index = std::fs::read_to_string(env.dir().join("MEMORY.md")).unwrap();
+        let restored = env.dir().join("user_m9.md").exists();
+        assert_eq!(restored, code == 0, "{stall} ms: a refused restore leaves no file");
+        assert_eq!(index.contains("](user_m9.md)"), code == 0, "{stall} ms:\n{index}");
     }
 }
 
@@ -359,12 +378,25 @@ fn a_half_written_index_that_ends_on_a_line_break_is_not_written_back() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let stdin = Arc::new(Mutex::new(child.stdin.take()));
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
     assert_eq!(line, "half\n");
     assert_eq!(std::fs::read_to_string(&index).unwrap(), head);
+    // Letting the writer go waits until it has written the rest: the interleaving
+    // stays explicit on a loaded machine (else memctl's virtual second could pass
+    // before the writer ran, and the test would fail for want of a writer).
+    let stdin = Arc::new(Mutex::new((child.stdin.take(), stdout)));
+    let let_go = |w: &Mutex<(Option<ChildStdin>, BufReader<ChildStdout>)>| {
+        let mut w = w.lock().unwrap();
+        if let Some(mut s) = w.0.take() {
+            s.write_all(b"go\n").unwrap();
+            drop(s);
+            let mut line = String::new();
+            w.1.read_line(&mut line).unwrap();
+            assert_eq!(line, "written\n");
+        }
+    };
     let go = Arc::clone(&stdin);
     let (code, stderr, pauses) = run_on_test_clock(
         &env,
@@ -379,15 +411,9 @@ fn a_half_written_index_that_ends_on_a_line_break_is_not_written_back() {
             "--body",
             "text",
         ],
-        Box::new(move |_| {
-            if let Some(mut s) = go.lock().unwrap().take() {
-                s.write_all(b"go\n").unwrap();
-            }
-        }),
+        Box::new(move |_| let_go(&go)),
     );
-    if let Some(mut s) = stdin.lock().unwrap().take() {
-        s.write_all(b"go\n").unwrap();
-    }
+    let_go(&stdin);
     child.wait().unwrap();
     let after = std::fs::read_to_string(&index).unwrap();
     let lost: Vec<&str> = before.lines().filter(|l| !after.lines().any(|a| a == *l)).collect();
