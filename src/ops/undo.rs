@@ -194,11 +194,34 @@ pub fn plan(
     let is_baseline = |s: &Snap| s.parent.is_none() || s.trigger() == "baseline";
     let snaps: Vec<Snap> = match target {
         Target::Newest => {
-            let s = log.iter().find(|s| !is_baseline(s)).ok_or_else(|| {
+            // The newest snapshot that changed some file's content: one that only
+            // touched files (an mtime moved, the bytes the same) is not what a user
+            // means by "the last change" (SPEC §8.3: conflicts are changed files).
+            let mut candidates = log.iter().filter(|s| !is_baseline(s));
+            let first = candidates.next().ok_or_else(|| {
                 Error::new(Kind::NotFound, "nothing to undo: history holds only the baseline")
                     .hint("the baseline records what was there when history started; it is never undone")
             })?;
-            vec![s.clone()]
+            let only_touches = |s: &Snap| -> bool {
+                let (Some(parent), Ok(to)) = (s.parent, store.state(s.id)) else {
+                    return false;
+                };
+                let Ok(from) = store.state(parent) else {
+                    return false;
+                };
+                let c = changes(&from, &to);
+                !c.is_empty() && c.iter().all(|c| c.kind == ChangeKind::Touched)
+            };
+            let mut pick = first;
+            let mut next = Some(first);
+            while let Some(s) = next {
+                if !only_touches(s) {
+                    pick = s;
+                    break;
+                }
+                next = candidates.next();
+            }
+            vec![pick.clone()]
         }
         Target::Named(spec) => {
             let id = store.resolve(spec, &log, now)?;
@@ -262,7 +285,10 @@ pub fn plan(
     for c in changes(&from, &to) {
         let rel = c.file();
         let current = now_state.files.get(&c.rel);
-        if current == c.before.as_ref() {
+        // Content decides (SPEC §8.3 "files changed again since"): a file whose
+        // mtime alone moved (a `touch`, an editor saving the same bytes) is neither
+        // a conflict nor left to revert.
+        if same_content(current, c.before.as_ref()) {
             continue; // already as it was
         }
         if store.unreadable.contains(&c.rel) {
@@ -283,7 +309,7 @@ pub fn plan(
             });
             continue;
         }
-        if current != c.after.as_ref() {
+        if !same_content(current, c.after.as_ref()) {
             let reason = match current {
                 None => format!("deleted since {}", newest.short()),
                 Some(_) if c.after.is_none() => format!("created again since {}", newest.short()),
@@ -332,6 +358,15 @@ pub fn plan(
         conflicts,
         warnings,
     })
+}
+
+/// The same bytes (and kind: file or symlink), whatever the mtimes.
+fn same_content(a: Option<&FileState>, b: Option<&FileState>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.oid == b.oid && a.link == b.link,
+        _ => false,
+    }
 }
 
 /// Issue 29 point 16 (SPEC §8.3, memctl choice): an undo that would bring back

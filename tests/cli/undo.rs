@@ -325,3 +325,43 @@ fn undo_puts_back_claude_files_a_snapshot_changed() {
     assert_eq!(fs::read(&claude).unwrap(), b"hand edit\n");
     assert_eq!(read(&d, "a.md"), A);
 }
+
+/// A file whose mtime alone moved since (a `touch`, an editor saving the same
+/// bytes) is not "changed again": `undo --dream` still reverts the whole dream, and
+/// a plain `undo` reverts the last change of content, not the touch (SPEC §8.3).
+#[test]
+fn a_touch_since_is_not_a_change() {
+    let env = dir();
+    let d = env.dir();
+    run_in(&d, &["snapshot"]).success();
+    let before = fs::read(d.join("MEMORY.md")).unwrap();
+    dream(&d);
+    run_in(&d, &["snapshot"]).success();
+    let dreamt = fs::read(d.join("MEMORY.md")).unwrap();
+    set_ns(&d.join("MEMORY.md"), 1_773_141_000, 0);
+    let run = run_in(&d, &["undo", "--dream", "--yes", "--json"]).success();
+    assert_eq!(run.json()["conflicts"], serde_json::json!([]), "{}", run.stderr);
+    assert_eq!(fs::read(d.join("MEMORY.md")).unwrap(), before);
+    assert!(d.join("a.md").exists() && !d.join("merged.md").exists());
+    assert_ne!(before, dreamt);
+
+    // add, then a touch of the index: undo takes the add back.
+    let env = dir();
+    let d = env.dir();
+    run_in(&d, &["snapshot"]).success();
+    run_in(
+        &d,
+        &["add", "--type", "user", "--name", "fresh", "--description", "new one", "--body", "b"],
+    )
+    .success();
+    let index = read(&d, "MEMORY.md");
+    assert!(index.contains("fresh"), "{index}");
+    set_ns(&d.join("MEMORY.md"), 1_773_141_000, 0);
+    run_in(&d, &["undo", "--yes"]).success();
+    let index = read(&d, "MEMORY.md");
+    assert!(!index.contains("fresh"), "the add is undone:\n{index}");
+    assert!(
+        !fs::read_dir(&d).unwrap().flatten().any(|e| e.file_name().to_string_lossy().contains("fresh")),
+        "the added file is gone"
+    );
+}
