@@ -316,9 +316,24 @@ fn plan_project(
     // A remote that does not descend from the commit this machine last synced
     // (rolled back, force-pushed, its branch deleted) is no base for a merge: its
     // "deletions" are newer memories it lost. The user decides (SPEC v3 §11.3).
-    if opts.mode == Mode::Merge
+    let rewound = base_commit.is_some_and(|b| !remote_tip.is_some_and(|tip| r.descends(tip, b)));
+    // `--push-local` and `--accept-remote` resolve a rolled-back remote and nothing
+    // else: against a remote that moved forward normally (or a first sync) they would
+    // throw away the other machines' new memories or this machine's unsynced ones.
+    // There the sync is the ordinary merge, and a note says so.
+    let mode = if opts.mode != Mode::Merge && !rewound {
+        warnings.push(format!(
+            "note: {}: the remote descends from the commit this machine last synced (nothing was rolled back): {} ignored, synced normally",
+            t.identity,
+            if opts.mode == Mode::PushLocal { "--push-local" } else { "--accept-remote" }
+        ));
+        Mode::Merge
+    } else {
+        opts.mode
+    };
+    if mode == Mode::Merge
+        && rewound
         && let Some(b) = base_commit
-        && !remote_tip.is_some_and(|tip| r.descends(tip, b))
     {
         let short = |c: ObjectId| c.to_hex_with_len(8).to_string();
         return Err(Error::new(
@@ -347,7 +362,7 @@ fn plan_project(
     // sent nothing: read as deleting every file it would wipe this machine's memory.
     // `--push-local` takes nothing from it (its trees are not even read); for what
     // goes out (secrets, mtimes) the remote is what this machine last synced.
-    let (remote, incoming) = match (opts.mode, remote_tree) {
+    let (remote, incoming) = match (mode, remote_tree) {
         (Mode::PushLocal, _) => (base.clone(), local.clone()),
         (_, Some(tree)) => {
             let walked = r.walk(tree)?;
@@ -374,10 +389,10 @@ fn plan_project(
     };
     // `--accept-remote`: every file here reads as unchanged since the base, so the
     // merge takes the remote's version of each, and its deletions.
-    if opts.mode == Mode::AcceptRemote {
+    if mode == Mode::AcceptRemote {
         base = local.clone();
     }
-    let base_known = base_commit.is_some() || opts.mode == Mode::AcceptRemote;
+    let base_known = base_commit.is_some() || mode == Mode::AcceptRemote;
     for s in &skipped {
         match crate::bundle::path_refusal(s) {
             Some(why) => warnings.push(format!("{}: {s}: {why}: not synced", t.identity)),
@@ -524,7 +539,7 @@ fn plan_project(
             }
         }
     }
-    if opts.mode == Mode::PushLocal {
+    if mode == Mode::PushLocal {
         // Nothing is merged: what goes out is every difference from the remote's
         // tree (for the report only: one past the limits counts as what this
         // machine last synced).
@@ -547,7 +562,7 @@ fn plan_project(
         }
     };
     let local_index = local_bytes.get(INDEX).map(|b| String::from_utf8_lossy(b).into_owned());
-    let remote_index = if opts.mode == Mode::PushLocal {
+    let remote_index = if mode == Mode::PushLocal {
         None
     } else {
         text(&incoming)?

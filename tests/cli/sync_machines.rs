@@ -1406,3 +1406,30 @@ fn m21_remote_mtimes_are_clamped_and_a_missing_one_is_now() {
     assert_eq!(lap_secs("user_unlisted.md"), now, "as the desk listed it");
     assert_eq!(lap_secs("user_old.md"), 86_400);
 }
+
+/// `--push-local` and `--accept-remote` resolve a rolled-back remote only: against a
+/// remote that moved forward normally they are the ordinary sync, with a note, and
+/// neither the other machine's new memory nor this machine's unsynced one is lost.
+#[test]
+fn m17c_the_rollback_flags_on_a_remote_that_moved_forward_lose_nothing() {
+    let w = World::new();
+    let (lap, desk, _) = nine_synced(&w);
+    // The laptop adds a memory and syncs; the desk has one of its own, unsynced.
+    lap.write("user_lap.md", &memory("lap", "user", "from the laptop"));
+    lap.sync_ok(&w, &[]);
+    desk.write("user_desk.md", &memory("desk", "user", "from the desk"));
+    let out = desk.sync_ok(&w, &["--push-local"]);
+    assert!(out.stderr.contains("--push-local ignored, synced normally"), "{out:?}");
+    assert!(desk.read("user_lap.md").is_some(), "the laptop's memory arrives: {out:?}");
+    assert!(w.remote_file("user_lap.md").is_some(), "and stays on the remote");
+    assert!(w.remote_file("user_desk.md").is_some(), "the desk's goes out");
+    lap.write("user_lap2.md", &memory("lap2", "user", "second from the laptop"));
+    desk.write("user_desk2.md", &memory("desk2", "user", "second from the desk"));
+    lap.sync_ok(&w, &[]);
+    let out = desk.sync_ok(&w, &["--accept-remote"]);
+    assert!(out.stderr.contains("--accept-remote ignored, synced normally"), "{out:?}");
+    assert!(desk.read("user_desk2.md").is_some(), "the desk's unsynced memory stays: {out:?}");
+    assert!(desk.read("user_lap2.md").is_some());
+    lap.sync_ok(&w, &[]);
+    assert_eq!(lap.memories(), desk.memories());
+}
