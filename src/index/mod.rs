@@ -843,7 +843,9 @@ pub fn resolve_dest(dest: &str, base: &str) -> Option<Target> {
     {
         return Some(Target::External);
     }
-    let decoded = percent_decode(cut).replace('\\', "/");
+    // A backslash is a separator (a Windows-style link); an encoded one (`%5C`,
+    // what memctl writes for a file name holding one) is part of the name.
+    let decoded = percent_decode(&cut.replace('\\', "/"));
     let b = decoded.as_bytes();
     if decoded.starts_with('/') || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') {
         return Some(Target::Outside(decoded));
@@ -909,12 +911,12 @@ fn escape_title(t: &str) -> String {
     s
 }
 
-/// Space, `#`, `?`, `%`, `(`, `)`, `<`, `>` and control characters (a newline or
+/// Space, `#`, `?`, `%`, `(`, `)`, `<`, `>`, `\` and control characters (a newline or
 /// tab in a file name would break the line) percent-encoded (UTF-8, upper-case hex).
 pub fn encode_file(f: &str) -> String {
     let mut s = String::new();
     for c in f.chars() {
-        if matches!(c, ' ' | '#' | '?' | '%' | '(' | ')' | '<' | '>') || c.is_control() {
+        if matches!(c, ' ' | '#' | '?' | '%' | '(' | ')' | '<' | '>' | '\\') || c.is_control() {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
                 s.push_str(&format!("%{b:02X}"));
