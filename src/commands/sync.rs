@@ -79,7 +79,7 @@ fn gather(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<(Vec<Targe
             Vec::new(),
         ));
     }
-    let targets: Vec<Target> = sources::all(ctx, out)?.into_iter().map(to_target).collect();
+    let targets: Vec<Target> = sources::all(ctx, out, "sync")?.into_iter().map(to_target).collect();
     let mut extra = Vec::new();
     for row in crate::projects::discover(ctx, true)?.rows {
         if row.memories > 0 {

@@ -786,7 +786,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
     let machine = opts.machine.clone();
     // Refusals before anything is written: a live dream, unresolved conflicts.
     for t in &targets {
-        crate::store::ensure_no_dream(&t.dir, opts.now, false)?;
+        crate::store::ensure_no_dream_for(&t.dir, opts.now, "sync")?;
         let open = conflict_files(&t.dir);
         if let Some((_, first)) = open.first() {
             return Err(Error::new(
@@ -873,14 +873,14 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         }
         if retries == 0 {
             if opts.strict && !found.is_empty() {
-                for s in &found {
-                    warnings.push(format!("secret-like: {s}"));
-                }
+                // The refusal names each file and line (a warning would be lost
+                // with the outcome), as `export --strict` does.
                 return Err(Error::new(
                     Kind::StrictRefused,
                     format!(
-                        "{} secret-like finding(s) (ML121) in what sync would push: nothing written or pushed",
-                        found.len()
+                        "{} secret-like finding(s) (ML121) in what sync would push, nothing written or pushed: {}",
+                        found.len(),
+                        found.join("; ")
                     ),
                 )
                 .hint("remove the tokens from the memories, or sync without --strict"));

@@ -227,3 +227,63 @@ fn a_local_mass_deletion_is_refused_without_the_flag() {
     let log = bare_git(remote, &["log", "-1", "--format=%B", "main"]).unwrap_or_default();
     assert!(log.contains("Mass-Delete-Approved: github.com/Alice/App"), "{log}");
 }
+
+/// Issue 32 point 19: `sync --strict` refused without naming where the secret is;
+/// `import`/`sync` refusing for a live dream hinted `--force`, which neither has;
+/// `sync --all-projects` told a row without an identity to run `export --as ID`.
+#[test]
+fn refusals_name_the_secret_the_right_retry_and_sync_as() {
+    let (lap, lp, lm) = machine("laptop");
+    let url = bare_remote(&lap);
+    write(
+        &lm,
+        "user_a.md",
+        &memory("a", "user", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    );
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--strict", "--remote", &url]);
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("user_a.md:6: ML121"),
+        "the file and line are named:\n{err}"
+    );
+    // A live dream: wait, then run the command again (no --force to pass).
+    fs::remove_file(lm.join("user_a.md")).unwrap();
+    write(&lm, "user_b.md", &memory("b", "user", "beta"));
+    let lock = lm.join(".consolidate-lock");
+    crate::support::write_aged(&lock, std::process::id().to_string().as_bytes(), 0.1);
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("hint: wait for it to finish, then run `memctl sync` again"),
+        "{err}"
+    );
+    assert!(!err.contains("--force"), "{err}");
+    fs::remove_file(&lock).unwrap();
+    let bundle = lap.root().join("b.tar.gz");
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["export", "-o", bundle.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    fs::remove_file(lm.join("user_b.md")).unwrap();
+    crate::support::write_aged(&lock, std::process::id().to_string().as_bytes(), 0.1);
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["import", "--yes", bundle.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("hint: wait for it to finish, then run `memctl import` again"),
+        "{err}"
+    );
+    assert!(!err.contains("--force"), "{err}");
+    fs::remove_file(&lock).unwrap();
+    // A project that is no git repository has no identity.
+    let plain = lap.root().join("plain");
+    fs::create_dir_all(&plain).unwrap();
+    let (_, out, _) = memctl(&lap, &plain, "laptop", &["path"]);
+    let pm = PathBuf::from(out.trim());
+    write(&pm, "user_p.md", &memory("p", "user", "plain"));
+    let (_, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--all-projects", "--remote", &url]);
+    let want = format!(
+        "has no identity: not synced (sync it alone with `memctl --dir {}",
+        pm.display()
+    );
+    assert!(err.contains(want.trim_end_matches('/')), "{err}");
+    assert!(err.contains(" sync --as ID`)"), "{err}");
+    assert!(!err.contains("export --as"), "{err}");
+}
