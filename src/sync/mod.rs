@@ -48,6 +48,11 @@ impl Target {
     }
 }
 
+/// The dir of a project in the sync repository, under `projects/`.
+pub fn member_of(identity: &str) -> String {
+    member(identity)
+}
+
 fn member(identity: &str) -> String {
     let m = crate::bundle::member_dir(identity);
     m.strip_prefix("projects/").unwrap_or(&m).to_string()
@@ -90,6 +95,8 @@ pub struct ProjectReport {
     /// Files not written: kept against a deletion, changed meanwhile, or unable to travel.
     pub skipped: Vec<String>,
     pub conflicts: Vec<Conflict>,
+    /// The other machine's `MEMORY.md` lines the index merge replaced or dropped.
+    pub index_replaced: Vec<merge::Replaced>,
     /// Files whose local change goes to the remote (text output only: the JSON
     /// shape is import's, SPEC §11.2).
     #[serde(skip)]
@@ -578,6 +585,12 @@ fn plan_project(
             &kept,
             &type_of,
         );
+        if let (Some(ri), Some(tip)) = (&remote_index, remote_tip) {
+            report.index_replaced = merge::replaced_lines(&base_index, ri, &merged, &gone);
+            for e in &mut report.index_replaced {
+                e.commit = tip.to_string();
+            }
+        }
         if merged != l {
             let load = crate::index::load::load(&merged);
             if load.line_truncated || load.unit_truncated {
@@ -739,6 +752,7 @@ fn merge_reports(into: &mut ProjectReport, from: ProjectReport) {
     add(&mut into.deleted, from.deleted);
     add(&mut into.skipped, from.skipped);
     add(&mut into.conflicts, from.conflicts);
+    add(&mut into.index_replaced, from.index_replaced);
     add(&mut into.sent, from.sent);
 }
 

@@ -287,3 +287,70 @@ fn refusals_name_the_secret_the_right_retry_and_sync_as() {
     assert!(err.contains(" sync --as ID`)"), "{err}");
     assert!(!err.contains("export --as"), "{err}");
 }
+
+/// Issue 32 point 20: the index merge replaced the other machine's wording of a
+/// line, and dropped its free text, silently. Each is now reported (text and
+/// `index_replaced`), and the other wording stays in the sync repository.
+#[test]
+fn the_index_merge_reports_the_other_machines_lines_it_replaced_or_dropped() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — alpha\n");
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]).0, 0);
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync", "--remote", &url]).0, 0);
+    // Both reword the hook and add a note under it.
+    write(
+        &lm,
+        "MEMORY.md",
+        "- [A](user_a.md) — alpha, see the laptop runbook\nlaptop: ask before deploys\n",
+    );
+    write(
+        &dm,
+        "MEMORY.md",
+        "- [A](user_a.md) — alpha, desk wording\ndesk: staging first\n",
+    );
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        fs::read_to_string(dm.join("MEMORY.md")).unwrap(),
+        "- [A](user_a.md) — alpha, desk wording\ndesk: staging first\n",
+        "the local wording and free text win (SPEC §11.3)"
+    );
+    assert!(
+        out.contains(
+            "  replaced  MEMORY.md:1 of the other machine: - [A](user_a.md) — alpha, see the laptop runbook\n            by this machine's - [A](user_a.md) — alpha, desk wording\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  dropped   MEMORY.md:2 of the other machine: laptop: ask before deploys\n"),
+        "{out}"
+    );
+    // The recovery command printed works: the laptop's wording is in the history.
+    let show = out
+        .lines()
+        .find(|l| l.contains("git --git-dir"))
+        .expect("a recovery line");
+    let args: Vec<&str> = show.split(": git ").nth(1).unwrap().split(' ').collect();
+    let got = std::process::Command::new("git").args(&args).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got.stdout),
+        "- [A](user_a.md) — alpha, see the laptop runbook\nlaptop: ask before deploys\n"
+    );
+    // JSON: the same lines, on the next merge of a reworded line.
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — laptop again\n");
+    write(&dm, "MEMORY.md", "- [A](user_a.md) — desk again\n");
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync"]).0, 0);
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e = &doc["projects"][0]["index_replaced"][0];
+    assert_eq!(e["line"], 1);
+    assert_eq!(e["text"], "- [A](user_a.md) — laptop again");
+    assert_eq!(e["replaced_by"], "- [A](user_a.md) — desk again");
+    assert_eq!(e["commit"].as_str().map(str::len), Some(40), "{e}");
+}
