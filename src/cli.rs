@@ -97,7 +97,7 @@ pub enum Command {
     /// Missing values are prompted for on a terminal; without one, give them as flags.
     #[command(after_long_help = examples::ADD)]
     Add(AddArgs),
-    /// Remove memories and their index lines, keeping a copy in .trash/
+    /// Remove memories and their index lines, keeping a copy in history (.trash/ with history off)
     #[command(after_long_help = examples::FORGET)]
     Forget(ForgetArgs),
     /// Edit a memory (or, with --index, MEMORY.md) in $VISUAL or $EDITOR
@@ -1050,7 +1050,7 @@ Examples:
 Examples:
   Remove a memory and its index line, after confirming:
     memctl forget project_merge_freeze
-  Preview what would move to .trash/:
+  Preview what would be removed, and the index diff:
     memctl forget project_merge_freeze --dry-run
   Without a terminal (scripts):
     memctl forget reference_linear_ingest --yes";

@@ -278,8 +278,11 @@ Read as Claude Code reads them to decide whether auto memory is enabled.
 \fI~/.claude/projects/<key>/memory/\fR
 The default memory dir of a project (\fB$CLAUDE_CONFIG_DIR\fR replaces \fI~/.claude\fR); \fBMEMORY.md\fR is its index, \fBteam/\fR the team memory dir.
 .TP
+\fI${XDG_STATE_HOME:\-~/.local/state}/memctl/history/\fR
+The history store: snapshots taken around every write (\fBmemctl history\fR); \fBforget\fR keeps removed memories there, and \fBmemctl restore\fR brings them back.
+.TP
 \fI<memory dir>/.trash/\fR
-Where \fBforget\fR keeps removed memories, with a command to restore them.
+Where \fBforget\fR keeps removed memories when history is off (\fB\-\-no\-history\fR, \fBMEMCTL_HISTORY=off\fR) or failing, with a command to restore them.
 .TP
 \fI<memory dir>/.memctl.lock\fR
 memctl's write lock.

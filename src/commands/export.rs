@@ -15,7 +15,7 @@ use crate::projects::sources;
 
 pub fn run(args: &ExportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let sources = if args.all_projects {
-        sources::all(ctx, out)?
+        sources::all(ctx, out, "export")?
     } else {
         vec![sources::one(ctx, args.as_id.as_deref(), true)?]
     };

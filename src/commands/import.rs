@@ -33,7 +33,7 @@ pub fn run(args: &ImportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     let changes = plans.iter().any(Plan::changes);
     if !args.dry_run && changes {
         for d in plans.iter().filter_map(import::memdir) {
-            crate::store::ensure_no_dream(d.main(), ctx.now, false)?;
+            crate::store::ensure_no_dream_for(d.main(), ctx.now, "import")?;
         }
         if !confirm(args, out, &plans, &machine)? {
             out.note("nothing written");

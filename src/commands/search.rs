@@ -251,6 +251,7 @@ mod tests {
             name: None,
             memory_type: crate::memory::MemoryType::parse("feedback"),
             score: 1.0,
+            exact: true,
             field: search::Field::Body,
             line,
             text: text.into(),

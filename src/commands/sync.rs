@@ -60,7 +60,7 @@ pub fn run(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         out.emit_json(serde_json::to_value(&doc)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&text(&outcome.projects, args.dry_run))?;
+    out.print(&text(&outcome.projects, args.dry_run, &opts.repo))?;
     out.print(&push_line(&outcome.push, &outcome.remote))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -79,7 +79,7 @@ fn gather(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<(Vec<Targe
             Vec::new(),
         ));
     }
-    let targets: Vec<Target> = sources::all(ctx, out)?.into_iter().map(to_target).collect();
+    let targets: Vec<Target> = sources::all(ctx, out, "sync")?.into_iter().map(to_target).collect();
     let mut extra = Vec::new();
     for row in crate::projects::discover(ctx, true)?.rows {
         if row.memories > 0 {
@@ -218,7 +218,7 @@ fn find_conflict(file: &Path, targets: &[Target], ctx: &Context) -> Result<(Targ
     )
 }
 
-fn text(projects: &[ProjectReport], dry_run: bool) -> String {
+fn text(projects: &[ProjectReport], dry_run: bool, repo: &Path) -> String {
     let mut s = String::new();
     for p in projects {
         let n = |v: usize| v.to_string();
@@ -241,6 +241,26 @@ fn text(projects: &[ProjectReport], dry_run: bool) -> String {
             s.push_str(&format!(
                 "  conflict  {} ({})\n            the incoming copy is {}\n",
                 c.file, c.reason, c.kept_as
+            ));
+        }
+        // The other machine's index wording the merge did not keep (SPEC §11.3:
+        // never a conflict, but named, and recoverable from the sync repository).
+        for e in &p.index_replaced {
+            let verb = if e.replaced_by.is_some() { "replaced" } else { "dropped" };
+            s.push_str(&format!(
+                "  {verb:<9} MEMORY.md:{} of the other machine: {}\n",
+                e.line, e.text
+            ));
+            if let Some(by) = &e.replaced_by {
+                s.push_str(&format!("            by this machine's {by}\n"));
+            }
+        }
+        if let Some(e) = p.index_replaced.first() {
+            s.push_str(&format!(
+                "            its MEMORY.md stays in the sync repository: git --git-dir {} show {}:projects/{}/MEMORY.md\n",
+                repo.display(),
+                &e.commit,
+                crate::sync::member_of(&p.identity)
             ));
         }
     }

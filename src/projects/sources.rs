@@ -50,21 +50,30 @@ pub fn one(ctx: &Context, as_id: Option<&str>, require_dir: bool) -> Result<Sour
 }
 
 /// Every project with memories that has an identity; the others are named in a warning.
-pub fn all(ctx: &Context, out: &mut Output) -> Result<Vec<Source>, Error> {
+/// `command` is `export` or `sync`: the warnings name it, and tell how to run it
+/// on the project alone.
+pub fn all(ctx: &Context, out: &mut Output, command: &str) -> Result<Vec<Source>, Error> {
     let mut sources: Vec<Source> = Vec::new();
+    let (done, alone) = match command {
+        "sync" => ("synced", "sync it alone with `memctl --dir {} sync --as ID`"),
+        _ => (
+            "exported",
+            "export it alone with `memctl --dir {} export --as ID -o FILE`",
+        ),
+    };
     for row in each::rows_for(ctx, out, false)? {
         let identity = row.identity_now();
         let Some(identity) = identity.filter(|i| check_identity(i).is_ok()) else {
             out.warn(format!(
-                "{} has no identity: not exported (export it alone with `memctl --dir {} export --as ID -o FILE`)",
+                "{} has no identity: not {done} ({})",
                 row.name(),
-                row.memory_dir.display()
+                alone.replace("{}", &row.memory_dir.display().to_string())
             ));
             continue;
         };
         if sources.iter().any(|s| s.identity == identity) {
             out.warn(format!(
-                "{} has the identity {identity} of a project already exported: not exported (`memctl projects merge` joins them)",
+                "{} has the identity {identity} of a project already {done}: not {done} (`memctl projects merge` joins them)",
                 row.name()
             ));
             continue;

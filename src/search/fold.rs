@@ -146,15 +146,49 @@ pub fn starts_word(text: &str, at: usize) -> bool {
     }
 }
 
-/// The words of a folded query, each once, in order of first appearance.
-pub fn query_words(folded: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    for w in folded.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty()) {
-        if !words.iter().any(|x| x == w) {
-            words.push(w.to_string());
+/// A word of a query: its folded text, and whether a trailing `*` asks for a prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryWord {
+    pub text: String,
+    pub prefix: bool,
+}
+
+/// The words of a folded query, each once, in order of first appearance. A word
+/// followed by `*` is a prefix (`deploy*`); the same word with and without `*`
+/// is kept once, as a prefix (it finds all the other finds).
+pub fn query_words(folded: &str) -> Vec<QueryWord> {
+    let mut words: Vec<QueryWord> = Vec::new();
+    let mut start = None;
+    let mut push = |text: &str, prefix: bool| match words.iter_mut().find(|x| x.text == text) {
+        Some(x) => x.prefix |= prefix,
+        None => words.push(QueryWord {
+            text: text.to_string(),
+            prefix,
+        }),
+    };
+    for (i, c) in folded.char_indices().chain(std::iter::once((folded.len(), ' '))) {
+        if is_word_char(c) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            push(&folded[s..i], c == '*');
         }
     }
     words
+}
+
+/// Whether a word ends at byte `at` of `text` (a char boundary, after a word char):
+/// the char there is not a word char, or the chars on either side are of a script
+/// without spaces (where a word matches anywhere, as a substring does).
+pub fn ends_word(text: &str, at: usize) -> bool {
+    let Some(c) = text.get(at..).and_then(|t| t.chars().next()) else {
+        return at == text.len();
+    };
+    if !is_word_char(c) || is_spaceless(c) {
+        return true;
+    }
+    text.get(..at)
+        .and_then(|t| t.chars().next_back())
+        .is_some_and(is_spaceless)
 }
 
 /// How many words a folded text holds (the document length of BM25).
@@ -222,12 +256,34 @@ mod tests {
 
     #[test]
     fn query_words_split_on_punctuation_and_dedupe() {
+        let texts = |q: &str| query_words(&fold(q)).into_iter().map(|w| w.text).collect::<Vec<_>>();
         assert_eq!(
-            query_words(&fold("Deploy deploy, v1.2 foo-bar")),
+            texts("Deploy deploy, v1.2 foo-bar"),
             ["deploy", "v1", "2", "foo", "bar"]
         );
         assert!(query_words("--- ...").is_empty());
-        assert_eq!(query_words("数据库 迁移"), ["数据库", "迁移"]);
+        assert_eq!(texts("数据库 迁移"), ["数据库", "迁移"]);
+    }
+
+    #[test]
+    fn a_trailing_star_asks_for_a_prefix() {
+        let got: Vec<(String, bool)> = query_words(&fold("PR* review deploy deploy* *x"))
+            .into_iter()
+            .map(|w| (w.text, w.prefix))
+            .collect();
+        let want = [("pr", true), ("review", false), ("deploy", true), ("x", false)];
+        assert_eq!(got, want.map(|(t, p)| (t.to_string(), p)));
+    }
+
+    #[test]
+    fn words_end_before_non_word_chars_and_anywhere_in_spaceless_text() {
+        let t = "prs pr-x 数据库";
+        assert!(!ends_word(t, 2));
+        assert!(ends_word(t, 3));
+        assert!(ends_word(t, 6));
+        assert!(ends_word(t, t.len()));
+        // Inside Chinese text every boundary ends a word.
+        assert!(ends_word(t, 12));
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Matching one memory file against a query: which words each field holds, how
 //! often the body holds each (for BM25), and the line to show.
 //!
-//! A query word matches where a word of the folded text starts with it (`deploy`
-//! matches `deployment`, not `redeploy`); in scripts without spaces, anywhere
-//! (see [`super::fold`]). A file matches when every query word is in its name,
+//! A query word matches a whole word of the folded text (`pr` matches `PR`, not
+//! `prod` or `PRs`); a word written with a trailing `*` matches where a word starts
+//! with it (`deploy*` matches `deployment`, not `redeploy`); in scripts without
+//! spaces, anywhere, as a substring (see [`super::fold`]). A file whose every query
+//! word matches a whole word somewhere is an exact match: exact matches rank first. A file matches when every query word is in its name,
 //! description or body; its field is where the query is first complete: `name`
 //! when the name holds every word, `description` when name and description do,
 //! else `body`. The name is the frontmatter `name` and the file's name without
@@ -13,7 +15,7 @@
 use memchr::memmem::Finder;
 use serde::Serialize;
 
-use super::fold::{count_words, fold, fold_into, starts_word};
+use super::fold::{QueryWord, count_words, ends_word, fold, fold_into, starts_word};
 
 /// The most query words: one bit each in a `u64` mask.
 pub const MAX_WORDS: usize = 64;
@@ -29,7 +31,7 @@ pub enum Field {
 
 /// A compiled query: its folded words and a substring finder for each.
 pub struct Query {
-    pub words: Vec<String>,
+    pub words: Vec<QueryWord>,
     finders: Vec<Finder<'static>>,
 }
 
@@ -38,7 +40,10 @@ impl Query {
     pub fn new(text: &str) -> Query {
         let mut words = super::fold::query_words(&fold(text));
         words.truncate(MAX_WORDS);
-        let finders = words.iter().map(|w| Finder::new(w.as_bytes()).into_owned()).collect();
+        let finders = words
+            .iter()
+            .map(|w| Finder::new(w.text.as_bytes()).into_owned())
+            .collect();
         Query { words, finders }
     }
 
@@ -51,17 +56,31 @@ impl Query {
         }
     }
 
-    /// The byte offsets in `folded` where word `k` matches.
+    /// The byte offsets in `folded` where word `k` matches: a whole word, or the
+    /// start of one for a prefix.
     fn hits<'a>(&'a self, k: usize, folded: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let prefix = self.words[k].prefix;
         self.finders[k]
             .find_iter(folded.as_bytes())
-            .filter(move |at| starts_word(folded, *at))
+            .filter(move |at| starts_word(folded, *at) && (prefix || self.ends(k, folded, *at)))
+    }
+
+    /// Whether the match of word `k` at `at` ends a word.
+    fn ends(&self, k: usize, folded: &str, at: usize) -> bool {
+        ends_word(folded, at + self.words[k].text.len())
     }
 
     /// The mask of the words `folded` holds.
     pub fn mask(&self, folded: &str) -> u64 {
         (0..self.words.len())
             .filter(|k| self.hits(*k, folded).next().is_some())
+            .fold(0, |m, k| m | (1 << k))
+    }
+
+    /// The mask of the words `folded` holds as whole words (a prefix word too).
+    pub fn exact_mask(&self, folded: &str) -> u64 {
+        (0..self.words.len())
+            .filter(|k| self.hits(*k, folded).any(|at| self.ends(*k, folded, at)))
             .fold(0, |m, k| m | (1 << k))
     }
 }
@@ -93,6 +112,9 @@ pub struct FileMatch {
 /// Where a matching file matches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hit {
+    /// Every query word matches a whole word somewhere in the file (not only as
+    /// the prefix a `*` asks for).
+    pub exact: bool,
     pub field: Field,
     /// The 1-based line in the file.
     pub line: usize,
@@ -117,10 +139,12 @@ pub fn match_document(q: &Query, doc: &Document<'_>) -> FileMatch {
         }
     }
     let len = count_words(&folded).min(u32::MAX as usize) as u32;
-    let name = doc.name.map_or(0, |n| q.mask(&fold(n))) | q.mask(&fold(doc.stem));
-    let desc = doc.description.map_or(0, |d| q.mask(&fold(d)));
+    let (name_text, stem) = (doc.name.map(fold), fold(doc.stem));
+    let desc_text = doc.description.map(fold);
+    let name = name_text.as_deref().map_or(0, |n| q.mask(n)) | q.mask(&stem);
+    let desc = desc_text.as_deref().map_or(0, |d| q.mask(d));
     let all = q.all();
-    let hit = if name | desc | body_mask != all {
+    let mut hit = if name | desc | body_mask != all {
         None
     } else if name == all {
         Some(field_hit(q, doc, Field::Name, "name"))
@@ -130,11 +154,21 @@ pub fn match_document(q: &Query, doc: &Document<'_>) -> FileMatch {
         let (k, _) = best_line(q, &folded);
         let line = body_line0 + k;
         Some(Hit {
+            exact: false,
             field: Field::Body,
             line: line + 1,
             text: line_text(doc.text, line, body_start, body_line0),
         })
     };
+    if let Some(h) = hit.as_mut() {
+        // Only a prefix word can match without matching exactly.
+        h.exact = !q.words.iter().any(|w| w.prefix)
+            || [name_text.as_deref(), Some(&stem), desc_text.as_deref(), Some(&folded)]
+                .into_iter()
+                .flatten()
+                .fold(0, |m, t| m | q.exact_mask(t))
+                == all;
+    }
     FileMatch { tf, len, hit }
 }
 
@@ -204,6 +238,7 @@ fn field_hit(q: &Query, doc: &Document<'_>, field: Field, key: &str) -> Hit {
     let fallback = if doc.block.is_some() { open + 1 } else { 0 };
     let line = best.map_or(fallback, |(i, _)| i);
     Hit {
+        exact: false,
         field,
         line: line + 1,
         text: line_text(doc.text, line, 0, 0),
@@ -264,7 +299,7 @@ mod tests {
         let h = m.hit.unwrap();
         assert_eq!((h.field, h.line), (Field::Description, 3));
         assert_eq!(h.text, "description: steps before a Friday release");
-        let m = match_document(&Query::new("train deploy"), &d);
+        let m = match_document(&Query::new("train deploy*"), &d);
         let h = m.hit.unwrap();
         assert_eq!((h.field, h.line), (Field::Body, 8));
         assert_eq!(h.text, "The release train leaves on Friday; deployments wait.");
@@ -277,6 +312,34 @@ mod tests {
         // Words match at word starts only.
         assert!(match_document(&Query::new("ploy"), &d).hit.is_none());
         assert!(match_document(&Query::new("DEPLOYMENTS"), &d).hit.is_some());
+        // And whole words, unless a `*` asks for a prefix.
+        assert!(match_document(&Query::new("deployment"), &d).hit.is_none());
+        assert!(match_document(&Query::new("deployment*"), &d).hit.is_some());
+        assert!(match_document(&Query::new("check"), &d).hit.is_none());
+    }
+
+    #[test]
+    fn a_prefix_match_is_exact_only_where_a_whole_word_matches_too() {
+        let prs = doc("Open PRs against main.\n", None, None);
+        assert!(match_document(&Query::new("pr"), &prs).hit.is_none());
+        let h = match_document(&Query::new("pr*"), &prs).hit.unwrap();
+        assert!(!h.exact);
+        let pr = doc("Every PR needs a review.\n", None, None);
+        assert!(match_document(&Query::new("pr*"), &pr).hit.unwrap().exact);
+        assert!(match_document(&Query::new("pr"), &pr).hit.unwrap().exact);
+        // A name in the file name counts.
+        let mut d = doc("body\n", None, None);
+        d.stem = "feedback_pr";
+        assert!(match_document(&Query::new("pr* body"), &d).hit.unwrap().exact);
+    }
+
+    #[test]
+    fn text_without_spaces_matches_as_a_substring() {
+        let d = doc("我们的数据库迁移在周五。\n", None, None);
+        let h = match_document(&Query::new("数据"), &d).hit.unwrap();
+        assert!(h.exact);
+        assert!(match_document(&Query::new("据库迁"), &d).hit.is_some());
+        assert!(match_document(&Query::new("库存"), &d).hit.is_none());
     }
 
     #[test]
@@ -290,7 +353,7 @@ mod tests {
     #[test]
     fn body_term_frequencies_and_length() {
         let d = doc(FILE, Some("Deploy checklist"), None);
-        let m = match_document(&Query::new("deploy friday zzz"), &d);
+        let m = match_document(&Query::new("deploy* friday zzz"), &d);
         assert_eq!(m.tf, [2, 1, 0]);
         assert_eq!(m.len, 12);
         assert!(m.hit.is_none());

@@ -1,6 +1,8 @@
 //! `memctl search` (SPEC §9): the memories whose name, description or body hold
-//! every word of a query, ranked by where they match (name > description > body)
-//! and then by BM25 over the bodies, each with its best matching line.
+//! every word of a query, ranked exact matches first (every word matched whole,
+//! not only as the prefix a `*` asks for), then by where they match (name >
+//! description > body) and then by BM25 over the bodies, each with its best
+//! matching line.
 //!
 //! [`search_dirs`] takes the memory dirs to search, so one dir and every project's
 //! dirs are searched alike. Files are enumerated by the scan, as `list --all`
@@ -63,6 +65,8 @@ pub struct SearchResult {
     pub memory_type: Option<MemoryType>,
     /// BM25 of the body (three decimals); results are ordered by field first.
     pub score: f64,
+    #[serde(skip)]
+    pub exact: bool,
     pub field: Field,
     /// The 1-based line shown, and its text (trimmed).
     pub line: usize,
@@ -99,8 +103,9 @@ pub fn search_dirs(dirs: &[MemoryDir], query: &str, opts: &Options) -> Report {
         })
         .collect();
     results.sort_by(|a, b| {
-        a.field
-            .cmp(&b.field)
+        b.exact
+            .cmp(&a.exact)
+            .then(a.field.cmp(&b.field))
             .then(b.score.total_cmp(&a.score))
             .then(b.mtime_ms.total_cmp(&a.mtime_ms))
             .then_with(|| (&a.memory_dir, &a.file).cmp(&(&b.memory_dir, &b.file)))
@@ -146,6 +151,7 @@ fn result(dir: &MemoryDir, m: &Memory, hit: matcher::Hit) -> SearchResult {
         name: m.name(),
         memory_type: m.memory_type(),
         score: 0.0,
+        exact: hit.exact,
         field: hit.field,
         line: hit.line,
         text: hit.text,
@@ -201,6 +207,33 @@ mod tests {
             (5, "redis redis redis")
         );
         assert!(r.results[2].score > r.results[3].score);
+    }
+
+    #[test]
+    fn whole_words_match_and_exact_matches_rank_first() {
+        let d = dir_with(&[
+            ("prod.md", "---\nname: pr prod notes\n---\nprod prod prod\n"),
+            ("prs.md", "---\nname: open prs\n---\nnothing\n"),
+            ("review.md", "---\nname: review\n---\nEvery PR needs a review.\n"),
+        ]);
+        let dirs = [MemoryDir::open(d.path(), crate::memdir::Scope::Main)];
+        let r = search_dirs(&dirs, "pr", &Options::default());
+        assert_eq!(files(&r), [("prod.md", Field::Name), ("review.md", Field::Body)]);
+        let r = search_dirs(&dirs, "prs", &Options::default());
+        assert_eq!(files(&r), [("prs.md", Field::Name)]);
+        // A prefix: the body's exact `PR` ranks before the names' prefixes.
+        let r = search_dirs(&dirs, "needs pr*", &Options::default());
+        assert_eq!(files(&r), [("review.md", Field::Body)]);
+        let r = search_dirs(&dirs, "pr*", &Options::default());
+        // `prs.md` matches by name, but only as a prefix: last.
+        assert_eq!(
+            files(&r),
+            [
+                ("prod.md", Field::Name),
+                ("review.md", Field::Body),
+                ("prs.md", Field::Name)
+            ]
+        );
     }
 
     #[test]

@@ -95,6 +95,21 @@ pub fn ensure_no_dream(main_dir: &Path, now: DateTime<Utc>, force: bool) -> Resu
     if force {
         return Ok(());
     }
+    check_dream(main_dir, now, None)
+}
+
+/// [`ensure_no_dream`] for a command that has no `--force` (`import`, `sync`):
+/// its hints say to run `memctl <command>` again, never to pass `--force`.
+pub fn ensure_no_dream_for(main_dir: &Path, now: DateTime<Utc>, command: &str) -> Result<(), Error> {
+    check_dream(main_dir, now, Some(command))
+}
+
+/// The dream check; `unforced` names a command without `--force`.
+fn check_dream(main_dir: &Path, now: DateTime<Utc>, unforced: Option<&str>) -> Result<(), Error> {
+    let or_else = |what: &str| match unforced {
+        None => format!("{what}, or pass --force"),
+        Some(cmd) => format!("{what}, then run `memctl {cmd}` again"),
+    };
     let now_ms = crate::text::millis(now);
     let info = lock::inspect(main_dir, now_ms);
     if let Some(why) = &info.unreadable {
@@ -104,7 +119,9 @@ pub fn ensure_no_dream(main_dir: &Path, now: DateTime<Utc>, force: bool) -> Resu
             Kind::Io,
             format!("cannot read the auto-dream lock {}: {why}", info.path.display()),
         )
-        .hint("memctl cannot tell whether a consolidation is running; remove or fix the file, or pass --force"));
+        .hint(or_else(
+            "memctl cannot tell whether a consolidation is running; remove or fix the file",
+        )));
     }
     let live = matches!(info.pid_status, PidStatus::Alive | PidStatus::Eperm);
     if info.exists && info.is_fresh(now_ms) && live && info.body.as_deref().is_some_and(|b| !b.is_empty()) {
@@ -116,7 +133,7 @@ pub fn ensure_no_dream(main_dir: &Path, now: DateTime<Utc>, force: bool) -> Resu
                 lock::holder(info.pid.unwrap_or_default())
             ),
         )
-        .hint("wait for it to finish, or pass --force"));
+        .hint(or_else("wait for it to finish")));
     }
     Ok(())
 }

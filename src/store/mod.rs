@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Kind};
 
 pub use atomic::{Stamp, create_new, parse_temp_name, random_hex, stamp, temp_name, write_atomic, write_checked};
-pub use lock::{WRITE_LOCK, WriteLock, ensure_no_dream, lock, lock_within, open_lock};
+pub use lock::{WRITE_LOCK, WriteLock, ensure_no_dream, ensure_no_dream_for, lock, lock_within, open_lock};
 pub use outside::{outside_real, read_outside};
 pub use trash::{move_entry, trash_dir};
 pub use update::{MAX_INDEX_BYTES, keep_original_bytes, read_for_update, update};

@@ -168,6 +168,51 @@ pub fn merge_index(
     crate::index::place::place_all(&text, &placing).0
 }
 
+/// A line of the other machine's `MEMORY.md` that the merged index does not keep.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Replaced {
+    /// Its 1-based line in the other machine's `MEMORY.md`.
+    pub line: usize,
+    /// Its text (without the line ending).
+    pub text: String,
+    /// The merged line for the same memory (this machine's wording), or `None`
+    /// when nothing took its place (free text, or an entry this side removed).
+    pub replaced_by: Option<String>,
+    /// The fetched commit whose `projects/<identity>/MEMORY.md` holds it (the sync
+    /// repository keeps it: the merge commit has it as a parent).
+    pub commit: String,
+}
+
+/// The lines the other machine wrote (not in the base) that `merged` lacks:
+/// the wording `merge_index` replaced or dropped (SPEC §11.3: never a conflict,
+/// but reported). Blank lines and the lines of files `gone` are not reported.
+pub fn replaced_lines(base: &str, remote: &str, merged: &str, gone: &BTreeSet<String>) -> Vec<Replaced> {
+    if remote == merged {
+        return Vec::new();
+    }
+    let (b, r, m) = (side(base), side(remote), side(merged));
+    let base_lines: BTreeSet<&str> = b.raw.iter().map(|l| bare(l)).collect();
+    let merged_lines: BTreeSet<&str> = m.raw.iter().map(|l| bare(l)).collect();
+    let mut out = Vec::new();
+    for (i, raw) in r.raw.iter().enumerate() {
+        let line = bare(raw);
+        if line.trim().is_empty() || base_lines.contains(line) || merged_lines.contains(line) {
+            continue;
+        }
+        let target = r.by_line.get(&i);
+        if target.is_some_and(|t| gone.contains(t)) {
+            continue;
+        }
+        out.push(Replaced {
+            line: i + 1,
+            text: line.to_string(),
+            replaced_by: target.and_then(|t| m.by_target.get(t)).cloned(),
+            commit: String::new(),
+        });
+    }
+    out
+}
+
 fn drop_gone(text: &str, gone: &BTreeSet<String>) -> String {
     if gone.is_empty() {
         return text.to_string();
@@ -188,6 +233,33 @@ fn drop_gone(text: &str, gone: &BTreeSet<String>) -> String {
 mod tests {
     use super::Decision::*;
     use super::*;
+
+    #[test]
+    fn the_other_machines_replaced_and_dropped_lines_are_reported() {
+        let base = "# Index\n- [A](a.md) — alpha\n- [B](b.md) — beta\n";
+        let local = "# Index\n- [A](a.md) — alpha, laptop\n- [B](b.md) — beta\nlaptop note\n";
+        let remote = "# Index\n- [A](a.md) — alpha, desk\n- [B](b.md) — beta\ndesk note\n\n";
+        let none = BTreeSet::new();
+        let merged = merge_index(base, local, remote, &none, &none, &|_| None);
+        assert_eq!(merged, local, "the local wording and free text win");
+        let got = replaced_lines(base, remote, &merged, &none);
+        let want = [
+            (2, "- [A](a.md) — alpha, desk", Some("- [A](a.md) — alpha, laptop")),
+            (4, "desk note", None),
+        ];
+        let got: Vec<_> = got
+            .iter()
+            .map(|r| (r.line, r.text.as_str(), r.replaced_by.as_deref()))
+            .collect();
+        assert_eq!(got, want);
+        // Nothing is reported when the remote's lines are all kept, or only its
+        // unchanged (base) lines go.
+        assert!(replaced_lines(base, base, local, &none).is_empty());
+        assert!(replaced_lines(base, remote, remote, &none).is_empty());
+        // A deleted file's line goes without a report.
+        let gone: BTreeSet<String> = ["a.md".to_string()].into();
+        assert_eq!(replaced_lines(base, remote, "# Index\ndesk note\n", &gone), []);
+    }
 
     #[test]
     fn the_per_file_table() {

@@ -48,6 +48,11 @@ impl Target {
     }
 }
 
+/// The dir of a project in the sync repository, under `projects/`.
+pub fn member_of(identity: &str) -> String {
+    member(identity)
+}
+
 fn member(identity: &str) -> String {
     let m = crate::bundle::member_dir(identity);
     m.strip_prefix("projects/").unwrap_or(&m).to_string()
@@ -90,6 +95,8 @@ pub struct ProjectReport {
     /// Files not written: kept against a deletion, changed meanwhile, or unable to travel.
     pub skipped: Vec<String>,
     pub conflicts: Vec<Conflict>,
+    /// The other machine's `MEMORY.md` lines the index merge replaced or dropped.
+    pub index_replaced: Vec<merge::Replaced>,
     /// Files whose local change goes to the remote (text output only: the JSON
     /// shape is import's, SPEC §11.2).
     #[serde(skip)]
@@ -593,6 +600,12 @@ fn plan_project(
             &kept,
             &type_of,
         );
+        if let (Some(ri), Some(tip)) = (&remote_index, remote_tip) {
+            report.index_replaced = merge::replaced_lines(&base_index, ri, &merged, &gone);
+            for e in &mut report.index_replaced {
+                e.commit = tip.to_string();
+            }
+        }
         if merged != l {
             let load = crate::index::load::load(&merged);
             if load.line_truncated || load.unit_truncated {
@@ -754,6 +767,7 @@ fn merge_reports(into: &mut ProjectReport, from: ProjectReport) {
     add(&mut into.deleted, from.deleted);
     add(&mut into.skipped, from.skipped);
     add(&mut into.conflicts, from.conflicts);
+    add(&mut into.index_replaced, from.index_replaced);
     add(&mut into.sent, from.sent);
 }
 
@@ -801,7 +815,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
     let machine = opts.machine.clone();
     // Refusals before anything is written: a live dream, unresolved conflicts.
     for t in &targets {
-        crate::store::ensure_no_dream(&t.dir, opts.now, false)?;
+        crate::store::ensure_no_dream_for(&t.dir, opts.now, "sync")?;
         let open = conflict_files(&t.dir);
         if let Some((_, first)) = open.first() {
             return Err(Error::new(
@@ -888,14 +902,14 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         }
         if retries == 0 {
             if opts.strict && !found.is_empty() {
-                for s in &found {
-                    warnings.push(format!("secret-like: {s}"));
-                }
+                // The refusal names each file and line (a warning would be lost
+                // with the outcome), as `export --strict` does.
                 return Err(Error::new(
                     Kind::StrictRefused,
                     format!(
-                        "{} secret-like finding(s) (ML121) in what sync would push: nothing written or pushed",
-                        found.len()
+                        "{} secret-like finding(s) (ML121) in what sync would push, nothing written or pushed: {}",
+                        found.len(),
+                        found.join("; ")
                     ),
                 )
                 .hint("remove the tokens from the memories, or sync without --strict"));

@@ -476,3 +476,21 @@ fn with_history_on_symlinks_are_removed_as_links_and_come_back_as_links() {
     assert!(back.file_type().is_symlink());
     assert_eq!(fs::read_link(d.join("dangling.md")).unwrap(), root.join("nowhere.md"));
 }
+
+/// Issue 32 point 21: `forget --help` and the man pages said the copy goes to
+/// `.trash/`; with history on (the default) it is kept in the history snapshot
+/// (SPEC v3 §3.13), `.trash/` only with history off or failing.
+#[test]
+fn help_and_man_say_where_forget_keeps_the_copy() {
+    let help = Env::new().args(["forget", "--help"]).run().success().stdout;
+    assert!(
+        help.contains("keeping a copy in history (.trash/ with history off)"),
+        "{help}"
+    );
+    assert!(!help.contains("would move to .trash/"), "{help}");
+    let man = Env::new().args(["man", "forget"]).run().success().stdout;
+    assert!(!man.contains("keeping a copy in .trash/"), "{man}");
+    assert!(man.contains("when history is off"), "{man}");
+    let global = Env::new().args(["--help"]).run().success().stdout;
+    assert!(global.contains("--no-history"), "{global}");
+}

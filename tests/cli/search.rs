@@ -79,13 +79,15 @@ fn every_word_must_match_across_fields_at_word_starts() {
         .run()
         .success()
         .stdout("mem/both.md:3:description: before a Friday release\n");
-    // A prefix of a word matches; the inside of one does not.
+    // A whole word matches; a prefix only with `*` (issue 32 point 18); the inside
+    // of a word never.
+    env().args(["search", "check"]).run().code(1).stdout("");
     env()
-        .args(["search", "check"])
+        .args(["search", "check*"])
         .run()
         .success()
         .stdout("mem/both.md:2:name: Deploy checklist\n");
-    env().args(["search", "ploy"]).run().code(1).stdout("");
+    env().args(["search", "ploy*"]).run().code(1).stdout("");
 }
 
 #[test]
@@ -233,4 +235,43 @@ fn terminal_table_fits_80_columns() {
         lines[4].starts_with("  …") && lines[4].ends_with("the needle comes late in this line"),
         "{out}"
     );
+}
+
+/// Issue 32 point 18: `search pr` found every memory with a word starting with
+/// `pr` and ranked the one about PRs low. Words match whole words; `pr*` asks for
+/// the prefix, and the exact matches rank before the prefix-only ones.
+#[test]
+fn words_match_whole_words_and_a_star_asks_for_a_prefix() {
+    let env = || {
+        Env::new()
+            .memory(
+                "prod.md",
+                &mem("Production deploys", "prod notes", "project", "prod prod prod\n"),
+            )
+            .memory(
+                "habits.md",
+                &mem("Team habits", "x", "feedback", "Our process, previously.\n"),
+            )
+            .memory(
+                "review.md",
+                &mem("Review", "x", "feedback", "Every PR needs a review.\n"),
+            )
+    };
+    env()
+        .args(["search", "pr"])
+        .run()
+        .success()
+        .stdout("mem/review.md:7:Every PR needs a review.\n");
+    env().args(["search", "pr*"]).run().success().stdout(
+        "mem/review.md:7:Every PR needs a review.
+mem/prod.md:2:name: Production deploys
+mem/habits.md:7:Our process, previously.
+",
+    );
+    // Text without spaces between words still matches as a substring.
+    let env = Env::new().memory("cjk.md", &mem("迁移", "x", "project", "我们的数据库迁移在周五。\n"));
+    env.args(["search", "数据"])
+        .run()
+        .success()
+        .stdout("mem/cjk.md:7:我们的数据库迁移在周五。\n");
 }

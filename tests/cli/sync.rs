@@ -227,3 +227,130 @@ fn a_local_mass_deletion_is_refused_without_the_flag() {
     let log = bare_git(remote, &["log", "-1", "--format=%B", "main"]).unwrap_or_default();
     assert!(log.contains("Mass-Delete-Approved: github.com/Alice/App"), "{log}");
 }
+
+/// Issue 32 point 19: `sync --strict` refused without naming where the secret is;
+/// `import`/`sync` refusing for a live dream hinted `--force`, which neither has;
+/// `sync --all-projects` told a row without an identity to run `export --as ID`.
+#[test]
+fn refusals_name_the_secret_the_right_retry_and_sync_as() {
+    let (lap, lp, lm) = machine("laptop");
+    let url = bare_remote(&lap);
+    write(
+        &lm,
+        "user_a.md",
+        &memory("a", "user", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    );
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--strict", "--remote", &url]);
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("user_a.md:6: ML121"),
+        "the file and line are named:\n{err}"
+    );
+    // A live dream: wait, then run the command again (no --force to pass).
+    fs::remove_file(lm.join("user_a.md")).unwrap();
+    write(&lm, "user_b.md", &memory("b", "user", "beta"));
+    let lock = lm.join(".consolidate-lock");
+    crate::support::write_aged(&lock, std::process::id().to_string().as_bytes(), 0.1);
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("hint: wait for it to finish, then run `memctl sync` again"),
+        "{err}"
+    );
+    assert!(!err.contains("--force"), "{err}");
+    fs::remove_file(&lock).unwrap();
+    let bundle = lap.root().join("b.tar.gz");
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["export", "-o", bundle.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    fs::remove_file(lm.join("user_b.md")).unwrap();
+    crate::support::write_aged(&lock, std::process::id().to_string().as_bytes(), 0.1);
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["import", "--yes", bundle.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("hint: wait for it to finish, then run `memctl import` again"),
+        "{err}"
+    );
+    assert!(!err.contains("--force"), "{err}");
+    fs::remove_file(&lock).unwrap();
+    // A project that is no git repository has no identity.
+    let plain = lap.root().join("plain");
+    fs::create_dir_all(&plain).unwrap();
+    let (_, out, _) = memctl(&lap, &plain, "laptop", &["path"]);
+    let pm = PathBuf::from(out.trim());
+    write(&pm, "user_p.md", &memory("p", "user", "plain"));
+    let (_, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--all-projects", "--remote", &url]);
+    let want = format!(
+        "has no identity: not synced (sync it alone with `memctl --dir {}",
+        pm.display()
+    );
+    assert!(err.contains(want.trim_end_matches('/')), "{err}");
+    assert!(err.contains(" sync --as ID`)"), "{err}");
+    assert!(!err.contains("export --as"), "{err}");
+}
+
+/// Issue 32 point 20: the index merge replaced the other machine's wording of a
+/// line, and dropped its free text, silently. Each is now reported (text and
+/// `index_replaced`), and the other wording stays in the sync repository.
+#[test]
+fn the_index_merge_reports_the_other_machines_lines_it_replaced_or_dropped() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — alpha\n");
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]).0, 0);
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync", "--remote", &url]).0, 0);
+    // Both reword the hook and add a note under it.
+    write(
+        &lm,
+        "MEMORY.md",
+        "- [A](user_a.md) — alpha, see the laptop runbook\nlaptop: ask before deploys\n",
+    );
+    write(
+        &dm,
+        "MEMORY.md",
+        "- [A](user_a.md) — alpha, desk wording\ndesk: staging first\n",
+    );
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        fs::read_to_string(dm.join("MEMORY.md")).unwrap(),
+        "- [A](user_a.md) — alpha, desk wording\ndesk: staging first\n",
+        "the local wording and free text win (SPEC §11.3)"
+    );
+    assert!(
+        out.contains(
+            "  replaced  MEMORY.md:1 of the other machine: - [A](user_a.md) — alpha, see the laptop runbook\n            by this machine's - [A](user_a.md) — alpha, desk wording\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  dropped   MEMORY.md:2 of the other machine: laptop: ask before deploys\n"),
+        "{out}"
+    );
+    // The recovery command printed works: the laptop's wording is in the history.
+    let show = out
+        .lines()
+        .find(|l| l.contains("git --git-dir"))
+        .expect("a recovery line");
+    let args: Vec<&str> = show.split(": git ").nth(1).unwrap().split(' ').collect();
+    let got = std::process::Command::new("git").args(&args).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got.stdout),
+        "- [A](user_a.md) — alpha, see the laptop runbook\nlaptop: ask before deploys\n"
+    );
+    // JSON: the same lines, on the next merge of a reworded line.
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — laptop again\n");
+    write(&dm, "MEMORY.md", "- [A](user_a.md) — desk again\n");
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync"]).0, 0);
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e = &doc["projects"][0]["index_replaced"][0];
+    assert_eq!(e["line"], 1);
+    assert_eq!(e["text"], "- [A](user_a.md) — laptop again");
+    assert_eq!(e["replaced_by"], "- [A](user_a.md) — desk again");
+    assert_eq!(e["commit"].as_str().map(str::len), Some(40), "{e}");
+}

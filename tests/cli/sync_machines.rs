@@ -437,7 +437,7 @@ fn m4_different_edits_keep_a_conflict_file_until_resolved() {
     desk.write("user_a.md", &mine);
     lap.sync_ok(&w, &[]);
     let doc = desk.sync_ok(&w, &["--json"]).json();
-    // The JSON shape of SPEC §11.2.
+    // The JSON shape of SPEC §11.2, plus sync's `index_replaced` (issue 32 point 20).
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     let mut top = keys(&doc);
     top.sort();
@@ -452,6 +452,7 @@ fn m4_different_edits_keep_a_conflict_file_until_resolved() {
             "conflicts",
             "deleted",
             "identity",
+            "index_replaced",
             "memory_dir",
             "skipped",
             "updated"
