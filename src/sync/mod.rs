@@ -324,21 +324,7 @@ fn plan_project(
     // (rolled back, force-pushed, its branch deleted) is no base for a merge: its
     // "deletions" are newer memories it lost. The user decides (SPEC v3 §11.3).
     let rewound = base_commit.is_some_and(|b| !remote_tip.is_some_and(|tip| r.descends(tip, b)));
-    // `--push-local` and `--accept-remote` resolve a rolled-back remote and nothing
-    // else: against a remote that moved forward normally (or a first sync) they would
-    // throw away the other machines' new memories or this machine's unsynced ones.
-    // There the sync is the ordinary merge, and a note says so.
-    let mode = if opts.mode != Mode::Merge && !rewound {
-        warnings.push(format!(
-            "note: {}: the remote descends from the commit this machine last synced (nothing was rolled back): {} ignored, synced normally",
-            t.identity,
-            if opts.mode == Mode::PushLocal { "--push-local" } else { "--accept-remote" }
-        ));
-        Mode::Merge
-    } else {
-        opts.mode
-    };
-    if mode == Mode::Merge
+    if opts.mode == Mode::Merge
         && rewound
         && let Some(b) = base_commit
     {
@@ -360,6 +346,28 @@ fn plan_project(
     };
     let base_reserved = base_walk.as_ref().map(|w| w.reserved.clone()).unwrap_or_default();
     let mut base = base_walk.map(|w| w.files).unwrap_or_default();
+    // `--push-local` and `--accept-remote` resolve a remote memctl cannot merge: one
+    // rolled back (above), or, for `--push-local`, one whose tree it refuses (over a
+    // limit, a dot path). Against a remote that moved forward normally (or on a
+    // first sync) they would throw away the other machines' new memories or this
+    // machine's unsynced ones: there the sync is the ordinary merge, with a note.
+    let refused = |tree: ObjectId| {
+        r.walk(tree)
+            .map(|w| w.reserved.iter().any(|(p, oid)| base_reserved.get(p) != Some(oid)))
+            .unwrap_or(true)
+    };
+    let mode = match opts.mode {
+        Mode::PushLocal if !rewound && !remote_tree.is_some_and(refused) => Mode::Merge,
+        Mode::AcceptRemote if !rewound => Mode::Merge,
+        m => m,
+    };
+    if mode != opts.mode {
+        warnings.push(format!(
+            "note: {}: the remote descends from the commit this machine last synced and memctl can merge it: {} ignored, synced normally",
+            t.identity,
+            if opts.mode == Mode::PushLocal { "--push-local" } else { "--accept-remote" }
+        ));
+    }
     let mut skipped = Vec::new();
     let (mut local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
     // A file that cannot travel (a symlink, too big, unreadable) is not a local
