@@ -193,14 +193,10 @@ fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
         .filter(|l| l.is_memory_link())
         .map(|l| l.line - 1)
         .collect();
-    let headings: Vec<(usize, usize, &str)> = lines
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !code[*i] && !comment.get(*i).copied().unwrap_or(false))
-        .filter_map(|(i, l)| heading(l).map(|(lv, t)| (i, lv, t)))
-        .collect();
-    let (start, level, _) = headings.iter().filter(|(_, _, t)| names_type(t, ty)).fold(
-        None::<(usize, usize, &str)>,
+    let headings = headings(lines, &code, &comment);
+    // (first line of the heading, level, text, its last line)
+    let (start, level, _, last) = headings.iter().filter(|(_, _, t, _)| names_type(t, ty)).fold(
+        None::<(usize, usize, &str, usize)>,
         |best, h| match best {
             Some(b) if b.1 >= h.1 => Some(b),
             _ => Some(*h),
@@ -208,8 +204,9 @@ fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
     )?;
     let end = headings
         .iter()
-        .find(|(i, lv, _)| *i > start && *lv <= level)
+        .find(|(i, lv, _, _)| *i > start && *lv <= level)
         .map_or(lines.len(), |h| h.0);
+    let start = last;
     let last_link = (start + 1..end).rev().find(|&i| !code[i] && linked.contains(&i));
     // After the entry's own indented lines, if it has any.
     let after = |i: usize| {
@@ -220,13 +217,77 @@ fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
     Some((last_link.map_or(start + 1, after), end == lines.len()))
 }
 
+/// The headings of an index outside code and closed comments: (first line, level,
+/// text, last line). ATX headings (`## Feedback`) and Setext ones (`Feedback`
+/// underlined with `===` for level 1 or `---` for level 2, SPEC §10.2): a
+/// paragraph line directly above the underline, not a list item, quote or
+/// heading itself.
+fn headings<'a>(lines: &[&'a str], code: &[bool], comment: &[bool]) -> Vec<(usize, usize, &'a str, usize)> {
+    let outside = |i: usize| !code[i] && !comment.get(i).copied().unwrap_or(false);
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !outside(i) {
+            continue;
+        }
+        if let Some((lv, t)) = heading(l) {
+            out.push((i, lv, t, i));
+            continue;
+        }
+        let Some(next) = lines.get(i + 1).filter(|_| outside(i + 1)) else {
+            continue;
+        };
+        let Some(lv) = setext_underline(next) else { continue };
+        let t = l.trim_end_matches(['\n', '\r']);
+        let indent = t.len() - t.trim_start_matches(' ').len();
+        let text = t.trim();
+        let paragraph = indent <= 3
+            && !text.is_empty()
+            && !text.starts_with(['-', '*', '+', '>', '<', '|'])
+            && !ordered_item(text)
+            && setext_underline(l).is_none();
+        if paragraph {
+            out.push((i, lv, text, i + 1));
+        }
+    }
+    out
+}
+
+/// `1. x` or `1) x`: an ordered list item.
+fn ordered_item(text: &str) -> bool {
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0 && text[digits..].starts_with(['.', ')'])
+}
+
+/// `===` (level 1) or `---` (level 2): a Setext underline, up to 3 spaces of
+/// indent and trailing spaces allowed.
+fn setext_underline(l: &str) -> Option<usize> {
+    let t = l.trim_end_matches(['\n', '\r']);
+    let indent = t.len() - t.trim_start_matches(' ').len();
+    let u = t.trim();
+    if indent > 3 || u.is_empty() {
+        return None;
+    }
+    if u.bytes().all(|b| b == b'=') {
+        Some(1)
+    } else if u.bytes().all(|b| b == b'-') {
+        Some(2)
+    } else {
+        None
+    }
+}
+
 /// The first line that is neither a heading nor blank (frontmatter-free indexes
 /// start their entries there).
 fn top_position(lines: &[&str]) -> Option<usize> {
     let code = fenced(lines);
+    let comment = super::comment_lines(&lines.concat());
+    let in_heading: std::collections::HashSet<usize> = headings(lines, &code, &comment)
+        .iter()
+        .flat_map(|h| h.0..=h.3)
+        .collect();
     Some(
         (0..lines.len())
-            .find(|&i| code[i] || (heading(lines[i]).is_none() && !lines[i].trim().is_empty()))
+            .find(|&i| code[i] || (!in_heading.contains(&i) && !lines[i].trim().is_empty()))
             .unwrap_or(lines.len()),
     )
 }
@@ -356,6 +417,39 @@ mod tests {
             (p.line, p.text.as_str()),
             (3, "# Index\n\n- [B](b.md) — b\n- [A](a.md) — a\n")
         );
+    }
+
+    /// Issue 32 point 11: Setext headings are sections (SPEC §10.2).
+    #[test]
+    fn setext_headings_are_sections() {
+        let index = "Feedback\n--------\n- [F](feedback_a.md) — f\n\nUser notes\n----------\n- [U](user_a.md) — u\n\nOther\n=====\nfree text\n";
+        let p = place(index, "- [N](feedback_n.md) — n", Some("feedback"), false);
+        assert_eq!(p.line, 4, "{}", p.text);
+        // An empty Setext section: right below its underline.
+        let p = place(
+            "User\n====\n\nOther\n=====\n- [O](o.md) — o\n",
+            "- [N](user_n.md) — n",
+            Some("user"),
+            false,
+        );
+        assert_eq!(
+            p.text,
+            "User\n====\n- [N](user_n.md) — n\n\nOther\n=====\n- [O](o.md) — o\n"
+        );
+        // The level-2 user section ends at the level-1 `Other`.
+        let p = place(index, "- [N](user_n.md) — n", Some("user"), false);
+        assert_eq!(p.line, 8, "{}", p.text);
+        // A list item over `---` is no heading (a rule follows the list).
+        let p = place(
+            "- user things\n---\n- [A](a.md) — a\n",
+            "- [N](user_n.md) — n",
+            Some("user"),
+            false,
+        );
+        assert_eq!(p.line, 4, "{}", p.text);
+        // The top of a Setext-headed index is below the heading.
+        let p = place("Memory\n======\n- [A](a.md) — a\n", "- [B](b.md) — b", None, true);
+        assert_eq!(p.text, "Memory\n======\n- [B](b.md) — b\n- [A](a.md) — a\n");
     }
 
     #[test]

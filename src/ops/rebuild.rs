@@ -123,6 +123,23 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
         )
         .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
     })?;
+    // A hub to create must not take the place of a file already there (an
+    // ordinary memory named with --hub, or a later hub's `_2` name): refused
+    // before anything is printed or written (issue 32 point 11).
+    for h in out.hubs.iter().filter(|h| h.old.is_none()) {
+        let path = dir.dir().join(&h.rel);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            let prefix = dir.index_label().strip_suffix("MEMORY.md").unwrap_or("");
+            return Err(Error::new(
+                Kind::Exists,
+                format!("not a hub, but the rebuild would write its entries there: {}", path.display()),
+            )
+            .hint(format!(
+                "{prefix}{} is not a hub (no `memctl-hub: true` in its frontmatter); pass --hub with a new file name (e.g. reference_memory_index_archive.md) or an existing hub",
+                h.rel
+            )));
+        }
+    }
     let kept_in = kept_in_history(dir, opts, &out.dropped);
     let mut warnings = dropped_warnings(dir.index_label(), &out.dropped, &kept_in);
     let prefix = dir.index_label().strip_suffix("MEMORY.md").unwrap_or("");

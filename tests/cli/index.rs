@@ -400,3 +400,22 @@ fn rebuild_keeps_main_index_lines_that_link_team_memories() {
     );
     assert!(!stderr.contains("team/project_t.md"), "{stderr}");
 }
+
+/// Issue 32 point 11: `--hub` naming an ordinary memory is refused before
+/// anything is written, with a hint about --hub (not about `add`'s --file/--name).
+#[test]
+fn hub_naming_an_ordinary_memory_is_refused_with_a_hint_about_hub() {
+    let (env, before) = crowded(150);
+    let env = env.memory("notes.md", &memory("reference", "Notes", "my notes"));
+    let d = env.dir();
+    let (stdout, stderr, code) = on(&env, &["index", "rebuild", "--hub", "notes.md", "--yes"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("memctl: not a hub, but the rebuild would write its entries there: ")
+            && stderr.contains("notes.md\nhint: notes.md is not a hub (no `memctl-hub: true` in its frontmatter); pass --hub with a new file name"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--name"), "{stderr}");
+    assert_eq!(read(&d, "MEMORY.md"), before, "nothing written");
+    assert_eq!(read(&d, "notes.md"), memory("reference", "Notes", "my notes"));
+}
