@@ -317,6 +317,79 @@ pub fn newly_cut(old: &str, new: &str, file: &str) -> (bool, Vec<String>) {
     (own, pushed)
 }
 
+/// An index entry past Claude Code's cut: the file its line links, the line's
+/// 1-based number and its text (SPEC §3.14 "Budget refusals").
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CutEntry {
+    pub file: String,
+    pub line: usize,
+    pub text: String,
+}
+
+/// The entries of `new` past the cut that `old` loaded or did not have: what a
+/// write that never refuses for the budget (`restore`, `projects merge`,
+/// `import`, `sync`, `lint --fix`) pushed out or placed past the cut, one per
+/// file, at its first cut line.
+pub fn cut_entries(old: &str, new: &str) -> Vec<CutEntry> {
+    let load = super::load::load(new);
+    let dropped: BTreeSet<usize> = load.dropped.iter().map(|d| d.line).collect();
+    if dropped.is_empty() {
+        return Vec::new();
+    }
+    let before = cut_targets(old);
+    let lines = super::lines(new);
+    let mut seen = BTreeSet::new();
+    super::extract_links(new)
+        .into_iter()
+        .filter(|l| dropped.contains(&l.line))
+        .filter_map(|l| l.memory_target().map(|t| (t.to_string(), l.line)))
+        .filter(|(t, _)| !before.contains(t) && seen.insert(t.clone()))
+        .map(|(file, line)| CutEntry {
+            file,
+            text: lines
+                .get(line - 1)
+                .map_or("", |l| l.trim_end_matches(['\n', '\r']))
+                .trim_start_matches('\u{feff}')
+                .to_string(),
+            line,
+        })
+        .collect()
+}
+
+/// The warnings for [`cut_entries`]: one per entry (`MEMORY.md:203: past Claude
+/// Code's cut, it does not load: - [X](x.md) — …`, the first 10, then a count),
+/// and the suggestion to run `memctl index rebuild` (`rebuild`: the command as
+/// the user would type it).
+pub fn cut_warnings(label: &str, entries: &[CutEntry], rebuild: &str) -> Vec<String> {
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    const SHOWN: usize = 10;
+    let mut w: Vec<String> = entries
+        .iter()
+        .take(SHOWN)
+        .map(|e| {
+            format!(
+                "{label}:{}: past Claude Code's cut, it does not load: {}",
+                e.line,
+                crate::text::ellipsize(&crate::text::escape_name(&e.text), 100)
+            )
+        })
+        .collect();
+    if entries.len() > SHOWN {
+        w.push(format!(
+            "{label}: {} more entries past Claude Code's cut (`--json` names each in cut_entries)",
+            entries.len() - SHOWN
+        ));
+    }
+    w.push(format!(
+        "{} {} past Claude Code's cut in {label}: run `{rebuild}` to fit the index and keep every entry",
+        entries.len(),
+        if entries.len() == 1 { "entry is" } else { "entries are" }
+    ));
+    w
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,6 +523,35 @@ mod tests {
         // The top of a Setext-headed index is below the heading.
         let p = place("Memory\n======\n- [A](a.md) — a\n", "- [B](b.md) — b", None, true);
         assert_eq!(p.text, "Memory\n======\n- [B](b.md) — b\n- [A](a.md) — a\n");
+    }
+
+    #[test]
+    fn cut_entries_name_each_entry_the_write_cut() {
+        let mut old = String::new();
+        for i in 0..199 {
+            old.push_str(&format!("- [E{i}](e{i}.md) — e\n"));
+        }
+        let new = format!("- [N](n.md) — n\n  more\n{old}");
+        let cut = cut_entries(&old, &new);
+        assert_eq!(
+            cut,
+            [CutEntry {
+                file: "e198.md".into(),
+                line: 201,
+                text: "- [E198](e198.md) — e".into()
+            }]
+        );
+        let w = cut_warnings("MEMORY.md", &cut, "memctl index rebuild");
+        assert_eq!(
+            w[0],
+            "MEMORY.md:201: past Claude Code's cut, it does not load: - [E198](e198.md) — e"
+        );
+        assert!(w[1].starts_with("1 entry is past Claude Code's cut in MEMORY.md: run `memctl index rebuild`"));
+        assert!(
+            cut_entries(&new, &format!("{new}- [M](m.md) — m\n"))
+                .iter()
+                .all(|e| e.file == "m.md")
+        );
     }
 
     #[test]
