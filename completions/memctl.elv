@@ -512,7 +512,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --dry-run 'Print what would move; change nothing'
             cand -y 'Do not ask for confirmation (required without a terminal)'
             cand --yes 'Do not ask for confirmation (required without a terminal)'
-            cand --force 'Write even while a live auto-dream holds either lock, or when the merged index lines would be cut'
+            cand --force 'Write even while a live auto-dream holds either lock'
             cand --team 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

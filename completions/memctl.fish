@@ -449,7 +449,7 @@ always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -s n -l dry-run -d 'Print what would move; change nothing'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
-complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l force -d 'Write even while a live auto-dream holds either lock, or when the merged index lines would be cut'
+complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l force -d 'Write even while a live auto-dream holds either lock'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand projects; and __fish_seen_subcommand_from merge" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

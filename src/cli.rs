@@ -338,7 +338,7 @@ pub struct MergeArgs {
     #[arg(long, short = 'y')]
     pub yes: bool,
 
-    /// Write even while a live auto-dream holds either lock, or when the merged index lines would be cut
+    /// Write even while a live auto-dream holds either lock
     #[arg(long)]
     pub force: bool,
 }

@@ -121,7 +121,15 @@ fn finish(out: &mut Output, args: &ImportArgs, plans: &[Plan], machine: &str) ->
                 p.identity
             ));
         }
-        if let Some(reason) = &p.index_cut {
+        if !p.cut_entries.is_empty() {
+            // Never a refusal (SPEC §3.14): each entry now past the cut, named.
+            let dir = p.dir.as_deref().map(|d| d.display().to_string()).unwrap_or_default();
+            let label = format!("{}: MEMORY.md", p.identity);
+            let rebuild = format!("memctl --dir {dir} index rebuild");
+            for w in crate::index::place::cut_warnings(&label, &p.cut_entries, &rebuild) {
+                out.warn(w);
+            }
+        } else if let Some(reason) = &p.index_cut {
             out.warn(format!(
                 "{}: MEMORY.md {} cut after the import ({reason}): run `memctl --dir {} index rebuild`",
                 p.identity,

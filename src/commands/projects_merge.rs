@@ -31,7 +31,6 @@ pub fn run(args: &MergeArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
         return finish(out, args, &from, &into, &plan, &[]);
     }
     if !args.dry_run {
-        refuse_cut(&plan, args.force)?;
         for d in [&from.dir, &into.dir] {
             store::ensure_no_dream(d.main(), ctx.now, args.force)?;
         }
@@ -62,28 +61,6 @@ pub fn run(args: &MergeArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode
         return finish(out, args, &from, &into, &fresh, &warnings);
     }
     finish(out, args, &from, &into, &plan, &[])
-}
-
-/// SPEC §10.2: lines that would not load, or that push a loaded entry past the
-/// cut, refuse the merge unless `--force`.
-fn refuse_cut(plan: &Plan, force: bool) -> Result<(), Error> {
-    let Some(cut) = &plan.cut else { return Ok(()) };
-    if force {
-        return Ok(());
-    }
-    let what = if cut.own.is_empty() {
-        format!(
-            "the merged lines would push {} past Claude Code's cut",
-            cut.pushed.join(", ")
-        )
-    } else {
-        format!("the lines of {} would fall past Claude Code's cut", cut.own.join(", "))
-    };
-    Err(Error::new(
-        Kind::OverBudget,
-        format!("{what} of MEMORY.md in {}", with_sep(plan.into.main())),
-    )
-    .hint("make room first with `memctl --dir INTO index rebuild`, or pass --force to merge anyway and rebuild afterwards"))
 }
 
 /// `--yes`, or a yes on a terminal after the plan and the index diffs; without a
@@ -163,7 +140,12 @@ fn finish(
 /// Warnings about the result: a cut index, moved files with no index line.
 fn plan_warnings(plan: &Plan, planned: bool) -> Vec<String> {
     let mut w = Vec::new();
-    if plan.target_truncated {
+    if !plan.cut_entries.is_empty() {
+        // Never a refusal (SPEC §3.14): each entry now past the cut, named.
+        let rebuild = format!("memctl --dir {} index rebuild", plan.into.main().display());
+        let label = format!("MEMORY.md in {}", with_sep(plan.into.main()));
+        w.extend(crate::index::place::cut_warnings(&label, &plan.cut_entries, &rebuild));
+    } else if plan.target_truncated {
         w.push(format!(
             "MEMORY.md in {} {} cut after the merge ({}): Claude Code {} not load all of it; run `memctl --dir {} index rebuild`",
             with_sep(plan.into.main()),

@@ -193,14 +193,10 @@ fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
         .filter(|l| l.is_memory_link())
         .map(|l| l.line - 1)
         .collect();
-    let headings: Vec<(usize, usize, &str)> = lines
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !code[*i] && !comment.get(*i).copied().unwrap_or(false))
-        .filter_map(|(i, l)| heading(l).map(|(lv, t)| (i, lv, t)))
-        .collect();
-    let (start, level, _) = headings.iter().filter(|(_, _, t)| names_type(t, ty)).fold(
-        None::<(usize, usize, &str)>,
+    let headings = headings(lines, &code, &comment);
+    // (first line of the heading, level, text, its last line)
+    let (start, level, _, last) = headings.iter().filter(|(_, _, t, _)| names_type(t, ty)).fold(
+        None::<(usize, usize, &str, usize)>,
         |best, h| match best {
             Some(b) if b.1 >= h.1 => Some(b),
             _ => Some(*h),
@@ -208,8 +204,9 @@ fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
     )?;
     let end = headings
         .iter()
-        .find(|(i, lv, _)| *i > start && *lv <= level)
+        .find(|(i, lv, _, _)| *i > start && *lv <= level)
         .map_or(lines.len(), |h| h.0);
+    let start = last;
     let last_link = (start + 1..end).rev().find(|&i| !code[i] && linked.contains(&i));
     // After the entry's own indented lines, if it has any.
     let after = |i: usize| {
@@ -220,13 +217,77 @@ fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
     Some((last_link.map_or(start + 1, after), end == lines.len()))
 }
 
+/// The headings of an index outside code and closed comments: (first line, level,
+/// text, last line). ATX headings (`## Feedback`) and Setext ones (`Feedback`
+/// underlined with `===` for level 1 or `---` for level 2, SPEC §10.2): a
+/// paragraph line directly above the underline, not a list item, quote or
+/// heading itself.
+fn headings<'a>(lines: &[&'a str], code: &[bool], comment: &[bool]) -> Vec<(usize, usize, &'a str, usize)> {
+    let outside = |i: usize| !code[i] && !comment.get(i).copied().unwrap_or(false);
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !outside(i) {
+            continue;
+        }
+        if let Some((lv, t)) = heading(l) {
+            out.push((i, lv, t, i));
+            continue;
+        }
+        let Some(next) = lines.get(i + 1).filter(|_| outside(i + 1)) else {
+            continue;
+        };
+        let Some(lv) = setext_underline(next) else { continue };
+        let t = l.trim_end_matches(['\n', '\r']);
+        let indent = t.len() - t.trim_start_matches(' ').len();
+        let text = t.trim();
+        let paragraph = indent <= 3
+            && !text.is_empty()
+            && !text.starts_with(['-', '*', '+', '>', '<', '|'])
+            && !ordered_item(text)
+            && setext_underline(l).is_none();
+        if paragraph {
+            out.push((i, lv, text, i + 1));
+        }
+    }
+    out
+}
+
+/// `1. x` or `1) x`: an ordered list item.
+fn ordered_item(text: &str) -> bool {
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0 && text[digits..].starts_with(['.', ')'])
+}
+
+/// `===` (level 1) or `---` (level 2): a Setext underline, up to 3 spaces of
+/// indent and trailing spaces allowed.
+fn setext_underline(l: &str) -> Option<usize> {
+    let t = l.trim_end_matches(['\n', '\r']);
+    let indent = t.len() - t.trim_start_matches(' ').len();
+    let u = t.trim();
+    if indent > 3 || u.is_empty() {
+        return None;
+    }
+    if u.bytes().all(|b| b == b'=') {
+        Some(1)
+    } else if u.bytes().all(|b| b == b'-') {
+        Some(2)
+    } else {
+        None
+    }
+}
+
 /// The first line that is neither a heading nor blank (frontmatter-free indexes
 /// start their entries there).
 fn top_position(lines: &[&str]) -> Option<usize> {
     let code = fenced(lines);
+    let comment = super::comment_lines(&lines.concat());
+    let in_heading: std::collections::HashSet<usize> = headings(lines, &code, &comment)
+        .iter()
+        .flat_map(|h| h.0..=h.3)
+        .collect();
     Some(
         (0..lines.len())
-            .find(|&i| code[i] || (heading(lines[i]).is_none() && !lines[i].trim().is_empty()))
+            .find(|&i| code[i] || (!in_heading.contains(&i) && !lines[i].trim().is_empty()))
             .unwrap_or(lines.len()),
     )
 }
@@ -254,6 +315,79 @@ pub fn newly_cut(old: &str, new: &str, file: &str) -> (bool, Vec<String>) {
     let own = after.contains(file);
     let pushed = after.difference(&before).filter(|t| *t != file).cloned().collect();
     (own, pushed)
+}
+
+/// An index entry past Claude Code's cut: the file its line links, the line's
+/// 1-based number and its text (SPEC §3.14 "Budget refusals").
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CutEntry {
+    pub file: String,
+    pub line: usize,
+    pub text: String,
+}
+
+/// The entries of `new` past the cut that `old` loaded or did not have: what a
+/// write that never refuses for the budget (`restore`, `projects merge`,
+/// `import`, `sync`, `lint --fix`) pushed out or placed past the cut, one per
+/// file, at its first cut line.
+pub fn cut_entries(old: &str, new: &str) -> Vec<CutEntry> {
+    let load = super::load::load(new);
+    let dropped: BTreeSet<usize> = load.dropped.iter().map(|d| d.line).collect();
+    if dropped.is_empty() {
+        return Vec::new();
+    }
+    let before = cut_targets(old);
+    let lines = super::lines(new);
+    let mut seen = BTreeSet::new();
+    super::extract_links(new)
+        .into_iter()
+        .filter(|l| dropped.contains(&l.line))
+        .filter_map(|l| l.memory_target().map(|t| (t.to_string(), l.line)))
+        .filter(|(t, _)| !before.contains(t) && seen.insert(t.clone()))
+        .map(|(file, line)| CutEntry {
+            file,
+            text: lines
+                .get(line - 1)
+                .map_or("", |l| l.trim_end_matches(['\n', '\r']))
+                .trim_start_matches('\u{feff}')
+                .to_string(),
+            line,
+        })
+        .collect()
+}
+
+/// The warnings for [`cut_entries`]: one per entry (`MEMORY.md:203: past Claude
+/// Code's cut, it does not load: - [X](x.md) — …`, the first 10, then a count),
+/// and the suggestion to run `memctl index rebuild` (`rebuild`: the command as
+/// the user would type it).
+pub fn cut_warnings(label: &str, entries: &[CutEntry], rebuild: &str) -> Vec<String> {
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    const SHOWN: usize = 10;
+    let mut w: Vec<String> = entries
+        .iter()
+        .take(SHOWN)
+        .map(|e| {
+            format!(
+                "{label}:{}: past Claude Code's cut, it does not load: {}",
+                e.line,
+                crate::text::ellipsize(&crate::text::escape_name(&e.text), 100)
+            )
+        })
+        .collect();
+    if entries.len() > SHOWN {
+        w.push(format!(
+            "{label}: {} more entries past Claude Code's cut (`--json` names each in cut_entries)",
+            entries.len() - SHOWN
+        ));
+    }
+    w.push(format!(
+        "{} {} past Claude Code's cut in {label}: run `{rebuild}` to fit the index and keep every entry",
+        entries.len(),
+        if entries.len() == 1 { "entry is" } else { "entries are" }
+    ));
+    w
 }
 
 #[cfg(test)]
@@ -355,6 +489,68 @@ mod tests {
         assert_eq!(
             (p.line, p.text.as_str()),
             (3, "# Index\n\n- [B](b.md) — b\n- [A](a.md) — a\n")
+        );
+    }
+
+    /// Issue 32 point 11: Setext headings are sections (SPEC §10.2).
+    #[test]
+    fn setext_headings_are_sections() {
+        let index = "Feedback\n--------\n- [F](feedback_a.md) — f\n\nUser notes\n----------\n- [U](user_a.md) — u\n\nOther\n=====\nfree text\n";
+        let p = place(index, "- [N](feedback_n.md) — n", Some("feedback"), false);
+        assert_eq!(p.line, 4, "{}", p.text);
+        // An empty Setext section: right below its underline.
+        let p = place(
+            "User\n====\n\nOther\n=====\n- [O](o.md) — o\n",
+            "- [N](user_n.md) — n",
+            Some("user"),
+            false,
+        );
+        assert_eq!(
+            p.text,
+            "User\n====\n- [N](user_n.md) — n\n\nOther\n=====\n- [O](o.md) — o\n"
+        );
+        // The level-2 user section ends at the level-1 `Other`.
+        let p = place(index, "- [N](user_n.md) — n", Some("user"), false);
+        assert_eq!(p.line, 8, "{}", p.text);
+        // A list item over `---` is no heading (a rule follows the list).
+        let p = place(
+            "- user things\n---\n- [A](a.md) — a\n",
+            "- [N](user_n.md) — n",
+            Some("user"),
+            false,
+        );
+        assert_eq!(p.line, 4, "{}", p.text);
+        // The top of a Setext-headed index is below the heading.
+        let p = place("Memory\n======\n- [A](a.md) — a\n", "- [B](b.md) — b", None, true);
+        assert_eq!(p.text, "Memory\n======\n- [B](b.md) — b\n- [A](a.md) — a\n");
+    }
+
+    #[test]
+    fn cut_entries_name_each_entry_the_write_cut() {
+        let mut old = String::new();
+        for i in 0..199 {
+            old.push_str(&format!("- [E{i}](e{i}.md) — e\n"));
+        }
+        let new = format!("- [N](n.md) — n\n  more\n{old}");
+        let cut = cut_entries(&old, &new);
+        assert_eq!(
+            cut,
+            [CutEntry {
+                file: "e198.md".into(),
+                line: 201,
+                text: "- [E198](e198.md) — e".into()
+            }]
+        );
+        let w = cut_warnings("MEMORY.md", &cut, "memctl index rebuild");
+        assert_eq!(
+            w[0],
+            "MEMORY.md:201: past Claude Code's cut, it does not load: - [E198](e198.md) — e"
+        );
+        assert!(w[1].starts_with("1 entry is past Claude Code's cut in MEMORY.md: run `memctl index rebuild`"));
+        assert!(
+            cut_entries(&new, &format!("{new}- [M](m.md) — m\n"))
+                .iter()
+                .all(|e| e.file == "m.md")
         );
     }
 

@@ -2,7 +2,7 @@
 //! that what Claude Code loads fits a budget of both caps, every memory still
 //! reachable from it or from a hub it links.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::load::{self, MAX_LINES, MAX_UNITS};
 use super::place;
@@ -38,6 +38,10 @@ pub struct Hub {
 pub struct Input<'a> {
     pub index: &'a str,
     pub memories: &'a [Memory],
+    /// Memories another index covers that this index may link too (a `team/`
+    /// file the main `MEMORY.md` links: Claude Code loads that line, SPEC §2.13):
+    /// their lines are kept like any entry's, but a missing line is not added.
+    pub elsewhere: &'a [Memory],
     pub hubs: &'a [Hub],
     /// Files pinned with `--pin` (paths relative to the index's dir).
     pub pins: &'a BTreeSet<String>,
@@ -115,6 +119,9 @@ struct Entry {
     /// 1-based line of the head in the text it was parsed from.
     line: usize,
     pinned: bool,
+    /// The head line as the index had it, when step 4 shortened it: an entry
+    /// moved to a hub keeps its own wording (SPEC §3.14).
+    unshortened: Option<String>,
 }
 
 impl Entry {
@@ -155,6 +162,7 @@ fn parse(text: &str) -> Vec<Item> {
                 targets: t,
                 line: n,
                 pinned: trimmed.ends_with("<!-- pin -->"),
+                unshortened: None,
             }));
             continue;
         }
@@ -176,6 +184,15 @@ fn render(items: &[Item], bom: &str) -> String {
         }
     }
     s
+}
+
+/// `line` ending in `eol` (the last line of an index may have none).
+fn with_ending(line: &str, eol: &str) -> String {
+    if line.ends_with('\n') {
+        line.to_string()
+    } else {
+        format!("{line}{eol}")
+    }
 }
 
 /// The order entries move in: project, untyped, reference, feedback, user.
@@ -240,14 +257,21 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         ""
     };
     let eol = super::edit::line_ending(input.index);
-    let by_rel: BTreeMap<&str, &Memory> = input.memories.iter().map(|m| (m.rel.as_str(), m)).collect();
+    let by_rel: BTreeMap<&str, &Memory> = input
+        .memories
+        .iter()
+        .chain(input.elsewhere)
+        .map(|m| (m.rel.as_str(), m))
+        .collect();
     let hub_rels: BTreeSet<&str> = input.hubs.iter().map(|h| h.rel.as_str()).collect();
     let mut out = Output::default();
 
     // 1–2: keep what exists, drop what is gone and the repeats; hub links are
     // made anew at the end.
     let mut seen: HashSet<String> = HashSet::new();
-    let mut items = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
+    // The item a file's first line is, for the indented lines of its repeats.
+    let mut first_of: HashMap<String, usize> = HashMap::new();
     for it in parse(input.index) {
         let Item::Entry(e) = it else {
             items.push(it);
@@ -263,9 +287,18 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         }
         if e.targets.iter().all(|t| seen.contains(t)) {
             out.dropped.push((e.line, head, "another line links the same file"));
+            // Its indented lines are the user's words: they join the first line's
+            // entry (SPEC §3.14).
+            if let Some(Item::Entry(first)) = first_of.get(e.file()).and_then(|&k| items.get_mut(k)) {
+                first.lines.extend(e.lines[1..].iter().map(|l| with_ending(l, eol)));
+            }
             continue;
         }
-        seen.extend(e.targets.iter().cloned());
+        for t in &e.targets {
+            if seen.insert(t.clone()) {
+                first_of.insert(t.clone(), items.len());
+            }
+        }
         items.push(Item::Entry(e));
     }
     // What the hubs hold already stays there (a rebuild of a rebuild changes
@@ -382,7 +415,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
                     e.lines[0].trim_end().to_string(),
                     short.trim_end().to_string(),
                 ));
-                e.lines[0] = short;
+                e.unshortened = Some(std::mem::replace(&mut e.lines[0], short));
             }
         }
     }
@@ -413,6 +446,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
     let mut hubs = hubs_needed(0);
     let estimate_over = |lines: usize, units: usize| lines > max_lines || units > max_units;
     let mut moved_files: Vec<(String, usize)> = Vec::new();
+    let mut moved_entries: Vec<usize> = Vec::new();
     loop {
         let over = if estimate_over(lines, units_now) {
             true
@@ -449,7 +483,8 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         for t in &e.targets {
             moved_files.push((t.clone(), e.line));
         }
-        let want = hubs_needed(moved_files.len());
+        moved_entries.push(i);
+        let want = hubs_needed(moved_entries.len());
         while hubs < want {
             lines += 1;
             units_now += hub_cost(hubs);
@@ -457,16 +492,20 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         }
     }
     let kept: Vec<Item> = items
-        .into_iter()
+        .iter()
         .enumerate()
         .filter(|(i, _)| !removed.contains(i))
-        .map(|(_, it)| it)
+        .map(|(_, it)| it.clone())
         .collect();
     out.index = with_hubs(&kept, hubs);
 
-    // The hubs: what they held, then the moved entries, 150 to a hub.
+    // The hubs: what they held, then the moved entries, 150 to a hub; each its
+    // own line as the index had it with its indented lines (SPEC §3.14), or the
+    // canonical line for one step 3 added.
     let mut slot = 0;
-    for (file, _) in &moved_files {
+    for &i in &moved_entries {
+        let Item::Entry(e) = &items[i] else { continue };
+        let file = e.file().to_string();
         while hub_entries.get(slot).is_some_and(|(_, f)| f.len() >= HUB_ENTRIES) {
             slot += 1;
         }
@@ -480,12 +519,20 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
                 changed: true,
             });
         }
-        let line = canonical(by_rel.get(file.as_str()).copied(), file);
         let h = &mut hub_texts[slot];
-        h.text = super::edit::append_line(&h.text, &line, eol);
+        let hub_eol = super::edit::line_ending(&h.text);
+        let head = e.unshortened.as_deref().unwrap_or(&e.lines[0]);
+        h.text = super::edit::append_line(&h.text, head.trim_end_matches(['\n', '\r']), hub_eol);
+        for l in &e.lines[1..] {
+            h.text.push_str(l.trim_end_matches(['\n', '\r']));
+            h.text.push_str(hub_eol);
+        }
         h.changed = true;
-        hub_entries[slot].1.push(file.clone());
+        hub_entries[slot].1.push(file);
     }
+    // A moved entry's line is no longer shortened: it keeps its wording.
+    let moved_heads: HashSet<&str> = moved_files.iter().map(|(f, _)| f.as_str()).collect();
+    out.shortened.retain(|(f, _, _)| !moved_heads.contains(f.as_str()));
     // Hubs are named by their place: make sure the index links every one.
     let number = |rel: &str| {
         rel.strip_suffix(".md")
@@ -562,6 +609,7 @@ mod tests {
         rebuild(&Input {
             index,
             memories,
+            elsewhere: &[],
             hubs,
             pins: &pins,
             hub: DEFAULT_HUB,
@@ -678,6 +726,45 @@ mod tests {
         let again = run(&out.index, &with_hub, &hubs, &["project_000.md"], 70.0).unwrap();
         assert_eq!(again.index, out.index);
         assert!(again.moved.is_empty() && again.added.is_empty());
+    }
+
+    /// Issue 32 point 10 (SPEC §3.14): an entry moved into a hub keeps its own
+    /// line's wording and its indented lines; a repeated line's indented lines
+    /// join the first line's entry.
+    #[test]
+    fn moved_entries_keep_their_wording_and_indented_lines() {
+        let mut index = String::from(
+            "- [Old project](project_old.md) — my words, not the description\n  - port 8443\n  - ask Sam first\n",
+        );
+        let mut ms = vec![mem("project_old.md", Some(MemoryType::Project), 0)];
+        for i in 0..150 {
+            let m = mem(&format!("user_{i:03}.md"), Some(MemoryType::User), 1000 + i as i128);
+            index.push_str(&format!("- [{}]({}) — {}\n", m.title, m.rel, m.hook.clone().unwrap()));
+            ms.push(m);
+        }
+        let out = run(&index, &ms, &[], &[], 70.0).unwrap();
+        assert_eq!(out.moved[0], ("project_old.md".to_string(), 1));
+        let hub = &out.hubs[0].text;
+        assert!(
+            hub.contains(
+                "\n- [Old project](project_old.md) — my words, not the description\n  - port 8443\n  - ask Sam first\n"
+            ),
+            "{hub}"
+        );
+        assert!(!out.index.contains("port 8443"));
+        assert_nothing_lost(&out, &ms, 70.0);
+
+        let dup = "- [A](feedback_a.md) — a\n  - first detail\n- [A again](feedback_a.md) — dup\n  - second detail\n- [B](feedback_b.md) — b\n";
+        let ms = [
+            mem("feedback_a.md", Some(MemoryType::Feedback), 1),
+            mem("feedback_b.md", Some(MemoryType::Feedback), 2),
+        ];
+        let out = run(dup, &ms, &[], &[], 70.0).unwrap();
+        assert_eq!(
+            out.index,
+            "- [A](feedback_a.md) — a\n  - first detail\n  - second detail\n- [B](feedback_b.md) — b\n"
+        );
+        assert_eq!(out.dropped.len(), 1);
     }
 
     #[test]

@@ -117,6 +117,9 @@ pub struct Plan {
     pub index_lines_added: usize,
     /// Whether the merged index would be cut (a warning; SPEC §10.2).
     pub index_cut: Option<String>,
+    /// Each entry the merged index puts past the cut that the local index
+    /// loaded or did not have: named in warnings, never a refusal (SPEC §3.14).
+    pub cut_entries: Vec<crate::index::place::CutEntry>,
     /// The incoming mtimes clamped on the way in (issue 29 point 13; notes).
     pub mtimes: crate::bundle::Mtimes,
 }
@@ -139,6 +142,7 @@ impl Plan {
             deleted: Vec::new(),
             skipped: &self.skipped,
             conflicts: &self.conflicts,
+            cut_entries: &self.cut_entries,
         }
     }
 }
@@ -153,6 +157,8 @@ pub struct ProjectReport<'a> {
     pub deleted: Vec<String>,
     pub skipped: &'a [String],
     pub conflicts: &'a [Conflict],
+    /// Entries the merged index put past Claude Code's cut (SPEC §3.14).
+    pub cut_entries: &'a [crate::index::place::CutEntry],
 }
 
 /// The `import --json` document.
@@ -221,6 +227,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         index_after: String::new(),
         index_lines_added: 0,
         index_cut: None,
+        cut_entries: Vec::new(),
         mtimes: crate::bundle::Mtimes::default(),
     };
     let Target::Dir { dir, project } = target else {
@@ -300,6 +307,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         if m.cut.is_some() || m.target_truncated {
             plan.index_cut = Some(m.target_reason.clone().unwrap_or_else(|| "over a cap".into()));
         }
+        plan.cut_entries = m.cut_entries;
     }
     Ok(plan)
 }

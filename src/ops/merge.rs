@@ -303,6 +303,9 @@ pub struct Plan {
     pub unindexed: Vec<String>,
     /// `Some` when the added lines would be cut or push entries past the cut.
     pub cut: Option<Cut>,
+    /// Each entry of INTO's new index past the cut that its old index loaded or
+    /// did not have: named in a warning, never a refusal (SPEC §3.14).
+    pub cut_entries: Vec<crate::index::place::CutEntry>,
     pub target_lines: usize,
     pub target_units: usize,
     pub target_truncated: bool,
@@ -334,6 +337,7 @@ impl Plan {
             kept: Vec::new(),
             unindexed: Vec::new(),
             cut: None,
+            cut_entries: Vec::new(),
             target_lines: 0,
             target_units: 0,
             target_truncated: false,
@@ -380,6 +384,7 @@ impl Plan {
                 units: self.target_units,
                 truncated: self.target_truncated,
             },
+            cut_entries: &self.cut_entries,
         }
     }
 }
@@ -397,6 +402,8 @@ pub struct Report<'a> {
     pub source_index_removed: bool,
     pub left_behind: &'a [Left],
     pub target_index: TargetIndex,
+    /// Entries of INTO's index the merge put past the cut (SPEC §3.14).
+    pub cut_entries: &'a [crate::index::place::CutEntry],
 }
 
 #[derive(Serialize)]
@@ -790,6 +797,7 @@ fn plan_indexes(p: &mut Plan) {
             .collect();
         if !own.is_empty() || !pushed.is_empty() {
             p.cut = Some(Cut { own, pushed });
+            p.cut_entries = crate::index::place::cut_entries(&p.target_index, &p.new_target_index);
         }
     }
 }

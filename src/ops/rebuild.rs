@@ -45,11 +45,21 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
     let old_index = crate::index::read_index_text(&index_path);
     let scan = crate::scan::scan(dir.dir());
     let mut memories = Vec::new();
+    let mut elsewhere = Vec::new();
     let mut hubs = Vec::new();
     for m in &scan.memories {
-        let cov = dir.covering(&m.rel);
+        let mut cov = dir.covering(&m.rel);
+        let mut owned = true;
         if cov.index != index_path {
-            continue;
+            // A `team/` file the main index links: Claude Code loads that line
+            // (SPEC §2.13, as `list` says), so it is no line to a gone file.
+            match dir.loaded_by(&m.rel) {
+                Some(by) if by.index == index_path && !m.is_hub() => {
+                    cov = by;
+                    owned = false;
+                }
+                _ => continue,
+            }
         }
         if m.is_hub() {
             hubs.push(Hub {
@@ -62,13 +72,18 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
             Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
             _ => None,
         };
-        memories.push(Memory {
+        let memory = Memory {
             rel: cov.local.clone(),
             title: text(&m.fields.name).unwrap_or_else(|| m.stem().to_string()),
             hook: text(&m.fields.description),
             ty: m.claude_type(),
             mtime_ns: (m.mtime_ms * 1e6) as i128,
-        });
+        };
+        if owned {
+            memories.push(memory);
+        } else {
+            elsewhere.push(memory);
+        }
     }
     let mut pins = BTreeSet::new();
     for p in opts.pins {
@@ -78,6 +93,7 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
     let input = Input {
         index: &old_index,
         memories: &memories,
+        elsewhere: &elsewhere,
         hubs: &hubs,
         pins: &pins,
         hub: opts.hub,
@@ -107,6 +123,23 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
         )
         .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
     })?;
+    // A hub to create must not take the place of a file already there (an
+    // ordinary memory named with --hub, or a later hub's `_2` name): refused
+    // before anything is printed or written (issue 32 point 11).
+    for h in out.hubs.iter().filter(|h| h.old.is_none()) {
+        let path = dir.dir().join(&h.rel);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            let prefix = dir.index_label().strip_suffix("MEMORY.md").unwrap_or("");
+            return Err(Error::new(
+                Kind::Exists,
+                format!("not a hub, but the rebuild would write its entries there: {}", path.display()),
+            )
+            .hint(format!(
+                "{prefix}{} is not a hub (no `memctl-hub: true` in its frontmatter); pass --hub with a new file name (e.g. reference_memory_index_archive.md) or an existing hub",
+                h.rel
+            )));
+        }
+    }
     let kept_in = kept_in_history(dir, opts, &out.dropped);
     let mut warnings = dropped_warnings(dir.index_label(), &out.dropped, &kept_in);
     let prefix = dir.index_label().strip_suffix("MEMORY.md").unwrap_or("");

@@ -600,7 +600,6 @@ fn place_lines(text: &str, source: &Source, local: &str, label: &str) -> (String
         lines.push((0, canonical_line(source, local)));
     }
     let ty = memory_type(&source.bytes);
-    let before_cut: Vec<String> = dropped(text);
     let mut cur = text.to_string();
     let mut placed: Vec<(usize, String)> = Vec::new();
     for (n, line) in &lines {
@@ -626,24 +625,14 @@ fn place_lines(text: &str, source: &Source, local: &str, label: &str) -> (String
         cur = next;
     }
     placed.sort();
-    let mut warnings = Vec::new();
-    let cut: Vec<String> = dropped(&cur).into_iter().filter(|d| !before_cut.contains(d)).collect();
-    if !cut.is_empty() {
-        warnings.push(format!(
-            "Claude Code would not load these entries of {label} after the restore: {} (memctl index rebuild makes room)",
-            cut.join("; ")
-        ));
-    }
+    // Never a refusal (SPEC §3.14): each entry now past the cut, named with its
+    // file, line and text.
+    let warnings = crate::index::place::cut_warnings(
+        label,
+        &crate::index::place::cut_entries(text, &cur),
+        "memctl index rebuild",
+    );
     (cur, placed, warnings)
-}
-
-fn dropped(text: &str) -> Vec<String> {
-    let raw: Vec<&str> = text.split_inclusive('\n').collect();
-    let load = index::load::load(text);
-    load.dropped
-        .iter()
-        .map(|d| raw.get(d.line - 1).map_or("", |s| s.trim_end()).to_string())
-        .collect()
 }
 
 fn is_cut(text: &str, line: usize) -> bool {

@@ -97,6 +97,9 @@ pub struct ProjectReport {
     pub conflicts: Vec<Conflict>,
     /// The other machine's `MEMORY.md` lines the index merge replaced or dropped.
     pub index_replaced: Vec<merge::Replaced>,
+    /// Entries the merged index put past Claude Code's cut (SPEC §3.14): named in
+    /// warnings, never a refusal.
+    pub cut_entries: Vec<crate::index::place::CutEntry>,
     /// Files whose local change goes to the remote (text output only: the JSON
     /// shape is import's, SPEC §11.2).
     #[serde(skip)]
@@ -619,6 +622,7 @@ fn plan_project(
             if load.line_truncated || load.unit_truncated {
                 index_cut = Some(load.reason.unwrap_or_else(|| "over a cap".into()));
             }
+            report.cut_entries = crate::index::place::cut_entries(&l, &merged);
             if local_index.is_some() {
                 report.updated.push(INDEX.to_string());
             } else {
@@ -961,7 +965,15 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             if plan.mass_delete_approved {
                 approved.push(plan.target.identity.clone());
             }
-            if let Some(cut) = &plan.index_cut {
+            if !plan.report.cut_entries.is_empty() {
+                let label = format!("{}: MEMORY.md", plan.target.identity);
+                let rebuild = format!("memctl --dir {} index rebuild", plan.target.dir.display());
+                warnings.extend(crate::index::place::cut_warnings(
+                    &label,
+                    &plan.report.cut_entries,
+                    &rebuild,
+                ));
+            } else if let Some(cut) = &plan.index_cut {
                 warnings.push(format!(
                     "{}: MEMORY.md is cut after the merge ({cut}): run `memctl --dir {} index rebuild`",
                     plan.target.identity,

@@ -640,3 +640,48 @@ fn an_origin_added_later_wins_over_the_recorded_root_commit() {
         memory("a", "user", "body a")
     );
 }
+
+/// SPEC §3.14 "Budget refusals" (issue 32): an import whose index lines fall past
+/// Claude Code's cut imports, then names each entry now past the cut (file, line,
+/// text) and suggests `index rebuild`; `--json` lists them in `cut_entries`.
+#[test]
+fn an_import_that_cuts_the_index_names_each_entry_past_the_cut() {
+    let (laptop, bundle) = exported();
+    let (desk, proj, mem) = machine("checkout-elsewhere");
+    let filler: String = (0..198).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
+    fs::write(mem.join("MEMORY.md"), &filler).unwrap();
+    let b = bundle.to_str().unwrap();
+    let (code, out, err) = memctl(&desk, &proj, &[], &["import", b, "--yes", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cut = doc["projects"][0]["cut_entries"].as_array().unwrap();
+    assert_eq!(cut.len(), 1, "{out}");
+    let index = fs::read_to_string(mem.join("MEMORY.md")).unwrap();
+    let line = cut[0]["line"].as_u64().unwrap() as usize;
+    assert_eq!(line, 201, "{index}");
+    let text = cut[0]["text"].as_str().unwrap();
+    assert_eq!(index.lines().nth(line - 1), Some(text));
+    assert!(
+        text.contains(&format!("]({})", cut[0]["file"].as_str().unwrap())),
+        "{text}"
+    );
+    let warnings: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(
+        warnings.contains(
+            &format!("github.com/Alice/App: MEMORY.md:201: past Claude Code's cut, it does not load: {text}").as_str()
+        ),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w
+            .starts_with("1 entry is past Claude Code's cut in github.com/Alice/App: MEMORY.md: run `memctl --dir ")
+            && w.contains(" index rebuild`")),
+        "{warnings:?}"
+    );
+    drop(laptop);
+}

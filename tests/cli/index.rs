@@ -371,3 +371,51 @@ fn rebuild_drops_a_dangling_hub_line() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("nothing to do"), "{out}\n{err}");
 }
+
+/// Issue 32 point 9: with a team store, a line of the main `MEMORY.md` that links
+/// a `team/` memory is loaded by Claude Code (`list` says so): a rebuild keeps
+/// it, never drops it as "the file it links is gone".
+#[test]
+fn rebuild_keeps_main_index_lines_that_link_team_memories() {
+    let index = "# Memory\n- [Team fact](team/project_t.md) — shared\n- [Gone](gone.md) — x\n";
+    let env = Env::new()
+        .memory("team/project_t.md", &memory("project", "T", "team fact"))
+        .memory("team/MEMORY.md", "- [T](project_t.md) — team fact\n")
+        .index(index)
+        .env("CLAUDE_MEMORY_STORES", r#"["/org/acme"]"#);
+    let d = env.dir();
+    let (stdout, stderr, code) = on(&env, &["--json", "index", "rebuild", "--yes"]);
+    assert_eq!(code, 0, "{stderr}");
+    let doc = json(&stdout);
+    let dropped: Vec<&str> = doc["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(dropped, ["- [Gone](gone.md) — x"], "{stdout}");
+    assert_eq!(
+        read(&d, "MEMORY.md"),
+        "# Memory\n- [Team fact](team/project_t.md) — shared\n"
+    );
+    assert!(!stderr.contains("team/project_t.md"), "{stderr}");
+}
+
+/// Issue 32 point 11: `--hub` naming an ordinary memory is refused before
+/// anything is written, with a hint about --hub (not about `add`'s --file/--name).
+#[test]
+fn hub_naming_an_ordinary_memory_is_refused_with_a_hint_about_hub() {
+    let (env, before) = crowded(150);
+    let env = env.memory("notes.md", &memory("reference", "Notes", "my notes"));
+    let d = env.dir();
+    let (stdout, stderr, code) = on(&env, &["index", "rebuild", "--hub", "notes.md", "--yes"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("memctl: not a hub, but the rebuild would write its entries there: ")
+            && stderr.contains("notes.md\nhint: notes.md is not a hub (no `memctl-hub: true` in its frontmatter); pass --hub with a new file name"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--name"), "{stderr}");
+    assert_eq!(read(&d, "MEMORY.md"), before, "nothing written");
+    assert_eq!(read(&d, "notes.md"), memory("reference", "Notes", "my notes"));
+}

@@ -246,3 +246,35 @@ fn a_memory_as_it_was_is_nothing_to_restore() {
     let run = run_in(&d, &["restore", "MEMORY.md"]).code(2);
     run.stderr_starts("memctl: `MEMORY.md` is the index, not a memory");
 }
+
+/// SPEC §3.14 "Budget refusals" (issue 32): a restore whose line pushes an entry
+/// past Claude Code's cut restores, then names that entry (file, line, text) and
+/// suggests `memctl index rebuild`.
+#[test]
+fn a_restore_that_cuts_the_index_names_each_entry_past_the_cut() {
+    let env = dir();
+    let d = env.dir();
+    run_in(&d, &["forget", "--yes", "b"]).success();
+    let mut index = read(&d, "MEMORY.md");
+    assert_eq!(index.lines().count(), 5, "{index}");
+    for i in 0..195 {
+        index.push_str(&format!("- [E{i}](e{i}.md) — e\n"));
+    }
+    fs::write(d.join("MEMORY.md"), &index).unwrap();
+    let run = run_in(&d, &["restore", "Beta"]).success();
+    assert!(d.join("b.md").is_file());
+    let after = read(&d, "MEMORY.md");
+    assert_eq!(after.lines().nth(200), Some("- [E194](e194.md) — e"), "{after}");
+    assert!(
+        run.stderr
+            .contains("MEMORY.md:201: past Claude Code's cut, it does not load: - [E194](e194.md) — e\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("1 entry is past Claude Code's cut in MEMORY.md: run `memctl index rebuild`"),
+        "{}",
+        run.stderr
+    );
+}

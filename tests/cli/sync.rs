@@ -354,3 +354,45 @@ fn the_index_merge_reports_the_other_machines_lines_it_replaced_or_dropped() {
     assert_eq!(e["replaced_by"], "- [A](user_a.md) — desk again");
     assert_eq!(e["commit"].as_str().map(str::len), Some(40), "{e}");
 }
+
+/// SPEC §3.14 "Budget refusals" (issue 32): a sync whose merged index puts an
+/// entry past Claude Code's cut syncs, then names that entry (file, line, text)
+/// and suggests `index rebuild`; `--json` lists it in `cut_entries`.
+#[test]
+fn a_sync_that_cuts_the_index_names_each_entry_past_the_cut() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — alpha\n");
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
+    assert_eq!(code, 0, "{err}");
+    let filler: String = (0..200).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
+    write(&dm, "MEMORY.md", &filler);
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--remote", &url, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(dm.join("user_a.md").is_file());
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        doc["projects"][0]["cut_entries"],
+        serde_json::json!([{"file": "user_a.md", "line": 201, "text": "- [A](user_a.md) — alpha"}]),
+        "{out}"
+    );
+    let warnings: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(
+        warnings.contains(
+            &"github.com/Alice/App: MEMORY.md:201: past Claude Code's cut, it does not load: - [A](user_a.md) — alpha"
+        ),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w
+            .starts_with("1 entry is past Claude Code's cut in github.com/Alice/App: MEMORY.md: run `memctl --dir ")),
+        "{warnings:?}"
+    );
+}

@@ -450,6 +450,7 @@ fn m4_different_edits_keep_a_conflict_file_until_resolved() {
         [
             "added",
             "conflicts",
+            "cut_entries",
             "deleted",
             "identity",
             "index_replaced",
