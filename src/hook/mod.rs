@@ -209,15 +209,19 @@ pub fn locate(file: &Path, base: &Path, main: &Path, mounts: &[String]) -> Optio
     } else {
         base.join(file)
     };
-    let rel = lexical(&abs)
-        .strip_prefix(lexical(main))
-        .ok()
-        .map(Path::to_path_buf)
-        .or_else(|| {
+    // Inside lexically: the file is read at its normalised path, as Claude Code
+    // wrote it (`memory/sub/../bad.md` is `memory/bad.md` even when `sub/` does
+    // not exist, where the OS would refuse to walk through it; SPEC §7.1).
+    let norm = lexical(&abs);
+    let (abs, rel) = match norm.strip_prefix(lexical(main)) {
+        Ok(rel) => (norm.clone(), rel.to_path_buf()),
+        Err(_) => {
             let real = std::fs::canonicalize(&abs).ok()?;
             let real_main = std::fs::canonicalize(main).ok()?;
-            real.strip_prefix(&real_main).ok().map(Path::to_path_buf)
-        })?;
+            let rel = real.strip_prefix(&real_main).ok()?.to_path_buf();
+            (abs, rel)
+        }
+    };
     let rel = rel.to_str()?.to_string();
     if rel.is_empty() || rel.split('/').any(|c| c.starts_with('.')) {
         return None;

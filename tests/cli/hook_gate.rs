@@ -646,3 +646,30 @@ fn g11_a_long_stop_list_is_cut_with_a_count() {
     );
     assert!(reason.ends_with("more (run memctl lint)"), "{reason}");
 }
+
+/// `memory/sub/../a.md` is `memory/a.md` (SPEC §7.1, lexical normalisation of
+/// `..`), also when `sub/` does not exist: the gate and PostToolUse judge it
+/// (issue 32 point 3).
+#[test]
+fn g14_dotdot_through_a_missing_subdir_is_inside() {
+    let bad = GOOD.replace("type: user", "type: nope");
+    let e = seeded(&[("a.md", GOOD), ("MEMORY.md", "- [A](a.md) — a thing\n")]);
+    assert!(!e.dir().join("sub").exists());
+    let why = denied(&call(
+        &e,
+        &pre(
+            &e,
+            "Edit",
+            "sub/../a.md",
+            json!({"old_string": "type: user", "new_string": "type: users", "replace_all": false}),
+        ),
+    ));
+    assert!(why.contains("a.md:4: an invalid type: type `users`"), "{why}");
+    fs::write(e.dir().join("a.md"), &bad).unwrap();
+    let post = json!({"session_id": "s1", "cwd": e.root().join("proj"), "hook_event_name": "PostToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": e.dir().join("sub/../a.md")},
+        "tool_response": {"type": "update", "originalFile": GOOD}});
+    let d = call(&e, &post).doc();
+    assert_eq!(d["decision"], "block", "{d}");
+    assert!(d["reason"].as_str().unwrap().contains("type `nope`"), "{d}");
+}
