@@ -83,8 +83,14 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, gate: Option<bool>
             backup: None,
             diff: String::new(),
         }
-    } else {
+    } else if install {
         sf.write(&new, a.dry_run)?
+    } else {
+        // A file memctl created goes again rather than staying as `{}` (SPEC §7.4).
+        match sf.remove_if_created(&new, a.dry_run)? {
+            Some(c) => c,
+            None => sf.write(&new, a.dry_run)?,
+        }
     };
     if out.json {
         out.emit_json(serde_json::to_value(EditReport { change })?)?;

@@ -1132,3 +1132,44 @@ fn h_session_start_reports_each_problem_once() {
     let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
     assert_eq!(d["systemMessage"], "memctl: 1 unindexed file");
 }
+
+/// `hook install` then `uninstall` on a settings file that did not exist leaves
+/// no `{}` behind: the file goes again, and the dir memctl created for it (SPEC
+/// §7.4: the result is the state before the install; issue 32 point 4).
+#[test]
+fn i_uninstall_removes_the_settings_file_and_dir_install_created() {
+    let e = Env::new();
+    let claude = e.home().join(".claude");
+    let f = settings(&e);
+    assert!(!claude.exists());
+    let run = |args: &[&str]| {
+        let o = e.command().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    run(&["hook", "install"]);
+    assert!(f.is_file());
+    let out = run(&["hook", "uninstall"]);
+    assert!(out.contains("memctl's hooks removed from"), "{out}");
+    assert!(!f.exists() && !claude.exists(), "left behind: {:?}", fs::read_to_string(&f));
+    // The dir existed (another file in it): only the file goes.
+    fs::create_dir_all(&claude).unwrap();
+    fs::write(claude.join("CLAUDE.md"), "mine\n").unwrap();
+    run(&["hook", "install"]);
+    run(&["hook", "uninstall"]);
+    assert!(!f.exists(), "left behind: {:?}", fs::read_to_string(&f));
+    assert_eq!(fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), "mine\n");
+    // A file the user had (even `{}`) stays, as it was.
+    fs::write(&f, "{}\n").unwrap();
+    run(&["hook", "install"]);
+    run(&["hook", "uninstall"]);
+    assert_eq!(fs::read_to_string(&f).unwrap(), "{}\n");
+    // Something else written into the created file meanwhile: it stays.
+    fs::remove_file(&f).unwrap();
+    let _ = fs::remove_file(e_backup(&f));
+    run(&["hook", "install"]);
+    run(&["config", "set", "autoDreamEnabled", "false"]);
+    run(&["hook", "uninstall"]);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    assert_eq!(v, json!({"autoDreamEnabled": false}));
+}
