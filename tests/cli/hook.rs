@@ -678,11 +678,8 @@ fn i5_project_scope_is_silent_without_memctl_on_path_and_status_says_so() {
         .output()
         .unwrap();
     assert!(r.status.success());
-    assert!(
-        !fs::read_to_string(proj.join(".claude/settings.json"))
-            .unwrap()
-            .contains("memctl")
-    );
+    // memctl created the file: it goes again (issue 32 point 4).
+    assert!(!proj.join(".claude/settings.json").exists());
 }
 
 /// Issue 29 point 17, SPEC v3 §7.4: memctl's entries are exactly the commands it
@@ -1172,4 +1169,50 @@ fn i_uninstall_removes_the_settings_file_and_dir_install_created() {
     run(&["hook", "uninstall"]);
     let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
     assert_eq!(v, json!({"autoDreamEnabled": false}));
+}
+
+/// A write into a path Claude Code's scan skips (SPEC v3 §2.5 step 2, §7.3) is no
+/// memory file: not judged, but the model hears that Claude Code never loads it,
+/// as `list` hides it and `lint` says ML136; memctl's own `.trash/` stays silent
+/// (issue 32 point 2).
+#[test]
+fn h_a_write_into_a_scan_excluded_path_says_claude_code_never_loads_it() {
+    let bogus = GOOD.replace("type: user", "type: bogus");
+    let e = env().index("- [A](a.md) — a\n").memory("a.md", GOOD).memory(".hidden.md", &bogus);
+    let mem = e.dir();
+    let p = payload(&e, "Write", ".hidden.md", Some(None));
+    let d = doc(&hook(e, p));
+    assert!(d.get("decision").is_none(), "{d}");
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.contains(&format!("Claude Code never loads files under {}/ whose names begin with a dot", mem.display())),
+        "{ctx}"
+    );
+    assert!(ctx.contains(&format!("mv {}/.hidden.md {}/hidden.md", mem.display(), mem.display())), "{ctx}");
+    // Under `logs/`: the dir is named.
+    let e = env().index("").memory("logs/x.md", &bogus);
+    let mem = e.dir();
+    let p = payload(&e, "Edit", "logs/x.md", None);
+    let d = doc(&hook(e, p));
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.contains(&format!("Claude Code never loads files under {}/logs/ ", mem.display())),
+        "{ctx}"
+    );
+    // The gate lets such a write through (it is no memory file).
+    let e = env().index("");
+    let mem = e.dir();
+    let pre = json!({"session_id": "s1", "cwd": e.root().join("proj"), "hook_event_name": "PreToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": mem.join(".hidden.md"), "content": bogus}});
+    silent(&hook(e, serde_json::to_vec(&pre).unwrap()));
+    // memctl's own trash: silent.
+    let e = env().index("").memory(".trash/x.md", &bogus);
+    let p = payload(&e, "Write", ".trash/x.md", Some(None));
+    silent(&hook(e, p));
+    // `list` agrees: not a memory unless --all, marked dot-segment.
+    let e = Env::new().memory(".hidden.md", &bogus);
+    let r = e.args(["list", "--all", "--json"]).run();
+    let v = r.json();
+    let entry = v["entries"].as_array().unwrap().iter().find(|m| m["file"] == ".hidden.md").cloned();
+    assert_eq!(entry.map(|m| m["excluded_by"].clone()), Some(json!("dot-segment")), "{v}");
 }
