@@ -747,3 +747,32 @@ fn history_writes_nothing_inside_the_memory_dir() {
         [".memctl.lock", "MEMORY.md", "alpha.md", "beta.md", "user_new.md"]
     );
 }
+
+/// A store whose recorded memory dir is another one (a state dir copied from
+/// elsewhere) is not used: a warning names both dirs, and this dir's history goes
+/// to the next free key `<key>-2` — `snapshot` and `history` work, `add` still
+/// snapshots (SPEC §8.1; issue 32 point 7).
+#[test]
+fn a_store_recorded_for_another_dir_gives_a_warning_and_a_new_key() {
+    let env = with_memories();
+    memctl(&env, &["snapshot"]).ok();
+    let old = store(&env);
+    let config = old.join("config");
+    let text = fs::read_to_string(&config).unwrap();
+    let shown = env.dir().display().to_string();
+    assert!(text.contains(&shown), "{text}");
+    fs::write(&config, text.replace(&shown, "/elsewhere/mem")).unwrap();
+    let out = memctl(&env, &["snapshot", "-m", "mine"]).ok();
+    assert!(
+        out.stderr.contains("/elsewhere/mem") && out.stderr.contains(&shown),
+        "{}",
+        out.stderr
+    );
+    let new = history_root(&env).join(format!("{}-2.git", memctl::history::key(&env.dir())));
+    assert!(new.join("HEAD").is_file(), "no store at {}", new.display());
+    assert_eq!(triggers(&env), ["baseline"]);
+    memctl(&env, &["add", "--type", "user", "--name", "Gamma", "--description", "about Gamma"]).ok();
+    assert_eq!(triggers(&env), ["add", "baseline"]);
+    // The other dir's store is left as it was.
+    assert_eq!(fs::read_to_string(&config).unwrap(), text.replace(&shown, "/elsewhere/mem"));
+}
