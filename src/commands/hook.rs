@@ -225,6 +225,22 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         })?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    if !out.stdout_tty {
+        // Piped: one record per scope, the JSON fields in order (SPEC §3.13); what
+        // stops Claude Code from running them goes to stderr.
+        for b in &blocked {
+            out.warn(format!(
+                "Claude Code will not run these hooks: {} is true in {}",
+                b.setting, b.file
+            ));
+        }
+        let mut text = String::new();
+        for s in &scopes {
+            text.push_str(&crate::output::record(&serde_json::to_value(s)?));
+        }
+        out.print(&text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut text = String::new();
     for s in &scopes {
         let state = if s.installed {

@@ -196,12 +196,14 @@ fn each_trigger_is_labelled() {
 fn snapshot_message_and_an_unchanged_dir() {
     let env = with_memories();
     let base = memctl(&env, &["snapshot", "-m", "first look"]).ok();
-    assert!(base.stdout.starts_with("recorded "), "{}", base.stdout);
+    // Piped: one record (SPEC §3.13).
+    assert!(base.stdout.contains("\tbaseline\t"), "{}", base.stdout);
     let again = memctl(&env, &["snapshot", "--json"]).ok().json();
     assert_eq!(again["id"], Value::Null);
     assert_eq!(again["changes"], serde_json::json!([]));
     let text = memctl(&env, &["snapshot", "-m", "nothing new"]).ok();
-    assert!(text.stdout.starts_with("nothing changed since "), "{}", text.stdout);
+    assert!(text.stderr.contains("nothing changed since "), "{}", text.stderr);
+    assert_eq!(text.stdout, "");
     let snaps = snapshots(&env, &[]);
     assert_eq!(snaps.len(), 1, "an unchanged dir records nothing");
     assert_eq!(snaps[0]["message"], "first look");

@@ -656,7 +656,7 @@ fn i5_project_scope_is_silent_without_memctl_on_path_and_status_says_so() {
         )
     };
     let (out, err) = status(&empty, false);
-    assert!(out.contains("binary: memctl  (not on PATH"), "{out}");
+    assert!(out.contains("\tmemctl\tfalse\n"), "{out}");
     assert!(err.contains("not on the PATH Claude Code would use"), "{err}");
     let (out, _) = status(&empty, true);
     let j: Value = serde_json::from_str(&out).unwrap();
@@ -732,13 +732,21 @@ fn i6_status_names_each_scope_a_missing_binary_and_what_blocks() {
     assert_eq!(user["binary_exists"], false);
     assert_eq!(j["blocked_by"][0]["setting"], "disableAllHooks");
     let e = Env::new().file("home/.claude/settings.json", s.as_bytes());
-    let r = e.args(["hook", "status"]).run();
-    assert!(r.stdout.contains("partly installed (PostToolUse)"), "{}", r.stdout);
+    // On a terminal: the report.
+    let text = crate::support::run_in_pty(&e, &["hook", "status"], &[]);
+    assert!(text.contains("partly installed (PostToolUse)"), "{text}");
     assert!(
-        r.stdout
+        text.contains("Claude Code will not run these hooks: disableAllHooks is true"),
+        "{text}"
+    );
+    // Piped: one record per scope; what blocks them on stderr.
+    let r = e.args(["hook", "status"]).run();
+    assert!(r.stdout.contains("\tfalse\t[\"PostToolUse\"]\t/gone/memctl\tfalse\n"), "{}", r.stdout);
+    assert!(
+        r.stderr
             .contains("Claude Code will not run these hooks: disableAllHooks is true"),
         "{}",
-        r.stdout
+        r.stderr
     );
 }
 
