@@ -5,15 +5,18 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::cli::CompletionsArgs;
-use crate::generate;
 use crate::error::{Error, Kind};
+use crate::generate;
 use crate::output::Output;
 
 /// `--json` is refused: there is no JSON form of a shell script (issue 32 point 12).
 fn refuse_json(out: &Output) -> Result<(), Error> {
     if out.json {
-        return Err(Error::new(Kind::Usage, "--json does not apply to `memctl completions`: it prints a shell script")
-            .hint("drop --json"));
+        return Err(Error::new(
+            Kind::Usage,
+            "--json does not apply to `memctl completions`: it prints a shell script",
+        )
+        .hint("drop --json"));
     }
     Ok(())
 }

@@ -97,7 +97,11 @@ fn resolve_store(root: &Path, dir: &Path, warnings: &mut Vec<String>) -> PathBuf
     let base = key(dir);
     let mut n = 1u32;
     loop {
-        let name = if n == 1 { format!("{base}.git") } else { format!("{base}-{n}.git") };
+        let name = if n == 1 {
+            format!("{base}.git")
+        } else {
+            format!("{base}-{n}.git")
+        };
         let path = root.join(name);
         match recorded_dir(&path) {
             Some(other) if Path::new(&other) != dir && n < 1000 => {

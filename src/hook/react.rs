@@ -568,7 +568,10 @@ pub fn excluded(rel: &str, dir: &Path, why: crate::scan::Exclusion, main: &Path)
             ..Specific::default()
         }),
         system_message: Some(one_line(
-            &format!("memctl: {rel} is {}: Claude Code never loads it as a memory", why.describe()),
+            &format!(
+                "memctl: {rel} is {}: Claude Code never loads it as a memory",
+                why.describe()
+            ),
             300,
         )),
         ..HookOutput::default()

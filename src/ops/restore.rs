@@ -643,9 +643,8 @@ fn place_lines(text: &str, source: &Source, local: &str, label: &str) -> (String
 /// now lies in another type's section).
 fn in_its_section(text: &str, at: usize, ty: Option<MemoryType>) -> bool {
     let i = at.saturating_sub(1);
-    let inside = |t: MemoryType| {
-        crate::index::place::type_section(text, t.as_str()).map(|(start, end)| start < i && i < end)
-    };
+    let inside =
+        |t: MemoryType| crate::index::place::type_section(text, t.as_str()).map(|(start, end)| start < i && i < end);
     if let Some(own) = ty.and_then(inside) {
         return own;
     }

@@ -773,8 +773,23 @@ fn a_store_recorded_for_another_dir_gives_a_warning_and_a_new_key() {
     let new = history_root(&env).join(format!("{}-2.git", memctl::history::key(&env.dir())));
     assert!(new.join("HEAD").is_file(), "no store at {}", new.display());
     assert_eq!(triggers(&env), ["baseline"]);
-    memctl(&env, &["add", "--type", "user", "--name", "Gamma", "--description", "about Gamma"]).ok();
+    memctl(
+        &env,
+        &[
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "Gamma",
+            "--description",
+            "about Gamma",
+        ],
+    )
+    .ok();
     assert_eq!(triggers(&env), ["add", "baseline"]);
     // The other dir's store is left as it was.
-    assert_eq!(fs::read_to_string(&config).unwrap(), text.replace(&shown, "/elsewhere/mem"));
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        text.replace(&shown, "/elsewhere/mem")
+    );
 }

@@ -741,7 +741,11 @@ fn i6_status_names_each_scope_a_missing_binary_and_what_blocks() {
     );
     // Piped: one record per scope; what blocks them on stderr.
     let r = e.args(["hook", "status"]).run();
-    assert!(r.stdout.contains("\tfalse\t[\"PostToolUse\"]\t/gone/memctl\tfalse\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("\tfalse\t[\"PostToolUse\"]\t/gone/memctl\tfalse\n"),
+        "{}",
+        r.stdout
+    );
     assert!(
         r.stderr
             .contains("Claude Code will not run these hooks: disableAllHooks is true"),
@@ -1156,7 +1160,11 @@ fn i_uninstall_removes_the_settings_file_and_dir_install_created() {
     assert!(f.is_file());
     let out = run(&["hook", "uninstall"]);
     assert!(out.contains("memctl's hooks removed from"), "{out}");
-    assert!(!f.exists() && !claude.exists(), "left behind: {:?}", fs::read_to_string(&f));
+    assert!(
+        !f.exists() && !claude.exists(),
+        "left behind: {:?}",
+        fs::read_to_string(&f)
+    );
     // The dir existed (another file in it): only the file goes.
     fs::create_dir_all(&claude).unwrap();
     fs::write(claude.join("CLAUDE.md"), "mine\n").unwrap();
@@ -1186,17 +1194,26 @@ fn i_uninstall_removes_the_settings_file_and_dir_install_created() {
 #[test]
 fn h_a_write_into_a_scan_excluded_path_says_claude_code_never_loads_it() {
     let bogus = GOOD.replace("type: user", "type: bogus");
-    let e = env().index("- [A](a.md) — a\n").memory("a.md", GOOD).memory(".hidden.md", &bogus);
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", GOOD)
+        .memory(".hidden.md", &bogus);
     let mem = e.dir();
     let p = payload(&e, "Write", ".hidden.md", Some(None));
     let d = doc(&hook(e, p));
     assert!(d.get("decision").is_none(), "{d}");
     let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
     assert!(
-        ctx.contains(&format!("Claude Code never loads files under {}/ whose names begin with a dot", mem.display())),
+        ctx.contains(&format!(
+            "Claude Code never loads files under {}/ whose names begin with a dot",
+            mem.display()
+        )),
         "{ctx}"
     );
-    assert!(ctx.contains(&format!("mv {}/.hidden.md {}/hidden.md", mem.display(), mem.display())), "{ctx}");
+    assert!(
+        ctx.contains(&format!("mv {}/.hidden.md {}/hidden.md", mem.display(), mem.display())),
+        "{ctx}"
+    );
     // Under `logs/`: the dir is named.
     let e = env().index("").memory("logs/x.md", &bogus);
     let mem = e.dir();
@@ -1221,6 +1238,15 @@ fn h_a_write_into_a_scan_excluded_path_says_claude_code_never_loads_it() {
     let e = Env::new().memory(".hidden.md", &bogus);
     let r = e.args(["list", "--all", "--json"]).run();
     let v = r.json();
-    let entry = v["entries"].as_array().unwrap().iter().find(|m| m["file"] == ".hidden.md").cloned();
-    assert_eq!(entry.map(|m| m["excluded_by"].clone()), Some(json!("dot-segment")), "{v}");
+    let entry = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["file"] == ".hidden.md")
+        .cloned();
+    assert_eq!(
+        entry.map(|m| m["excluded_by"].clone()),
+        Some(json!("dot-segment")),
+        "{v}"
+    );
 }

@@ -52,7 +52,11 @@ fn config_prints_one_record_per_setting() {
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines.iter().all(|l| l.split('\t').count() == 4), "{text}");
     let f: Vec<&str> = lines[1].split('\t').collect();
-    assert_eq!((f[0], f[1], f[3]), ("autoDreamEnabled", "false", &*settings.display().to_string()), "{text}");
+    assert_eq!(
+        (f[0], f[1], f[3]),
+        ("autoDreamEnabled", "false", &*settings.display().to_string()),
+        "{text}"
+    );
 }
 
 #[test]

@@ -252,7 +252,9 @@ fn a_memory_as_it_was_is_nothing_to_restore() {
 /// point 8).
 #[test]
 fn the_line_goes_to_its_types_section_not_beside_a_moved_neighbour() {
-    let env = dir().index("# Index\n## User\n- [Beta](b.md) — second\n- [Gamma](c.md) — third\n## Feedback\n- [Alpha](a.md) — first\n");
+    let env = dir().index(
+        "# Index\n## User\n- [Beta](b.md) — second\n- [Gamma](c.md) — third\n## Feedback\n- [Alpha](a.md) — first\n",
+    );
     let d = env.dir();
     run_in(&d, &["forget", "--yes", "c"]).success();
     // The user moves Beta's line under Feedback.
