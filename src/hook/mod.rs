@@ -258,7 +258,16 @@ fn excluded(rel: &str, mounts: &[String]) -> Option<crate::scan::Exclusion> {
         stores: !mounts.is_empty(),
         team_mounts: mounts.to_vec(),
     };
-    rules.excluded_by(rel)
+    // `team/<dir>/` that is no mount stays what it was to the hook: team memory
+    // with a team store, else part of the main dir (SPEC §2.13); only its
+    // dot-named paths are skipped.
+    match rules.excluded_by(rel)? {
+        crate::scan::Exclusion::TeamSubdir => rel
+            .split('/')
+            .any(|c| c.starts_with('.'))
+            .then_some(crate::scan::Exclusion::DotSegment),
+        why => Some(why),
+    }
 }
 
 /// A write into a path of the memory dir that Claude Code's scan skips (SPEC v3
@@ -283,11 +292,9 @@ pub fn locate_excluded(
     }
     let why = excluded(&rel, mounts)?;
     let segments: Vec<&str> = rel.split('/').collect();
-    // The segment that excludes it: the first dot-named one, else the first (or,
-    // for `team/<dir>/`, the first two).
+    // The segment that excludes it: the first dot-named one, else the first.
     let upto = match why {
         crate::scan::Exclusion::DotSegment => segments.iter().position(|s| s.starts_with('.')).unwrap_or(0) + 1,
-        crate::scan::Exclusion::TeamSubdir => 2,
         _ => 1,
     };
     let dir = if upto >= segments.len() {
