@@ -388,6 +388,27 @@ impl Output {
     }
 }
 
+/// One piped record (SPEC §3.13): the fields of the JSON object `item` in their
+/// order, tab-separated, `-` for null, nested values as compact JSON, strings
+/// with a tab, newline, backslash or other control character escaped as file
+/// names are (`\t`, `\n`, `\\`; SPEC v3 §3.14), so a record stays one line; with
+/// the newline. A value that is not an object is one field.
+pub fn record(item: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let field = |v: &Value| match v {
+        Value::Null => "-".to_string(),
+        Value::String(s) => crate::text::escape_name(s).into_owned(),
+        Value::Bool(_) | Value::Number(_) => v.to_string(),
+        Value::Array(_) | Value::Object(_) => v.to_string(),
+    };
+    let mut line = match item {
+        Value::Object(m) => m.values().map(field).collect::<Vec<_>>().join("\t"),
+        other => field(other),
+    };
+    line.push('\n');
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -83,20 +83,14 @@ fn shown(text: &str) -> String {
     String::from_utf8_lossy(&encode(text)).into_owned()
 }
 
-/// memctl's lock for editing the settings file `path`: a file in memctl's state
-/// dir (`${XDG_STATE_HOME:-~/.local/state}/memctl/settings-locks/<hash>.lock`),
-/// keyed by the file's real path, so no file appears in the user's repository
-/// and two names of one file share a lock (issue 29 point 3).
-/// Waits through `watch` (polling, never blocking in the kernel) up to its deadline.
-fn settings_lock(path: &Path, watch: &mut crate::store::settle::Watch) -> Result<Option<std::fs::File>, Error> {
+/// memctl's state dir (`${XDG_STATE_HOME:-~/.local/state}/memctl`) and the key
+/// of the settings file `path` in it: a hash of its real path (of its nearest
+/// existing ancestor's, when it does not exist), so two names of one file share it.
+fn state_key(path: &Path) -> Option<(PathBuf, String)> {
     use sha2::Digest;
     use std::os::unix::ffi::OsStrExt;
     let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let Some(state) = nonempty("XDG_STATE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".local/state"))) else {
-        return Ok(None);
-    };
-    let dir = state.join("memctl/settings-locks");
-    crate::store::create_dir(&dir)?;
+    let state = nonempty("XDG_STATE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".local/state")))?;
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| {
         let parent = path.parent().unwrap_or(Path::new("/"));
         let parent = parent
@@ -111,6 +105,30 @@ fn settings_lock(path: &Path, watch: &mut crate::store::settle::Watch) -> Result
     });
     let digest = sha2::Sha256::digest(real.as_os_str().as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Some((state.join("memctl"), hex))
+}
+
+/// The note memctl keeps when it creates a settings file that did not exist
+/// (`<state>/settings-created/<key>`): the file's path, then the topmost
+/// directory it created for it (empty when the directory existed). `hook
+/// uninstall` that leaves such a file empty removes it (and that directory, if
+/// empty) instead of leaving `{}` (SPEC §7.4; issue 32 point 4).
+fn created_note(path: &Path) -> Option<PathBuf> {
+    let (state, hex) = state_key(path)?;
+    Some(state.join("settings-created").join(hex))
+}
+
+/// memctl's lock for editing the settings file `path`: a file in memctl's state
+/// dir (`${XDG_STATE_HOME:-~/.local/state}/memctl/settings-locks/<hash>.lock`),
+/// keyed by the file's real path, so no file appears in the user's repository
+/// and two names of one file share a lock (issue 29 point 3).
+/// Waits through `watch` (polling, never blocking in the kernel) up to its deadline.
+fn settings_lock(path: &Path, watch: &mut crate::store::settle::Watch) -> Result<Option<std::fs::File>, Error> {
+    let Some((state, hex)) = state_key(path) else {
+        return Ok(None);
+    };
+    let dir = state.join("settings-locks");
+    crate::store::create_dir(&dir)?;
     let lock_path = dir.join(format!("{hex}.lock"));
     let f = crate::store::open_lock(&lock_path, "the settings lock")?;
     loop {
@@ -296,6 +314,12 @@ impl SettingsFile {
             },
         };
         let dir = target.parent().unwrap_or(Path::new("/")).to_path_buf();
+        // The topmost directory this write creates (`None`: the dir exists).
+        let created_dir = dir
+            .ancestors()
+            .take_while(|a| std::fs::symlink_metadata(a).is_err())
+            .last()
+            .map(Path::to_path_buf);
         crate::store::create_dir(&dir)?;
         if let Some(old) = &self.raw {
             let backup = backup_path(&target);
@@ -318,7 +342,80 @@ impl SettingsFile {
             )
             .hint("run the command again"));
         }
+        if let Some(note) = created_note(&self.path) {
+            if self.raw.is_none() {
+                let dir = created_dir.as_deref().map(|d| d.to_string_lossy().into_owned());
+                let body = format!("{}\n{}\n", self.path.display(), dir.unwrap_or_default());
+                // Best effort: without the note, uninstall leaves `{}` as before.
+                let _ = crate::store::write_outside(&note, body.as_bytes());
+            } else if self.value.is_empty() {
+                // An empty file memctl did not create in this run: the user's
+                // (memctl never leaves `{}` in a file it created).
+                let _ = std::fs::remove_file(&note);
+            }
+        }
         Ok(change)
+    }
+
+    /// Whether memctl created this file (it did not exist before memctl's first
+    /// write) and it has not been recreated since: the note of [`created_note`]
+    /// names it. Returns the topmost directory memctl created for it, if any.
+    fn created_by_memctl(&self) -> Option<Option<PathBuf>> {
+        let note = created_note(&self.path)?;
+        let text = crate::fsread::read_regular(&note, 64 << 10).ok()?;
+        let text = String::from_utf8(text).ok()?;
+        let mut lines = text.lines();
+        if Path::new(lines.next()?) != self.path {
+            return None;
+        }
+        Some(lines.next().filter(|d| !d.is_empty()).map(PathBuf::from))
+    }
+
+    /// Remove the file instead of writing `new` when `new` is empty and memctl
+    /// created the file (the state before the first install was no file; SPEC
+    /// §7.4), with the directory memctl created for it when that is left empty.
+    /// `None`: not such a file; write it as usual.
+    pub fn remove_if_created(&self, new: &Map<String, Value>, dry_run: bool) -> Result<Option<Change>, Error> {
+        if !new.is_empty() || self.raw.is_none() || *new == self.value {
+            return Ok(None);
+        }
+        let Some(created_dir) = self.created_by_memctl() else {
+            return Ok(None);
+        };
+        let label = self.path.to_string_lossy().trim_start_matches('/').to_string();
+        let old_text = shown(self.text.as_deref().unwrap_or_default());
+        let change = Change {
+            file: self.path.to_string_lossy().into_owned(),
+            changed: true,
+            backup: None,
+            diff: crate::diff::unified(&label, &old_text, ""),
+        };
+        if dry_run {
+            return Ok(Some(change));
+        }
+        if stamp(&self.path) != self.stamp || read_raw(&self.path).is_ok_and(|b| b != self.raw) {
+            return Err(Error::new(
+                Kind::Conflict,
+                format!("{} changed while memctl was editing it", self.path.display()),
+            )
+            .hint("run the command again"));
+        }
+        std::fs::remove_file(&self.path)
+            .map_err(|e| Error::new(Kind::Io, format!("cannot remove {}: {e}", self.path.display())))?;
+        if let Some(note) = created_note(&self.path) {
+            let _ = std::fs::remove_file(note);
+        }
+        if let Some(top) = created_dir {
+            // Each directory from the file's up to the one memctl created, while
+            // empty (a file someone put there keeps it).
+            let parent = self.path.parent().unwrap_or(Path::new("/"));
+            for d in parent.ancestors() {
+                if !d.starts_with(&top) || std::fs::remove_dir(d).is_err() {
+                    break;
+                }
+            }
+        }
+        Ok(Some(change))
     }
 }
 

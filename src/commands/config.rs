@@ -138,6 +138,14 @@ fn show(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut text = String::new();
+    if !out.stdout_tty {
+        // Piped: one record per setting, the JSON fields in order (SPEC §3.13).
+        for s in &doc.settings {
+            text.push_str(&crate::output::record(&serde_json::to_value(s)?));
+        }
+        out.print(&text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     for s in &doc.settings {
         let v = match &s.value {
             Value::String(v) => v.clone(),

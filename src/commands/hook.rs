@@ -83,8 +83,14 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, gate: Option<bool>
             backup: None,
             diff: String::new(),
         }
-    } else {
+    } else if install {
         sf.write(&new, a.dry_run)?
+    } else {
+        // A file memctl created goes again rather than staying as `{}` (SPEC §7.4).
+        match sf.remove_if_created(&new, a.dry_run)? {
+            Some(c) => c,
+            None => sf.write(&new, a.dry_run)?,
+        }
     };
     if out.json {
         out.emit_json(serde_json::to_value(EditReport { change })?)?;
@@ -217,6 +223,22 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             scopes: &scopes,
             blocked_by: &blocked,
         })?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !out.stdout_tty {
+        // Piped: one record per scope, the JSON fields in order (SPEC §3.13); what
+        // stops Claude Code from running them goes to stderr.
+        for b in &blocked {
+            out.warn(format!(
+                "Claude Code will not run these hooks: {} is true in {}",
+                b.setting, b.file
+            ));
+        }
+        let mut text = String::new();
+        for s in &scopes {
+            text.push_str(&crate::output::record(&serde_json::to_value(s)?));
+        }
+        out.print(&text)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut text = String::new();

@@ -71,6 +71,16 @@ pub fn run(args: &SnapshotArgs, ctx: &Context, out: &mut Output) -> Result<ExitC
         out.emit_json(serde_json::to_value(&doc)?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    if !out.stdout_tty {
+        // Piped: one record for the snapshot taken, the JSON fields in order
+        // (SPEC §3.13); none when nothing changed (said on stderr).
+        match (&doc.id, store.head_id()) {
+            (Some(_), _) => out.print(&crate::output::record(&serde_json::to_value(&doc)?))?,
+            (None, Some(head)) => out.note(format!("nothing changed since {}", head.to_hex_with_len(8))),
+            (None, None) => out.note("nothing to record"),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     match (&doc.id, store.head_id()) {
         (Some(id), _) => {
             let mut text = format!("recorded {id} ({})", doc.trigger.unwrap_or_default());

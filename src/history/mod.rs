@@ -86,7 +86,51 @@ pub fn store_path(settings: &Settings, main: &Path) -> Option<PathBuf> {
         return None;
     };
     let dir = fs::canonicalize(main).unwrap_or_else(|_| main.to_path_buf());
-    Some(root.join(format!("{}.git", key(&dir))))
+    Some(resolve_store(root, &dir, &mut Vec::new()))
+}
+
+/// The store of the memory dir `dir` (a real path) under `root`: `<key>.git`,
+/// unless that store records another memory dir; then the next `<key>-2.git`,
+/// `<key>-3.git`, … that records this dir or none (SPEC §8.1), with a warning in
+/// `warnings` naming both dirs.
+fn resolve_store(root: &Path, dir: &Path, warnings: &mut Vec<String>) -> PathBuf {
+    let base = key(dir);
+    let mut n = 1u32;
+    loop {
+        let name = if n == 1 {
+            format!("{base}.git")
+        } else {
+            format!("{base}-{n}.git")
+        };
+        let path = root.join(name);
+        match recorded_dir(&path) {
+            Some(other) if Path::new(&other) != dir && n < 1000 => {
+                warnings.push(format!(
+                    "the history store {} records another memory dir ({other}), not {}: it is left alone, and this dir's history is kept in the next store",
+                    path.display(),
+                    dir.display()
+                ));
+                n += 1;
+            }
+            _ => {
+                if n > 1 {
+                    warnings.push(format!("this dir's history store: {}", path.display()));
+                }
+                return path;
+            }
+        }
+    }
+}
+
+/// The memory dir a store records (`memctl.memoryDir`), when it is a store that
+/// can be opened and records one.
+fn recorded_dir(path: &Path) -> Option<String> {
+    if fs::symlink_metadata(path.join("HEAD")).is_err() {
+        return None;
+    }
+    let repo = gix::open(path).ok()?;
+    let config = repo.config_snapshot();
+    config.string("memctl.memoryDir").map(|v| v.to_string())
 }
 
 /// An open store, its lock held for as long as it lives.
@@ -144,14 +188,14 @@ impl Store {
             return Ok(None);
         };
         let dir = fs::canonicalize(main).unwrap_or_else(|_| main.to_path_buf());
-        let path = root.join(format!("{}.git", key(&dir)));
+        let mut warnings = Vec::new();
+        let path = resolve_store(root, &dir, &mut warnings);
         if !path.exists() && !create {
             return Ok(None);
         }
         fs::create_dir_all(root).map_err(|e| store_err("cannot create the history dir", root, &e))?;
         let lock = take_lock(&path, wait_ms)?;
         clear_stale_ref_locks(&path);
-        let mut warnings = Vec::new();
         let repo = match open_or_init(&path, &dir, project, &mut warnings) {
             Ok(repo) => repo,
             Err(Unusable::Unreadable(why)) => {

@@ -78,6 +78,16 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
         .map(|s| s.mount.clone())
         .collect();
     let Some(w) = locate(Path::new(file), &base, res.memdir.main(), &mounts) else {
+        if let Some((dir, rel, why)) = locate_excluded(Path::new(file), &base, res.memdir.main(), &mounts) {
+            // Not a memory file, but history keeps every `.md` file (SPEC §8).
+            let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
+            snap.file = Some(rel.clone());
+            record_snapshot(&snap);
+            if !res.enabled.value {
+                return Ok(None);
+            }
+            return Ok(Some(react::excluded(&rel, &dir, why, &lexical(res.memdir.main()))));
+        }
         return Ok(wrong_dir(Path::new(file), &base, &res));
     };
     turn::remember(p, call, &w);
@@ -209,17 +219,21 @@ pub fn locate(file: &Path, base: &Path, main: &Path, mounts: &[String]) -> Optio
     } else {
         base.join(file)
     };
-    let rel = lexical(&abs)
-        .strip_prefix(lexical(main))
-        .ok()
-        .map(Path::to_path_buf)
-        .or_else(|| {
+    // Inside lexically: the file is read at its normalised path, as Claude Code
+    // wrote it (`memory/sub/../bad.md` is `memory/bad.md` even when `sub/` does
+    // not exist, where the OS would refuse to walk through it; SPEC §7.1).
+    let norm = lexical(&abs);
+    let (abs, rel) = match norm.strip_prefix(lexical(main)) {
+        Ok(rel) => (norm.clone(), rel.to_path_buf()),
+        Err(_) => {
             let real = std::fs::canonicalize(&abs).ok()?;
             let real_main = std::fs::canonicalize(main).ok()?;
-            real.strip_prefix(&real_main).ok().map(Path::to_path_buf)
-        })?;
+            let rel = real.strip_prefix(&real_main).ok()?.to_path_buf();
+            (abs, rel)
+        }
+    };
     let rel = rel.to_str()?.to_string();
-    if rel.is_empty() || rel.split('/').any(|c| c.starts_with('.')) {
+    if rel.is_empty() || excluded(&rel, mounts).is_some() {
         return None;
     }
     let (memdir, rel) = match rel.strip_prefix("team/").filter(|_| team_store) {
@@ -234,6 +248,61 @@ pub fn locate(file: &Path, base: &Path, main: &Path, mounts: &[String]) -> Optio
     };
     let memdir = memdir.with_team_store(team_store);
     Some(Written { path: abs, memdir, rel })
+}
+
+/// Why Claude Code's scan skips `rel` (relative to the main memory dir; SPEC v3
+/// §2.5 step 2, with the team store `mounts`): such a file is no memory file
+/// (§7.3), for the gate, PostToolUse and the turn list alike.
+fn excluded(rel: &str, mounts: &[String]) -> Option<crate::scan::Exclusion> {
+    let rules = crate::scan::ScanRules {
+        stores: !mounts.is_empty(),
+        team_mounts: mounts.to_vec(),
+    };
+    // `team/<dir>/` that is no mount stays what it was to the hook: team memory
+    // with a team store, else part of the main dir (SPEC §2.13); only its
+    // dot-named paths are skipped.
+    match rules.excluded_by(rel)? {
+        crate::scan::Exclusion::TeamSubdir => rel
+            .split('/')
+            .any(|c| c.starts_with('.'))
+            .then_some(crate::scan::Exclusion::DotSegment),
+        why => Some(why),
+    }
+}
+
+/// A write into a path of the memory dir that Claude Code's scan skips (SPEC v3
+/// §7.3): the excluded directory (or, for a dot-named file, the dir it is in),
+/// the file's path relative to the memory dir, and why. memctl's own `.trash/`
+/// and `.memctl/` are not reported.
+pub fn locate_excluded(
+    file: &Path,
+    base: &Path,
+    main: &Path,
+    mounts: &[String],
+) -> Option<(PathBuf, String, crate::scan::Exclusion)> {
+    let abs = lexical(&if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        base.join(file)
+    });
+    let main = lexical(main);
+    let rel = abs.strip_prefix(&main).ok()?.to_str()?.to_string();
+    if rel.is_empty() || matches!(rel.split('/').next(), Some(".trash" | ".memctl")) {
+        return None;
+    }
+    let why = excluded(&rel, mounts)?;
+    let segments: Vec<&str> = rel.split('/').collect();
+    // The segment that excludes it: the first dot-named one, else the first.
+    let upto = match why {
+        crate::scan::Exclusion::DotSegment => segments.iter().position(|s| s.starts_with('.')).unwrap_or(0) + 1,
+        _ => 1,
+    };
+    let dir = if upto >= segments.len() {
+        abs.parent().map(Path::to_path_buf).unwrap_or(main)
+    } else {
+        segments[..upto].iter().fold(main, |d, s| d.join(s))
+    };
+    Some((dir, rel, why))
 }
 
 /// `p` with `.`, `..` and repeated separators resolved lexically.

@@ -539,3 +539,41 @@ pub fn wrong_dir(other: &Path, rel: &str, loaded: &Path) -> HookOutput {
         ..HookOutput::default()
     }
 }
+
+/// A write into a path Claude Code's scan skips (SPEC v3 §7.3): context that
+/// Claude Code never loads files there, and where to move the file if it is
+/// meant to be a memory. `dir` is the excluded directory (or the dir holding a
+/// dot-named file), `rel` the file relative to the memory dir `main`.
+pub fn excluded(rel: &str, dir: &Path, why: crate::scan::Exclusion, main: &Path) -> HookOutput {
+    let q = |p: &Path| shell_words::quote(&p.to_string_lossy()).into_owned();
+    let name = rel.rsplit('/').next().unwrap_or(rel).trim_start_matches('.');
+    let name = if name.is_empty() { "memory.md" } else { name };
+    let under = match why {
+        crate::scan::Exclusion::DotSegment if dir == main || !rel.contains('/') => {
+            format!("{}/ whose names begin with a dot", dir.display())
+        }
+        _ => format!("{}/", dir.display()),
+    };
+    let text = format!(
+        "memctl: {rel} is not a memory file: Claude Code never loads files under {under} (its scan skips paths {}: never in the manifest or recall; only a link in MEMORY.md reaches them). If it is meant to be a memory, move it: `mv {} {}`, then add its line to {}/MEMORY.md.",
+        why.describe(),
+        q(&main.join(rel)),
+        q(&main.join(name)),
+        main.display(),
+    );
+    HookOutput {
+        hook_specific_output: Some(Specific {
+            hook_event_name: "PostToolUse".to_string(),
+            additional_context: crate::text::ellipsize(&text, AIM),
+            ..Specific::default()
+        }),
+        system_message: Some(one_line(
+            &format!(
+                "memctl: {rel} is {}: Claude Code never loads it as a memory",
+                why.describe()
+            ),
+            300,
+        )),
+        ..HookOutput::default()
+    }
+}

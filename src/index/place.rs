@@ -180,12 +180,20 @@ pub(crate) fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
     section_span(lines, ty).map(|(at, _)| at)
 }
 
-/// [`section_end`], and whether the section runs to the end of the index (a line
-/// appended at the end then lands in it).
-fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
+/// The lines `[heading, end)` (0-based; a Setext heading's underline for its
+/// heading) of the section for the type `ty` in `index` (SPEC §10.2), if it has one.
+pub fn type_section(index: &str, ty: &str) -> Option<(usize, usize)> {
+    let body = index.strip_prefix('\u{feff}').unwrap_or(index);
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    section_range(&lines, ty).map(|(start, end, _, _)| (start, end))
+}
+
+type Section = (usize, usize, Vec<bool>, std::collections::HashSet<usize>);
+
+/// The section for `ty`: its heading's line, its end, the fence state of each
+/// line and the lines that link a memory.
+fn section_range(lines: &[&str], ty: &str) -> Option<Section> {
     let code = fenced(lines);
-    // Headings and links inside closed HTML comments do not count, as they do not
-    // for Claude Code's reader; the links come from one pass over the text.
     let text = lines.concat();
     let comment = super::comment_lines(&text);
     let linked: std::collections::HashSet<usize> = super::extract_links(&text)
@@ -206,7 +214,14 @@ fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
         .iter()
         .find(|(i, lv, _, _)| *i > start && *lv <= level)
         .map_or(lines.len(), |h| h.0);
-    let start = last;
+    // A Setext heading's section starts below its underline.
+    Some((last, end, code, linked))
+}
+
+/// [`section_end`], and whether the section runs to the end of the index (a line
+/// appended at the end then lands in it).
+fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
+    let (start, end, code, linked) = section_range(lines, ty)?;
     let last_link = (start + 1..end).rev().find(|&i| !code[i] && linked.contains(&i));
     // After the entry's own indented lines, if it has any.
     let after = |i: usize| {

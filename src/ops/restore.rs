@@ -614,7 +614,7 @@ fn place_lines(text: &str, source: &Source, local: &str, label: &str) -> (String
             .as_deref()
             .filter(|_| *n > 0)
             .and_then(|was| place::place_where_it_was(&cur, line, was, *n))
-            .filter(|(t, at)| !is_cut(t, *at));
+            .filter(|(t, at)| !is_cut(t, *at) && in_its_section(t, *at, ty));
         let (next, at) = anchored.unwrap_or_else(|| place::place_by_type(&cur, line, ty));
         for p in &mut placed {
             if p.0 >= at {
@@ -633,6 +633,23 @@ fn place_lines(text: &str, source: &Source, local: &str, label: &str) -> (String
         "memctl index rebuild",
     );
     (cur, placed, warnings)
+}
+
+/// Whether line `at` (1-based) of `text` stands where SPEC §10.2 puts a line of
+/// type `ty`: inside the section for its type when the index has one; else in no
+/// other type's section (issue 32 point 8: never beside an old neighbour that
+/// now lies in another type's section).
+fn in_its_section(text: &str, at: usize, ty: Option<MemoryType>) -> bool {
+    let i = at.saturating_sub(1);
+    let inside =
+        |t: MemoryType| crate::index::place::type_section(text, t.as_str()).map(|(start, end)| start < i && i < end);
+    if let Some(own) = ty.and_then(inside) {
+        return own;
+    }
+    MemoryType::ALL
+        .into_iter()
+        .filter(|t| Some(*t) != ty)
+        .all(|t| inside(t) != Some(true))
 }
 
 fn is_cut(text: &str, line: usize) -> bool {

@@ -196,12 +196,14 @@ fn each_trigger_is_labelled() {
 fn snapshot_message_and_an_unchanged_dir() {
     let env = with_memories();
     let base = memctl(&env, &["snapshot", "-m", "first look"]).ok();
-    assert!(base.stdout.starts_with("recorded "), "{}", base.stdout);
+    // Piped: one record (SPEC §3.13).
+    assert!(base.stdout.contains("\tbaseline\t"), "{}", base.stdout);
     let again = memctl(&env, &["snapshot", "--json"]).ok().json();
     assert_eq!(again["id"], Value::Null);
     assert_eq!(again["changes"], serde_json::json!([]));
     let text = memctl(&env, &["snapshot", "-m", "nothing new"]).ok();
-    assert!(text.stdout.starts_with("nothing changed since "), "{}", text.stdout);
+    assert!(text.stderr.contains("nothing changed since "), "{}", text.stderr);
+    assert_eq!(text.stdout, "");
     let snaps = snapshots(&env, &[]);
     assert_eq!(snaps.len(), 1, "an unchanged dir records nothing");
     assert_eq!(snaps[0]["message"], "first look");
@@ -745,5 +747,49 @@ fn history_writes_nothing_inside_the_memory_dir() {
     assert_eq!(
         names,
         [".memctl.lock", "MEMORY.md", "alpha.md", "beta.md", "user_new.md"]
+    );
+}
+
+/// A store whose recorded memory dir is another one (a state dir copied from
+/// elsewhere) is not used: a warning names both dirs, and this dir's history goes
+/// to the next free key `<key>-2` — `snapshot` and `history` work, `add` still
+/// snapshots (SPEC §8.1; issue 32 point 7).
+#[test]
+fn a_store_recorded_for_another_dir_gives_a_warning_and_a_new_key() {
+    let env = with_memories();
+    memctl(&env, &["snapshot"]).ok();
+    let old = store(&env);
+    let config = old.join("config");
+    let text = fs::read_to_string(&config).unwrap();
+    let shown = env.dir().display().to_string();
+    assert!(text.contains(&shown), "{text}");
+    fs::write(&config, text.replace(&shown, "/elsewhere/mem")).unwrap();
+    let out = memctl(&env, &["snapshot", "-m", "mine"]).ok();
+    assert!(
+        out.stderr.contains("/elsewhere/mem") && out.stderr.contains(&shown),
+        "{}",
+        out.stderr
+    );
+    let new = history_root(&env).join(format!("{}-2.git", memctl::history::key(&env.dir())));
+    assert!(new.join("HEAD").is_file(), "no store at {}", new.display());
+    assert_eq!(triggers(&env), ["baseline"]);
+    memctl(
+        &env,
+        &[
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "Gamma",
+            "--description",
+            "about Gamma",
+        ],
+    )
+    .ok();
+    assert_eq!(triggers(&env), ["add", "baseline"]);
+    // The other dir's store is left as it was.
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        text.replace(&shown, "/elsewhere/mem")
     );
 }

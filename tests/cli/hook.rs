@@ -656,7 +656,7 @@ fn i5_project_scope_is_silent_without_memctl_on_path_and_status_says_so() {
         )
     };
     let (out, err) = status(&empty, false);
-    assert!(out.contains("binary: memctl  (not on PATH"), "{out}");
+    assert!(out.contains("\tmemctl\tfalse\n"), "{out}");
     assert!(err.contains("not on the PATH Claude Code would use"), "{err}");
     let (out, _) = status(&empty, true);
     let j: Value = serde_json::from_str(&out).unwrap();
@@ -678,11 +678,8 @@ fn i5_project_scope_is_silent_without_memctl_on_path_and_status_says_so() {
         .output()
         .unwrap();
     assert!(r.status.success());
-    assert!(
-        !fs::read_to_string(proj.join(".claude/settings.json"))
-            .unwrap()
-            .contains("memctl")
-    );
+    // memctl created the file: it goes again (issue 32 point 4).
+    assert!(!proj.join(".claude/settings.json").exists());
 }
 
 /// Issue 29 point 17, SPEC v3 §7.4: memctl's entries are exactly the commands it
@@ -735,13 +732,25 @@ fn i6_status_names_each_scope_a_missing_binary_and_what_blocks() {
     assert_eq!(user["binary_exists"], false);
     assert_eq!(j["blocked_by"][0]["setting"], "disableAllHooks");
     let e = Env::new().file("home/.claude/settings.json", s.as_bytes());
-    let r = e.args(["hook", "status"]).run();
-    assert!(r.stdout.contains("partly installed (PostToolUse)"), "{}", r.stdout);
+    // On a terminal: the report.
+    let text = crate::support::run_in_pty(&e, &["hook", "status"], &[]);
+    assert!(text.contains("partly installed (PostToolUse)"), "{text}");
     assert!(
-        r.stdout
-            .contains("Claude Code will not run these hooks: disableAllHooks is true"),
+        text.contains("Claude Code will not run these hooks: disableAllHooks is true"),
+        "{text}"
+    );
+    // Piped: one record per scope; what blocks them on stderr.
+    let r = e.args(["hook", "status"]).run();
+    assert!(
+        r.stdout.contains("\tfalse\t[\"PostToolUse\"]\t/gone/memctl\tfalse\n"),
         "{}",
         r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("Claude Code will not run these hooks: disableAllHooks is true"),
+        "{}",
+        r.stderr
     );
 }
 
@@ -1131,4 +1140,113 @@ fn h_session_start_reports_each_problem_once() {
     fs::write(e.dir().join("MEMORY.md"), "- [L2](lost2.md) — l\n").unwrap();
     let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
     assert_eq!(d["systemMessage"], "memctl: 1 unindexed file");
+}
+
+/// `hook install` then `uninstall` on a settings file that did not exist leaves
+/// no `{}` behind: the file goes again, and the dir memctl created for it (SPEC
+/// §7.4: the result is the state before the install; issue 32 point 4).
+#[test]
+fn i_uninstall_removes_the_settings_file_and_dir_install_created() {
+    let e = Env::new();
+    let claude = e.home().join(".claude");
+    let f = settings(&e);
+    assert!(!claude.exists());
+    let run = |args: &[&str]| {
+        let o = e.command().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    run(&["hook", "install"]);
+    assert!(f.is_file());
+    let out = run(&["hook", "uninstall"]);
+    assert!(out.contains("memctl's hooks removed from"), "{out}");
+    assert!(
+        !f.exists() && !claude.exists(),
+        "left behind: {:?}",
+        fs::read_to_string(&f)
+    );
+    // The dir existed (another file in it): only the file goes.
+    fs::create_dir_all(&claude).unwrap();
+    fs::write(claude.join("CLAUDE.md"), "mine\n").unwrap();
+    run(&["hook", "install"]);
+    run(&["hook", "uninstall"]);
+    assert!(!f.exists(), "left behind: {:?}", fs::read_to_string(&f));
+    assert_eq!(fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), "mine\n");
+    // A file the user had (even `{}`) stays, as it was.
+    fs::write(&f, "{}\n").unwrap();
+    run(&["hook", "install"]);
+    run(&["hook", "uninstall"]);
+    assert_eq!(fs::read_to_string(&f).unwrap(), "{}\n");
+    // Something else written into the created file meanwhile: it stays.
+    fs::remove_file(&f).unwrap();
+    let _ = fs::remove_file(e_backup(&f));
+    run(&["hook", "install"]);
+    run(&["config", "set", "autoDreamEnabled", "false"]);
+    run(&["hook", "uninstall"]);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
+    assert_eq!(v, json!({"autoDreamEnabled": false}));
+}
+
+/// A write into a path Claude Code's scan skips (SPEC v3 §2.5 step 2, §7.3) is no
+/// memory file: not judged, but the model hears that Claude Code never loads it,
+/// as `list` hides it and `lint` says ML136; memctl's own `.trash/` stays silent
+/// (issue 32 point 2).
+#[test]
+fn h_a_write_into_a_scan_excluded_path_says_claude_code_never_loads_it() {
+    let bogus = GOOD.replace("type: user", "type: bogus");
+    let e = env()
+        .index("- [A](a.md) — a\n")
+        .memory("a.md", GOOD)
+        .memory(".hidden.md", &bogus);
+    let mem = e.dir();
+    let p = payload(&e, "Write", ".hidden.md", Some(None));
+    let d = doc(&hook(e, p));
+    assert!(d.get("decision").is_none(), "{d}");
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.contains(&format!(
+            "Claude Code never loads files under {}/ whose names begin with a dot",
+            mem.display()
+        )),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains(&format!("mv {}/.hidden.md {}/hidden.md", mem.display(), mem.display())),
+        "{ctx}"
+    );
+    // Under `logs/`: the dir is named.
+    let e = env().index("").memory("logs/x.md", &bogus);
+    let mem = e.dir();
+    let p = payload(&e, "Edit", "logs/x.md", None);
+    let d = doc(&hook(e, p));
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.contains(&format!("Claude Code never loads files under {}/logs/ ", mem.display())),
+        "{ctx}"
+    );
+    // The gate lets such a write through (it is no memory file).
+    let e = env().index("");
+    let mem = e.dir();
+    let pre = json!({"session_id": "s1", "cwd": e.root().join("proj"), "hook_event_name": "PreToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": mem.join(".hidden.md"), "content": bogus}});
+    silent(&hook(e, serde_json::to_vec(&pre).unwrap()));
+    // memctl's own trash: silent.
+    let e = env().index("").memory(".trash/x.md", &bogus);
+    let p = payload(&e, "Write", ".trash/x.md", Some(None));
+    silent(&hook(e, p));
+    // `list` agrees: not a memory unless --all, marked dot-segment.
+    let e = Env::new().memory(".hidden.md", &bogus);
+    let r = e.args(["list", "--all", "--json"]).run();
+    let v = r.json();
+    let entry = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["file"] == ".hidden.md")
+        .cloned();
+    assert_eq!(
+        entry.map(|m| m["excluded_by"].clone()),
+        Some(json!("dot-segment")),
+        "{v}"
+    );
 }

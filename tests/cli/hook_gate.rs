@@ -565,7 +565,8 @@ fn g9_install_adds_the_gate_and_the_stop_hooks_and_status_shows_the_gate() {
     assert!(v["hooks"]["Stop"][0].get("matcher").is_none());
     assert_eq!(v["hooks"]["SubagentStop"][0]["hooks"][0]["timeout"], 10);
     let text = run(&["hook", "status"]);
-    assert!(text.contains("gate: on"), "{text}");
+    // Piped: one record per scope, the events as JSON (SPEC §3.13).
+    assert!(text.lines().next().unwrap().contains(r#"["PreToolUse","#), "{text}");
     let st: Value = serde_json::from_str(&run(&["hook", "status", "--json"])).unwrap();
     let user = &st["scopes"][0];
     assert_eq!(user["installed"], true);
@@ -575,7 +576,7 @@ fn g9_install_adds_the_gate_and_the_stop_hooks_and_status_shows_the_gate() {
     let v: Value = serde_json::from_str(&fs::read_to_string(&f).unwrap()).unwrap();
     assert!(v["hooks"].get("PreToolUse").is_none(), "{v}");
     let text = run(&["hook", "status"]);
-    assert!(text.contains("gate: off"), "{text}");
+    assert!(!text.contains("PreToolUse") && text.contains("PostToolUse"), "{text}");
     let st: Value = serde_json::from_str(&run(&["hook", "status", "--json"])).unwrap();
     assert_eq!(st["scopes"][0]["installed"], true);
     assert!(
@@ -585,7 +586,8 @@ fn g9_install_adds_the_gate_and_the_stop_hooks_and_status_shows_the_gate() {
             .contains(&json!("PreToolUse"))
     );
     run(&["hook", "uninstall"]);
-    assert!(!fs::read_to_string(&f).unwrap().contains("hooks"));
+    // memctl created the file: it goes again (issue 32 point 4).
+    assert!(!f.exists());
 }
 
 /// Without `originalFile` (older builds, `MultiEdit`), the last snapshot's copy
@@ -645,4 +647,31 @@ fn g11_a_long_stop_list_is_cut_with_a_count() {
         "{reason}"
     );
     assert!(reason.ends_with("more (run memctl lint)"), "{reason}");
+}
+
+/// `memory/sub/../a.md` is `memory/a.md` (SPEC §7.1, lexical normalisation of
+/// `..`), also when `sub/` does not exist: the gate and PostToolUse judge it
+/// (issue 32 point 3).
+#[test]
+fn g14_dotdot_through_a_missing_subdir_is_inside() {
+    let bad = GOOD.replace("type: user", "type: nope");
+    let e = seeded(&[("a.md", GOOD), ("MEMORY.md", "- [A](a.md) — a thing\n")]);
+    assert!(!e.dir().join("sub").exists());
+    let why = denied(&call(
+        &e,
+        &pre(
+            &e,
+            "Edit",
+            "sub/../a.md",
+            json!({"old_string": "type: user", "new_string": "type: users", "replace_all": false}),
+        ),
+    ));
+    assert!(why.contains("a.md:4: an invalid type: type `users`"), "{why}");
+    fs::write(e.dir().join("a.md"), &bad).unwrap();
+    let post = json!({"session_id": "s1", "cwd": e.root().join("proj"), "hook_event_name": "PostToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": e.dir().join("sub/../a.md")},
+        "tool_response": {"type": "update", "originalFile": GOOD}});
+    let d = call(&e, &post).doc();
+    assert_eq!(d["decision"], "block", "{d}");
+    assert!(d["reason"].as_str().unwrap().contains("type `nope`"), "{d}");
 }

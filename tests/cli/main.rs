@@ -31,6 +31,7 @@ mod oracle_dirs;
 mod oracle_load;
 mod oracle_types;
 mod path;
+mod piped;
 mod projects;
 mod recall;
 mod restore;

@@ -102,7 +102,7 @@ fn lint_search_history_diff_and_snapshot_escape_odd_names() {
     fs::write(env.dir().join(ODD), memory("odd changed")).unwrap();
     let out = run(&env, &["snapshot"]);
     let line = one_escaped_line("snapshot", &out);
-    assert!(line.contains('~'), "{line}");
+    assert!(line.contains(r#""change":"modified""#), "{line}");
 
     let out = run(&env, &["history"]);
     let ls = lines(&out);

@@ -278,3 +278,27 @@ fn a_restore_that_cuts_the_index_names_each_entry_past_the_cut() {
         run.stderr
     );
 }
+
+/// The old neighbour of the restored line now stands in another type's section:
+/// the line goes to its own type's section (SPEC §10.2), not beside it (issue 32
+/// point 8).
+#[test]
+fn the_line_goes_to_its_types_section_not_beside_a_moved_neighbour() {
+    let env = dir().index(
+        "# Index\n## User\n- [Beta](b.md) — second\n- [Gamma](c.md) — third\n## Feedback\n- [Alpha](a.md) — first\n",
+    );
+    let d = env.dir();
+    run_in(&d, &["forget", "--yes", "c"]).success();
+    // The user moves Beta's line under Feedback.
+    fs::write(
+        d.join("MEMORY.md"),
+        "# Index\n## User\n## Feedback\n- [Alpha](a.md) — first\n- [Beta](b.md) — second\n",
+    )
+    .unwrap();
+    run_in(&d, &["restore", "c"]).success();
+    assert_eq!(
+        read(&d, "MEMORY.md"),
+        "# Index\n## User\n- [Gamma](c.md) — third\n## Feedback\n- [Alpha](a.md) — first\n- [Beta](b.md) — second\n"
+    );
+    drop(env);
+}
