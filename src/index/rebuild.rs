@@ -341,6 +341,27 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         hub_entries.push((h.rel.clone(), files));
     }
     let in_hub: HashSet<String> = hub_entries.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
+    // The hubs by slot: the existing ones under their own names (a hub made with
+    // another `--hub` keeps its name and its link), then new ones named after
+    // `--hub`, skipping names an existing hub already has.
+    let existing: Vec<String> = hub_entries.iter().map(|(r, _)| r.clone()).collect();
+    let hub_rel = |n: usize| -> String {
+        if let Some(r) = existing.get(n) {
+            return r.clone();
+        }
+        let mut k = 0;
+        let mut fresh = existing.len();
+        loop {
+            let name = hub_name(input.hub, k);
+            if !existing.contains(&name) {
+                if fresh == n {
+                    return name;
+                }
+                fresh += 1;
+            }
+            k += 1;
+        }
+    };
 
     // 3: a canonical line for every unindexed memory, under its type's heading;
     // the lines of one type are placed together (one pass over the text a type,
@@ -395,7 +416,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
     let with_hubs = |items: &[Item], hubs: usize| {
         let mut t = render(items, bom);
         for n in 0..hubs {
-            t = super::edit::append_line(&t, &hub_line(&hub_name(input.hub, n)), eol);
+            t = super::edit::append_line(&t, &hub_line(&hub_rel(n)), eol);
         }
         t
     };
@@ -442,7 +463,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
     let (mut lines, mut units_now) = (first.line_count, first.unit_count);
     let mut removed: BTreeSet<usize> = BTreeSet::new();
     let mut next = order.iter();
-    let hub_cost = |n: usize| units(&hub_line(&hub_name(input.hub, n)));
+    let hub_cost = |n: usize| units(&hub_line(&hub_rel(n)));
     let mut hubs = hubs_needed(0);
     let estimate_over = |lines: usize, units: usize| lines > max_lines || units > max_units;
     let mut moved_files: Vec<(String, usize)> = Vec::new();
@@ -510,7 +531,7 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
             slot += 1;
         }
         if slot == hub_entries.len() {
-            let rel = hub_name(input.hub, slot);
+            let rel = hub_rel(slot);
             hub_entries.push((rel.clone(), Vec::new()));
             hub_texts.push(HubOut {
                 rel,

@@ -419,3 +419,37 @@ fn hub_naming_an_ordinary_memory_is_refused_with_a_hint_about_hub() {
     assert_eq!(read(&d, "MEMORY.md"), before, "nothing written");
     assert_eq!(read(&d, "notes.md"), memory("reference", "Notes", "my notes"));
 }
+
+/// A hub made with `--hub NAME` keeps its name and its link when a later rebuild
+/// uses another `--hub` (or the default): nothing is unlinked, no link points at a
+/// hub that does not exist (SPEC §10.1: no memory is ever unlinked).
+#[test]
+fn a_later_rebuild_with_another_hub_name_keeps_the_first_hub_linked() {
+    let (env, _) = crowded(150);
+    let d = env.dir();
+    let (_, err, code) = on(&env, &["index", "rebuild", "--budget", "20", "--hub", "archive.md", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(d.join("archive.md").is_file());
+    for args in [
+        &["index", "rebuild", "--budget", "10", "--yes"][..],
+        &["index", "rebuild", "--budget", "5", "--hub", "hub2.md", "--yes"][..],
+    ] {
+        let (_, err, code) = on(&env, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let index = read(&d, "MEMORY.md");
+        let links = linked(&index);
+        assert!(links.iter().any(|l| l == "archive.md"), "{args:?}: the first hub stays linked:\n{index}");
+        for l in &links {
+            assert!(d.join(l).is_file(), "{args:?}: {l} is linked but does not exist:\n{index}");
+        }
+        let (out, _, _) = on(&env, &["lint", "--format", "json"]);
+        let doc = json(&out);
+        let bad: Vec<&serde_json::Value> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "ML201" || f["rule"] == "ML203")
+            .collect();
+        assert!(bad.is_empty(), "{args:?}: {bad:?}\n{index}");
+    }
+}
