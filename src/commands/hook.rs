@@ -253,7 +253,7 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
         text.push_str(&format!("{:<8} {state:<14} {}\n", s.scope, s.file));
         if !s.events.is_empty() {
             let gate = if s.events.iter().any(|e| e == GATE.0) {
-                "on (PreToolUse Write|Edit: a write that would lose memory is refused)"
+                "on (a Write|Edit that would lose memory is refused)"
             } else {
                 "off (installed with --no-gate)"
             };

@@ -167,9 +167,10 @@ fn topic_write(w: &Written, before: Option<&str>, now: DateTime<Utc>) -> Option<
 
 /// ML203 for the written file: the exact index line to add, and where (the Stop
 /// check, SPEC §7.3).
-pub(crate) fn unindexed(w: &Written) -> Option<Item> {
-    let idx_path = w.memdir.index_path();
-    let index = crate::index::read_index_text(&idx_path);
+/// `index` is the index text with the lines suggested before in the same message
+/// already placed, so that each suggestion names the line it will really take;
+/// the returned text has this one placed too.
+pub(crate) fn unindexed(w: &Written, index: &str) -> Option<(Item, String)> {
     let linked = crate::index::extract_links(&index)
         .iter()
         .any(|l| l.memory_target() == Some(w.rel.as_str()));
@@ -184,18 +185,18 @@ pub(crate) fn unindexed(w: &Written) -> Option<Item> {
     let hook = m.description_text();
     let (line, _) = crate::index::render_entry(one_line(&title, 100).trim(), &w.rel, one_line(&hook, 150).trim());
     let ty = m.claude_type().map(|t| t.as_str());
-    let placed = crate::index::place::place(&index, &line, ty, false);
+    let placed = crate::index::place::place(index, &line, ty, false);
     let index_label = w.memdir.index_label();
     let mut text = format!(
         "{} is not in {index_label}, so Claude Code never loads it: add this line at {index_label}:{}: {line}",
         w.label(),
         placed.line
     );
-    let (own, pushed) = crate::index::place::newly_cut(&index, &placed.text, &w.rel);
+    let (own, pushed) = crate::index::place::newly_cut(index, &placed.text, &w.rel);
     if own || !pushed.is_empty() {
         text.push_str(" — the index is full there: run `memctl index rebuild` to make room");
     }
-    Some(Item::new(text))
+    Some((Item::new(text), placed.text))
 }
 
 /// Non-blank dropped lines, with their file line numbers.

@@ -56,9 +56,11 @@ pub fn stop(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         .collect();
     let mut items = Vec::new();
     let mut files_with_problems = 0;
+    // Each index with the lines suggested so far placed in it.
+    let mut pending: std::collections::HashMap<PathBuf, String> = std::collections::HashMap::new();
     for w in written.iter().filter(|w| !w.is_index()) {
         let cut_known = cut_reported.contains(&w.memdir.index_path());
-        let found = check(w, recall, cut_known);
+        let found = check(w, recall, cut_known, &mut pending);
         files_with_problems += usize::from(!found.is_empty());
         items.extend(found);
     }
@@ -85,7 +87,12 @@ pub fn stop(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
 }
 
 /// What keeps one written memory from being loaded, each with its fix.
-fn check(w: &Written, recall: bool, cut_known: bool) -> Vec<Item> {
+fn check(
+    w: &Written,
+    recall: bool,
+    cut_known: bool,
+    pending: &mut std::collections::HashMap<PathBuf, String>,
+) -> Vec<Item> {
     let mut out = Vec::new();
     if !w.path.is_file() {
         // Deleted later in the turn (or never a regular file): nothing to load.
@@ -108,7 +115,7 @@ fn check(w: &Written, recall: bool, cut_known: bool) -> Vec<Item> {
     if recall || w.memdir.mount().is_some() {
         return out;
     }
-    if let Some(item) = index_problem(w, cut_known) {
+    if let Some(item) = index_problem(w, cut_known, pending) {
         out.push(item);
     }
     out
@@ -116,15 +123,23 @@ fn check(w: &Written, recall: bool, cut_known: bool) -> Vec<Item> {
 
 /// Not indexed (the canonical line to add), or indexed only past the load cut
 /// (unless `cut_known`: reported when this turn wrote the index).
-fn index_problem(w: &Written, cut_known: bool) -> Option<Item> {
-    let index = crate::index::read_index_text(&w.memdir.index_path());
+fn index_problem(
+    w: &Written,
+    cut_known: bool,
+    pending: &mut std::collections::HashMap<PathBuf, String>,
+) -> Option<Item> {
+    let path = w.memdir.index_path();
+    let index = crate::index::read_index_text(&path);
     let lines: Vec<usize> = crate::index::extract_links(&index)
         .iter()
         .filter(|l| l.memory_target() == Some(w.rel.as_str()))
         .map(|l| l.line)
         .collect();
     if lines.is_empty() {
-        return unindexed(w);
+        let planned = pending.get(&path).map_or(index.as_str(), String::as_str);
+        let (item, next) = unindexed(w, planned)?;
+        pending.insert(path, next);
+        return Some(item);
     }
     if cut_known {
         return None;

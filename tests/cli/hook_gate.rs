@@ -675,3 +675,34 @@ fn g14_dotdot_through_a_missing_subdir_is_inside() {
     assert_eq!(d["decision"], "block", "{d}");
     assert!(d["reason"].as_str().unwrap().contains("type `nope`"), "{d}");
 }
+
+/// Two unindexed memories in one turn: each suggested line names the line it
+/// will really take once the one before it is added (review: both said `:2`).
+#[test]
+fn g15_each_suggested_index_line_names_its_own_line() {
+    let mut e = seeded(&[("MEMORY.md", "# Memory\n")]);
+    for i in 0..2 {
+        e = e.memory(
+            &format!("project_topic{i}.md"),
+            &format!("---\nname: Topic {i}\ndescription: topic {i}\ntype: user\n---\nbody\n"),
+        );
+    }
+    let write = session(&e, "two-step-save")
+        .into_iter()
+        .find(|p| p["hook_event_name"] == "PostToolUse")
+        .unwrap();
+    for i in 0..2 {
+        let mut p = write.clone();
+        p["tool_input"]["file_path"] = json!(e.dir().join(format!("project_topic{i}.md")));
+        call(&e, &p).silent();
+    }
+    let mut stop = session(&e, "unindexed-stop")
+        .into_iter()
+        .find(|p| p["hook_event_name"] == "Stop")
+        .unwrap();
+    stop["session_id"] = write["session_id"].clone();
+    let d = call(&e, &stop).doc();
+    let reason = d["reason"].as_str().unwrap();
+    assert!(reason.contains("add this line at MEMORY.md:2: - [Topic 0]"), "{reason}");
+    assert!(reason.contains("add this line at MEMORY.md:3: - [Topic 1]"), "{reason}");
+}
