@@ -171,7 +171,7 @@ fn topic_write(w: &Written, before: Option<&str>, now: DateTime<Utc>) -> Option<
 /// already placed, so that each suggestion names the line it will really take;
 /// the returned text has this one placed too.
 pub(crate) fn unindexed(w: &Written, index: &str) -> Option<(Item, String)> {
-    let linked = crate::index::extract_links(&index)
+    let linked = crate::index::extract_links(index)
         .iter()
         .any(|l| l.memory_target() == Some(w.rel.as_str()));
     if linked {

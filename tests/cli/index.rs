@@ -427,7 +427,10 @@ fn hub_naming_an_ordinary_memory_is_refused_with_a_hint_about_hub() {
 fn a_later_rebuild_with_another_hub_name_keeps_the_first_hub_linked() {
     let (env, _) = crowded(150);
     let d = env.dir();
-    let (_, err, code) = on(&env, &["index", "rebuild", "--budget", "20", "--hub", "archive.md", "--yes"]);
+    let (_, err, code) = on(
+        &env,
+        &["index", "rebuild", "--budget", "20", "--hub", "archive.md", "--yes"],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(d.join("archive.md").is_file());
     for args in [
@@ -438,9 +441,15 @@ fn a_later_rebuild_with_another_hub_name_keeps_the_first_hub_linked() {
         assert_eq!(code, 0, "{args:?}: {err}");
         let index = read(&d, "MEMORY.md");
         let links = linked(&index);
-        assert!(links.iter().any(|l| l == "archive.md"), "{args:?}: the first hub stays linked:\n{index}");
+        assert!(
+            links.iter().any(|l| l == "archive.md"),
+            "{args:?}: the first hub stays linked:\n{index}"
+        );
         for l in &links {
-            assert!(d.join(l).is_file(), "{args:?}: {l} is linked but does not exist:\n{index}");
+            assert!(
+                d.join(l).is_file(),
+                "{args:?}: {l} is linked but does not exist:\n{index}"
+            );
         }
         let (out, _, _) = on(&env, &["lint", "--format", "json"]);
         let doc = json(&out);

@@ -191,13 +191,14 @@ fn an_index_line_for_an_odd_name_stays_one_line_and_links_it() {
 #[test]
 fn a_backslash_in_a_file_name_is_linked_and_forgotten() {
     let odd = "user_bs\\x.md";
-    let env = Env::new()
-        .memory(odd, &memory("bs"))
-        .index("# I\n");
+    let env = Env::new().memory(odd, &memory("bs")).index("# I\n");
     let out = run(&env, &["lint", "--fix"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let index = fs::read_to_string(env.dir().join("MEMORY.md")).unwrap();
-    assert!(index.lines().any(|l| l == "- [bs](user_bs%5Cx.md) — about bs"), "{index}");
+    assert!(
+        index.lines().any(|l| l == "- [bs](user_bs%5Cx.md) — about bs"),
+        "{index}"
+    );
     let out = run(&env, &["lint", "--format", "json"]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["findings"].as_array().map(Vec::len), Some(0), "{doc}\n{index}");

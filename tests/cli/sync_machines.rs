@@ -1422,15 +1422,24 @@ fn m17c_the_rollback_flags_on_a_remote_that_moved_forward_lose_nothing() {
     desk.write("user_desk.md", &memory("desk", "user", "from the desk"));
     let out = desk.sync_ok(&w, &["--push-local"]);
     assert!(out.stderr.contains("--push-local ignored, synced normally"), "{out:?}");
-    assert!(desk.read("user_lap.md").is_some(), "the laptop's memory arrives: {out:?}");
+    assert!(
+        desk.read("user_lap.md").is_some(),
+        "the laptop's memory arrives: {out:?}"
+    );
     assert!(w.remote_file("user_lap.md").is_some(), "and stays on the remote");
     assert!(w.remote_file("user_desk.md").is_some(), "the desk's goes out");
     lap.write("user_lap2.md", &memory("lap2", "user", "second from the laptop"));
     desk.write("user_desk2.md", &memory("desk2", "user", "second from the desk"));
     lap.sync_ok(&w, &[]);
     let out = desk.sync_ok(&w, &["--accept-remote"]);
-    assert!(out.stderr.contains("--accept-remote ignored, synced normally"), "{out:?}");
-    assert!(desk.read("user_desk2.md").is_some(), "the desk's unsynced memory stays: {out:?}");
+    assert!(
+        out.stderr.contains("--accept-remote ignored, synced normally"),
+        "{out:?}"
+    );
+    assert!(
+        desk.read("user_desk2.md").is_some(),
+        "the desk's unsynced memory stays: {out:?}"
+    );
     assert!(desk.read("user_lap2.md").is_some());
     lap.sync_ok(&w, &[]);
     assert_eq!(lap.memories(), desk.memories());

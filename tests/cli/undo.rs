@@ -351,7 +351,17 @@ fn a_touch_since_is_not_a_change() {
     run_in(&d, &["snapshot"]).success();
     run_in(
         &d,
-        &["add", "--type", "user", "--name", "fresh", "--description", "new one", "--body", "b"],
+        &[
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "fresh",
+            "--description",
+            "new one",
+            "--body",
+            "b",
+        ],
     )
     .success();
     let index = read(&d, "MEMORY.md");
@@ -361,7 +371,10 @@ fn a_touch_since_is_not_a_change() {
     let index = read(&d, "MEMORY.md");
     assert!(!index.contains("fresh"), "the add is undone:\n{index}");
     assert!(
-        !fs::read_dir(&d).unwrap().flatten().any(|e| e.file_name().to_string_lossy().contains("fresh")),
+        !fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().contains("fresh")),
         "the added file is gone"
     );
 }
