@@ -226,7 +226,12 @@ pub fn locate(file: &Path, base: &Path, main: &Path, mounts: &[String]) -> Optio
     let (abs, rel) = match norm.strip_prefix(lexical(main)) {
         Ok(rel) => (norm.clone(), rel.to_path_buf()),
         Err(_) => {
-            let real = std::fs::canonicalize(&abs).ok()?;
+            // By real path; a file that does not exist yet (the gate sees a new
+            // file before its Write) by its parent's real path.
+            let real = std::fs::canonicalize(&abs).ok().or_else(|| {
+                let parent = std::fs::canonicalize(norm.parent()?).ok()?;
+                Some(parent.join(norm.file_name()?))
+            })?;
             let real_main = std::fs::canonicalize(main).ok()?;
             let rel = real.strip_prefix(&real_main).ok()?.to_path_buf();
             (abs, rel)

@@ -706,3 +706,22 @@ fn g15_each_suggested_index_line_names_its_own_line() {
     assert!(reason.contains("add this line at MEMORY.md:2: - [Topic 0]"), "{reason}");
     assert!(reason.contains("add this line at MEMORY.md:3: - [Topic 1]"), "{reason}");
 }
+
+/// A new file written through a symlink to the memory dir is inside by its
+/// parent's real path (SPEC §7.1 "or by real path"): the gate judges it too.
+#[test]
+fn g16_a_new_file_through_a_symlinked_memory_dir_is_gated() {
+    let e = seeded(&[("a.md", GOOD), ("MEMORY.md", "- [A](a.md) — a thing\n")]);
+    let link = e.root().join("mdlink");
+    std::os::unix::fs::symlink(e.dir(), &link).unwrap();
+    let mut p = pre(
+        &e,
+        "Write",
+        "new.md",
+        json!({"content": GOOD.replace("type: user", "type: nope")}),
+    );
+    p["tool_input"]["file_path"] = json!(link.join("new.md"));
+    let why = denied(&call(&e, &p));
+    assert!(why.contains("type `nope`"), "{why}");
+    assert!(!e.dir().join("new.md").exists());
+}
