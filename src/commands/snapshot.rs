@@ -53,6 +53,21 @@ pub fn run(args: &SnapshotArgs, ctx: &Context, out: &mut Output) -> Result<ExitC
     for w in std::mem::take(&mut store.warnings) {
         out.warn(w);
     }
+    // An index that shrank within the last second may be another program's
+    // half-write: kept as last recorded (unsettled, SPEC v3 §8.1), so "nothing
+    // changed" alone would hide that it did change.
+    let mut torn: Vec<String> = store
+        .torn
+        .keys()
+        .map(|k| String::from_utf8_lossy(k).into_owned())
+        .collect();
+    torn.sort();
+    for rel in torn {
+        out.note(format!(
+            "{} shrank within the last second (another program may be rewriting it): kept as last recorded; it is recorded once it settles",
+            crate::text::escape_name(&rel)
+        ));
+    }
     let doc = match &recorded {
         Some(r) => Doc {
             id: Some(r.id.to_hex_with_len(8).to_string()),

@@ -793,3 +793,26 @@ fn a_store_recorded_for_another_dir_gives_a_warning_and_a_new_key() {
         text.replace(&shown, "/elsewhere/mem")
     );
 }
+
+/// An index that shrank within the last second is kept as last recorded
+/// (unsettled, SPEC v3 §8.1); `snapshot` says so instead of a bare "nothing
+/// changed" (review of issue 29). "Within the last second" is forced with the
+/// debug-only test clock variable (its socket need not exist: the real clock runs).
+#[test]
+fn a_snapshot_of_a_shrunk_young_index_says_it_waits_for_it_to_settle() {
+    let env = with_memories();
+    memctl(&env, &["snapshot"]).ok();
+    fs::write(env.dir().join("MEMORY.md"), "- [Alpha](alpha.md) — about Alpha\n").unwrap();
+    let out = env
+        .command()
+        .env("MEMCTL_TEST_CLOCK", env.root().join("no-such-socket"))
+        .arg("snapshot")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("MEMORY.md shrank within the last second (another program may be rewriting it): kept as last recorded; it is recorded once it settles"),
+        "{err}"
+    );
+}
