@@ -67,6 +67,19 @@ impl Store {
         self.snapshot_with(main, req, &[])
     }
 
+    /// [`Store::snapshot`] of what [`tracked::walk`] (or
+    /// [`tracked::walk_visiting`]) found below `main` with this store open, and
+    /// the warnings it made: a caller that walks the dir for its own check too
+    /// walks it once (the SessionStart hook, SPEC v3 §7.2).
+    pub fn snapshot_walked(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        walked: (Vec<OnDisk>, Vec<String>),
+    ) -> Result<Option<Recorded>, Error> {
+        self.record(main, req, &[], Some(walked))
+    }
+
     /// [`Store::snapshot`] that also keeps `outside`, the files outside the dir the
     /// command changed, in the snapshot's `.memctl/outside/` (their previous bytes,
     /// for `undo`): a snapshot is taken when only they changed, too.
@@ -76,13 +89,23 @@ impl Store {
         req: &Request,
         outside: &[OutsideChange],
     ) -> Result<Option<Recorded>, Error> {
+        self.record(main, req, outside, None)
+    }
+
+    fn record(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        outside: &[OutsideChange],
+        walked: Option<(Vec<OnDisk>, Vec<String>)>,
+    ) -> Result<Option<Recorded>, Error> {
         let head = self.head_id();
         let prev = match (head, self.head.take()) {
             (Some(h), Some((id, st))) if id == h => st,
             (Some(h), _) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
             (None, _) => State::default(),
         };
-        let (mut files, mut now_state, mut fresh) = self.scan(main, head, &prev)?;
+        let (mut files, mut now_state, mut fresh) = self.scan(main, head, &prev, walked)?;
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
         let own = matches!(req.trigger, Some(Trigger::Own(_)));
@@ -231,11 +254,14 @@ impl Store {
         main: &Path,
         head: Option<ObjectId>,
         prev: &State,
+        walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
         use std::os::unix::ffi::OsStrExt;
         let cache = read_cache(&self.path, head);
-        let mut skipped = Vec::new();
-        let mut files = tracked::walk(main, &mut skipped);
+        let (mut files, skipped) = walked.unwrap_or_else(|| {
+            let mut skipped = Vec::new();
+            (tracked::walk(main, &mut skipped), skipped)
+        });
         self.warnings.extend(skipped);
         let mut unreadable: Vec<(Vec<u8>, String)> = Vec::new();
         self.streamed.clear();
