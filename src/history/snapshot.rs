@@ -573,8 +573,8 @@ type CacheEntry = (u64, i128, i128, u64, bool, ObjectId);
 /// An entry whose ctime is not older than the cache itself is dropped (git's
 /// "racy" rule): the kernel's clock is coarse, so a write in the same tick as the
 /// cache would leave the file's times as they were cached.
-fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEntry> {
-    let mut out = HashMap::new();
+fn read_cache(store: &Path, head: Option<ObjectId>) -> crate::fx::HashMap<Vec<u8>, CacheEntry> {
+    let mut out = crate::fx::HashMap::default();
     let path = store.join(CACHE);
     // Regular files only, bounded: a FIFO put in its place never blocks a snapshot.
     let Some(head) = head else { return out };

@@ -371,7 +371,7 @@ pub fn session_start(
         index_names.push("team/MEMORY.md".to_string());
         index_names.extend(mounts.iter().map(|m| format!("team/{m}/MEMORY.md")));
     }
-    let mut links: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut links: crate::fx::HashMap<String, crate::fx::HashSet<String>> = Default::default();
     let mut dirty = false;
     for label in &index_names {
         let Ok(bytes) = crate::index::read_index(&dir.join(label)) else {

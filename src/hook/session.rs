@@ -5,7 +5,7 @@
 //! each problem is reported once, the session it appears (`memctl lint` lists
 //! them all).
 
-use std::collections::{HashMap, HashSet};
+use crate::fx::{HashMap, HashSet};
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
