@@ -42,8 +42,11 @@ impl Hasher for Fx {
     fn write_usize(&mut self, n: usize) {
         self.add(n as u64);
     }
+    /// The product's high bits folded into the low ones: the table picks a
+    /// bucket by the low bits, which alone depend only on the low bytes of each
+    /// word (names that differ in one digit then collide).
     fn finish(&self) -> u64 {
-        self.0
+        self.0 ^ (self.0 >> 32)
     }
 }
 

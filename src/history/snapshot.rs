@@ -266,10 +266,10 @@ impl Store {
         let mut unreadable: Vec<(Vec<u8>, String)> = Vec::new();
         self.streamed.clear();
         let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
-        let mut state = State {
-            files: BTreeMap::new(),
-            lock: tracked::lock_state(main),
-        };
+        // `files` is sorted by path: the state is built from the sorted list at
+        // once, not searched for each insert.
+        let lock = tracked::lock_state(main);
+        let mut now: Vec<(Vec<u8>, FileState)> = Vec::with_capacity(files.len());
         for f in &files {
             let oid = match cache.get(&f.rel) {
                 Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ctime_ns && c.3 == f.ino && c.4 == f.link => {
@@ -306,19 +306,25 @@ impl Store {
                     oid
                 }
             };
-            state.files.insert(
+            now.push((
                 f.rel.clone(),
                 FileState {
                     oid,
                     link: f.link,
                     mtime_ns: f.mtime_ns,
                 },
-            );
+            ));
         }
+        let mut state = State {
+            files: now.into_iter().collect(),
+            lock,
+        };
         // A recorded memory that is now a FIFO, socket or device (the walk leaves
-        // those out) cannot be read either.
+        // those out) cannot be read either. Both key lists are sorted: one pass.
+        let mut keys = state.files.keys().peekable();
         for rel in prev.files.keys() {
-            if state.files.contains_key(rel) || files.iter().any(|f| &f.rel == rel) {
+            while keys.next_if(|k| *k < rel).is_some() {}
+            if keys.peek() == Some(&rel) || files.iter().any(|f| &f.rel == rel) {
                 continue;
             }
             if fs::symlink_metadata(main.join(std::ffi::OsStr::from_bytes(rel)))
