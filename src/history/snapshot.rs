@@ -598,8 +598,18 @@ fn read_cache(store: &Path, head: Option<ObjectId>) -> crate::fx::HashMap<Vec<u8
         return out;
     }
     for l in lines {
-        let p: Vec<&str> = l.split('\t').collect();
-        let [size, mtime, ctime, ino, link, oid, rel] = p.as_slice() else {
+        // Exactly seven fields, split without a list per line.
+        let mut p = l.split('\t');
+        let (Some(size), Some(mtime), Some(ctime), Some(ino), Some(link), Some(oid), Some(rel), None) = (
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+        ) else {
             continue;
         };
         let (Ok(size), Ok(mtime), Ok(ctime), Ok(ino), Ok(oid), Some(rel)) = (
@@ -613,7 +623,7 @@ fn read_cache(store: &Path, head: Option<ObjectId>) -> crate::fx::HashMap<Vec<u8
             continue;
         };
         if ctime < written {
-            out.insert(rel, (size, mtime, ctime, ino, *link == "1", oid));
+            out.insert(rel, (size, mtime, ctime, ino, link == "1", oid));
         }
     }
     out
