@@ -19,6 +19,7 @@ pub mod entry;
 pub mod error;
 pub mod frontmatter;
 pub mod fsread;
+pub mod fx;
 pub mod generate;
 pub mod history;
 pub mod hook;

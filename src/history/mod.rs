@@ -599,7 +599,7 @@ mod store_tests {
         };
         let now = "2026-03-10T12:00:00Z".parse().unwrap();
         let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
-        let (_, state, fresh) = s.scan(&mem, None, &State::default()).unwrap();
+        let (_, state, fresh) = s.scan(&mem, None, &State::default(), None).unwrap();
         assert!(
             !fresh.contains_key(b"big.md".as_slice()),
             "the large file is not held in memory"
@@ -715,7 +715,7 @@ impl Store {
             (Some(h), _) => self.state(h)?,
             (None, _) => State::default(),
         };
-        let (files, state, mut fresh) = self.scan(main, head, &prev)?;
+        let (files, state, mut fresh) = self.scan(main, head, &prev, None)?;
         // The readers of a state now (diff, undo's plan) need the bytes of the large
         // files the scan only hashed (nothing is stored for them here).
         for f in files.iter().filter(|f| self.streamed.contains(&f.rel)) {

@@ -162,9 +162,10 @@ pub fn load_state(repo: &gix::Repository, commit: ObjectId) -> Result<State, Str
             }
         }
     }
-    let mtimes = match meta.get(b"mtimes".as_slice()) {
-        Some(id) => parse_mtimes(&blob(repo, *id)?),
-        None => BTreeMap::new(),
+    // Looked up once per file: hashed, not searched (SPEC v3 §7.2 latency).
+    let mtimes: crate::fx::HashMap<Vec<u8>, i128> = match meta.get(b"mtimes".as_slice()) {
+        Some(id) => mtime_lines(&blob(repo, *id)?).collect(),
+        None => Default::default(),
     };
     let lock = match meta.get(b"consolidate-lock".as_slice()) {
         Some(id) => parse_lock(&blob(repo, *id)?),
@@ -255,13 +256,15 @@ pub fn render_mtimes(files: &[(Vec<u8>, i128)]) -> Vec<u8> {
 }
 
 pub fn parse_mtimes(text: &[u8]) -> BTreeMap<Vec<u8>, i128> {
-    text.split(|b| *b == b'\n')
-        .filter_map(|l| {
-            let tab = l.iter().position(|b| *b == b'\t')?;
-            let ns = std::str::from_utf8(&l[..tab]).ok()?.parse().ok()?;
-            Some((c_unquote(&l[tab + 1..]), ns))
-        })
-        .collect()
+    mtime_lines(text).collect()
+}
+
+fn mtime_lines(text: &[u8]) -> impl Iterator<Item = (Vec<u8>, i128)> + '_ {
+    text.split(|b| *b == b'\n').filter_map(|l| {
+        let tab = l.iter().position(|b| *b == b'\t')?;
+        let ns = std::str::from_utf8(&l[..tab]).ok()?.parse().ok()?;
+        Some((c_unquote(&l[tab + 1..]), ns))
+    })
 }
 
 pub fn render_lock(lock: &LockState) -> Vec<u8> {

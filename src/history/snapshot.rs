@@ -67,6 +67,19 @@ impl Store {
         self.snapshot_with(main, req, &[])
     }
 
+    /// [`Store::snapshot`] of what [`tracked::walk`] (or
+    /// [`tracked::walk_visiting`]) found below `main` with this store open, and
+    /// the warnings it made: a caller that walks the dir for its own check too
+    /// walks it once (the SessionStart hook, SPEC v3 §7.2).
+    pub fn snapshot_walked(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        walked: (Vec<OnDisk>, Vec<String>),
+    ) -> Result<Option<Recorded>, Error> {
+        self.record(main, req, &[], Some(walked))
+    }
+
     /// [`Store::snapshot`] that also keeps `outside`, the files outside the dir the
     /// command changed, in the snapshot's `.memctl/outside/` (their previous bytes,
     /// for `undo`): a snapshot is taken when only they changed, too.
@@ -76,13 +89,23 @@ impl Store {
         req: &Request,
         outside: &[OutsideChange],
     ) -> Result<Option<Recorded>, Error> {
+        self.record(main, req, outside, None)
+    }
+
+    fn record(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        outside: &[OutsideChange],
+        walked: Option<(Vec<OnDisk>, Vec<String>)>,
+    ) -> Result<Option<Recorded>, Error> {
         let head = self.head_id();
         let prev = match (head, self.head.take()) {
             (Some(h), Some((id, st))) if id == h => st,
             (Some(h), _) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
             (None, _) => State::default(),
         };
-        let (mut files, mut now_state, mut fresh) = self.scan(main, head, &prev)?;
+        let (mut files, mut now_state, mut fresh) = self.scan(main, head, &prev, walked)?;
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
         let own = matches!(req.trigger, Some(Trigger::Own(_)));
@@ -231,19 +254,22 @@ impl Store {
         main: &Path,
         head: Option<ObjectId>,
         prev: &State,
+        walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
         use std::os::unix::ffi::OsStrExt;
         let cache = read_cache(&self.path, head);
-        let mut skipped = Vec::new();
-        let mut files = tracked::walk(main, &mut skipped);
+        let (mut files, skipped) = walked.unwrap_or_else(|| {
+            let mut skipped = Vec::new();
+            (tracked::walk(main, &mut skipped), skipped)
+        });
         self.warnings.extend(skipped);
         let mut unreadable: Vec<(Vec<u8>, String)> = Vec::new();
         self.streamed.clear();
         let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
-        let mut state = State {
-            files: BTreeMap::new(),
-            lock: tracked::lock_state(main),
-        };
+        // `files` is sorted by path: the state is built from the sorted list at
+        // once, not searched for each insert.
+        let lock = tracked::lock_state(main);
+        let mut now: Vec<(Vec<u8>, FileState)> = Vec::with_capacity(files.len());
         for f in &files {
             let oid = match cache.get(&f.rel) {
                 Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ctime_ns && c.3 == f.ino && c.4 == f.link => {
@@ -280,19 +306,25 @@ impl Store {
                     oid
                 }
             };
-            state.files.insert(
+            now.push((
                 f.rel.clone(),
                 FileState {
                     oid,
                     link: f.link,
                     mtime_ns: f.mtime_ns,
                 },
-            );
+            ));
         }
+        let mut state = State {
+            files: now.into_iter().collect(),
+            lock,
+        };
         // A recorded memory that is now a FIFO, socket or device (the walk leaves
-        // those out) cannot be read either.
+        // those out) cannot be read either. Both key lists are sorted: one pass.
+        let mut keys = state.files.keys().peekable();
         for rel in prev.files.keys() {
-            if state.files.contains_key(rel) || files.iter().any(|f| &f.rel == rel) {
+            while keys.next_if(|k| *k < rel).is_some() {}
+            if keys.peek() == Some(&rel) || files.iter().any(|f| &f.rel == rel) {
                 continue;
             }
             if fs::symlink_metadata(main.join(std::ffi::OsStr::from_bytes(rel)))
@@ -547,8 +579,8 @@ type CacheEntry = (u64, i128, i128, u64, bool, ObjectId);
 /// An entry whose ctime is not older than the cache itself is dropped (git's
 /// "racy" rule): the kernel's clock is coarse, so a write in the same tick as the
 /// cache would leave the file's times as they were cached.
-fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEntry> {
-    let mut out = HashMap::new();
+fn read_cache(store: &Path, head: Option<ObjectId>) -> crate::fx::HashMap<Vec<u8>, CacheEntry> {
+    let mut out = crate::fx::HashMap::default();
     let path = store.join(CACHE);
     // Regular files only, bounded: a FIFO put in its place never blocks a snapshot.
     let Some(head) = head else { return out };
@@ -566,8 +598,18 @@ fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEnt
         return out;
     }
     for l in lines {
-        let p: Vec<&str> = l.split('\t').collect();
-        let [size, mtime, ctime, ino, link, oid, rel] = p.as_slice() else {
+        // Exactly seven fields, split without a list per line.
+        let mut p = l.split('\t');
+        let (Some(size), Some(mtime), Some(ctime), Some(ino), Some(link), Some(oid), Some(rel), None) = (
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+            p.next(),
+        ) else {
             continue;
         };
         let (Ok(size), Ok(mtime), Ok(ctime), Ok(ino), Ok(oid), Some(rel)) = (
@@ -581,7 +623,7 @@ fn read_cache(store: &Path, head: Option<ObjectId>) -> HashMap<Vec<u8>, CacheEnt
             continue;
         };
         if ctime < written {
-            out.insert(rel, (size, mtime, ctime, ino, *link == "1", oid));
+            out.insert(rel, (size, mtime, ctime, ino, link == "1", oid));
         }
     }
     out

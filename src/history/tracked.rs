@@ -31,6 +31,18 @@ pub struct LockState {
 /// The tracked files below `root`, sorted by path bytes; `skipped` gets the memory
 /// files under a `.memctl/` dir (not tracked: the store's namespace).
 pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
+    walk_visiting(root, skipped, &mut |_, _, _, _| {})
+}
+
+/// A caller's look at each entry the walk reads (another check that walks the
+/// same dir, the SessionStart hook's): the entry, its path below `root` (raw
+/// bytes, `/`-separated), its type and its `lstat` when the walk took one. Every
+/// entry of every dir the walk enters is shown once, so that one walk and one
+/// `stat` per file serve both.
+pub type Visit<'a> = dyn FnMut(&fs::DirEntry, &[u8], fs::FileType, Option<&fs::Metadata>) + 'a;
+
+/// [`walk`], showing each entry to `visit` too.
+pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) -> Vec<OnDisk> {
     let mut out = Vec::new();
     let mut stack: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_path_buf(), Vec::new())];
     while let Some((dir, prefix)) = stack.pop() {
@@ -45,6 +57,7 @@ pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
             }
             rel.extend_from_slice(name);
             if ft.is_dir() {
+                visit(&e, &rel, ft, None);
                 if name == b".trash" {
                     continue;
                 }
@@ -56,11 +69,15 @@ pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
                 continue;
             }
             if !name.ends_with(b".md") || !(ft.is_file() || ft.is_symlink()) {
+                visit(&e, &rel, ft, None);
                 continue;
             }
-            let Ok(md) = fs::symlink_metadata(e.path()) else {
+            // `lstat` by the directory's handle: one name looked up, not the path.
+            let Ok(md) = e.metadata() else {
+                visit(&e, &rel, ft, None);
                 continue;
             };
+            visit(&e, &rel, ft, Some(&md));
             out.push(OnDisk {
                 rel,
                 link: ft.is_symlink(),

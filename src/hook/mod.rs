@@ -47,8 +47,16 @@ pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
         "Stop" | "SubagentStop" => stop::stop(p, call),
         "SessionStart" => {
             let res = resolve(p, call.env)?;
-            let between = record_snapshot(&Snapshot::of(p, &res, "hook:SessionStart", call));
-            Ok(react::session_start(&res, call.env, between))
+            // One walk of the dir for the snapshot and the session check (SPEC v3
+            // §7.2: SessionStart ≤ 100 ms at 20 000 files), when both run.
+            let checks = res.enabled.value && res.memdir.main().is_dir();
+            let rules =
+                checks.then(|| crate::scan::ScanRules::from_stores(&crate::paths::stores::Stores::from_env(call.env)));
+            let mut walk = rules.as_ref().map(session::Walk::new);
+            let snap = Snapshot::of(p, &res, "hook:SessionStart", call);
+            let (between, walked) = record_snapshot_walking(&snap, walk.as_mut());
+            let walked = walked.then(|| walk.map(session::Walk::finish)).flatten();
+            Ok(react::session_start(&res, call.env, between, walked))
         }
         "SessionEnd" => {
             let res = resolve(p, call.env)?;
@@ -386,14 +394,20 @@ pub fn is_dream_write(agent_id: Option<&str>, agent_type: Option<&str>, main: &P
 /// `.memctl.lock` is never taken; any failure is ignored: history is advisory
 /// and the hook must never fail for it.
 pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
+    record_snapshot_walking(snap, None).0
+}
+
+/// [`record_snapshot`] whose walk of the dir also feeds `walk` (SessionStart's
+/// check); the flag says whether it did (the store opened and the dir was walked).
+fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) -> (Option<react::Between>, bool) {
     if !snap.main_dir.is_dir() {
-        return None;
+        return (None, false);
     }
     let project = snap.res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
     let Ok(Some(mut store)) =
         crate::history::Store::open_waiting(snap.history, &snap.main_dir, project.as_deref(), true, snap.now, 200)
     else {
-        return None;
+        return (None, false);
     };
     let post = snap.recorded_by == "hook:PostToolUse";
     let dreaming = post && is_dream_write(snap.agent_id, snap.agent_type, &snap.main_dir, snap.now);
@@ -418,11 +432,22 @@ pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
         claude: post && !dreaming,
         now: snap.now,
     };
-    let r = store.snapshot(&snap.main_dir, &req).ok()??;
-    Some(react::Between {
+    let walked = walk.is_some();
+    let r = match walk {
+        Some(w) => {
+            let mut skipped = Vec::new();
+            let files = crate::history::tracked::walk_visiting(&snap.main_dir, &mut skipped, &mut |e, rel, ft, md| {
+                w.visit_raw(e, rel, ft, md)
+            });
+            store.snapshot_walked(&snap.main_dir, &req, (files, skipped))
+        }
+        None => store.snapshot(&snap.main_dir, &req),
+    };
+    let between = r.ok().flatten().map(|r| react::Between {
         trigger: r.trigger.as_str(),
         files: r.changes.len(),
-    })
+    });
+    (between, walked)
 }
 
 #[cfg(test)]

@@ -338,7 +338,14 @@ pub struct Between {
     pub files: usize,
 }
 
-pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<Between>) -> Option<HookOutput> {
+/// `walked`: the memory files and conflict files [`super::session::walk`] finds,
+/// when the snapshot's walk found them already.
+pub fn session_start(
+    res: &Resolution,
+    env: &crate::paths::Env,
+    between: Option<Between>,
+    walked: Option<(Vec<super::session::Found>, Vec<String>)>,
+) -> Option<HookOutput> {
     use super::session;
     if !res.enabled.value {
         return None;
@@ -359,13 +366,13 @@ pub fn session_start(res: &Resolution, env: &crate::paths::Env, between: Option<
     let mut parts = Vec::new();
 
     // The indexes: their links, and entries past the cut not reported before.
-    let (files, conflict_files) = session::walk(dir, &rules);
+    let (files, conflict_files) = walked.unwrap_or_else(|| session::walk(dir, &rules));
     let mut index_names: Vec<String> = vec![crate::memdir::INDEX.to_string()];
     if team_store {
         index_names.push("team/MEMORY.md".to_string());
         index_names.extend(mounts.iter().map(|m| format!("team/{m}/MEMORY.md")));
     }
-    let mut links: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut links: crate::fx::HashMap<String, crate::fx::HashSet<String>> = Default::default();
     let mut dirty = false;
     for label in &index_names {
         let Ok(bytes) = crate::index::read_index(&dir.join(label)) else {

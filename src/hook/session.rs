@@ -5,7 +5,7 @@
 //! each problem is reported once, the session it appears (`memctl lint` lists
 //! them all).
 
-use std::collections::{HashMap, HashSet};
+use crate::fx::{HashMap, HashSet};
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -47,8 +47,7 @@ pub struct Found {
 /// excludes) and the sync conflict files below `main`. Symlinked dirs are not
 /// followed (lint follows them); names only, and one `lstat` per memory file.
 pub fn walk(main: &Path, rules: &ScanRules) -> (Vec<Found>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut conflicts = Vec::new();
+    let mut w = Walk::new(rules);
     let mut stack: Vec<(PathBuf, String)> = vec![(main.to_path_buf(), String::new())];
     while let Some((dir, prefix)) = stack.pop() {
         let Ok(rd) = fs::read_dir(&dir) else { continue };
@@ -68,37 +67,87 @@ pub fn walk(main: &Path, rules: &ScanRules) -> (Vec<Found>, Vec<String>) {
                 stack.push((e.path(), rel));
                 continue;
             }
-            if crate::scan::conflict::parse_conflict_name(name).is_some() {
-                conflicts.push(rel);
-                continue;
-            }
-            let md = name.len() >= 3 && name.as_bytes()[name.len() - 3..].eq_ignore_ascii_case(b".md");
-            // A top-level name can only be excluded for its dot (skipped above):
-            // the rules' Unicode normalisation is paid for nested paths only.
-            if !md || name == crate::memdir::INDEX || (!prefix.is_empty() && rules.excluded_by(&rel).is_some()) {
-                continue;
-            }
-            // By the directory's handle (no walk down the path); a symlink is
-            // followed to what it names.
-            let meta = match e.metadata() {
-                Ok(m) if m.file_type().is_symlink() => fs::metadata(e.path()),
-                other => other,
-            };
-            let Ok(meta) = meta else { continue };
-            if !meta.is_file() {
-                continue;
-            }
-            files.push(Found {
-                rel,
-                path: e.path(),
-                size: meta.len(),
-                mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
-            });
+            w.visit(&e, &rel, None);
         }
     }
-    files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    conflicts.sort();
-    (files, conflicts)
+    w.finish()
+}
+
+/// The SessionStart walk fed entry by entry by another walk of the same dir (the
+/// history snapshot's, [`crate::history::tracked::walk_visiting`]): the same
+/// files and conflicts as [`walk`], with the `lstat` that walk took reused.
+pub struct Walk<'a> {
+    rules: &'a ScanRules,
+    files: Vec<Found>,
+    conflicts: Vec<String>,
+}
+
+impl<'a> Walk<'a> {
+    pub fn new(rules: &'a ScanRules) -> Walk<'a> {
+        Walk {
+            rules,
+            files: Vec::new(),
+            conflicts: Vec::new(),
+        }
+    }
+
+    /// An entry of any dir below `main`, at `rel`; only what [`walk`] enters
+    /// counts (UTF-8 names, none starting with a dot).
+    pub fn visit_raw(&mut self, e: &fs::DirEntry, rel: &[u8], ft: fs::FileType, lstat: Option<&fs::Metadata>) {
+        if ft.is_dir() {
+            return;
+        }
+        let Ok(rel) = std::str::from_utf8(rel) else { return };
+        if rel.split('/').any(|c| c.starts_with('.')) {
+            return;
+        }
+        self.visit(e, rel, lstat);
+    }
+
+    /// A non-dir entry at `rel`, in a dir [`walk`] enters, its name not hidden.
+    fn visit(&mut self, e: &fs::DirEntry, rel: &str, lstat: Option<&fs::Metadata>) {
+        let (prefix, name) = match rel.rsplit_once('/') {
+            Some((p, n)) => (p, n),
+            None => ("", rel),
+        };
+        if crate::scan::conflict::parse_conflict_name(name).is_some() {
+            self.conflicts.push(rel.to_string());
+            return;
+        }
+        let md = name.len() >= 3 && name.as_bytes()[name.len() - 3..].eq_ignore_ascii_case(b".md");
+        // A top-level name can only be excluded for its dot (skipped above):
+        // the rules' Unicode normalisation is paid for nested paths only.
+        if !md || name == crate::memdir::INDEX || (!prefix.is_empty() && self.rules.excluded_by(rel).is_some()) {
+            return;
+        }
+        // By the directory's handle (no walk down the path); a symlink is
+        // followed to what it names.
+        let meta = match lstat {
+            Some(m) => Ok(m.clone()),
+            None => e.metadata(),
+        };
+        let meta = match meta {
+            Ok(m) if m.file_type().is_symlink() => fs::metadata(e.path()),
+            other => other,
+        };
+        let Ok(meta) = meta else { return };
+        if !meta.is_file() {
+            return;
+        }
+        self.files.push(Found {
+            rel: rel.to_string(),
+            path: e.path(),
+            size: meta.len(),
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+        });
+    }
+
+    /// The memory files and the conflict files, sorted.
+    pub fn finish(mut self) -> (Vec<Found>, Vec<String>) {
+        self.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        self.conflicts.sort();
+        (self.files, self.conflicts)
+    }
 }
 
 /// Whether the file's frontmatter is unreadable to Claude Code (ML101, ML102,
@@ -279,6 +328,89 @@ mod tests {
         seen.conflicts.insert("a.md.conflict-laptop-20261201".into());
         assert_eq!(parse(&render(&seen)), seen);
         assert_eq!(parse("garbage\nf\t1\t2\tr\tx.md\n"), Seen::default());
+    }
+
+    /// The SessionStart check fed by the snapshot's walk sees exactly what its own
+    /// walk sees (SPEC v3 §7.2: one walk for both): hidden names and dirs, the
+    /// trash and the store's namespace, excluded dirs, `.MD`, the index, conflict
+    /// files, symlinks to files, dirs and nothing, non-UTF-8 names, non-`.md` files.
+    #[test]
+    fn the_snapshot_walk_feeds_the_same_files_as_the_own_walk() {
+        use std::os::unix::fs::symlink;
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        for dir in [
+            "sub/deep",
+            ".hidden",
+            ".trash/x",
+            ".memctl",
+            "logs",
+            "team/acme",
+            "team/other",
+            "linkdir",
+        ] {
+            fs::create_dir_all(d.join(dir)).unwrap();
+        }
+        for f in [
+            "MEMORY.md",
+            "a.md",
+            "B.MD",
+            "notes.txt",
+            ".dot.md",
+            "sub/c.md",
+            "sub/MEMORY.md",
+            "sub/deep/d.md",
+            "sub/.e.md",
+            ".hidden/h.md",
+            ".trash/x/t.md",
+            ".trash/t.md",
+            ".memctl/m.md",
+            "logs/l.md",
+            "team/t.md",
+            "team/acme/a.md",
+            "team/other/o.md",
+            "linkdir/in.md",
+            "a.md.conflict-laptop-20261201",
+            "sub/c.md.conflict-desk-20261202",
+        ] {
+            fs::write(d.join(f), f).unwrap();
+        }
+        fs::write(d.join(std::ffi::OsStr::from_bytes(b"bad\xff.md")), "x").unwrap();
+        fs::create_dir_all(d.join(std::ffi::OsStr::from_bytes(b"bad\xffdir"))).unwrap();
+        fs::write(d.join(std::ffi::OsStr::from_bytes(b"bad\xffdir/in.md")), "x").unwrap();
+        symlink("a.md", d.join("to_a.md")).unwrap();
+        symlink("sub", d.join("to_dir.md")).unwrap();
+        symlink("nowhere.md", d.join("dangling.md")).unwrap();
+        symlink("linkdir", d.join("linked")).unwrap();
+        std::os::unix::net::UnixListener::bind(d.join("sock.md")).unwrap();
+        let rules = ScanRules::from_stores_var(None);
+        let show = |(files, conflicts): (Vec<Found>, Vec<String>)| {
+            let files: Vec<(String, PathBuf, u64, i128)> =
+                files.into_iter().map(|f| (f.rel, f.path, f.size, f.mtime_ns)).collect();
+            (files, conflicts)
+        };
+        let own = show(walk(d, &rules));
+        let mut fed = Walk::new(&rules);
+        let mut skipped = Vec::new();
+        crate::history::tracked::walk_visiting(d, &mut skipped, &mut |e, rel, ft, md| fed.visit_raw(e, rel, ft, md));
+        assert_eq!(show(fed.finish()), own);
+        let rels: Vec<&str> = own.0.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(
+            rels,
+            [
+                "B.MD",
+                "a.md",
+                "linkdir/in.md",
+                "sub/c.md",
+                "sub/deep/d.md",
+                "team/t.md",
+                "to_a.md"
+            ]
+        );
+        assert_eq!(
+            own.1,
+            ["a.md.conflict-laptop-20261201", "sub/c.md.conflict-desk-20261202"]
+        );
     }
 
     #[test]
