@@ -2,47 +2,11 @@
 //! index line, name, description and Jaccard similarity, and superseded memories.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// The similarity step's maps are keyed by token ranks and short tokens of the
-/// user's own memories: a multiply-rotate hash (FxHash's) instead of SipHash,
-/// which was a fifth of the step.
-type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fx>>;
-
-#[derive(Default)]
-struct Fx(u64);
-
-impl Fx {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap_or_default()));
-        }
-        let mut last = [0u8; 8];
-        let rest = chunks.remainder();
-        last[..rest.len()].copy_from_slice(rest);
-        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.add(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
+/// user's own memories: FxHash ([`crate::fx`]) instead of SipHash, which was a
+/// fifth of the step.
+use crate::fx::HashMap;
 use serde::Serialize;
 
 use crate::memory::Memory;
