@@ -325,7 +325,8 @@ struct Outcome {
     findings: Vec<Finding>,
     files: usize,
     fixes: Vec<Fix>,
-    /// The writer's warnings (a history snapshot that failed).
+    /// The entries the fixes placed past Claude Code's cut (SPEC §3.14) and the
+    /// writer's warnings (a history snapshot that failed).
     warnings: Vec<String>,
 }
 
@@ -340,7 +341,8 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
         shown: &|id| shown.allows(id),
     };
     if args.dry_run {
-        let fixes = fix::plan(&scope, &findings).preview(ctx.now);
+        let plan = fix::plan(&scope, &findings);
+        let fixes = plan.preview(ctx.now);
         let resolved = |f: &Finding| {
             fixes
                 .iter()
@@ -351,14 +353,17 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
             findings,
             files: report.files,
             fixes,
-            warnings: Vec::new(),
+            warnings: plan.warnings,
         });
     }
     let (fixes, warnings) = {
         // The plan reads the files under the write lock the sink holds.
         let mut writer = Writer::open(&res.memdir, ctx.now, args.force, &ctx.recording("fix", res))?;
-        let fixes = fix::apply(fix::plan(&scope, &findings), &mut writer)?;
-        (fixes, writer.finish())
+        let mut plan = fix::plan(&scope, &findings);
+        let mut warnings = std::mem::take(&mut plan.warnings);
+        let fixes = fix::apply(plan, &mut writer)?;
+        warnings.extend(writer.finish());
+        (fixes, warnings)
     };
     let again = lint::lint(input);
     Ok(Outcome {

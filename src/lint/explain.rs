@@ -217,7 +217,7 @@ pub fn explain(id: RuleId) -> Explanation {
         ML203 => e(
             "Claude Code loads only MEMORY.md; a topic file is read when an index line (or an indexed memory) links it.",
             "A file nothing links is never loaded (info when an indexed memory links it).",
-            "`memctl lint --fix` appends an index line built from the file's name and description. It skips a file without a string description, and a line that would fall past Claude Code's cut (200 lines / 25 000 units): then make room in MEMORY.md first (`memctl edit --index`) or add the line by hand.",
+            "`memctl lint --fix` appends an index line built from the file's name and description. It skips a file without a string description. It never skips a line for the budget: a line that falls past Claude Code's cut (200 lines / 25 000 units) is added, and a warning names each entry now past the cut; then make room with `memctl index rebuild` (or `memctl edit --index`).",
         ),
         ML204 => e(
             "Claude Code's guidance asks for index lines under ~150 chars; its load warning says ~200.",

@@ -53,6 +53,7 @@ pub fn one(ctx: &Context, as_id: Option<&str>, require_dir: bool) -> Result<Sour
 /// `command` is `export` or `sync`: the warnings name it, and tell how to run it
 /// on the project alone.
 pub fn all(ctx: &Context, out: &mut Output, command: &str) -> Result<Vec<Source>, Error> {
+    refuse_team(ctx, command)?;
     let mut sources: Vec<Source> = Vec::new();
     let (done, alone) = match command {
         "sync" => ("synced", "sync it alone with `memctl --dir {} sync --as ID`"),
@@ -86,6 +87,25 @@ pub fn all(ctx: &Context, out: &mut Output, command: &str) -> Result<Vec<Source>
         });
     }
     Ok(sources)
+}
+
+/// SPEC §3.14 wants `--all-projects --team` to work on each project's team dir;
+/// `export` and `sync` move a project's main memory dir under its identity and a
+/// team dir has no identity of its own, so until they carry team dirs the pair is
+/// a usage error that says why, never the main dirs moved in silence (issue 32).
+fn refuse_team(ctx: &Context, command: &str) -> Result<(), Error> {
+    if !ctx.request.team {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::Usage,
+        format!(
+            "--team cannot be combined with {command} --all-projects: {command} moves each project's main memory dir under its identity, and a team dir has no identity of its own"
+        ),
+    )
+    .hint(format!(
+        "drop --team: `memctl {command} --all-projects` moves every project's memory dir"
+    )))
 }
 
 pub fn check_identity(id: &str) -> Result<(), Error> {

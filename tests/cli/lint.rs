@@ -882,13 +882,36 @@ fn fix_skips_files_without_a_string_description() {
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), GOOD_INDEX);
 }
 
+/// SPEC §3.14 (issue 32, "Budget refusals"): `lint --fix` never skips a line
+/// for the budget; it places it by §10.2 and names the entry now past the cut.
 #[test]
-fn fix_does_not_index_past_the_cut() {
+fn fix_indexes_past_the_cut_and_names_the_entry() {
     let full: String = (0..200).map(|_| GOOD_INDEX).collect();
     let env = good().index(&full).memory("extra.md", GOOD);
     let d = env.dir();
     let run = env.args(["lint", "--fix", "--rule", "ML203"]).run();
-    run.stderr_has("would fall past Claude Code's cut: make room with `memctl index rebuild`");
+    run.stderr_has("fixed ML203 in MEMORY.md");
+    run.stderr_has(
+        "memctl: warning: MEMORY.md:201: past Claude Code's cut, it does not load: - [good](extra.md) — A good memory\n",
+    );
+    run.stderr_has(
+        "1 entry is past Claude Code's cut in MEMORY.md: run `memctl index rebuild` to fit the index and keep every entry",
+    );
+    assert!(!run.stderr.contains("not fixed"), "{}", run.stderr);
+    assert_eq!(
+        fs::read_to_string(d.join("MEMORY.md")).unwrap(),
+        format!("{full}- [good](extra.md) — A good memory\n")
+    );
+}
+
+/// `--dry-run` names the same entries, and writes nothing.
+#[test]
+fn fix_dry_run_names_the_entries_past_the_cut() {
+    let full: String = (0..200).map(|_| GOOD_INDEX).collect();
+    let env = good().index(&full).memory("extra.md", GOOD);
+    let d = env.dir();
+    let run = env.args(["lint", "--fix", "--dry-run", "--rule", "ML203"]).run();
+    run.stderr_has("MEMORY.md:201: past Claude Code's cut, it does not load: - [good](extra.md) — A good memory");
     assert_eq!(fs::read_to_string(d.join("MEMORY.md")).unwrap(), full);
 }
 
@@ -1321,7 +1344,7 @@ fn lint_says_once_that_auto_memory_is_disabled() {
 }
 
 #[test]
-fn ml203_hint_does_not_offer_fix_past_the_cut() {
+fn ml203_hint_offers_fix_past_the_cut() {
     let mut index = String::new();
     for i in 0..200 {
         index.push_str(&format!("- [G{i}](good.md) — g\n"));
@@ -1331,19 +1354,16 @@ fn ml203_hint_does_not_offer_fix_past_the_cut() {
     let msg = doc["findings"][0]["message"].as_str().unwrap().to_string();
     assert_eq!(
         msg,
-        "not in MEMORY.md: Claude Code never loads it; its line would be cut or push a loaded entry past Claude Code's cut, so `memctl lint --fix` skips it: make room in MEMORY.md first (`memctl index rebuild`, or `memctl edit --index`)"
+        "not in MEMORY.md: Claude Code never loads it; add an index line (`memctl lint --fix`)"
     );
-    // And --fix does skip it.
-    let mut index = String::new();
-    for i in 0..200 {
-        index.push_str(&format!("- [G{i}](good.md) — g\n"));
-    }
+    // And --fix adds it, naming the entry past the cut (SPEC §3.14).
     let run = good()
         .memory("loose.md", GOOD)
         .index(&index)
         .args(["lint", "--fix", "--rule", "ML203"])
         .run();
-    assert!(run.stderr.contains("not fixed: ML203 loose.md"), "{}", run.stderr);
+    assert!(!run.stderr.contains("not fixed: ML203 loose.md"), "{}", run.stderr);
+    run.stderr_has("MEMORY.md:201: past Claude Code's cut, it does not load: - [good](loose.md) — A good memory");
     // Without a description, the hint says to add one first.
     let doc = good()
         .memory("bare.md", "---\nname: b\ntype: user\n---\nbody\n")

@@ -135,6 +135,7 @@ mod tests {
                     },
                 ),
             ],
+            warnings: Vec::new(),
         };
         let mut log = Log::default();
         let fixes = apply(plan, &mut log).unwrap();
@@ -178,6 +179,7 @@ mod tests {
         };
         let plan = FixPlan {
             fixes: vec![replace("a.md"), replace("b.md"), replace("c.md")],
+            warnings: Vec::new(),
         };
         let e = apply(plan, &mut FailSecond(0)).unwrap_err();
         assert_eq!(e.hint.as_deref(), Some("already applied: ML111 a.md; check free space"));

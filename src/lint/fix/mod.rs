@@ -42,6 +42,9 @@ pub struct Scope<'a> {
 #[derive(Debug)]
 pub struct FixPlan {
     pub fixes: Vec<PlannedFix>,
+    /// The entries the index lines placed past Claude Code's cut, each named
+    /// (SPEC §3.14 "Budget refusals": `lint --fix` never skips for the budget).
+    pub warnings: Vec<String>,
 }
 
 /// One fix: a rewrite, a move into the trash, or a reason not to.
@@ -227,7 +230,8 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
         .filter_map(|f| f.path.as_deref())
         .filter(|p| seen.insert(*p))
         .collect();
-    fixes.extend(index_fixes(scope, &mut state, &unindexed));
+    let mut warnings = Vec::new();
+    fixes.extend(index_fixes(scope, &mut state, &unindexed, &mut warnings));
     for f in findings.iter().filter(|f| f.id == RuleId::ML132) {
         if let Some(p) = &f.path {
             fixes.push(PlannedFix {
@@ -238,7 +242,7 @@ pub fn plan(scope: &Scope, findings: &[Finding]) -> FixPlan {
             });
         }
     }
-    FixPlan { fixes }
+    FixPlan { fixes, warnings }
 }
 
 /// Whether lint reports `id` (ML111) on a file holding `text`.
@@ -274,7 +278,7 @@ fn frontmatter_fix(scope: &Scope, state: &mut State, id: RuleId, path: &Path) ->
 
 /// ML203: one rewrite per index file that gains lines, and a skip for each file
 /// that cannot be indexed; each memory as the plan's frontmatter fixes left it.
-fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<PlannedFix> {
+fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path], warnings: &mut Vec<String>) -> Vec<PlannedFix> {
     let mut by_index: BTreeMap<PathBuf, Vec<(String, &Path)>> = BTreeMap::new();
     for p in files {
         let rel = rel_of(scope.memdir.dir(), p);
@@ -316,6 +320,19 @@ fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<Planned
             }
         }
         if !added.is_empty() {
+            // Never a skip for the budget (SPEC §3.14): the line is placed by
+            // §10.2 and each entry now past the cut is named.
+            let rel = rel_of(scope.memdir.dir(), &index_path);
+            let rebuild = if scope.memdir.in_team(&rel).is_some() && scope.team_store {
+                "memctl --team index rebuild"
+            } else {
+                "memctl index rebuild"
+            };
+            warnings.extend(index::place::cut_warnings(
+                &rel,
+                &index::place::cut_entries(&old, &new),
+                rebuild,
+            ));
             out.push(PlannedFix {
                 id: RuleId::ML203,
                 rel: rel_of(scope.memdir.dir(), &index_path),
@@ -328,8 +345,8 @@ fn index_fixes(scope: &Scope, state: &mut State, files: &[&Path]) -> Vec<Planned
 }
 
 /// `index` with the memory's line placed for its type (SPEC §10.2), or why it
-/// cannot be added: no description, or the line would be cut or push a loaded
-/// entry past the cut (§3.13).
+/// cannot be added: it cannot be read or has no string description. A line past
+/// Claude Code's cut is added all the same (SPEC §3.14); the plan names it.
 fn index_line(memory: std::io::Result<Memory>, local: &str, index: &str) -> Result<String, &'static str> {
     let m = memory.map_err(|_| "cannot be read")?;
     let title = match &m.fields.name {
@@ -341,15 +358,5 @@ fn index_line(memory: std::io::Result<Memory>, local: &str, index: &str) -> Resu
     };
     let (line, _) = index::render_entry(title.trim(), local, hook.trim());
     let ty = m.claude_type().map(|t| t.as_str());
-    let candidate = index::place::place(index, &line, ty, false).text;
-    let (own, pushed) = index::place::newly_cut(index, &candidate, local);
-    if own {
-        return Err("the new index line would fall past Claude Code's cut: make room with `memctl index rebuild`");
-    }
-    if !pushed.is_empty() {
-        return Err(
-            "the new index line would push a loaded entry past Claude Code's cut: make room with `memctl index rebuild`",
-        );
-    }
-    Ok(candidate)
+    Ok(index::place::place(index, &line, ty, false).text)
 }

@@ -1,7 +1,7 @@
 //! The index rules that need the scanned topic files: ML203 (a file the index does
 //! not link, info when another indexed memory links it) and ML213 (no index).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::lint::facts::FileFacts;
 use crate::lint::{Finding, RuleId, Severity};
@@ -113,12 +113,6 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
     indexed.extend(via_hubs);
     let reachable = reach.from(&indexed);
     let index_name = scope.label.as_str();
-    // `lint --fix` adds the lines in the order of the findings, by path.
-    let mut room = Room::new();
-    let mut by_path: Vec<&&FileFacts> = owned.iter().filter(|m| !indexed.contains(m.rel())).collect();
-    // The paths share the linted dir: by path is by relative path.
-    by_path.sort_by(|a, b| a.rel().as_bytes().cmp(b.rel().as_bytes()));
-    let fixable: HashMap<&str, Fixable> = by_path.iter().map(|m| (m.rel(), room.add(scope, m))).collect();
     for m in owned {
         if indexed.contains(m.rel()) {
             continue;
@@ -138,14 +132,14 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
             } else {
                 "memctl --team edit --index"
             };
-            let how = match fixable.get(m.rel()).unwrap_or(&Fixable::Yes) {
-                Fixable::Yes => "add an index line (`memctl lint --fix`)".to_string(),
-                Fixable::NoDescription => format!(
+            // `lint --fix` adds a line even past Claude Code's cut and names the
+            // entries then past it (SPEC §3.14); only a description is needed.
+            let how = if m.description().is_some() {
+                "add an index line (`memctl lint --fix`)".to_string()
+            } else {
+                format!(
                     "give it a one-line `description:`, then `memctl lint --fix` adds the line (or add it by hand: `{edit}`)"
-                ),
-                Fixable::PastCut => format!(
-                    "its line would be cut or push a loaded entry past Claude Code's cut, so `memctl lint --fix` skips it: make room in {index_name} first (`memctl index rebuild`, or `{edit}`)"
-                ),
+                )
             };
             out.push(Finding::file(
                 RuleId::ML203,
@@ -153,84 +147,5 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
                 format!("not in {index_name}: Claude Code never loads it; {how}"),
             ));
         }
-    }
-}
-
-/// Whether `lint --fix` can index a file (SPEC §3.9.4 and §3.13: it skips a file
-/// without a string description and a line that would be cut).
-#[derive(Debug, PartialEq)]
-enum Fixable {
-    Yes,
-    NoDescription,
-    PastCut,
-}
-
-/// The index as `lint --fix` would grow it, line by line, in the order of its
-/// findings (by path): enough to say whether each fix will be applied.
-struct Room {
-    /// The index text, read on first use; `pending` lines are still to append.
-    text: Option<String>,
-    pending: Vec<(String, Option<&'static str>)>,
-    eol: &'static str,
-    lines: usize,
-    units: usize,
-    cut: bool,
-}
-
-impl Room {
-    /// Nothing is read until a file needs it.
-    fn new() -> Room {
-        Room {
-            text: None,
-            pending: Vec::new(),
-            eol: "\n",
-            lines: 0,
-            units: 0,
-            cut: false,
-        }
-    }
-
-    fn add(&mut self, scope: &Scope, m: &FileFacts) -> Fixable {
-        use crate::index::{self, edit, load};
-        let Some(hook) = m.description() else {
-            return Fixable::NoDescription;
-        };
-        if self.text.is_none() {
-            let t = index::read_index_text(&scope.index);
-            let l = load::load(&t);
-            (self.lines, self.units, self.cut) = (l.line_count, l.unit_count, l.truncated());
-            self.eol = edit::line_ending(&t);
-            self.text = Some(t);
-        }
-        if self.cut {
-            return Fixable::PastCut;
-        }
-        let title = m.title().unwrap_or_else(|| m.stem());
-        let local = scope.local(m.rel());
-        let (line, _) = index::render_entry(title.trim(), local, hook.trim());
-        let ty = m.claude_type.map(|t| t.as_str());
-        let line_units = line.encode_utf16().count() + self.eol.len();
-        // Far from both caps the line fits wherever it goes; near them, the exact
-        // model decides, on the index as --fix grows it (lines placed by §10.2).
-        let clearly_fits = self.lines + 2 < load::MAX_LINES && self.units + line_units + 16 < load::MAX_UNITS;
-        if !clearly_fits {
-            let text = self.text.get_or_insert_with(String::new);
-            for (p, t) in self.pending.drain(..) {
-                *text = index::place::place(text, &p, t, false).text;
-            }
-            let candidate = index::place::place(text, &line, ty, false).text;
-            let (own, pushed) = index::place::newly_cut(text, &candidate, local);
-            if own || !pushed.is_empty() {
-                // Past the line cap, every later line is refused too.
-                self.cut = load::load(&candidate).line_truncated;
-                return Fixable::PastCut;
-            }
-            *text = candidate;
-        } else {
-            self.pending.push((line, ty));
-        }
-        self.lines += 1;
-        self.units += line_units;
-        Fixable::Yes
     }
 }
