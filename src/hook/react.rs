@@ -531,19 +531,24 @@ pub fn wrong_dir(other: &Path, rel: &str, loaded: &Path) -> HookOutput {
         q(other),
         q(loaded),
     );
+    post_context(
+        &text,
+        &format!(
+            "memctl: {rel} was written to another project's memory dir ({}), not loaded here",
+            dir(other)
+        ),
+    )
+}
+
+/// PostToolUse context for the model (`text`) with one line for the user.
+fn post_context(text: &str, user: &str) -> HookOutput {
     HookOutput {
         hook_specific_output: Some(Specific {
             hook_event_name: "PostToolUse".to_string(),
-            additional_context: crate::text::ellipsize(&text, AIM),
+            additional_context: crate::text::ellipsize(text, AIM),
             ..Specific::default()
         }),
-        system_message: Some(one_line(
-            &format!(
-                "memctl: {rel} was written to another project's memory dir ({}), not loaded here",
-                dir(other)
-            ),
-            300,
-        )),
+        system_message: Some(one_line(user, 300)),
         ..HookOutput::default()
     }
 }
@@ -569,19 +574,11 @@ pub fn excluded(rel: &str, dir: &Path, why: crate::scan::Exclusion, main: &Path)
         q(&main.join(name)),
         main.display(),
     );
-    HookOutput {
-        hook_specific_output: Some(Specific {
-            hook_event_name: "PostToolUse".to_string(),
-            additional_context: crate::text::ellipsize(&text, AIM),
-            ..Specific::default()
-        }),
-        system_message: Some(one_line(
-            &format!(
-                "memctl: {rel} is {}: Claude Code never loads it as a memory",
-                why.describe()
-            ),
-            300,
-        )),
-        ..HookOutput::default()
-    }
+    post_context(
+        &text,
+        &format!(
+            "memctl: {rel} is {}: Claude Code never loads it as a memory",
+            why.describe()
+        ),
+    )
 }

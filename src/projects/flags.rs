@@ -173,6 +173,12 @@ fn redirected(row: &mut Row, l: Option<&Live>, config_home: &Path, memory_base: 
         _ => return,
     };
     let reads = crate::paths::with_sep(&l.memdir);
+    push_redirected(row, reads, lever);
+}
+
+/// The `redirected` flag: the row's memories are stranded, Claude Code reads `reads`
+/// because of `lever`.
+fn push_redirected(row: &mut Row, reads: String, lever: String) {
     let n = row.memories;
     push(
         row,
@@ -200,21 +206,7 @@ fn redirected_by_base(row: &mut Row, base_dir: Option<&(PathBuf, String, String)
     }
     let lever = format!("autoMemoryDirectory {value} in {file}");
     let reads = crate::paths::with_sep(dir);
-    let n = row.memories;
-    push(
-        row,
-        Flag::Redirected,
-        format!(
-            "{n} {} stranded: Claude Code reads {reads} instead ({lever})",
-            if n == 1 { "memory" } else { "memories" }
-        ),
-        vec![reads.clone()],
-        Evidence::Redirected {
-            stranded: n,
-            reads,
-            lever,
-        },
-    );
+    push_redirected(row, reads, lever);
 }
 
 fn shared_key(row: &mut Row) {
