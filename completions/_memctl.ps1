@@ -288,6 +288,7 @@ Register-ArgumentCompleter -Native -CommandName 'memctl' -ScriptBlock {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Resolve for this project instead of the current directory')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--all-projects', '--all-projects', [CompletionResultType]::ParameterName, 'Take a snapshot of every project with memories (see `memctl projects`)')
             [CompletionResult]::new('--team', '--team', [CompletionResultType]::ParameterName, 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout (errors as JSON on stderr)')
             [CompletionResult]::new('--no-history', '--no-history', [CompletionResultType]::ParameterName, 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]')

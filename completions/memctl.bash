@@ -2273,7 +2273,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__snapshot)
-            opts="-m -h --message --dir --project --team --json --color --no-history --help"
+            opts="-m -h --message --all-projects --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -268,6 +268,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
             cand --project 'Resolve for this project instead of the current directory'
             cand --color 'When to use colour'
+            cand --all-projects 'Take a snapshot of every project with memories (see `memctl projects`)'
             cand --team 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
             cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
             cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

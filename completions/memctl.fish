@@ -251,6 +251,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l project -d 'R
 complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
+complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l all-projects -d 'Take a snapshot of every project with memories (see `memctl projects`)'
 complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand snapshot" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'

@@ -482,6 +482,10 @@ pub struct SnapshotArgs {
     /// A note kept in the snapshot's message
     #[arg(long, short = 'm', value_name = "TEXT")]
     pub message: Option<String>,
+
+    /// Take a snapshot of every project with memories (see `memctl projects`)
+    #[arg(long)]
+    pub all_projects: bool,
 }
 
 #[derive(Debug, Args)]

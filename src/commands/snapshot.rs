@@ -22,6 +22,14 @@ struct Doc {
 }
 
 pub fn run(args: &SnapshotArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    // SPEC §3.14: `--all-projects` is an option of `snapshot` too.
+    if args.all_projects {
+        return crate::projects::each::run(ctx, out, |ctx, out| run_one(args, ctx, out));
+    }
+    run_one(args, ctx, out)
+}
+
+fn run_one(args: &SnapshotArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let res = ctx.resolve_main_existing()?;
     let main = res.memdir.main();
     if !ctx.history.is_on() {

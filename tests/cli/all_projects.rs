@@ -340,3 +340,29 @@ fn export_and_sync_all_projects_with_team_is_a_usage_error_naming_why() {
     assert!(!h.env.home().join("b.tar.gz").exists());
     assert!(!Path::new(remote).exists());
 }
+
+/// SPEC §3.14: `snapshot` takes `--all-projects` like the other commands: one
+/// snapshot per project (a baseline the first time, nothing new the second), and
+/// with `--dir` it is a usage error naming both.
+#[test]
+fn snapshot_runs_on_every_project() {
+    let h = home();
+    let (doc, code) = json(&h.env, &["snapshot", "--all-projects", "--json"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(
+        order(&doc),
+        [h.alpha.display().to_string(), h.beta.display().to_string()]
+    );
+    for d in doc["projects"].as_array().unwrap() {
+        assert_eq!(d["trigger"], "baseline", "{d:#}");
+    }
+    let (doc, code) = json(&h.env, &["snapshot", "--all-projects", "--json"]);
+    assert_eq!(code, 0);
+    for d in doc["projects"].as_array().unwrap() {
+        assert_eq!(d["id"], Value::Null, "nothing changed: {d:#}");
+    }
+    let dir = h.alpha.display().to_string();
+    let (_, err, code) = run(&h.env, &["--dir", &dir, "snapshot", "--all-projects"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--all-projects cannot be combined with --dir"), "{err}");
+}
