@@ -13,10 +13,6 @@
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// How long `git check-ignore` may take before memctl stops waiting.
-const GIT_DEADLINE: Duration = Duration::from_secs(5);
 
 /// memctl's own entries in a memory dir, as `.gitignore` lines relative to it;
 /// the probe is the path asked about (a directory pattern matches what is in it).
@@ -92,18 +88,7 @@ fn check_ignore(root: &Path, paths: &[String]) -> Option<Vec<String>> {
     let mut stdin = child.stdin.take()?;
     let wrote = stdin.write_all(&input).is_ok();
     drop(stdin);
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < GIT_DEADLINE => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    };
+    let status = crate::paths::git::wait_bounded(&mut child)?;
     // Exit 0: some are ignored; 1: none is; anything else: git could not say.
     if !wrote || !matches!(status.code(), Some(0 | 1)) {
         return None;

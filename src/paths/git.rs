@@ -176,6 +176,24 @@ pub fn canonical_root(git_root: &str) -> (String, Reason) {
 /// How long [`is_tracked`] waits for git before giving up.
 const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Wait for a `git` child for at most [`GIT_DEADLINE`] (a hung git, say on a
+/// network filesystem, must not hang memctl); past it the child is killed and
+/// reaped: `None`. Used by every short `git` query memctl runs.
+pub fn wait_bounded(child: &mut std::process::Child) -> Option<std::process::ExitStatus> {
+    let started = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if started.elapsed() < GIT_DEADLINE => std::thread::sleep(std::time::Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
 /// Whether git tracks `rel` (a path relative to `root`): one `git ls-files
 /// --error-unmatch` in `root`, no network, bounded by [`GIT_DEADLINE`]. `None` when
 /// git is missing, `root` is not in a repository, or git does not answer in time.
@@ -192,18 +210,7 @@ pub fn is_tracked(root: &Path, rel: &str) -> Option<bool> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let started = std::time::Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < GIT_DEADLINE => std::thread::sleep(std::time::Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    };
+    let status = wait_bounded(&mut child)?;
     match status.code() {
         Some(0) => Some(true),
         Some(1) => Some(false),
