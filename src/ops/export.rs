@@ -37,7 +37,7 @@ pub struct ProjectReport {
     pub bytes: u64,
 }
 
-/// The `export --json` document (README "JSON output").
+/// The `export --json` document (docs/json.md).
 #[derive(Serialize)]
 pub struct Report {
     pub file: String,

@@ -147,7 +147,7 @@ impl Plan {
     }
 }
 
-/// An entry of `projects` in `import --json` (README "JSON output").
+/// An entry of `projects` in `import --json` (docs/json.md).
 #[derive(Serialize)]
 pub struct ProjectReport<'a> {
     pub identity: &'a str,

@@ -389,7 +389,7 @@ impl Plan {
     }
 }
 
-/// The `projects merge --json` document (README "JSON output").
+/// The `projects merge --json` document (docs/json.md).
 #[derive(Serialize)]
 pub struct Report<'a> {
     pub from: String,

@@ -1,4 +1,4 @@
-//! The JSON contract (README "JSON output"): every command's `--json` document on one
+//! The JSON contract (docs/json.md): every command's `--json` document on one
 //! fixture set, compared with documents committed under `tests/contract/`.
 //!
 //! The committed documents were produced by the binary before the v2 restructure, so a

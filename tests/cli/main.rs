@@ -9,6 +9,7 @@ mod bundle;
 mod config;
 mod contract;
 mod descriptions;
+mod docs;
 mod dream;
 mod edit;
 mod forget;
