@@ -786,9 +786,8 @@ fn a_fifo_as_global_config_is_untrusted_without_blocking() {
     fs::create_dir_all(fifo.parent().unwrap()).unwrap();
     rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR).unwrap();
     let env = env.resolved().arg("--project").arg(&proj).arg("path");
-    let mut cmd = assert_cmd::Command::from_std(env.command());
     // A generous deadline only detects a hang.
-    let out = cmd.timeout(std::time::Duration::from_secs(60)).output().unwrap();
+    let out = crate::support::output_within(env.command(), std::time::Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -168,11 +168,7 @@ impl Env {
 
     #[track_caller]
     pub fn run(self) -> Run {
-        let mut cmd = assert_cmd::Command::from_std(self.command());
-        if let Some(input) = &self.stdin {
-            cmd.write_stdin(input.clone());
-        }
-        let out = cmd.output().expect("memctl runs");
+        let out = output_with_stdin(self.command(), self.stdin.clone());
         Run {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -439,6 +435,54 @@ pub fn run_in_pty_status(env: &Env, args: &[&str], steps: &[(&str, &str)]) -> (S
     reader.join().unwrap();
     output.extend(rx.try_iter());
     (output, status)
+}
+
+/// Run `cmd` to completion with stdout and stderr captured and, when given, `input`
+/// written to its stdin from a thread (so a child that writes before it reads cannot
+/// deadlock the test); without input the child inherits the test's stdin.
+pub fn output_with_stdin(mut cmd: std::process::Command, input: Option<Vec<u8>>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    if input.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("memctl runs");
+    let writer = input.map(|bytes| {
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        std::thread::spawn(move || {
+            // memctl may exit without reading everything: a broken pipe is fine.
+            let _ = stdin.write_all(&bytes);
+        })
+    });
+    let out = child.wait_with_output().expect("memctl runs");
+    if let Some(w) = writer {
+        w.join().expect("stdin writer");
+    }
+    out
+}
+
+/// Run `cmd` with captured output, killing it if it has not ended after `limit`: only
+/// to turn a hang into a failure, never to judge speed.
+pub fn output_within(mut cmd: std::process::Command, limit: Duration) -> std::process::Output {
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().expect("memctl runs");
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if rx.recv_timeout(limit).is_err() {
+            let _ = std::process::Command::new("kill")
+                .arg("-9")
+                .arg(pid.to_string())
+                .status();
+        }
+    });
+    let out = child.wait_with_output().expect("memctl runs");
+    let _ = tx.send(());
+    watchdog.join().unwrap();
+    out
 }
 
 fn shell_words_quote(s: &str) -> String {
