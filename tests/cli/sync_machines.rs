@@ -9,7 +9,7 @@ use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -889,9 +889,8 @@ fn interrupted(cut: Cut) {
     let mut child = cmd.spawn().unwrap();
     match cut {
         Cut::At(point) => {
-            let deadline = Instant::now() + Duration::from_secs(60);
+            // No deadline: the sync either reaches the point or ends (a failure).
             while !reached.exists() {
-                assert!(Instant::now() < deadline, "the sync never reached {point}");
                 if let Ok(Some(status)) = child.try_wait() {
                     panic!("the sync ended ({status}) before {point}");
                 }
