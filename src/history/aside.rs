@@ -237,3 +237,44 @@ pub fn resolve<'a>(
         None => Ok((None, id)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(n: u8, parent: Option<u8>, time: i64) -> (Snap, State) {
+        let id = |n: u8| ObjectId::from_hex(format!("{n:02x}").repeat(20).as_bytes()).unwrap();
+        (
+            Snap {
+                id: id(n),
+                parent: parent.map(id),
+                time,
+                summary: String::new(),
+                message: None,
+                trailers: Vec::new(),
+            },
+            State::default(),
+        )
+    }
+
+    /// Snapshots found object by object come in no order; taken within one second
+    /// (`MEMCTL_NOW`, a fast machine) their chain of parents orders them, newest
+    /// first, and a later time still comes first.
+    #[test]
+    fn snapshots_of_one_second_are_ordered_by_their_parents() {
+        let mut snaps = vec![
+            snap(2, Some(1), 10),
+            snap(4, Some(3), 20),
+            snap(1, None, 10),
+            snap(3, Some(2), 10),
+        ];
+        order(&mut snaps);
+        let ids: Vec<String> = snaps.iter().map(|(s, _)| s.id.to_hex_with_len(2).to_string()).collect();
+        assert_eq!(ids, ["04", "03", "02", "01"]);
+        // A parent that is not there (unreadable) starts a chain of its own.
+        let mut snaps = vec![snap(5, Some(9), 10), snap(6, Some(5), 10)];
+        order(&mut snaps);
+        let ids: Vec<String> = snaps.iter().map(|(s, _)| s.id.to_hex_with_len(2).to_string()).collect();
+        assert_eq!(ids, ["06", "05"]);
+    }
+}
