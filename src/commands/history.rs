@@ -50,6 +50,14 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
     // The snapshots of the stores set aside as unreadable come after this store's
     // (they are older), each marked with its store (SPEC v3 §8.1).
     let asides = history::aside::open_all(&ctx.history, memdir.main());
+    for path in history::aside::stores(&ctx.history, memdir.main()) {
+        if !asides.iter().any(|a| a.path == path && !a.snaps.is_empty()) {
+            out.warn(format!(
+                "an older history of this dir was set aside as unreadable: {} (no snapshot in it can be read)",
+                path.display()
+            ));
+        }
+    }
     let log = store.log()?;
     let prefix = history::scope_prefix(memdir);
     let prefix = prefix.as_bytes();

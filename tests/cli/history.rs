@@ -587,6 +587,16 @@ fn a_corrupt_store_is_set_aside_and_the_write_is_made() {
             &["add", "baseline"]
         };
         assert_eq!(triggers(&env), want, "{how}");
+        // A set-aside store none of whose snapshots can be read is still named.
+        let listed = memctl(&env, &["history"]).ok();
+        assert_eq!(
+            listed
+                .stderr
+                .contains(&format!("{} (no snapshot in it can be read)", aside[0])),
+            how == "garbage objects",
+            "{how}: {}",
+            listed.stderr
+        );
     }
 }
 
