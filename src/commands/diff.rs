@@ -12,7 +12,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::cli::DiffArgs;
 use crate::context::Context;
 use crate::error::{Error, Kind};
-use crate::history::{self, Change, ChangeKind, Snap, State, Store};
+use crate::history::{self, Change, ChangeKind, Reader, Snap, State, Store};
 use crate::output::{self, Output, Tone};
 
 /// `diff --json` (SPEC §8.3).
@@ -46,7 +46,9 @@ pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let memdir = &res.memdir;
     let mut store = Store::open_existing(&ctx.history, memdir.main(), ctx.now)?;
     let log = store.log()?;
-    let (from, to, fresh) = ends(args, &mut store, &log, ctx, memdir.main())?;
+    // Snapshots of the stores set aside as unreadable are accepted too (SPEC v3 §8.1).
+    let asides = history::aside::open_all(&ctx.history, memdir.main());
+    let (from, to, fresh) = ends(args, &mut store, &log, &asides, ctx, memdir.main())?;
     for w in std::mem::take(&mut store.warnings) {
         out.warn(w);
     }
@@ -76,6 +78,7 @@ pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             Some(f) => store
                 .blob(f.oid)
                 .ok()
+                .or_else(|| asides.iter().find_map(|a| a.blob(f.oid).ok()))
                 .or_else(|| fresh.get(rel).cloned())
                 .unwrap_or_default(),
         };
@@ -129,6 +132,7 @@ fn ends(
     args: &DiffArgs,
     store: &mut Store,
     log: &[Snap],
+    asides: &[history::aside::Aside],
     ctx: &Context,
     main: &std::path::Path,
 ) -> Result<(End, End, history::Fresh)> {
@@ -137,16 +141,28 @@ fn ends(
             .hint("`memctl snapshot` records one")
             .into());
     }
-    let at = |store: &Store, id: Option<gix::ObjectId>| -> Result<End, Error> {
+    // A snapshot of this store, or (with the set-aside store) of one set aside.
+    type Id<'a> = (Option<&'a history::aside::Aside>, gix::ObjectId);
+    let at = |store: &Store, id: Option<Id>| -> Result<End, Error> {
         Ok(End {
-            id,
+            id: id.map(|(_, id)| id),
             state: match id {
-                Some(id) => store.state(id)?,
+                Some((Some(a), id)) => a.state(id)?,
+                Some((None, id)) => store.state(id)?,
                 None => State::default(),
             },
         })
     };
-    let parent_of = |id: gix::ObjectId| log.iter().find(|s| s.id == id).and_then(|s| s.parent);
+    fn parent_of<'a>(log: &[Snap], (a, id): Id<'a>) -> Option<Id<'a>> {
+        match a {
+            Some(a) => a.get(id).and_then(|(s, _)| s.parent).map(|p| (Some(a), p)),
+            None => log
+                .iter()
+                .find(|s| s.id == id)
+                .and_then(|s| s.parent)
+                .map(|p| (None, p)),
+        }
+    }
     if args.dream {
         let Some(newest) = log.iter().position(|s| s.trigger() == "dream") else {
             return Err(Error::new(Kind::NotFound, "no dream run in the history")
@@ -155,26 +171,26 @@ fn ends(
         };
         let oldest = newest + log[newest..].iter().take_while(|s| s.trigger() == "dream").count() - 1;
         return Ok((
-            at(store, log[oldest].parent)?,
-            at(store, Some(log[newest].id))?,
+            at(store, log[oldest].parent.map(|p| (None, p)))?,
+            at(store, Some((None, log[newest].id)))?,
             HashMap::new(),
         ));
     }
     let from = match &args.from {
-        Some(x) => Some(store.resolve(x, log, ctx.now)?),
+        Some(x) => Some(history::aside::resolve(store, log, asides, x, ctx.now)?),
         None => None,
     };
     let to = match &args.to {
-        Some(y) => Some(store.resolve(y, log, ctx.now)?),
+        Some(y) => Some(history::aside::resolve(store, log, asides, y, ctx.now)?),
         None => None,
     };
     match (from, to) {
         (from, Some(to)) => {
-            let from = from.or_else(|| parent_of(to));
+            let from = from.or_else(|| parent_of(log, to));
             Ok((at(store, from)?, at(store, Some(to))?, HashMap::new()))
         }
         (from, None) => {
-            let from = at(store, Some(from.unwrap_or(log[0].id)))?;
+            let from = at(store, Some(from.unwrap_or((None, log[0].id))))?;
             let (state, fresh) = store.state_now(main)?;
             Ok((from, End { id: None, state }, fresh))
         }

@@ -9,7 +9,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::cli::HistoryArgs;
 use crate::context::Context;
-use crate::history::{self, ChangeDoc, Snap, State, Store};
+use crate::history::{self, ChangeDoc, Reader, Snap, State, Store};
 use crate::output::{self, Output, Tone};
 
 /// `history --json` (SPEC §8.3).
@@ -35,6 +35,9 @@ struct SnapDoc {
     changes: Vec<ChangeDoc>,
     recorded_by: Option<String>,
     message: Option<String>,
+    /// The store set aside as unreadable that holds this snapshot (SPEC v3 §8.1);
+    /// null for the dir's own store.
+    set_aside_store: Option<String>,
 }
 
 pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
@@ -44,13 +47,16 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
     for w in store.warnings.clone() {
         out.warn(w);
     }
-    // The stores set aside as unreadable are not listed (their snapshots may have
-    // no branch to order them by); say where they are (SPEC v3 §8.1).
-    for aside in history::aside::stores(&ctx.history, memdir.main()) {
-        out.warn(format!(
-            "an older history of this dir was set aside as unreadable: {} (not listed; `memctl restore REF` also looks there)",
-            aside.display()
-        ));
+    // The snapshots of the stores set aside as unreadable come after this store's
+    // (they are older), each marked with its store (SPEC v3 §8.1).
+    let asides = history::aside::open_all(&ctx.history, memdir.main());
+    for path in history::aside::stores(&ctx.history, memdir.main()) {
+        if !asides.iter().any(|a| a.path == path && !a.snaps.is_empty()) {
+            out.warn(format!(
+                "an older history of this dir was set aside as unreadable: {} (no snapshot in it can be read)",
+                path.display()
+            ));
+        }
     }
     let log = store.log()?;
     let prefix = history::scope_prefix(memdir);
@@ -59,10 +65,22 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
     let whole = args.reference.is_some() || !prefix.is_empty();
     let states = store.states(&log, if whole { log.len() } else { args.limit.saturating_add(1) })?;
     let target = match &args.reference {
-        Some(r) => Some(history::resolve_ref(memdir, r, &states, &mut |id| {
-            store.blob(id).ok().and_then(|b| history::frontmatter_name(&b))
-        })?),
+        Some(r) => {
+            let mut all = states.clone();
+            all.extend(asides.iter().flat_map(|a| a.snaps.iter().map(|(_, st)| st.clone())));
+            Some(history::resolve_ref(memdir, r, &all, &mut |id| {
+                store
+                    .blob(id)
+                    .ok()
+                    .or_else(|| asides.iter().find_map(|a| a.blob(id).ok()))
+                    .and_then(|b| history::frontmatter_name(&b))
+            })?)
+        }
         None => None,
+    };
+    let wanted = |c: &history::Change| match &target {
+        Some(t) => &c.rel == t,
+        None => c.rel.starts_with(prefix),
     };
     let empty = State::default();
     let mut snapshots = Vec::new();
@@ -78,13 +96,7 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
         ) else {
             break;
         };
-        let changes: Vec<history::Change> = history::changes(parent, state)
-            .into_iter()
-            .filter(|c| match &target {
-                Some(t) => &c.rel == t,
-                None => c.rel.starts_with(prefix),
-            })
-            .collect();
+        let changes: Vec<history::Change> = history::changes(parent, state).into_iter().filter(wanted).collect();
         if whole && changes.is_empty() {
             continue;
         }
@@ -92,7 +104,33 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
             more += 1;
             continue;
         }
-        snapshots.push(snap_doc(snap, state, store.change_docs(&changes, &Default::default())));
+        snapshots.push(snap_doc(
+            snap,
+            state,
+            store.change_docs(&changes, &Default::default()),
+            None,
+        ));
+    }
+    for a in &asides {
+        for (snap, state) in &a.snaps {
+            // A snapshot whose parent cannot be read shows no changes (they are unknown).
+            let changes: Vec<history::Change> = match a.parent_state(snap) {
+                Some(parent) => history::changes(&parent, state).into_iter().filter(wanted).collect(),
+                None => Vec::new(),
+            };
+            if whole && changes.is_empty() {
+                continue;
+            }
+            if snapshots.len() == args.limit {
+                more += 1;
+                continue;
+            }
+            let docs = changes
+                .iter()
+                .map(|c| history::change_doc(c, &mut |id| a.blob(id).unwrap_or_default()))
+                .collect();
+            snapshots.push(snap_doc(snap, state, docs, Some(a.path.display().to_string())));
+        }
     }
     if more > 0 {
         out.note(format!(
@@ -118,7 +156,7 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
-fn snap_doc(snap: &Snap, state: &State, changes: Vec<ChangeDoc>) -> SnapDoc {
+fn snap_doc(snap: &Snap, state: &State, changes: Vec<ChangeDoc>, set_aside_store: Option<String>) -> SnapDoc {
     let t = |k: &str| snap.trailer(k).map(str::to_string);
     SnapDoc {
         id: snap.short(),
@@ -135,6 +173,7 @@ fn snap_doc(snap: &Snap, state: &State, changes: Vec<ChangeDoc>) -> SnapDoc {
         changes,
         recorded_by: t("Recorded-By"),
         message: snap.message.clone(),
+        set_aside_store,
     }
 }
 
@@ -162,6 +201,7 @@ fn render_records(doc: &Doc) -> Result<String> {
             serde_json::to_string(&s.changes)?,
             field(&s.recorded_by),
             field(&s.message),
+            field(&s.set_aside_store),
         ];
         text.push_str(&fields.join("\t"));
         text.push('\n');
@@ -220,6 +260,11 @@ fn render_log(doc: &Doc, now: i64, width: usize, color: bool) -> String {
         text.push_str(&output::paint(color, Tone::Warning, id));
         text.push_str(&output::paint(color, Tone::Bold, rest));
         text.push('\n');
+        if let Some(store) = &s.set_aside_store {
+            let from = format!("    from the history store set aside as unreadable: {store}");
+            text.push_str(&output::paint(color, Tone::Dim, &output::fit_end(&from, width)));
+            text.push('\n');
+        }
         if let Some(m) = &s.message {
             for line in m.lines() {
                 for w in output::wrap(line, width - 4) {

@@ -178,6 +178,9 @@ fn plan_text(plans: &[Plan], machine: &str, future: bool) -> String {
                 c.kept_as
             ));
         }
+        if p.changes_team_index() {
+            s.push_str(&format!("  {:<9} team/MEMORY.md\n", verb("merged", "merge")));
+        }
         if p.changes_index() {
             s.push_str(&format!(
                 "  {:<9} MEMORY.md: {} line{} {}\n",

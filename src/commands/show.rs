@@ -316,6 +316,17 @@ fn header(s: &Shown<'_>, label: &str) -> String {
         rows.push(("modified (frontmatter)", modified_text(v, s.now_ms)));
     }
     rows.push(("indexed", indexed_text(s.lines, s.loaded, label)));
+    // `show` resolves every `.md` file, also those Claude Code's scan skips (SPEC
+    // §3.2), as `list --all` lists them: it says so, as `list` does.
+    if let Some(e) = s.excluded_by {
+        rows.push((
+            "scanned",
+            format!(
+                "no — {}: Claude Code never scans it (`memctl list` shows it only with --all)",
+                e.describe()
+            ),
+        ));
+    }
     rows.push(("path", m.path.to_string_lossy().into_owned()));
     if let Some(problem) = status_problem(s.doc.fm.status, s.doc.fm.limit_hit) {
         rows.push(("frontmatter", problem));

@@ -72,6 +72,7 @@ fn gather(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<(Vec<Targe
         identity: s.identity,
         dir: s.memory_dir,
         project: s.project_path,
+        team: s.team,
     };
     if !args.all_projects {
         return Ok((
@@ -81,7 +82,14 @@ fn gather(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<(Vec<Targe
     }
     let targets: Vec<Target> = sources::all(ctx, out, "sync")?.into_iter().map(to_target).collect();
     let mut extra = Vec::new();
-    for row in crate::projects::discover(ctx, true)?.rows {
+    // With `--team`, a project without memories has no team dir: skipped (counted
+    // by `sources::all`).
+    let rows = if ctx.request.team {
+        Vec::new()
+    } else {
+        crate::projects::discover(ctx, true)?.rows
+    };
+    for row in rows {
         if row.memories > 0 {
             continue;
         }
@@ -90,6 +98,7 @@ fn gather(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<(Vec<Targe
                 identity,
                 dir: row.memory_dir.clone(),
                 project: row.project_path.clone().filter(|_| row.project_exists),
+                team: false,
             });
         }
     }

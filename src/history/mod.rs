@@ -777,42 +777,7 @@ impl Store {
     }
 
     fn read_outside(&self, id: gix::ObjectId) -> Result<Vec<OutsideFile>, String> {
-        let commit = self.repo.find_commit(id).map_err(|e| e.to_string())?;
-        let tree = commit.tree().map_err(|e| e.to_string())?;
-        let entry = |tree: &gix::Tree<'_>, name: &[u8]| -> Result<Option<gix::ObjectId>, String> {
-            let decoded = tree.decode().map_err(|e| e.to_string())?;
-            Ok(decoded
-                .entries
-                .iter()
-                .find(|e| e.filename == name)
-                .map(|e| e.oid.to_owned()))
-        };
-        let Some(meta) = entry(&tree, b".memctl")? else {
-            return Ok(Vec::new());
-        };
-        let meta = self.repo.find_tree(meta).map_err(|e| e.to_string())?;
-        let Some(dir) = entry(&meta, outside::DIR)? else {
-            return Ok(Vec::new());
-        };
-        let dir = self.repo.find_tree(dir).map_err(|e| e.to_string())?;
-        let Some(list) = entry(&dir, outside::LIST)? else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        for l in outside::parse(&read::blob(&self.repo, list)?) {
-            let before = match (l.before_mtime, entry(&dir, l.name.as_bytes())?) {
-                (Some(ns), Some(id)) => Some((read::blob(&self.repo, id)?, ns)),
-                _ => None,
-            };
-            out.push(OutsideFile {
-                name: l.name,
-                path: l.path,
-                root: l.root,
-                before,
-                after: l.after,
-            });
-        }
-        Ok(out)
+        read_outside(&self.repo, id)
     }
 
     /// Whether `bytes` are the blob `id` (what a snapshot recorded, by hash).
@@ -876,6 +841,77 @@ impl Store {
                     at.format("%Y-%m-%d %H:%M:%S UTC")
                 ))
             })
+    }
+}
+
+/// The outside files a commit recorded (see [`Store::outside`]).
+fn read_outside(repo: &gix::Repository, id: gix::ObjectId) -> Result<Vec<OutsideFile>, String> {
+    let commit = repo.find_commit(id).map_err(|e| e.to_string())?;
+    let tree = commit.tree().map_err(|e| e.to_string())?;
+    let entry = |tree: &gix::Tree<'_>, name: &[u8]| -> Result<Option<gix::ObjectId>, String> {
+        let decoded = tree.decode().map_err(|e| e.to_string())?;
+        Ok(decoded
+            .entries
+            .iter()
+            .find(|e| e.filename == name)
+            .map(|e| e.oid.to_owned()))
+    };
+    let Some(meta) = entry(&tree, b".memctl")? else {
+        return Ok(Vec::new());
+    };
+    let meta = repo.find_tree(meta).map_err(|e| e.to_string())?;
+    let Some(dir) = entry(&meta, outside::DIR)? else {
+        return Ok(Vec::new());
+    };
+    let dir = repo.find_tree(dir).map_err(|e| e.to_string())?;
+    let Some(list) = entry(&dir, outside::LIST)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for l in outside::parse(&read::blob(repo, list)?) {
+        let before = match (l.before_mtime, entry(&dir, l.name.as_bytes())?) {
+            (Some(ns), Some(id)) => Some((read::blob(repo, id)?, ns)),
+            _ => None,
+        };
+        out.push(OutsideFile {
+            name: l.name,
+            path: l.path,
+            root: l.root,
+            before,
+            after: l.after,
+        });
+    }
+    Ok(out)
+}
+
+/// What `undo`, `diff` and `restore` read from a snapshot, whether it is in the
+/// store of the dir or in one set aside as unreadable ([`aside::Aside`]).
+pub trait Reader {
+    /// The files and lock a snapshot recorded.
+    fn state(&self, id: gix::ObjectId) -> Result<State, Error>;
+    /// A stored blob's bytes.
+    fn blob(&self, id: gix::ObjectId) -> Result<Vec<u8>, Error>;
+    /// The files outside the memory dir the snapshot recorded changing.
+    fn outside(&self, id: gix::ObjectId) -> Result<Vec<OutsideFile>, Error>;
+    /// Whether `bytes` are the blob `id`.
+    fn is_blob(&self, id: gix::ObjectId, bytes: &[u8]) -> bool;
+}
+
+impl Reader for Store {
+    fn state(&self, id: gix::ObjectId) -> Result<State, Error> {
+        Store::state(self, id)
+    }
+
+    fn blob(&self, id: gix::ObjectId) -> Result<Vec<u8>, Error> {
+        Store::blob(self, id)
+    }
+
+    fn outside(&self, id: gix::ObjectId) -> Result<Vec<OutsideFile>, Error> {
+        Store::outside(self, id)
+    }
+
+    fn is_blob(&self, id: gix::ObjectId, bytes: &[u8]) -> bool {
+        Store::is_blob(self, id, bytes)
     }
 }
 

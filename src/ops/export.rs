@@ -17,6 +17,10 @@ pub struct Source {
     pub key: Option<String>,
     pub project_path: Option<PathBuf>,
     pub memory_dir: PathBuf,
+    /// Only the team dir's files (`team/…`, `--all-projects --team`, SPEC v3
+    /// §3.14): they keep their paths below the memory dir, so the bundle holds
+    /// them under `projects/<identity>/team/` and import puts them in the team dir.
+    pub team: bool,
 }
 
 /// What [`gather`] read: the manifest, the files beside it, and what to warn about.
@@ -85,6 +89,9 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
         let mut packed = Vec::new();
         let mut entries: Vec<FileEntry> = Vec::new();
         for f in tracked::walk(&s.memory_dir, &mut skipped) {
+            if s.team && !in_team(&f.rel) {
+                continue;
+            }
             let rel = String::from_utf8_lossy(&f.rel).into_owned();
             if f.link {
                 g.left_out
@@ -154,6 +161,12 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
         g.files.push(packed);
     }
     g
+}
+
+/// Whether a path below the memory dir is in its team dir (`team/…`).
+pub fn in_team(rel: &[u8]) -> bool {
+    rel.strip_prefix(crate::memdir::TEAM.as_bytes())
+        .is_some_and(|r| r.first() == Some(&b'/'))
 }
 
 /// This machine's name (SPEC §11.2): `$MEMCTL_MACHINE`, else the host name.

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::bundle::{Bundle, Project};
 use crate::error::{Error, Kind};
-use crate::memdir::{INDEX, MemoryDir, Scope};
+use crate::memdir::{INDEX, MemoryDir, Scope, TEAM_INDEX};
 use crate::ops::merge;
 use crate::projects::Row;
 use crate::store::{self, Writer};
@@ -122,6 +122,10 @@ pub struct Plan {
     pub cut_entries: Vec<crate::index::place::CutEntry>,
     /// The incoming mtimes clamped on the way in (issue 29 point 13; notes).
     pub mtimes: crate::bundle::Mtimes,
+    /// `team/MEMORY.md` when the bundle carries one: merged by lines as the main
+    /// index is (never a conflict), its links relative to `team/`: as read
+    /// (`None`: none) and afterwards.
+    pub team_index: Option<(Option<String>, String)>,
 }
 
 impl Plan {
@@ -129,8 +133,15 @@ impl Plan {
         self.index_before.as_deref().unwrap_or("") != self.index_after
     }
 
+    /// Whether `team/MEMORY.md` changes.
+    pub fn changes_team_index(&self) -> bool {
+        self.team_index
+            .as_ref()
+            .is_some_and(|(before, after)| before.as_deref().unwrap_or("") != after)
+    }
+
     pub fn changes(&self) -> bool {
-        !self.writes.is_empty() || self.changes_index()
+        !self.writes.is_empty() || self.changes_index() || self.changes_team_index()
     }
 
     pub fn report(&self) -> ProjectReport<'_> {
@@ -138,7 +149,10 @@ impl Plan {
             identity: &self.identity,
             memory_dir: self.dir.as_deref().map(paths::with_sep),
             added: &self.added,
-            updated: if self.changes_index() { vec![INDEX] } else { Vec::new() },
+            updated: [(self.changes_index(), INDEX), (self.changes_team_index(), TEAM_INDEX)]
+                .into_iter()
+                .filter_map(|(changed, f)| changed.then_some(f))
+                .collect(),
             deleted: Vec::new(),
             skipped: &self.skipped,
             conflicts: &self.conflicts,
@@ -229,6 +243,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         index_cut: None,
         cut_entries: Vec::new(),
         mtimes: crate::bundle::Mtimes::default(),
+        team_index: None,
     };
     let Target::Dir { dir, project } = target else {
         return Ok(plan);
@@ -242,7 +257,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
     let dir_exists = dir.is_dir();
     let mut checked: Vec<&Path> = Vec::new();
     for f in &p.entry.files {
-        if f.path == INDEX {
+        if f.path == INDEX || f.path == TEAM_INDEX {
             continue;
         }
         let bytes = &p.bytes[&f.path];
@@ -309,6 +324,25 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         }
         plan.cut_entries = m.cut_entries;
     }
+    if let Some(incoming) = p.bytes.get(TEAM_INDEX) {
+        let path = dir.join(TEAM_INDEX);
+        let before = match fs::symlink_metadata(&path) {
+            Ok(_) => {
+                if dir.is_dir() {
+                    store::ensure_contained(dir, &path)?;
+                }
+                Some(String::from_utf8_lossy(&store::read_for_update(&path)?).into_owned())
+            }
+            Err(_) => None,
+        };
+        let team_files: Vec<(String, Vec<u8>)> = present
+            .iter()
+            .filter_map(|(rel, b)| Some((rel.strip_prefix("team/")?.to_string(), b.clone())))
+            .collect();
+        let local = before.clone().unwrap_or_default();
+        let m = merge::merge_index(&String::from_utf8_lossy(incoming), &local, &team_files);
+        plan.team_index = Some((before, m.new_target_index));
+    }
     Ok(plan)
 }
 
@@ -332,6 +366,19 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     if let Err(e) = w.create_all_at(&files) {
         w.roll_back();
         return Err(e);
+    }
+    if plan.changes_team_index()
+        && let Some((before, after)) = &plan.team_index
+    {
+        let index = dir.join(TEAM_INDEX);
+        let done = match before {
+            Some(old) => w.replace_expecting(&index, old.as_bytes(), after.as_bytes()),
+            None => w.create(&index, after.as_bytes()),
+        };
+        if let Err(e) = done {
+            w.roll_back();
+            return Err(e);
+        }
     }
     if plan.changes_index() {
         let index = dir.join(INDEX);

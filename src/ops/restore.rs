@@ -205,7 +205,13 @@ pub fn find(
     };
     let snaps: Vec<&Snap> = match (at, &store) {
         (Some(spec), Some(s)) => {
-            let id = s.resolve(spec, &log, now)?;
+            // A snapshot of a store set aside as unreadable (SPEC v3 §8.1) too.
+            let asides = crate::history::aside::open_all(history, dir.main());
+            let (aside, id) = crate::history::aside::resolve(s, &log, &asides, spec, now)?;
+            if aside.is_some() {
+                return find_aside(dir, reference, history, warnings, Some(id))
+                    .ok_or_else(|| not_found(dir, reference, at));
+            }
             log.iter().filter(|x| x.id == id).collect()
         }
         _ => log.iter().collect(),
@@ -257,7 +263,7 @@ pub fn find(
             // Not in this store's history or the trash: the stores set aside as
             // unreadable may still hold it (SPEC v3 §8.1, issue 29 point 4).
             Err(e) if e.kind == Kind::NotFound && at.is_none() => {
-                return find_aside(dir, reference, history, warnings).ok_or(e);
+                return find_aside(dir, reference, history, warnings, None).ok_or(e);
             }
             Err(e) => return Err(e),
         }
@@ -309,8 +315,16 @@ pub fn find(
 
 /// The newest copy of the memory `reference` names (path, stem or name, SPEC
 /// §3.2) in the set-aside stores of the dir, with a warning naming the store.
-fn find_aside(dir: &MemoryDir, reference: &str, history: &Settings, warnings: &mut Vec<String>) -> Option<Source> {
-    let snaps = crate::history::aside::snapshots(history, dir.main());
+/// With `only`, in that snapshot alone (`--at`).
+fn find_aside(
+    dir: &MemoryDir,
+    reference: &str,
+    history: &Settings,
+    warnings: &mut Vec<String>,
+    only: Option<gix::ObjectId>,
+) -> Option<Source> {
+    let mut snaps = crate::history::aside::snapshots(history, dir.main());
+    snaps.retain(|a| only.is_none_or(|id| a.snap.id == id));
     // Each memory's newest copy: the snapshot and its path in the store.
     let mut newest: BTreeMap<String, (usize, Vec<u8>)> = BTreeMap::new();
     for (i, a) in snaps.iter().enumerate() {

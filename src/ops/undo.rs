@@ -15,7 +15,8 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use crate::error::{Error, Kind};
-use crate::history::{ChangeKind, FileState, Settings, Snap, Store, changes};
+use crate::history::aside::{self, Aside};
+use crate::history::{ChangeKind, FileState, Reader, Settings, Snap, State, Store, changes};
 use crate::memdir::{MemoryDir, Scope};
 use crate::ops::restore::{Conflict, Entry, Report, Restored, Undo, mtime_text, read_entry};
 use crate::store::Writer;
@@ -60,6 +61,8 @@ pub struct OutsideAction {
 /// What `undo` will do.
 pub struct Plan {
     pub dir: MemoryDir,
+    /// The set-aside store the snapshots undone were found in (SPEC v3 §8.1).
+    pub aside: Option<PathBuf>,
     /// The snapshots undone, newest first (one, or a dream run).
     pub snaps: Vec<Snap>,
     pub actions: Vec<Action>,
@@ -96,10 +99,19 @@ impl Plan {
                 .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
                 .unwrap_or_default()
         };
+        let whence = match &self.aside {
+            Some(p) => format!(
+                ", from the set-aside store {}",
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
+            None => String::new(),
+        };
         match self.snaps.as_slice() {
-            [one] => format!("snapshot {} ({}, {})", one.short(), one.trigger(), when(one)),
+            [one] => format!("snapshot {} ({}, {}{whence})", one.short(), one.trigger(), when(one)),
             [newest, .., oldest] => format!(
-                "the dream run of {} snapshots {}..{} ({} to {})",
+                "the dream run of {} snapshots {}..{} ({} to {}{whence})",
                 self.snaps.len(),
                 oldest.short(),
                 newest.short(),
@@ -191,45 +203,36 @@ pub fn plan(
 ) -> Result<Plan, Error> {
     let mut store = Store::open_existing(history, main, now)?;
     let log = store.log()?;
+    // The stores set aside as unreadable (SPEC v3 §8.1): a change recorded only
+    // there is found too; they are older than every snapshot of this store.
+    let asides = aside::open_all(history, main);
     let is_baseline = |s: &Snap| s.parent.is_none() || s.trigger() == "baseline";
-    let snaps: Vec<Snap> = match target {
+    let (snaps, from_aside): (Vec<Snap>, Option<&Aside>) = match target {
         Target::Newest => {
             // The newest snapshot that changed some file's content: one that only
             // touched files (an mtime moved, the bytes the same) is not what a user
             // means by "the last change" (SPEC §8.3: conflicts are changed files).
-            let mut candidates = log.iter().filter(|s| !is_baseline(s));
-            let first = candidates.next().ok_or_else(|| {
+            let here = pick_newest(log.iter().filter(|s| !is_baseline(s)), &|p| store.state(p).ok(), &store);
+            let found = match here {
+                Some(s) => Some((s.clone(), None)),
+                None => asides.iter().find_map(|a| {
+                    let cands = a.snaps.iter().map(|(s, _)| s).filter(|s| !is_baseline(s));
+                    pick_newest(cands, &|p| a.get(p).map(|(_, st)| st.clone()), a).map(|s| (s.clone(), Some(a)))
+                }),
+            };
+            let (pick, a) = found.ok_or_else(|| {
                 Error::new(Kind::NotFound, "nothing to undo: history holds only the baseline")
                     .hint("the baseline records what was there when history started; it is never undone")
             })?;
-            let only_touches = |s: &Snap| -> bool {
-                let (Some(parent), Ok(to)) = (s.parent, store.state(s.id)) else {
-                    return false;
-                };
-                let Ok(from) = store.state(parent) else {
-                    return false;
-                };
-                let c = changes(&from, &to);
-                !c.is_empty() && c.iter().all(|c| c.kind == ChangeKind::Touched)
-            };
-            let mut pick = first;
-            let mut next = Some(first);
-            while let Some(s) = next {
-                if !only_touches(s) {
-                    pick = s;
-                    break;
-                }
-                next = candidates.next();
-            }
-            vec![pick.clone()]
+            (vec![pick], a)
         }
         Target::Named(spec) => {
-            let id = store.resolve(spec, &log, now)?;
-            let s = log
-                .iter()
-                .find(|s| s.id == id)
-                .cloned()
-                .ok_or_else(|| Error::new(Kind::NotFound, format!("no snapshot {spec}")))?;
+            let (a, id) = aside::resolve(&store, &log, &asides, spec, now)?;
+            let s = match a {
+                Some(a) => a.get(id).map(|(s, _)| s.clone()),
+                None => log.iter().find(|s| s.id == id).cloned(),
+            }
+            .ok_or_else(|| Error::new(Kind::NotFound, format!("no snapshot {spec}")))?;
             if is_baseline(&s) {
                 return Err(Error::new(
                     Kind::InvalidInput,
@@ -237,33 +240,66 @@ pub fn plan(
                 )
                 .hint("undo a later snapshot, or restore single memories with `memctl restore REF --at SNAP`"));
             }
-            vec![s]
+            (vec![s], a)
         }
-        Target::Dream => {
-            let start = log.iter().position(|s| s.trigger() == "dream").ok_or_else(|| {
-                Error::new(Kind::NotFound, "no dream in history")
-                    .hint("a dream is recorded when the consolidation lock moved with the files; `memctl history` lists the snapshots")
-            })?;
-            log[start..]
-                .iter()
-                .take_while(|s| s.trigger() == "dream" && !is_baseline(s))
-                .cloned()
-                .collect()
-        }
+        Target::Dream => match log.iter().position(|s| s.trigger() == "dream") {
+            Some(start) => (
+                log[start..]
+                    .iter()
+                    .take_while(|s| s.trigger() == "dream" && !is_baseline(s))
+                    .cloned()
+                    .collect(),
+                None,
+            ),
+            None => {
+                // The newest dream snapshot of a set-aside store, and the dream
+                // snapshots before it along its parents.
+                let found = asides.iter().find_map(|a| {
+                    let (first, _) = a
+                        .snaps
+                        .iter()
+                        .find(|(s, _)| s.trigger() == "dream" && !is_baseline(s))?;
+                    let mut run = vec![first.clone()];
+                    while let Some((p, _)) = run[run.len() - 1].parent.and_then(|p| a.get(p)) {
+                        if p.trigger() != "dream" || is_baseline(p) || run.len() > a.snaps.len() {
+                            break;
+                        }
+                        run.push(p.clone());
+                    }
+                    Some((run, a))
+                });
+                let (run, a) = found.ok_or_else(|| {
+                    Error::new(Kind::NotFound, "no dream in history")
+                        .hint("a dream is recorded when the consolidation lock moved with the files; `memctl history` lists the snapshots")
+                })?;
+                (run, Some(a))
+            }
+        },
     };
     let newest = &snaps[0];
     let oldest = &snaps[snaps.len() - 1];
     let Some(parent) = oldest.parent else {
         return Err(Error::new(Kind::InvalidInput, "the baseline cannot be undone"));
     };
-    let from = store.state(parent)?;
-    let to = store.state(newest.id)?;
     let (now_state, fresh) = store.state_now(main)?;
     let mut warnings = std::mem::take(&mut store.warnings);
+    let src: &dyn Reader = match from_aside {
+        Some(a) => {
+            warnings.push(format!(
+                "{} was found in the history store set aside as unreadable: {}",
+                newest.short(),
+                a.path.display()
+            ));
+            a
+        }
+        None => &store,
+    };
+    let from = src.state(parent)?;
+    let to = src.state(newest.id)?;
     let mut actions = Vec::new();
     let mut conflicts = Vec::new();
     let blob = |f: &FileState, rel: &[u8]| -> Result<Vec<u8>, Error> {
-        match store.blob(f.oid) {
+        match src.blob(f.oid) {
             Ok(b) => Ok(b),
             Err(e) => fresh.get(rel).cloned().ok_or(e),
         }
@@ -271,9 +307,11 @@ pub fn plan(
     // A file the state to go back to recorded as unsettled (another program was
     // rewriting it; SPEC v3 §8.1) holds an older copy, not what was there: undo
     // never writes it back, not even with --force.
-    let unsettled: Vec<String> = log
-        .iter()
-        .find(|s| s.id == parent)
+    let parent_snap = match from_aside {
+        Some(a) => a.get(parent).map(|(s, _)| s),
+        None => log.iter().find(|s| s.id == parent),
+    };
+    let unsettled: Vec<String> = parent_snap
         .map(|s| {
             s.trailers
                 .iter()
@@ -349,15 +387,37 @@ pub fn plan(
         });
     }
     refuse_half_undo(&actions, &conflicts)?;
-    let outside = plan_outside(&store, &snaps, &mut warnings)?;
+    let outside = plan_outside(src, &snaps, &mut warnings)?;
     Ok(Plan {
         dir: MemoryDir::open(main, Scope::Main),
+        aside: from_aside.map(|a| a.path.clone()),
         snaps,
         actions,
         outside,
         conflicts,
         warnings,
     })
+}
+
+/// The first of `cands` (newest first) that changed some file's content, else
+/// the first one; `parent_state` gives a snapshot's parent's state.
+fn pick_newest<'a>(
+    mut cands: impl Iterator<Item = &'a Snap>,
+    parent_state: &dyn Fn(gix::ObjectId) -> Option<State>,
+    reader: &dyn Reader,
+) -> Option<&'a Snap> {
+    let only_touches = |s: &Snap| -> bool {
+        let (Some(from), Ok(to)) = (s.parent.and_then(parent_state), reader.state(s.id)) else {
+            return false;
+        };
+        let c = changes(&from, &to);
+        !c.is_empty() && c.iter().all(|c| c.kind == ChangeKind::Touched)
+    };
+    let first = cands.next()?;
+    if !only_touches(first) {
+        return Some(first);
+    }
+    Some(cands.find(|s| !only_touches(s)).unwrap_or(first))
 }
 
 /// The same bytes (and kind: file or symlink), whatever the mtimes.
@@ -417,7 +477,7 @@ fn refuse_half_undo(actions: &[Action], conflicts: &[Conflict]) -> Result<(), Er
 /// The outside files the undone snapshots changed (oldest first: the first
 /// snapshot's previous bytes, the last one's result), each put back when it still
 /// holds what the command left; else a warning naming it.
-fn plan_outside(store: &Store, snaps: &[Snap], warnings: &mut Vec<String>) -> Result<Vec<OutsideAction>, Error> {
+fn plan_outside(store: &dyn Reader, snaps: &[Snap], warnings: &mut Vec<String>) -> Result<Vec<OutsideAction>, Error> {
     let mut files: Vec<(crate::history::OutsideFile, String)> = Vec::new();
     for s in snaps.iter().rev() {
         for f in store.outside(s.id)? {

@@ -46,14 +46,17 @@ pub fn one(ctx: &Context, as_id: Option<&str>, require_dir: bool) -> Result<Sour
         key: key_of(&main),
         project_path: res.project.as_ref().map(|p| PathBuf::from(&p.root)),
         memory_dir: main,
+        team: false,
     })
 }
 
 /// Every project with memories that has an identity; the others are named in a warning.
 /// `command` is `export` or `sync`: the warnings name it, and tell how to run it
-/// on the project alone.
+/// on the project alone. With `--team` (SPEC v3 §3.14) each project's team dir
+/// alone, under the project's identity; projects without one are skipped and
+/// counted.
 pub fn all(ctx: &Context, out: &mut Output, command: &str) -> Result<Vec<Source>, Error> {
-    refuse_team(ctx, command)?;
+    let team = ctx.request.team;
     let mut sources: Vec<Source> = Vec::new();
     let (done, alone) = match command {
         "sync" => ("synced", "sync it alone with `memctl --dir {} sync --as ID`"),
@@ -62,7 +65,7 @@ pub fn all(ctx: &Context, out: &mut Output, command: &str) -> Result<Vec<Source>
             "export it alone with `memctl --dir {} export --as ID -o FILE`",
         ),
     };
-    for row in each::rows_for(ctx, out, false)? {
+    for row in each::rows_for(ctx, out, team)? {
         let identity = row.identity_now();
         let Some(identity) = identity.filter(|i| check_identity(i).is_ok()) else {
             out.warn(format!(
@@ -84,28 +87,10 @@ pub fn all(ctx: &Context, out: &mut Output, command: &str) -> Result<Vec<Source>
             key: row.key.clone(),
             project_path: row.project_path.clone(),
             memory_dir: row.memory_dir.clone(),
+            team,
         });
     }
     Ok(sources)
-}
-
-/// SPEC §3.14 wants `--all-projects --team` to work on each project's team dir;
-/// `export` and `sync` move a project's main memory dir under its identity and a
-/// team dir has no identity of its own, so until they carry team dirs the pair is
-/// a usage error that says why, never the main dirs moved in silence (issue 32).
-fn refuse_team(ctx: &Context, command: &str) -> Result<(), Error> {
-    if !ctx.request.team {
-        return Ok(());
-    }
-    Err(Error::new(
-        Kind::Usage,
-        format!(
-            "--team cannot be combined with {command} --all-projects: {command} moves each project's main memory dir under its identity, and a team dir has no identity of its own"
-        ),
-    )
-    .hint(format!(
-        "drop --team: `memctl {command} --all-projects` moves every project's memory dir"
-    )))
 }
 
 pub fn check_identity(id: &str) -> Result<(), Error> {

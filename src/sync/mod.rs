@@ -21,7 +21,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use crate::error::{Error, Kind};
-use crate::memdir::{INDEX, MemoryDir, Scope};
+use crate::memdir::{INDEX, MemoryDir, Scope, TEAM, TEAM_INDEX};
 use crate::ops::import::{Conflict, conflict_name, conflict_suffix};
 use crate::store::{Recording, Writer};
 use merge::Decision;
@@ -39,6 +39,10 @@ pub struct Target {
     pub identity: String,
     pub dir: PathBuf,
     pub project: Option<PathBuf>,
+    /// Only the team dir (`--all-projects --team`, SPEC v3 §3.14): the files under
+    /// `team/` of the project's tree, which a whole-project sync carries at the
+    /// same place; the rest of the tree is left as it is, on both sides.
+    pub team: bool,
 }
 
 impl Target {
@@ -46,6 +50,49 @@ impl Target {
     pub fn member(&self) -> String {
         member(&self.identity)
     }
+
+    /// The ref of the last commit this target was synced at (its merge base).
+    /// The team dir has its own: a team sync merges only `team/`, so its commit
+    /// is no base for the rest of the project.
+    fn synced_ref(&self) -> String {
+        if self.team {
+            SyncRepo::synced_ref(&format!("{}\0{}", self.identity, TEAM))
+        } else {
+            SyncRepo::synced_ref(&self.identity)
+        }
+    }
+
+    /// The files of the project this target moves: all, or the team dir's.
+    fn prefix(&self) -> &'static str {
+        if self.team { "team/" } else { "" }
+    }
+
+    /// The index it merges by lines (SPEC §11.3 step 3).
+    fn index(&self) -> &'static str {
+        if self.team { TEAM_INDEX } else { INDEX }
+    }
+
+    /// Keep only the files this target moves.
+    fn only_mine<T>(&self, files: &mut BTreeMap<String, T>) {
+        if self.team {
+            files.retain(|k, _| k.starts_with(self.prefix()));
+        }
+    }
+}
+
+/// `files` (a team target's) with the rest of the project's tree `tree` as it
+/// is: a team sync writes only `team/` of the project.
+fn with_rest(r: &SyncRepo, t: &Target, tree: Option<ObjectId>, files: &Files) -> Result<Files, Error> {
+    if !t.team {
+        return Ok(files.clone());
+    }
+    let mut all = match tree {
+        Some(tree) => r.walk(tree)?.files,
+        None => Files::new(),
+    };
+    all.retain(|k, _| !k.starts_with(t.prefix()));
+    all.extend(files.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Ok(all)
 }
 
 /// The dir of a project in the sync repository, under `projects/`.
@@ -252,24 +299,24 @@ fn memory_type(bytes: &[u8]) -> Option<String> {
 }
 
 /// The files `a` and `b` hold differently (or only one of them holds), memories first.
-fn names_differing(a: &Files, b: &Files) -> Vec<String> {
+fn names_differing(a: &Files, b: &Files, index: &str) -> Vec<String> {
     let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    let (mut out, index): (Vec<String>, Vec<String>) = names
+    let (mut out, indexes): (Vec<String>, Vec<String>) = names
         .into_iter()
         .filter(|k| a.get(*k).map(|x| x.oid) != b.get(*k).map(|x| x.oid))
         .cloned()
-        .partition(|k| k.as_str() != INDEX);
-    out.extend(index);
+        .partition(|k| k.as_str() != index);
+    out.extend(indexes);
     out
 }
 
-fn memories(f: &Files) -> usize {
-    f.keys().filter(|k| k.as_str() != INDEX).count()
+fn memories(f: &Files, index: &str) -> usize {
+    f.keys().filter(|k| k.as_str() != index).count()
 }
 
-fn deletions(from: &Files, to: &Files) -> usize {
+fn deletions(from: &Files, to: &Files, index: &str) -> usize {
     from.keys()
-        .filter(|k| k.as_str() != INDEX && !to.contains_key(*k))
+        .filter(|k| k.as_str() != index && !to.contains_key(*k))
         .count()
 }
 
@@ -317,11 +364,7 @@ fn plan_project(
     (write_blobs, fresh_base): (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Result<Plan, Error> {
-    let base_commit = if fresh_base {
-        None
-    } else {
-        r.ref_id(&SyncRepo::synced_ref(&t.identity))
-    };
+    let base_commit = if fresh_base { None } else { r.ref_id(&t.synced_ref()) };
     let remote_tip = r.ref_id(REMOTE_BRANCH);
     // A remote that does not descend from the commit this machine last synced
     // (rolled back, force-pushed, its branch deleted) is no base for a merge: its
@@ -349,6 +392,8 @@ fn plan_project(
     };
     let base_reserved = base_walk.as_ref().map(|w| w.reserved.clone()).unwrap_or_default();
     let mut base = base_walk.map(|w| w.files).unwrap_or_default();
+    t.only_mine(&mut base);
+    let index_name = t.index();
     // `--push-local` and `--accept-remote` resolve a remote memctl cannot merge: one
     // rolled back (above), or, for `--push-local`, one whose tree it refuses (over a
     // limit, a dot path). Against a remote that moved forward normally (or on a
@@ -372,7 +417,12 @@ fn plan_project(
         ));
     }
     let mut skipped = Vec::new();
-    let (mut local, local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
+    let (mut local, mut local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
+    t.only_mine(&mut local);
+    if t.team {
+        local_bytes.retain(|k, _| k.starts_with(t.prefix()));
+    }
+    skipped.retain(|s| s.starts_with(t.prefix()));
     // A file that cannot travel (a symlink, too big, unreadable) is not a local
     // deletion: it keeps its synced entry, so no machine deletes its copy.
     carry(&mut local, &skipped, &[&base]);
@@ -401,7 +451,9 @@ fn plan_project(
                 )
                 .hint("remove it from the remote, or restore the remote from this machine with `memctl sync --push-local`"));
             }
-            (walked.files.clone(), walked.files)
+            let mut files = walked.files;
+            t.only_mine(&mut files);
+            (files.clone(), files)
         }
         (_, None) => (base.clone(), base.clone()),
     };
@@ -428,15 +480,15 @@ fn plan_project(
     };
     // Local changes that delete more than half of the memories.
     let mut approved = false;
-    if more_than_half(deletions(&base, &local), memories(&base)) {
+    if more_than_half(deletions(&base, &local, index_name), memories(&base, index_name)) {
         if !opts.allow_mass_delete {
             return Err(Error::new(
                 Kind::Conflict,
                 format!(
                     "{}: the local changes delete {} of {} memories; nothing was written or pushed",
                     t.identity,
-                    deletions(&base, &local),
-                    memories(&base)
+                    deletions(&base, &local, index_name),
+                    memories(&base, index_name)
                 ),
             )
             .hint("if that is meant, run `memctl sync --allow-mass-delete`; else bring the files back (`memctl history`, `memctl restore`)"));
@@ -448,7 +500,7 @@ fn plan_project(
     // permission (SPEC v3 §11.3).
     if remote_tip.is_some()
         && base_known
-        && more_than_half(deletions(&base, &incoming), memories(&base))
+        && more_than_half(deletions(&base, &incoming, index_name), memories(&base, index_name))
         && !opts.allow_mass_delete
     {
         return Err(Error::new(
@@ -456,8 +508,8 @@ fn plan_project(
             format!(
                 "{}: what the remote sent deletes {} of {} memories here; nothing was written or pushed",
                 t.identity,
-                deletions(&base, &incoming),
-                memories(&base)
+                deletions(&base, &incoming, index_name),
+                memories(&base, index_name)
             ),
         )
         .hint("if that is meant, approve it on this machine with `memctl sync --allow-mass-delete` (`--dry-run` lists the files first; an approval in the remote's commits does not count)"));
@@ -473,7 +525,7 @@ fn plan_project(
     let names: BTreeSet<&String> = base.keys().chain(local.keys()).chain(incoming.keys()).collect();
     let oid = |f: &Files, k: &str| f.get(k).map(|b| b.oid);
     for rel in names {
-        if rel == INDEX {
+        if rel == index_name {
             continue;
         }
         let (b, l, rm) = (oid(&base, rel), oid(&local, rel), oid(&incoming, rel));
@@ -565,21 +617,34 @@ fn plan_project(
             Some(tree) => r.walk(tree).map(|w| w.files).unwrap_or_else(|_| remote.clone()),
             None => Files::new(),
         };
-        report.sent = names_differing(&local, &there);
+        let mut there = there;
+        t.only_mine(&mut there);
+        report.sent = names_differing(&local, &there, index_name);
     } else if local
-        .get(INDEX)
-        .is_some_and(|l| remote.get(INDEX).is_none_or(|r| r.oid != l.oid))
+        .get(index_name)
+        .is_some_and(|l| remote.get(index_name).is_none_or(|r| r.oid != l.oid))
     {
-        report.sent.push(INDEX.to_string());
+        report.sent.push(index_name.to_string());
     }
     // MEMORY.md: lines keyed by link target (steps 3–4).
     let text = |f: &Files| -> Result<Option<String>, Error> {
-        match f.get(INDEX) {
+        match f.get(index_name) {
             Some(b) => Ok(Some(String::from_utf8_lossy(&r.blob(b.oid)?).into_owned())),
             None => Ok(None),
         }
     };
-    let local_index = local_bytes.get(INDEX).map(|b| String::from_utf8_lossy(b).into_owned());
+    let local_index = local_bytes
+        .get(index_name)
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    // The index links its files relative to its own dir (`team/x.md` is `x.md`
+    // in `team/MEMORY.md`).
+    let linked = |set: &BTreeSet<String>| -> BTreeSet<String> {
+        set.iter()
+            .filter_map(|rel| rel.strip_prefix(t.prefix()))
+            .map(str::to_string)
+            .collect()
+    };
+    let prefix = t.prefix();
     let remote_index = if mode == Mode::PushLocal {
         None
     } else {
@@ -596,13 +661,15 @@ fn plan_project(
             }
         }
         let type_of = |f: &str| -> Option<String> {
+            let f = format!("{prefix}{f}");
             types
-                .get(f)
+                .get(&f)
                 .cloned()
                 .flatten()
-                .or_else(|| local_bytes.get(f).and_then(|b| memory_type(b)))
+                .or_else(|| local_bytes.get(&f).and_then(|b| memory_type(b)))
         };
         let l = local_index.clone().unwrap_or_default();
+        let (gone, kept) = (linked(&gone), linked(&kept));
         let merged = merge::merge_index(
             &base_index,
             &l,
@@ -624,9 +691,9 @@ fn plan_project(
             }
             report.cut_entries = crate::index::place::cut_entries(&l, &merged);
             if local_index.is_some() {
-                report.updated.push(INDEX.to_string());
+                report.updated.push(index_name.to_string());
             } else {
-                report.added.push(INDEX.to_string());
+                report.added.push(index_name.to_string());
             }
             index = Some((local_index, merged));
         }
@@ -717,8 +784,9 @@ fn apply(r: &SyncRepo, plan: &mut Plan, w: &mut Writer, opts: &Options, machine:
             }
         }
     }
+    let index_name = plan.target.index();
     if let Some((before, after)) = &plan.index {
-        let path = dir.join(INDEX);
+        let path = dir.join(index_name);
         match before {
             Some(old) => {
                 if let Err(e) = w.replace_expecting(&path, old.as_bytes(), after.as_bytes()) {
@@ -726,15 +794,15 @@ fn apply(r: &SyncRepo, plan: &mut Plan, w: &mut Writer, opts: &Options, machine:
                         return Err(e);
                     }
                     // Changed meanwhile: left as it is now; the next sync merges it.
-                    plan.report.updated.retain(|f| f != INDEX);
-                    plan.report.skipped.push(INDEX.to_string());
+                    plan.report.updated.retain(|f| f != index_name);
+                    plan.report.skipped.push(index_name.to_string());
                 }
             }
             None => match w.create(&path, after.as_bytes()) {
                 Ok(()) => {}
                 Err(e) if e.kind == Kind::Exists => {
-                    plan.report.added.retain(|f| f != INDEX);
-                    plan.report.skipped.push(INDEX.to_string());
+                    plan.report.added.retain(|f| f != index_name);
+                    plan.report.skipped.push(index_name.to_string());
                 }
                 Err(e) => return Err(e),
             },
@@ -950,6 +1018,8 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
                 apply(&r, plan, w, opts, &machine_of_remote(&r))?;
                 let mut skipped = Vec::new();
                 let (mut files, _) = read_local(&r, &plan.target.dir, true, &mut skipped)?;
+                plan.target.only_mine(&mut files);
+                skipped.retain(|s| s.starts_with(plan.target.prefix()));
                 carry(&mut files, &skipped, &[&plan.remote, &plan.local]);
                 files
             };
@@ -961,7 +1031,9 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
                     b.mtime_ns = rb.mtime_ns;
                 }
             }
-            projects.insert(plan.target.member(), r.write_project(&files)?);
+            let member = plan.target.member();
+            let files = with_rest(&r, &plan.target, projects.get(&member).copied(), &files)?;
+            projects.insert(member, r.write_project(&files)?);
             if plan.mass_delete_approved {
                 approved.push(plan.target.identity.clone());
             }
@@ -1049,7 +1121,9 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
 fn commit_local(r: &SyncRepo, plans: &[Plan], machine: &str, now: DateTime<Utc>) -> Result<(), Error> {
     let mut projects = r.projects(r.ref_id(BRANCH))?;
     for plan in plans {
-        projects.insert(plan.target.member(), r.write_project(&plan.local)?);
+        let member = plan.target.member();
+        let files = with_rest(r, &plan.target, projects.get(&member).copied(), &plan.local)?;
+        projects.insert(member, r.write_project(&files)?);
     }
     let tree = r.write_root(&projects)?;
     let main = r.ref_id(BRANCH);
@@ -1065,11 +1139,7 @@ fn commit_local(r: &SyncRepo, plans: &[Plan], machine: &str, now: DateTime<Utc>)
 /// after its memory dir was written.
 fn set_synced(r: &SyncRepo, plans: &[Plan], commit: ObjectId) -> Result<(), Error> {
     for plan in plans {
-        r.set_ref(
-            &SyncRepo::synced_ref(&plan.target.identity),
-            commit,
-            "sync: memory dir written",
-        )?;
+        r.set_ref(&plan.target.synced_ref(), commit, "sync: memory dir written")?;
     }
     Ok(())
 }

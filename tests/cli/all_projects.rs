@@ -307,40 +307,6 @@ fn lint_fix_runs_on_every_project() {
     );
 }
 
-#[test]
-fn export_and_sync_all_projects_with_team_is_a_usage_error_naming_why() {
-    // issue 32, SPEC §3.14: `--team` with `export`/`sync --all-projects` moved
-    // the main memory dirs in silence; until they carry team dirs it is refused.
-    let h = home();
-    let team = h
-        .env
-        .home()
-        .join(".claude/projects")
-        .join(key(&h.alpha))
-        .join("memory/team");
-    fs::create_dir_all(&team).unwrap();
-    let remote = h.env.root().join("remote.git");
-    let remote = remote.to_str().unwrap();
-    for (command, args) in [
-        ("export", vec!["--team", "export", "--all-projects", "-o", "b.tar.gz"]),
-        ("sync", vec!["--team", "sync", "--all-projects", "--remote", remote]),
-    ] {
-        let (stdout, stderr, code) = run(&h.env, &args);
-        assert_eq!(code, 2, "{args:?}: {stderr}");
-        assert_eq!(
-            stderr,
-            format!(
-                "memctl: --team cannot be combined with {command} --all-projects: {command} moves each project's main memory dir under its identity, and a team dir has no identity of its own\nhint: drop --team: `memctl {command} --all-projects` moves every project's memory dir\n"
-            ),
-            "{args:?}"
-        );
-        assert!(stdout.is_empty(), "{args:?}");
-    }
-    assert!(!h.env.root().join("b.tar.gz").exists());
-    assert!(!h.env.home().join("b.tar.gz").exists());
-    assert!(!Path::new(remote).exists());
-}
-
 /// SPEC §3.14: `snapshot` takes `--all-projects` like the other commands: one
 /// snapshot per project (a baseline the first time, nothing new the second), and
 /// with `--dir` it is a usage error naming both.

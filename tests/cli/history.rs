@@ -238,9 +238,11 @@ fn history_json_has_the_spec_shape() {
             "lock_mtime",
             "changes",
             "recorded_by",
-            "message"
+            "message",
+            "set_aside_store"
         ]
     );
+    assert_eq!(snap["set_aside_store"], Value::Null, "the dir's own store");
     assert_eq!(snap["id"].as_str().unwrap().len(), 8);
     assert_eq!(
         snap["changes"][1],
@@ -249,7 +251,7 @@ fn history_json_has_the_spec_shape() {
     // Piped: one tab-separated record per snapshot, the fields in that order.
     let piped = memctl(&env, &["history"]).ok();
     let fields: Vec<&str> = piped.stdout.trim_end().split('\t').collect();
-    assert_eq!(fields.len(), 11, "{}", piped.stdout);
+    assert_eq!(fields.len(), 12, "{}", piped.stdout);
     assert_eq!(fields[2], "baseline");
     assert_eq!(fields[3], "-");
     assert!(fields[8].starts_with("[{\"file\":\"MEMORY.md\""), "{}", fields[8]);
@@ -577,7 +579,24 @@ fn a_corrupt_store_is_set_aside_and_the_write_is_made() {
             history_root(&env).join(&aside[0]).join("HEAD").is_file(),
             "kept, not overwritten"
         );
-        assert_eq!(triggers(&env), ["add", "baseline"], "{how}");
+        // The set-aside store's readable snapshots are listed after the new
+        // store's (SPEC v3 §8.1): its baseline, when its objects are intact.
+        let want: &[&str] = if how == "missing head" {
+            &["add", "baseline", "baseline"]
+        } else {
+            &["add", "baseline"]
+        };
+        assert_eq!(triggers(&env), want, "{how}");
+        // A set-aside store none of whose snapshots can be read is still named.
+        let listed = memctl(&env, &["history"]).ok();
+        assert_eq!(
+            listed
+                .stderr
+                .contains(&format!("{} (no snapshot in it can be read)", aside[0])),
+            how == "garbage objects",
+            "{how}: {}",
+            listed.stderr
+        );
     }
 }
 

@@ -150,7 +150,11 @@ fn a_store_without_its_branch_is_set_aside_with_its_objects() {
     assert!(added.stderr.contains(&aside[0]), "{}", added.stderr);
     assert_eq!(object_count(&history_root(&env).join(&aside[0])), before);
     let listed = memctl(&env, &["history"]).ok();
-    assert!(listed.stderr.contains(&aside[0]), "history names it: {}", listed.stderr);
+    assert!(
+        listed.stdout.contains(&aside[0]),
+        "history lists its snapshots with it: {}",
+        listed.stdout
+    );
     // `restore` looks into the set-aside store (SPEC v3 §8.1).
     let restored = memctl(&env, &["restore", "alpha"]).ok();
     assert!(restored.stderr.contains(&aside[0]), "{}", restored.stderr);
@@ -368,4 +372,135 @@ fn a_large_memory_diffs_and_undoes_like_a_small_one() {
     memctl(&env, &["snapshot"]).ok();
     memctl(&env, &["undo", "--yes"]).ok();
     assert_eq!(read(&env.dir(), "big.md"), text);
+}
+
+/// Break the store so that it cannot be repaired (no branch, no `HEAD`): the next
+/// command sets it aside with its objects (SPEC v3 §8.1).
+fn lose_the_branch(env: &Env) {
+    let s = store(env);
+    fs::remove_file(s.join("refs/heads/main")).unwrap();
+    fs::remove_file(s.join("HEAD")).unwrap();
+}
+
+/// Issue 29 point 4 (rest): `history` lists the snapshots of a set-aside store
+/// too, marked as such, with ids `restore --at`, `diff` and `undo` accept; a
+/// deleted memory recorded only there is found by `history REF`.
+#[test]
+fn history_lists_the_snapshots_of_a_set_aside_store() {
+    let env = with_memories();
+    memctl(&env, &["forget", "--yes", "alpha"]).ok();
+    lose_the_branch(&env);
+    add(&env, "Gamma").ok();
+    let aside = set_aside_stores(&env);
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let aside_path = history_root(&env).join(&aside[0]);
+    let doc = memctl(&env, &["history", "--json"]).ok().json();
+    let snaps = doc["snapshots"].as_array().unwrap();
+    let rows: Vec<(String, Option<String>)> = snaps
+        .iter()
+        .map(|s| {
+            (
+                s["trigger"].as_str().unwrap().to_string(),
+                s["set_aside_store"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    let there = Some(aside_path.display().to_string());
+    assert_eq!(
+        rows,
+        [
+            ("add".to_string(), None),
+            ("baseline".to_string(), None),
+            ("forget".to_string(), there.clone()),
+            ("baseline".to_string(), there.clone()),
+        ],
+        "{doc}"
+    );
+    let forget = &snaps[2];
+    let forget_id = forget["id"].as_str().unwrap().to_string();
+    let files: Vec<&str> = forget["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["MEMORY.md", "alpha.md"], "{forget}");
+    // On a terminal-less pipe the record says where the snapshot comes from.
+    let piped = memctl(&env, &["history"]).ok();
+    let line = piped.stdout.lines().find(|l| l.starts_with(&forget_id)).unwrap();
+    assert!(line.ends_with(&format!("\t{}", aside_path.display())), "{line}");
+    // `history REF` finds the deleted memory's snapshots there.
+    let alpha = memctl(&env, &["history", "--json", "alpha"]).ok().json();
+    let ids: Vec<&str> = alpha["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.first(), Some(&forget_id.as_str()), "{alpha}");
+    // `diff --from` and `restore --at` accept the id.
+    let diff = memctl(&env, &["diff", "--json", "--from", &forget_id]).ok().json();
+    let changed: Vec<&str> = diff["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert!(changed.contains(&"user_gamma.md"), "{diff}");
+    let baseline_id = snaps[3]["id"].as_str().unwrap();
+    let restored = memctl(&env, &["restore", "alpha", "--at", baseline_id]).ok();
+    assert!(restored.stderr.contains(&aside[0]), "{}", restored.stderr);
+    assert_eq!(read(&env.dir(), "alpha.md"), memory_text("Alpha"));
+}
+
+/// Issue 29 point 4 (rest): `undo` finds a change recorded only in a set-aside
+/// store: the newest one (the new store holds only its baseline), one named by
+/// its id, and the last dream run.
+#[test]
+fn undo_finds_a_change_recorded_only_in_a_set_aside_store() {
+    // The newest change: the forget, recorded only in the store set aside.
+    let env = with_memories();
+    memctl(&env, &["forget", "--yes", "alpha"]).ok();
+    lose_the_branch(&env);
+    let undo = memctl(&env, &["undo", "--yes"]).ok();
+    let aside = set_aside_stores(&env);
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert!(
+        undo.stderr.contains(&aside[0]),
+        "the undo names the store: {}",
+        undo.stderr
+    );
+    assert_eq!(read(&env.dir(), "alpha.md"), memory_text("Alpha"));
+    assert!(
+        read(&env.dir(), "MEMORY.md").contains("](alpha.md)"),
+        "its index line is back"
+    );
+    // The undo itself is recorded in the new store: undoing it forgets alpha again.
+    memctl(&env, &["undo", "--yes"]).ok();
+    assert!(!env.dir().join("alpha.md").exists());
+
+    // A snapshot named by its id.
+    let env = with_memories();
+    memctl(&env, &["forget", "--yes", "beta"]).ok();
+    let id = memctl(&env, &["history", "--json"]).ok().json()["snapshots"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    lose_the_branch(&env);
+    memctl(&env, &["snapshot"]).ok();
+    memctl(&env, &["undo", &id, "--yes"]).ok();
+    assert_eq!(read(&env.dir(), "beta.md"), memory_text("Beta"));
+
+    // The last dream run.
+    let env = with_memories();
+    memctl(&env, &["snapshot"]).ok();
+    fs::write(env.dir().join("beta.md"), memory_text("Beta, consolidated")).unwrap();
+    fs::write(env.dir().join(".consolidate-lock"), "").unwrap();
+    set_age(&env.dir().join(".consolidate-lock"), 1.0);
+    let dream = memctl(&env, &["snapshot", "--json"]).ok().json();
+    assert_eq!(dream["trigger"], "dream", "{dream}");
+    lose_the_branch(&env);
+    memctl(&env, &["snapshot"]).ok();
+    memctl(&env, &["undo", "--dream", "--yes"]).ok();
+    assert_eq!(read(&env.dir(), "beta.md"), memory_text("Beta"));
 }

@@ -43,6 +43,7 @@ mod settings_write;
 mod show;
 mod sync;
 mod sync_machines;
+mod team_all_projects;
 mod team_store;
 mod torn;
 mod truncate_check;

@@ -108,7 +108,7 @@ fn lint_search_history_diff_and_snapshot_escape_odd_names() {
     let ls = lines(&out);
     assert_eq!(ls.len(), 2, "one record a snapshot:\n{}", ls.join("\n"));
     for l in &ls {
-        assert_eq!(l.split('\t').count(), 11, "{l}");
+        assert_eq!(l.split('\t').count(), 12, "{l}");
     }
     assert!(ls[0].split('\t').nth(10) == Some("-"), "no message: {}", ls[0]);
 

@@ -390,3 +390,59 @@ fn show_of_an_exact_path_opens_only_that_file() {
     assert_eq!(exact, 0, "other memories opened for show user_3.md");
     assert!(name >= 11, "show m3 reads every memory: {name}");
 }
+
+/// Review finding 12: `show .hidden.md` found the file through the exact-path
+/// shortcut while `list` leaves it out, and said nothing about it. Resolution
+/// considers every `.md` file, also those Claude Code's scan skips (SPEC §3.2),
+/// by each step alike (exact path, stem, name); `show` now says the file is never
+/// scanned, as `list` does.
+#[test]
+fn a_file_claude_code_never_scans_is_shown_by_every_step_and_says_so() {
+    let text = "---\nname: Hidden rule\ndescription: d\ntype: user\n---\nbody\n";
+    let env = || {
+        Env::new().memory_aged(".hidden.md", text, 30.0).memory_aged(
+            "logs/x.md",
+            text.replace("Hidden", "Log").as_str(),
+            30.0,
+        )
+    };
+    let mut outs = Vec::new();
+    for r in [".hidden.md", ".hidden", "Hidden rule"] {
+        let run = env().args(["show", r]).run().success();
+        outs.push(run.stdout.replace(&run_dir(&run), "<dir>/"));
+    }
+    assert!(
+        outs[0].contains(
+            "  scanned:      no — under a dot-named path: Claude Code never scans it (`memctl list` shows it only with --all)\n"
+        ),
+        "{}",
+        outs[0]
+    );
+    assert!(outs.iter().all(|o| *o == outs[0]), "{outs:#?}");
+    let run = env().args(["show", "logs/x.md"]).run().success();
+    assert!(
+        run.stdout
+            .contains("  scanned:      no — under logs/: Claude Code never scans it"),
+        "{}",
+        run.stdout
+    );
+    let list = env().args(["list"]).run().success();
+    assert!(
+        !list.stdout.contains(".hidden.md") && !list.stdout.contains("logs/x.md"),
+        "{}",
+        list.stdout
+    );
+}
+
+/// The memory dir a run used, as printed in `path:`.
+fn run_dir(run: &crate::support::Run) -> String {
+    run.stdout
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("path:"))
+        .map(|p| {
+            let p = p.trim();
+            let cut = p.rfind(".hidden.md").unwrap_or(p.len());
+            p[..cut].to_string()
+        })
+        .unwrap_or_default()
+}
