@@ -308,3 +308,12 @@ mod tests {
         assert!(missing.is_empty(), "add to generate::own_args: {missing:?}");
     }
 }
+
+/// The Claude Code plugin's `hooks/hooks.json` (SPEC v3 §13), as committed under
+/// `plugins/memctl/`: [`crate::hook::install::plugin_hooks`], pretty-printed, with a
+/// final newline.
+pub fn plugin_hooks() -> Vec<u8> {
+    let mut text = serde_json::to_string_pretty(&crate::hook::install::plugin_hooks()).unwrap_or_default();
+    text.push('\n');
+    text.into_bytes()
+}
