@@ -32,6 +32,7 @@ mod oracle_load;
 mod oracle_types;
 mod path;
 mod piped;
+mod plugin;
 mod projects;
 mod recall;
 mod restore;
