@@ -2,6 +2,7 @@
 
 mod support;
 
+mod action;
 mod add;
 mod all_projects;
 mod bad_input;
