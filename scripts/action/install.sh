@@ -5,6 +5,8 @@
 #   MEMCTL_REPO     owner/name of the repository that publishes the releases
 #                   (default: the Action's own, from GITHUB_ACTION_PATH
 #                   `…/_actions/<owner>/<name>/<ref>`; none: build with cargo)
+#   MEMCTL_DOWNLOAD_BASE  where the archives are instead (a mirror; any URL curl
+#                   reads, file:// too)
 #   RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP, GITHUB_PATH: set by GitHub Actions
 # Prints where memctl is; puts its directory on GITHUB_PATH.
 set -euo pipefail
@@ -27,9 +29,11 @@ case "${RUNNER_OS:-$(uname -s)}/${RUNNER_ARCH:-$(uname -m)}" in
 esac
 
 from_release() {
-  [ -n "$target" ] && [ -n "$repo" ] || return 1
+  [ -n "$target" ] && { [ -n "$repo" ] || [ -n "${MEMCTL_DOWNLOAD_BASE:-}" ]; } || return 1
   local base asset
-  if [ "$version" = latest ]; then
+  if [ -n "${MEMCTL_DOWNLOAD_BASE:-}" ]; then
+    base=$MEMCTL_DOWNLOAD_BASE
+  elif [ "$version" = latest ]; then
     base="https://github.com/$repo/releases/latest/download"
   else
     base="https://github.com/$repo/releases/download/$version"
@@ -37,7 +41,15 @@ from_release() {
   asset="memctl-$target.$ext"
   curl -fsSL --retry 3 -o "$dest/$asset" "$base/$asset" || return 1
   curl -fsSL --retry 3 -o "$dest/$asset.sha256" "$base/$asset.sha256" || return 1
-  (cd "$dest" && sha256sum -c "$asset.sha256" >&2) || return 1
+  # A download that does not match its checksum is an error, never a reason to
+  # fall back to building.
+  local sum=(sha256sum)
+  command -v sha256sum >/dev/null 2>&1 || sum=(shasum -a 256)
+  if ! (cd "$dest" && "${sum[@]}" -c "$asset.sha256" >&2); then
+    echo "memctl-action: $asset does not match $asset.sha256; nothing installed" >&2
+    rm -f "$dest/$asset"
+    exit 2
+  fi
   if [ "$ext" = zip ]; then
     (cd "$dest" && unzip -oq "$asset") || return 1
   else

@@ -8,8 +8,10 @@ use std::process::Command;
 
 use crate::support::{Env, NOW};
 
-const BAD_TYPE: &str = "---\nname: bad\ndescription: a note\ntype: preference\n---\n\nBody.\n\n**Why:** x\n**How to apply:** y\n";
-const GOOD: &str = "---\nname: good\ndescription: a note\ntype: feedback\n---\n\nBody.\n\n**Why:** x\n**How to apply:** y\n";
+const BAD_TYPE: &str =
+    "---\nname: bad\ndescription: a note\ntype: preference\n---\n\nBody.\n\n**Why:** x\n**How to apply:** y\n";
+const GOOD: &str =
+    "---\nname: good\ndescription: a note\ntype: feedback\n---\n\nBody.\n\n**Why:** x\n**How to apply:** y\n";
 
 /// A git repository in the Env's temp dir; `files` are written and staged (`git add`).
 fn repo(env: &Env, files: &[(&str, &str)]) -> PathBuf {
@@ -85,7 +87,11 @@ fn r36_action_annotates_a_bad_memory_and_fails_at_the_error_level() {
         "{}",
         o.stdout
     );
-    assert!(o.stdout.starts_with("::group::memctl lint .claude/memory\n"), "{}", o.stdout);
+    assert!(
+        o.stdout.starts_with("::group::memctl lint .claude/memory\n"),
+        "{}",
+        o.stdout
+    );
     assert!(o.stdout.contains("::group::memctl truncate-check .claude/memory\n"));
     // never: the same annotations, exit 0.
     let o = action(&env, &root, &[("INPUT_FAIL_LEVEL", "never")]);
@@ -108,7 +114,8 @@ fn r36_action_fails_on_warnings_only_at_the_warning_level() {
     let o = action(&env, &root, &[]);
     assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
     assert!(
-        o.stdout.contains("::warning file=docs/memory/feedback_more.md,line=1,col=1,title=ML203 index-unindexed::"),
+        o.stdout
+            .contains("::warning file=docs/memory/feedback_more.md,line=1,col=1,title=ML203 index-unindexed::"),
         "{}",
         o.stdout
     );
@@ -117,7 +124,10 @@ fn r36_action_fails_on_warnings_only_at_the_warning_level() {
     let o = action(&env, &root, &[("INPUT_FAIL_LEVEL", "fatal")]);
     assert_eq!(
         (o.code, o.stderr.as_str()),
-        (2, "memctl-action: fail-level must be error, warning or never, not `fatal`\n")
+        (
+            2,
+            "memctl-action: fail-level must be error, warning or never, not `fatal`\n"
+        )
     );
 }
 
@@ -166,5 +176,107 @@ fn r36_action_checks_only_tracked_memory_and_says_when_there_is_none() {
     assert_eq!(
         o.stdout,
         "::notice title=memctl::no tracked memory dir (no MEMORY.md or .claude/memory/ in git); set the paths input to check others\n"
+    );
+}
+
+/// `scripts/action/install.sh` (the Action's first step) for a Linux x64 runner,
+/// with the release archives at `base` and `fake_cargo` first on PATH.
+fn install(env: &Env, base: &Path) -> Out {
+    let fake = env.root().join("fake-bin");
+    fs::create_dir_all(&fake).unwrap();
+    let cargo = fake.join("cargo");
+    fs::write(&cargo, "#!/bin/sh\necho \"cargo $*\" >> \"$FAKE_CARGO_LOG\"\n").unwrap();
+    let mut perms = fs::metadata(&cargo).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&cargo, perms).unwrap();
+    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap_or_default());
+    let o = Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/action/install.sh"))
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", env.home())
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "X64")
+        .env("RUNNER_TEMP", env.root().join("runner"))
+        .env("GITHUB_PATH", env.root().join("github_path"))
+        .env("MEMCTL_DOWNLOAD_BASE", format!("file://{}", base.display()))
+        .env("FAKE_CARGO_LOG", env.root().join("cargo.log"))
+        .output()
+        .unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// A release dir as the release workflow publishes it, for one target.
+fn release(env: &Env, target: &str) -> PathBuf {
+    let base = env.root().join("release");
+    let name = format!("memctl-{target}");
+    fs::create_dir_all(base.join(&name)).unwrap();
+    fs::copy(env!("CARGO_BIN_EXE_memctl"), base.join(&name).join("memctl")).unwrap();
+    let ok = Command::new("tar")
+        .args(["-czf", &format!("{name}.tar.gz"), &name])
+        .current_dir(&base)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let sum = Command::new("sha256sum")
+        .arg(format!("{name}.tar.gz"))
+        .current_dir(&base)
+        .output()
+        .unwrap();
+    fs::write(base.join(format!("{name}.tar.gz.sha256")), sum.stdout).unwrap();
+    fs::remove_dir_all(base.join(&name)).unwrap();
+    base
+}
+
+#[test]
+fn r36_action_installs_the_release_archive_checked_against_its_checksum() {
+    let env = Env::new();
+    let base = release(&env, "x86_64-unknown-linux-musl");
+    let o = install(&env, &base);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let dir = env.root().join("runner/memctl-bin/memctl-x86_64-unknown-linux-musl");
+    assert_eq!(o.stdout, format!("{}/memctl\n", dir.display()));
+    assert_eq!(
+        fs::read_to_string(env.root().join("github_path")).unwrap(),
+        format!("{}\n", dir.display())
+    );
+    let v = Command::new(dir.join("memctl")).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&v.stdout).starts_with("memctl "));
+    assert!(!env.root().join("cargo.log").exists());
+}
+
+#[test]
+fn r36_action_refuses_an_archive_that_does_not_match_and_builds_when_there_is_none() {
+    let env = Env::new();
+    let base = release(&env, "x86_64-unknown-linux-musl");
+    let sum = base.join("memctl-x86_64-unknown-linux-musl.tar.gz.sha256");
+    let text = fs::read_to_string(&sum).unwrap();
+    fs::write(&sum, format!("{}{}", "0".repeat(64), &text[64..])).unwrap();
+    let o = install(&env, &base);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.ends_with(
+            "memctl-action: memctl-x86_64-unknown-linux-musl.tar.gz does not match memctl-x86_64-unknown-linux-musl.tar.gz.sha256; nothing installed\n"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(!env.root().join("cargo.log").exists());
+    // No archive for this runner: cargo install, into the runner's temp dir.
+    let env = Env::new();
+    let empty = env.root().join("empty");
+    fs::create_dir_all(&empty).unwrap();
+    let o = install(&env, &empty);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let root = env.root().join("runner/memctl-bin");
+    assert_eq!(o.stdout, format!("{}/bin/memctl\n", root.display()));
+    assert_eq!(
+        fs::read_to_string(env.root().join("cargo.log")).unwrap(),
+        format!("cargo install --locked --root {} memctl\n", root.display())
     );
 }
