@@ -289,7 +289,7 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             ));
         }
         for p in &plugins {
-            out.warn(plugin_line(p));
+            out.eprint(&format!("{}\n", plugin_line(p)));
         }
         let mut text = String::new();
         for s in &scopes {

@@ -108,6 +108,18 @@ fn r36_status_on_a_terminal_has_a_plugin_line() {
         )),
         "{text}"
     );
+    // Piped: stdout keeps one record per settings scope; the plugin line goes to stderr.
+    let (env, settings) = with_plugin(Env::new().resolved());
+    let bin = Path::new(env!("CARGO_BIN_EXE_memctl")).parent().unwrap().to_path_buf();
+    let run = env.env("PATH", bin).args(["hook", "status"]).run().success();
+    assert_eq!(run.stdout.lines().count(), 3, "{}", run.stdout);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "plugin   installed      memctl@memctl (enabled in {})\n",
+            settings.display()
+        )
+    );
 }
 
 #[test]
