@@ -280,3 +280,64 @@ fn r36_action_refuses_an_archive_that_does_not_match_and_builds_when_there_is_no
         format!("cargo install --locked --root {} memctl\n", root.display())
     );
 }
+
+/// The pre-commit entry (`scripts/pre-commit/memctl-hook`, issue 36 point 4) as
+/// pre-commit runs it: the check, then the staged files that match `files`.
+fn pre_commit(env: &Env, root: &Path, args: &[&str]) -> Out {
+    let o = Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pre-commit/memctl-hook"))
+        .args(args)
+        .current_dir(root)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.home())
+        .env("CLAUDE_CONFIG_DIR", env.home().join(".claude"))
+        .env("XDG_STATE_HOME", env.root().join("state"))
+        .env("MEMCTL_NOW", NOW)
+        .env("MEMCTL_BIN", env!("CARGO_BIN_EXE_memctl"))
+        .output()
+        .unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn r36_pre_commit_refuses_a_bad_memory_and_a_cut_index_in_its_memory_dir() {
+    let env = Env::new();
+    let mut index = String::from("- [Bad](feedback_bad.md) — a note\n");
+    let root = repo(
+        &env,
+        &[
+            (".claude/memory/MEMORY.md", &index),
+            (".claude/memory/feedback_bad.md", BAD_TYPE),
+            ("docs/memory/MEMORY.md", "- [Good](feedback_good.md) — a note\n"),
+            ("docs/memory/feedback_good.md", GOOD),
+        ],
+    );
+    // A staged file in a subfolder is checked with its memory dir's index.
+    let o = pre_commit(&env, &root, &["lint", ".claude/memory/feedback_bad.md"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert_eq!(
+        o.stdout,
+        ".claude/memory/feedback_bad.md:4:1: error[ML108/type-invalid]: type `preference` is not one of user, feedback, project, reference (case-sensitive): write `type: feedback`\n"
+    );
+    let o = pre_commit(&env, &root, &["lint", "docs/memory/feedback_good.md"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let o = pre_commit(&env, &root, &["truncate-check", ".claude/memory/MEMORY.md"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    for i in 0..200 {
+        index.push_str(&format!("- [Bad {i}](feedback_bad.md) — again\n"));
+    }
+    fs::write(root.join(".claude/memory/MEMORY.md"), &index).unwrap();
+    let o = pre_commit(&env, &root, &["truncate-check", ".claude/memory/MEMORY.md"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stdout.starts_with("MEMORY.md: 201 lines"), "{}", o.stdout);
+    let o = pre_commit(&env, &root, &["nope"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, "memctl-hook: usage: memctl-hook lint|truncate-check FILE...\n")
+    );
+}
