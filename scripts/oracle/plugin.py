@@ -161,7 +161,11 @@ def main():
     rows.append(templated(session, dict(names, **{memdir.rstrip("/"): "$MEMDIR"})))
 
     # The plugin's /memctl:check: the client runs the command file's `!` lines and
-    # gives the model their output.
+    # gives the model their output. A dangling index line makes `memctl lint` exit 1:
+    # the client drops a command whose `!` line fails ("Shell command failed for
+    # pattern …"), so the command files end each one with `|| true`.
+    with open(os.path.join(memdir, "MEMORY.md"), "a") as f:
+        f.write("- [Gone](gone.md) — a memory deleted by hand\n")
     c = cc_run(["--run-dir", run, "--prompt", "/memctl:check"], env)
     with open(c["logs"]["api"]) as f:
         first = next((json.loads(line)["body"] for line in f if json.loads(line)["body"].get("tools")), {})

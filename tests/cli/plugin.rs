@@ -230,3 +230,32 @@ fn r36_the_recorded_session_ran_the_plugins_hooks_and_the_model_got_their_output
         "{stop}"
     );
 }
+
+/// (2.1.332, observed) The client drops a plugin command whose `!` line exits
+/// non-zero ("Shell command failed for pattern …", nothing sent to the model), and
+/// `memctl lint` and `truncate-check` exit 1 exactly when they have something to
+/// say: each `!` line ends with `|| true`. The recorded `/memctl:check` on a dir
+/// with a lint error shows the model got the finding and the task.
+#[test]
+fn r36_plugin_commands_reach_the_model_when_memctl_finds_something() {
+    let dir = repo().join("plugins/memctl/commands");
+    let mut lines = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        for line in fs::read_to_string(&path).unwrap().lines() {
+            if line.starts_with("!`") {
+                lines += 1;
+                assert!(line.ends_with(" || true`"), "{}: {line}", path.display());
+            }
+        }
+    }
+    assert!(lines >= 4, "{lines}");
+    let row = golden("check-command");
+    assert_eq!(row["observed"]["rc"], 0);
+    let text = row["observed"]["command_text"][0].as_str().unwrap();
+    assert!(
+        text.contains("$MEMDIR/MEMORY.md:2:3: error[ML201/index-dangling]: link target gone.md does not exist\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n## Your task\n"), "{text}");
+}
