@@ -294,6 +294,15 @@ Claude Code's auto\-dream lock (\fBmemctl lock status\fR).
 The settings sources of \fBautoMemoryDirectory\fR and \fBautoMemoryEnabled\fR.
 "#;
 
+/// The Claude Code plugin's `hooks/hooks.json` (SPEC v3 §13), as committed under
+/// `plugins/memctl/`: [`crate::hook::install::plugin_hooks`], pretty-printed, with a
+/// final newline.
+pub fn plugin_hooks() -> Vec<u8> {
+    let mut text = serde_json::to_string_pretty(&crate::hook::install::plugin_hooks()).unwrap_or_default();
+    text.push('\n');
+    text.into_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::hook;
 use crate::hook::install::{EVENTS, GATE, command_binary, command_for, our_commands, with_hooks, without_hooks};
+use crate::hook::plugin::{self, Plugin};
 use crate::output::Output;
 use crate::settings_file::{Change, SettingsFile};
 
@@ -61,6 +62,9 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, gate: Option<bool>
     let res = ctx.resolve()?;
     let file = crate::settings_file::scope_file(a.scope, &res)?;
     let root = crate::settings_file::scope_root(a.scope, &res);
+    if install {
+        ensure_no_plugin(&plugins(&res))?;
+    }
     let sf = SettingsFile::edit(&file, root.as_deref())?;
     let new = if install {
         let cmd = command_for(a.scope)?;
@@ -114,6 +118,49 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, gate: Option<bool>
     Ok(ExitCode::SUCCESS)
 }
 
+/// The memctl plugins Claude Code has enabled from here (SPEC v3 §13), read from
+/// the user, project and local settings files and the client's plugin records.
+fn plugins(res: &crate::paths::Resolution) -> Vec<Plugin> {
+    let files: Vec<(&'static str, std::path::PathBuf)> = [
+        (SettingsScope::User, "user"),
+        (SettingsScope::Project, "project"),
+        (SettingsScope::Local, "local"),
+    ]
+    .into_iter()
+    .filter_map(|(scope, name)| Some((name, crate::settings_file::scope_file(scope, res).ok()?)))
+    .collect();
+    let json: Vec<Option<Map<String, Value>>> = files.iter().map(|(_, f)| read_json(f)).collect();
+    let sources: Vec<plugin::Source> = files
+        .iter()
+        .zip(&json)
+        .map(|((scope, file), settings)| plugin::Source {
+            scope,
+            file,
+            settings: settings.as_ref(),
+        })
+        .collect();
+    plugin::find(&sources, res.config_home.as_deref().map(Path::new))
+}
+
+/// SPEC v3 §7.4, §13: an enabled memctl plugin already runs memctl's hooks; a
+/// settings install beside it would run each of them twice.
+fn ensure_no_plugin(plugins: &[Plugin]) -> Result<(), Error> {
+    let Some(p) = plugins.iter().find(|p| !p.events.is_empty()) else {
+        return Ok(());
+    };
+    Err(Error::new(
+        Kind::Conflict,
+        format!(
+            "memctl's hooks already run from the Claude Code plugin `{}` (enabled in {}); nothing was written",
+            p.id, p.file
+        ),
+    )
+    .hint(format!(
+        "keep the plugin, or disable it first (`claude plugin disable {}`) to install the hooks into a settings file",
+        p.id
+    )))
+}
+
 #[derive(Serialize)]
 struct ScopeStatus {
     scope: &'static str,
@@ -128,6 +175,8 @@ struct ScopeStatus {
 #[derive(Serialize)]
 struct StatusDoc<'a> {
     scopes: &'a [ScopeStatus],
+    /// Enabled memctl plugins (SPEC v3 §13), each with the events it carries.
+    plugins: &'a [Plugin],
     blocked_by: &'a [Blocked],
 }
 
@@ -215,12 +264,17 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             }
         }
     }
-    for w in path_warnings(&scopes) {
+    let plugins = plugins(&res);
+    for w in path_warnings(&scopes)
+        .into_iter()
+        .chain(plugin_warnings(&plugins, &scopes, ctx))
+    {
         out.warn(w);
     }
     if out.json {
         out.emit_json(serde_json::to_value(StatusDoc {
             scopes: &scopes,
+            plugins: &plugins,
             blocked_by: &blocked,
         })?)?;
         return Ok(ExitCode::SUCCESS);
@@ -233,6 +287,9 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
                 "Claude Code will not run these hooks: {} is true in {}",
                 b.setting, b.file
             ));
+        }
+        for p in &plugins {
+            out.eprint(&format!("{}\n", plugin_line(p)));
         }
         let mut text = String::new();
         for s in &scopes {
@@ -268,6 +325,9 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             text.push_str(&format!("         binary: {b}{note}\n"));
         }
     }
+    for p in &plugins {
+        text.push_str(&format!("{}\n", plugin_line(p)));
+    }
     for b in &blocked {
         text.push_str(&format!(
             "Claude Code will not run these hooks: {} is true in {}\n",
@@ -292,4 +352,38 @@ fn path_warnings(scopes: &[ScopeStatus]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// One line on an enabled memctl plugin: the state of its hooks and where it is enabled.
+fn plugin_line(p: &Plugin) -> String {
+    let carried = |e: &str| p.events.iter().any(|x| x == e);
+    let state = if p.events.is_empty() {
+        "enabled, without memctl's hooks".to_string()
+    } else if EVENTS.iter().filter(|e| **e != GATE).all(|(e, _)| carried(e)) {
+        "installed".to_string()
+    } else {
+        format!("partly installed ({})", p.events.join(", "))
+    };
+    format!("{:<8} {state:<14} {} (enabled in {})", "plugin", p.id, p.file)
+}
+
+/// SPEC v3 §13: the plugin beside a settings install runs every hook twice; the
+/// plugin's hooks run `memctl` from `PATH` (the project form).
+fn plugin_warnings(plugins: &[Plugin], scopes: &[ScopeStatus], ctx: &Context) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for p in plugins.iter().filter(|p| !p.events.is_empty()) {
+        for s in scopes.iter().filter(|s| !s.events.is_empty()) {
+            warnings.push(format!(
+                "memctl's hooks run twice: from the plugin `{}` (enabled in {}) and from {} ({} scope); keep one: `memctl hook uninstall --scope {}`, or `claude plugin disable {}`",
+                p.id, p.file, s.file, s.scope, s.scope, p.id
+            ));
+        }
+        if !on_path("memctl", ctx) {
+            warnings.push(format!(
+                "the plugin `{}` runs `memctl` from PATH, and it is not on the PATH Claude Code would use from here, so its hooks do nothing; put memctl on PATH",
+                p.id
+            ));
+        }
+    }
+    warnings
 }

@@ -12,6 +12,7 @@ pub mod baseline;
 pub mod gate;
 pub mod install;
 pub mod payload;
+pub mod plugin;
 pub mod react;
 pub mod render;
 pub mod session;

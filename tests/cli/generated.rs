@@ -203,3 +203,41 @@ fn r14_bash_completes_a_ref_through_the_committed_script() {
         "complete -o bashdefault -o default -o nosort -F _memctl_dynamic memctl\nDeploy\\ Notes deploy_notes\n"
     );
 }
+
+/// Issue 36 point 1 / SPEC v3 §13: the plugin's hooks file is generated from the list
+/// `hook install` writes (every event and matcher, the project-scope command), and the
+/// marketplace and plugin manifests name that plugin at the crate's version.
+#[test]
+fn plugin_hooks_and_manifests_are_fresh() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plugin = root.join("plugins/memctl");
+    check(&plugin.join("hooks/hooks.json"), &generate::plugin_hooks());
+    let read = |p: &Path| -> serde_json::Value {
+        serde_json::from_slice(&fs::read(p).unwrap_or_default()).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    let market = read(&root.join(".claude-plugin/marketplace.json"));
+    let entry = &market["plugins"][0];
+    assert_eq!(market["plugins"].as_array().map(Vec::len), Some(1), "one plugin");
+    assert_eq!(entry["name"], "memctl");
+    assert_eq!(entry["source"], "./plugins/memctl");
+    let manifest = read(&plugin.join(".claude-plugin/plugin.json"));
+    assert_eq!(manifest["name"], "memctl");
+    assert_eq!(
+        manifest["version"],
+        env!("CARGO_PKG_VERSION"),
+        "plugins/memctl/.claude-plugin/plugin.json: version differs from Cargo.toml's"
+    );
+    // What `hook install --scope project` writes is what the plugin carries, event by event.
+    let env = Env::new();
+    let project = env.root().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    let _run = env
+        .resolved()
+        .cwd(&project)
+        .args(["hook", "install", "--scope", "project"])
+        .run()
+        .success();
+    let installed = read(&project.join(".claude/settings.json"));
+    let carried = read(&plugin.join("hooks/hooks.json"));
+    assert_eq!(installed["hooks"], carried["hooks"]);
+}

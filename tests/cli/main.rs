@@ -2,6 +2,7 @@
 
 mod support;
 
+mod action;
 mod add;
 mod all_projects;
 mod bad_input;
@@ -33,6 +34,7 @@ mod oracle_load;
 mod oracle_types;
 mod path;
 mod piped;
+mod plugin;
 mod projects;
 mod recall;
 mod restore;
