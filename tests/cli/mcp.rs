@@ -304,3 +304,75 @@ fn a_panicking_tool_is_a_tool_error() {
     }
     assert_eq!(s.finish(), 0);
 }
+
+/// What the shipped client 2.1.332 did with `memctl mcp`, registered both ways
+/// (`claude mcp add`, the plugin's `.mcp.json`): scripts/cc-oracle mcp.
+const GOLDEN: &str = include_str!("../golden/claude-code-2.1.332/mcp.jsonl");
+
+/// `observed` holds every key of `expected` with the same value (memctl may add
+/// fields to a document; the ones the client delivered must not change).
+#[track_caller]
+fn holds(expected: &Value, observed: &Value, what: &str) {
+    match (expected, observed) {
+        (Value::Object(e), Value::Object(o)) => {
+            for (k, v) in e {
+                let got = o
+                    .get(k)
+                    .unwrap_or_else(|| panic!("{what}: memctl no longer gives `{k}`"));
+                holds(v, got, &format!("{what}.{k}"));
+            }
+        }
+        _ => assert_eq!(expected, observed, "{what}"),
+    }
+}
+
+/// The client offers the model every tool under its own prefix, with memctl's
+/// description and input schema unchanged, and hands the model each call's text
+/// (and its error flag) as memctl serves it now.
+#[test]
+fn the_real_client_gets_the_tools_and_results_memctl_serves() {
+    let rows: Vec<Value> = GOLDEN.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 8, "two registrations, each a tools row and three calls");
+    let env = Env::new();
+    let mut s = Session::start(&env);
+    let served = s.request("tools/list", json!({}))["result"]["tools"].clone();
+    let served: Vec<&Value> = served.as_array().unwrap().iter().collect();
+    assert_eq!(s.finish(), 0);
+    for row in rows.iter().filter(|r| r["kind"] == "tools") {
+        let prefix = match row["registration"].as_str() {
+            Some("mcp add") => "mcp__memctl__",
+            _ => "mcp__plugin_memctl_memctl__",
+        };
+        let all: Vec<String> = served
+            .iter()
+            .map(|t| format!("{prefix}{}", t["name"].as_str().unwrap()))
+            .collect();
+        let mut all_sorted = all.clone();
+        all_sorted.sort();
+        assert_eq!(row["deferred"], json!(all_sorted), "the client lists every tool");
+        for d in row["definitions"].as_array().unwrap() {
+            let name = d["name"].as_str().unwrap().strip_prefix(prefix).unwrap();
+            let tool = served.iter().find(|t| t["name"] == name).expect("a served tool");
+            assert_eq!(d["description"], tool["description"], "{name}");
+            assert_eq!(d["input_schema"], tool["inputSchema"], "{name}");
+        }
+    }
+    for row in rows.iter().filter(|r| r["kind"] == "call") {
+        let mut env = Env::new();
+        for (file, text) in row["memory"].as_object().unwrap() {
+            env = env.memory(file, text.as_str().unwrap());
+        }
+        let tool = row["tool"].as_str().unwrap().rsplit("__").next().unwrap().to_string();
+        let mut s = Session::start(&env);
+        let result = s.call(&tool, row["input"].clone());
+        assert_eq!(s.finish(), 0);
+        let observed = row["result"].as_str().unwrap().replace("$MEMDIR/", &env.dir_shown());
+        let observed: Value = serde_json::from_str(&observed).unwrap();
+        holds(
+            &observed,
+            &result["structuredContent"],
+            &format!("{tool} ({})", row["registration"]),
+        );
+        assert_eq!(row["is_error"], result["isError"], "{tool}");
+    }
+}
