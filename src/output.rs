@@ -551,4 +551,15 @@ mod tests {
         let painted = table(&cols, &rows, true);
         assert!(painted.contains("\x1b[33mab…\x1b[0m  x.md"), "{painted:?}");
     }
+
+    #[test]
+    fn captured_output_keeps_the_json_document_and_its_warnings() {
+        let mut out = Output::captured();
+        assert!(out.json && !out.color_stdout && !out.stdout_tty);
+        out.warn("w");
+        out.emit_json(serde_json::json!({"a": 1})).unwrap();
+        let doc: Value = serde_json::from_slice(&out.take_captured().unwrap()).unwrap();
+        assert_eq!(doc, serde_json::json!({"a": 1, "warnings": ["w"]}));
+        assert!(out.take_captured().unwrap().is_empty());
+    }
 }

@@ -89,7 +89,14 @@ impl Server {
         let mut out = Output::captured();
         crate::commands::run(command, &ctx, &mut out)?;
         let bytes = out.take_captured()?;
-        Ok(serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into())))
+        // Every tool's command prints one JSON object with --json; anything else is a
+        // bug to report, not a result to pass on (structuredContent must be an object).
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(doc @ Value::Object(_)) => Ok(doc),
+            _ => Err(Error::new(Kind::Internal, "the command printed no JSON document")
+                .hint("this is a bug in memctl; please report it with the tool call")
+                .into()),
+        }
     }
 }
 
