@@ -992,10 +992,12 @@ Examples:
 
     pub const MCP: &str = "\
 Examples:
-  Let Claude Code look up this project's memory (user scope: every project):
+  Let Claude Code look up memory in every project (or add the memctl plugin):
     claude mcp add --scope user memctl -- memctl mcp
-  Or for one repository, in its .mcp.json:
-    {\"mcpServers\": {\"memctl\": {\"command\": \"memctl\", \"args\": [\"mcp\"]}}}";
+  Serve one project's memory, wherever the client starts the server:
+    memctl --project ~/src/app mcp
+  Serve a memory dir kept in the repository:
+    memctl --dir .claude/memory mcp";
 
     pub const REVIEW: &str = "\
 Examples:
