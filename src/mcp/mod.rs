@@ -52,10 +52,14 @@ impl Server {
     /// Run one tool call to its result (a tool error when it fails).
     pub fn call(&self, name: &str, args: &Map<String, Value>) -> CallToolResult {
         let Some(tool) = tools::find(name) else {
-            return failure(&Error::new(
-                Kind::Usage,
-                format!("unknown tool `{}`", crate::output::fit_end(name, 60)),
-            ));
+            let names: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
+            return failure(
+                &Error::new(
+                    Kind::Usage,
+                    format!("unknown tool `{}`", crate::output::fit_end(name, 60)),
+                )
+                .hint(format!("the tools are {}", names.join(", "))),
+            );
         };
         let command = match tools::command(tool, args) {
             Ok(c) => c,

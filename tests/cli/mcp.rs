@@ -267,6 +267,10 @@ fn bad_calls_are_tool_errors_and_the_server_keeps_serving() {
     let unknown = s.call("forget", json!({"ref": "testing"}));
     assert_eq!(unknown["isError"], true);
     assert_eq!(error(&unknown)["message"], "unknown tool `forget`");
+    assert_eq!(
+        error(&unknown)["hint"],
+        "the tools are search, show, list, truncate_check, lint"
+    );
 
     let oversized = s.call("search", json!({"query": "x".repeat(5000)}));
     assert_eq!(
