@@ -8,6 +8,6 @@ use crate::cli::McpArgs;
 use crate::context::Context;
 
 pub fn run(_args: &McpArgs, ctx: &Context) -> Result<ExitCode> {
-    crate::mcp::serve(ctx)?;
+    crate::mcp::serve(ctx, super::run)?;
     Ok(ExitCode::SUCCESS)
 }

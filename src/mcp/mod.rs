@@ -9,6 +9,7 @@
 pub mod tools;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::process::ExitCode;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, ListToolsResult,
@@ -18,6 +19,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 
+use crate::cli::Command;
 use crate::context::{Context, parse_now};
 use crate::error::{Error, Kind};
 use crate::output::Output;
@@ -32,20 +34,26 @@ const INSTRUCTIONS: &str = "memctl reads Claude Code's auto memory (~/.claude/pr
     to read one, `list` for the index of this project's memories, `truncate_check` to see what of \
     MEMORY.md Claude Code loads and drops, and `lint` for problems that make memories get lost.";
 
+/// What runs a command: `commands::run`, handed in by `memctl mcp` so that this
+/// module stays below the commands that use it.
+pub type Runner = fn(&Command, &Context, &mut Output) -> anyhow::Result<ExitCode>;
+
 /// The server: the context `memctl mcp` was started with (its `--dir`,
 /// `--project`, `--team`, environment and working directory).
 #[derive(Clone)]
 pub struct Server {
     ctx: Context,
+    runner: Runner,
 }
 
 impl Server {
-    pub fn new(ctx: &Context) -> Server {
+    pub fn new(ctx: &Context, runner: Runner) -> Server {
         Server {
             ctx: Context {
                 history: crate::history::Settings::Off,
                 ..ctx.clone()
             },
+            runner,
         }
     }
 
@@ -81,7 +89,7 @@ impl Server {
     }
 
     /// The command's `--json` document, run at this moment's "now".
-    fn run(&self, command: &crate::cli::Command) -> anyhow::Result<Value> {
+    fn run(&self, command: &Command) -> anyhow::Result<Value> {
         #[cfg(debug_assertions)]
         if self.ctx.env.get_os("MEMCTL_DEBUG_MCP_PANIC").is_some() {
             panic!("MEMCTL_DEBUG_MCP_PANIC is set");
@@ -91,7 +99,7 @@ impl Server {
             ..self.ctx.clone()
         };
         let mut out = Output::captured();
-        crate::commands::run(command, &ctx, &mut out)?;
+        (self.runner)(command, &ctx, &mut out)?;
         let bytes = out.take_captured()?;
         // Every tool's command prints one JSON object with --json; anything else is a
         // bug to report, not a result to pass on (structuredContent must be an object).
@@ -156,7 +164,7 @@ impl ServerHandler for Server {
 }
 
 /// Serve MCP on stdin/stdout until the client closes stdin.
-pub fn serve(ctx: &Context) -> Result<(), Error> {
+pub fn serve(ctx: &Context, runner: Runner) -> Result<(), Error> {
     // A panic in a tool call becomes that call's tool error (see `Server::call`);
     // the process-wide hook would end the server, so it only reports here.
     std::panic::set_hook(Box::new(|info| {
@@ -166,7 +174,7 @@ pub fn serve(ctx: &Context) -> Result<(), Error> {
         .enable_all()
         .build()
         .map_err(|e| Error::new(Kind::Io, format!("could not start the MCP server: {e}")))?;
-    let server = Server::new(ctx);
+    let server = Server::new(ctx, runner);
     let served = runtime.block_on(async move {
         let (stdin, stdout) = rmcp::transport::stdio();
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout)
