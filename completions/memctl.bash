@@ -67,6 +67,9 @@ _memctl() {
             memctl,man)
                 cmd="memctl__subcmd__man"
                 ;;
+            memctl,mcp)
+                cmd="memctl__subcmd__mcp"
+                ;;
             memctl,path)
                 cmd="memctl__subcmd__path"
                 ;;
@@ -165,6 +168,9 @@ _memctl() {
                 ;;
             memctl__subcmd__help,man)
                 cmd="memctl__subcmd__help__subcmd__man"
+                ;;
+            memctl__subcmd__help,mcp)
+                cmd="memctl__subcmd__help__subcmd__mcp"
                 ;;
             memctl__subcmd__help,path)
                 cmd="memctl__subcmd__help__subcmd__path"
@@ -287,7 +293,7 @@ _memctl() {
 
     case "${cmd}" in
         memctl)
-            opts="-h -V --dir --project --team --json --color --no-history --help --version path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search export import sync review help"
+            opts="-h -V --dir --project --team --json --color --no-history --help --version path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search export import sync review mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -827,7 +833,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help)
-            opts="path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search export import sync review help"
+            opts="path list show truncate-check lint add forget edit lock completions man dream snapshot history diff restore undo index hook config projects search export import sync review mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1163,6 +1169,20 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1944,6 +1964,38 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__man)
+            opts="-h --dir --project --team --json --color --no-history --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memctl__subcmd__mcp)
             opts="-h --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

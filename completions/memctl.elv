@@ -54,6 +54,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand import 'Place the projects of a bundle into this machine''s memory dirs, by identity'
             cand sync 'Keep this project''s memory (or every project''s) in step across machines over git'
             cand review 'Propose moving memories into CLAUDE.md, CLAUDE.local.md or team/, and apply the chosen'
+            cand mcp 'Serve read-only memory tools to Claude Code (or any MCP client) over stdio'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;path'= {
@@ -608,6 +609,16 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memctl;mcp'= {
+            cand --dir 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]'
+            cand --project 'Resolve for this project instead of the current directory'
+            cand --color 'When to use colour'
+            cand --team 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
+            cand --json 'Print one JSON document on stdout (errors as JSON on stderr)'
+            cand --no-history 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memctl;help'= {
             cand path 'Print the memory dir Claude Code uses for this project'
             cand list 'List memories in Claude Code''s scan order'
@@ -635,6 +646,7 @@ set edit:completion:arg-completer[memctl] = {|@words|
             cand import 'Place the projects of a bundle into this machine''s memory dirs, by identity'
             cand sync 'Keep this project''s memory (or every project''s) in step across machines over git'
             cand review 'Propose moving memories into CLAUDE.md, CLAUDE.local.md or team/, and apply the chosen'
+            cand mcp 'Serve read-only memory tools to Claude Code (or any MCP client) over stdio'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memctl;help;path'= {
@@ -712,6 +724,8 @@ set edit:completion:arg-completer[memctl] = {|@words|
         &'memctl;help;sync'= {
         }
         &'memctl;help;review'= {
+        }
+        &'memctl;help;mcp'= {
         }
         &'memctl;help;help'= {
         }

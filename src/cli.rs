@@ -196,7 +196,18 @@ pub enum Command {
     /// is applied without --apply (or the picker on a terminal).
     #[command(after_long_help = examples::REVIEW)]
     Review(ReviewArgs),
+    /// Serve read-only memory tools to Claude Code (or any MCP client) over stdio
+    ///
+    /// Speaks the Model Context Protocol on stdin/stdout until stdin closes. Tools:
+    /// search, show, list, truncate_check and lint; each returns the command's --json
+    /// document, and none writes anything (history is off). Register it with
+    /// `claude mcp add memctl -- memctl mcp`.
+    #[command(after_long_help = examples::MCP)]
+    Mcp(McpArgs),
 }
+
+#[derive(Debug, Args)]
+pub struct McpArgs {}
 
 #[derive(Debug, Args)]
 pub struct SyncArgs {
@@ -978,6 +989,15 @@ Examples:
   Conflicts left by the last sync, then keep the local version of one:
     memctl sync --status
     memctl sync --resolve testing.md.conflict-laptop-20261201";
+
+    pub const MCP: &str = "\
+Examples:
+  Let Claude Code look up memory in every project (or add the memctl plugin):
+    claude mcp add --scope user memctl -- memctl mcp
+  Serve one project's memory, wherever the client starts the server:
+    memctl --project ~/src/app mcp
+  Serve a memory dir kept in the repository:
+    memctl --dir .claude/memory mcp";
 
     pub const REVIEW: &str = "\
 Examples:

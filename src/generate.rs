@@ -55,6 +55,7 @@ fn own_args(name: &str) -> Option<fn(clap::Command) -> clap::Command> {
         "import" => cli::ImportArgs::augment_args,
         "sync" => cli::SyncArgs::augment_args,
         "review" => cli::ReviewArgs::augment_args,
+        "mcp" => cli::McpArgs::augment_args,
         _ => return None,
     })
 }

@@ -27,6 +27,7 @@ pub mod identity;
 pub mod index;
 pub mod lint;
 pub mod lock;
+pub mod mcp;
 pub mod memdir;
 pub mod memory;
 pub mod ops;

@@ -232,9 +232,39 @@ pub fn table_lines(columns: &[Column<'_>], rows: &[Vec<Cell>], color: bool) -> V
     out
 }
 
+/// Where a command's results go: the process's stdout, or a buffer (`memctl mcp`
+/// runs commands whose stdout is the MCP transport, so they must never reach it).
+enum Sink {
+    Stdout(io::Stdout),
+    Buffer(Vec<u8>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(buf),
+            Sink::Buffer(b) => b.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.write_all(buf),
+            Sink::Buffer(b) => b.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::Buffer(_) => Ok(()),
+        }
+    }
+}
+
 /// Where a command writes.
 pub struct Output {
-    stdout: io::BufWriter<io::Stdout>,
+    stdout: io::BufWriter<Sink>,
     pub json: bool,
     pub stdout_tty: bool,
     pub color_stdout: bool,
@@ -251,7 +281,7 @@ impl Output {
         let no_color = std::env::var("NO_COLOR").ok();
         let stdout_tty = io::stdout().is_terminal();
         Output {
-            stdout: io::BufWriter::with_capacity(64 << 10, io::stdout()),
+            stdout: io::BufWriter::with_capacity(64 << 10, Sink::Stdout(io::stdout())),
             json,
             stdout_tty,
             color_stdout: !json && use_color(color, stdout_tty, no_color.as_deref()),
@@ -259,6 +289,29 @@ impl Output {
             warnings: Vec::new(),
             collected: None,
         }
+    }
+
+    /// JSON output into a buffer instead of stdout, with no colour and no terminal:
+    /// what `memctl mcp` runs a command with. [`Output::take_captured`] returns it.
+    pub fn captured() -> Output {
+        Output {
+            stdout: io::BufWriter::new(Sink::Buffer(Vec::new())),
+            json: true,
+            stdout_tty: false,
+            color_stdout: false,
+            color_stderr: false,
+            warnings: Vec::new(),
+            collected: None,
+        }
+    }
+
+    /// What a [`Output::captured`] output holds so far (empty for stdout).
+    pub fn take_captured(&mut self) -> io::Result<Vec<u8>> {
+        self.stdout.flush()?;
+        Ok(match self.stdout.get_mut() {
+            Sink::Buffer(b) => std::mem::take(b),
+            Sink::Stdout(_) => Vec::new(),
+        })
     }
 
     /// From now on, [`Output::emit_json`] keeps documents instead of printing them.
@@ -497,5 +550,16 @@ mod tests {
         assert_eq!(table(&cols, &rows, false), "A    B\nab…  x.md\n");
         let painted = table(&cols, &rows, true);
         assert!(painted.contains("\x1b[33mab…\x1b[0m  x.md"), "{painted:?}");
+    }
+
+    #[test]
+    fn captured_output_keeps_the_json_document_and_its_warnings() {
+        let mut out = Output::captured();
+        assert!(out.json && !out.color_stdout && !out.stdout_tty);
+        out.warn("w");
+        out.emit_json(serde_json::json!({"a": 1})).unwrap();
+        let doc: Value = serde_json::from_slice(&out.take_captured().unwrap()).unwrap();
+        assert_eq!(doc, serde_json::json!({"a": 1, "warnings": ["w"]}));
+        assert!(out.take_captured().unwrap().is_empty());
     }
 }

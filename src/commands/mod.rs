@@ -16,6 +16,7 @@ mod lint;
 mod list;
 mod lock;
 mod man;
+mod mcp;
 mod path;
 mod projects;
 mod projects_merge;
@@ -67,5 +68,6 @@ pub fn run(command: &Command, ctx: &Context, out: &mut Output) -> Result<ExitCod
         Command::Review(args) => review::run(args, ctx, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
+        Command::Mcp(args) => mcp::run(args, ctx),
     }
 }

@@ -27,6 +27,7 @@ mod lint;
 mod lint_fix;
 mod list;
 mod lock;
+mod mcp;
 mod merge;
 mod odd_names;
 mod oracle_dirs;
