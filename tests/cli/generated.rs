@@ -203,3 +203,46 @@ fn r14_bash_completes_a_ref_through_the_committed_script() {
         "complete -o bashdefault -o default -o nosort -F _memctl_dynamic memctl\nDeploy\\ Notes deploy_notes\n"
     );
 }
+
+/// Issue 34 point 11: on a terminal `memctl man` hands the page to `man -l -`
+/// (here a stand-in that records what it got); without `man` on PATH the roff
+/// source is printed as before.
+#[test]
+fn man_on_a_terminal_renders_through_man_l() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let env = Env::new();
+    let bin = env.root().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let got = env.root().join("got");
+    let man = bin.join("man");
+    fs::write(
+        &man,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{0}.args'\ncat > '{0}.page'\necho RENDERED\n",
+            got.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&man, fs::Permissions::from_mode(0o755)).unwrap();
+    for tool in ["script", "sh", "cat"] {
+        let found = ["/usr/bin", "/bin"]
+            .map(|d| Path::new(d).join(tool))
+            .into_iter()
+            .find(|p| p.exists());
+        symlink(found.expect("script, sh and cat are installed"), bin.join(tool)).unwrap();
+    }
+    let env = env.env("PATH", &bin);
+    let screen = crate::support::run_in_pty(&env, &["man", "lint"], &[]);
+    assert!(screen.contains("RENDERED"), "{screen:?}");
+    assert!(!screen.contains(".TH"), "{screen:?}");
+    assert_eq!(fs::read_to_string(got.with_extension("args")).unwrap(), "-l -\n");
+    let page = fs::read(got.with_extension("page")).unwrap();
+    assert!(
+        page == generate::man_page(Some("lint")).unwrap(),
+        "man got another page"
+    );
+    // No `man`: the roff source.
+    fs::remove_file(&man).unwrap();
+    let screen = crate::support::run_in_pty(&env, &["man", "lint"], &[]);
+    assert!(screen.contains(".TH"), "{screen:?}");
+}
