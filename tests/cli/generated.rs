@@ -120,6 +120,29 @@ fn r14_refs_complete_from_the_resolved_dir_and_honour_the_typed_options() {
         .stdout("elsewhere\n");
 }
 
+/// Issue 34 point 11: the shell passes `--project ~/src/eta` unexpanded; the
+/// refs still come from that project's memory dir (and `--dir ~/…` likewise).
+#[test]
+fn refs_complete_after_a_tilde_path() {
+    let env = Env::new().resolved();
+    let eta = env.home().join("src/eta");
+    std::fs::create_dir_all(eta.join(".git")).unwrap();
+    let key = memctl::paths::sanitize::sanitize(&eta.to_string_lossy()).key;
+    let mem = env.home().join(".claude/projects").join(key).join("memory");
+    std::fs::create_dir_all(&mem).unwrap();
+    std::fs::write(mem.join("deploy_notes.md"), MEMORY).unwrap();
+    complete(env, "bash", &["--project", "~/src/eta", "show", "de"])
+        .success()
+        .stdout("Deploy\\ Notes\ndeploy_notes\n");
+    let env = Env::new().resolved();
+    let notes = env.home().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("elsewhere.md"), "---\ntype: user\n---\n").unwrap();
+    complete(env, "zsh", &["--dir", "~/notes", "show", "e"])
+        .success()
+        .stdout("elsewhere:\n");
+}
+
 #[test]
 fn r14_types_and_rule_ids_complete_with_comma_lists() {
     complete(Env::new(), "bash", &["list", "--type", "user,"])

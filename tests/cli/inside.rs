@@ -151,3 +151,15 @@ fn inside_an_auto_memory_directory_says_so() {
     assert_eq!((code, out), (0, format!("{}/\n", notes.display())), "{err}");
     assert_eq!(err, format!("{NOTE}{}/\n", notes.display()));
 }
+
+/// Completion inside a memory dir offers that dir's memories.
+#[test]
+fn completion_inside_a_memory_dir_offers_its_memories() {
+    let (env, _proj, mem) = project_with_memory();
+    let (out, err, code) = run(
+        &env,
+        &mem,
+        &["__complete", "--shell", "bash", "--", "memctl", "show", "fee"],
+    );
+    assert_eq!((code, out.as_str()), (0, "feedback_x\n"), "{err}");
+}
