@@ -23,6 +23,7 @@ mod hook;
 mod hook_gate;
 mod identity;
 mod index;
+mod inside;
 mod lint;
 mod lint_fix;
 mod list;
