@@ -44,6 +44,18 @@ struct End {
 pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let res = ctx.resolve_existing()?;
     let memdir = &res.memdir;
+    if args.dream {
+        // A dream that just ran is not in the history until something records it:
+        // record it first, as `undo --dream` does (issue 34 point 7). Without that
+        // snapshot the run shown may be an older one: said, not fatal for a report.
+        let project = ctx.recording("diff", &res).project;
+        match crate::ops::undo::record_outside(memdir.main(), &ctx.history, project.as_deref(), ctx.now, "diff") {
+            Ok(warnings) => warnings.into_iter().for_each(|w| out.warn(w)),
+            Err(e) => out.warn(format!(
+                "cannot record the changes made since the last snapshot ({e}): the dream run shown may not be the newest"
+            )),
+        }
+    }
     let mut store = Store::open_existing(&ctx.history, memdir.main(), ctx.now)?;
     let log = store.log()?;
     let (from, to, fresh) = ends(args, &mut store, &log, ctx, memdir.main())?;

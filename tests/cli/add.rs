@@ -673,3 +673,36 @@ fn r14_messages_read_as_words() {
         "memctl: cannot read the body file /nonexistent/b.md: no such file or directory\nhint: check the path given to --body-file\n"
     );
 }
+
+/// Issue 34 point 4: a token in a new memory gave no warning; `add` names the
+/// file and line of each secret-like token (lint ML121) and still writes.
+#[test]
+fn warns_on_a_secret_naming_file_and_line() {
+    let env = Env::new();
+    let d = env.dir();
+    let run = env
+        .args([
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "Token",
+            "--description",
+            "d",
+            "--body",
+            "line one\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        ])
+        .run()
+        .success();
+    assert!(
+        run.stderr.contains("user_token.md:9: ML121 looks like a GitHub token"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("refuse it without --allow-secrets"),
+        "{}",
+        run.stderr
+    );
+    assert!(d.join("user_token.md").exists());
+}

@@ -402,3 +402,12 @@ fn r14_a_draft_given_with_from_is_checked_like_an_edit() {
         "memctl: cannot read the draft /nonexistent/d.md: no such file or directory\nhint: pass the path memctl printed when it kept the draft\n"
     );
 }
+
+/// Issue 34 point 4: `edit` that saves a secret-like token names file and line.
+#[test]
+fn warns_on_a_secret_saved_by_the_edit() {
+    let env = with_editor("printf 'key AKIAABCDEFGHIJKLMNOP\\n' >> \"$1\"");
+    let run = env.args(["edit", "project_freeze"]).run().success();
+    assert!(run.stderr.contains("project_freeze.md:8: ML121"), "{}", run.stderr);
+    assert!(run.stdout.contains("saved"), "{}", run.stdout);
+}
