@@ -985,8 +985,6 @@ Examples:
 Examples:
   First sync of this project, through a private repository:
     memctl sync --remote git@github.com:alice/memory.git
-  Every project, after that:
-    memctl sync --all-projects
   Conflicts left by the last sync, then keep the local version of one:
     memctl sync --status
     memctl sync --resolve testing.md.conflict-laptop-20261201

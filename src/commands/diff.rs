@@ -221,29 +221,7 @@ fn render_diff(doc: &Doc, changes: &[Change], color: bool) -> String {
                     &format!("{what} {} (empty)\n", f.file),
                 ));
             }
-            Some(d) => {
-                for line in d.split_inclusive('\n') {
-                    let tone = if line.starts_with("---") || line.starts_with("+++") {
-                        Some(Tone::Bold)
-                    } else if line.starts_with("@@") {
-                        Some(Tone::Note)
-                    } else if line.starts_with('-') {
-                        Some(Tone::Error)
-                    } else if line.starts_with('+') {
-                        Some(Tone::Info)
-                    } else {
-                        None
-                    };
-                    match tone {
-                        Some(t) if color => {
-                            let body = line.strip_suffix('\n').unwrap_or(line);
-                            text.push_str(&output::paint(true, t, body));
-                            text.push_str(&line[body.len()..]);
-                        }
-                        _ => text.push_str(line),
-                    }
-                }
-            }
+            Some(d) => text.push_str(&crate::diff::paint(color, d)),
         }
     }
     text
@@ -277,7 +255,7 @@ fn render_stat(doc: &Doc, width: usize, color: bool) -> String {
         let file = output::fit_middle(name, room);
         let pad = room.saturating_sub(file.width());
         let tone = match f.change {
-            ChangeKind::Added => Tone::Info,
+            ChangeKind::Added => Tone::Added,
             ChangeKind::Deleted => Tone::Error,
             ChangeKind::Modified => Tone::Note,
             ChangeKind::Touched => Tone::Dim,

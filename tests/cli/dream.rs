@@ -678,7 +678,10 @@ fn a_summary_first_and_lists_cut_on_a_terminal() {
             .unwrap_or_else(|| panic!("no line starting {prefix:?}:\n{screen}"))
     };
     assert_eq!(at("auto-dream for "), 0, "{screen}");
-    assert!(lines[1].starts_with("summary: closed at sessions; MEMORY.md 61 of 200 lines"), "{screen}");
+    assert!(
+        lines[1].starts_with("summary: closed at sessions; MEMORY.md 61 of 200 lines"),
+        "{screen}"
+    );
     assert!(
         lines[2].starts_with("  to review: 60 dangling index lines, 12 unindexed files, 12 relative dates"),
         "{screen}"
