@@ -423,7 +423,15 @@ fn save(
         })?;
         let content = restamped(content, ctx.now);
         if writer.replace_if(target, &content, before.stamp)? {
-            return Ok(writer.finish());
+            let mut warnings = writer.finish();
+            // Issue 34 point 4: a token saved into a memory is named at once.
+            let rel = target.strip_prefix(res.memdir.dir()).unwrap_or(target);
+            warnings.extend(crate::ops::add::secret_warnings(
+                target,
+                &rel.to_string_lossy(),
+                &String::from_utf8_lossy(&content),
+            ));
+            return Ok(warnings);
         }
         Err(Error::new(
             Kind::Conflict,

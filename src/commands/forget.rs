@@ -101,7 +101,7 @@ fn dry_run(plan: &Plan, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             }
         }
         for (label, old, new) in &plan.diffs {
-            out.print(&unified_diff(label, old, new))?;
+            out.print(&crate::diff::paint(out.color_stdout, &unified_diff(label, old, new)))?;
         }
     }
     report(

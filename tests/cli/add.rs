@@ -726,3 +726,36 @@ fn the_arrow_keys_edit_a_prompt_line() {
     let text = read(&d, "user_jae.md");
     assert!(text.starts_with("---\nname: jae\ndescription: a Scientist\n"), "{text}");
 }
+
+/// Issue 34 point 4: a token in a new memory gave no warning; `add` names the
+/// file and line of each secret-like token (lint ML121) and still writes.
+#[test]
+fn warns_on_a_secret_naming_file_and_line() {
+    let env = Env::new();
+    let d = env.dir();
+    let run = env
+        .args([
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "Token",
+            "--description",
+            "d",
+            "--body",
+            "line one\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        ])
+        .run()
+        .success();
+    assert!(
+        run.stderr.contains("user_token.md:9: ML121 looks like a GitHub token"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("refuse it without --allow-secrets"),
+        "{}",
+        run.stderr
+    );
+    assert!(d.join("user_token.md").exists());
+}

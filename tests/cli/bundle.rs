@@ -186,9 +186,25 @@ fn export_strict_refuses_a_secret_and_writes_nothing() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("secret-like") && err.contains("user_a.md:6"), "{err}");
     assert!(!out.exists());
+    // Issue 34 point 4 (SPEC v3 §11.2): refused by default too (exit 2), naming
+    // the file and line; written only with --allow-secrets.
     let (code, _, err) = memctl(&env, &proj, &[], &["export", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("export refused: the bundle would hold 1 secret-like token (ML121), nothing written"),
+        "{err}"
+    );
+    assert!(err.contains("user_a.md:6: ML121"), "{err}");
+    assert!(err.contains("hint:") && err.contains("--allow-secrets"), "{err}");
+    assert!(!out.exists());
+    let (code, _, err) = memctl(
+        &env,
+        &proj,
+        &[],
+        &["export", "--allow-secrets", "-o", out.to_str().unwrap()],
+    );
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("secret-like"), "{err}");
+    assert!(err.contains("secret-like") && err.contains("user_a.md:6"), "{err}");
     assert!(out.exists());
 }
 

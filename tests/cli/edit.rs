@@ -440,3 +440,12 @@ fn a_file_without_frontmatter_is_saved_as_before() {
     let _run = env.env("EDITOR", ed).args(["edit", "notes"]).run().success();
     assert_eq!(read(&d, "notes.md"), "some notes\n");
 }
+
+/// Issue 34 point 4: `edit` that saves a secret-like token names file and line.
+#[test]
+fn warns_on_a_secret_saved_by_the_edit() {
+    let env = with_editor("printf 'key AKIAABCDEFGHIJKLMNOP\\n' >> \"$1\"");
+    let run = env.args(["edit", "project_freeze"]).run().success();
+    assert!(run.stderr.contains("project_freeze.md:8: ML121"), "{}", run.stderr);
+    assert!(run.stdout.contains("saved"), "{}", run.stdout);
+}

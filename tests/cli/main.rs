@@ -7,6 +7,7 @@ mod add;
 mod all_projects;
 mod bad_input;
 mod bundle;
+mod colour;
 mod config;
 mod contract;
 mod descriptions;
