@@ -735,7 +735,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__export)
-            opts="-o -h --output --all-projects --as --strict --dir --project --team --json --color --no-history --help"
+            opts="-o -h --output --all-projects --as --strict --allow-secrets --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2365,7 +2365,7 @@ _memctl() {
             return 0
             ;;
         memctl__subcmd__sync)
-            opts="-n -y -h --remote --all-projects --as --dry-run --status --resolve --allow-mass-delete --accept-remote --push-local --strict --yes --dir --project --team --json --color --no-history --help"
+            opts="-n -y -h --remote --all-projects --as --dry-run --status --resolve --allow-mass-delete --accept-remote --push-local --strict --allow-secrets --purge --yes --dir --project --team --json --color --no-history --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2392,6 +2392,10 @@ _memctl() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --purge)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --dir)

@@ -478,7 +478,8 @@ complete -c memctl -n "__fish_memctl_using_subcommand export" -l color -d 'When 
 always\t'Always colour, even when NO_COLOR is set'
 never\t'Never colour'"
 complete -c memctl -n "__fish_memctl_using_subcommand export" -l all-projects -d 'Export every project with memories (see `memctl projects`)'
-complete -c memctl -n "__fish_memctl_using_subcommand export" -l strict -d 'Refuse to write the bundle when it would hold secret-like tokens'
+complete -c memctl -n "__fish_memctl_using_subcommand export" -l strict -d 'Secret-like tokens (lint ML121) refuse as strict_refused (exit 1) instead of exit 2'
+complete -c memctl -n "__fish_memctl_using_subcommand export" -l allow-secrets -d 'Write memories that hold secret-like tokens (lint ML121) into the bundle; refused by default'
 complete -c memctl -n "__fish_memctl_using_subcommand export" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand export" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'
 complete -c memctl -n "__fish_memctl_using_subcommand export" -l no-history -d 'Do not record history snapshots for this command [env: MEMCTL_HISTORY=off]'
@@ -498,6 +499,7 @@ complete -c memctl -n "__fish_memctl_using_subcommand import" -s h -l help -d 'P
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l remote -d 'The git remote to sync through (set once; remembered in the sync repository)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l as -d 'The identity to use for a project that has none (no git remote, no commit)' -r
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l resolve -d 'Mark a conflict done, keeping the local version (the conflict file goes to .trash/)' -r -F
+complete -c memctl -n "__fish_memctl_using_subcommand sync" -l purge -d 'Remove FILE (a path below the project\'s dir in the sync repository, e.g. user_a.md) from the sync remote\'s whole history' -r
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l dir -d 'Operate on this memory dir instead of resolving it [env: MEMCTL_DIR]' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l project -d 'Resolve for this project instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l color -d 'When to use colour' -r -f -a "auto\t'Colour when the stream is a terminal and NO_COLOR is unset or empty'
@@ -509,7 +511,8 @@ complete -c memctl -n "__fish_memctl_using_subcommand sync" -l status -d 'List u
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l allow-mass-delete -d 'Apply a change (sent or received) that deletes more than half of a project\'s memories'
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l accept-remote -d 'After the remote was rolled back or rewritten: take it as it is (deletes here what it no longer holds)'
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l push-local -d 'After the remote was rolled back or rewritten: restore it from this machine'
-complete -c memctl -n "__fish_memctl_using_subcommand sync" -l strict -d 'Refuse to push when the memory holds secret-like tokens (lint ML121)'
+complete -c memctl -n "__fish_memctl_using_subcommand sync" -l strict -d 'Secret-like tokens (lint ML121) refuse as strict_refused (exit 1) instead of exit 2'
+complete -c memctl -n "__fish_memctl_using_subcommand sync" -l allow-secrets -d 'Push memories that hold secret-like tokens (lint ML121); refused by default'
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -s y -l yes -d 'Accepted for scripts; sync never prompts'
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l team -d 'Operate on the team memory dir (<memdir>team/<mount>/ of the one team store in CLAUDE_MEMORY_STORES, else <memdir>team/)'
 complete -c memctl -n "__fish_memctl_using_subcommand sync" -l json -d 'Print one JSON document on stdout (errors as JSON on stderr)'

@@ -247,9 +247,17 @@ pub struct SyncArgs {
     #[arg(long, conflicts_with_all = ["status", "resolve"])]
     pub push_local: bool,
 
-    /// Refuse to push when the memory holds secret-like tokens (lint ML121)
+    /// Secret-like tokens (lint ML121) refuse as strict_refused (exit 1) instead of exit 2
     #[arg(long)]
     pub strict: bool,
+
+    /// Push memories that hold secret-like tokens (lint ML121); refused by default
+    #[arg(long, conflicts_with = "strict")]
+    pub allow_secrets: bool,
+
+    /// Remove FILE (a path below the project's dir in the sync repository, e.g. user_a.md) from the sync remote's whole history
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["status", "resolve", "dry_run", "accept_remote", "push_local", "all_projects"])]
+    pub purge: Option<String>,
 
     /// Accepted for scripts; sync never prompts
     #[arg(long, short = 'y')]
@@ -281,9 +289,13 @@ pub struct ExportArgs {
     #[arg(long = "as", value_name = "ID")]
     pub as_id: Option<String>,
 
-    /// Refuse to write the bundle when it would hold secret-like tokens
+    /// Secret-like tokens (lint ML121) refuse as strict_refused (exit 1) instead of exit 2
     #[arg(long)]
     pub strict: bool,
+
+    /// Write memories that hold secret-like tokens (lint ML121) into the bundle; refused by default
+    #[arg(long, conflicts_with = "strict")]
+    pub allow_secrets: bool,
 }
 
 #[derive(Debug, Args)]
@@ -984,11 +996,18 @@ Examples:
 Examples:
   First sync of this project, through a private repository:
     memctl sync --remote git@github.com:alice/memory.git
-  Every project, after that:
-    memctl sync --all-projects
   Conflicts left by the last sync, then keep the local version of one:
     memctl sync --status
-    memctl sync --resolve testing.md.conflict-laptop-20261201";
+    memctl sync --resolve testing.md.conflict-laptop-20261201
+  A token was synced: forget it, sync, then remove it from the remote's history:
+    memctl forget user_token.md --yes && memctl sync && memctl sync --purge user_token.md
+
+Exit status of sync:
+  0  in step
+  1  done, but conflict files need you (named); or refused because earlier
+     conflict files are still open (`memctl sync --status` lists them)
+  2  usage or runtime error, and every other refusal (a secret-like token
+     without --allow-secrets, a mass deletion, a rewritten remote, a dream)";
 
     pub const MCP: &str = "\
 Examples:

@@ -291,6 +291,28 @@ pub fn candidates(pos: &Position, env: &Env) -> Vec<Candidate> {
     }
 }
 
+/// `request` with a leading `~` or `~/` of `--dir`/`--project` expanded to the
+/// home directory: the shell hands the words to the completion unexpanded, while
+/// running the command would get them expanded (issue 34 point 11).
+fn expanded(request: &Request, env: &Env) -> Request {
+    use std::ffi::OsString;
+    use std::path::{Path, PathBuf};
+    let home = env.home();
+    let expand = |p: &Path| -> Option<PathBuf> {
+        let home = home.as_deref()?;
+        let rest = p.strip_prefix("~").ok()?;
+        Some(Path::new(home).join(rest))
+    };
+    Request {
+        dir: request
+            .dir
+            .as_ref()
+            .map(|d| expand(Path::new(d)).map_or_else(|| d.clone(), OsString::from)),
+        project: request.project.as_ref().map(|p| expand(p).unwrap_or_else(|| p.clone())),
+        team: request.team,
+    }
+}
+
 fn type_help(t: MemoryType) -> &'static str {
     match t {
         MemoryType::User => "who the user is: role, expertise, preferences",
@@ -306,7 +328,14 @@ fn type_help(t: MemoryType) -> &'static str {
 /// does not resolve.
 fn refs(pos: &Position, env: &Env) -> Vec<Candidate> {
     let lower = pos.partial.to_lowercase();
-    let Ok(res) = paths::resolve(&pos.request, env) else {
+    let mut request = expanded(&pos.request, env);
+    // Inside a memory dir, that dir (SPEC v3 §3.14), as the command would.
+    let named =
+        request.dir.is_some() || request.project.is_some() || env.get_os("MEMCTL_DIR").is_some_and(|d| !d.is_empty());
+    if !named {
+        request.dir = paths::memory_dir_around(env).map(Into::into);
+    }
+    let Ok(res) = paths::resolve(&request, env) else {
         return Vec::new();
     };
     let scan = scan::scan(res.memdir.dir());

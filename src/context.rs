@@ -14,7 +14,13 @@ pub struct Context {
     pub now: DateTime<Utc>,
     /// Whether history is on and where its stores live (SPEC §8.1).
     pub history: crate::history::Settings,
+    /// Whether the current directory may choose the memory dir (SPEC v3 §3.14,
+    /// "Inside a memory dir"): every command but `hook`.
+    pub from_cwd: bool,
 }
+
+/// "using the memory dir you are in" is said once per run.
+static ANNOUNCED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl Context {
     pub fn from_cli(cli: &Cli) -> Result<Context, Error> {
@@ -30,12 +36,49 @@ impl Context {
             env,
             now,
             history,
+            from_cwd: !matches!(cli.command, crate::cli::Command::Hook(_)),
         })
     }
 
     /// Resolve the memory dir (SPEC §2.2).
     pub fn resolve(&self) -> Result<Resolution, Error> {
-        paths::resolve(&self.request, &self.env)
+        self.resolve_request(&self.request)
+    }
+
+    /// The memory dir the current directory is inside, when it chooses the dir:
+    /// no `--dir`, `MEMCTL_DIR` or `--project` and not `hook` (SPEC v3 §3.14).
+    pub fn inside(&self) -> Option<std::path::PathBuf> {
+        let named = req_names_dir(&self.request, &self.env);
+        (self.from_cwd && !named)
+            .then(|| paths::memory_dir_around(&self.env))
+            .flatten()
+    }
+
+    /// Resolve `req`; inside a memory dir (see [`Context::inside`]) that dir is
+    /// used as `--dir` would be, and stderr says so once.
+    fn resolve_request(&self, req: &Request) -> Result<Resolution, Error> {
+        if !self.from_cwd || req_names_dir(req, &self.env) {
+            return paths::resolve(req, &self.env);
+        }
+        if let Some(dir) = paths::memory_dir_around(&self.env) {
+            let mut res = paths::resolve(
+                &Request {
+                    dir: Some(dir.into_os_string()),
+                    ..req.clone()
+                },
+                &self.env,
+            )?;
+            res.source = paths::DirSource::InsideDir;
+            announce(res.memdir.main());
+            return Ok(res);
+        }
+        // Inside the dir that resolution gives (an `autoMemoryDirectory`, say): the
+        // same dir, said once.
+        let res = paths::resolve(req, &self.env)?;
+        if paths::cwd_inside(&self.env, res.memdir.main()) {
+            announce(res.memdir.main());
+        }
+        Ok(res)
     }
 
     /// Resolve, and require an explicit dir (`--dir`/`MEMCTL_DIR`) to exist.
@@ -50,7 +93,7 @@ impl Context {
             team: false,
             ..self.request.clone()
         };
-        ensure_exists(paths::resolve(&main, &self.env)?)
+        ensure_exists(self.resolve_request(&main)?)
     }
 
     /// What a write command records in history: its trigger name and the settings.
@@ -67,6 +110,18 @@ impl Context {
 
     pub fn now_ms(&self) -> f64 {
         crate::text::millis(self.now)
+    }
+}
+
+/// Whether `req` or the environment names the memory dir or the project.
+fn req_names_dir(req: &Request, env: &paths::Env) -> bool {
+    req.dir.is_some() || req.project.is_some() || env.get_os("MEMCTL_DIR").is_some_and(|d| !d.is_empty())
+}
+
+fn announce(dir: &std::path::Path) {
+    if !ANNOUNCED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        let text = format!("memctl: using the memory dir you are in: {}\n", paths::with_sep(dir));
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
     }
 }
 

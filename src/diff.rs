@@ -103,9 +103,93 @@ fn lines(out: &mut String, mark: char, ls: &[&str]) {
     }
 }
 
+/// A unified diff (of [`unified`], one or several files) painted as `git diff`
+/// paints it when `on`: the `---`/`+++` file headers bold, `@@` hunk headers cyan,
+/// removed lines red, added lines green. Which lines are headers is told by the
+/// hunk counts, not by the text: a removed line that reads `--- x` (a
+/// frontmatter fence) is red, not a header (issue 34 point 11).
+pub fn paint(on: bool, diff: &str) -> String {
+    use crate::output::{Tone, paint as tone};
+    if !on {
+        return diff.to_string();
+    }
+    let mut out = String::with_capacity(diff.len() + diff.len() / 4);
+    // Lines of the current hunk still to come: (old side, new side).
+    let (mut old, mut new) = (0usize, 0usize);
+    for line in diff.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        let in_hunk = old > 0 || new > 0;
+        let t = if in_hunk {
+            match body.as_bytes().first() {
+                Some(b'-') => {
+                    old = old.saturating_sub(1);
+                    Some(Tone::Error)
+                }
+                Some(b'+') => {
+                    new = new.saturating_sub(1);
+                    Some(Tone::Added)
+                }
+                Some(b'\\') => None,
+                _ => {
+                    old = old.saturating_sub(1);
+                    new = new.saturating_sub(1);
+                    None
+                }
+            }
+        } else if let Some((a, b)) = hunk_counts(body) {
+            (old, new) = (a, b);
+            Some(Tone::Note)
+        } else if body.starts_with("--- ") || body.starts_with("+++ ") {
+            Some(Tone::Bold)
+        } else {
+            None
+        };
+        match t {
+            Some(t) => {
+                out.push_str(&tone(true, t, body));
+                out.push_str(&line[body.len()..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// The line counts of a hunk header `@@ -a,b +c,d @@` (a missing count is 1).
+fn hunk_counts(line: &str) -> Option<(usize, usize)> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(" +")?;
+    let (new, _) = rest.split_once(" @@")?;
+    let count = |r: &str| -> Option<usize> {
+        match r.split_once(',') {
+            Some((_, n)) => n.parse().ok(),
+            None => r.parse::<usize>().ok().map(|_| 1),
+        }
+    };
+    Some((count(old)?, count(new)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paint_colours_by_position_not_by_text() {
+        let d = unified("m.md", "---\nname: a\n---\nbody\n", "name: a\nbody\n+++ x\n");
+        let p = paint(true, &d);
+        let red = |s: &str| format!("\x1b[31m{s}\x1b[0m\n");
+        let green = |s: &str| format!("\x1b[32m{s}\x1b[0m\n");
+        let bold = |s: &str| format!("\x1b[1m{s}\x1b[0m\n");
+        assert!(p.starts_with(&(bold("--- a/m.md") + &bold("+++ b/m.md"))), "{p:?}");
+        assert!(p.contains(&red("----")), "a removed fence is red: {p:?}");
+        assert_eq!(p.matches(&red("----")).count(), 2, "{p:?}");
+        assert!(p.contains(&green("++++ x")), "an added `+++` line is green: {p:?}");
+        assert!(p.contains(" name: a\n"), "context stays plain: {p:?}");
+        assert_eq!(paint(false, &d), d);
+        // Two files one after the other: the second file's headers are headers.
+        let two = format!("{d}{}", unified("n.md", "a\n", "b\n"));
+        assert!(paint(true, &two).contains(&bold("--- a/n.md")), "{two:?}");
+    }
 
     #[test]
     fn an_appended_line_has_three_lines_of_context() {

@@ -18,6 +18,12 @@ pub enum Kind {
     Busy,
     Containment,
     Conflict,
+    /// `sync` refused because earlier sync conflict files are still open (SPEC v3
+    /// §3.14: exit 1, the user has to act, not a typo).
+    UnresolvedConflicts,
+    /// Secret-like tokens (lint ML121) in what `sync` or `export` would send out,
+    /// without `--allow-secrets` (SPEC v3 §11.2–§11.3).
+    SecretFound,
     Editor,
     Io,
     Config,
@@ -32,7 +38,7 @@ pub enum Kind {
 
 impl Kind {
     pub fn exit_code(self) -> u8 {
-        if matches!(self, Kind::StrictRefused | Kind::OverBudget) {
+        if matches!(self, Kind::StrictRefused | Kind::OverBudget | Kind::UnresolvedConflicts) {
             1
         } else {
             2

@@ -25,6 +25,8 @@ pub enum Tone {
     Warning,
     Note,
     Info,
+    /// An added line of a diff (green, as git paints it).
+    Added,
     Bold,
     Dim,
 }
@@ -37,6 +39,7 @@ impl Tone {
             Tone::Warning => AnsiColor::Yellow.on_default(),
             Tone::Note => AnsiColor::Cyan.on_default(),
             Tone::Info => AnsiColor::Blue.on_default(),
+            Tone::Added => AnsiColor::Green.on_default(),
             Tone::Bold => anstyle::Style::new().bold(),
             Tone::Dim => anstyle::Style::new().dimmed(),
         }

@@ -1,8 +1,9 @@
 //! The one door for writing Claude Code settings files (`hook install`, `config
 //! set`; SPEC §7.4, §7.5): parse keeping key order, refuse a file that does not
-//! parse (naming file and line), write atomically with a backup of the previous
-//! file, and re-check the file right before the rename (Claude Code may be writing
-//! it).
+//! parse (naming file and line), edit the JSON text in place (only the members
+//! that change; the user's layout stays), write atomically keeping the first
+//! backup (the user's original), and re-check the file right before the rename
+//! (Claude Code may be writing it).
 
 use std::path::{Path, PathBuf};
 
@@ -156,7 +157,8 @@ fn settings_lock(path: &Path, watch: &mut crate::store::settle::Watch) -> Result
 pub struct Change {
     pub file: String,
     pub changed: bool,
-    /// The copy of the previous file, when one was written.
+    /// The backup holding the user's original file (`<file>.memctl-backup`,
+    /// written by memctl's first change and never overwritten), when there is one.
     pub backup: Option<String>,
     pub diff: String,
 }
@@ -280,10 +282,12 @@ impl SettingsFile {
         })
     }
 
-    /// Write `new` in place of the file (2-space indentation, key order kept);
-    /// nothing when it equals what the file holds. With `dry_run`, only the diff.
+    /// Write `new` in place of the file: the file's text edited in place (only
+    /// the members that differ, see [`edited`]), or 2-space pretty JSON for a new
+    /// or empty file; nothing when it equals what the file holds. With `dry_run`,
+    /// only the diff.
     pub fn write(&self, new: &Map<String, Value>, dry_run: bool) -> Result<Change, Error> {
-        let new_text = render(new);
+        let new_text = edited(self.text.as_deref(), &self.value, new);
         let old_text = shown(self.text.as_deref().unwrap_or_default());
         let label = self.path.to_string_lossy().trim_start_matches('/').to_string();
         let same = self.text.is_some() && *new == self.value && same_order(new, &self.value);
@@ -321,8 +325,15 @@ impl SettingsFile {
             .last()
             .map(Path::to_path_buf);
         crate::store::create_dir(&dir)?;
-        if let Some(old) = &self.raw {
-            let backup = backup_path(&target);
+        // The first backup is the user's original and stays (SPEC §7.4): a later
+        // install or `config set` never overwrites it. A file memctl created had
+        // no original (there was no file).
+        let backup = backup_path(&target);
+        if std::fs::symlink_metadata(&backup).is_ok() {
+            change.backup = Some(backup.to_string_lossy().into_owned());
+        } else if let Some(old) = &self.raw
+            && self.created_by_memctl().is_none()
+        {
             crate::store::write_outside(&backup, old)?;
             change.backup = Some(backup.to_string_lossy().into_owned());
         }
@@ -477,6 +488,176 @@ fn same_order(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
         })
 }
 
+/// The new text of a settings file that held `old_text` (parsed as `old`) and
+/// must hold `new`: the old text edited in place, changing only the members that
+/// differ (an added member written in the style of its neighbours, a removed one
+/// taken out with its comma), so a hand-formatted file keeps its layout and one-line
+/// arrays, and an install followed by an uninstall gives back the same bytes
+/// (SPEC v3 §7.4; issue 34 point 8). A missing or blank file, or an edit the
+/// in-place path cannot make faithfully (checked by parsing the result again),
+/// gets the whole file rendered as pretty JSON.
+///
+/// The in-place edit uses `jsonc-parser`'s concrete syntax tree (dprint's JSON
+/// parser: no dependencies with the `cst` feature; it keeps whitespace, comments
+/// and number spellings, removes members with their commas and indents new ones
+/// like their siblings).
+pub fn edited(old_text: Option<&str>, old: &Map<String, Value>, new: &Map<String, Value>) -> String {
+    let Some(text) = old_text else {
+        return render(new);
+    };
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(b) => ("\u{feff}", b),
+        None => ("", text),
+    };
+    if body.trim().is_empty() {
+        return render(new);
+    }
+    // The CST is another program's code: should it panic, the whole file is
+    // rendered instead (and the result is checked either way).
+    let patched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cst::patch(body, old, new)))
+        .ok()
+        .flatten();
+    match patched {
+        Some(t) if holds(&t, new) => format!("{bom}{t}"),
+        _ => render(new),
+    }
+}
+
+/// Whether `text` parses to exactly `want` (values and key order).
+fn holds(text: &str, want: &Map<String, Value>) -> bool {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => m == *want && same_order(&m, want),
+        _ => false,
+    }
+}
+
+/// In-place edits of JSON text through `jsonc-parser`'s CST.
+mod cst {
+    use jsonc_parser::ParseOptions;
+    use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
+    use serde_json::{Map, Value};
+
+    /// `text` (which parses to `old`) edited to hold `new`; `None` when it cannot.
+    pub(super) fn patch(text: &str, old: &Map<String, Value>, new: &Map<String, Value>) -> Option<String> {
+        let root = CstRootNode::parse(text, &ParseOptions::default()).ok()?;
+        let obj = root.object_value()?;
+        if !object(&obj, old, new) {
+            root.set_value(input(&Value::Object(new.clone())));
+        }
+        Some(root.to_string())
+    }
+
+    fn input(v: &Value) -> CstInputValue {
+        match v {
+            Value::Null => CstInputValue::Null,
+            Value::Bool(b) => CstInputValue::Bool(*b),
+            Value::Number(n) => CstInputValue::Number(n.to_string()),
+            Value::String(s) => CstInputValue::String(s.clone()),
+            Value::Array(a) => CstInputValue::Array(a.iter().map(input).collect()),
+            Value::Object(o) => CstInputValue::Object(o.iter().map(|(k, v)| (k.clone(), input(v))).collect()),
+        }
+    }
+
+    /// Edit `obj` (holding `old`) to hold `new`. `false` (before any change)
+    /// when the kept members change order or the text has duplicate keys: the
+    /// caller then replaces the whole value.
+    fn object(obj: &CstObject, old: &Map<String, Value>, new: &Map<String, Value>) -> bool {
+        let props = obj.properties();
+        if props.len() != old.len() {
+            return false;
+        }
+        let kept_old = old.keys().filter(|k| new.contains_key(*k));
+        let kept_new = new.keys().filter(|k| old.contains_key(*k));
+        if !kept_old.eq(kept_new) {
+            return false;
+        }
+        for k in old.keys().filter(|k| !new.contains_key(*k)) {
+            match obj.get(k) {
+                Some(p) => p.remove(),
+                None => return false,
+            }
+        }
+        for (i, (k, v)) in new.iter().enumerate() {
+            match old.get(k) {
+                Some(was) if was == v => {}
+                Some(was) => {
+                    let Some(prop) = obj.get(k) else { return false };
+                    let Some(node) = prop.value() else { return false };
+                    if !value(&node, was, v) {
+                        prop.set_value(input(v));
+                    }
+                }
+                None => {
+                    obj.insert(i, k, input(v));
+                }
+            }
+        }
+        true
+    }
+
+    /// Edit the container `node` (holding `old`) in place to hold `new`; `false`
+    /// when it is not two objects or two arrays (the caller replaces it).
+    fn value(node: &CstNode, old: &Value, new: &Value) -> bool {
+        match (old, new) {
+            (Value::Object(o), Value::Object(n)) => node.as_object().is_some_and(|obj| object(&obj, o, n)),
+            (Value::Array(o), Value::Array(n)) => node.as_array().is_some_and(|arr| array(&arr, o, n)),
+            _ => false,
+        }
+    }
+
+    /// Edit `arr` (holding `old`) to hold `new`: elements removed or added when
+    /// one is a subsequence of the other, else element by element when the
+    /// lengths agree; `false` (before any change) otherwise.
+    fn array(arr: &CstArray, old: &[Value], new: &[Value]) -> bool {
+        let elems = arr.elements();
+        if elems.len() != old.len() {
+            return false;
+        }
+        if old.len() == new.len() {
+            for (i, (o, n)) in old.iter().zip(new).enumerate() {
+                if o != n && !value(&elems[i], o, n) {
+                    let el = arr.elements().into_iter().nth(i);
+                    let Some(el) = el else { return false };
+                    el.remove();
+                    arr.insert(i, input(n));
+                }
+            }
+            return true;
+        }
+        if let Some(keep) = subsequence(new, old) {
+            // Remove the old elements not kept, from the last.
+            for (i, el) in elems.into_iter().enumerate().rev() {
+                if !keep.contains(&i) {
+                    el.remove();
+                }
+            }
+            return true;
+        }
+        if let Some(kept) = subsequence(old, new) {
+            for (i, v) in new.iter().enumerate() {
+                if !kept.contains(&i) {
+                    arr.insert(i, input(v));
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The indices of `long` that `short` matches in order (greedy), when
+    /// `short` is a subsequence of `long`.
+    fn subsequence(short: &[Value], long: &[Value]) -> Option<Vec<usize>> {
+        let mut at = 0;
+        let mut out = Vec::with_capacity(short.len());
+        for s in short {
+            let i = at + long[at..].iter().position(|l| l == s)?;
+            out.push(i);
+            at = i + 1;
+        }
+        Some(out)
+    }
+}
+
 /// The file's text: pretty JSON with 2-space indentation and a final newline.
 pub fn render(map: &Map<String, Value>) -> String {
     let mut s = serde_json::to_string_pretty(map).unwrap_or_else(|_| "{}".into());
@@ -546,10 +727,9 @@ mod tests {
         let c = s.write(&v, false).unwrap();
         assert!(c.changed);
         let text = std::fs::read_to_string(&f).unwrap();
-        assert_eq!(
-            text,
-            "{\n  \"z\": 1,\n  \"a\": {\n    \"y\": 2,\n    \"b\": 3\n  },\n  \"m\": true\n}\n"
-        );
+        // In place: the one-line inner object stays one line; the object that
+        // gains a member spans lines, the new member indented by 2.
+        assert_eq!(text, "{\n  \"z\": 1,\n  \"a\": {\"y\": 2, \"b\": 3},\n  \"m\": true\n}");
         assert_eq!(
             std::fs::read_to_string(backup_path(&f)).unwrap(),
             "{\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}}"
@@ -558,5 +738,51 @@ mod tests {
         let s = SettingsFile::open(&f).unwrap();
         let c = s.write(&s.value.clone(), false).unwrap();
         assert!(!c.changed && c.diff.is_empty() && c.backup.is_none());
+        // A later change keeps the first backup (the user's original).
+        let mut v = s.value.clone();
+        v.insert("n".into(), Value::Bool(false));
+        let c = s.write(&v, false).unwrap();
+        assert_eq!(c.backup.as_deref(), Some(&*backup_path(&f).to_string_lossy()));
+        assert_eq!(
+            std::fs::read_to_string(backup_path(&f)).unwrap(),
+            "{\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}}"
+        );
+    }
+
+    fn map(t: &str) -> Map<String, Value> {
+        serde_json::from_str(t).unwrap()
+    }
+
+    #[test]
+    fn edits_only_the_members_that_change() {
+        let old =
+            "\u{feff}{\n    \"a\": [1, 2,   3],\n    \"b\": {\"c\": 1.50}, // not JSON but kept\n    \"d\": \"x\"\n}\n";
+        let old = old.replace(" // not JSON but kept", "");
+        let before = map(old.trim_start_matches('\u{feff}'));
+        // An element removed from a one-line array, a value changed in place,
+        // a member removed; the number spelling 1.50 and the BOM stay.
+        let after = map(r#"{"a": [1, 3], "b": {"c": 1.50}}"#);
+        let mut after = after;
+        after["b"]["c"] = before["b"]["c"].clone();
+        assert_eq!(
+            edited(Some(&old), &before, &after),
+            "\u{feff}{\n    \"a\": [1,   3],\n    \"b\": {\"c\": 1.50}\n}\n"
+        );
+        // Keys reordered: the whole value is written anew (no faithful in-place
+        // edit), in order, the BOM kept.
+        let reordered = map(r#"{"d": "x", "a": [1, 2, 3], "b": {"c": 1.5}}"#);
+        let t = edited(Some(&old), &before, &reordered);
+        assert!(t.starts_with('\u{feff}') && holds(&t[3..], &reordered), "{t}");
+        // Duplicate keys in the text: written anew from the parsed value (the
+        // last `a` wins, as when reading).
+        let dup = "{\"a\": 1, \"a\": 2}";
+        let v = map(dup);
+        let mut w = v.clone();
+        w.insert("b".into(), Value::Bool(true));
+        let t = edited(Some(dup), &v, &w);
+        assert!(holds(&t, &w) && !t.contains('1'), "{t}");
+        // A missing or blank file: pretty JSON.
+        assert_eq!(edited(None, &Map::new(), &w), render(&w));
+        assert_eq!(edited(Some(" \n"), &Map::new(), &w), render(&w));
     }
 }

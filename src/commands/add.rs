@@ -74,7 +74,8 @@ fn report(out: &mut Output, args: &AddArgs, plan: &add::Plan) -> Result<()> {
     } else if args.dry_run {
         out.print(&format!("would create {}:\n{}", plan.file, plan.content))?;
         if !args.no_index {
-            out.print(&unified_diff(label, &plan.old_index, &plan.new_index))?;
+            let diff = unified_diff(label, &plan.old_index, &plan.new_index);
+            out.print(&crate::diff::paint(out.color_stdout, &diff))?;
         }
     } else {
         out.print(&format!("created {}\n", plan.file))?;
@@ -209,8 +210,8 @@ fn gather(args: &AddArgs, ctx: &Context, out: &Output) -> Result<NewMemory, Erro
         .hint("drop --why/--how, or put the text in --body"));
     }
     asked |= args.name.is_none() || args.description.is_none();
-    let name = memory::ensure_line("--name", &given_or_ask(&args.name, "Name")?, 100)?;
-    let description = memory::ensure_line("--description", &given_or_ask(&args.description, "Description")?, 500)?;
+    let name = line_given_or_asked(&args.name, "--name", "Name", 100)?;
+    let description = line_given_or_asked(&args.description, "--description", "Description", 500)?;
     let body = gather_body(args, ctx, out, ty, needs_fact)?;
     asked |= body.asked;
     let (text, why, how) = (body.text, body.why, body.how);
@@ -288,10 +289,19 @@ fn ensure_flags_given(args: &AddArgs, has_type: bool, needs_fact: bool) -> Resul
     .hint("pass the values as flags, e.g. --type feedback --name \"Testing policy\" --description \"…\" --body \"…\""))
 }
 
-fn given_or_ask(given: &Option<String>, prompt: &str) -> Result<String, Error> {
-    match given {
-        Some(v) => Ok(v.clone()),
-        None => ask(prompt, false),
+/// A one-line value: the flag's, checked naming the flag; else asked at `prompt`,
+/// checked naming the prompt (never a flag the user did not type) and asked
+/// again while it is not valid (issue 34 point 11).
+fn line_given_or_asked(given: &Option<String>, flag: &str, prompt: &str, max: usize) -> Result<String, Error> {
+    if let Some(v) = given {
+        return memory::ensure_line(flag, v, max);
+    }
+    let what = format!("the {}", prompt.to_lowercase());
+    loop {
+        match memory::ensure_line(&what, &ask(prompt, false)?, max) {
+            Ok(v) => return Ok(v),
+            Err(e) => eprintln!("memctl: {}", e.message),
+        }
     }
 }
 

@@ -336,7 +336,10 @@ fn edit(
     let verb = if dry_run { "would" } else { "did" };
     let text = match (doc.change.changed || dry_run, dry_run) {
         (true, true) => format!("{verb} {what} in {}\n", doc.change.file),
-        (true, false) => format!("{what} in {}\n", doc.change.file),
+        (true, false) => match &doc.change.backup {
+            Some(b) => format!("{what} in {} (your original file is kept in {b})\n", doc.change.file),
+            None => format!("{what} in {}\n", doc.change.file),
+        },
         (false, _) => format!("{} already says so: nothing to do\n", doc.change.file),
     };
     out.print(&text)?;

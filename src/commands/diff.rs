@@ -44,6 +44,18 @@ struct End {
 pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let res = ctx.resolve_existing()?;
     let memdir = &res.memdir;
+    if args.dream {
+        // A dream that just ran is not in the history until something records it:
+        // record it first, as `undo --dream` does (issue 34 point 7). Without that
+        // snapshot the run shown may be an older one: said, not fatal for a report.
+        let project = ctx.recording("diff", &res).project;
+        match crate::ops::undo::record_outside(memdir.main(), &ctx.history, project.as_deref(), ctx.now, "diff") {
+            Ok(warnings) => warnings.into_iter().for_each(|w| out.warn(w)),
+            Err(e) => out.warn(format!(
+                "cannot record the changes made since the last snapshot ({e}): the dream run shown may not be the newest"
+            )),
+        }
+    }
     let mut store = Store::open_existing(&ctx.history, memdir.main(), ctx.now)?;
     let log = store.log()?;
     // Snapshots of the stores set aside as unreadable are accepted too (SPEC v3 §8.1).
@@ -225,29 +237,7 @@ fn render_diff(doc: &Doc, changes: &[Change], color: bool) -> String {
                     &format!("{what} {} (empty)\n", f.file),
                 ));
             }
-            Some(d) => {
-                for line in d.split_inclusive('\n') {
-                    let tone = if line.starts_with("---") || line.starts_with("+++") {
-                        Some(Tone::Bold)
-                    } else if line.starts_with("@@") {
-                        Some(Tone::Note)
-                    } else if line.starts_with('-') {
-                        Some(Tone::Error)
-                    } else if line.starts_with('+') {
-                        Some(Tone::Info)
-                    } else {
-                        None
-                    };
-                    match tone {
-                        Some(t) if color => {
-                            let body = line.strip_suffix('\n').unwrap_or(line);
-                            text.push_str(&output::paint(true, t, body));
-                            text.push_str(&line[body.len()..]);
-                        }
-                        _ => text.push_str(line),
-                    }
-                }
-            }
+            Some(d) => text.push_str(&crate::diff::paint(color, d)),
         }
     }
     text
@@ -281,7 +271,7 @@ fn render_stat(doc: &Doc, width: usize, color: bool) -> String {
         let file = output::fit_middle(name, room);
         let pad = room.saturating_sub(file.width());
         let tone = match f.change {
-            ChangeKind::Added => Tone::Info,
+            ChangeKind::Added => Tone::Added,
             ChangeKind::Deleted => Tone::Error,
             ChangeKind::Modified => Tone::Note,
             ChangeKind::Touched => Tone::Dim,

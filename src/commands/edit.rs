@@ -226,7 +226,15 @@ impl Session<'_> {
                     0 => continue,
                     1 => {}
                     _ => {
-                        self.kept(out, "not saved: the edit has new errors");
+                        let lost = new_errors.iter().all(|f| f.id == RuleId::ML103);
+                        self.kept(
+                            out,
+                            if lost {
+                                "not saved: the edit lost the frontmatter block"
+                            } else {
+                                "not saved: the edit has new errors"
+                            },
+                        );
                         let (t, r, d) = (self.target, self.rel, Some(self.draft));
                         finish(out, self.args, self.res, t, r, false, d, new_errors, cwd)?;
                         return Ok((ExitCode::from(1), false));
@@ -252,8 +260,19 @@ impl Session<'_> {
     /// Print the new errors and ask what to do: 0 edit again, 1 save, 2 keep and quit
     /// (the answer without a terminal).
     fn ask_about_errors(&self, out: &mut Output, errors: &[Finding]) -> Result<usize, Error> {
-        let n = errors.len();
-        let mut text = format!("memctl: the edit adds {n} error{}:\n", if n == 1 { "" } else { "s" });
+        let n = errors.iter().filter(|f| f.severity == Severity::Error).count();
+        let mut text = String::new();
+        if errors.iter().any(|f| f.id == RuleId::ML103) {
+            text.push_str(
+                "memctl: the edit loses the frontmatter block: Claude Code would see no type and no description\n",
+            );
+        }
+        if n > 0 {
+            text.push_str(&format!(
+                "memctl: the edit adds {n} error{}:\n",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
         for f in errors {
             text.push_str(&format!(
                 "  {}:{}: {}[{}]: {}\n",
@@ -332,34 +351,44 @@ fn resolve_target(args: &EditArgs, res: &Resolution, ctx: &Context, out: &mut Ou
 }
 
 /// Error findings of the draft that the original did not have (rule and message),
-/// ignoring ML205/ML206 (reported after saving).
+/// ignoring ML205/ML206 (reported after saving); and a lost frontmatter block: the
+/// draft's ML103 (no frontmatter) when the original's block was readable (no
+/// ML101–ML104), so Claude Code would lose the type and description (SPEC v3
+/// §3.14, "`edit` that loses frontmatter").
 fn blocking_errors(is_index: bool, res: &Resolution, target: &Path, draft: &Path, before: &[u8]) -> Vec<Finding> {
     let findings = |path: &Path| -> Vec<Finding> {
-        let all = if is_index {
+        if is_index {
             lint::index_findings(path, res.memdir.dir())
         } else {
             lint::file_findings(path)
-        };
-        all.into_iter()
-            .filter(|f| f.severity == Severity::Error && f.id != RuleId::ML205 && f.id != RuleId::ML206)
-            .collect()
+        }
+    };
+    let blocks = |f: &Finding, readable_before: bool| {
+        (f.severity == Severity::Error && f.id != RuleId::ML205 && f.id != RuleId::ML206)
+            || (f.id == RuleId::ML103 && readable_before)
     };
     let old_dir = match editor::draft_dir("memctl-orig") {
         Ok(d) => d,
-        Err(_) => return findings(draft),
+        Err(_) => return findings(draft).into_iter().filter(|f| blocks(f, false)).collect(),
     };
     let old = old_dir.join(target.file_name().unwrap_or_default());
     let _ = std::fs::write(&old, before);
-    let had: Vec<(String, String)> = findings(&old)
+    let had_all = findings(&old);
+    let _ = std::fs::remove_dir_all(&old_dir);
+    let readable_before = !is_index && !had_all.iter().any(|f| FRONTMATTER_UNREADABLE.contains(&f.id));
+    let had: Vec<(String, String)> = had_all
         .into_iter()
         .map(|f| (f.id.to_string(), f.message.into_string()))
         .collect();
-    let _ = std::fs::remove_dir_all(&old_dir);
     findings(draft)
         .into_iter()
+        .filter(|f| blocks(f, readable_before))
         .filter(|f| !had.contains(&(f.id.to_string(), f.message.to_string())))
         .collect()
 }
+
+/// The rules that say a file's frontmatter block is missing or unreadable.
+const FRONTMATTER_UNREADABLE: [RuleId; 4] = [RuleId::ML101, RuleId::ML102, RuleId::ML103, RuleId::ML104];
 
 /// Replace the original with the draft under the write lock, unless it changed
 /// meanwhile (`conflict`) or a live dream holds the lock. Every failure says where
@@ -394,7 +423,15 @@ fn save(
         })?;
         let content = restamped(content, ctx.now);
         if writer.replace_if(target, &content, before.stamp)? {
-            return Ok(writer.finish());
+            let mut warnings = writer.finish();
+            // Issue 34 point 4: a token saved into a memory is named at once.
+            let rel = target.strip_prefix(res.memdir.dir()).unwrap_or(target);
+            warnings.extend(crate::ops::add::secret_warnings(
+                target,
+                &rel.to_string_lossy(),
+                &String::from_utf8_lossy(&content),
+            ));
+            return Ok(warnings);
         }
         Err(Error::new(
             Kind::Conflict,

@@ -30,16 +30,20 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     refuse_inside(&target, &sources)?;
     let machine = export::machine_name(&ctx.env);
     let g = export::gather(&sources, &machine, crate::text::iso(ctx.now));
+    // SPEC v3 §11.2: secrets do not leave the machine unless asked for; the
+    // refusal names each file and line (issue 34 point 4).
+    if !args.allow_secrets && !g.secrets.is_empty() {
+        return Err(export::secrets_refused(
+            "export refused: the bundle would hold",
+            "nothing written",
+            &g.secrets,
+            args.strict,
+        )
+        .hint("remove the tokens from the memories (`memctl edit FILE`), or pass --allow-secrets to export them anyway")
+        .into());
+    }
     for s in &g.secrets {
         out.warn(format!("secret-like: {s}"));
-    }
-    if args.strict && !g.secrets.is_empty() {
-        return Err(Error::new(
-            Kind::StrictRefused,
-            format!("{} secret-like finding(s) (ML121): nothing written", g.secrets.len()),
-        )
-        .hint("remove the tokens from the memories, or export without --strict")
-        .into());
     }
     for w in &g.left_out {
         out.warn(w.clone());

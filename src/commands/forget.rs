@@ -54,7 +54,9 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
 /// the printed restore command (SPEC §3.13).
 fn memctl(ctx: &Context) -> String {
     let mut s = String::from("memctl");
-    if let Some(d) = &ctx.request.dir {
+    // Inside a memory dir, the restore command names it (it may be run elsewhere).
+    let dir = ctx.request.dir.clone().or_else(|| ctx.inside().map(Into::into));
+    if let Some(d) = &dir {
         s.push_str(&format!(" --dir {}", forget::shell_word(&d.to_string_lossy())));
     }
     if let Some(p) = &ctx.request.project {
@@ -99,7 +101,7 @@ fn dry_run(plan: &Plan, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             }
         }
         for (label, old, new) in &plan.diffs {
-            out.print(&unified_diff(label, old, new))?;
+            out.print(&crate::diff::paint(out.color_stdout, &unified_diff(label, old, new)))?;
         }
     }
     report(

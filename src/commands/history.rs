@@ -301,7 +301,7 @@ fn render_log(doc: &Doc, now: i64, width: usize, color: bool) -> String {
             let file = output::fit_middle(name, room);
             let pad = room.saturating_sub(file.width());
             let tone = match c.change {
-                history::ChangeKind::Added => Tone::Info,
+                history::ChangeKind::Added => Tone::Added,
                 history::ChangeKind::Deleted => Tone::Error,
                 history::ChangeKind::Modified => Tone::Note,
                 history::ChangeKind::Touched => Tone::Dim,

@@ -110,7 +110,10 @@ fn edit(a: &HookInstallArgs, ctx: &Context, out: &mut Output, gate: Option<bool>
             change.file
         ),
         (true, false) => match &change.backup {
-            Some(b) => format!("memctl's hooks {what} {} (previous file: {b})\n", change.file),
+            Some(b) => format!(
+                "memctl's hooks {what} {} (your original file is kept in {b})\n",
+                change.file
+            ),
             None => format!("memctl's hooks {what} {}\n", change.file),
         },
     };

@@ -25,7 +25,8 @@ pub fn run(args: &ImportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         crate::projects::discover(ctx, true)?.rows
     };
     let into = args.into.as_ref().map(|d| ctx.env.cwd.join(d));
-    let targets = import::targets(&bundle, &rows, into.as_deref())?;
+    let mut targets = import::targets(&bundle, &rows, into.as_deref())?;
+    here_for_unmatched(ctx, &bundle, &mut targets);
     let mut plans = Vec::new();
     for (p, t) in bundle.projects.iter().zip(&targets) {
         plans.push(import::plan(p, t, &machine, ctx.now)?);
@@ -72,6 +73,30 @@ pub fn run(args: &ImportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         }
     }
     finish(out, args, &plans, &machine)
+}
+
+/// A project no listed memory dir matched goes to the memory dir of the project
+/// the command runs in when that project has its identity (issue 34 point 11): a
+/// fresh checkout (no memory dir yet), or a dir whose project path cannot be told
+/// from its key (a name with `-`) and that no history names.
+fn here_for_unmatched(ctx: &Context, bundle: &crate::bundle::Bundle, targets: &mut [import::Target]) {
+    if !targets.iter().any(|t| matches!(t, import::Target::NoMatch)) {
+        return;
+    }
+    let Ok(res) = ctx.resolve() else { return };
+    let Some(project) = &res.project else { return };
+    let root = std::path::PathBuf::from(&project.canonical_root);
+    let Some(here) = crate::identity::of_project(&root, None) else {
+        return;
+    };
+    for (p, t) in bundle.projects.iter().zip(targets.iter_mut()) {
+        if matches!(t, import::Target::NoMatch) && p.entry.identity == here.id {
+            *t = import::Target::Dir {
+                dir: res.memdir.main().to_path_buf(),
+                project: Some(root.clone()),
+            };
+        }
+    }
 }
 
 /// The bundle file, regular only (a FIFO would block), opened without blocking.

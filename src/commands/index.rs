@@ -44,7 +44,7 @@ fn rebuild_index(args: &RebuildArgs, ctx: &Context, out: &mut Output) -> Result<
         out.print(&format!("{}\n", plan.summary()))?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.print(&plan.diff())?;
+    out.print(&crate::diff::paint(out.color_stdout, &plan.diff()))?;
     out.print(&format!("{}\n", plan.summary()))?;
     if args.dry_run {
         return Ok(ExitCode::SUCCESS);

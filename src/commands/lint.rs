@@ -415,7 +415,7 @@ fn render(
         LintFormat::Github => out.print(&format::github(&o.findings, cwd))?,
         LintFormat::Text => {
             for diff in o.fixes.iter().filter_map(|f| f.diff.as_ref()) {
-                out.print(diff)?;
+                out.print(&crate::diff::paint(out.color_stdout, diff))?;
             }
             if layout.summary_only {
                 out.print(&format::by_rule(&o.findings))?;

@@ -212,12 +212,12 @@ impl Explain {
     /// Items 1–2: project root, git root, canonical root.
     fn project(&mut self, res: &Resolution) {
         let Some(p) = &res.project else {
-            let by = if res.source == DirSource::DirFlag {
-                "--dir"
-            } else {
-                "MEMCTL_DIR"
+            let by = match res.source {
+                DirSource::DirFlag => "given by --dir",
+                DirSource::InsideDir => "is the one you are in",
+                _ => "given by MEMCTL_DIR",
             };
-            self.line("project", format!("none (memory dir given by {by})"));
+            self.line("project", format!("none (memory dir {by})"));
             return;
         };
         let how = if p.realpath_ok {

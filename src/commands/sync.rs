@@ -28,6 +28,9 @@ pub fn run(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let repo = sync::repo::default_path(&ctx.env).ok_or_else(|| {
         Error::new(Kind::Config, "cannot determine where the sync repository lives").hint("set HOME or XDG_STATE_HOME")
     })?;
+    if let Some(file) = &args.purge {
+        return purge(file, &targets, &repo, args, out);
+    }
     let opts = Options {
         repo,
         remote: args.remote.clone(),
@@ -41,6 +44,7 @@ pub fn run(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
             sync::Mode::Merge
         },
         strict: args.strict,
+        allow_secrets: args.allow_secrets,
         machine: crate::ops::export::machine_name(&ctx.env),
         now: ctx.now,
         history: ctx.history.clone(),
@@ -52,17 +56,31 @@ pub fn run(args: &SyncArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     for w in &outcome.warnings {
         out.warn(w.clone());
     }
+    // SPEC v3 §3.14: 1 when the sync is done but conflict files need the user.
+    let open: usize = outcome.projects.iter().map(|p| p.conflicts.len()).sum();
+    let code = if open > 0 && !args.dry_run {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
     if out.json {
         let doc = Report {
             projects: outcome.projects,
             dry_run: args.dry_run,
         };
         out.emit_json(serde_json::to_value(&doc)?)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(code);
     }
     out.print(&text(&outcome.projects, args.dry_run, &opts.repo))?;
     out.print(&push_line(&outcome.push, &outcome.remote))?;
-    Ok(ExitCode::SUCCESS)
+    if open > 0 && !args.dry_run {
+        out.note(format!(
+            "{open} conflict file{} need{} you (listed above): merge what you want into the memory, then delete each conflict file or run `memctl sync --resolve FILE`; the next sync waits for that",
+            if open == 1 { "" } else { "s" },
+            if open == 1 { "s" } else { "" }
+        ));
+    }
+    Ok(code)
 }
 
 /// The projects to sync, and (`--all-projects`) the dirs with no memories yet that
@@ -152,6 +170,35 @@ fn status(targets: &[Target], args: &SyncArgs, out: &mut Output) -> Result<ExitC
         out.print(&s)?;
     }
     Ok(if any { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `--purge FILE`: rewrite the sync remote's history without it (SPEC v3 §11.3).
+fn purge(file: &str, targets: &[Target], repo: &Path, args: &SyncArgs, out: &mut Output) -> Result<ExitCode> {
+    let [t] = targets else {
+        return Err(Error::new(Kind::Usage, "--purge works on one project").into());
+    };
+    // A path into the memory dir, or the name below it.
+    let rel = Path::new(file)
+        .strip_prefix(&t.dir)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| file.to_string());
+    let done = sync::purge::purge(repo, args.remote.as_deref(), t, &rel)?;
+    out.warn(format!(
+        "the sync remote's history no longer holds {rel}, but every clone that fetched it before still does (the sync repositories of your other machines, forks, a hosting service's caches): if it held a secret, revoke the secret. Other machines' next sync is refused as a rewritten remote: run `memctl sync --accept-remote` there, never `--push-local` (it would push the old history back)"
+    ));
+    if out.json {
+        out.emit_json(serde_json::to_value(&done)?)?;
+    } else {
+        out.print(&format!(
+            "purged {rel} from {} commit{} of {}'s sync history; force-pushed {} to {}\n",
+            done.commits_rewritten,
+            if done.commits_rewritten == 1 { "" } else { "s" },
+            done.identity,
+            done.pushed,
+            done.remote
+        ))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The `sync --resolve --json` document.

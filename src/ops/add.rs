@@ -1,5 +1,7 @@
 //! `add` (SPEC §3.6): a validated new memory becomes a file and an index line.
 
+use std::path::Path;
+
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
@@ -106,6 +108,7 @@ pub fn plan(
     let content = frontmatter::render_memory(&name, &m.description, m.ty.as_str(), &m.body);
     ensure_round_trip(&content, &name, m)?;
     let mut warnings = input_warnings(m, now);
+    warnings.extend(secret_warnings(&dir.dir().join(&m.file), &m.file, &content));
     if !enabled.0 {
         warnings.push(format!(
             "auto memory is disabled ({}): Claude Code will not read this memory",
@@ -274,6 +277,22 @@ pub fn compose_body(text: &str, why: Option<&str>, how: Option<&str>) -> String 
         s.push('\n');
     }
     s
+}
+
+/// Secret-like tokens (lint ML121) in a memory's text, one warning each naming
+/// the file and line: the memory is loaded into the model's context and, by
+/// `sync` or `export`, leaves the machine (refused there without
+/// `--allow-secrets`; issue 34 point 4). `add` and `edit` share it.
+pub fn secret_warnings(path: &Path, file: &str, content: &str) -> Vec<String> {
+    crate::lint::secret_findings(path, content)
+        .into_iter()
+        .map(|f| {
+            format!(
+                "{file}:{}: ML121 {} (`memctl sync` and `memctl export` refuse it without --allow-secrets)",
+                f.line, f.message
+            )
+        })
+        .collect()
 }
 
 fn input_warnings(m: &NewMemory, now: DateTime<Utc>) -> Vec<String> {

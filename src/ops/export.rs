@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::bundle::{self, FileEntry, Manifest, Packed, ProjectEntry};
+use crate::error::{Error, Kind};
 use crate::history::tracked;
 
 /// One project to export.
@@ -174,4 +175,20 @@ pub fn machine_name(env: &crate::paths::Env) -> String {
     env.get("MEMCTL_MACHINE")
         .filter(|m| !m.is_empty())
         .unwrap_or_else(|| rustix::system::uname().nodename().to_string_lossy().into_owned())
+}
+
+/// The refusal of `export` and `sync` for secret-like findings (ML121) in what
+/// would leave the machine, naming each file and line (SPEC v3 §11.2–§11.3):
+/// `strict_refused` (exit 1) under `--strict`, else `secret_found` (exit 2).
+pub fn secrets_refused(what: &str, nothing: &str, found: &[String], strict: bool) -> Error {
+    let kind = if strict { Kind::StrictRefused } else { Kind::SecretFound };
+    let n = found.len();
+    Error::new(
+        kind,
+        format!(
+            "{what} {n} secret-like token{} (ML121), {nothing}: {}",
+            if n == 1 { "" } else { "s" },
+            found.join("; ")
+        ),
+    )
 }

@@ -478,6 +478,51 @@ fn explicit_dir(req: &Request, env: &Env) -> Result<Option<(OsString, DirSource)
     Ok(explicit)
 }
 
+/// The memory dir the current directory is inside, by its place (SPEC v3 §3.14,
+/// "Inside a memory dir"): `env.cwd` is `<base>/projects/<key>/memory` or below it,
+/// `<base>` being the config home or `CLAUDE_CODE_REMOTE_MEMORY_DIR`, compared as
+/// given and through their real paths (a symlinked `~/.claude`). What the directory
+/// holds does not matter: a project root that merely holds a `MEMORY.md` is not one.
+pub fn memory_dir_around(env: &Env) -> Option<PathBuf> {
+    let cwd = &env.cwd;
+    let here = cwd.to_string_lossy().into_owned();
+    let home = env.home();
+    let mut quiet = Vec::new();
+    let config_home = config_home(env, home.as_deref(), &here, &mut quiet)?;
+    let base = memory_base(env, Some(&config_home), &here, &mut quiet);
+    let real_cwd = std::fs::canonicalize(cwd).ok();
+    for b in base.iter().chain(std::iter::once(&config_home)) {
+        let projects = Path::new(b).join("projects");
+        let real = std::fs::canonicalize(&projects).ok();
+        for (at, root) in [
+            (Some(cwd.as_path()), Some(projects.as_path())),
+            (real_cwd.as_deref(), real.as_deref()),
+        ] {
+            let (Some(at), Some(root)) = (at, root) else { continue };
+            let Ok(rest) = at.strip_prefix(root) else { continue };
+            let mut parts = rest.components();
+            if let (Some(std::path::Component::Normal(key)), Some(std::path::Component::Normal(m))) =
+                (parts.next(), parts.next())
+                && m == "memory"
+            {
+                return Some(root.join(key).join("memory"));
+            }
+        }
+    }
+    None
+}
+
+/// Whether the current directory is `dir` or inside it (as given or by real path).
+pub fn cwd_inside(env: &Env, dir: &Path) -> bool {
+    if env.cwd.starts_with(dir) {
+        return true;
+    }
+    match (std::fs::canonicalize(&env.cwd), std::fs::canonicalize(dir)) {
+        (Ok(c), Ok(d)) => c.starts_with(d),
+        _ => false,
+    }
+}
+
 /// The config home (SPEC §2.2.2), absolute against the project root.
 fn config_home(env: &Env, home: Option<&str>, base_dir: &str, warnings: &mut Vec<String>) -> Option<String> {
     let from_env = env.get("CLAUDE_CONFIG_DIR");

@@ -91,6 +91,8 @@ impl StepStatus {
 pub enum DirSource {
     DirFlag,
     EnvMemctlDir,
+    /// The current directory is inside a memory dir (SPEC v3 §3.14).
+    InsideDir,
     CoworkOverride,
     Setting(Source),
     Default,
@@ -101,6 +103,7 @@ impl DirSource {
         match self {
             DirSource::DirFlag => "dir_flag",
             DirSource::EnvMemctlDir => "env_MEMCTL_DIR",
+            DirSource::InsideDir => "inside_memory_dir",
             DirSource::CoworkOverride => "cowork_override",
             DirSource::Setting(Source::Policy) => "setting:policy",
             DirSource::Setting(Source::Flag) => "setting:flag",

@@ -10,6 +10,7 @@
 //! short is redone by the next one.
 
 pub mod merge;
+pub mod purge;
 pub mod repo;
 pub mod transport;
 
@@ -126,6 +127,8 @@ pub struct Options {
     pub allow_mass_delete: bool,
     pub mode: Mode,
     pub strict: bool,
+    /// `--allow-secrets`: push memories with secret-like tokens (refused by default).
+    pub allow_secrets: bool,
     pub machine: String,
     pub now: DateTime<Utc>,
     pub history: crate::history::Settings,
@@ -812,11 +815,13 @@ fn apply(r: &SyncRepo, plan: &mut Plan, w: &mut Writer, opts: &Options, machine:
     Ok(())
 }
 
-/// Secret-like findings (ML121) in what would go out: local files the remote
-/// does not hold with these bytes.
+/// Secret-like findings (ML121) in what would go out: the local files the merge
+/// sends ([`ProjectReport::sent`]) that the remote does not hold with these
+/// bytes. (Not a file the remote deleted and this machine is about to delete.)
 fn secrets(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
-    for (rel, b) in &plan.local {
+    for rel in &plan.report.sent {
+        let Some(b) = plan.local.get(rel) else { continue };
         if plan.remote.get(rel).is_some_and(|rb| rb.oid == b.oid) {
             continue;
         }
@@ -848,7 +853,8 @@ fn merge_reports(into: &mut ProjectReport, from: ProjectReport) {
     add(&mut into.skipped, from.skipped);
     add(&mut into.conflicts, from.conflicts);
     add(&mut into.index_replaced, from.index_replaced);
-    add(&mut into.sent, from.sent);
+    // What goes out is the last try's: a rejected push sent nothing.
+    into.sent = from.sent;
 }
 
 /// The commit message: a summary and the trailers.
@@ -899,7 +905,7 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         let open = conflict_files(&t.dir);
         if let Some((_, first)) = open.first() {
             return Err(Error::new(
-                Kind::Conflict,
+                Kind::UnresolvedConflicts,
                 format!(
                     "{}: {} unresolved sync conflict{} ({}{}); nothing was written or pushed",
                     t.identity,
@@ -926,7 +932,14 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
                 &mut warnings,
             )?;
             for s in secrets(&plan) {
-                warnings.push(format!("secret-like: {s}"));
+                warnings.push(format!(
+                    "secret-like: {s}{}",
+                    if opts.allow_secrets {
+                        ""
+                    } else {
+                        " (a sync refuses it without --allow-secrets)"
+                    }
+                ));
             }
             notes.extend(plan.notes.iter().cloned());
             any |= plan
@@ -981,18 +994,16 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             plans.push(plan);
         }
         if retries == 0 {
-            if opts.strict && !found.is_empty() {
-                // The refusal names each file and line (a warning would be lost
-                // with the outcome), as `export --strict` does.
-                return Err(Error::new(
-                    Kind::StrictRefused,
-                    format!(
-                        "{} secret-like finding(s) (ML121) in what sync would push, nothing written or pushed: {}",
-                        found.len(),
-                        found.join("; ")
-                    ),
+            if !opts.allow_secrets && !found.is_empty() {
+                // SPEC v3 §11.3: refused by default; the refusal names each file
+                // and line (a warning would be lost with the outcome).
+                return Err(crate::ops::export::secrets_refused(
+                    "sync refused: what it would push holds",
+                    "nothing written or pushed",
+                    &found,
+                    opts.strict,
                 )
-                .hint("remove the tokens from the memories, or sync without --strict"));
+                .hint("remove the tokens from the memories (`memctl edit FILE`), or pass --allow-secrets to push them anyway"));
             }
             warnings.extend(found.into_iter().map(|s| format!("secret-like: {s}")));
             // Every refusal is behind us: remember the remote, and (step 1) commit
@@ -1033,6 +1044,17 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             }
             let member = plan.target.member();
             let files = with_rest(&r, &plan.target, projects.get(&member).copied(), &files)?;
+            // What goes out: the files the pushed tree holds otherwise than the
+            // remote (a local index line the merge gave up is not "sent").
+            if opts.mode != Mode::PushLocal {
+                let there = match remote_projects.get(&member) {
+                    Some(tree) if remote_tip.is_some() => {
+                        r.walk(*tree).map(|w| w.files).unwrap_or_else(|_| plan.remote.clone())
+                    }
+                    _ => Files::new(),
+                };
+                plan.report.sent = names_differing(&files, &there);
+            }
             projects.insert(member, r.write_project(&files)?);
             if plan.mass_delete_approved {
                 approved.push(plan.target.identity.clone());

@@ -404,6 +404,23 @@ impl SyncRepo {
         Ok(())
     }
 
+    /// Every project's merge base: the ref names under `refs/memctl/synced/` and
+    /// their commits.
+    pub fn synced_refs(&self) -> Result<Vec<(String, ObjectId)>, Error> {
+        let err = |e: &dyn std::fmt::Display| io("cannot read the refs of the sync repository", &self.path, e);
+        let refs = self.repo.references().map_err(|e| err(&e))?;
+        let names: Vec<String> = refs
+            .prefixed("refs/memctl/synced/")
+            .map_err(|e| err(&e))?
+            .filter_map(Result::ok)
+            .map(|r| r.name().as_bstr().to_string())
+            .collect();
+        Ok(names
+            .into_iter()
+            .filter_map(|n| self.ref_id(&n).map(|id| (n, id)))
+            .collect())
+    }
+
     /// Whether `ancestor` is `tip` or reachable from it through parents (each
     /// commit looked at once; a commit that cannot be read ends its line).
     pub fn descends(&self, tip: ObjectId, ancestor: ObjectId) -> bool {

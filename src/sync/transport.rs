@@ -123,3 +123,53 @@ pub fn push(repo: &Path, url: &str, id: &str) -> Result<Pushed, Error> {
     )
     .hint("the memory dirs are merged already; run `memctl sync` again to push"))
 }
+
+/// Force-push the commit `id` to `origin`'s `main`, only while the remote's
+/// branch is still `expected` (a lease: another machine's newer sync is not
+/// overwritten). Used by `sync --purge` (a rewritten history).
+pub fn force_push(repo: &Path, url: &str, id: &str, expected: &str) -> Result<(), Error> {
+    let mut c = git(repo);
+    c.args([
+        "push",
+        "--quiet",
+        "--porcelain",
+        &format!("--force-with-lease=refs/heads/main:{expected}"),
+        "origin",
+        &format!("{id}:refs/heads/main"),
+    ]);
+    let o = run(c)?;
+    if o.status.success() {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::Io,
+        format!("cannot force-push the rewritten history to the sync remote {url}: {}", stderr_of(&o)),
+    )
+    .hint("the remote changed meanwhile or refuses a force push (a protected branch): sync first, allow force pushes to `main`, then run the purge again"))
+}
+
+/// Drop what no ref reaches any more from the local sync repository (its
+/// reflogs expired, its unreachable objects pruned): after a purge, the old
+/// commits and the purged blob.
+pub fn prune(repo: &Path) -> Result<(), Error> {
+    for args in [
+        &["reflog", "expire", "--expire=now", "--all"][..],
+        &["gc", "--quiet", "--prune=now"][..],
+    ] {
+        let mut c = git(repo);
+        c.args(args);
+        let o = run(c)?;
+        if !o.status.success() {
+            return Err(Error::new(
+                Kind::Io,
+                format!(
+                    "the remote is purged, but the local sync repository still holds the old objects: git {} failed: {}",
+                    args.join(" "),
+                    stderr_of(&o)
+                ),
+            )
+            .hint(format!("run `git --git-dir {} gc --prune=now`", repo.display())));
+        }
+    }
+    Ok(())
+}

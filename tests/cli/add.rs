@@ -673,3 +673,89 @@ fn r14_messages_read_as_words() {
         "memctl: cannot read the body file /nonexistent/b.md: no such file or directory\nhint: check the path given to --body-file\n"
     );
 }
+
+/// Issue 34 point 11: Ctrl-D at a prompt ends the input: nothing written, no
+/// `\u{4}` anywhere, and the error names the prompt, not a flag never typed.
+#[test]
+fn ctrl_d_at_a_prompt_aborts_cleanly() {
+    let env = Env::new();
+    let d = env.dir();
+    let (out, status) = crate::support::run_in_pty_status(
+        &env,
+        &["add", "--type", "user"],
+        &[("Name", "Me\r"), ("Description", "\x04")],
+    );
+    assert_eq!(status.code(), Some(2), "{out:?}");
+    assert!(
+        out.contains("memctl: input ended (Ctrl-D) at the prompt `Description`; nothing written"),
+        "{out:?}"
+    );
+    assert!(!out.contains("--description") && !out.contains("\\u{4}"), "{out:?}");
+    assert_eq!(fs::read_dir(&d).unwrap().count(), 0, "nothing written");
+}
+
+/// Issue 34 point 11: Left/Right move the cursor in a prompt (typing goes where
+/// the cursor is; Backspace and Delete too), and a description that is too long
+/// is asked again naming the prompt.
+#[test]
+fn the_arrow_keys_edit_a_prompt_line() {
+    let env = Env::new();
+    let d = env.dir();
+    let long = "x".repeat(501);
+    let out = crate::support::run_in_pty(
+        &env,
+        &["add", "--type", "user"],
+        &[
+            // "Mxe", Left, Backspace, "a" → "Mae"; Home, Delete, "J" → "Jae"
+            ("Name", "Mxe\x1b[D\x7fa\x1b[H\x1b[3~J\r"),
+            ("Description", &format!("{long}\r")),
+            // "a scientst", Left Left, "i"; Home, Right Right, Delete, "S"
+            (
+                "`\r\nDescription: ",
+                "a scientst\x1b[D\x1b[Di\x1b[H\x1b[C\x1b[C\x1b[3~S\r",
+            ),
+            ("Content", "\r"),
+            ("Write it? [Y/n]", "\r"),
+        ],
+    );
+    assert!(
+        out.contains("memctl: the description must be 1–500 characters, got 501"),
+        "{out:?}"
+    );
+    assert!(!out.contains("--description"), "{out:?}");
+    let text = read(&d, "user_jae.md");
+    assert!(text.starts_with("---\nname: jae\ndescription: a Scientist\n"), "{text}");
+}
+
+/// Issue 34 point 4: a token in a new memory gave no warning; `add` names the
+/// file and line of each secret-like token (lint ML121) and still writes.
+#[test]
+fn warns_on_a_secret_naming_file_and_line() {
+    let env = Env::new();
+    let d = env.dir();
+    let run = env
+        .args([
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "Token",
+            "--description",
+            "d",
+            "--body",
+            "line one\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        ])
+        .run()
+        .success();
+    assert!(
+        run.stderr.contains("user_token.md:9: ML121 looks like a GitHub token"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("refuse it without --allow-secrets"),
+        "{}",
+        run.stderr
+    );
+    assert!(d.join("user_token.md").exists());
+}

@@ -186,9 +186,25 @@ fn export_strict_refuses_a_secret_and_writes_nothing() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("secret-like") && err.contains("user_a.md:6"), "{err}");
     assert!(!out.exists());
+    // Issue 34 point 4 (SPEC v3 §11.2): refused by default too (exit 2), naming
+    // the file and line; written only with --allow-secrets.
     let (code, _, err) = memctl(&env, &proj, &[], &["export", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("export refused: the bundle would hold 1 secret-like token (ML121), nothing written"),
+        "{err}"
+    );
+    assert!(err.contains("user_a.md:6: ML121"), "{err}");
+    assert!(err.contains("hint:") && err.contains("--allow-secrets"), "{err}");
+    assert!(!out.exists());
+    let (code, _, err) = memctl(
+        &env,
+        &proj,
+        &[],
+        &["export", "--allow-secrets", "-o", out.to_str().unwrap()],
+    );
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("secret-like"), "{err}");
+    assert!(err.contains("secret-like") && err.contains("user_a.md:6"), "{err}");
     assert!(out.exists());
 }
 
@@ -683,5 +699,33 @@ fn an_import_that_cuts_the_index_names_each_entry_past_the_cut() {
             && w.contains(" index rebuild`")),
         "{warnings:?}"
     );
+    drop(laptop);
+}
+
+/// Issue 34 point 11: `import` run inside a checkout with the bundle's identity
+/// finds that checkout's memory dir, though no history names the project (its
+/// path has a `-`, so the dir's key cannot tell it), and in a fresh checkout with
+/// no memory dir yet it creates the one Claude Code will read.
+#[test]
+fn import_inside_the_checkout_with_the_identity_finds_its_memory_dir() {
+    let (laptop, bundle) = exported();
+    let b = bundle.to_str().unwrap();
+    let (desk, proj, mem) = machine("checkout-elsewhere");
+    let (code, out, err) = memctl(&desk, &proj, &[], &["import", b, "--yes", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["projects"][0]["memory_dir"], format!("{}", mem.display()), "{out}");
+    assert!(mem.join("user_a.md").is_file(), "{out}");
+
+    let fresh = Env::new().resolved();
+    let clone = fresh.root().join("fresh-clone");
+    checkout(&clone, ORIGIN);
+    let (_, out, _) = memctl(&fresh, &clone, &[], &["path"]);
+    let mem = PathBuf::from(out.trim());
+    assert!(!mem.exists());
+    let (code, out, err) = memctl(&fresh, &clone, &[], &["import", b, "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("no memory dir"), "{out}");
+    assert!(mem.join("user_a.md").is_file(), "{out}\n{err}");
     drop(laptop);
 }

@@ -29,7 +29,10 @@ fn set_keeps_other_keys_and_their_order_and_shows_the_source() {
     let (out, err, code) = on(&env, &["config", "set", "autoDreamEnabled", "false"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.ends_with(&format!("set autoDreamEnabled = false in {}\n", user.display())),
+        out.ends_with(&format!(
+            "set autoDreamEnabled = false in {0} (your original file is kept in {0}.memctl-backup)\n",
+            user.display()
+        )),
         "{out}"
     );
     assert_eq!(

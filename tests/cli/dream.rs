@@ -648,3 +648,61 @@ fn orient_says_the_index_lines_and_the_caps_apart() {
         run.stdout
     );
 }
+
+/// Issue 34 point 9: `memctl dream` printed ~250 lines on a 108-line index. A
+/// summary comes first; on a terminal each list shows its first items, then
+/// `… N more`, and every line fits 80 columns; piped and `--json` keep them all.
+#[test]
+fn a_summary_first_and_lists_cut_on_a_terminal() {
+    let (env, _) = setup(Some(true));
+    let mut index = String::from("# Index\n");
+    for i in 0..60 {
+        index.push_str(&format!(
+            "- [Gone {i}](gone_{i}.md) — a memory the dream removed long ago, still linked here\n"
+        ));
+    }
+    let mut env = env.index(&index);
+    for i in 0..12 {
+        env = env.memory(
+            &format!("user_{i:02}.md"),
+            &format!("---\nname: u{i}\ndescription: d\ntype: user\n---\nYesterday we said {i}.\n"),
+        );
+    }
+    let env = env.env("COLUMNS", "80");
+    let screen = crate::support::run_in_pty(&env, &["dream"], &[]);
+    let lines = crate::support::pty_lines(&screen);
+    let at = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line starting {prefix:?}:\n{screen}"))
+    };
+    assert_eq!(at("auto-dream for "), 0, "{screen}");
+    assert!(
+        lines[1].starts_with("summary: closed at sessions; MEMORY.md 61 of 200 lines"),
+        "{screen}"
+    );
+    assert!(
+        lines[2].starts_with("  to review: 60 dangling index lines, 12 unindexed files, 12 relative dates"),
+        "{screen}"
+    );
+    assert!(at("summary: ") < at("gates:"), "the summary comes before the gates");
+    let dangling = lines.iter().filter(|l| l.contains("link target gone_")).count();
+    assert_eq!(dangling, 5, "{screen}");
+    assert!(screen.contains("    … 55 more\r\n"), "{screen}");
+    assert!(screen.contains("    … 7 more\r\n"), "{screen}");
+    for l in &lines {
+        assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
+    }
+    assert!(lines.len() < 80, "{} lines:\n{screen}", lines.len());
+    // Piped: every item; --json: every item.
+    let out = env.command().arg("dream").output().unwrap();
+    assert!(out.status.success());
+    let piped = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(piped.matches("link target gone_").count(), 60, "{piped}");
+    assert!(!piped.contains(" more\n"), "{piped}");
+    assert!(piped.starts_with("auto-dream for "), "{piped}");
+    let out = env.command().args(["dream", "--json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["plan"]["prune_and_index"]["dangling"].as_array().unwrap().len(), 60);
+}

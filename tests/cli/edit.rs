@@ -402,3 +402,50 @@ fn r14_a_draft_given_with_from_is_checked_like_an_edit() {
         "memctl: cannot read the draft /nonexistent/d.md: no such file or directory\nhint: pass the path memctl printed when it kept the draft\n"
     );
 }
+
+/// Issue 34 point 5 (SPEC v3 §3.14): a draft whose editor deleted the opening
+/// `---` is not saved without a terminal: kept as a draft, exit 1, the file as it was.
+#[test]
+fn a_draft_that_lost_its_frontmatter_is_kept_without_a_terminal() {
+    let env = with_editor("sed -i '1d' \"$1\"");
+    let d = env.dir();
+    let run = env.args(["edit", "project_freeze"]).run().code(1);
+    run.stderr_has("memctl: the edit loses the frontmatter block: Claude Code would see no type and no description\n");
+    run.stderr_has("warning[ML103]");
+    run.stderr_has("not saved: the edit lost the frontmatter block; your edit is kept in ");
+    let draft = draft_from(&run.stderr);
+    assert_eq!(fs::read_to_string(&draft).unwrap(), &M[4..]);
+    assert_eq!(read(&d, "project_freeze.md"), M);
+    fs::remove_dir_all(draft.parent().unwrap()).unwrap();
+}
+
+/// Issue 34 point 5: on a terminal the same choice as a new error; "save anyway"
+/// saves the draft as it is.
+#[test]
+fn a_draft_that_lost_its_frontmatter_can_be_saved_anyway_on_a_terminal() {
+    let env = with_editor("sed -i '1d' \"$1\"");
+    let d = env.dir();
+    let out = crate::support::run_in_pty(&env, &["edit", "project_freeze"], &[("What now", "\x1b[B\r")]);
+    assert!(out.contains("the edit loses the frontmatter block"), "{out}");
+    assert!(out.contains("saved project_freeze.md"), "{out}");
+    assert_eq!(read(&d, "project_freeze.md"), &M[4..]);
+}
+
+/// A file that had no frontmatter block loses nothing: its edit is saved.
+#[test]
+fn a_file_without_frontmatter_is_saved_as_before() {
+    let env = Env::new().memory("notes.md", "just notes\n");
+    let ed = script(&env, "ed.sh", "sed -i 's/just/some/' \"$1\"");
+    let d = env.dir();
+    let _run = env.env("EDITOR", ed).args(["edit", "notes"]).run().success();
+    assert_eq!(read(&d, "notes.md"), "some notes\n");
+}
+
+/// Issue 34 point 4: `edit` that saves a secret-like token names file and line.
+#[test]
+fn warns_on_a_secret_saved_by_the_edit() {
+    let env = with_editor("printf 'key AKIAABCDEFGHIJKLMNOP\\n' >> \"$1\"");
+    let run = env.args(["edit", "project_freeze"]).run().success();
+    assert!(run.stderr.contains("project_freeze.md:8: ML121"), "{}", run.stderr);
+    assert!(run.stdout.contains("saved"), "{}", run.stdout);
+}

@@ -120,6 +120,29 @@ fn r14_refs_complete_from_the_resolved_dir_and_honour_the_typed_options() {
         .stdout("elsewhere\n");
 }
 
+/// Issue 34 point 11: the shell passes `--project ~/src/eta` unexpanded; the
+/// refs still come from that project's memory dir (and `--dir ~/…` likewise).
+#[test]
+fn refs_complete_after_a_tilde_path() {
+    let env = Env::new().resolved();
+    let eta = env.home().join("src/eta");
+    std::fs::create_dir_all(eta.join(".git")).unwrap();
+    let key = memctl::paths::sanitize::sanitize(&eta.to_string_lossy()).key;
+    let mem = env.home().join(".claude/projects").join(key).join("memory");
+    std::fs::create_dir_all(&mem).unwrap();
+    std::fs::write(mem.join("deploy_notes.md"), MEMORY).unwrap();
+    complete(env, "bash", &["--project", "~/src/eta", "show", "de"])
+        .success()
+        .stdout("Deploy\\ Notes\ndeploy_notes\n");
+    let env = Env::new().resolved();
+    let notes = env.home().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("elsewhere.md"), "---\ntype: user\n---\n").unwrap();
+    complete(env, "zsh", &["--dir", "~/notes", "show", "e"])
+        .success()
+        .stdout("elsewhere:\n");
+}
+
 #[test]
 fn r14_types_and_rule_ids_complete_with_comma_lists() {
     complete(Env::new(), "bash", &["list", "--type", "user,"])
@@ -240,4 +263,47 @@ fn plugin_hooks_and_manifests_are_fresh() {
     let installed = read(&project.join(".claude/settings.json"));
     let carried = read(&plugin.join("hooks/hooks.json"));
     assert_eq!(installed["hooks"], carried["hooks"]);
+}
+
+/// Issue 34 point 11: on a terminal `memctl man` hands the page to `man -l -`
+/// (here a stand-in that records what it got); without `man` on PATH the roff
+/// source is printed as before.
+#[test]
+fn man_on_a_terminal_renders_through_man_l() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let env = Env::new();
+    let bin = env.root().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let got = env.root().join("got");
+    let man = bin.join("man");
+    fs::write(
+        &man,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{0}.args'\ncat > '{0}.page'\necho RENDERED\n",
+            got.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&man, fs::Permissions::from_mode(0o755)).unwrap();
+    for tool in ["script", "sh", "cat"] {
+        let found = ["/usr/bin", "/bin"]
+            .map(|d| Path::new(d).join(tool))
+            .into_iter()
+            .find(|p| p.exists());
+        symlink(found.expect("script, sh and cat are installed"), bin.join(tool)).unwrap();
+    }
+    let env = env.env("PATH", &bin);
+    let screen = crate::support::run_in_pty(&env, &["man", "lint"], &[]);
+    assert!(screen.contains("RENDERED"), "{screen:?}");
+    assert!(!screen.contains(".TH"), "{screen:?}");
+    assert_eq!(fs::read_to_string(got.with_extension("args")).unwrap(), "-l -\n");
+    let page = fs::read(got.with_extension("page")).unwrap();
+    assert!(
+        page == generate::man_page(Some("lint")).unwrap(),
+        "man got another page"
+    );
+    // No `man`: the roff source.
+    fs::remove_file(&man).unwrap();
+    let screen = crate::support::run_in_pty(&env, &["man", "lint"], &[]);
+    assert!(screen.contains(".TH"), "{screen:?}");
 }

@@ -430,6 +430,41 @@ fn diff_dream_spans_the_last_dream_run() {
     assert!(out.stderr.contains("no dream run"), "{}", out.stderr);
 }
 
+/// Issue 34 point 7: right after a dream (no memctl command since), `diff --dream`
+/// records the outside changes first, as `undo --dream` does, and shows that
+/// dream, not "no dream run" nor the previous one.
+#[test]
+fn diff_dream_right_after_a_dream_shows_that_dream() {
+    let env = with_memories();
+    memctl(&env, &["snapshot"]).ok();
+    // The first dream is seen by nothing yet: diff --dream finds it.
+    write_aged(&env.dir().join(".consolidate-lock"), b"1", 30.0);
+    fs::remove_file(env.dir().join("beta.md")).unwrap();
+    let d = memctl(&env, &["diff", "--dream", "--json"]).ok().json();
+    let files = |d: &Value| -> Vec<(String, String)> {
+        d["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["file"].as_str().unwrap().into(), f["change"].as_str().unwrap().into()))
+            .collect()
+    };
+    assert_eq!(files(&d), [("beta.md".to_string(), "deleted".to_string())]);
+    assert_eq!(triggers(&env), ["dream", "baseline"]);
+    assert_eq!(snapshots(&env, &[])[0]["recorded_by"], "diff");
+    // A hand edit, recorded; then a second dream: diff --dream shows it, not the first.
+    write_aged(&env.dir().join("hand.md"), memory_text("Hand").as_bytes(), 20.0);
+    memctl(&env, &["snapshot"]).ok();
+    set_age(&env.dir().join(".consolidate-lock"), 1.0);
+    write_aged(&env.dir().join("merged.md"), memory_text("Merged").as_bytes(), 1.0);
+    let d = memctl(&env, &["diff", "--dream", "--json"]).ok().json();
+    assert_eq!(files(&d), [("merged.md".to_string(), "added".to_string())]);
+    // Asking again records nothing new and shows the same run.
+    let again = memctl(&env, &["diff", "--dream", "--json"]).ok().json();
+    assert_eq!(again, d);
+    assert_eq!(triggers(&env), ["dream", "external", "dream", "baseline"]);
+}
+
 #[test]
 fn a_symlinked_dir_shares_its_targets_store() {
     let env = with_memories();

@@ -256,3 +256,82 @@ fn rewriting_settings_keeps_non_utf8_bytes() {
         before
     );
 }
+
+/// A hand-formatted settings file: one-line arrays and objects, a blank line,
+/// aligned values (issue 34 point 8).
+const HAND: &str = "{\n  \"permissions\": {\"allow\": [\"Bash(ls)\", \"Read\"], \"deny\": [\"Bash(rm:*)\"]},\n\n  \"model\":   \"opus\",\n  \"env\": { \"FOO\": \"1\" }\n}\n";
+
+/// Issue 34 point 8: `hook install` edits the text in place (every line of the
+/// user's file stays as it was, the new member indented like its neighbours),
+/// `uninstall` gives back the same bytes, the first backup keeps the user's
+/// original and the output says where it is.
+#[test]
+fn hook_install_then_uninstall_gives_back_a_hand_formatted_file_byte_for_byte() {
+    let env = Env::new();
+    let f = user_settings(&env);
+    fs::write(&f, HAND).unwrap();
+    let backup = f.with_file_name("settings.json.memctl-backup");
+    let out = env.command().args(["hook", "install"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("(your original file is kept in {})", backup.display())),
+        "{stdout}"
+    );
+    let installed = fs::read_to_string(&f).unwrap();
+    let head = "{\n  \"permissions\": {\"allow\": [\"Bash(ls)\", \"Read\"], \"deny\": [\"Bash(rm:*)\"]},\n\n  \"model\":   \"opus\",\n  \"env\": { \"FOO\": \"1\" },\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Write|Edit\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": ";
+    assert!(installed.starts_with(head), "{installed}");
+    assert!(installed.ends_with("\n    ]\n  }\n}\n"), "{installed}");
+    assert_eq!(fs::read_to_string(&backup).unwrap(), HAND);
+
+    // A later change keeps the first backup (the user's original).
+    let out = env
+        .command()
+        .args(["config", "set", "autoDreamEnabled", "false"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!("(your original file is kept in {})", backup.display())),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(fs::read_to_string(&backup).unwrap(), HAND);
+    let out = env
+        .command()
+        .args(["config", "unset", "autoDreamEnabled"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(fs::read_to_string(&f).unwrap(), installed);
+
+    let out = env.command().args(["hook", "uninstall"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(fs::read_to_string(&f).unwrap(), HAND);
+    assert_eq!(fs::read_to_string(&backup).unwrap(), HAND);
+}
+
+/// Issue 34 point 8: `config set` changes only its member: a new key is added
+/// in the style of its neighbours, an existing one is changed where it stands,
+/// and `unset` takes it out with its comma.
+#[test]
+fn config_set_edits_only_its_member_byte_for_byte() {
+    let env = Env::new();
+    let f = user_settings(&env);
+    fs::write(&f, HAND).unwrap();
+    let run = |args: &[&str]| {
+        let out = env.command().args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    run(&["config", "set", "autoMemoryEnabled", "false"]);
+    let added = "{\n  \"permissions\": {\"allow\": [\"Bash(ls)\", \"Read\"], \"deny\": [\"Bash(rm:*)\"]},\n\n  \"model\":   \"opus\",\n  \"env\": { \"FOO\": \"1\" },\n  \"autoMemoryEnabled\": false\n}\n";
+    assert_eq!(fs::read_to_string(&f).unwrap(), added);
+    run(&["config", "set", "autoMemoryEnabled", "true"]);
+    assert_eq!(fs::read_to_string(&f).unwrap(), added.replace("false", "true"));
+    run(&["config", "unset", "autoMemoryEnabled"]);
+    assert_eq!(fs::read_to_string(&f).unwrap(), HAND);
+    assert_eq!(
+        fs::read_to_string(f.with_file_name("settings.json.memctl-backup")).unwrap(),
+        HAND
+    );
+}

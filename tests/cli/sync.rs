@@ -127,9 +127,12 @@ fn a_conflict_is_kept_beside_the_file_listed_refused_and_resolved() {
     write(&lm, "user_a.md", &memory("a", "user", "laptop's"));
     write(&dm, "user_a.md", &memory("a", "user", "desk's"));
     assert_eq!(memctl(&lap, &lp, "laptop", &["sync"]).0, 0);
+    // Done, but a conflict needs the user: exit 1 (SPEC v3 §3.14), named.
     let (code, out, err) = memctl(&desk, &dp, "desk", &["sync"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "{err}");
     assert!(out.contains("1 conflict"), "{out}");
+    assert!(out.contains("conflict  user_a.md"), "{out}");
+    assert!(err.contains("1 conflict file needs you"), "{err}");
     let kept = "user_a.md.conflict-laptop-20260310";
     assert_eq!(
         fs::read_to_string(dm.join("user_a.md")).unwrap(),
@@ -143,9 +146,13 @@ fn a_conflict_is_kept_beside_the_file_listed_refused_and_resolved() {
     let (code, out, _) = memctl(&desk, &dp, "desk", &["sync", "--status"]);
     assert_eq!(code, 1);
     assert!(out.contains(kept), "{out}");
+    // Refused while it is open: exit 1 too (the user has to act; 2 is a typo's).
     let (code, _, err) = memctl(&desk, &dp, "desk", &["sync"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(err.contains("unresolved sync conflict"), "{err}");
+    let (code, _, err) = memctl(&desk, &dp, "desk", &["sync", "--json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("\"kind\":\"unresolved_conflicts\""), "{err}");
     // Resolved keeping the local version: the incoming copy goes to the trash.
     let (code, out, err) = memctl(&desk, &dp, "desk", &["sync", "--resolve", kept]);
     assert_eq!(code, 0, "{err}");
@@ -158,6 +165,37 @@ fn a_conflict_is_kept_beside_the_file_listed_refused_and_resolved() {
     assert_eq!(
         fs::read_to_string(lm.join("user_a.md")).unwrap(),
         memory("a", "user", "desk's")
+    );
+}
+
+/// Issue 34 point 10 (review finding 11): a machine that only received printed
+/// "1 sent" (its index differed from the remote's before the merge) and then
+/// "up to date". "sent" is what the push carries.
+#[test]
+fn a_sync_that_only_receives_sends_nothing() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — alpha\n");
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]).0, 0);
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync", "--remote", &url]).0, 0);
+    // The laptop adds a memory and its index line; the desk changed nothing.
+    write(&lm, "user_b.md", &memory("b", "user", "beta"));
+    write(&lm, "MEMORY.md", "- [A](user_a.md) — alpha\n- [B](user_b.md) — beta\n");
+    let (code, out, err) = memctl(&lap, &lp, "laptop", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("github.com/Alice/App: 2 sent;"), "{out}");
+    let (code, out, err) = memctl(&desk, &dp, "desk", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("github.com/Alice/App: 0 sent; 1 added, 1 updated, 0 deleted, 0 conflicts\n"),
+        "{out}"
+    );
+    assert!(out.contains("up to date"), "{out}");
+    assert_eq!(
+        fs::read_to_string(dm.join("MEMORY.md")).unwrap(),
+        "- [A](user_a.md) — alpha\n- [B](user_b.md) — beta\n"
     );
 }
 
@@ -395,4 +433,95 @@ fn a_sync_that_cuts_the_index_names_each_entry_past_the_cut() {
             .starts_with("1 entry is past Claude Code's cut in github.com/Alice/App: MEMORY.md: run `memctl --dir ")),
         "{warnings:?}"
     );
+}
+
+/// The commits reachable from any ref of the bare repo `remote`, and every
+/// object they reach.
+fn reachable(remote: &Path) -> (Vec<String>, String) {
+    let commits = bare_git(remote, &["rev-list", "--all"]).unwrap_or_default();
+    let objects = bare_git(remote, &["rev-list", "--objects", "--all"]).unwrap_or_default();
+    (commits.lines().map(str::to_string).collect(), objects)
+}
+
+/// Issue 34 point 4 (SPEC v3 §11.3): a secret-like token is refused by default
+/// (exit 2, file and line named, nothing pushed), pushed only with
+/// `--allow-secrets`; after `forget` and a sync the remote's history still held
+/// it: `sync --purge FILE` rewrites the history without it, force-pushes it, and
+/// warns about clones that fetched it. The other machine is told the remote was
+/// rewritten and takes it with `--accept-remote`.
+#[test]
+fn a_secret_is_refused_and_purge_removes_it_from_every_remote_commit() {
+    let (lap, lp, lm) = machine("laptop");
+    let (desk, dp, dm) = machine("desk");
+    let url = bare_remote(&lap);
+    let remote = PathBuf::from(url.trim_start_matches("file://"));
+    let secret = memory("t", "user", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+    write(&lm, "user_a.md", &memory("a", "user", "alpha"));
+    write(&lm, "user_b.md", &memory("b", "user", "beta"));
+    write(&lm, "user_t.md", &secret);
+    let blob = {
+        let f = lap.root().join("secret-copy");
+        fs::write(&f, &secret).unwrap();
+        git(&lap.root(), &["hash-object", f.to_str().unwrap()])
+    };
+    // Refused by default, naming file and line; nothing pushed.
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("sync refused: what it would push holds 1 secret-like token (ML121), nothing written or pushed"),
+        "{err}"
+    );
+    assert!(err.contains("github.com/Alice/App: user_t.md:6: ML121"), "{err}");
+    assert!(err.contains("--allow-secrets"), "{err}");
+    assert!(reachable(&remote).0.is_empty(), "nothing pushed");
+    // Pushed when asked for; the desk gets it.
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--remote", &url, "--allow-secrets"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync", "--remote", &url]).0, 0);
+    assert!(dm.join("user_t.md").exists());
+    // Purge refuses while the file is still here (the next sync would send it).
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["sync", "--purge", "user_t.md"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("user_t.md is still in the memory dir"), "{err}");
+    // Forgotten and synced: the remote's tip lacks it, its history holds it.
+    let (code, _, err) = memctl(&lap, &lp, "laptop", &["forget", "--yes", "user_t.md"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(memctl(&lap, &lp, "laptop", &["sync"]).0, 0);
+    assert_eq!(memctl(&desk, &dp, "desk", &["sync"]).0, 0);
+    assert!(!dm.join("user_t.md").exists());
+    let (commits, objects) = reachable(&remote);
+    assert!(objects.contains(&blob), "the history holds the token before the purge");
+    // The purge: every reachable commit of the remote is without the file.
+    let (code, out, err) = memctl(&lap, &lp, "laptop", &["sync", "--purge", "user_t.md"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("purged user_t.md from "), "{out}");
+    assert!(
+        err.contains("every clone that fetched it before still does") && err.contains("revoke the secret"),
+        "{err}"
+    );
+    let (after, objects) = reachable(&remote);
+    assert_eq!(after.len(), commits.len(), "the same history, rewritten");
+    assert!(
+        !objects.contains(&blob),
+        "no reachable commit of the remote holds the token"
+    );
+    for c in &after {
+        let names = bare_git(&remote, &["ls-tree", "-r", "--name-only", c]).unwrap();
+        assert!(!names.contains("user_t.md"), "{c}: {names}");
+        assert!(names.contains("user_a.md"), "{c}: the other files stay");
+    }
+    // Nor does this machine's sync repository keep it.
+    let local = lap.root().join("state/memctl/sync.git");
+    assert!(bare_git(&local, &["cat-file", "-e", &blob]).is_none());
+    // This machine syncs on normally; the desk is told the remote was rewritten.
+    let (code, out, err) = memctl(&lap, &lp, "laptop", &["sync"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("up to date"), "{out}");
+    let (code, _, err) = memctl(&desk, &dp, "desk", &["sync"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("rolled back or rewritten"), "{err}");
+    let (code, _, err) = memctl(&desk, &dp, "desk", &["sync", "--accept-remote"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!reachable(&remote).1.contains(&blob));
+    assert!(dm.join("user_a.md").exists() && dm.join("user_b.md").exists());
 }

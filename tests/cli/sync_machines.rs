@@ -178,6 +178,17 @@ impl Machine {
         out
     }
 
+    /// `memctl sync` that is done but leaves conflict files for the user: exit 1
+    /// (SPEC v3 §3.14, issue 34 point 10).
+    #[track_caller]
+    fn sync_conflict(&self, w: &World, extra: &[&str]) -> Out {
+        let mut args = vec!["sync", "--remote", &w.url];
+        args.extend_from_slice(extra);
+        let out = self.run(&args);
+        assert_eq!(out.code, 1, "{} sync: {out:?}", self.name);
+        out
+    }
+
     fn write(&self, rel: &str, text: &str) {
         let p = self.mem.join(rel);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -436,7 +447,7 @@ fn m4_different_edits_keep_a_conflict_file_until_resolved() {
     lap.write("user_a.md", &theirs);
     desk.write("user_a.md", &mine);
     lap.sync_ok(&w, &[]);
-    let doc = desk.sync_ok(&w, &["--json"]).json();
+    let doc = desk.sync_conflict(&w, &["--json"]).json();
     // The JSON shape of SPEC §11.2, plus sync's `index_replaced` (issue 32 point 20).
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     let mut top = keys(&doc);
@@ -498,7 +509,7 @@ fn m4_different_edits_keep_a_conflict_file_until_resolved() {
     let tip = w.tip();
     let before = desk.files();
     let refused = desk.run(&["sync"]);
-    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(refused.code, 1, "the user has to act (SPEC v3 §3.14): {refused:?}");
     assert!(refused.stderr.contains("unresolved sync conflict"), "{refused:?}");
     assert_eq!((w.tip(), desk.files()), (tip, before));
     // --resolve keeps the local version and clears it; the next syncs carry it over.
@@ -638,7 +649,7 @@ fn m16_a_conflict_file_names_the_machine_that_wrote_the_incoming_version() {
     win.write("user_w.md", &memory("w", "user", "windows"));
     win.sync_ok(&w, &[]);
     desk.write("user_a.md", &memory("a", "user", "alpha from the desk"));
-    let out = desk.sync_ok(&w, &["--json"]);
+    let out = desk.sync_conflict(&w, &["--json"]);
     let doc = out.json();
     let kept = doc["projects"][0]["conflicts"][0]["kept_as"]
         .as_str()
@@ -1008,7 +1019,7 @@ fn m12_only_tracked_memory_files_ever_reach_the_remote() {
     lap.write("user_a.md", &memory("a", "user", "laptop"));
     desk.write("user_a.md", &memory("a", "user", "desk"));
     lap.sync_ok(&w, &[]);
-    desk.sync_ok(&w, &[]);
+    desk.sync_conflict(&w, &[]);
     assert!(desk.read(&format!("user_a.md.conflict-laptop-{DAY}")).is_some());
     // A forget (history, .trash) on the laptop.
     let forget = lap.run(&["forget", "user_laptop.md", "--yes"]);
