@@ -623,6 +623,57 @@ mod store_tests {
         }
     }
 
+    /// The stat cache of a snapshot is complete: the state it holds is the
+    /// snapshot's own (what its tree and mtimes say: blob, link flag, mtime, and
+    /// the lock), so a write's snapshot need not load that state from the store;
+    /// and an unchanged walk is vouched for line by line, a changed one not
+    /// (SPEC v3 §7.2, §8.1).
+    #[test]
+    fn the_complete_stat_cache_is_the_snapshot() {
+        use std::time::{Duration, SystemTime};
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(mem.join("sub")).unwrap();
+        fs::write(mem.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+        fs::write(mem.join("a.md"), "a\n").unwrap();
+        fs::write(mem.join("sub/b\tc.md"), "b\n").unwrap();
+        std::os::unix::fs::symlink("a.md", mem.join("link.md")).unwrap();
+        fs::write(mem.join(".consolidate-lock"), "4242").unwrap();
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        fs::write(mem.join("a.md"), "a, again\n").unwrap();
+        let second = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        let stored = read::load_state(&s.repo, second.id).unwrap();
+        let (_, cached) = super::snapshot::read_cache_full(s.path(), Some(second.id));
+        assert_eq!(cached.as_ref(), Some(&stored));
+        assert_eq!(stored.files.len(), 4);
+        assert!(super::snapshot::read_cache_full(s.path(), Some(gix::ObjectId::null(gix::hash::Kind::Sha1))).1.is_none());
+        // The files' ctimes must be older than the cache (git's racy rule).
+        let cache = s.path().join("memctl-cache");
+        fs::File::options()
+            .write(true)
+            .open(&cache)
+            .unwrap()
+            .set_modified(SystemTime::now() + Duration::from_secs(5))
+            .unwrap();
+        let walk = |mem: &Path| super::tracked::walk(mem, &mut Vec::new());
+        assert!(super::snapshot::cache_vouches(s.path(), second.id, &walk(&mem), &mem));
+        fs::write(mem.join("sub/b\tc.md"), "b!\n").unwrap();
+        assert!(!super::snapshot::cache_vouches(s.path(), second.id, &walk(&mem), &mem));
+        fs::write(mem.join("sub/b\tc.md"), "b\n").unwrap();
+        fs::remove_file(mem.join("link.md")).unwrap();
+        assert!(!super::snapshot::cache_vouches(s.path(), second.id, &walk(&mem), &mem));
+        // A cache without its `complete` line (an older memctl's) holds no state.
+        let text = fs::read_to_string(&cache).unwrap();
+        let old: String = text.lines().filter(|l| !l.starts_with("complete")).map(|l| format!("{l}\n")).collect();
+        fs::write(&cache, old).unwrap();
+        assert!(super::snapshot::read_cache_full(s.path(), Some(second.id)).1.is_none());
+    }
+
     /// Issue 29 point 7: a large memory is hashed and stored as a stream, never
     /// held whole in memory by the snapshot (its bytes are not in the scan's
     /// `Fresh`), and the stored blob is byte-exact.
