@@ -465,6 +465,76 @@ fn issue31_rows(bin: &str, root: &Path, dir: &Path, n: usize, runs: usize) -> St
     report
 }
 
+/// `memctl history` of a store with 50 snapshots against its floor, `git log -50
+/// --numstat` of the same store (issue 31: goal ≤ 1.5x). The snapshots are taken
+/// of a copy of the workload, one appended line each.
+fn history_log_row(bin: &str, root: &Path, dir: &Path, n: usize) -> String {
+    let copy = root.join(format!("history-log-dir-{n}"));
+    let state = root.join(format!("history-log-{n}"));
+    let _ = fs::remove_dir_all(&copy);
+    let _ = fs::remove_dir_all(&state);
+    if !Command::new("cp")
+        .arg("-a")
+        .arg(dir)
+        .arg(&copy)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        return String::new();
+    }
+    let topic = fs::read_dir(&copy)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md") && !p.ends_with("MEMORY.md"))
+        .min()
+        .unwrap();
+    let snapshot = || {
+        Command::new(bin)
+            .args(["snapshot"])
+            .env("MEMCTL_HISTORY_DIR", &state)
+            .env("MEMCTL_DIR", &copy)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    for _ in 0..50 {
+        use std::io::Write as _;
+        let mut f = fs::File::options().append(true).open(&topic).unwrap();
+        f.write_all(b"One more line.\n").unwrap();
+        if !snapshot() {
+            return String::new();
+        }
+    }
+    let Some(store) = fs::read_dir(&state).ok().and_then(|mut r| {
+        r.find_map(|e| {
+            e.ok()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "git"))
+        })
+    }) else {
+        return String::new();
+    };
+    let runs = if n >= 20_000 { 7 } else { 15 };
+    let history = time(
+        &format!(
+            "MEMCTL_HISTORY_DIR={} MEMCTL_DIR={} {bin} history",
+            state.display(),
+            copy.display()
+        ),
+        runs,
+    );
+    let git = time(&format!("git --git-dir={} log -50 --numstat", store.display()), runs);
+    format!(
+        "  {:<38} {:>10}   vs git log -50 --numstat {} ({:.2}x; goal ≤ 1.5x)\n",
+        "memctl history (50 snapshots)",
+        secs(history),
+        secs(git),
+        history.as_secs_f64() / git.as_secs_f64()
+    )
+}
+
 /// A project beside the workload with a 300-line CLAUDE.md, for `review`.
 fn review_project(dir: &Path) -> std::path::PathBuf {
     let proj = dir.with_extension("project");
@@ -517,9 +587,15 @@ fn main() {
     gate_rows(bin, &root, &mut report);
     session_start_rows(bin, &root, startup, &mut report);
     projects_rows(bin, &root, &mut report);
-    // The settings readers (SPEC §7.4, §7.5): one resolution and a few small files.
-    for args in ["config", "hook status"] {
-        let t = time_exec(bin, &args.split(' ').collect::<Vec<_>>(), 101);
+    // The settings readers (SPEC §7.4, §7.5) and the commands that resolve the dir
+    // and read a file or two (SPEC §3.3, §3.12): against start-up.
+    let d200 = workload(&root, 200).display().to_string();
+    for args in ["config", "hook status", "path", "lock status"] {
+        let mut argv: Vec<&str> = args.split(' ').collect();
+        if matches!(args, "path" | "lock status") {
+            argv.splice(0..0, ["--dir", d200.as_str()]);
+        }
+        let t = time_exec(bin, &argv, 101);
         writeln!(
             report,
             "memctl {args}: {} ({:.2}x memctl --version)",
@@ -655,6 +731,7 @@ fn main() {
             hist_times[0].as_secs_f64() * 1000.0
         )
         .unwrap();
+        report.push_str(&history_log_row(bin, &root, &dir, n));
         // The same table with memctl and the floors pinned to one core, as most CI
         // runners and hook calls get.
         if Path::new("/usr/bin/taskset").exists() || Path::new("/bin/taskset").exists() {

@@ -651,7 +651,11 @@ mod store_tests {
         let (_, cached) = super::snapshot::read_cache_full(s.path(), Some(second.id));
         assert_eq!(cached.as_ref(), Some(&stored));
         assert_eq!(stored.files.len(), 4);
-        assert!(super::snapshot::read_cache_full(s.path(), Some(gix::ObjectId::null(gix::hash::Kind::Sha1))).1.is_none());
+        assert!(
+            super::snapshot::read_cache_full(s.path(), Some(gix::ObjectId::null(gix::hash::Kind::Sha1)))
+                .1
+                .is_none()
+        );
         // The files' ctimes must be older than the cache (git's racy rule).
         let cache = s.path().join("memctl-cache");
         fs::File::options()
@@ -669,7 +673,11 @@ mod store_tests {
         assert!(!super::snapshot::cache_vouches(s.path(), second.id, &walk(&mem), &mem));
         // A cache without its `complete` line (an older memctl's) holds no state.
         let text = fs::read_to_string(&cache).unwrap();
-        let old: String = text.lines().filter(|l| !l.starts_with("complete")).map(|l| format!("{l}\n")).collect();
+        let old: String = text
+            .lines()
+            .filter(|l| !l.starts_with("complete"))
+            .map(|l| format!("{l}\n"))
+            .collect();
         fs::write(&cache, old).unwrap();
         assert!(super::snapshot::read_cache_full(s.path(), Some(second.id)).1.is_none());
     }

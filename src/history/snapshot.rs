@@ -141,7 +141,11 @@ impl Store {
             },
             (None, _, _) => State::default(),
         };
-        let cache = if head == self.head_id() { cache } else { Default::default() };
+        let cache = if head == self.head_id() {
+            cache
+        } else {
+            Default::default()
+        };
         let (mut files, mut now_state, mut fresh) = self.scan_cached(main, cache, &prev, Some(walked))?;
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
@@ -649,21 +653,21 @@ pub(super) fn read_cache_full(
     let Ok(bytes) = crate::fsread::read_bounded(file, 256 << 20) else {
         return (out, None);
     };
-    let Ok(text) = String::from_utf8(bytes) else { return (out, None) };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return (out, None);
+    };
     let written = tracked::mtime_ns(&md);
     let mut lines = text.lines().peekable();
     if lines.next() != Some(head.to_hex().to_string().as_str()) {
         return (out, None);
     }
     // `complete\tN\tlock`: the lines below are the snapshot's N files.
-    let complete = lines
-        .next_if(|l| l.starts_with("complete\t"))
-        .and_then(|l| {
-            let mut c = l.split('\t').skip(1);
-            let n: usize = c.next()?.parse().ok()?;
-            let lock = parse_lock_field(c.next()?)?;
-            c.next().is_none().then_some((n, lock))
-        });
+    let complete = lines.next_if(|l| l.starts_with("complete\t")).and_then(|l| {
+        let mut c = l.split('\t').skip(1);
+        let n: usize = c.next()?.parse().ok()?;
+        let lock = parse_lock_field(c.next()?)?;
+        c.next().is_none().then_some((n, lock))
+    });
     let mut files: Vec<(Vec<u8>, FileState)> = Vec::new();
     let mut whole = complete.is_some();
     for l in lines {

@@ -264,7 +264,15 @@ pub fn render(seen: &Seen) -> String {
     for (label, st) in &seen.indexes {
         match st {
             Some(s) => {
-                let _ = writeln!(out, "i\t{}\t{}\t{}\t{}\t{}", s.size, s.mtime_ns, s.ctime_ns, s.ino, esc(label));
+                let _ = writeln!(
+                    out,
+                    "i\t{}\t{}\t{}\t{}\t{}",
+                    s.size,
+                    s.mtime_ns,
+                    s.ctime_ns,
+                    s.ino,
+                    esc(label)
+                );
             }
             None => {
                 let _ = writeln!(out, "i\t-\t{}", esc(label));
@@ -344,7 +352,8 @@ pub fn parse(text: &str) -> Seen {
                 }
             }
             (Some("i"), Some(size)) if !v1 => {
-                let (Some(mtime), Some(ctime), Some(ino), Some(label)) = (f.next(), f.next(), f.next(), f.next()) else {
+                let (Some(mtime), Some(ctime), Some(ino), Some(label)) = (f.next(), f.next(), f.next(), f.next())
+                else {
                     continue;
                 };
                 let (Ok(size), Ok(mtime_ns), Ok(ctime_ns), Ok(ino)) =
@@ -446,7 +455,8 @@ mod tests {
                 unindexed: true,
             },
         ));
-        seen.dropped.insert(dropped_key("MEMORY.md", "- [E](e.md) — line\twith tab"));
+        seen.dropped
+            .insert(dropped_key("MEMORY.md", "- [E](e.md) — line\twith tab"));
         seen.dropped.insert(u64::MAX);
         seen.indexes.push((
             "MEMORY.md".into(),
@@ -500,10 +510,7 @@ mod tests {
         assert!(seen.same_indexes(&[("MEMORY.md".into(), st(10))]));
         assert!(!seen.same_indexes(&[("MEMORY.md".into(), st(9))]));
         assert!(!seen.same_indexes(&[]));
-        let racy = Seen {
-            written_ns: 10,
-            ..seen
-        };
+        let racy = Seen { written_ns: 10, ..seen };
         assert!(!racy.same_indexes(&[("MEMORY.md".into(), st(10))]));
     }
 
