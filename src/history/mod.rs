@@ -184,6 +184,33 @@ impl Store {
         now: DateTime<Utc>,
         wait_ms: u64,
     ) -> Result<Option<Store>, Error> {
+        Store::open_checking(settings, main, project, create, now, wait_ms, true)
+    }
+
+    /// [`Store::open_waiting`] for the hook's snapshot (SPEC v3 §7.2 latency):
+    /// the newest snapshot's commit is checked at once, its whole state only when
+    /// a snapshot needs it ([`Store::snapshot`] sets a store whose state cannot be
+    /// read aside then, as opening does). An unchanged dir then costs no read of
+    /// the snapshot's trees (20 000 files: a 1.5 MB tree and mtimes blob).
+    pub fn open_for_snapshot(
+        settings: &Settings,
+        main: &Path,
+        project: Option<&Path>,
+        now: DateTime<Utc>,
+        wait_ms: u64,
+    ) -> Result<Option<Store>, Error> {
+        Store::open_checking(settings, main, project, true, now, wait_ms, false)
+    }
+
+    fn open_checking(
+        settings: &Settings,
+        main: &Path,
+        project: Option<&Path>,
+        create: bool,
+        now: DateTime<Utc>,
+        wait_ms: u64,
+        load_head: bool,
+    ) -> Result<Option<Store>, Error> {
         let Settings::On { root } = settings else {
             return Ok(None);
         };
@@ -241,7 +268,7 @@ impl Store {
             unreadable: Vec::new(),
             streamed: std::collections::HashSet::new(),
         };
-        store.check_head(now)?;
+        store.check_head(now, load_head)?;
         if let Some(p) = project {
             store.record_identity(p);
         }
@@ -296,12 +323,25 @@ impl Store {
 
     /// A `HEAD` that names a commit which cannot be read makes the store corrupt:
     /// set it aside and start a new one.
-    fn check_head(&mut self, now: DateTime<Utc>) -> Result<(), Error> {
+    /// With `load` false only the commit is read (its state is loaded when a
+    /// snapshot needs it, [`Store::start_over`] then).
+    fn check_head(&mut self, now: DateTime<Utc>, load: bool) -> Result<(), Error> {
         let Some(head) = self.head_id() else { return Ok(()) };
-        if let Ok(state) = read::load_state(&self.repo, head) {
+        if !load {
+            if self.repo.find_commit(head).is_ok_and(|c| c.tree_id().is_ok()) {
+                return Ok(());
+            }
+        } else if let Ok(state) = read::load_state(&self.repo, head) {
             self.head = Some((head, state));
             return Ok(());
         }
+        self.start_over(now)
+    }
+
+    /// Set the store aside as corrupt (its newest snapshot cannot be read) and
+    /// start a new one.
+    pub(crate) fn start_over(&mut self, now: DateTime<Utc>) -> Result<(), Error> {
+        self.head = None;
         let aside = set_aside(&self.path, now)?;
         self.warnings.push(format!(
             "the history store {} is corrupt (its newest snapshot cannot be read); it was set aside as {} and a new one started",
@@ -581,6 +621,65 @@ mod store_tests {
             claude: false,
             now: "2026-03-10T12:00:00Z".parse().unwrap(),
         }
+    }
+
+    /// The stat cache of a snapshot is complete: the state it holds is the
+    /// snapshot's own (what its tree and mtimes say: blob, link flag, mtime, and
+    /// the lock), so a write's snapshot need not load that state from the store;
+    /// and an unchanged walk is vouched for line by line, a changed one not
+    /// (SPEC v3 §7.2, §8.1).
+    #[test]
+    fn the_complete_stat_cache_is_the_snapshot() {
+        use std::time::{Duration, SystemTime};
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(mem.join("sub")).unwrap();
+        fs::write(mem.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+        fs::write(mem.join("a.md"), "a\n").unwrap();
+        fs::write(mem.join("sub/b\tc.md"), "b\n").unwrap();
+        std::os::unix::fs::symlink("a.md", mem.join("link.md")).unwrap();
+        fs::write(mem.join(".consolidate-lock"), "4242").unwrap();
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        fs::write(mem.join("a.md"), "a, again\n").unwrap();
+        let second = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        let stored = read::load_state(&s.repo, second.id).unwrap();
+        let (_, cached) = super::snapshot::read_cache_full(s.path(), Some(second.id));
+        assert_eq!(cached.as_ref(), Some(&stored));
+        assert_eq!(stored.files.len(), 4);
+        assert!(
+            super::snapshot::read_cache_full(s.path(), Some(gix::ObjectId::null(gix::hash::Kind::Sha1)))
+                .1
+                .is_none()
+        );
+        // The files' ctimes must be older than the cache (git's racy rule).
+        let cache = s.path().join("memctl-cache");
+        fs::File::options()
+            .write(true)
+            .open(&cache)
+            .unwrap()
+            .set_modified(SystemTime::now() + Duration::from_secs(5))
+            .unwrap();
+        let walk = |mem: &Path| super::tracked::walk(mem, &mut Vec::new());
+        assert!(super::snapshot::cache_vouches(s.path(), second.id, &walk(&mem), &mem));
+        fs::write(mem.join("sub/b\tc.md"), "b!\n").unwrap();
+        assert!(!super::snapshot::cache_vouches(s.path(), second.id, &walk(&mem), &mem));
+        fs::write(mem.join("sub/b\tc.md"), "b\n").unwrap();
+        fs::remove_file(mem.join("link.md")).unwrap();
+        assert!(!super::snapshot::cache_vouches(s.path(), second.id, &walk(&mem), &mem));
+        // A cache without its `complete` line (an older memctl's) holds no state.
+        let text = fs::read_to_string(&cache).unwrap();
+        let old: String = text
+            .lines()
+            .filter(|l| !l.starts_with("complete"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(&cache, old).unwrap();
+        assert!(super::snapshot::read_cache_full(s.path(), Some(second.id)).1.is_none());
     }
 
     /// Issue 29 point 7: a large memory is hashed and stored as a stream, never

@@ -406,7 +406,7 @@ fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) ->
     }
     let project = snap.res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
     let Ok(Some(mut store)) =
-        crate::history::Store::open_waiting(snap.history, &snap.main_dir, project.as_deref(), true, snap.now, 200)
+        crate::history::Store::open_for_snapshot(snap.history, &snap.main_dir, project.as_deref(), snap.now, 200)
     else {
         return (None, false);
     };

@@ -360,7 +360,7 @@ pub fn session_start(
     let mounts: Vec<String> = stores.team().map(|s| s.mount.clone()).collect();
     let team_store = memdir.team_store();
     let record = session::state_path(env, dir);
-    let prev = record.as_deref().map(session::load).unwrap_or_default();
+    let mut prev = record.as_deref().map(session::load).unwrap_or_default();
     let mut next = session::Seen::default();
     let mut o = Outcome::default();
     let mut parts = Vec::new();
@@ -372,48 +372,68 @@ pub fn session_start(
         index_names.push("team/MEMORY.md".to_string());
         index_names.extend(mounts.iter().map(|m| format!("team/{m}/MEMORY.md")));
     }
-    let mut links: crate::fx::HashMap<String, crate::fx::HashSet<String>> = Default::default();
-    let mut dirty = false;
-    for label in &index_names {
-        let Ok(bytes) = crate::index::read_index(&dir.join(label)) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        links.insert(
-            label.clone(),
-            crate::index::extract_links(&text)
-                .iter()
-                .filter_map(|l| l.memory_target().map(str::to_string))
-                .collect(),
-        );
-        let l = load::load(&text);
-        let mut new: Vec<(usize, String)> = Vec::new();
-        for (n, t) in dropped(&l) {
-            let key = format!("{label}\u{0}{t}");
-            if !prev.dropped.contains(&key) {
-                new.push((n, t));
-                dirty = true;
+    // Stamped before they are read: an index that changes in between is read
+    // again next session.
+    next.indexes = index_names
+        .iter()
+        .map(|l| (l.clone(), session::stamp(&dir.join(l))))
+        .collect();
+    // No index changed since the previous SessionStart: its cut entries are the
+    // ones already reported, and its links are read only if a memory file changed
+    // (an unchanged file keeps its verdict). At 20 000 files that is a 3 MB
+    // index not parsed at every session start (issue 31, SPEC v3 §7.2).
+    let same_index = prev.same_indexes(&next.indexes);
+    let mut links: Option<crate::fx::HashMap<String, crate::fx::HashSet<String>>> = None;
+    let read_links = |text: &str| -> crate::fx::HashSet<String> {
+        crate::index::extract_links(text)
+            .iter()
+            .filter_map(|l| l.memory_target().map(str::to_string))
+            .collect()
+    };
+    let mut dirty = !same_index;
+    if same_index {
+        next.dropped = std::mem::take(&mut prev.dropped);
+    } else {
+        let mut all = crate::fx::HashMap::default();
+        for label in &index_names {
+            let Ok(bytes) = crate::index::read_index(&dir.join(label)) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            all.insert(label.clone(), read_links(&text));
+            let l = load::load(&text);
+            let mut new: Vec<(usize, String)> = Vec::new();
+            for (n, t) in dropped(&l) {
+                let key = session::dropped_key(label, &t);
+                if !prev.dropped.contains(&key) {
+                    new.push((n, t));
+                }
+                next.dropped.insert(key);
             }
-            next.dropped.insert(key);
+            if l.truncated() && !new.is_empty() {
+                o.context.push(dropped_item(label, &l, &new));
+                parts.push(format!(
+                    "{} — {} not loaded",
+                    fullness(label, &l),
+                    plural(new.len(), "entry", "entries")
+                ));
+            }
         }
-        if l.truncated() && !new.is_empty() {
-            o.context.push(dropped_item(label, &l, &new));
-            parts.push(format!(
-                "{} — {} not loaded",
-                fullness(label, &l),
-                plural(new.len(), "entry", "entries")
-            ));
-        }
+        links = Some(all);
     }
 
-    // Memory files: only a new or changed one is read; each problem once.
+    // Memory files: only a new or changed one is read; each problem once. Both
+    // lists are sorted by path: one merge.
     let mut unreadable = Vec::new();
     let mut unindexed = Vec::new();
-    // Whether the record must be written: a file or a flag changed, one is gone,
-    // or the cut entries or conflict files differ (no full comparison of the sets).
-    dirty |= files.len() != prev.files.len() || next.dropped.len() != prev.dropped.len();
+    // Whether the record must be written: an index, a file or a flag changed, one
+    // is gone, or the conflict files differ (no full comparison of the sets).
+    dirty |= files.len() != prev.files.len();
+    let mut before_it = prev.files.iter().peekable();
+    next.files.reserve(files.len());
     for f in &files {
-        let before = prev.files.get(&f.rel);
+        while before_it.next_if(|(r, _)| r.as_str() < f.rel.as_str()).is_some() {}
+        let before = before_it.next_if(|(r, _)| *r == f.rel).map(|(_, m)| m);
         let changed = before.is_none_or(|m| m.size != f.size || m.mtime_ns != f.mtime_ns);
         dirty |= changed;
         let bad = if changed { session::unreadable(&f.path) } else { None };
@@ -425,7 +445,21 @@ pub fn session_start(
         let (index, local) = session::index_of(&f.rel, team_store, &mounts);
         // A missing index is written by Claude Code itself (SPEC §2.7.4): no
         // unindexed files then.
-        let is_unindexed = links.get(&index).is_some_and(|set| !set.contains(local));
+        let is_unindexed = match before {
+            Some(m) if !changed && same_index => m.unindexed,
+            _ => links
+                .get_or_insert_with(|| {
+                    index_names
+                        .iter()
+                        .filter_map(|label| {
+                            let bytes = crate::index::read_index(&dir.join(label)).ok()?;
+                            Some((label.clone(), read_links(&String::from_utf8_lossy(&bytes))))
+                        })
+                        .collect()
+                })
+                .get(&index)
+                .is_some_and(|set| !set.contains(local)),
+        };
         if let Some((line, msg)) = bad
             && !before.is_some_and(|m| m.unreadable)
         {
@@ -435,7 +469,7 @@ pub fn session_start(
         if is_unindexed && !before.is_some_and(|m| m.unindexed) {
             unindexed.push(format!("{}: not in {index}: Claude Code never loads it", f.rel));
         }
-        next.files.insert(
+        next.files.push((
             f.rel.clone(),
             session::Mark {
                 size: f.size,
@@ -443,7 +477,7 @@ pub fn session_start(
                 unreadable: is_unreadable,
                 unindexed: is_unindexed,
             },
-        );
+        ));
     }
     if !unreadable.is_empty() {
         parts.push(plural(

@@ -5,7 +5,7 @@
 //! each problem is reported once, the session it appears (`memctl lint` lists
 //! them all).
 
-use crate::fx::{HashMap, HashSet};
+use crate::fx::HashSet;
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -28,11 +28,68 @@ pub struct Mark {
 /// What this project's previous SessionStart saw.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Seen {
-    pub files: HashMap<String, Mark>,
-    /// Index lines past the cut, by text.
-    pub dropped: HashSet<String>,
+    /// The memory files, sorted by path (the walk's order: one merge, no map).
+    pub files: Vec<(String, Mark)>,
+    /// Index lines past the cut, as [`dropped_key`]s of their index and text:
+    /// only compared, never shown again (the text of 20 000 cut lines made the
+    /// record 5 MB at 20 000 files).
+    pub dropped: HashSet<u64>,
+    /// Each index read and how it looked ([`stamp`]; `None`: absent). When no
+    /// index changed, its links and cut are those of the previous session.
+    pub indexes: Vec<(String, Option<Stamp>)>,
     /// Sync conflict files.
     pub conflicts: HashSet<String>,
+    /// When the record was written (ns; 0 when unknown): an index whose ctime is
+    /// not older may have changed within the same clock tick (git's racy rule).
+    pub written_ns: i128,
+}
+
+/// How an index looked: its size, times and inode (it changed when any differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub ino: u64,
+}
+
+/// The [`Stamp`] of the index at `path` (symlinks followed, as it is read);
+/// `None` when it is no regular file.
+pub fn stamp(path: &Path) -> Option<Stamp> {
+    let m = fs::metadata(path).ok().filter(fs::Metadata::is_file)?;
+    Some(Stamp {
+        size: m.len(),
+        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+        ino: m.ino(),
+    })
+}
+
+impl Seen {
+    /// Whether every index of `now` (label and stamp) is as this record saw it,
+    /// none of them changed in the tick the record was written.
+    pub fn same_indexes(&self, now: &[(String, Option<Stamp>)]) -> bool {
+        self.indexes.len() == now.len()
+            && self
+                .indexes
+                .iter()
+                .zip(now)
+                .all(|(a, b)| a == b && a.1.is_none_or(|s| s.ctime_ns < self.written_ns))
+    }
+}
+
+/// The record's key of an index line past the cut: a 64-bit hash (FNV-1a, mixed)
+/// of the index's label and the line's text; stable across versions.
+pub fn dropped_key(label: &str, text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in label.bytes().chain([0u8]).chain(text.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 /// One memory file on disk now.
@@ -177,6 +234,9 @@ fn esc(s: &str) -> String {
 }
 
 fn unesc(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars();
     while let Some(c) = it.next() {
@@ -195,39 +255,64 @@ fn unesc(s: &str) -> String {
     out
 }
 
-/// The record as text: `f\tsize\tmtime\tflags\trel`, `d\ttext`, `c\trel` lines.
+/// The record as text: `i\tsize\tmtime\tctime\tino\tlabel` (or `i\t-\tlabel`),
+/// `f\tsize\tmtime\tflags\trel`, `d\tkey` (16 hex digits), `c\trel` lines.
 pub fn render(seen: &Seen) -> String {
-    let mut files: Vec<(&String, &Mark)> = seen.files.iter().collect();
-    files.sort_by(|a, b| a.0.cmp(b.0));
-    let mut out = String::from("memctl session-start 1\n");
-    for (rel, m) in files {
-        let flags = format!(
-            "{}{}",
-            if m.unreadable { "r" } else { "" },
-            if m.unindexed { "u" } else { "" }
-        );
-        out.push_str(&format!("f\t{}\t{}\t{flags}\t{}\n", m.size, m.mtime_ns, esc(rel)));
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(64 + seen.files.len() * 64 + seen.dropped.len() * 19);
+    out.push_str("memctl session-start 2\n");
+    for (label, st) in &seen.indexes {
+        match st {
+            Some(s) => {
+                let _ = writeln!(
+                    out,
+                    "i\t{}\t{}\t{}\t{}\t{}",
+                    s.size,
+                    s.mtime_ns,
+                    s.ctime_ns,
+                    s.ino,
+                    esc(label)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "i\t-\t{}", esc(label));
+            }
+        }
     }
-    let mut dropped: Vec<&String> = seen.dropped.iter().collect();
-    dropped.sort();
+    let mut files: Vec<&(String, Mark)> = seen.files.iter().collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    for (rel, m) in files {
+        let flags = match (m.unreadable, m.unindexed) {
+            (true, true) => "ru",
+            (true, false) => "r",
+            (false, true) => "u",
+            (false, false) => "",
+        };
+        let _ = writeln!(out, "f\t{}\t{}\t{flags}\t{}", m.size, m.mtime_ns, esc(rel));
+    }
+    let mut dropped: Vec<u64> = seen.dropped.iter().copied().collect();
+    dropped.sort_unstable();
     for d in dropped {
-        out.push_str(&format!("d\t{}\n", esc(d)));
+        let _ = writeln!(out, "d\t{d:016x}");
     }
     let mut conflicts: Vec<&String> = seen.conflicts.iter().collect();
     conflicts.sort();
     for c in conflicts {
-        out.push_str(&format!("c\t{}\n", esc(c)));
+        let _ = writeln!(out, "c\t{}", esc(c));
     }
     out
 }
 
-/// Parse a record; anything it cannot read counts as not seen.
+/// Parse a record (this version's, or version 1's, whose cut lines were kept as
+/// `label\0text`); anything it cannot read counts as not seen.
 pub fn parse(text: &str) -> Seen {
     let mut seen = Seen::default();
     let mut lines = text.lines();
-    if lines.next() != Some("memctl session-start 1") {
-        return seen;
-    }
+    let v1 = match lines.next() {
+        Some("memctl session-start 2") => false,
+        Some("memctl session-start 1") => true,
+        _ => return seen,
+    };
     for l in lines {
         let mut f = l.split('\t');
         match (f.next(), f.next()) {
@@ -238,7 +323,7 @@ pub fn parse(text: &str) -> Seen {
                 let (Ok(size), Ok(mtime_ns)) = (size.parse(), mtime.parse()) else {
                     continue;
                 };
-                seen.files.insert(
+                seen.files.push((
                     unesc(rel),
                     Mark {
                         size,
@@ -246,24 +331,70 @@ pub fn parse(text: &str) -> Seen {
                         unreadable: flags.contains('r'),
                         unindexed: flags.contains('u'),
                     },
-                );
+                ));
+            }
+            (Some("d"), Some(t)) if v1 => {
+                let t = unesc(t);
+                let (label, text) = t.split_once('\0').unwrap_or(("", &t));
+                seen.dropped.insert(dropped_key(label, text));
             }
             (Some("d"), Some(t)) => {
-                seen.dropped.insert(unesc(t));
+                if let Ok(k) = u64::from_str_radix(t, 16) {
+                    seen.dropped.insert(k);
+                }
             }
             (Some("c"), Some(t)) => {
                 seen.conflicts.insert(unesc(t));
             }
+            (Some("i"), Some("-")) if !v1 => {
+                if let Some(label) = f.next() {
+                    seen.indexes.push((unesc(label), None));
+                }
+            }
+            (Some("i"), Some(size)) if !v1 => {
+                let (Some(mtime), Some(ctime), Some(ino), Some(label)) = (f.next(), f.next(), f.next(), f.next())
+                else {
+                    continue;
+                };
+                let (Ok(size), Ok(mtime_ns), Ok(ctime_ns), Ok(ino)) =
+                    (size.parse(), mtime.parse(), ctime.parse(), ino.parse())
+                else {
+                    continue;
+                };
+                seen.indexes.push((
+                    unesc(label),
+                    Some(Stamp {
+                        size,
+                        mtime_ns,
+                        ctime_ns,
+                        ino,
+                    }),
+                ));
+            }
             _ => {}
         }
+    }
+    if !seen.files.is_sorted_by(|a, b| a.0 <= b.0) {
+        seen.files.sort_by(|a, b| a.0.cmp(&b.0));
     }
     seen
 }
 
-/// The previous record (empty when there is none or it cannot be read; bounded).
+/// The previous record (empty when there is none or it cannot be read; bounded),
+/// with the time it was written.
 pub fn load(path: &Path) -> Seen {
-    match crate::fsread::read_regular(path, 64 << 20) {
-        Ok(b) => parse(&String::from_utf8_lossy(&b)),
+    let Ok(file) = crate::fsread::open_regular(path) else {
+        return Seen::default();
+    };
+    let written = file
+        .metadata()
+        .map(|m| i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()))
+        .unwrap_or(0);
+    match crate::fsread::read_bounded(file, 64 << 20) {
+        Ok(b) => Seen {
+            written_ns: written,
+            ..parse(&String::from_utf8_lossy(&b))
+        },
         Err(_) => Seen::default(),
     }
 }
@@ -306,7 +437,7 @@ mod tests {
     #[test]
     fn the_record_round_trips_odd_names() {
         let mut seen = Seen::default();
-        seen.files.insert(
+        seen.files.push((
             "a\tb\\c\nd.md".into(),
             Mark {
                 size: 3,
@@ -314,8 +445,8 @@ mod tests {
                 unreadable: true,
                 unindexed: false,
             },
-        );
-        seen.files.insert(
+        ));
+        seen.files.push((
             "x.md".into(),
             Mark {
                 size: 0,
@@ -323,11 +454,64 @@ mod tests {
                 unreadable: false,
                 unindexed: true,
             },
-        );
-        seen.dropped.insert("- [E](e.md) — line\twith tab".into());
+        ));
+        seen.dropped
+            .insert(dropped_key("MEMORY.md", "- [E](e.md) — line\twith tab"));
+        seen.dropped.insert(u64::MAX);
+        seen.indexes.push((
+            "MEMORY.md".into(),
+            Some(Stamp {
+                size: 10,
+                mtime_ns: 1_773_144_000_000_000_001,
+                ctime_ns: 1_773_144_000_000_000_002,
+                ino: 77,
+            }),
+        ));
+        seen.indexes.push(("team/a\tb/MEMORY.md".into(), None));
         seen.conflicts.insert("a.md.conflict-laptop-20261201".into());
         assert_eq!(parse(&render(&seen)), seen);
         assert_eq!(parse("garbage\nf\t1\t2\tr\tx.md\n"), Seen::default());
+    }
+
+    /// A version-1 record (cut lines kept as `label\0text`) is still read: an
+    /// upgrade does not report every long-standing problem again.
+    #[test]
+    fn a_version_1_record_is_read() {
+        let v1 = "memctl session-start 1\nf\t3\t5\tu\tb.md\nf\t1\t2\tr\ta.md\nd\tMEMORY.md\0- [E](e.md) \\t x\nc\tz.md.conflict-x-20261201\n";
+        let seen = parse(v1);
+        assert_eq!(
+            seen.files.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+            ["a.md", "b.md"]
+        );
+        assert!(seen.files[1].1.unindexed && seen.files[0].1.unreadable);
+        assert_eq!(
+            seen.dropped,
+            [dropped_key("MEMORY.md", "- [E](e.md) \t x")].into_iter().collect()
+        );
+        assert!(seen.indexes.is_empty());
+        assert_eq!(seen.conflicts.len(), 1);
+    }
+
+    #[test]
+    fn an_index_counts_as_unchanged_only_when_older_than_the_record() {
+        let st = |ctime_ns| {
+            Some(Stamp {
+                size: 1,
+                mtime_ns: 1,
+                ctime_ns,
+                ino: 1,
+            })
+        };
+        let seen = Seen {
+            indexes: vec![("MEMORY.md".into(), st(10))],
+            written_ns: 11,
+            ..Seen::default()
+        };
+        assert!(seen.same_indexes(&[("MEMORY.md".into(), st(10))]));
+        assert!(!seen.same_indexes(&[("MEMORY.md".into(), st(9))]));
+        assert!(!seen.same_indexes(&[]));
+        let racy = Seen { written_ns: 10, ..seen };
+        assert!(!racy.same_indexes(&[("MEMORY.md".into(), st(10))]));
     }
 
     /// The SessionStart check fed by the snapshot's walk sees exactly what its own

@@ -1142,6 +1142,43 @@ fn h_session_start_reports_each_problem_once() {
     assert_eq!(d["systemMessage"], "memctl: 1 unindexed file");
 }
 
+/// SessionStart's record of what it reported keeps a fixed-size key per index
+/// line past the cut, not the line's text (issue 31 first row, SPEC v3 §7.2): the
+/// bench's 20 000-line index made it 4.9 MB, read and hashed at every session
+/// start. Each long-standing cut line is still reported once, a new one at once.
+#[test]
+fn h_session_start_keeps_cut_lines_as_keys_not_text() {
+    let long = "x".repeat(150);
+    let index: String = (0..1200)
+        .map(|i| format!("- [E{i}](e{i}.md) — entry {i} {long}\n"))
+        .collect();
+    let e = env().index(&index).env("MEMCTL_HISTORY", "off");
+    let p = serde_json::to_vec(&json!({"session_id": "s1", "hook_event_name": "SessionStart",
+        "source": "startup", "cwd": e.root().join("proj")}))
+    .unwrap();
+    let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
+    let summary = d["systemMessage"].as_str().unwrap();
+    assert!(summary.contains("entries not loaded"), "{summary}");
+    let records: Vec<_> = fs::read_dir(e.root().join("state/memctl/session-start"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(records.len(), 1);
+    let size = records[0].metadata().unwrap().len();
+    // 1 000 cut lines of ~180 bytes: 180 kB as text, ~19 kB as keys.
+    assert!(size < 32 << 10, "record of {size} bytes");
+    assert_eq!(hook_with(&e, &p), "", "nothing new since the previous SessionStart");
+    fs::write(
+        e.dir().join("MEMORY.md"),
+        format!("{index}- [New](new.md) — the newest entry\n"),
+    )
+    .unwrap();
+    let d: Value = serde_json::from_str(&hook_with(&e, &p)).unwrap();
+    let ctx = d["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(ctx.contains("MEMORY.md:1201: - [New](new.md)"), "{ctx}");
+    assert!(!ctx.contains("[E200]"), "{ctx}");
+}
+
 /// `hook install` then `uninstall` on a settings file that did not exist leaves
 /// no `{}` behind: the file goes again, and the dir memctl created for it (SPEC
 /// §7.4: the result is the state before the install; issue 32 point 4).
