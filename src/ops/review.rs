@@ -35,8 +35,9 @@ pub fn parse_choices(raw: &[String]) -> Result<Vec<Choice>, Error> {
             None => (item, None),
         };
         let bad = || {
-            Error::new(Kind::Usage, format!("not a proposal number: `{item}`"))
-                .hint("pass numbers as printed, e.g. --apply 2,5, and pick a target as 3=claude, 3=local or 3=team")
+            Error::new(Kind::Usage, format!("not a proposal number: `{item}`")).hint(
+                "pass numbers as printed, e.g. --apply 2,5, and pick a target as 3=claude, 3=agents, 3=local or 3=team",
+            )
         };
         let n: usize = num.parse().map_err(|_| bad())?;
         if n == 0 {
@@ -45,8 +46,9 @@ pub fn parse_choices(raw: &[String]) -> Result<Vec<Choice>, Error> {
         let layer = match target {
             None => None,
             Some(t) => Some(Layer::parse(t).ok_or_else(|| {
-                Error::new(Kind::Usage, format!("unknown target `{t}` in `{item}`"))
-                    .hint("the targets are claude (CLAUDE.md), local (CLAUDE.local.md) and team (team/)")
+                Error::new(Kind::Usage, format!("unknown target `{t}` in `{item}`")).hint(
+                    "the targets are claude (CLAUDE.md), agents (AGENTS.md), local (CLAUDE.local.md) and team (team/)",
+                )
             })?),
         };
         if let Some(prev) = out.iter_mut().find(|c| c.n == n) {
@@ -117,6 +119,7 @@ pub struct Sources<'a> {
     pub located: &'a Located,
     pub claude_md: Option<&'a ClaudeText>,
     pub claude_local_md: Option<&'a ClaudeText>,
+    pub agents_md: Option<&'a ClaudeText>,
     pub memories: &'a [Memory],
     /// Each memory's whole text, by relative path.
     pub texts: &'a HashMap<String, String>,
@@ -175,13 +178,13 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                     format!("proposal {} ({}) has no default target", p.n, p.memory),
                 )
                 .hint(format!(
-                    "pick one: --apply {n}=claude, {n}=local{}",
-                    if src.team_dir {
-                        format!(" or {}=team", p.n)
-                    } else {
-                        String::new()
-                    },
-                    n = p.n
+                    "pick one: --apply {}",
+                    p.detail
+                        .layers
+                        .iter()
+                        .map(|l| format!("{}={}", p.n, l.word()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
             (_, Some(_)) => {
@@ -286,6 +289,7 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
         let file = claude_file(src, *layer);
         let text = match layer {
             Layer::Claude => src.claude_md,
+            Layer::Agents => src.agents_md,
             _ => src.claude_local_md,
         };
         let expected = text.map(|t| t.bytes.clone());
@@ -361,6 +365,7 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
 fn claude_file<'a>(src: &'a Sources, l: Layer) -> &'a crate::claude_md::ClaudeFile {
     match l {
         Layer::Claude => &src.located.claude_md,
+        Layer::Agents => &src.located.agents_md,
         _ => &src.located.claude_local_md,
     }
 }
