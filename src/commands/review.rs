@@ -210,7 +210,7 @@ fn render(
         shown(&g.agents_md, &g.located.agents_md)
     );
     if g.analysis.proposals.is_empty() {
-        s.push_str("\nno proposals: no memory overlaps a CLAUDE or AGENTS file or belongs in another layer\n");
+        s.push_str("\nno proposals: no memory to remove, update, merge or promote\n");
         return s;
     }
     for p in &g.analysis.proposals {

@@ -25,6 +25,8 @@ use crate::dream::{Cluster, ClusterReason, exact_clusters, similar_clusters};
 use crate::memory::{Memory, MemoryType};
 
 pub mod classify;
+#[cfg(test)]
+mod eval;
 pub mod rule;
 pub mod statement;
 pub mod tokens;
@@ -38,7 +40,7 @@ use statement::{Interner, Relation, Stmt, Thresholds};
 /// containment ≥ `remove` (and every term it names is there); two statements are
 /// on the same subject, so may contradict, at ≥ `related`.
 pub const THRESHOLDS: Thresholds = Thresholds {
-    remove: 0.75,
+    remove: 0.7,
     related: 0.5,
 };
 /// §3.11's similarity for merge clusters (rule (c)).
@@ -321,9 +323,11 @@ pub fn analyze(input: &Input) -> Analysis {
             for sentence in statement::sentences(&s.text) {
                 let stmt = statement::statement(sentence, &mut names);
                 if !stmt.is_empty() {
+                    // The line the sentence starts on (a paragraph's lines are joined).
+                    let offset = (sentence.as_ptr() as usize).saturating_sub(s.text.as_ptr() as usize);
                     units.push(Unit {
                         file: f,
-                        line: s.line,
+                        line: s.line_at(offset),
                         stmt,
                     });
                 }
@@ -396,11 +400,10 @@ pub fn analyze(input: &Input) -> Analysis {
             });
             continue;
         }
-        // Stated elsewhere: at least half of the memory's statements (its only one,
-        // or one of two) are said by a CLAUDE/AGENTS statement.
-        if let Some((score, k, u)) = found.same
-            && found.covered * 2 >= it.statements.len()
-        {
+        // Stated elsewhere: one of its statements is said by a CLAUDE/AGENTS
+        // statement (SPEC §12): promoting it would say it twice; the reason says
+        // how many of its statements are stated.
+        if let Some((score, k, u)) = found.same {
             let ev = unit_evidence(u);
             out.push(Proposal {
                 n: 0,

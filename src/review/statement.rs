@@ -111,6 +111,8 @@ pub enum Relation {
 
 /// Known tools and commands: as plain words they are terms (weight 2), and two
 /// statements naming different ones for the same subject contradict each other.
+/// (Not `make`, `node`, `test`: common English words; in a backticked command
+/// they are its first word, a tool all the same.)
 const TOOLS: &[&str] = &[
     "ansible",
     "apt",
@@ -138,7 +140,6 @@ const TOOLS: &[&str] = &[
     "isort",
     "jest",
     "kubectl",
-    "make",
     "maven",
     "mocha",
     "mvn",
@@ -181,7 +182,7 @@ const TOOLS: &[&str] = &[
 ];
 
 /// Words shorter than 3 letters that still say something.
-const SHORT_TERMS: &[&str] = &["ci", "db", "go", "js", "pr", "py", "qa", "ts", "ui", "uv"];
+const SHORT_TERMS: &[&str] = &["ci", "db", "js", "pr", "py", "qa", "ts", "ui", "uv"];
 
 /// English words too common to say what a statement is about (negations are
 /// handled before these are dropped).
@@ -202,6 +203,21 @@ const STOP_WORDS: &[&str] = &[
 const NEGATIONS: &[&str] = &[
     "avoid", "cannot", "dont", "never", "no", "not", "nothing", "stop", "without",
 ];
+
+/// Words that negate what came before them in their clause ("eslint was removed").
+const NEGATED_BEFORE: &[&str] = &[
+    "deprecated",
+    "discouraged",
+    "dropped",
+    "forbidden",
+    "obsolete",
+    "removed",
+    "retired",
+    "unsupported",
+];
+
+/// Words that do so after a negation ("bun is not supported").
+const NEGATED_BEFORE_AFTER_NOT: &[&str] = &["allowed", "needed", "recommended", "supported", "used", "wanted"];
 
 /// Spellings of one command folded to one (on the lower-cased text).
 const COMMAND_SPELLINGS: &[(&str, &str)] = &[
@@ -344,18 +360,24 @@ fn scan(text: &str) -> Vec<Raw> {
     let mut out: Vec<Raw> = Vec::new();
     let mut negated = false;
     let mut prev = String::new();
+    // Where the current clause's tokens start in `out` (for a negation that
+    // follows what it negates: "eslint was removed", "bun is not supported").
+    let mut clause_start = 0;
     for (i, part) in folded.split('`').enumerate() {
         let code = i % 2 == 1;
         let mut first_in_span = true;
         let words_in_span = if code { part.split_whitespace().count() } else { 0 };
         for chunk in part.split_whitespace() {
-            let clause_end = !code && chunk.ends_with([',', ';', '.', ':', '!', '?', ')']);
             let c = chunk
                 .trim_start_matches(['"', '\'', '(', '[', '{', '<', '*', '“', '$', '>'])
                 .trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', ',', ';', ':', '!', '?', '.', '”']);
+            // `,` `;` `.` `:` `!` `?` end a clause, not an abbreviation's `.`.
+            let clause_end = !code && chunk.ends_with([',', ';', '.', ':', '!', '?']) && !in_list(ABBREVIATIONS, c);
+            // A dash ends a clause; a lone `,` between code spans (`a`, `b`) does not.
             if c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|')) {
-                if !code && !chunk.is_empty() {
+                if !code && !c.is_empty() {
                     negated = false;
+                    clause_start = out.len();
                 }
                 continue;
             }
@@ -364,14 +386,23 @@ fn scan(text: &str) -> Vec<Raw> {
                     || c.ends_with("n't")
                     || (c == "of" && prev == "instead")
                     || (c == "than" && prev == "rather");
+                let after = in_list(NEGATED_BEFORE, c)
+                    || (c == "longer" && prev == "no")
+                    || (in_list(NEGATED_BEFORE_AFTER_NOT, c) && (in_list(NEGATIONS, &prev) || prev.ends_with("n't")));
                 prev = c.to_string();
+                if after {
+                    for r in &mut out[clause_start..] {
+                        r.neg = true;
+                    }
+                }
                 if c == "but" {
                     negated = false;
                 }
-                if marker {
-                    negated = true;
+                if marker || after {
+                    negated = marker || negated;
                     if clause_end {
                         negated = false;
+                        clause_start = out.len();
                     }
                     continue;
                 }
@@ -425,6 +456,7 @@ fn scan(text: &str) -> Vec<Raw> {
             first_in_span = false;
             if clause_end {
                 negated = false;
+                clause_start = out.len();
             }
         }
     }
@@ -615,7 +647,15 @@ mod tests {
 
     #[test]
     fn lists_are_sorted_for_binary_search() {
-        for l in [TOOLS, SHORT_TERMS, STOP_WORDS, NEGATIONS, ABBREVIATIONS] {
+        for l in [
+            TOOLS,
+            SHORT_TERMS,
+            STOP_WORDS,
+            NEGATIONS,
+            ABBREVIATIONS,
+            NEGATED_BEFORE,
+            NEGATED_BEFORE_AFTER_NOT,
+        ] {
             assert!(l.windows(2).all(|w| w[0] < w[1]), "{l:?}");
         }
     }

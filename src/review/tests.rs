@@ -54,7 +54,7 @@ fn remove_when_claude_md_says_it() {
     let p = run(&m, &c, false);
     assert_eq!(kinds(&p), [(Kind::Remove, "a.md", None)]);
     assert_eq!(p[0].evidence[1].line, 2);
-    assert!(p[0].reason.contains("≥ 0.75"), "{}", p[0].reason);
+    assert!(p[0].reason.contains("≥ 0.70"), "{}", p[0].reason);
 }
 
 #[test]
