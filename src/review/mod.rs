@@ -252,14 +252,7 @@ struct Found {
     same: Option<(f64, usize, usize)>,
 }
 
-fn find(
-    it: &Item,
-    others: &[&Stmt],
-    postings: &Postings,
-    th: &Thresholds,
-    names: &Interner,
-    mut eligible: impl FnMut(usize) -> bool,
-) -> Found {
+fn find(it: &Item, others: &[&Stmt], postings: &Postings, th: &Thresholds, names: &Interner) -> Found {
     let mut f = Found {
         contradiction: None,
         covered: 0,
@@ -268,15 +261,11 @@ fn find(
     for (k, ms) in it.statements.iter().enumerate() {
         let mut covered = false;
         for o in postings.candidates(ms) {
-            if !eligible(o) {
-                continue;
-            }
             match statement::relate(ms, others[o], th, names) {
-                Some((Relation::Contradicts(why), score)) => {
-                    if f.contradiction.as_ref().is_none_or(|c| score > c.0) {
-                        f.contradiction = Some((score, k, o, why));
-                    }
+                Some((Relation::Contradicts(why), score)) if f.contradiction.as_ref().is_none_or(|c| score > c.0) => {
+                    f.contradiction = Some((score, k, o, why));
                 }
+                Some((Relation::Contradicts(_), _)) => {}
                 Some((Relation::Same, score)) => {
                     covered = true;
                     if f.same.is_none_or(|s| score > s.0) {
@@ -357,7 +346,7 @@ pub fn analyze(input: &Input) -> Analysis {
     };
     let (mut out, in_conflict) = conflicts(&items, th, &names, input.now_ms);
     for it in &items {
-        let found = find(it, &unit_stmts, &claude_index, th, &names, |_| true);
+        let found = find(it, &unit_stmts, &claude_index, th, &names);
         if let Some((score, k, u, why)) = found.contradiction {
             let ev = unit_evidence(u);
             let memory_newer = it.memory.mtime_ms > ev.mtime_ms;
@@ -736,7 +725,7 @@ fn conflicts<'a>(
     }
     let index = Postings::new(&stmts);
     for it in items.iter().filter(|i| !i.team) {
-        let found = find(it, &stmts, &index, th, names, |_| true);
+        let found = find(it, &stmts, &index, th, names);
         let Some((score, k, o, why)) = found.contradiction else {
             continue;
         };

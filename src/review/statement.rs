@@ -304,10 +304,11 @@ fn stem(w: &str) -> String {
     }
     let b = s.as_bytes();
     let l = b.len();
-    if l > 3 && b[l - 1] == b[l - 2] && !matches!(b[l - 1], b'l' | b's' | b'z' | b'e') && b[l - 1].is_ascii_alphabetic()
-    {
-        s.truncate(l - 1);
-    } else if l > 3 && b[l - 1] == b'e' {
+    let doubled = b[l.saturating_sub(2)..].len() == 2
+        && b[l - 1] == b[l - 2]
+        && !matches!(b[l - 1], b'l' | b's' | b'z' | b'e')
+        && b[l - 1].is_ascii_alphabetic();
+    if l > 3 && (doubled || b[l - 1] == b'e') {
         s.truncate(l - 1);
     }
     s
@@ -336,6 +337,11 @@ fn is_path(c: &str) -> bool {
         || c.matches('/').count() >= 2
         || c.contains('.')
         || c.contains('_')
+}
+
+/// Whether a chunk is a flag: `--frozen-lockfile`, `-v`.
+fn is_flag(c: &str) -> bool {
+    c.len() > 1 && c.starts_with('-') && c[1..].starts_with(|ch: char| ch == '-' || ch.is_alphabetic())
 }
 
 /// Whether a chunk is a file name or version: a `.` between alphanumerics, parts
@@ -419,12 +425,7 @@ fn scan(text: &str) -> Vec<Raw> {
                 if !p.is_empty() {
                     out.push(term(p.to_string(), false, false));
                 }
-            } else if c.len() > 1
-                && c.starts_with('-')
-                && c[1..].starts_with(|ch: char| ch == '-' || ch.is_alphabetic())
-            {
-                out.push(term(c.to_string(), false, false));
-            } else if c.contains('_') || is_dotted(c) {
+            } else if is_flag(c) || c.contains('_') || is_dotted(c) {
                 out.push(term(c.to_string(), false, false));
             } else {
                 for piece in c.split(|ch: char| !ch.is_alphanumeric()).filter(|p| !p.is_empty()) {
