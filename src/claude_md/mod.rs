@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Kind};
 use crate::fsread::{self, ReadError};
 
-pub use edit::{FROM_MEMORY, append_from_memory, bullet};
+pub use edit::{FROM_MEMORY, append_from_memory, bullet, replace_in_line};
 pub use statements::{Statement, statements};
 
 /// The most of a CLAUDE file memctl reads (it is loaded into every session; a

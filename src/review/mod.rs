@@ -70,9 +70,10 @@ impl Kind {
         }
     }
 
-    /// Whether applying it changes files (updates and conflicts are only shown).
+    /// Whether applying it changes files (conflicts are only shown; an update is
+    /// applied only on its own, see [`crate::ops::review::plan`]).
     pub fn applicable(self) -> bool {
-        !matches!(self, Kind::Update | Kind::Conflict)
+        !matches!(self, Kind::Conflict)
     }
 }
 
@@ -187,6 +188,21 @@ pub struct Detail {
     pub bullet: String,
     /// A merge's members folded in (the target is the one kept).
     pub others: Vec<String>,
+    /// An update's two statements.
+    pub update: Option<UpdateDetail>,
+}
+
+/// What applying an update does: rewrite the older CLAUDE/AGENTS statement with
+/// the newer memory's, or forget the older memory (SPEC §12).
+#[derive(Clone, Debug)]
+pub struct UpdateDetail {
+    pub memory_newer: bool,
+    /// The file of the CLAUDE/AGENTS statement and the line it starts on.
+    pub layer: Layer,
+    pub line: usize,
+    /// The CLAUDE/AGENTS statement (as written) and the memory's.
+    pub old: String,
+    pub new: String,
 }
 
 /// The analysis result.
@@ -354,7 +370,7 @@ pub fn analyze(input: &Input) -> Analysis {
                 (
                     ev.file.clone(),
                     format!(
-                        "update {}:{} to what the newer memory says, or forget the memory; not applied automatically",
+                        "replace the statement at {}:{} with the newer memory's (apply it on its own: --apply N), or edit it yourself",
                         ev.file, ev.line
                     ),
                 )
@@ -362,7 +378,7 @@ pub fn analyze(input: &Input) -> Analysis {
                 (
                     it.memory.rel.clone(),
                     format!(
-                        "update or forget {}: the newer {} says otherwise; not applied automatically",
+                        "forget {}: the newer {} says otherwise (apply it on its own: --apply N), or edit it yourself",
                         it.memory.rel, ev.file
                     ),
                 )
@@ -385,7 +401,16 @@ pub fn analyze(input: &Input) -> Analysis {
                 action,
                 evidence: vec![statement_evidence(it, k, input.now_ms), ev],
                 score: Some(tokens::round2(score)),
-                detail: Detail::default(),
+                detail: Detail {
+                    update: Some(UpdateDetail {
+                        memory_newer,
+                        layer: input.claude[units[u].file].layer,
+                        line: units[u].line,
+                        old: units[u].stmt.text.clone(),
+                        new: it.statements[k].text.clone(),
+                    }),
+                    ..Detail::default()
+                },
             });
             continue;
         }
@@ -445,6 +470,9 @@ pub fn analyze(input: &Input) -> Analysis {
         p.n = i + 1;
         if p.kind == Kind::Ambiguous {
             p.action = ambiguous_action(p);
+        }
+        if p.kind == Kind::Update {
+            p.action = p.action.replace("--apply N", &format!("--apply {}", p.n));
         }
     }
     Analysis {
@@ -580,6 +608,7 @@ fn promotion(it: &Item, input: &Input) -> Option<Proposal> {
                 it.rule.why.as_deref().filter(|w| !it.rule.paragraph.contains(*w)),
             ),
             others: Vec::new(),
+            update: None,
         },
     })
 }

@@ -381,7 +381,7 @@ fn claude_md_symlink_into_the_project_is_followed_and_one_outside_refused() {
 }
 
 #[test]
-fn remove_apply_forgets_and_update_is_never_applied() {
+fn remove_apply_forgets_and_an_update_is_not_applied_with_other_kinds() {
     let env = project()
         .file(
             "proj/CLAUDE.md",
@@ -753,4 +753,73 @@ fn with_both_claude_md_and_agents_md_a_convention_is_ambiguous_and_apply_names_t
             .contains("## From memory")
     );
     assert_eq!(fs::read_to_string(root.join("proj/CLAUDE.md")).unwrap(), "# Project\n");
+}
+
+#[test]
+fn an_update_applied_on_its_own_rewrites_the_older_line_or_forgets_the_older_memory() {
+    // SPEC §12 (v3): `--apply N` of an update replaces the older statement with
+    // the newer one (diff first, undoable); with other kinds it is skipped.
+    let env = project()
+        .file(
+            "proj/CLAUDE.md",
+            b"# Rules\r\n- Run tests with npm test.\r\n- Use 4-space indentation in Python.\r\n",
+        )
+        .memory(
+            "feedback_bun.md",
+            &memory(
+                "feedback",
+                "bun",
+                "tests run with bun",
+                "Run tests with `bun test`, not npm",
+            ),
+        );
+    age_file(&env, "proj/CLAUDE.md", 30.0);
+    let root = env.root();
+    let dir = env.dir();
+    let _keep = env;
+    let out = again(&root, &["review", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["proposals"][0]["kind"], "update");
+    assert!(
+        doc["proposals"][0]["action"].as_str().unwrap().contains("--apply 1)"),
+        "{}",
+        doc["proposals"][0]["action"]
+    );
+    assert!(again(&root, &["snapshot"]).status.success());
+    let out = again(&root, &["review", "--apply", "1", "--yes"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains("-- Run tests with npm test.") && text.contains("+- Run tests with `bun test`, not npm"),
+        "{text}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("proj/CLAUDE.md")).unwrap(),
+        "# Rules\r\n- Run tests with `bun test`, not npm\r\n- Use 4-space indentation in Python.\r\n"
+    );
+    assert!(dir.join("feedback_bun.md").exists(), "the newer memory stays");
+    let out = again(&root, &["undo", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        fs::read_to_string(root.join("proj/CLAUDE.md"))
+            .unwrap()
+            .contains("npm test.")
+    );
+
+    // The CLAUDE line is the newer side: applying forgets the older memory.
+    let env = project()
+        .file("proj/CLAUDE.md", b"- Run tests with `bun test`.\n")
+        .memory_aged(
+            "old.md",
+            &memory("feedback", "npm", "tests", "Run tests with `npm test`, not bun."),
+            24.0 * 90.0,
+        );
+    age_file(&env, "proj/CLAUDE.md", 2.0);
+    let dir = env.dir();
+    let root = env.root();
+    let before = fs::read(root.join("proj/CLAUDE.md")).unwrap();
+    let run = review(env, &["--apply", "1", "--yes", "--json"]).success();
+    assert_eq!(run.json()["applied"][0]["kind"], "update");
+    assert!(!dir.join("old.md").exists());
+    assert_eq!(fs::read(root.join("proj/CLAUDE.md")).unwrap(), before);
 }
