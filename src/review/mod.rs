@@ -790,7 +790,7 @@ fn conflicts<'a>(
 /// An inverted index of statements' tokens: for a probe, the statements sharing
 /// a token with it, each once, in statement order.
 struct Postings {
-    lists: HashMap<u32, Vec<usize>>,
+    lists: crate::fx::HashMap<u32, Vec<usize>>,
     /// Per statement, the probe that last listed it (reused between probes: a
     /// probe costs its postings, not a set per probe).
     seen: std::cell::RefCell<(u32, Vec<u32>)>,
@@ -798,7 +798,7 @@ struct Postings {
 
 impl Postings {
     fn new(stmts: &[&Stmt]) -> Postings {
-        let mut lists: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut lists: crate::fx::HashMap<u32, Vec<usize>> = Default::default();
         for (i, s) in stmts.iter().enumerate() {
             for t in s.ids() {
                 lists.entry(t).or_default().push(i);

@@ -25,7 +25,7 @@
 //! Everything here is linear in the text, and comparing two statements is a merge
 //! of two sorted token lists.
 
-use std::collections::HashMap;
+use crate::fx::HashMap;
 
 /// The weight of an ordinary word.
 const WORD: u8 = 1;
@@ -365,7 +365,7 @@ fn scan(text: &str) -> Vec<Raw> {
     }
     let mut out: Vec<Raw> = Vec::new();
     let mut negated = false;
-    let mut prev = String::new();
+    let mut prev: &str = "";
     // Where the current clause's tokens start in `out` (for a negation that
     // follows what it negates: "eslint was removed", "bun is not supported").
     let mut clause_start = 0;
@@ -394,8 +394,8 @@ fn scan(text: &str) -> Vec<Raw> {
                     || (c == "than" && prev == "rather");
                 let after = in_list(NEGATED_BEFORE, c)
                     || (c == "longer" && prev == "no")
-                    || (in_list(NEGATED_BEFORE_AFTER_NOT, c) && (in_list(NEGATIONS, &prev) || prev.ends_with("n't")));
-                prev = c.to_string();
+                    || (in_list(NEGATED_BEFORE_AFTER_NOT, c) && (in_list(NEGATIONS, prev) || prev.ends_with("n't")));
+                prev = c;
                 if after {
                     for r in &mut out[clause_start..] {
                         r.neg = true;
@@ -543,6 +543,14 @@ pub fn shared_words(a: &Stmt, b: &Stmt, interner: &Interner) -> String {
     if s.is_empty() { "no words".into() } else { s }
 }
 
+/// The tokens of `s` that `pick` selects, stated (not only negated), that `o` does
+/// not name at all.
+fn unnamed<'a>(s: &'a Stmt, o: &'a Stmt, pick: fn(&Tok) -> bool) -> impl Iterator<Item = &'a Tok> + 'a {
+    s.toks
+        .iter()
+        .filter(move |t| pick(t) && t.pos && o.toks.binary_search_by_key(&t.id, |u| u.id).is_err())
+}
+
 /// Whether and how `a` and `b` contradict each other (their containment is
 /// `score`).
 fn contradiction(a: &Stmt, b: &Stmt, score: f64, th: &Thresholds, names: &Interner) -> Option<String> {
@@ -558,23 +566,24 @@ fn contradiction(a: &Stmt, b: &Stmt, score: f64, th: &Thresholds, names: &Intern
         }
     }
     // Different tools, each unnamed by the other.
+    // Counted first, the words only for a contradiction (most pairs have none).
     let only = |s: &Stmt, o: &Stmt, pick: fn(&Tok) -> bool| -> Vec<String> {
-        s.toks
-            .iter()
-            .filter(|t| pick(t) && t.pos && o.toks.binary_search_by_key(&t.id, |u| u.id).is_err())
-            .map(quote)
-            .collect()
+        match unnamed(s, o, pick).next() {
+            None => Vec::new(),
+            Some(_) => unnamed(s, o, pick).map(quote).collect(),
+        }
     };
-    let (ta, tb) = (only(a, b, |t| t.tool), only(b, a, |t| t.tool));
-    if !ta.is_empty() && !tb.is_empty() {
+    let differ = |pick: fn(&Tok) -> bool| unnamed(a, b, pick).next().is_some() && unnamed(b, a, pick).next().is_some();
+    if differ(|t| t.tool) {
+        let (ta, tb) = (only(a, b, |t| t.tool), only(b, a, |t| t.tool));
         return Some(format!(
             "the memory names {} where the other names {}",
             ta.join(", "),
             tb.join(", ")
         ));
     }
-    let (na, nb) = (only(a, b, |t| t.number), only(b, a, |t| t.number));
-    if !na.is_empty() && !nb.is_empty() {
+    if differ(|t| t.number) {
+        let (na, nb) = (only(a, b, |t| t.number), only(b, a, |t| t.number));
         return Some(format!(
             "the memory says {} where the other says {}",
             na.join(", "),
