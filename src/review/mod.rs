@@ -276,7 +276,12 @@ fn find(it: &Item, others: &[&Stmt], postings: &Postings, th: &Thresholds, names
     };
     for (k, ms) in it.statements.iter().enumerate() {
         let mut covered = false;
-        for o in postings.candidates(ms) {
+        for (o, shared) in postings.candidates(ms) {
+            // A shared token weighs at most 2: below the related threshold however
+            // the shared ones weigh, the pair is not compared.
+            if f64::from(2 * shared) < th.related * f64::from(ms.weight().min(others[o].weight())) {
+                continue;
+            }
             match statement::relate(ms, others[o], th, names) {
                 Some((Relation::Contradicts(why), score)) if f.contradiction.as_ref().is_none_or(|c| score > c.0) => {
                     f.contradiction = Some((score, k, o, why));
@@ -791,8 +796,8 @@ fn conflicts<'a>(
 /// a token with it, each once, in statement order.
 struct Postings {
     lists: crate::fx::HashMap<u32, Vec<usize>>,
-    /// Per statement, the probe that last listed it (reused between probes: a
-    /// probe costs its postings, not a set per probe).
+    /// Per statement, how many tokens it shares with the probe being counted (zero
+    /// between probes; reused: a probe costs its postings, not a set per probe).
     seen: std::cell::RefCell<(u32, Vec<u32>)>,
 }
 
@@ -810,21 +815,21 @@ impl Postings {
         }
     }
 
-    fn candidates(&self, probe: &Stmt) -> Vec<usize> {
+    /// The statements sharing a token with `probe`, with how many they share.
+    fn candidates(&self, probe: &Stmt) -> Vec<(usize, u32)> {
         let mut guard = self.seen.borrow_mut();
-        let (stamp, seen) = &mut *guard;
-        *stamp += 1;
-        let mut out = Vec::new();
+        let (_, counts) = &mut *guard;
+        let mut touched = Vec::new();
         for t in probe.ids() {
             for &i in self.lists.get(&t).map_or(&[][..], Vec::as_slice) {
-                if seen[i] != *stamp {
-                    seen[i] = *stamp;
-                    out.push(i);
+                if counts[i] == 0 {
+                    touched.push(i);
                 }
+                counts[i] += 1;
             }
         }
-        out.sort_unstable();
-        out
+        touched.sort_unstable();
+        touched.into_iter().map(|i| (i, std::mem::take(&mut counts[i]))).collect()
     }
 }
 

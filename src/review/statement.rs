@@ -94,6 +94,11 @@ impl Stmt {
         self.toks.is_empty()
     }
 
+    /// Its tokens' total weight.
+    pub fn weight(&self) -> u32 {
+        self.weight
+    }
+
     /// The token ids (sorted), for an inverted index.
     pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.toks.iter().map(|t| t.id)
