@@ -829,7 +829,10 @@ impl Postings {
             }
         }
         touched.sort_unstable();
-        touched.into_iter().map(|i| (i, std::mem::take(&mut counts[i]))).collect()
+        touched
+            .into_iter()
+            .map(|i| (i, std::mem::take(&mut counts[i])))
+            .collect()
     }
 }
 
