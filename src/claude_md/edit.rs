@@ -217,6 +217,36 @@ fn is_from_memory(t: &str) -> bool {
     title.eq_ignore_ascii_case("from memory")
 }
 
+/// `existing` with the first `old` in its line `line` (1-based, numbered as
+/// [`super::lines`] numbers them) replaced by `new`, every other byte (BOM, line
+/// endings, other lines) as it was; `None` when that line does not hold `old` (or
+/// is not UTF-8). Applying a review `update` (SPEC §12) rewrites the older
+/// statement this way.
+pub fn replace_in_line(existing: &[u8], line: usize, old: &str, new: &str) -> Option<Vec<u8>> {
+    if old.is_empty() || line == 0 {
+        return None;
+    }
+    let (bom, body) = match existing.strip_prefix(b"\xef\xbb\xbf") {
+        Some(rest) => (&existing[..3], rest),
+        None => (&existing[..0], existing),
+    };
+    let mut start = 0;
+    for _ in 1..line {
+        start += body.get(start..)?.iter().position(|b| *b == b'\n')? + 1;
+    }
+    let end = body[start..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map_or(body.len(), |i| start + i);
+    let text = std::str::from_utf8(&body[start..end]).ok()?;
+    let at = text.find(old)?;
+    let mut out = bom.to_vec();
+    out.extend_from_slice(&body[..start + at]);
+    out.extend_from_slice(new.as_bytes());
+    out.extend_from_slice(&body[start + at + old.len()..]);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,5 +365,24 @@ mod tests {
         assert_eq!(bullet("Run the tests\nwith -q", None), "Run the tests with -q");
         assert_eq!(bullet("- only one\n  wrapped", None), "only one wrapped");
         assert_eq!(bullet("10) x\n2) y", None), "x\n- y");
+    }
+}
+
+#[cfg(test)]
+mod replace_tests {
+    use super::replace_in_line;
+
+    #[test]
+    fn replace_in_line_keeps_every_other_byte() {
+        let old = b"\xef\xbb\xbf# Rules\r\n- Run tests with npm test.\r\n- Keep it \xff\r\n";
+        let new = replace_in_line(old, 2, "Run tests with npm test.", "Run tests with `bun test`, not npm").unwrap();
+        assert_eq!(
+            new,
+            b"\xef\xbb\xbf# Rules\r\n- Run tests with `bun test`, not npm\r\n- Keep it \xff\r\n".to_vec()
+        );
+        assert_eq!(replace_in_line(old, 1, "npm", "bun"), None);
+        assert_eq!(replace_in_line(old, 9, "npm", "bun"), None);
+        assert_eq!(replace_in_line(old, 3, "Keep", "x"), None, "not UTF-8");
+        assert_eq!(replace_in_line(b"a", 1, "a", "b").unwrap(), b"b".to_vec());
     }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Kind};
 use crate::fsread::{self, ReadError};
 
-pub use edit::{FROM_MEMORY, append_from_memory, bullet};
+pub use edit::{FROM_MEMORY, append_from_memory, bullet, replace_in_line};
 pub use statements::{Statement, statements};
 
 /// The most of a CLAUDE file memctl reads (it is loaded into every session; a
@@ -28,6 +28,9 @@ pub enum Which {
     ClaudeMd,
     /// `CLAUDE.local.md`: the user's own, at the project root.
     ClaudeLocalMd,
+    /// `AGENTS.md` (or `.claude/AGENTS.md`): the project's rules for every agent,
+    /// which Claude Code reads too (SPEC §12, v3).
+    AgentsMd,
 }
 
 impl Which {
@@ -36,6 +39,7 @@ impl Which {
         match self {
             Which::ClaudeMd => "CLAUDE.md",
             Which::ClaudeLocalMd => "CLAUDE.local.md",
+            Which::AgentsMd => "AGENTS.md",
         }
     }
 }
@@ -69,40 +73,43 @@ impl ClaudeFile {
     }
 }
 
-/// Both CLAUDE files of a project.
+/// The CLAUDE files of a project, and its `AGENTS.md`.
 #[derive(Clone, Debug)]
 pub struct Located {
     pub claude_md: ClaudeFile,
     pub claude_local_md: ClaudeFile,
+    pub agents_md: ClaudeFile,
 }
 
-/// Find both CLAUDE files of the project at `root` (see [`locate_one`]).
+/// Find the CLAUDE files and `AGENTS.md` of the project at `root` (see [`locate_one`]).
 pub fn locate(root: &Path) -> Result<Located, Error> {
     Ok(Located {
         claude_md: locate_one(root, Which::ClaudeMd)?,
         claude_local_md: locate_one(root, Which::ClaudeLocalMd)?,
+        agents_md: locate_one(root, Which::AgentsMd)?,
     })
 }
 
 /// Find one CLAUDE file of the project at `root`. `CLAUDE.md` is the root's, or
 /// `.claude/CLAUDE.md` when only that one exists (the root's wins when both do,
 /// with a note); when neither exists, the root's path (where it would be
-/// created). `CLAUDE.local.md` is always the root's. A symlink is followed only
+/// created). `AGENTS.md` likewise, with `.claude/AGENTS.md`. `CLAUDE.local.md` is always the root's. A symlink is followed only
 /// when its real target lies inside the real root (else `containment`); a
 /// dangling one is `invalid_input`.
 pub fn locate_one(root: &Path, which: Which) -> Result<ClaudeFile, Error> {
     let at_root = root.join(which.file_name());
     let path = match which {
         Which::ClaudeLocalMd => at_root,
-        Which::ClaudeMd => {
-            let nested = root.join(".claude").join("CLAUDE.md");
+        Which::ClaudeMd | Which::AgentsMd => {
+            let nested = root.join(".claude").join(which.file_name());
             match (present(&at_root), present(&nested)) {
                 (false, true) => nested,
                 (true, true) => {
                     let mut f = checked(root, which, at_root)?;
                     f.note = Some(format!(
-                        "both CLAUDE.md and .claude/CLAUDE.md exist in {}; using CLAUDE.md (the root's)",
-                        root.display()
+                        "both {name} and .claude/{name} exist in {}; using {name} (the root's)",
+                        root.display(),
+                        name = which.file_name()
                     ));
                     return Ok(f);
                 }

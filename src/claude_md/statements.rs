@@ -12,6 +12,19 @@ pub struct Statement {
     pub end_line: usize,
     /// Its text: the bullet marker dropped, lines joined by one space, trimmed.
     pub text: String,
+    /// Where each continuation line starts in `text` (byte offset) and its number.
+    pub breaks: Vec<(usize, usize)>,
+}
+
+impl Statement {
+    /// The line the byte at `offset` of [`Statement::text`] comes from.
+    pub fn line_at(&self, offset: usize) -> usize {
+        self.breaks
+            .iter()
+            .take_while(|(at, _)| *at <= offset)
+            .last()
+            .map_or(self.line, |(_, line)| *line)
+    }
 }
 
 /// The statements of `lines`: each bullet (`-`, `*`, `+`, `1.` or `1)`) with the
@@ -61,6 +74,7 @@ pub fn statements(lines: &[Line]) -> Vec<Statement> {
                 line: l.number,
                 end_line: l.number,
                 text: rest.to_string(),
+                breaks: Vec::new(),
             });
             open = true;
             continue;
@@ -70,6 +84,7 @@ pub fn statements(lines: &[Line]) -> Vec<Statement> {
             // A paragraph's next line, or a bullet's indented continuation.
             Some(s) if continues && (indented || !was_bullet(lines, s.line)) => {
                 s.text.push(' ');
+                s.breaks.push((s.text.len(), l.number));
                 s.text.push_str(t);
                 s.end_line = l.number;
             }
@@ -78,6 +93,7 @@ pub fn statements(lines: &[Line]) -> Vec<Statement> {
                     line: l.number,
                     end_line: l.number,
                     text: t.to_string(),
+                    breaks: Vec::new(),
                 });
                 open = true;
             }

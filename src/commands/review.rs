@@ -1,7 +1,7 @@
 //! `memctl review [--apply N,...] [--yes]` (SPEC §12): read every memory and the
 //! project's CLAUDE files, print numbered proposals, apply the chosen ones.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -29,6 +29,7 @@ struct Report<'a> {
     memory_dir: String,
     claude_md: String,
     claude_local_md: String,
+    agents_md: String,
     proposals: &'a [Proposal],
 }
 
@@ -45,6 +46,7 @@ struct Gathered {
     located: Located,
     claude_md: Option<ClaudeText>,
     claude_local_md: Option<ClaudeText>,
+    agents_md: Option<ClaudeText>,
     team_dir: bool,
     analysis: Analysis,
 }
@@ -101,6 +103,7 @@ fn report<'a>(memdir: &crate::memdir::MemoryDir, g: &'a Gathered) -> Report<'a> 
         memory_dir: memdir.shown(),
         claude_md: g.located.claude_md.path.display().to_string(),
         claude_local_md: g.located.claude_local_md.path.display().to_string(),
+        agents_md: g.located.agents_md.path.display().to_string(),
         proposals: &g.analysis.proposals,
     }
 }
@@ -111,6 +114,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
     let located = claude_md::locate(root)?;
     let claude_md = claude_md::read(&located.claude_md)?;
     let claude_local_md = claude_md::read(&located.claude_local_md)?;
+    let agents_md = claude_md::read(&located.agents_md)?;
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<String> {
         let left = MAX_MEMORY_BYTES.saturating_sub(buf.len() as u64);
         file.take(left).read_to_end(buf).ok()?;
@@ -119,7 +123,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
     };
     let (scan, texts, ()) = crate::scan::scan_visit(memdir.dir(), || (), &visit);
     let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
-    for f in [&located.claude_md, &located.claude_local_md] {
+    for f in [&located.claude_md, &located.claude_local_md, &located.agents_md] {
         if let Some(n) = &f.note {
             warnings.push(n.clone());
         }
@@ -131,19 +135,21 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
         .iter()
         .map(|m| !memdir.is_team() && m.rel.starts_with("team/"))
         .collect();
-    let files: Vec<ClaudeFile> = [(Layer::Claude, &claude_md), (Layer::Local, &claude_local_md)]
-        .into_iter()
-        .filter_map(|(layer, t)| {
-            t.as_ref().map(|t| ClaudeFile {
-                layer,
-                label: t.file.display(),
-                statements: t.statements(),
-                mtime_ms: t.mtime_ns as f64 / 1e6,
-            })
+    let files: Vec<ClaudeFile> = [
+        (Layer::Claude, &claude_md),
+        (Layer::Local, &claude_local_md),
+        (Layer::Agents, &agents_md),
+    ]
+    .into_iter()
+    .filter_map(|(layer, t)| {
+        t.as_ref().map(|t| ClaudeFile {
+            layer,
+            label: t.file.display(),
+            statements: t.statements(),
+            mtime_ms: t.mtime_ns as f64 / 1e6,
         })
-        .collect();
-    let path_var = ctx.env.get("PATH");
-    let executables: HashSet<String> = review::tokens::path_executables(path_var.as_deref());
+    })
+    .collect();
     let team_dir = memdir.team_dir().is_dir();
     let mut analysis = review::analyze(&review::Input {
         memories: &scan.memories,
@@ -151,7 +157,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
         team: &team,
         claude: &files,
         team_dir,
-        executables: &executables,
+        thresholds: review::THRESHOLDS,
         now_ms: ctx.now_ms(),
     });
     warnings.append(&mut analysis.warnings);
@@ -168,6 +174,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
         located,
         claude_md,
         claude_local_md,
+        agents_md,
         team_dir,
         analysis,
     })
@@ -196,13 +203,14 @@ fn render(
         None => format!("{} (missing)", f.path.display()),
     };
     let mut s = format!(
-        "memory dir:      {}\nCLAUDE.md:       {}\nCLAUDE.local.md: {}\n",
+        "memory dir:      {}\nCLAUDE.md:       {}\nCLAUDE.local.md: {}\nAGENTS.md:       {}\n",
         memdir.shown(),
         shown(&g.claude_md, &g.located.claude_md),
-        shown(&g.claude_local_md, &g.located.claude_local_md)
+        shown(&g.claude_local_md, &g.located.claude_local_md),
+        shown(&g.agents_md, &g.located.agents_md)
     );
     if g.analysis.proposals.is_empty() {
-        s.push_str("\nno proposals: no memory overlaps a CLAUDE file or belongs in another layer\n");
+        s.push_str("\nno proposals: no memory to remove, update, merge or promote\n");
         return s;
     }
     for p in &g.analysis.proposals {
@@ -231,8 +239,9 @@ fn render(
     let n = g.analysis.proposals.len();
     if !interactive {
         s.push_str(&format!(
-            "\n{n} proposal{}; apply with `memctl review --apply N,... --yes`\n(pick a target as N=claude, N=local{})\n",
+            "\n{n} proposal{}; apply with `memctl review --apply N,... --yes`\n(pick a target as N=claude, {}N=local{})\n",
             if n == 1 { "" } else { "s" },
+            if g.agents_md.is_some() { "N=agents, " } else { "" },
             if g.team_dir { " or N=team" } else { "" }
         ));
     }
@@ -252,6 +261,7 @@ fn apply(
         located: &g.located,
         claude_md: g.claude_md.as_ref(),
         claude_local_md: g.claude_local_md.as_ref(),
+        agents_md: g.agents_md.as_ref(),
         memories: &g.memories,
         texts: &g.texts,
         team_dir: g.team_dir,

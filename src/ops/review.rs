@@ -1,8 +1,9 @@
 //! Applying `review` proposals (SPEC §12): a promotion appends the memory's rule
 //! under `## From memory` in its CLAUDE file (or moves the memory into `team/`),
 //! then forgets it; a removal forgets; a merge rewrites the kept memory with the
-//! lines only the others hold and forgets them. Updates and conflicts are never
-//! applied. Everything is planned (and refused) before anything is written; the
+//! lines only the others hold and forgets them; an update (chosen on its own)
+//! rewrites the older CLAUDE/AGENTS statement with the newer memory's, or forgets
+//! the memory when it is the older side. Conflicts are never applied. Everything is planned (and refused) before anything is written; the
 //! writes go through one [`Writer`], so one snapshot pair covers them and
 //! `memctl undo` puts everything back, CLAUDE files included.
 
@@ -35,8 +36,9 @@ pub fn parse_choices(raw: &[String]) -> Result<Vec<Choice>, Error> {
             None => (item, None),
         };
         let bad = || {
-            Error::new(Kind::Usage, format!("not a proposal number: `{item}`"))
-                .hint("pass numbers as printed, e.g. --apply 2,5, and pick a target as 3=claude, 3=local or 3=team")
+            Error::new(Kind::Usage, format!("not a proposal number: `{item}`")).hint(
+                "pass numbers as printed, e.g. --apply 2,5, and pick a target as 3=claude, 3=agents, 3=local or 3=team",
+            )
         };
         let n: usize = num.parse().map_err(|_| bad())?;
         if n == 0 {
@@ -45,8 +47,9 @@ pub fn parse_choices(raw: &[String]) -> Result<Vec<Choice>, Error> {
         let layer = match target {
             None => None,
             Some(t) => Some(Layer::parse(t).ok_or_else(|| {
-                Error::new(Kind::Usage, format!("unknown target `{t}` in `{item}`"))
-                    .hint("the targets are claude (CLAUDE.md), local (CLAUDE.local.md) and team (team/)")
+                Error::new(Kind::Usage, format!("unknown target `{t}` in `{item}`")).hint(
+                    "the targets are claude (CLAUDE.md), agents (AGENTS.md), local (CLAUDE.local.md) and team (team/)",
+                )
             })?),
         };
         if let Some(prev) = out.iter_mut().find(|c| c.n == n) {
@@ -117,6 +120,7 @@ pub struct Sources<'a> {
     pub located: &'a Located,
     pub claude_md: Option<&'a ClaudeText>,
     pub claude_local_md: Option<&'a ClaudeText>,
+    pub agents_md: Option<&'a ClaudeText>,
     pub memories: &'a [Memory],
     /// Each memory's whole text, by relative path.
     pub texts: &'a HashMap<String, String>,
@@ -132,6 +136,12 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
     let mut skipped = Vec::new();
     // The bullets per CLAUDE layer, and the memories consumed (by proposal number).
     let mut bullets: BTreeMap<Layer, Vec<String>> = BTreeMap::new();
+    // The statements updates rewrite, per file: (line, old, new).
+    let mut edits: BTreeMap<Layer, Vec<(usize, String, String)>> = BTreeMap::new();
+    // An update is applied only on its own (SPEC §12): never in a list with other kinds.
+    let only_updates = choices
+        .iter()
+        .all(|c| proposals.iter().any(|p| p.n == c.n && p.kind == ProposalKind::Update));
     let mut consumed: HashMap<String, usize> = HashMap::new();
     let mut forget_refs: Vec<String> = Vec::new();
     let mut memories = Vec::new();
@@ -150,6 +160,17 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                 reason: format!(
                     "{} proposals are never applied automatically; edit the files yourself",
                     p.kind.as_str()
+                ),
+            });
+            continue;
+        }
+        if p.kind == ProposalKind::Update && !only_updates {
+            skipped.push(Skipped {
+                n: p.n,
+                kind: p.kind,
+                reason: format!(
+                    "an update is applied only on its own, not with other kinds: pass --apply {}",
+                    p.n
                 ),
             });
             continue;
@@ -175,13 +196,13 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                     format!("proposal {} ({}) has no default target", p.n, p.memory),
                 )
                 .hint(format!(
-                    "pick one: --apply {n}=claude, {n}=local{}",
-                    if src.team_dir {
-                        format!(" or {}=team", p.n)
-                    } else {
-                        String::new()
-                    },
-                    n = p.n
+                    "pick one: --apply {}",
+                    p.detail
+                        .layers
+                        .iter()
+                        .map(|l| format!("{}={}", p.n, l.word()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
             (_, Some(_)) => {
@@ -246,6 +267,46 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
                 bullets.entry(l).or_default().push(p.detail.bullet.clone());
                 files.push(claude_file(src, l).display());
             }
+            (ProposalKind::Update, _) => {
+                let Some(u) = p.detail.update.as_ref().filter(|u| u.memory_newer) else {
+                    // The memory is the older side: it is forgotten (below).
+                    consumed.insert(p.memory.clone(), p.n);
+                    forget_refs.push(p.memory.clone());
+                    files.push(p.memory.clone());
+                    applied.push(Applied {
+                        n: p.n,
+                        kind: p.kind,
+                        files_changed: files,
+                    });
+                    continue;
+                };
+                let text = layer_text(src, u.layer);
+                let fits = text.and_then(|t| crate::claude_md::replace_in_line(&t.bytes, u.line, &u.old, &u.new));
+                if fits.is_none() {
+                    skipped.push(Skipped {
+                        n: p.n,
+                        kind: p.kind,
+                        reason: format!(
+                            "{}:{} does not hold the statement on one line any more (wrapped or changed); edit it yourself",
+                            claude_file(src, u.layer).display(),
+                            u.line
+                        ),
+                    });
+                    continue;
+                }
+                edits
+                    .entry(u.layer)
+                    .or_default()
+                    .push((u.line, u.old.clone(), u.new.clone()));
+                files.push(claude_file(src, u.layer).display());
+                consumed.insert(p.memory.clone(), p.n);
+                applied.push(Applied {
+                    n: p.n,
+                    kind: p.kind,
+                    files_changed: files,
+                });
+                continue;
+            }
             (ProposalKind::Merge, _) => {
                 let keep = p.target.clone().unwrap_or_default();
                 let old = src.texts.get(&keep).cloned().unwrap_or_default();
@@ -282,14 +343,26 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
         });
     }
     let mut outside = Vec::new();
-    for (layer, bs) in &bullets {
+    let layers: std::collections::BTreeSet<Layer> = bullets.keys().chain(edits.keys()).copied().collect();
+    for layer in &layers {
         let file = claude_file(src, *layer);
-        let text = match layer {
-            Layer::Claude => src.claude_md,
-            _ => src.claude_local_md,
-        };
+        let text = layer_text(src, *layer);
         let expected = text.map(|t| t.bytes.clone());
-        let new = append_from_memory(expected.as_deref(), bs);
+        let mut edited = expected.clone();
+        for (line, old, new) in edits.get(layer).map_or(&[][..], Vec::as_slice) {
+            let cur = edited.as_deref().unwrap_or_default();
+            edited = Some(crate::claude_md::replace_in_line(cur, *line, old, new).ok_or_else(|| {
+                Error::new(
+                    Kind::Usage,
+                    format!("two updates rewrite the same line {line} of {}", file.display()),
+                )
+                .hint("apply them one at a time")
+            })?);
+        }
+        let new = match bullets.get(layer) {
+            Some(bs) => append_from_memory(edited.as_deref(), bs),
+            None => edited.clone().unwrap_or_default(),
+        };
         if Some(&new) == expected.as_ref() {
             // Every bullet is there already: the file is not changed.
             let label = file.display();
@@ -358,9 +431,19 @@ pub fn plan(src: &Sources, proposals: &[Proposal], choices: &[Choice]) -> Result
     })
 }
 
+/// The text of a layer's file as read (`None`: it does not exist).
+fn layer_text<'a>(src: &'a Sources, l: Layer) -> Option<&'a ClaudeText> {
+    match l {
+        Layer::Claude => src.claude_md,
+        Layer::Agents => src.agents_md,
+        _ => src.claude_local_md,
+    }
+}
+
 fn claude_file<'a>(src: &'a Sources, l: Layer) -> &'a crate::claude_md::ClaudeFile {
     match l {
         Layer::Claude => &src.located.claude_md,
+        Layer::Agents => &src.located.agents_md,
         _ => &src.located.claude_local_md,
     }
 }

@@ -5,13 +5,16 @@
 //! private and team feedback. Pure: texts and mtimes in, proposals out, `now`
 //! passed in; the command reads the files and [`crate::ops::review`] applies.
 //!
-//! - `tokens`: the words compared, Jaccard similarity, the commands a text names;
+//! - `statement`: statements, their tokens (words and terms), containment and how
+//!   two statements relate (the same, contradicting, merely related);
+//! - `tokens`: the words of the topic rules;
 //! - `classify`: which layer a memory's topic belongs to;
-//! - `rule`: a memory's rule (first paragraph and `**Why:**` line) and a CLAUDE
-//!   file's lines and bullets.
+//! - `rule`: a memory's rule (first paragraph and `**Why:**` line);
+//! - `eval` (tests): the labelled evaluation set the thresholds are chosen on.
 //!
-//! Every comparison goes through an inverted index of the CLAUDE units (or the
-//! team memories): a memory meets only the units that share a token with it.
+//! Every comparison goes through an inverted index of the CLAUDE/AGENTS statements
+//! (or the team memories'): a memory statement meets only the statements that
+//! share a token with it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -22,18 +25,24 @@ use crate::dream::{Cluster, ClusterReason, exact_clusters, similar_clusters};
 use crate::memory::{Memory, MemoryType};
 
 pub mod classify;
+#[cfg(test)]
+mod eval;
 pub mod rule;
+pub mod statement;
 pub mod tokens;
 
 use classify::Topic;
 use rule::Rule;
-use tokens::Tokens;
+use statement::{Interner, Relation, Stmt, Thresholds};
 
-/// Duplicated by a CLAUDE line: token-set Jaccard at or above this.
-pub const REMOVE_THRESHOLD: f64 = 0.6;
-/// Update candidate (and conflict): similarity at or above this, and the two name
-/// different commands or tools.
-pub const UPDATE_THRESHOLD: f64 = 0.3;
+/// The thresholds chosen on the evaluation set (`src/review/eval.rs`, the figures
+/// in the README): a memory statement is stated by a CLAUDE/AGENTS statement at
+/// containment ≥ `remove` (and every term it names is there); two statements are
+/// on the same subject, so may contradict, at ≥ `related`.
+pub const THRESHOLDS: Thresholds = Thresholds {
+    remove: 0.7,
+    related: 0.5,
+};
 /// §3.11's similarity for merge clusters (rule (c)).
 pub const MERGE_THRESHOLD: f64 = 0.5;
 
@@ -61,9 +70,10 @@ impl Kind {
         }
     }
 
-    /// Whether applying it changes files (updates and conflicts are only shown).
+    /// Whether applying it changes files (conflicts are only shown; an update is
+    /// applied only on its own, see [`crate::ops::review::plan`]).
     pub fn applicable(self) -> bool {
-        !matches!(self, Kind::Update | Kind::Conflict)
+        !matches!(self, Kind::Conflict)
     }
 }
 
@@ -72,6 +82,8 @@ impl Kind {
 pub enum Layer {
     /// The project's `CLAUDE.md` (or `.claude/CLAUDE.md`).
     Claude,
+    /// The project's `AGENTS.md` (or `.claude/AGENTS.md`).
+    Agents,
     /// `CLAUDE.local.md` at the project root.
     Local,
     /// The team memory dir.
@@ -83,6 +95,7 @@ impl Layer {
     pub fn word(self) -> &'static str {
         match self {
             Layer::Claude => "claude",
+            Layer::Agents => "agents",
             Layer::Local => "local",
             Layer::Team => "team",
         }
@@ -91,6 +104,7 @@ impl Layer {
     pub fn parse(word: &str) -> Option<Layer> {
         match word {
             "claude" | "CLAUDE.md" => Some(Layer::Claude),
+            "agents" | "AGENTS.md" => Some(Layer::Agents),
             "local" | "CLAUDE.local.md" => Some(Layer::Local),
             "team" | "team/" => Some(Layer::Team),
             _ => None,
@@ -102,7 +116,8 @@ impl Layer {
 #[derive(Clone, Debug)]
 pub struct ClaudeFile {
     pub layer: Layer,
-    /// Relative to the project root: `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md`.
+    /// Relative to the project root: `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md`,
+    /// `AGENTS.md`, `.claude/AGENTS.md`.
     pub label: String,
     /// Its bullets and paragraphs ([`crate::claude_md::statements`]).
     pub statements: Vec<Statement>,
@@ -117,11 +132,12 @@ pub struct Input<'a> {
     pub texts: &'a [Option<String>],
     /// Whether each memory is in the team dir.
     pub team: &'a [bool],
+    /// The CLAUDE and AGENTS files that exist.
     pub claude: &'a [ClaudeFile],
     /// Whether a team dir exists (promotions to `team/` only then).
     pub team_dir: bool,
-    /// The executables on `PATH` ([`tokens::path_executables`]).
-    pub executables: &'a HashSet<String>,
+    /// [`THRESHOLDS`], or others when the evaluation sweeps them.
+    pub thresholds: Thresholds,
     pub now_ms: f64,
 }
 
@@ -133,7 +149,9 @@ pub struct Evidence {
     pub file: String,
     pub line: usize,
     pub text: String,
-    /// The file's mtime (a CLAUDE line's age is its file's).
+    /// Whole days since the file changed (a CLAUDE line's age is its file's).
+    pub age_days: u64,
+    /// The file's mtime.
     #[serde(skip)]
     pub mtime_ms: f64,
 }
@@ -170,6 +188,21 @@ pub struct Detail {
     pub bullet: String,
     /// A merge's members folded in (the target is the one kept).
     pub others: Vec<String>,
+    /// An update's two statements.
+    pub update: Option<UpdateDetail>,
+}
+
+/// What applying an update does: rewrite the older CLAUDE/AGENTS statement with
+/// the newer memory's, or forget the older memory (SPEC §12).
+#[derive(Clone, Debug)]
+pub struct UpdateDetail {
+    pub memory_newer: bool,
+    /// The file of the CLAUDE/AGENTS statement and the line it starts on.
+    pub layer: Layer,
+    pub line: usize,
+    /// The CLAUDE/AGENTS statement (as written) and the memory's.
+    pub old: String,
+    pub new: String,
 }
 
 /// The analysis result.
@@ -179,34 +212,101 @@ pub struct Analysis {
     pub warnings: Vec<String>,
 }
 
-/// A CLAUDE statement as compared.
-struct Unit {
-    line: usize,
-    text: String,
-    tokens: Tokens,
-}
-
-impl Unit {
-    fn new(s: &Statement) -> Unit {
-        Unit {
-            line: s.line,
-            text: s.text.clone(),
-            tokens: tokens::tokens(&s.text),
-        }
-    }
-}
-
-/// A memory as compared: its rule, tokens and commands.
+/// A memory as compared: its rule, its statements and (for the topic rules) its tokens.
 struct Item<'a> {
     memory: &'a Memory,
     rule: Rule,
-    tokens: Tokens,
-    commands: std::collections::BTreeSet<String>,
+    statements: Vec<Stmt>,
     team: bool,
+}
+
+/// A CLAUDE/AGENTS statement as compared: the file it is in, its line.
+struct Unit {
+    file: usize,
+    line: usize,
+    stmt: Stmt,
+}
+
+/// A memory's rule statements: its first paragraph up to its `**Why:**` or `**How
+/// to apply:**` line (they explain rather than state), each bullet or paragraph
+/// of it split into sentences.
+fn rule_statements(rule: &Rule, names: &mut Interner) -> Vec<Stmt> {
+    let lines: Vec<crate::claude_md::Line> = rule
+        .paragraph
+        .lines()
+        .take_while(|l| {
+            let t = l.trim_start().trim_start_matches(['-', '*', '+', ' ']);
+            !(t.starts_with("**Why") || t.starts_with("**How to apply") || t.starts_with("Why:"))
+        })
+        .enumerate()
+        .map(|(i, l)| crate::claude_md::Line {
+            number: i + 1,
+            text: l.to_string(),
+        })
+        .collect();
+    let mut out = Vec::new();
+    for s in crate::claude_md::statements(&lines) {
+        for sentence in statement::sentences(&s.text) {
+            let st = statement::statement(sentence, names);
+            if !st.is_empty() {
+                out.push(st);
+            }
+        }
+    }
+    out
+}
+
+/// The best relation of a memory's statements with a set of statements (through
+/// their postings): the strongest contradiction, and per statement whether some
+/// other statement says the same (with the best such pair).
+struct Found {
+    /// `(score, memory statement, other statement, why)`.
+    contradiction: Option<(f64, usize, usize, String)>,
+    /// How many of the memory's statements another states.
+    covered: usize,
+    /// `(score, memory statement, other statement)`.
+    same: Option<(f64, usize, usize)>,
+}
+
+fn find(it: &Item, others: &[&Stmt], postings: &Postings, th: &Thresholds, names: &Interner) -> Found {
+    let mut f = Found {
+        contradiction: None,
+        covered: 0,
+        same: None,
+    };
+    for (k, ms) in it.statements.iter().enumerate() {
+        let mut covered = false;
+        for (o, shared) in postings.candidates(ms) {
+            // A shared token weighs at most 2: below the related threshold however
+            // the shared ones weigh, the pair is not compared.
+            if f64::from(2 * shared) < th.related * f64::from(ms.weight().min(others[o].weight())) {
+                continue;
+            }
+            match statement::relate(ms, others[o], th, names) {
+                Some((Relation::Contradicts(why), score)) if f.contradiction.as_ref().is_none_or(|c| score > c.0) => {
+                    f.contradiction = Some((score, k, o, why));
+                }
+                Some((Relation::Contradicts(_), _)) => {}
+                Some((Relation::Same, score)) => {
+                    covered = true;
+                    if f.same.is_none_or(|s| score > s.0) {
+                        f.same = Some((score, k, o));
+                    }
+                }
+                None => {}
+            }
+        }
+        if covered {
+            f.covered += 1;
+        }
+    }
+    f
 }
 
 /// The proposals for `input`, numbered from 1 in their listed order.
 pub fn analyze(input: &Input) -> Analysis {
+    let th = &input.thresholds;
+    let mut names = Interner::default();
     let mut items = Vec::new();
     for (i, m) in input.memories.iter().enumerate() {
         let Some(text) = input.texts.get(i).and_then(|t| t.as_deref()) else {
@@ -219,29 +319,33 @@ pub fn analyze(input: &Input) -> Analysis {
         if rule.text.trim().is_empty() {
             continue;
         }
-        let tokens = tokens::tokens(&rule.text);
-        // The rule's paragraph only: a `**Why:**` line often names the tool it replaced.
-        let commands = tokens::commands(&rule.paragraph, input.executables);
+        let statements = rule_statements(&rule, &mut names);
         items.push(Item {
             memory: m,
             rule,
-            tokens,
-            commands,
+            statements,
             team: input.team.get(i).copied().unwrap_or(false),
         });
     }
-    let units: Vec<(usize, Unit)> = input
-        .claude
-        .iter()
-        .enumerate()
-        .flat_map(|(f, c)| c.statements.iter().map(move |s| (f, Unit::new(s))))
-        .filter(|(_, u)| !u.tokens.is_empty())
-        .collect();
-    let claude_index = Postings::new(units.iter().map(|(_, u)| &u.tokens));
-    let unit_commands: Vec<_> = units
-        .iter()
-        .map(|(_, u)| tokens::commands(&u.text, input.executables))
-        .collect();
+    let mut units: Vec<Unit> = Vec::new();
+    for (f, c) in input.claude.iter().enumerate() {
+        for s in &c.statements {
+            for sentence in statement::sentences(&s.text) {
+                let stmt = statement::statement(sentence, &mut names);
+                if !stmt.is_empty() {
+                    // The line the sentence starts on (a paragraph's lines are joined).
+                    let offset = (sentence.as_ptr() as usize).saturating_sub(s.text.as_ptr() as usize);
+                    units.push(Unit {
+                        file: f,
+                        line: s.line_at(offset),
+                        stmt,
+                    });
+                }
+            }
+        }
+    }
+    let unit_stmts: Vec<&Stmt> = units.iter().map(|u| &u.stmt).collect();
+    let claude_index = Postings::new(&unit_stmts);
     // Memories marked superseded (§3.11) are not promoted: they are on their way out.
     let superseded = crate::dream::superseded(input.memories);
     let stale: HashSet<&str> = superseded
@@ -249,66 +353,29 @@ pub fn analyze(input: &Input) -> Analysis {
         .filter(|s| !s.detail.starts_with("supersedes "))
         .map(|s| s.file.as_str())
         .collect();
-    let mut out = Vec::new();
+    let age = |ms: f64| crate::age::age_days(input.now_ms, ms);
+    let unit_evidence = |u: usize| {
+        let unit = &units[u];
+        let c = &input.claude[unit.file];
+        Evidence {
+            file: c.label.clone(),
+            line: unit.line,
+            text: unit.stmt.text.clone(),
+            age_days: age(c.mtime_ms),
+            mtime_ms: c.mtime_ms,
+        }
+    };
+    let (mut out, in_conflict) = conflicts(&items, th, &names, input.now_ms);
     for it in &items {
-        let mut best_remove: Option<(f64, usize)> = None;
-        let mut best_update: Option<(f64, usize)> = None;
-        for (u, overlap) in claude_index.overlaps(&it.tokens) {
-            let sim = tokens::jaccard_of(it.tokens.len(), units[u].1.tokens.len(), overlap);
-            // Two lines naming different commands contradict each other however
-            // many words they share: an update candidate, never a removal (which
-            // would forget the newer correction).
-            if tokens::differ(&it.commands, &unit_commands[u]) {
-                if sim >= UPDATE_THRESHOLD && best_update.is_none_or(|(s, _)| sim > s) {
-                    best_update = Some((sim, u));
-                }
-            } else if sim >= REMOVE_THRESHOLD && best_remove.is_none_or(|(s, _)| sim > s) {
-                best_remove = Some((sim, u));
-            }
-        }
-        let unit_evidence = |u: usize| {
-            let (f, unit) = &units[u];
-            let c = &input.claude[*f];
-            Evidence {
-                file: c.label.clone(),
-                line: unit.line,
-                text: unit.text.clone(),
-                mtime_ms: c.mtime_ms,
-            }
-        };
-        if let Some((sim, u)) = best_remove {
+        let found = find(it, &unit_stmts, &claude_index, th, &names);
+        if let Some((score, k, u, why)) = found.contradiction {
             let ev = unit_evidence(u);
-            let shared = shared_words(&it.tokens, &units[u].1.tokens);
-            out.push(Proposal {
-                n: 0,
-                kind: Kind::Remove,
-                memory: it.memory.rel.clone(),
-                target: None,
-                reason: format!(
-                    "{} memory already stated in {}:{}: matched {}; similarity {:.2} ≥ {REMOVE_THRESHOLD:.2}",
-                    type_word(it.memory),
-                    ev.file,
-                    ev.line,
-                    shared,
-                    sim
-                ),
-                action: format!("forget {} (history keeps it)", it.memory.rel),
-                evidence: vec![memory_evidence(it), ev],
-                score: Some(tokens::round2(sim)),
-                detail: Detail::default(),
-            });
-            continue;
-        }
-        if let Some((sim, u)) = best_update {
-            let ev = unit_evidence(u);
-            let mine = &it.commands;
-            let theirs = &unit_commands[u];
             let memory_newer = it.memory.mtime_ms > ev.mtime_ms;
             let (target, action) = if memory_newer {
                 (
                     ev.file.clone(),
                     format!(
-                        "update {}:{} to what the newer memory says, or forget the memory; not applied automatically",
+                        "replace the statement at {}:{} with the newer memory's (apply it on its own: --apply N), or edit it yourself",
                         ev.file, ev.line
                     ),
                 )
@@ -316,7 +383,7 @@ pub fn analyze(input: &Input) -> Analysis {
                 (
                     it.memory.rel.clone(),
                     format!(
-                        "update or forget {}: the newer {} says otherwise; not applied automatically",
+                        "forget {}: the newer {} says otherwise (apply it on its own: --apply N), or edit it yourself",
                         it.memory.rel, ev.file
                     ),
                 )
@@ -327,32 +394,69 @@ pub fn analyze(input: &Input) -> Analysis {
                 memory: it.memory.rel.clone(),
                 target: Some(target),
                 reason: format!(
-                    "{} memory names {} where {}:{} names {}; matched {}; similarity {:.2} ≥ {UPDATE_THRESHOLD:.2}; the {} is newer",
+                    "{} memory contradicts {}:{}: {why}; matched {}; containment {:.2} ≥ {:.2}; the {} is newer",
                     type_word(it.memory),
-                    list(mine.difference(theirs)),
                     ev.file,
                     ev.line,
-                    list(theirs.difference(mine)),
-                    shared_words(&it.tokens, &units[u].1.tokens),
-                    sim,
+                    statement::shared_words(&it.statements[k], &units[u].stmt, &names),
+                    score,
+                    th.related,
                     if memory_newer { "memory" } else { "CLAUDE line" }
                 ),
                 action,
-                evidence: vec![memory_evidence(it), ev],
-                score: Some(tokens::round2(sim)),
+                evidence: vec![statement_evidence(it, k, input.now_ms), ev],
+                score: Some(tokens::round2(score)),
+                detail: Detail {
+                    update: Some(UpdateDetail {
+                        memory_newer,
+                        layer: input.claude[units[u].file].layer,
+                        line: units[u].line,
+                        old: units[u].stmt.text.clone(),
+                        new: it.statements[k].text.clone(),
+                    }),
+                    ..Detail::default()
+                },
+            });
+            continue;
+        }
+        // Stated elsewhere: one of its statements is said by a CLAUDE/AGENTS
+        // statement (SPEC §12): promoting it would say it twice; the reason says
+        // how many of its statements are stated.
+        if let Some((score, k, u)) = found.same {
+            let ev = unit_evidence(u);
+            out.push(Proposal {
+                n: 0,
+                kind: Kind::Remove,
+                memory: it.memory.rel.clone(),
+                target: None,
+                reason: format!(
+                    "{} memory already stated in {}:{}: matched {}; containment {:.2} ≥ {:.2}; {} of its {} statement{} stated",
+                    type_word(it.memory),
+                    ev.file,
+                    ev.line,
+                    statement::shared_words(&it.statements[k], &units[u].stmt, &names),
+                    score,
+                    th.remove,
+                    found.covered,
+                    it.statements.len(),
+                    if it.statements.len() == 1 { "" } else { "s" }
+                ),
+                action: format!("forget {} (history keeps it)", it.memory.rel),
+                evidence: vec![statement_evidence(it, k, input.now_ms), ev],
+                score: Some(tokens::round2(score)),
                 detail: Detail::default(),
             });
             continue;
         }
         if !it.team
             && !stale.contains(it.memory.rel.as_str())
-            && let Some(p) = promotion(it, input.team_dir)
+            && !in_conflict.contains(it.memory.rel.as_str())
+            && let Some(p) = promotion(it, input)
         {
             out.push(p);
         }
     }
-    out.extend(merges(&items));
-    out.extend(conflicts(&items));
+    out.extend(merges(&items, input.now_ms));
     out.sort_by(|a, b| {
         (
             a.kind,
@@ -372,6 +476,9 @@ pub fn analyze(input: &Input) -> Analysis {
         if p.kind == Kind::Ambiguous {
             p.action = ambiguous_action(p);
         }
+        if p.kind == Kind::Update {
+            p.action = p.action.replace("--apply N", &format!("--apply {}", p.n));
+        }
     }
     Analysis {
         proposals: out,
@@ -384,17 +491,6 @@ fn type_word(m: &Memory) -> &'static str {
     m.memory_type().map_or("untyped", MemoryType::as_str)
 }
 
-fn list<'a>(words: impl Iterator<Item = &'a String>) -> String {
-    let v: Vec<String> = words.map(|w| format!("`{w}`")).collect();
-    if v.is_empty() { "nothing".into() } else { v.join(", ") }
-}
-
-/// The shared words, comma-separated (at most 8, then `…`).
-fn shared_words(a: &Tokens, b: &Tokens) -> String {
-    let shared: Vec<&str> = a.intersection(b).map(String::as_str).collect();
-    words_list(&shared)
-}
-
 fn words_list(words: &[&str]) -> String {
     let mut s = words.iter().take(8).copied().collect::<Vec<_>>().join(", ");
     if words.len() > 8 {
@@ -403,17 +499,39 @@ fn words_list(words: &[&str]) -> String {
     if s.is_empty() { "no words".into() } else { s }
 }
 
-fn memory_evidence(it: &Item) -> Evidence {
+fn memory_evidence(it: &Item, now_ms: f64) -> Evidence {
     Evidence {
         file: it.memory.rel.clone(),
         line: it.rule.line,
         text: it.rule.first_line.clone(),
+        age_days: crate::age::age_days(now_ms, it.memory.mtime_ms),
         mtime_ms: it.memory.mtime_ms,
     }
 }
 
-/// A promotion of a private memory, when its topic has a layer.
-fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
+/// A memory's statement `k` as evidence: its text, on the rule line it starts on.
+fn statement_evidence(it: &Item, k: usize, now_ms: f64) -> Evidence {
+    let text = it.statements.get(k).map_or("", |s| s.text.as_str());
+    let probe: String = text.chars().take(24).collect();
+    let offset = it
+        .rule
+        .paragraph
+        .lines()
+        .position(|l| l.contains(probe.as_str()))
+        .unwrap_or(0);
+    Evidence {
+        line: it.rule.line + offset,
+        text: text.to_string(),
+        ..memory_evidence(it, now_ms)
+    }
+}
+
+/// A promotion of a private memory, when its topic has a layer: a project
+/// convention into the file the project keeps its rules in (`CLAUDE.md` when it
+/// exists, else `AGENTS.md` when it exists, else a new `CLAUDE.md`; with both,
+/// `ambiguous` between them).
+fn promotion(it: &Item, input: &Input) -> Option<Proposal> {
+    let team_dir = input.team_dir;
     let ty = it.memory.memory_type();
     let about = format!(
         "{} {}",
@@ -429,7 +547,15 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
         raw_about: &about,
         raw_rule: &it.rule.paragraph,
     })?;
-    let mut layers = vec![Layer::Claude, Layer::Local];
+    let has = |l: Layer| input.claude.iter().any(|c| c.layer == l);
+    let project_files = match (has(Layer::Claude), has(Layer::Agents)) {
+        (false, true) => vec![Layer::Agents],
+        (true, true) => vec![Layer::Claude, Layer::Agents],
+        _ => vec![Layer::Claude],
+    };
+    let both = project_files.len() == 2;
+    let mut layers = project_files.clone();
+    layers.push(Layer::Local);
     if team_dir {
         layers.push(Layer::Team);
     }
@@ -438,7 +564,8 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
         Topic::Branches => (Kind::Ambiguous, None),
         Topic::Personal => (Kind::Promote, Some(Layer::Local)),
         Topic::Convention if ty == Some(MemoryType::Project) && team_dir => (Kind::Promote, Some(Layer::Team)),
-        Topic::Convention => (Kind::Promote, Some(Layer::Claude)),
+        Topic::Convention if both => (Kind::Ambiguous, None),
+        Topic::Convention => (Kind::Promote, Some(project_files[0])),
     };
     let matched = if words.is_empty() {
         String::new()
@@ -449,9 +576,14 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
         )
     };
     let reason = format!(
-        "{} memory about {}{matched}; topic rule (no similarity threshold)",
+        "{} memory about {}{matched}; topic rule (no similarity threshold){}",
         type_word(it.memory),
-        topic.as_str()
+        topic.as_str(),
+        if both && topic == Topic::Convention {
+            "; the project has both CLAUDE.md and AGENTS.md: pick one"
+        } else {
+            ""
+        }
     );
     let target = layer.map(|l| target_label(l).to_string());
     let action = match layer {
@@ -469,7 +601,7 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
         kind,
         memory: it.memory.rel.clone(),
         target,
-        evidence: vec![memory_evidence(it)],
+        evidence: vec![memory_evidence(it, input.now_ms)],
         score: None,
         reason,
         action,
@@ -481,6 +613,7 @@ fn promotion(it: &Item, team_dir: bool) -> Option<Proposal> {
                 it.rule.why.as_deref().filter(|w| !it.rule.paragraph.contains(*w)),
             ),
             others: Vec::new(),
+            update: None,
         },
     })
 }
@@ -508,6 +641,7 @@ fn ambiguous_action(p: &Proposal) -> String {
 pub fn target_label(l: Layer) -> &'static str {
     match l {
         Layer::Claude => "CLAUDE.md",
+        Layer::Agents => "AGENTS.md",
         Layer::Local => "CLAUDE.local.md",
         Layer::Team => "team/",
     }
@@ -515,7 +649,7 @@ pub fn target_label(l: Layer) -> &'static str {
 
 /// §3.11's duplicate clusters of two or more memories, private and team apart;
 /// the newest member is kept and takes the others' lines.
-fn merges(items: &[Item]) -> Vec<Proposal> {
+fn merges(items: &[Item], now_ms: f64) -> Vec<Proposal> {
     let mut out = Vec::new();
     for team in [false, true] {
         let members: Vec<Memory> = items
@@ -557,12 +691,12 @@ fn merges(items: &[Item]) -> Vec<Proposal> {
                 ClusterReason::Similar(_) => format!(" ≥ {MERGE_THRESHOLD:.2}"),
                 _ => String::new(),
             };
-            let mut evidence = vec![memory_evidence(keep)];
+            let mut evidence = vec![memory_evidence(keep, now_ms)];
             evidence.extend(
                 found
                     .iter()
                     .filter(|i| i.memory.rel != keep.memory.rel)
-                    .map(|i| memory_evidence(i)),
+                    .map(|i| memory_evidence(i, now_ms)),
             );
             out.push(Proposal {
                 n: 0,
@@ -599,87 +733,95 @@ fn merges(items: &[Item]) -> Vec<Proposal> {
     out
 }
 
-/// Private feedback memories against team memories on the same subject
-/// (similarity ≥ [`UPDATE_THRESHOLD`]) that name different commands or tools.
-fn conflicts(items: &[Item]) -> Vec<Proposal> {
+/// Private memories against team memories: a private memory one of whose
+/// statements contradicts a team memory's is a conflict (and is not promoted).
+/// Returns the proposals and the private memories in a conflict.
+fn conflicts<'a>(
+    items: &'a [Item],
+    th: &Thresholds,
+    names: &Interner,
+    now_ms: f64,
+) -> (Vec<Proposal>, HashSet<&'a str>) {
+    let mut out = Vec::new();
+    let mut involved = HashSet::new();
     let team: Vec<&Item> = items.iter().filter(|i| i.team).collect();
     if team.is_empty() {
-        return Vec::new();
+        return (out, involved);
     }
-    let index = Postings::new(team.iter().map(|i| &i.tokens));
-    let mut out = Vec::new();
-    for it in items
-        .iter()
-        .filter(|i| !i.team && i.memory.memory_type() == Some(MemoryType::Feedback))
-    {
-        let mut best: Option<(f64, usize)> = None;
-        for (t, overlap) in index.overlaps(&it.tokens) {
-            let sim = tokens::jaccard_of(it.tokens.len(), team[t].tokens.len(), overlap);
-            if sim >= UPDATE_THRESHOLD
-                && tokens::differ(&it.commands, &team[t].commands)
-                && best.is_none_or(|(s, _)| sim > s)
-            {
-                best = Some((sim, t));
-            }
+    // Every team statement, with the team memory it belongs to.
+    let mut owner = Vec::new();
+    let mut stmts: Vec<&Stmt> = Vec::new();
+    for (t, it) in team.iter().enumerate() {
+        for (k, s) in it.statements.iter().enumerate() {
+            owner.push((t, k));
+            stmts.push(s);
         }
-        let Some((sim, t)) = best else { continue };
+    }
+    let index = Postings::new(&stmts);
+    for it in items.iter().filter(|i| !i.team) {
+        let found = find(it, &stmts, &index, th, names);
+        let Some((score, k, o, why)) = found.contradiction else {
+            continue;
+        };
+        let (t, tk) = owner[o];
         let other = team[t];
+        involved.insert(it.memory.rel.as_str());
         out.push(Proposal {
             n: 0,
             kind: Kind::Conflict,
             memory: it.memory.rel.clone(),
             target: None,
             reason: format!(
-                "private feedback names {} where team memory {} names {}; matched {}; similarity {:.2} ≥ {UPDATE_THRESHOLD:.2}",
-                list(it.commands.difference(&other.commands)),
+                "private {} memory contradicts team memory {}: {}; matched {}; containment {:.2} ≥ {:.2}",
+                type_word(it.memory),
                 other.memory.rel,
-                list(other.commands.difference(&it.commands)),
-                shared_words(&it.tokens, &other.tokens),
-                sim
+                why.replace("the other", "the team memory"),
+                statement::shared_words(&it.statements[k], stmts[o], names),
+                score,
+                th.related
             ),
             action: format!(
                 "decide which holds and edit or forget {} or {}; not applied automatically",
                 it.memory.rel, other.memory.rel
             ),
-            evidence: vec![memory_evidence(it), memory_evidence(other)],
-            score: Some(tokens::round2(sim)),
+            evidence: vec![statement_evidence(it, k, now_ms), statement_evidence(other, tk, now_ms)],
+            score: Some(tokens::round2(score)),
             detail: Detail::default(),
         });
     }
-    out
+    (out, involved)
 }
 
-/// An inverted index of token sets: for a probe, the sets sharing a token and how
-/// many they share, visiting only the postings of the probe's tokens.
+/// An inverted index of statements' tokens: for a probe, the statements sharing
+/// a token with it, each once, in statement order.
 struct Postings {
-    lists: HashMap<String, Vec<usize>>,
-    /// Per set, its overlap with the probe being counted (zero between probes),
-    /// reused: a probe costs its postings, not a map or a vector per probe.
-    counts: std::cell::RefCell<Vec<u32>>,
+    lists: crate::fx::HashMap<u32, Vec<usize>>,
+    /// Per statement, how many tokens it shares with the probe being counted (zero
+    /// between probes; reused: a probe costs its postings, not a set per probe).
+    seen: std::cell::RefCell<(u32, Vec<u32>)>,
 }
 
 impl Postings {
-    fn new<'a>(sets: impl Iterator<Item = &'a Tokens>) -> Postings {
-        let mut lists: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut n = 0;
-        for (i, s) in sets.enumerate() {
-            n = i + 1;
-            for t in s {
-                lists.entry(t.clone()).or_default().push(i);
+    fn new(stmts: &[&Stmt]) -> Postings {
+        let mut lists: crate::fx::HashMap<u32, Vec<usize>> = Default::default();
+        for (i, s) in stmts.iter().enumerate() {
+            for t in s.ids() {
+                lists.entry(t).or_default().push(i);
             }
         }
         Postings {
             lists,
-            counts: std::cell::RefCell::new(vec![0; n]),
+            seen: std::cell::RefCell::new((0, vec![0; stmts.len()])),
         }
     }
 
-    /// `(set, overlap)` for every set sharing a token with `probe`, in set order.
-    fn overlaps(&self, probe: &Tokens) -> Vec<(usize, usize)> {
-        let mut counts = self.counts.borrow_mut();
+    /// The statements sharing a token with `probe`, with how many they share.
+    fn candidates(&self, probe: &Stmt) -> Vec<(usize, u32)> {
+        let mut guard = self.seen.borrow_mut();
+        let (_, counts) = &mut *guard;
         let mut touched = Vec::new();
-        for t in probe {
-            for &i in self.lists.get(t).map_or(&[][..], Vec::as_slice) {
+        for t in probe.ids() {
+            for &i in self.lists.get(&t).map_or(&[][..], Vec::as_slice) {
                 if counts[i] == 0 {
                     touched.push(i);
                 }
@@ -689,7 +831,7 @@ impl Postings {
         touched.sort_unstable();
         touched
             .into_iter()
-            .map(|i| (i, std::mem::take(&mut counts[i]) as usize))
+            .map(|i| (i, std::mem::take(&mut counts[i])))
             .collect()
     }
 }

@@ -22,14 +22,13 @@ fn run(mems: &[(Memory, String)], claude: &[ClaudeFile], team_dir: bool) -> Vec<
     let memories: Vec<Memory> = mems.iter().map(|m| m.0.clone()).collect();
     let texts: Vec<Option<String>> = mems.iter().map(|m| Some(m.1.clone())).collect();
     let team: Vec<bool> = memories.iter().map(|m| m.rel.starts_with("team/")).collect();
-    let exe = HashSet::new();
     analyze(&Input {
         memories: &memories,
         texts: &texts,
         team: &team,
         claude,
         team_dir,
-        executables: &exe,
+        thresholds: THRESHOLDS,
         now_ms: 100.0 * DAY,
     })
     .proposals
@@ -55,7 +54,7 @@ fn remove_when_claude_md_says_it() {
     let p = run(&m, &c, false);
     assert_eq!(kinds(&p), [(Kind::Remove, "a.md", None)]);
     assert_eq!(p[0].evidence[1].line, 2);
-    assert!(p[0].reason.contains("≥ 0.60"), "{}", p[0].reason);
+    assert!(p[0].reason.contains("≥ 0.70"), "{}", p[0].reason);
 }
 
 #[test]
@@ -76,7 +75,7 @@ fn update_when_commands_differ_and_newer_side_named() {
         "{}",
         p[0].reason
     );
-    // Same command on both sides: no update (it is a promotion instead).
+    // Same command on both sides: no update (the line says it: a removal).
     let m = [mem(
         "a.md",
         "feedback",
@@ -85,7 +84,7 @@ fn update_when_commands_differ_and_newer_side_named() {
         "Run `npm test` before pushing changes upstream to GitHub.",
         50.0 * DAY,
     )];
-    assert_eq!(kinds(&run(&m, &c, false)), [(Kind::Promote, "a.md", Some("CLAUDE.md"))]);
+    assert_eq!(kinds(&run(&m, &c, false)), [(Kind::Remove, "a.md", None)]);
 }
 
 #[test]
@@ -221,5 +220,5 @@ fn a_newer_memory_naming_another_command_is_an_update_never_a_remove() {
     )];
     let p = run(&m, &c, false);
     assert_eq!(kinds(&p), [(Kind::Update, "testing.md", Some("CLAUDE.md"))]);
-    assert!(p[0].score.unwrap() >= REMOVE_THRESHOLD, "{:?}", p[0].score);
+    assert!(p[0].score.unwrap() >= THRESHOLDS.related, "{:?}", p[0].score);
 }

@@ -1047,13 +1047,17 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
             // What goes out: the files the pushed tree holds otherwise than the
             // remote (a local index line the merge gave up is not "sent").
             if opts.mode != Mode::PushLocal {
-                let there = match remote_projects.get(&member) {
+                let mut there = match remote_projects.get(&member) {
                     Some(tree) if remote_tip.is_some() => {
                         r.walk(*tree).map(|w| w.files).unwrap_or_else(|_| plan.remote.clone())
                     }
                     _ => Files::new(),
                 };
-                plan.report.sent = names_differing(&files, &there);
+                // A team target sends only its team dir's files.
+                let mut mine = files.clone();
+                plan.target.only_mine(&mut mine);
+                plan.target.only_mine(&mut there);
+                plan.report.sent = names_differing(&mine, &there, plan.target.index());
             }
             projects.insert(member, r.write_project(&files)?);
             if plan.mass_delete_approved {

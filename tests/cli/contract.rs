@@ -290,3 +290,22 @@ fn write_commands() {
     let env = env.env("EDITOR", editor);
     check("edit", env, &["edit", "--json", "feedback_terse_summaries"]);
 }
+
+#[test]
+fn review_command() {
+    // The project's CLAUDE.md states one example memory; AGENTS.md exists too, so
+    // conventions are ambiguous between them (SPEC §12, v3).
+    let env = fixture();
+    let proj = env.root().join("proj");
+    write_aged(
+        &proj.join("CLAUDE.md"),
+        b"# App\n\n- Integration tests must hit a real database, not mocks.\n- Run `npm test` before pushing.\n",
+        24.0 * 30.0,
+    );
+    write_aged(
+        &proj.join("AGENTS.md"),
+        b"# Agents\n\n- Keep pull requests small.\n",
+        24.0 * 30.0,
+    );
+    check("review", env, &["review", "--json"]);
+}

@@ -203,7 +203,7 @@ fn update_fires_when_the_commands_differ() {
     assert_eq!(kinds(&run), pairs(&[("update", "b.md")]));
     let reason = run.json()["proposals"][0]["reason"].as_str().unwrap().to_string();
     assert!(
-        reason.contains("`bun`") && reason.contains("`npm`") && reason.contains("≥ 0.30"),
+        reason.contains("`bun`") && reason.contains("`npm`") && reason.contains("≥ 0.50"),
         "{reason}"
     );
     let twin = review(
@@ -219,7 +219,8 @@ fn update_fires_when_the_commands_differ() {
         &["--json"],
     )
     .success();
-    assert_eq!(kinds(&twin), pairs(&[("promote", "b.md")]));
+    // The same command: the line says it.
+    assert_eq!(kinds(&twin), pairs(&[("remove", "b.md")]));
 }
 
 #[test]
@@ -380,7 +381,7 @@ fn claude_md_symlink_into_the_project_is_followed_and_one_outside_refused() {
 }
 
 #[test]
-fn remove_apply_forgets_and_update_is_never_applied() {
+fn remove_apply_forgets_and_an_update_is_not_applied_with_other_kinds() {
     let env = project()
         .file(
             "proj/CLAUDE.md",
@@ -490,7 +491,7 @@ fn on_a_terminal_the_text_fits_80_columns_and_piped_it_stays_whole() {
     );
     for l in lines
         .iter()
-        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE"))
+        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE") && !l.starts_with("AGENTS"))
     {
         assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
     }
@@ -509,8 +510,316 @@ fn on_a_terminal_the_text_fits_80_columns_and_piped_it_stays_whole() {
     for l in none
         .stdout
         .lines()
-        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE"))
+        .filter(|l| !l.starts_with("memory dir:") && !l.starts_with("CLAUDE") && !l.starts_with("AGENTS"))
     {
         assert!(crate::support::fits(l, 80), "{} columns: {l}", l.chars().count());
     }
+}
+
+/// Set a project file's mtime `days` before `NOW` (a CLAUDE line's age is its file's).
+fn age_file(env: &Env, rel: &str, days: f64) {
+    crate::support::set_age(&env.root().join(rel), days * 24.0);
+}
+
+#[test]
+fn issue_33_npm_to_bun_is_an_update_and_indentation_a_remove_never_a_promotion() {
+    // Issue 33, "Done when": CLAUDE.md says `npm test` and 4-space indentation; a
+    // newer memory moved to `bun test`, another repeats the indentation rule.
+    let env = project()
+        .file(
+            "proj/CLAUDE.md",
+            b"Run tests with npm test.\nUse 4-space indentation in Python.\n",
+        )
+        .memory(
+            "feedback_bun.md",
+            &memory(
+                "feedback",
+                "bun",
+                "tests run with bun",
+                "Run tests with `bun test`, not npm",
+            ),
+        )
+        .memory(
+            "feedback_indent.md",
+            &memory(
+                "feedback",
+                "indentation",
+                "python indentation",
+                "Use 4-space indentation in Python",
+            ),
+        );
+    age_file(&env, "proj/CLAUDE.md", 30.0);
+    let root = env.root();
+    let _keep = env;
+    let out = again(&root, &["review"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    println!("{text}");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("1. remove feedback_indent.md\n"), "{text}");
+    assert!(text.contains("2. update feedback_bun.md → CLAUDE.md\n"), "{text}");
+    assert!(!text.contains("promote") && !text.contains("ambiguous"), "{text}");
+    // Both lines with their ages, the newer (the memory) proposed as the winner.
+    assert!(
+        text.contains("   CLAUDE.md:1 (30 days ago): Run tests with npm test."),
+        "{text}"
+    );
+    assert!(
+        text.contains("   feedback_bun.md:7 (yesterday): Run tests with `bun test`, not npm"),
+        "{text}"
+    );
+    assert!(text.contains("the memory is newer"), "{text}");
+    assert!(
+        text.contains("   CLAUDE.md:2 (30 days ago): Use 4-space indentation in Python."),
+        "{text}"
+    );
+    let out = again(&root, &["review", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(&str, &str)> = doc["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["kind"].as_str().unwrap(), p["memory"].as_str().unwrap()))
+        .collect();
+    assert_eq!(got, [("remove", "feedback_indent.md"), ("update", "feedback_bun.md")]);
+    assert_eq!(doc["proposals"][1]["evidence"][1]["age_days"], 30);
+    assert_eq!(doc["proposals"][1]["evidence"][0]["age_days"], 1);
+}
+
+/// Copy the cratedigger-like fixture (corpus memories, CLAUDE files written for
+/// them) into an Env's memory dir and project.
+fn cratedigger() -> Env {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/review/cratedigger");
+    let mut env = project();
+    for e in fs::read_dir(data.join("memory")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        env = env.memory(&name, &fs::read_to_string(&p).unwrap());
+    }
+    for f in ["CLAUDE.md", "CLAUDE.local.md"] {
+        env = env.file(&format!("proj/{f}"), &fs::read(data.join(f)).unwrap());
+        age_file(&env, &format!("proj/{f}"), 60.0);
+    }
+    env
+}
+
+#[test]
+fn issue_33_cratedigger_no_promotion_of_what_claude_md_or_claude_local_md_holds() {
+    let run = review(cratedigger(), &["--json"]).success();
+    let got = kinds(&run);
+    println!("{}", review(cratedigger(), &[]).success().stdout);
+    for stated in [
+        "feedback_tdd.md",
+        "feedback_finish_the_job.md",
+        "feedback_brainstorm_no_question_tool.md",
+        "feedback_discogs_mirror_indexes.md",
+    ] {
+        assert!(
+            !got.iter()
+                .any(|(k, m)| m == stated && (k == "promote" || k == "ambiguous")),
+            "{stated} promoted: {got:?}"
+        );
+    }
+    for expected in [
+        ("remove", "feedback_tdd.md"),
+        ("remove", "feedback_finish_the_job.md"),
+        ("remove", "feedback_brainstorm_no_question_tool.md"),
+        ("update", "feedback_discogs_mirror_indexes.md"),
+    ] {
+        assert!(
+            got.contains(&(expected.0.to_string(), expected.1.to_string())),
+            "{expected:?} missing: {got:?}"
+        );
+    }
+    // The removal cites the line of the file that holds it.
+    let doc = run.json();
+    let brainstorm = doc["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["memory"] == "feedback_brainstorm_no_question_tool.md")
+        .unwrap();
+    assert_eq!(brainstorm["evidence"][1]["file"], "CLAUDE.local.md");
+    assert_eq!(brainstorm["evidence"][1]["line"], 3);
+}
+
+#[test]
+fn a_memory_in_conflict_with_a_team_memory_is_never_also_promoted() {
+    // Issue 33: one memory got both "promote" and "conflict"; applying the
+    // promotion would write the disputed rule into CLAUDE.md.
+    let run = review(
+        project()
+            .memory(
+                "team/fmt.md",
+                &memory(
+                    "feedback",
+                    "fmt",
+                    "formatting",
+                    "Run `ruff format` on Python code before every commit.",
+                ),
+            )
+            .memory(
+                "fmt.md",
+                &memory(
+                    "feedback",
+                    "fmt",
+                    "formatting before commit",
+                    "Run `black` on Python code before every commit.",
+                ),
+            ),
+        &["--json"],
+    )
+    .success();
+    let got = kinds(&run);
+    assert!(got.contains(&("conflict".into(), "fmt.md".into())), "{got:?}");
+    assert!(
+        !got.iter()
+            .any(|(k, m)| m == "fmt.md" && (k == "promote" || k == "ambiguous")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn agents_md_is_read_compared_and_promoted_into_when_it_is_the_projects_file() {
+    let tdd = memory("feedback", "tdd", "tests first", TDD);
+    // Only AGENTS.md: a convention goes there; a rule it states is a remove citing it.
+    let env = project()
+        .file(
+            "proj/AGENTS.md",
+            b"# Agents\n\n- Run the unit tests before every commit.\n",
+        )
+        .memory("tdd.md", &tdd)
+        .memory(
+            "t.md",
+            &memory("feedback", "tests", "tests", "Run the unit tests before every commit."),
+        );
+    let root = env.root();
+    let run = review(env, &["--json"]).success();
+    assert_eq!(kinds(&run), pairs(&[("promote", "tdd.md"), ("remove", "t.md")]));
+    let doc = run.json();
+    assert_eq!(doc["proposals"][0]["target"], "AGENTS.md");
+    assert_eq!(doc["proposals"][1]["evidence"][1]["file"], "AGENTS.md");
+    assert_eq!(doc["agents_md"], root.join("proj/AGENTS.md").display().to_string());
+
+    let env = project()
+        .file("proj/AGENTS.md", b"# Agents\n\n- Keep modules small.\n")
+        .memory("tdd.md", &tdd);
+    let root = env.root();
+    let _keep = env;
+    let out = again(&root, &["review", "--apply", "1", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        fs::read_to_string(root.join("proj/AGENTS.md")).unwrap(),
+        "# Agents\n\n- Keep modules small.\n\n## From memory\n\n- Write the failing test first, then the code.\n  **Why:** regressions slipped through twice.\n"
+    );
+    assert!(
+        !root.join("proj/CLAUDE.md").exists(),
+        "no CLAUDE.md created beside AGENTS.md"
+    );
+    let out = again(&root, &["undo", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        fs::read_to_string(root.join("proj/AGENTS.md")).unwrap(),
+        "# Agents\n\n- Keep modules small.\n"
+    );
+}
+
+#[test]
+fn with_both_claude_md_and_agents_md_a_convention_is_ambiguous_and_apply_names_the_file() {
+    let env = project()
+        .file("proj/CLAUDE.md", b"# Project\n")
+        .file("proj/AGENTS.md", b"# Agents\n")
+        .memory("tdd.md", &memory("feedback", "tdd", "tests first", TDD));
+    let root = env.root();
+    let _keep = env;
+    let out = again(&root, &["review", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["proposals"][0]["kind"], "ambiguous");
+    assert!(doc["proposals"][0]["target"].is_null());
+    let action = doc["proposals"][0]["action"].as_str().unwrap();
+    assert!(action.contains("1=claude, 1=agents or 1=local"), "{action}");
+    // Without a target it is refused, naming the choices; `1=agents` answers.
+    let out = again(&root, &["review", "--apply", "1", "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--apply 1=claude, 1=agents, 1=local"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = again(&root, &["review", "--apply", "1=agents", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        fs::read_to_string(root.join("proj/AGENTS.md"))
+            .unwrap()
+            .contains("## From memory")
+    );
+    assert_eq!(fs::read_to_string(root.join("proj/CLAUDE.md")).unwrap(), "# Project\n");
+}
+
+#[test]
+fn an_update_applied_on_its_own_rewrites_the_older_line_or_forgets_the_older_memory() {
+    // SPEC §12 (v3): `--apply N` of an update replaces the older statement with
+    // the newer one (diff first, undoable); with other kinds it is skipped.
+    let env = project()
+        .file(
+            "proj/CLAUDE.md",
+            b"# Rules\r\n- Run tests with npm test.\r\n- Use 4-space indentation in Python.\r\n",
+        )
+        .memory(
+            "feedback_bun.md",
+            &memory(
+                "feedback",
+                "bun",
+                "tests run with bun",
+                "Run tests with `bun test`, not npm",
+            ),
+        );
+    age_file(&env, "proj/CLAUDE.md", 30.0);
+    let root = env.root();
+    let dir = env.dir();
+    let _keep = env;
+    let out = again(&root, &["review", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["proposals"][0]["kind"], "update");
+    assert!(
+        doc["proposals"][0]["action"].as_str().unwrap().contains("--apply 1)"),
+        "{}",
+        doc["proposals"][0]["action"]
+    );
+    assert!(again(&root, &["snapshot"]).status.success());
+    let out = again(&root, &["review", "--apply", "1", "--yes"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains("-- Run tests with npm test.") && text.contains("+- Run tests with `bun test`, not npm"),
+        "{text}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("proj/CLAUDE.md")).unwrap(),
+        "# Rules\r\n- Run tests with `bun test`, not npm\r\n- Use 4-space indentation in Python.\r\n"
+    );
+    assert!(dir.join("feedback_bun.md").exists(), "the newer memory stays");
+    let out = again(&root, &["undo", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        fs::read_to_string(root.join("proj/CLAUDE.md"))
+            .unwrap()
+            .contains("npm test.")
+    );
+
+    // The CLAUDE line is the newer side: applying forgets the older memory.
+    let env = project()
+        .file("proj/CLAUDE.md", b"- Run tests with `bun test`.\n")
+        .memory_aged(
+            "old.md",
+            &memory("feedback", "npm", "tests", "Run tests with `npm test`, not bun."),
+            24.0 * 90.0,
+        );
+    age_file(&env, "proj/CLAUDE.md", 2.0);
+    let dir = env.dir();
+    let root = env.root();
+    let before = fs::read(root.join("proj/CLAUDE.md")).unwrap();
+    let run = review(env, &["--apply", "1", "--yes", "--json"]).success();
+    assert_eq!(run.json()["applied"][0]["kind"], "update");
+    assert!(!dir.join("old.md").exists());
+    assert_eq!(fs::read(root.join("proj/CLAUDE.md")).unwrap(), before);
 }
