@@ -671,18 +671,7 @@ pub(super) fn read_cache_full(
     let mut files: Vec<(Vec<u8>, FileState)> = Vec::new();
     let mut whole = complete.is_some();
     for l in lines {
-        // Exactly seven fields, split without a list per line.
-        let mut p = l.split('\t');
-        let (Some(size), Some(mtime), Some(ctime), Some(ino), Some(link), Some(oid), Some(rel), None) = (
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-        ) else {
+        let Some([size, mtime, ctime, ino, link, oid, rel]) = seven_fields(l) else {
             whole = false;
             continue;
         };
@@ -819,17 +808,7 @@ pub(super) fn cache_vouches(store: &Path, head: ObjectId, files: &[OnDisk], main
     for (f, l) in files.iter().zip(&mut lines) {
         n += 1;
         let Ok(l) = std::str::from_utf8(l) else { return false };
-        let mut p = l.split('\t');
-        let (Some(size), Some(mtime), Some(ctime), Some(ino), Some(link), Some(_oid), Some(rel), None) = (
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-            p.next(),
-        ) else {
+        let Some([size, mtime, ctime, ino, link, _oid, rel]) = seven_fields(l) else {
             return false;
         };
         let same_rel = rel.len() == 2 * f.rel.len()
@@ -871,4 +850,20 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         .chunks_exact(2)
         .map(|h| Some(digit(h[0])? << 4 | digit(h[1])?))
         .collect()
+}
+
+/// A stat-cache line's exactly seven tab-separated fields, split without a list
+/// per line; `None` for any other count.
+fn seven_fields(l: &str) -> Option<[&str; 7]> {
+    let mut p = l.split('\t');
+    let fields = [
+        p.next()?,
+        p.next()?,
+        p.next()?,
+        p.next()?,
+        p.next()?,
+        p.next()?,
+        p.next()?,
+    ];
+    p.next().is_none().then_some(fields)
 }

@@ -138,10 +138,10 @@ fn memctl_invocations(cmd: &str) -> Vec<Vec<String>> {
     let mut found = Vec::new();
     let mut segment: Vec<String> = Vec::new();
     let flush = |segment: &mut Vec<String>, found: &mut Vec<Vec<String>>| {
-        if let Some(pos) = segment.iter().position(|w| w == "memctl") {
-            if segment[..pos].iter().all(|w| w.contains('=') && !w.starts_with('-')) {
-                found.push(segment[pos + 1..].to_vec());
-            }
+        if let Some(pos) = segment.iter().position(|w| w == "memctl")
+            && segment[..pos].iter().all(|w| w.contains('=') && !w.starts_with('-'))
+        {
+            found.push(segment[pos + 1..].to_vec());
         }
         segment.clear();
     };
