@@ -15,6 +15,21 @@ pub const WRITE_LOCK: &str = ".memctl.lock";
 /// How long memctl waits for another writer.
 const LOCK_WAIT: Duration = Duration::from_secs(10);
 
+/// How long [`lock`] waits: [`LOCK_WAIT`], except in debug builds under
+/// `MEMCTL_TEST_LOCK_WAIT_SECS`, which the tests that start many writers at once
+/// set so that a loaded machine (writers queued for longer than 10 s) cannot turn
+/// "every write lands" into a `busy` refusal. Release builds ignore it.
+fn lock_wait() -> Duration {
+    #[cfg(debug_assertions)]
+    if let Some(secs) = std::env::var("MEMCTL_TEST_LOCK_WAIT_SECS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        return Duration::from_secs(secs);
+    }
+    LOCK_WAIT
+}
+
 /// The held write lock; released when dropped.
 pub struct WriteLock {
     _file: File,
@@ -24,7 +39,7 @@ pub struct WriteLock {
 pub fn lock(main_dir: &Path) -> Result<WriteLock, Error> {
     let path = main_dir.join(WRITE_LOCK);
     let file = open_lock_file(&path)?;
-    match lock_within(&file, LOCK_WAIT, Duration::from_millis(20)) {
+    match lock_within(&file, lock_wait(), Duration::from_millis(20)) {
         Ok(true) => Ok(WriteLock { _file: file }),
         Ok(false) => Err(Error::new(
             Kind::Busy,

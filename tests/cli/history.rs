@@ -642,6 +642,7 @@ fn twenty_concurrent_adds_give_twenty_add_snapshots() {
     let children: Vec<_> = (0..20)
         .map(|i| {
             let mut cmd = env.command();
+            cmd.env("MEMCTL_TEST_LOCK_WAIT_SECS", "3600");
             cmd.args([
                 "add",
                 "--type",

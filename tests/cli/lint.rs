@@ -1238,6 +1238,7 @@ fn parallel_fixes_add_one_index_line() {
         .map(|_| {
             let mut cmd = env.command();
             cmd.args(["lint", "--fix", "--rule", "ML203"])
+                .env("MEMCTL_TEST_LOCK_WAIT_SECS", "3600")
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::piped());
             cmd.spawn().unwrap()

@@ -9,6 +9,8 @@ use crate::support::{Env, read};
 
 fn spawn_add(env: &Env, i: usize) -> Child {
     let mut cmd = env.command();
+    // Fifty writers queue for the lock: no 10 s give-up on a loaded machine.
+    cmd.env("MEMCTL_TEST_LOCK_WAIT_SECS", "3600");
     cmd.args([
         "add",
         "--type",
@@ -581,6 +583,7 @@ fn r13_parallel_fixes_of_one_stale_temp_all_succeed_and_leave_no_empty_stamp_dir
         .map(|_| {
             env.command()
                 .args(["lint", "--fix"])
+                .env("MEMCTL_TEST_LOCK_WAIT_SECS", "3600")
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .spawn()
