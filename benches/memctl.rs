@@ -604,6 +604,35 @@ fn main() {
         )
         .unwrap();
     }
+    // `memctl mcp` (SPEC v3 §13): a whole session over stdio (initialize, the
+    // initialized notification, one `list` call, end of input) against the
+    // command the tool runs, `list --json`.
+    let mcp_script = root.join("mcp-session.jsonl");
+    fs::write(
+        &mcp_script,
+        concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":{}}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let mcp = time(
+        &format!("MEMCTL_DIR={d200} {bin} mcp < {} > /dev/null", mcp_script.display()),
+        51,
+    );
+    let list_json = time(&format!("{bin} --dir {d200} list --json > /dev/null"), 51);
+    writeln!(
+        report,
+        "memctl mcp (initialize + list, 200 files): {} ({:.2}x list --json {})",
+        secs(mcp),
+        mcp.as_secs_f64() / list_json.as_secs_f64(),
+        secs(list_json)
+    )
+    .unwrap();
     for n in sizes {
         let dir = workload(&root, n);
         let d = dir.display();
