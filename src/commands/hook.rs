@@ -206,67 +206,33 @@ fn on_path(name: &str, ctx: &Context) -> bool {
         .any(|d| Path::new(d).join(name).is_file())
 }
 
+/// The settings scopes, in the order `hook status` shows them.
+const SCOPES: [(SettingsScope, &str); 3] = [
+    (SettingsScope::User, "user"),
+    (SettingsScope::Project, "project"),
+    (SettingsScope::Local, "local"),
+];
+
+/// `memctl hook status` (SPEC v3 §7.4): each scope's hooks, the plugins, and what
+/// stops Claude Code from running them.
 fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
     let res = ctx.resolve()?;
     let mut scopes = Vec::new();
     let mut blocked = Vec::new();
-    for (scope, name) in [
-        (SettingsScope::User, "user"),
-        (SettingsScope::Project, "project"),
-        (SettingsScope::Local, "local"),
-    ] {
+    for (scope, name) in SCOPES {
         let Ok(file) = crate::settings_file::scope_file(scope, &res) else {
             continue;
         };
         let json = read_json(&file);
-        let mut events = Vec::new();
-        let mut binary = None;
-        if let Some(Value::Object(hooks)) = json.as_ref().and_then(|j| j.get("hooks")) {
-            for (event, list) in hooks {
-                let cmds = our_commands(event, list);
-                if let Some(c) = cmds.first() {
-                    events.push(event.clone());
-                    binary.get_or_insert_with(|| command_binary(c).unwrap_or_default());
-                }
-            }
-        }
-        if json.as_ref().and_then(|j| j.get("disableAllHooks")) == Some(&Value::Bool(true)) {
-            blocked.push(Blocked {
-                setting: "disableAllHooks",
-                file: file.to_string_lossy().into_owned(),
-            });
-        }
-        let binary_exists = binary.as_ref().map(|b| {
-            if b.contains('/') {
-                Path::new(b).is_file()
-            } else {
-                on_path(b, ctx)
-            }
-        });
-        scopes.push(ScopeStatus {
-            scope: name,
-            file: file.to_string_lossy().into_owned(),
-            // The gate is optional (`--no-gate`); every other event is needed.
-            installed: EVENTS
-                .iter()
-                .filter(|e| **e != GATE)
-                .all(|(e, _)| events.iter().any(|x| x == e)),
-            events,
-            binary,
-            binary_exists,
-        });
+        blocked.extend(blocked_by(&["disableAllHooks"], json.as_ref(), &file));
+        scopes.push(scope_status(name, &file, json.as_ref(), ctx));
     }
     let policy = &ctx.env.policy_file;
-    if let Some(p) = read_json(policy) {
-        for key in ["disableAllHooks", "allowManagedHooksOnly"] {
-            if p.get(key) == Some(&Value::Bool(true)) {
-                blocked.push(Blocked {
-                    setting: key,
-                    file: policy.to_string_lossy().into_owned(),
-                });
-            }
-        }
-    }
+    blocked.extend(blocked_by(
+        &["disableAllHooks", "allowManagedHooksOnly"],
+        read_json(policy).as_ref(),
+        policy,
+    ));
     let plugins = plugins(&res);
     for w in path_warnings(&scopes)
         .into_iter()
@@ -280,65 +246,141 @@ fn status(ctx: &Context, out: &mut Output) -> Result<ExitCode> {
             plugins: &plugins,
             blocked_by: &blocked,
         })?)?;
-        return Ok(ExitCode::SUCCESS);
+    } else if !out.stdout_tty {
+        print_records(&scopes, &plugins, &blocked, out)?;
+    } else {
+        out.print(&render_status(&scopes, &plugins, &blocked))?;
     }
-    if !out.stdout_tty {
-        // Piped: one record per scope, the JSON fields in order (SPEC §3.13); what
-        // stops Claude Code from running them goes to stderr.
-        for b in &blocked {
-            out.warn(format!(
-                "Claude Code will not run these hooks: {} is true in {}",
-                b.setting, b.file
-            ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The settings among `keys` that are `true` in `json` (the settings file `file`).
+fn blocked_by(keys: &[&'static str], json: Option<&Map<String, Value>>, file: &Path) -> Vec<Blocked> {
+    let Some(json) = json else {
+        return Vec::new();
+    };
+    keys.iter()
+        .filter(|key| json.get(**key) == Some(&Value::Bool(true)))
+        .map(|&setting| Blocked {
+            setting,
+            file: file.to_string_lossy().into_owned(),
+        })
+        .collect()
+}
+
+/// One scope's row: the events memctl's hooks are in, the binary they run and
+/// whether it is there.
+fn scope_status(name: &'static str, file: &Path, json: Option<&Map<String, Value>>, ctx: &Context) -> ScopeStatus {
+    let (events, binary) = our_events(json);
+    let binary_exists = binary.as_ref().map(|b| {
+        if b.contains('/') {
+            Path::new(b).is_file()
+        } else {
+            on_path(b, ctx)
         }
-        for p in &plugins {
-            out.eprint(&format!("{}\n", plugin_line(p)));
+    });
+    ScopeStatus {
+        scope: name,
+        file: file.to_string_lossy().into_owned(),
+        installed: all_needed(&events),
+        events,
+        binary,
+        binary_exists,
+    }
+}
+
+/// The events of a settings file whose hooks run memctl, and the binary the
+/// first of them runs.
+fn our_events(json: Option<&Map<String, Value>>) -> (Vec<String>, Option<String>) {
+    let mut events = Vec::new();
+    let mut binary = None;
+    if let Some(Value::Object(hooks)) = json.and_then(|j| j.get("hooks")) {
+        for (event, list) in hooks {
+            let cmds = our_commands(event, list);
+            if let Some(c) = cmds.first() {
+                events.push(event.clone());
+                binary.get_or_insert_with(|| command_binary(c).unwrap_or_default());
+            }
         }
-        let mut text = String::new();
-        for s in &scopes {
-            text.push_str(&crate::output::record(&serde_json::to_value(s)?));
-        }
-        out.print(&text)?;
-        return Ok(ExitCode::SUCCESS);
+    }
+    (events, binary)
+}
+
+/// Whether `events` holds every event memctl needs: the gate is optional
+/// (`--no-gate`); every other event is needed.
+fn all_needed(events: &[String]) -> bool {
+    EVENTS
+        .iter()
+        .filter(|e| **e != GATE)
+        .all(|(e, _)| events.iter().any(|x| x == e))
+}
+
+/// Piped: one record per scope, the JSON fields in order (SPEC §3.13); what stops
+/// Claude Code from running them, and the plugins, go to stderr.
+fn print_records(scopes: &[ScopeStatus], plugins: &[Plugin], blocked: &[Blocked], out: &mut Output) -> Result<()> {
+    for b in blocked {
+        out.warn(format!(
+            "Claude Code will not run these hooks: {} is true in {}",
+            b.setting, b.file
+        ));
+    }
+    for p in plugins {
+        out.eprint(&format!("{}\n", plugin_line(p)));
     }
     let mut text = String::new();
-    for s in &scopes {
-        let state = if s.installed {
-            "installed".to_string()
-        } else if s.events.is_empty() {
-            "not installed".to_string()
-        } else {
-            format!("partly installed ({})", s.events.join(", "))
-        };
-        text.push_str(&format!("{:<8} {state:<14} {}\n", s.scope, s.file));
-        if !s.events.is_empty() {
-            let gate = if s.events.iter().any(|e| e == GATE.0) {
-                "on (a Write|Edit that would lose memory is refused)"
-            } else {
-                "off (installed with --no-gate)"
-            };
-            text.push_str(&format!("         gate: {gate}\n"));
-        }
-        if let (Some(b), Some(exists)) = (&s.binary, s.binary_exists) {
-            let note = match (exists, b.contains('/')) {
-                (true, _) => "",
-                (false, true) => "  (missing: run `memctl hook install` again)",
-                (false, false) => "  (not on PATH: Claude Code started from here skips these hooks)",
-            };
-            text.push_str(&format!("         binary: {b}{note}\n"));
-        }
+    for s in scopes {
+        text.push_str(&crate::output::record(&serde_json::to_value(s)?));
     }
-    for p in &plugins {
+    out.print(&text)?;
+    Ok(())
+}
+
+/// The terminal's text: each scope with its gate and binary, the plugins, and
+/// what stops Claude Code from running the hooks.
+fn render_status(scopes: &[ScopeStatus], plugins: &[Plugin], blocked: &[Blocked]) -> String {
+    let mut text = String::new();
+    for s in scopes {
+        text.push_str(&scope_lines(s));
+    }
+    for p in plugins {
         text.push_str(&format!("{}\n", plugin_line(p)));
     }
-    for b in &blocked {
+    for b in blocked {
         text.push_str(&format!(
             "Claude Code will not run these hooks: {} is true in {}\n",
             b.setting, b.file
         ));
     }
-    out.print(&text)?;
-    Ok(ExitCode::SUCCESS)
+    text
+}
+
+/// One scope on a terminal: its state and file, then its gate and binary.
+fn scope_lines(s: &ScopeStatus) -> String {
+    let state = if s.installed {
+        "installed".to_string()
+    } else if s.events.is_empty() {
+        "not installed".to_string()
+    } else {
+        format!("partly installed ({})", s.events.join(", "))
+    };
+    let mut text = format!("{:<8} {state:<14} {}\n", s.scope, s.file);
+    if !s.events.is_empty() {
+        let gate = if s.events.iter().any(|e| e == GATE.0) {
+            "on (a Write|Edit that would lose memory is refused)"
+        } else {
+            "off (installed with --no-gate)"
+        };
+        text.push_str(&format!("         gate: {gate}\n"));
+    }
+    if let (Some(b), Some(exists)) = (&s.binary, s.binary_exists) {
+        let note = match (exists, b.contains('/')) {
+            (true, _) => "",
+            (false, true) => "  (missing: run `memctl hook install` again)",
+            (false, false) => "  (not on PATH: Claude Code started from here skips these hooks)",
+        };
+        text.push_str(&format!("         binary: {b}{note}\n"));
+    }
+    text
 }
 
 /// SPEC v3 §7.4: a scope whose hooks run `memctl` from `PATH` (the project form)
@@ -389,4 +431,88 @@ fn plugin_warnings(plugins: &[Plugin], scopes: &[ScopeStatus], ctx: &Context) ->
         }
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(text: &str) -> Map<String, Value> {
+        serde_json::from_str(text).expect("json")
+    }
+
+    fn scope(events: &[&str], binary: Option<(&str, bool)>) -> ScopeStatus {
+        let events: Vec<String> = events.iter().map(|e| e.to_string()).collect();
+        ScopeStatus {
+            scope: "user",
+            file: "/h/.claude/settings.json".to_string(),
+            installed: all_needed(&events),
+            events,
+            binary: binary.map(|(b, _)| b.to_string()),
+            binary_exists: binary.map(|(_, e)| e),
+        }
+    }
+
+    #[test]
+    fn only_settings_set_to_true_block_the_hooks() {
+        let json = settings(r#"{"disableAllHooks": true, "allowManagedHooksOnly": false}"#);
+        let keys = ["disableAllHooks", "allowManagedHooksOnly"];
+        let b = blocked_by(&keys, Some(&json), Path::new("/etc/policy.json"));
+        assert_eq!(b.len(), 1);
+        assert_eq!(
+            (b[0].setting, b[0].file.as_str()),
+            ("disableAllHooks", "/etc/policy.json")
+        );
+        assert!(blocked_by(&keys, None, Path::new("/x")).is_empty());
+    }
+
+    #[test]
+    fn our_events_skip_other_commands_and_name_the_binary() {
+        assert_eq!(our_events(None), (Vec::new(), None));
+        let json = settings(
+            r#"{"hooks": {
+                "Stop": [{"hooks": [{"type": "command", "command": "/opt/bin/memctl hook"}]}],
+                "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
+            }}"#,
+        );
+        let (events, binary) = our_events(Some(&json));
+        assert_eq!(events, ["Stop"]);
+        assert_eq!(binary.as_deref(), Some("/opt/bin/memctl"));
+    }
+
+    #[test]
+    fn every_event_but_the_gate_is_needed() {
+        let all: Vec<String> = EVENTS.iter().map(|(e, _)| e.to_string()).collect();
+        assert!(all_needed(&all));
+        let no_gate: Vec<String> = all.iter().filter(|e| *e != GATE.0).cloned().collect();
+        assert!(all_needed(&no_gate));
+        assert!(!all_needed(&all[..all.len() - 1]));
+        assert!(!all_needed(&[]));
+    }
+
+    #[test]
+    fn a_scope_shows_its_state_gate_and_binary() {
+        assert_eq!(
+            scope_lines(&scope(&[], None)),
+            "user     not installed  /h/.claude/settings.json\n"
+        );
+        let partly = scope_lines(&scope(&["Stop"], Some(("memctl", false))));
+        assert_eq!(
+            partly,
+            "user     partly installed (Stop) /h/.claude/settings.json\n         gate: off (installed with --no-gate)\n         binary: memctl  (not on PATH: Claude Code started from here skips these hooks)\n"
+        );
+        let all: Vec<&str> = EVENTS.iter().map(|(e, _)| *e).collect();
+        let text = render_status(
+            &[scope(&all, Some(("/opt/memctl", true)))],
+            &[],
+            &[Blocked {
+                setting: "disableAllHooks",
+                file: "/p.json".to_string(),
+            }],
+        );
+        assert_eq!(
+            text,
+            "user     installed      /h/.claude/settings.json\n         gate: on (a Write|Edit that would lose memory is refused)\n         binary: /opt/memctl\nClaude Code will not run these hooks: disableAllHooks is true in /p.json\n"
+        );
+    }
 }
