@@ -258,56 +258,18 @@ fn family_reason(a: &str, b: &str) -> &'static str {
     }
 }
 
+/// Rows that look like one repository: their indexes (sorted), what grouped them
+/// (`family`, `canonical_root` or `identity`), and the canonical root when that did.
+type Group = (Vec<usize>, &'static str, Option<String>);
+
+/// `split` (SPEC §9): two keys for one repository. Each row of a group is flagged
+/// with the others, under the most precise reason that applies to it.
 fn split(rows: &mut [Row], lives: &[Option<Live>]) {
-    // Only keyed dirs that exist: a worktree's key dir with transcripts alone is
-    // how Claude Code works, not a split.
-    let members: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows[i].key.is_some() && rows[i].memory_dir.is_dir())
-        .collect();
-    let mut groups: Vec<(Vec<usize>, &'static str, Option<String>)> = Vec::new();
-    let mut by = |f: &dyn Fn(usize) -> Option<String>, reason: &'static str, with_root: bool| {
-        let mut map: HashMap<String, Vec<usize>> = HashMap::new();
-        for &i in &members {
-            if let Some(k) = f(i) {
-                map.entry(k).or_default().push(i);
-            }
-        }
-        let mut found: Vec<_> = map
-            .into_iter()
-            .filter(|(_, v)| v.len() > 1 && v.iter().any(|&i| rows[i].memories > 0))
-            .map(|(k, mut v)| {
-                v.sort_unstable();
-                (v, reason, with_root.then_some(k))
-            })
-            .collect();
-        found.sort();
-        groups.extend(found);
-    };
-    // The key family first: its reason is the more precise (two hashes of one
-    // path also share their canonical root).
-    by(&|i| rows[i].key.as_deref().map(key_family), "family", false);
-    by(
-        &|i| {
-            lives[i]
-                .as_ref()
-                .map(|l| l.canonical_root.clone())
-                .filter(|r| !r.is_empty())
-        },
-        "canonical_root",
-        true,
-    );
-    by(&|i| rows[i].identity.clone(), "identity", false);
+    let groups = split_groups(rows, lives);
     // Keys of one family are one path only when their project paths can be: two
     // existing directories with different real paths (`~/Src/App` and `~/src/app`
     // on a case-sensitive filesystem, `a_b` and `a-b`) are two projects.
-    let real_of = |i: usize| {
-        rows[i]
-            .project_path
-            .as_ref()
-            .filter(|_| rows[i].project_exists)
-            .and_then(|p| std::fs::canonicalize(p).ok())
-    };
-    let reals: Vec<Option<PathBuf>> = (0..rows.len()).map(real_of).collect();
+    let reals: Vec<Option<PathBuf>> = rows.iter().map(real_project_path).collect();
     let distinct = |i: usize, j: usize| matches!((&reals[i], &reals[j]), (Some(a), Some(b)) if a != b);
     for (group, reason, root) in groups {
         for &i in &group {
@@ -319,67 +281,154 @@ fn split(rows: &mut [Row], lives: &[Option<Live>]) {
             if others.is_empty() {
                 continue;
             }
-            let key = rows[i].key.clone().unwrap_or_default();
-            let reason = match reason {
-                "family" => family_reason(&key, rows[others[0]].key.as_deref().unwrap_or("")),
-                "canonical_root"
-                    if group
-                        .iter()
-                        .any(|&j| rows[j].project_path.as_ref().map(|p| p.to_string_lossy().into_owned()) != root) =>
-                {
-                    "worktree"
-                }
-                r => r,
-            };
-            let variant = (reason == "hash")
-                .then(|| {
-                    let p = rows[i].project_path.as_ref()?;
-                    let k = sanitize::sanitize(&p.to_string_lossy());
-                    if k.key == key {
-                        Some("djb2")
-                    } else if k.wyhash == key {
-                        Some("wyhash")
-                    } else {
-                        None
-                    }
-                })
-                .flatten();
+            let reason = row_reason(rows, i, &others, &group, reason, root.as_deref());
             let related: Vec<String> = others.iter().map(|&j| rows[j].name()).collect();
-            if let Some(f) = rows[i].flags.iter_mut().find(|f| f.flag == Flag::Split) {
-                for r in related {
-                    if !f.related.contains(&r) {
-                        f.related.push(r);
-                    }
-                }
-                continue;
-            }
-            let why = match (reason, variant) {
-                ("worktree", _) => "a worktree keyed on its own".to_string(),
-                ("canonical_root", _) => "the same git root".to_string(),
-                ("hash", Some("djb2")) => {
-                    "the djb2 key of a long path, the one Claude Code 2.1.332 reads".to_string()
-                }
-                ("hash", Some(_)) => {
-                    "the Wyhash key an older native Claude Code build gave a long path; Claude Code 2.1.332 reads the djb2 key".to_string()
-                }
-                ("hash", None) => "the two hash variants of a long path".to_string(),
-                ("case", _) => "a case variant of the path".to_string(),
-                ("underscore", _) => "the path with `_` kept (Windows)".to_string(),
-                _ => "the same identity: one remote or root commit".to_string(),
-            };
-            let detail = format!("one repository under two keys ({why}); also: {}", related.join(", "));
-            push(
-                &mut rows[i],
-                Flag::Split,
-                detail,
-                related,
-                Evidence::Split {
-                    reason,
-                    canonical_root: root.clone(),
-                    variant,
-                },
-            );
+            add_split(&mut rows[i], reason, root.clone(), related);
         }
+    }
+}
+
+/// The groups of keyed dirs that exist, at least one with memories: by key family
+/// first (its reason is the more precise: two hashes of one path also share their
+/// canonical root), then by canonical git root, then by identity. Only keyed dirs
+/// that exist: a worktree's key dir with transcripts alone is how Claude Code
+/// works, not a split.
+fn split_groups(rows: &[Row], lives: &[Option<Live>]) -> Vec<Group> {
+    let members: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].key.is_some() && rows[i].memory_dir.is_dir())
+        .collect();
+    let mut groups = group_by(
+        rows,
+        &members,
+        |i| rows[i].key.as_deref().map(key_family),
+        "family",
+        false,
+    );
+    let root_of = |i: usize| {
+        lives[i]
+            .as_ref()
+            .map(|l| l.canonical_root.clone())
+            .filter(|r| !r.is_empty())
+    };
+    groups.extend(group_by(rows, &members, root_of, "canonical_root", true));
+    groups.extend(group_by(
+        rows,
+        &members,
+        |i| rows[i].identity.clone(),
+        "identity",
+        false,
+    ));
+    groups
+}
+
+/// The groups of `members` that share `key_of`, of two rows or more with memories
+/// in one at least, sorted; `with_root` keeps the shared value as the root.
+fn group_by(
+    rows: &[Row],
+    members: &[usize],
+    key_of: impl Fn(usize) -> Option<String>,
+    reason: &'static str,
+    with_root: bool,
+) -> Vec<Group> {
+    let mut map: HashMap<String, Vec<usize>> = HashMap::new();
+    for &i in members {
+        if let Some(k) = key_of(i) {
+            map.entry(k).or_default().push(i);
+        }
+    }
+    let mut found: Vec<Group> = map
+        .into_iter()
+        .filter(|(_, v)| v.len() > 1 && v.iter().any(|&i| rows[i].memories > 0))
+        .map(|(k, mut v)| {
+            v.sort_unstable();
+            (v, reason, with_root.then_some(k))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The real path of a row's project path when it exists.
+fn real_project_path(row: &Row) -> Option<PathBuf> {
+    row.project_path
+        .as_ref()
+        .filter(|_| row.project_exists)
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// The reason row `i` is split from `others` in `group`: a key family's precise
+/// reason (`hash`, `case`, `underscore`), `worktree` for a canonical root that
+/// is not every member's project path, else the group's.
+fn row_reason(
+    rows: &[Row],
+    i: usize,
+    others: &[usize],
+    group: &[usize],
+    reason: &'static str,
+    root: Option<&str>,
+) -> &'static str {
+    let path_of = |j: usize| rows[j].project_path.as_ref().map(|p| p.to_string_lossy().into_owned());
+    match reason {
+        "family" => family_reason(
+            rows[i].key.as_deref().unwrap_or(""),
+            rows[others[0]].key.as_deref().unwrap_or(""),
+        ),
+        "canonical_root" if group.iter().any(|&j| path_of(j).as_deref() != root) => "worktree",
+        r => r,
+    }
+}
+
+/// Flag `row` as split from `related`, or add them to its split flag.
+fn add_split(row: &mut Row, reason: &'static str, root: Option<String>, related: Vec<String>) {
+    if let Some(f) = row.flags.iter_mut().find(|f| f.flag == Flag::Split) {
+        for r in related {
+            if !f.related.contains(&r) {
+                f.related.push(r);
+            }
+        }
+        return;
+    }
+    let variant = if reason == "hash" { hash_variant(row) } else { None };
+    let detail = format!(
+        "one repository under two keys ({}); also: {}",
+        split_why(reason, variant),
+        related.join(", ")
+    );
+    let evidence = Evidence::Split {
+        reason,
+        canonical_root: root,
+        variant,
+    };
+    push(row, Flag::Split, detail, related, evidence);
+}
+
+/// Which hash of its long project path a row's key is (`djb2`, `wyhash`), when
+/// the path tells.
+fn hash_variant(row: &Row) -> Option<&'static str> {
+    let key = row.key.as_deref().unwrap_or("");
+    let k = sanitize::sanitize(&row.project_path.as_ref()?.to_string_lossy());
+    if k.key == key {
+        Some("djb2")
+    } else if k.wyhash == key {
+        Some("wyhash")
+    } else {
+        None
+    }
+}
+
+/// The words of a split's detail for its reason (and hash variant).
+fn split_why(reason: &str, variant: Option<&str>) -> &'static str {
+    match (reason, variant) {
+        ("worktree", _) => "a worktree keyed on its own",
+        ("canonical_root", _) => "the same git root",
+        ("hash", Some("djb2")) => "the djb2 key of a long path, the one Claude Code 2.1.332 reads",
+        ("hash", Some(_)) => {
+            "the Wyhash key an older native Claude Code build gave a long path; Claude Code 2.1.332 reads the djb2 key"
+        }
+        ("hash", None) => "the two hash variants of a long path",
+        ("case", _) => "a case variant of the path",
+        ("underscore", _) => "the path with `_` kept (Windows)",
+        _ => "the same identity: one remote or root commit",
     }
 }
 
@@ -486,5 +535,75 @@ mod tests {
         ] {
             assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
         }
+    }
+
+    fn row(key: &str, memories: usize, path: Option<&str>) -> Row {
+        let mut r = Row::for_test(Some(key), &format!("/c/projects/{key}/memory"), memories);
+        r.project_path = path.map(PathBuf::from);
+        r
+    }
+
+    #[test]
+    fn rows_group_by_a_shared_value_when_one_has_memories() {
+        let rows = [
+            row("-a", 0, None),
+            row("-A", 2, None),
+            row("-b", 0, None),
+            row("-B", 0, None),
+        ];
+        let groups = group_by(
+            &rows,
+            &[0, 1, 2, 3],
+            |i| rows[i].key.as_deref().map(key_family),
+            "family",
+            false,
+        );
+        assert_eq!(groups, [(vec![0, 1], "family", None)]);
+        let groups = group_by(&rows, &[1, 0], |_| Some("/src/app".to_string()), "canonical_root", true);
+        assert_eq!(groups, [(vec![0, 1], "canonical_root", Some("/src/app".to_string()))]);
+    }
+
+    #[test]
+    fn a_row_is_split_for_the_most_precise_reason() {
+        let rows = [
+            row("-src-app", 1, Some("/src/app")),
+            row("-src-App", 1, Some("/src/App")),
+            row("-src-app-wt", 1, Some("/src/app-wt")),
+        ];
+        assert_eq!(row_reason(&rows, 0, &[1], &[0, 1], "family", None), "case");
+        let root = Some("/src/app");
+        assert_eq!(row_reason(&rows, 0, &[2], &[0, 2], "canonical_root", root), "worktree");
+        assert_eq!(
+            row_reason(&rows, 0, &[2], &[0], "canonical_root", root),
+            "canonical_root"
+        );
+        assert_eq!(row_reason(&rows, 0, &[2], &[0, 2], "identity", None), "identity");
+    }
+
+    #[test]
+    fn a_long_key_names_its_hash_variant() {
+        let long = format!("/{}", "b".repeat(210));
+        let k = sanitize::sanitize(&long);
+        assert_eq!(hash_variant(&row(&k.key, 1, Some(&long))), Some("djb2"));
+        assert_eq!(hash_variant(&row(&k.wyhash, 1, Some(&long))), Some("wyhash"));
+        assert_eq!(hash_variant(&row(&k.wyhash, 1, None)), None);
+        assert!(split_why("hash", Some("wyhash")).starts_with("the Wyhash key"));
+        assert_eq!(
+            split_why("identity", None),
+            "the same identity: one remote or root commit"
+        );
+    }
+
+    #[test]
+    fn a_second_split_adds_to_the_first_flag() {
+        let mut r = row("-a", 1, None);
+        add_split(&mut r, "case", None, vec!["-A".to_string()]);
+        add_split(&mut r, "identity", None, vec!["-A".to_string(), "-x".to_string()]);
+        assert_eq!(r.flags.len(), 1);
+        assert_eq!(r.flags[0].related, ["-A", "-x"]);
+        assert_eq!(
+            r.flags[0].detail,
+            "one repository under two keys (a case variant of the path); also: -A"
+        );
     }
 }
