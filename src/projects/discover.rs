@@ -406,17 +406,7 @@ fn measure(
     let memories = lint.scan.memories.len();
     let size_bytes = lint.scan.memories.iter().map(|m| m.size).sum();
     let index_path = memdir.index_path();
-    let index = match crate::index::read_index(&index_path) {
-        Ok(bytes) => {
-            let l = crate::index::load::load(&String::from_utf8_lossy(&bytes));
-            IndexStats {
-                lines: l.line_count,
-                units: l.unit_count,
-                truncated: l.truncated(),
-            }
-        }
-        Err(_) => IndexStats::default(),
-    };
+    let index = index_stats(&index_path);
     let index_ms = std::fs::metadata(&index_path).ok().map(|m| mtime_ms(&m));
     let last_change_ms = lint
         .scan
@@ -427,30 +417,8 @@ fn measure(
         .reduce(f64::max);
     let lock = crate::lock::inspect(&dir, now_ms);
     let last_ms = lock.mtime_ms.filter(|_| lock.exists);
-    let sessions_since = sessions.map(|list| {
-        list.iter()
-            .filter(|s| s.id.is_some() && s.mtime_ms.is_some_and(|m| m as f64 > last_ms.unwrap_or(0.0)))
-            .count()
-    });
-    let (project_path, source, project_exists) = match c.project {
-        Some((p, s)) => {
-            let exists = p.is_dir();
-            (Some(p), s, exists)
-        }
-        None => match &c.key {
-            Some(k) => {
-                let (p, exists) = transcript::guess(k);
-                (Some(p), PathSource::Guess, exists)
-            }
-            None => (None, PathSource::Guess, false),
-        },
-    };
-    let mut distinct = Vec::new();
-    for cwd in cwds {
-        if !distinct.contains(&cwd) {
-            distinct.push(cwd);
-        }
-    }
+    let sessions_since = sessions.map(|list| sessions_after(list, last_ms));
+    let (project_path, source, project_exists) = project_of(c.project, c.key.as_deref());
     Row {
         key: c.key,
         memory_dir: dir,
@@ -467,9 +435,60 @@ fn measure(
         flags: Vec::new(),
         project_exists,
         transcripts_dir: c.transcripts,
-        cwds: distinct,
+        cwds: distinct(cwds),
         last_change_ms,
     }
+}
+
+/// The index's lines and units against Claude Code's caps (zero when unreadable).
+fn index_stats(path: &Path) -> IndexStats {
+    match crate::index::read_index(path) {
+        Ok(bytes) => {
+            let l = crate::index::load::load(&String::from_utf8_lossy(&bytes));
+            IndexStats {
+                lines: l.line_count,
+                units: l.unit_count,
+                truncated: l.truncated(),
+            }
+        }
+        Err(_) => IndexStats::default(),
+    }
+}
+
+/// Sessions (with an id) touched after the last consolidation (`last_ms`).
+fn sessions_after(list: &[crate::sessions::Session], last_ms: Option<f64>) -> usize {
+    list.iter()
+        .filter(|s| s.id.is_some() && s.mtime_ms.is_some_and(|m| m as f64 > last_ms.unwrap_or(0.0)))
+        .count()
+}
+
+/// A row's project path, where it came from and whether it exists: the one
+/// found, else a guess from the key.
+fn project_of(project: Option<(PathBuf, PathSource)>, key: Option<&str>) -> (Option<PathBuf>, PathSource, bool) {
+    match project {
+        Some((p, s)) => {
+            let exists = p.is_dir();
+            (Some(p), s, exists)
+        }
+        None => match key {
+            Some(k) => {
+                let (p, exists) = transcript::guess(k);
+                (Some(p), PathSource::Guess, exists)
+            }
+            None => (None, PathSource::Guess, false),
+        },
+    }
+}
+
+/// The `cwd`s without repeats, in their first order.
+fn distinct(cwds: Vec<String>) -> Vec<String> {
+    let mut distinct = Vec::new();
+    for cwd in cwds {
+        if !distinct.contains(&cwd) {
+            distinct.push(cwd);
+        }
+    }
+    distinct
 }
 
 fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
@@ -500,5 +519,16 @@ mod tests {
         keep_and_sort(&mut all, true);
         assert_eq!(all.len(), 4);
         assert_eq!(all[3].memory_dir, PathBuf::from("/m/empty"));
+    }
+
+    #[test]
+    fn cwds_keep_their_first_order_without_repeats() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(distinct(v(&["/b", "/a", "/b", "/c", "/a"])), v(&["/b", "/a", "/c"]));
+    }
+
+    #[test]
+    fn a_dir_outside_the_keys_has_no_project_path() {
+        assert_eq!(project_of(None, None), (None, PathSource::Guess, false));
     }
 }
