@@ -144,6 +144,17 @@ pub struct ProjectReport {
     pub sent: Vec<String>,
 }
 
+impl ProjectReport {
+    /// An empty report for a target.
+    fn of(t: &Target) -> ProjectReport {
+        ProjectReport {
+            identity: t.identity.clone(),
+            memory_dir: Some(crate::paths::with_sep(&t.dir)),
+            ..Default::default()
+        }
+    }
+}
+
 /// The `sync --json` document.
 #[derive(Serialize)]
 pub struct Report {

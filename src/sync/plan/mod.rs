@@ -79,13 +79,7 @@ pub(super) fn plan_project(
 ) -> Result<Plan, Error> {
     let base_commit = if fresh_base { None } else { r.ref_id(&t.synced_ref()) };
     let remote_tip = r.ref_id(REMOTE_BRANCH);
-    let rewound = base_commit.is_some_and(|b| !remote_tip.is_some_and(|tip| r.descends(tip, b)));
-    if opts.mode == Mode::Merge
-        && rewound
-        && let Some(b) = base_commit
-    {
-        return Err(rewound_refusal(t, remote_tip, b));
-    }
+    let rewound = refuse_rewound(r, t, opts.mode, base_commit, remote_tip)?;
     let (base, base_reserved) = read_base(r, t, base_commit)?;
     let refused = || remote_tree.is_some_and(|tree| remote_refused(r, tree, &base_reserved));
     let mode = effective_mode(opts.mode, rewound, refused);
@@ -95,10 +89,8 @@ pub(super) fn plan_project(
     let (sides, skipped) = read_sides(r, t, (mode, remote_tree), write_blobs, base, &base_reserved)?;
     warn_skipped(t, &skipped, warnings);
     let mut report = ProjectReport {
-        identity: t.identity.clone(),
-        memory_dir: Some(crate::paths::with_sep(&t.dir)),
         skipped,
-        ..Default::default()
+        ..ProjectReport::of(t)
     };
     let received = remote_tip.is_some() && (base_commit.is_some() || mode == Mode::AcceptRemote);
     let approved = refuse_mass_deletions(t, &sides, received, opts.allow_mass_delete)?;
@@ -117,6 +109,25 @@ pub(super) fn plan_project(
         report,
         mass_delete_approved: approved,
     })
+}
+
+/// Whether the remote was rewound: its branch does not descend from the commit
+/// this machine last synced (`base_commit`). Refused in the ordinary merge.
+fn refuse_rewound(
+    r: &SyncRepo,
+    t: &Target,
+    mode: Mode,
+    base_commit: Option<ObjectId>,
+    remote_tip: Option<ObjectId>,
+) -> Result<bool, Error> {
+    let rewound = base_commit.is_some_and(|b| !remote_tip.is_some_and(|tip| r.descends(tip, b)));
+    if mode == Mode::Merge
+        && rewound
+        && let Some(b) = base_commit
+    {
+        return Err(rewound_refusal(t, remote_tip, b));
+    }
+    Ok(rewound)
 }
 
 /// A remote that does not descend from the commit this machine last synced
