@@ -15,6 +15,9 @@ use super::repo::{Files, REMOTE_BRANCH, SyncRepo};
 use super::{Mode, Options, ProjectReport, Target};
 use crate::error::{Error, Kind};
 
+/// The bytes of this machine's files, by path below the memory dir.
+type Bytes = HashMap<String, Vec<u8>>;
+
 /// One file to change in the memory dir.
 #[derive(Debug)]
 pub(super) enum Act {
@@ -44,7 +47,7 @@ pub(super) struct NewIndex {
 pub(super) struct Plan {
     pub target: Target,
     pub local: Files,
-    pub local_bytes: HashMap<String, Vec<u8>>,
+    pub local_bytes: Bytes,
     pub remote: Files,
     pub acts: Vec<Act>,
     /// The index, when the merge changes it.
@@ -60,7 +63,7 @@ struct Sides {
     /// The last synced state (for `--accept-remote`: the local files).
     base: Files,
     local: Files,
-    local_bytes: HashMap<String, Vec<u8>>,
+    local_bytes: Bytes,
     /// What the remote holds (for `--push-local`: the base).
     remote: Files,
     /// What the merge takes as the remote's side (for `--push-local`: the local files).
@@ -245,7 +248,7 @@ fn read_local_side(
     t: &Target,
     write_blobs: bool,
     base: &Files,
-) -> Result<(Files, HashMap<String, Vec<u8>>, Vec<String>), Error> {
+) -> Result<(Files, Bytes, Vec<String>), Error> {
     let mut skipped = Vec::new();
     let (mut local, mut local_bytes) = read_local(r, &t.dir, write_blobs, &mut skipped)?;
     t.only_mine(&mut local);
