@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use gix::ObjectId;
 
+use crate::bundle::{MAX_DEPTH, MAX_FILE_BYTES, MAX_PATHS};
 use crate::error::{Error, Kind};
 use crate::history::TreeNode;
 
@@ -176,12 +177,13 @@ impl SyncRepo {
     /// one, the walk stops and the tree is refused. Memory files travel (`.md` blobs
     /// with safe names); dot paths are set aside in [`Walked::reserved`].
     pub fn walk(&self, tree: ObjectId) -> Result<Walked, Error> {
-        use crate::bundle::{MAX_DEPTH, MAX_FILE_BYTES, MAX_PATHS};
-        let err = |e: &dyn std::fmt::Display| io("cannot read the sync repository", &self.path, e);
-        let mut blobs: Vec<(String, ObjectId)> = Vec::new();
-        let mut reserved = BTreeMap::new();
-        let mut mtimes = BTreeMap::new();
-        let mut paths = 0usize;
+        let mut w = Walk {
+            r: self,
+            paths: 0,
+            blobs: Vec::new(),
+            reserved: BTreeMap::new(),
+            mtimes: BTreeMap::new(),
+        };
         let mut stack = vec![(tree, String::new(), 0usize)];
         while let Some((id, prefix, depth)) = stack.pop() {
             if depth > MAX_DEPTH {
@@ -189,87 +191,21 @@ impl SyncRepo {
                     "its dirs nest more than {MAX_DEPTH} deep ({prefix}/…)"
                 )));
             }
-            let t = self.repo.find_tree(id).map_err(|e| err(&e))?;
+            let t = self.repo.find_tree(id).map_err(|e| self.read_err(&e))?;
             // Entry by entry: one huge tree object stops at the limit too.
             for e in t.iter() {
-                let e = e.map_err(|e| err(&e))?.inner;
-                paths += 1;
-                if paths > MAX_PATHS {
-                    return Err(over_limit(format!(
-                        "it holds more than {MAX_PATHS} paths (files and dirs)"
-                    )));
-                }
-                let Ok(name) = std::str::from_utf8(e.filename) else {
-                    continue;
-                };
-                let rel = if prefix.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{prefix}/{name}")
-                };
-                let oid = e.oid.to_owned();
-                let memoryish = e.mode.is_tree() || (e.mode.is_blob() && name.ends_with(".md"));
-                if prefix.is_empty() && name == ".memctl" && e.mode.is_tree() {
-                    let t = self.repo.find_tree(oid).map_err(|e| err(&e))?;
-                    for m in t.iter() {
-                        let m = m.map_err(|e| err(&e))?.inner;
-                        paths += 1;
-                        if paths > MAX_PATHS {
-                            return Err(over_limit(format!(
-                                "it holds more than {MAX_PATHS} paths (files and dirs)"
-                            )));
-                        }
-                        let Ok(mname) = std::str::from_utf8(m.filename) else {
-                            continue;
-                        };
-                        if mname == "mtimes" && m.mode.is_blob() {
-                            let size = self.size_of(m.oid.to_owned())?;
-                            if size > MAX_FILE_BYTES {
-                                return Err(over_limit(format!(
-                                    ".memctl/mtimes is {size} bytes, over the limit of {} MiB per file",
-                                    MAX_FILE_BYTES >> 20
-                                )));
-                            }
-                            mtimes = crate::history::parse_mtimes(&self.blob(m.oid.to_owned())?);
-                        } else if m.mode.is_tree() || mname.ends_with(".md") {
-                            reserved.insert(format!(".memctl/{mname}"), m.oid.to_owned());
-                        }
-                    }
-                    continue;
-                }
-                if name.starts_with('.') {
-                    if memoryish {
-                        reserved.insert(rel, oid);
-                    }
-                    continue;
-                }
-                if e.mode.is_tree() {
-                    stack.push((oid, rel, depth + 1));
-                } else if e.mode.is_blob() && crate::bundle::safe_path(&rel) && name.ends_with(".md") {
-                    let size = self.size_of(oid)?;
-                    if size > MAX_FILE_BYTES {
-                        return Err(over_limit(format!(
-                            "{rel} is {size} bytes, over the limit of {} MiB per file",
-                            MAX_FILE_BYTES >> 20
-                        )));
-                    }
-                    blobs.push((rel, oid));
+                let e = e.map_err(|e| self.read_err(&e))?.inner;
+                w.count()?;
+                if let Some((rel, dir)) = w.entry(e, &prefix)? {
+                    stack.push((dir, rel, depth + 1));
                 }
             }
         }
-        let files = blobs
-            .into_iter()
-            .map(|(rel, oid)| {
-                let listed = mtimes.get(rel.as_bytes()).copied();
-                let b = Blob {
-                    oid,
-                    mtime_ns: listed.unwrap_or(0),
-                    listed: listed.is_some(),
-                };
-                (rel, b)
-            })
-            .collect();
-        Ok(Walked { files, reserved })
+        Ok(w.done())
+    }
+
+    fn read_err(&self, e: &dyn std::fmt::Display) -> Error {
+        io("cannot read the sync repository", &self.path, e)
     }
 
     /// An object's size from its header (nothing of its data is read).
@@ -444,6 +380,110 @@ impl SyncRepo {
     pub fn hash(&self, bytes: &[u8]) -> ObjectId {
         gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes)
             .unwrap_or_else(|_| ObjectId::null(self.repo.object_hash()))
+    }
+}
+
+/// A walk of one project's tree under way ([`SyncRepo::walk`]): the paths counted
+/// so far, and what it found.
+struct Walk<'r> {
+    r: &'r SyncRepo,
+    paths: usize,
+    blobs: Vec<(String, ObjectId)>,
+    reserved: BTreeMap<String, ObjectId>,
+    mtimes: BTreeMap<Vec<u8>, i128>,
+}
+
+impl Walk<'_> {
+    /// Count one more path (file or dir): past [`MAX_PATHS`] the tree is refused.
+    fn count(&mut self) -> Result<(), Error> {
+        self.paths += 1;
+        if self.paths > MAX_PATHS {
+            return Err(over_limit(format!(
+                "it holds more than {MAX_PATHS} paths (files and dirs)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// One entry of a dir at `prefix`: a memory file is kept, `.memctl/` read, a
+    /// dot path set aside; a dir to walk is returned (its path and tree).
+    fn entry(&mut self, e: gix::objs::tree::EntryRef<'_>, prefix: &str) -> Result<Option<(String, ObjectId)>, Error> {
+        let Ok(name) = std::str::from_utf8(e.filename) else {
+            return Ok(None);
+        };
+        let rel = if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let oid = e.oid.to_owned();
+        if prefix.is_empty() && name == ".memctl" && e.mode.is_tree() {
+            self.memctl_dir(oid)?;
+        } else if name.starts_with('.') {
+            let memoryish = e.mode.is_tree() || (e.mode.is_blob() && name.ends_with(".md"));
+            if memoryish {
+                self.reserved.insert(rel, oid);
+            }
+        } else if e.mode.is_tree() {
+            return Ok(Some((rel, oid)));
+        } else if e.mode.is_blob() && crate::bundle::safe_path(&rel) && name.ends_with(".md") {
+            self.check_size(oid, &rel)?;
+            self.blobs.push((rel, oid));
+        }
+        Ok(None)
+    }
+
+    /// The project's `.memctl/` dir: its `mtimes` read, memory-like entries set aside.
+    fn memctl_dir(&mut self, tree: ObjectId) -> Result<(), Error> {
+        let t = self.r.repo.find_tree(tree).map_err(|e| self.r.read_err(&e))?;
+        for m in t.iter() {
+            let m = m.map_err(|e| self.r.read_err(&e))?.inner;
+            self.count()?;
+            let Ok(mname) = std::str::from_utf8(m.filename) else {
+                continue;
+            };
+            if mname == "mtimes" && m.mode.is_blob() {
+                self.check_size(m.oid.to_owned(), ".memctl/mtimes")?;
+                self.mtimes = crate::history::parse_mtimes(&self.r.blob(m.oid.to_owned())?);
+            } else if m.mode.is_tree() || mname.ends_with(".md") {
+                self.reserved.insert(format!(".memctl/{mname}"), m.oid.to_owned());
+            }
+        }
+        Ok(())
+    }
+
+    /// A file past [`MAX_FILE_BYTES`] (read from the object header) is refused.
+    fn check_size(&self, oid: ObjectId, rel: &str) -> Result<(), Error> {
+        let size = self.r.size_of(oid)?;
+        if size > MAX_FILE_BYTES {
+            return Err(over_limit(format!(
+                "{rel} is {size} bytes, over the limit of {} MiB per file",
+                MAX_FILE_BYTES >> 20
+            )));
+        }
+        Ok(())
+    }
+
+    /// The files found, each with its mtime when `.memctl/mtimes` lists it.
+    fn done(self) -> Walked {
+        let mtimes = self.mtimes;
+        let files = self
+            .blobs
+            .into_iter()
+            .map(|(rel, oid)| {
+                let listed = mtimes.get(rel.as_bytes()).copied();
+                let b = Blob {
+                    oid,
+                    mtime_ns: listed.unwrap_or(0),
+                    listed: listed.is_some(),
+                };
+                (rel, b)
+            })
+            .collect();
+        Walked {
+            files,
+            reserved: self.reserved,
+        }
     }
 }
 
