@@ -68,8 +68,8 @@ pub fn run(args: &HistoryArgs, ctx: &Context, out: &mut Output) -> Result<ExitCo
         snapshots: Vec::new(),
         more: 0,
     };
-    listing.from_store(&store, &log, &states, &wanted);
-    listing.from_asides(&asides, &wanted);
+    listing.add_store(&store, &log, &states, &wanted);
+    listing.add_asides(&asides, &wanted);
     if listing.more > 0 {
         out.note(more_note(listing.more, args.limit));
     }
@@ -143,7 +143,7 @@ impl Listing {
     }
 
     /// This store's snapshots, newest first, each with its changes from its parent.
-    fn from_store(&mut self, store: &Store, log: &[Snap], states: &[State], wanted: &dyn Fn(&history::Change) -> bool) {
+    fn add_store(&mut self, store: &Store, log: &[Snap], states: &[State], wanted: &dyn Fn(&history::Change) -> bool) {
         let empty = State::default();
         for (i, snap) in log.iter().enumerate() {
             if !self.whole && self.snapshots.len() == self.limit {
@@ -165,7 +165,7 @@ impl Listing {
     }
 
     /// The snapshots of the stores set aside, each marked with its store.
-    fn from_asides(&mut self, asides: &[history::aside::Aside], wanted: &dyn Fn(&history::Change) -> bool) {
+    fn add_asides(&mut self, asides: &[history::aside::Aside], wanted: &dyn Fn(&history::Change) -> bool) {
         for a in asides {
             for (snap, state) in &a.snaps {
                 // A snapshot whose parent cannot be read shows no changes (they are unknown).
