@@ -167,7 +167,8 @@ impl Store {
         &mut self,
         now: DateTime<Utc>,
     ) -> Result<(Option<ObjectId>, State, crate::fx::HashMap<Vec<u8>, cache::CacheEntry>), Error> {
-        let mut head = self.head_id();
+        let opened = self.head_id();
+        let mut head = opened;
         let (cache, cached_state) = read_cache_full(&self.path, head);
         let prev = match (head, self.head.take(), cached_state) {
             (Some(h), Some((id, st)), _) if id == h => st,
@@ -188,11 +189,8 @@ impl Store {
             },
             (None, _, _) => State::default(),
         };
-        let cache = if head == self.head_id() {
-            cache
-        } else {
-            Default::default()
-        };
+        // A store started over holds none of the blobs the cache names.
+        let cache = if head == opened { cache } else { Default::default() };
         Ok((head, prev, cache))
     }
 
@@ -442,6 +440,64 @@ mod tests {
             Trigger::External
         );
         assert_eq!(trigger(true, &req(None, false), &none, &none), Trigger::External);
+    }
+
+    /// A store whose newest snapshot cannot be read is set aside when the hook's
+    /// snapshot needs that state; the stat cache read for it belongs to the old
+    /// store: the new baseline must hash every file again and hold every blob it
+    /// names, not reuse blob ids the new store lacks.
+    #[test]
+    fn a_store_started_over_holds_every_blob_of_its_baseline() {
+        use std::time::{Duration, SystemTime};
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(&mem).unwrap();
+        fs::write(mem.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+        fs::write(mem.join("a.md"), "a\n").unwrap();
+        let settings = crate::history::Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let first = s.snapshot(&mem, &req(None, false)).unwrap().unwrap();
+        // The newest snapshot's mtimes blob goes missing: its state cannot be read.
+        let mtimes = {
+            let tree = s.repo.find_commit(first.id).unwrap().tree().unwrap();
+            let meta = tree.find_entry(".memctl").unwrap().oid().to_owned();
+            let meta = s.repo.find_tree(meta).unwrap();
+            meta.find_entry("mtimes").unwrap().oid().to_hex().to_string()
+        };
+        fs::remove_file(s.path().join("objects").join(&mtimes[..2]).join(&mtimes[2..])).unwrap();
+        // A cache for it without its `complete` line, its entries not racy.
+        let cache = s.path().join("memctl-cache");
+        let text = fs::read_to_string(&cache).unwrap();
+        let partial: String = text
+            .lines()
+            .filter(|l| !l.starts_with("complete"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(&cache, partial).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&cache)
+            .unwrap()
+            .set_modified(SystemTime::now() + Duration::from_secs(5))
+            .unwrap();
+        drop(s);
+        let mut s = Store::open_for_snapshot(&settings, &mem, None, now, 200)
+            .unwrap()
+            .unwrap();
+        let rec = s.snapshot(&mem, &req(None, false)).unwrap().unwrap();
+        assert_eq!(rec.trigger, Trigger::Baseline);
+        assert!(s.warnings.iter().any(|w| w.contains("is corrupt")), "{:?}", s.warnings);
+        let state = read::load_state(&s.repo, rec.id).unwrap();
+        assert_eq!(state.files.len(), 2);
+        for f in state.files.values() {
+            assert!(
+                read::blob(&s.repo, f.oid).is_ok(),
+                "every blob of the baseline is stored"
+            );
+        }
     }
 
     #[test]
