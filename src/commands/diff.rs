@@ -45,16 +45,7 @@ pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     let res = ctx.resolve_existing()?;
     let memdir = &res.memdir;
     if args.dream {
-        // A dream that just ran is not in the history until something records it:
-        // record it first, as `undo --dream` does (issue 34 point 7). Without that
-        // snapshot the run shown may be an older one: said, not fatal for a report.
-        let project = ctx.recording("diff", &res).project;
-        match crate::ops::undo::record_outside(memdir.main(), &ctx.history, project.as_deref(), ctx.now, "diff") {
-            Ok(warnings) => warnings.into_iter().for_each(|w| out.warn(w)),
-            Err(e) => out.warn(format!(
-                "cannot record the changes made since the last snapshot ({e}): the dream run shown may not be the newest"
-            )),
-        }
+        record_dream(ctx, &res, out);
     }
     let mut store = Store::open_existing(&ctx.history, memdir.main(), ctx.now)?;
     let log = store.log()?;
@@ -64,26 +55,7 @@ pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
     for w in std::mem::take(&mut store.warnings) {
         out.warn(w);
     }
-    let prefix = history::scope_prefix(memdir);
-    let prefix = prefix.as_bytes();
-    let target = match &args.reference {
-        Some(r) => {
-            let states = store.states(&log, log.len())?;
-            let mut all = vec![from.state.clone(), to.state.clone()];
-            all.extend(states);
-            Some(history::resolve_ref(memdir, r, &all, &mut |id| {
-                store.blob(id).ok().and_then(|b| history::frontmatter_name(&b))
-            })?)
-        }
-        None => None,
-    };
-    let changes: Vec<Change> = history::changes(&from.state, &to.state)
-        .into_iter()
-        .filter(|c| match &target {
-            Some(t) => &c.rel == t,
-            None => c.rel.starts_with(prefix),
-        })
-        .collect();
+    let changes = wanted_changes(memdir, args.reference.as_deref(), &store, &log, &from, &to)?;
     let text_of = |f: &Option<history::FileState>, rel: &[u8]| -> String {
         let bytes = match f {
             None => Vec::new(),
@@ -96,42 +68,92 @@ pub fn run(args: &DiffArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         };
         String::from_utf8_lossy(&bytes).into_owned()
     };
-    let files: Vec<FileDoc> = changes
-        .iter()
-        .map(|c| {
-            let label = c.file();
-            let (diff, lines) = if c.kind == ChangeKind::Touched {
-                (None, (0, 0))
-            } else {
-                let (a, b) = (text_of(&c.before, &c.rel), text_of(&c.after, &c.rel));
-                let lines = crate::diff::line_counts(&a, &b);
-                ((!args.stat).then(|| crate::diff::unified(&label, &a, &b)), lines)
-            };
-            FileDoc {
-                file: label,
-                change: c.kind,
-                diff,
-                lines,
-            }
-        })
-        .collect();
     let doc = Doc {
         from: from.id.map(|i| i.to_hex_with_len(8).to_string()),
         to: to.id.map(|i| i.to_hex_with_len(8).to_string()),
-        files,
+        files: changes.iter().map(|c| file_doc(c, args.stat, &text_of)).collect(),
     };
     drop(store);
+    emit(&doc, &changes, args.stat, out)
+}
+
+/// A dream that just ran is not in the history until something records it:
+/// record it first, as `undo --dream` does (issue 34 point 7). Without that
+/// snapshot the run shown may be an older one: said, not fatal for a report.
+fn record_dream(ctx: &Context, res: &crate::paths::Resolution, out: &mut Output) {
+    let project = ctx.recording("diff", res).project;
+    match crate::ops::undo::record_outside(res.memdir.main(), &ctx.history, project.as_deref(), ctx.now, "diff") {
+        Ok(warnings) => warnings.into_iter().for_each(|w| out.warn(w)),
+        Err(e) => out.warn(format!(
+            "cannot record the changes made since the last snapshot ({e}): the dream run shown may not be the newest"
+        )),
+    }
+}
+
+/// The changes from `from` to `to` in the scope, or (with a REF) of the memory
+/// it names, now or in any snapshot.
+fn wanted_changes(
+    memdir: &crate::memdir::MemoryDir,
+    reference: Option<&str>,
+    store: &Store,
+    log: &[Snap],
+    from: &End,
+    to: &End,
+) -> Result<Vec<Change>> {
+    let prefix = history::scope_prefix(memdir);
+    let prefix = prefix.as_bytes();
+    let target = match reference {
+        Some(r) => {
+            let states = store.states(log, log.len())?;
+            let mut all = vec![from.state.clone(), to.state.clone()];
+            all.extend(states);
+            Some(history::resolve_ref(memdir, r, &all, &mut |id| {
+                store.blob(id).ok().and_then(|b| history::frontmatter_name(&b))
+            })?)
+        }
+        None => None,
+    };
+    Ok(history::changes(&from.state, &to.state)
+        .into_iter()
+        .filter(|c| match &target {
+            Some(t) => &c.rel == t,
+            None => c.rel.starts_with(prefix),
+        })
+        .collect())
+}
+
+/// The report item of one change: its unified diff (none for a touched file or
+/// with `stat`) and line counts, from the texts `text_of` gives of each end.
+fn file_doc(c: &Change, stat: bool, text_of: &dyn Fn(&Option<history::FileState>, &[u8]) -> String) -> FileDoc {
+    let label = c.file();
+    let (diff, lines) = if c.kind == ChangeKind::Touched {
+        (None, (0, 0))
+    } else {
+        let (a, b) = (text_of(&c.before, &c.rel), text_of(&c.after, &c.rel));
+        let lines = crate::diff::line_counts(&a, &b);
+        ((!stat).then(|| crate::diff::unified(&label, &a, &b)), lines)
+    };
+    FileDoc {
+        file: label,
+        change: c.kind,
+        diff,
+        lines,
+    }
+}
+
+/// The report: JSON, `--stat` (lines on a terminal, records piped), or the diffs.
+fn emit(doc: &Doc, changes: &[Change], stat: bool, out: &mut Output) -> Result<ExitCode> {
     if out.json {
-        out.emit_json(serde_json::to_value(&doc)?)?;
-    } else if args.stat {
+        out.emit_json(serde_json::to_value(doc)?)?;
+    } else if stat {
         let text = if out.stdout_tty {
-            render_stat(&doc, output::terminal_width(), out.color_stdout)
+            render_stat(doc, output::terminal_width(), out.color_stdout)
         } else {
-            stat_records(&doc)
+            stat_records(doc)
         };
         out.print(&text)?;
     } else {
-        out.print(&render_diff(&doc, &changes, out.color_stdout))?;
+        out.print(&render_diff(doc, changes, out.color_stdout))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -301,4 +323,38 @@ fn stat_records(doc: &Doc) -> String {
         text.push_str(&format!("{file}\t{change}\t{}\t{}\n", f.lines.0, f.lines.1));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(kind: ChangeKind) -> Change {
+        let state = |oid| history::FileState {
+            oid,
+            link: false,
+            mtime_ns: 0,
+        };
+        Change {
+            rel: b"a.md".to_vec(),
+            kind,
+            before: Some(state(gix::ObjectId::null(gix::hash::Kind::Sha1))),
+            after: Some(state(gix::ObjectId::empty_blob(gix::hash::Kind::Sha1))),
+        }
+    }
+
+    #[test]
+    fn a_file_doc_has_the_diff_and_counts_of_its_two_ends() {
+        let text_of = |f: &Option<history::FileState>, _: &[u8]| match f {
+            Some(f) if f.oid.is_null() => "a\nb\n".to_string(),
+            _ => "a\nc\nd\n".to_string(),
+        };
+        let doc = file_doc(&change(ChangeKind::Modified), false, &text_of);
+        assert_eq!((doc.file.as_str(), doc.lines), ("a.md", (2, 1)));
+        assert_eq!(doc.diff, Some(crate::diff::unified("a.md", "a\nb\n", "a\nc\nd\n")));
+        let stat = file_doc(&change(ChangeKind::Modified), true, &text_of);
+        assert_eq!((stat.diff, stat.lines), (None, (2, 1)));
+        let touched = file_doc(&change(ChangeKind::Touched), false, &text_of);
+        assert_eq!((touched.diff, touched.lines), (None, (0, 0)));
+    }
 }

@@ -1,0 +1,509 @@
+//! Taking a snapshot: compare the dir with the last one cheaply (size, mtime and
+//! inode against a cache; only files that differ are hashed), and when anything
+//! changed, write the blobs, the trees and one commit.
+
+mod cache;
+mod scan;
+mod tree;
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use gix::ObjectId;
+
+use super::Store;
+use super::outside::OutsideChange;
+use super::read::{self, Change, State};
+use super::tracked::{self, OnDisk};
+use crate::error::{Error, Kind};
+pub(super) use cache::{cache_vouches, read_cache_full};
+pub(crate) use tree::Node;
+
+/// What made a change (SPEC §8.1 `Trigger:`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    Baseline,
+    External,
+    Dream,
+    Claude,
+    /// One of memctl's own writes, by its trigger name (`add`, `forget`, …).
+    Own(&'static str),
+}
+
+impl Trigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Baseline => "baseline",
+            Trigger::External => "external",
+            Trigger::Dream => "dream",
+            Trigger::Claude => "claude",
+            Trigger::Own(s) => s,
+        }
+    }
+}
+
+/// What [`Store::snapshot`] recorded.
+#[derive(Debug)]
+pub struct Recorded {
+    pub id: ObjectId,
+    pub trigger: Trigger,
+    pub changes: Vec<Change>,
+}
+
+/// A request for one snapshot.
+pub struct Request<'a> {
+    /// `None`: changes memctl did not make (`external`, `dream` when the lock's
+    /// mtime moved, `claude` when `claude` is set).
+    pub trigger: Option<Trigger>,
+    pub recorded_by: &'a str,
+    pub message: Option<&'a str>,
+    pub details: &'a [(&'a str, String)],
+    pub claude: bool,
+    pub now: DateTime<Utc>,
+}
+
+impl Store {
+    /// Record the dir `main` if it differs from the last snapshot. `Ok(None)`:
+    /// nothing changed.
+    pub fn snapshot(&mut self, main: &Path, req: &Request) -> Result<Option<Recorded>, Error> {
+        self.snapshot_with(main, req, &[])
+    }
+
+    /// [`Store::snapshot`] of what [`tracked::walk`] (or
+    /// [`tracked::walk_visiting`]) found below `main` with this store open, and
+    /// the warnings it made: a caller that walks the dir for its own check too
+    /// walks it once (the SessionStart hook, SPEC v3 §7.2).
+    pub fn snapshot_walked(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        walked: (Vec<OnDisk>, Vec<String>),
+    ) -> Result<Option<Recorded>, Error> {
+        self.record(main, req, &[], Some(walked))
+    }
+
+    /// [`Store::snapshot`] that also keeps `outside`, the files outside the dir the
+    /// command changed, in the snapshot's `.memctl/outside/` (their previous bytes,
+    /// for `undo`): a snapshot is taken when only they changed, too.
+    pub fn snapshot_with(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        outside: &[OutsideChange],
+    ) -> Result<Option<Recorded>, Error> {
+        self.record(main, req, outside, None)
+    }
+
+    /// The snapshot's steps: (1) done when the stat cache vouches for the walk,
+    /// (2) the last snapshot's state, (3) the dir now, its torn files set aside,
+    /// (4) done when that equals the last state, else (5) the trigger, (6) the
+    /// blobs, (7) the tree and (8) the commit, (9) the cache written for it.
+    fn record(
+        &mut self,
+        main: &Path,
+        req: &Request,
+        outside: &[OutsideChange],
+        walked: Option<(Vec<OnDisk>, Vec<String>)>,
+    ) -> Result<Option<Recorded>, Error> {
+        let walked = walked.unwrap_or_else(|| walk(main));
+        if outside.is_empty() && self.vouched(main, &walked) {
+            return Ok(None);
+        }
+        let (head, prev, cache) = self.last_state(req.now)?;
+        let (mut files, mut now_state, mut fresh) = self.scan_cached(main, cache, &prev, Some(walked))?;
+        // memctl's own after-snapshot follows its own write (under its lock): an
+        // index it shrank is not another program's half-write.
+        let own = matches!(req.trigger, Some(Trigger::Own(_)));
+        self.torn.clear();
+        let unsettled = self.set_aside_torn(main, &prev, own, &mut files, &mut now_state, &mut fresh);
+        if let Some(h) = head
+            && now_state == prev
+            && outside.is_empty()
+        {
+            if !fresh.is_empty() || !self.streamed.is_empty() {
+                cache::write_cache(&self.path, head, &files, &now_state);
+            }
+            self.head = Some((h, prev));
+            return Ok(None);
+        }
+        let trigger = trigger(head.is_some(), req, &prev, &now_state);
+        self.write_blobs(main, &files, &now_state, &fresh)?;
+        let changes = read::changes(&prev, &now_state);
+        let tree = self.write_tree(&now_state, outside)?;
+        let mut message = message(trigger, req, &changes, outside);
+        message.push_str(&path_trailers(&unsettled, &self.unreadable));
+        let id = self.commit(message, tree, head, req.now)?;
+        cache::write_cache(&self.path, Some(id), &files, &now_state);
+        self.head = Some((id, now_state));
+        Ok(Some(Recorded { id, trigger, changes }))
+    }
+
+    /// Nothing changed, as the stat cache vouches for every file of the last
+    /// snapshot: no need to load that snapshot's state from its tree (at 20 000
+    /// files most of an unchanged snapshot's time; SPEC v3 §7.2). Then the walk's
+    /// warnings are kept and the last scan's findings cleared.
+    fn vouched(&mut self, main: &Path, walked: &(Vec<OnDisk>, Vec<String>)) -> bool {
+        let Some(h) = self.head_id() else { return false };
+        if !cache_vouches(&self.path, h, &walked.0, main) {
+            return false;
+        }
+        self.warnings.extend(walked.1.iter().cloned());
+        self.torn.clear();
+        self.unreadable.clear();
+        self.streamed.clear();
+        true
+    }
+
+    /// The last snapshot's id and state, and the stat cache to scan with. The
+    /// state comes from the store's loaded head, else from the cache when it is
+    /// complete for it (every file's blob, link flag and mtime, and the lock): at
+    /// 20 000 files that spares the tree and the mtimes blob a write's snapshot
+    /// would otherwise inflate and parse first (SPEC v3 §7.2: ≤ 60 ms); else from
+    /// the store.
+    #[allow(clippy::type_complexity)]
+    fn last_state(
+        &mut self,
+        now: DateTime<Utc>,
+    ) -> Result<(Option<ObjectId>, State, crate::fx::HashMap<Vec<u8>, cache::CacheEntry>), Error> {
+        let opened = self.head_id();
+        let mut head = opened;
+        let (cache, cached_state) = read_cache_full(&self.path, head);
+        let prev = match (head, self.head.take(), cached_state) {
+            (Some(h), Some((id, st)), _) if id == h => st,
+            (Some(_), _, Some(st)) => st,
+            (Some(h), _, None) => match read::load_state(&self.repo, h) {
+                Ok(st) => st,
+                // Opened without loading it ([`Store::open_for_snapshot`]): a
+                // snapshot that cannot be read makes the store corrupt, as when
+                // opening loads it.
+                Err(_) => {
+                    self.start_over(now)?;
+                    head = self.head_id();
+                    match head {
+                        Some(h) => read::load_state(&self.repo, h).map_err(|e| io(self, &e))?,
+                        None => State::default(),
+                    }
+                }
+            },
+            (None, _, _) => State::default(),
+        };
+        // A store started over holds none of the blobs the cache names.
+        let cache = if head == opened { cache } else { Default::default() };
+        Ok((head, prev, cache))
+    }
+
+    /// Store the blobs of the new state: the files read whole (`fresh`) and those
+    /// hashed as streams that the store does not hold yet.
+    fn write_blobs(
+        &self,
+        main: &Path,
+        files: &[OnDisk],
+        state: &State,
+        fresh: &HashMap<Vec<u8>, Vec<u8>>,
+    ) -> Result<(), Error> {
+        for (rel, bytes) in fresh {
+            if state.files.contains_key(rel) {
+                self.repo.write_blob(bytes).map_err(|e| io(self, &e.to_string()))?;
+            }
+        }
+        for f in files {
+            if self.streamed.contains(&f.rel)
+                && let Some(s) = state.files.get(&f.rel)
+                && !gix::objs::Exists::exists(&self.repo.objects, &s.oid)
+            {
+                self.write_stream(main, f, s.oid)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The commit of `tree` on the branch, after `head`, by memctl at `now`.
+    fn commit(
+        &self,
+        message: String,
+        tree: ObjectId,
+        head: Option<ObjectId>,
+        now: DateTime<Utc>,
+    ) -> Result<ObjectId, Error> {
+        let sig_time = format!("{} +0000", now.timestamp());
+        let sig = gix::actor::SignatureRef {
+            name: "memctl".into(),
+            email: "memctl@localhost".into(),
+            time: &sig_time,
+        };
+        Ok(self
+            .repo
+            .commit_as(sig, sig, "refs/heads/main", message, tree, head)
+            .map_err(|e| io(self, &e.to_string()))?
+            .detach())
+    }
+
+    /// A snapshot never records a state that may be torn (SPEC v3 §8.1): a file
+    /// whose size or mtime changed while it was read, or a `MEMORY.md` that shrank
+    /// since the last snapshot and changed within the last second
+    /// ([`crate::store::settle::young`]), is recorded as it was in the last
+    /// snapshot (or not at all if it was not in it) and left out of the cache, so
+    /// the next snapshot records it once settled (`own`: memctl's after-snapshot,
+    /// where only a change during the read counts). Never waits (the hook snapshots
+    /// within its latency budget). Returns the unsettled paths.
+    fn set_aside_torn(
+        &mut self,
+        main: &Path,
+        prev: &State,
+        own: bool,
+        files: &mut Vec<OnDisk>,
+        state: &mut State,
+        fresh: &mut HashMap<Vec<u8>, Vec<u8>>,
+    ) -> Vec<Vec<u8>> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut unsettled = Vec::new();
+        for f in files.iter() {
+            let bytes = match fresh.get(&f.rel) {
+                Some(b) => b.as_slice(),
+                None if self.streamed.contains(&f.rel) => &[],
+                None => continue,
+            };
+            let path = main.join(std::ffi::OsStr::from_bytes(&f.rel));
+            let moved = fs::symlink_metadata(&path)
+                .map(|m| (m.len(), super::tracked::mtime_ns(&m)))
+                .ok()
+                != Some((f.size, f.mtime_ns));
+            let is_index = f.rel == b"MEMORY.md" || f.rel.ends_with(b"/MEMORY.md");
+            let shrank = is_index
+                && !own
+                && prev
+                    .files
+                    .get(&f.rel)
+                    .is_some_and(|p| read::blob(&self.repo, p.oid).is_ok_and(|old| bytes.len() < old.len()))
+                && crate::store::settle::young(&path);
+            if (moved && !f.link) || shrank {
+                unsettled.push(f.rel.clone());
+            }
+            // The settled copy a write of this index must not lose lines of.
+            if is_index
+                && (moved || shrank)
+                && let Some(p) = prev.files.get(&f.rel)
+                && let Ok(old) = read::blob(&self.repo, p.oid)
+            {
+                self.torn.insert(f.rel.clone(), old);
+            }
+        }
+        for rel in &unsettled {
+            fresh.remove(rel);
+            self.streamed.remove(rel);
+            match prev.files.get(rel) {
+                Some(p) => {
+                    state.files.insert(rel.clone(), p.clone());
+                }
+                None => {
+                    state.files.remove(rel);
+                }
+            }
+        }
+        files.retain(|f| !unsettled.contains(&f.rel));
+        unsettled
+    }
+}
+
+fn io(store: &Store, e: &str) -> Error {
+    Error::new(
+        Kind::Io,
+        format!("cannot record a snapshot in {}: {e}", store.path.display()),
+    )
+}
+
+/// The tracked files below `main` and the warnings of the walk.
+fn walk(main: &Path) -> (Vec<OnDisk>, Vec<String>) {
+    let mut skipped = Vec::new();
+    (tracked::walk(main, &mut skipped), skipped)
+}
+
+/// What made the change from `prev` to `now` (SPEC §8.1): the first snapshot is
+/// the baseline; else the request's trigger, `claude` for the hook, `dream` when
+/// the lock's mtime moved, `external` otherwise.
+fn trigger(has_head: bool, req: &Request, prev: &State, now: &State) -> Trigger {
+    let lock_mtime = |s: &State| s.lock.as_ref().map(|l| l.mtime_ns);
+    match (has_head, req.trigger) {
+        (false, _) => Trigger::Baseline,
+        (true, Some(t)) => t,
+        (true, None) if req.claude => Trigger::Claude,
+        (true, None) if lock_mtime(prev) != lock_mtime(now) => Trigger::Dream,
+        (true, None) => Trigger::External,
+    }
+}
+
+/// The `Unsettled:` and `Unreadable:` trailers naming the files a snapshot kept
+/// as last recorded (a newline in a name is a space: a trailer is one line).
+fn path_trailers(unsettled: &[Vec<u8>], unreadable: &[Vec<u8>]) -> String {
+    let mut out = String::new();
+    for (key, rels) in [("Unsettled", unsettled), ("Unreadable", unreadable)] {
+        for rel in rels {
+            let shown = String::from_utf8_lossy(rel).replace(['\n', '\r'], " ");
+            out.push_str(&format!("{key}: {shown}\n"));
+        }
+    }
+    out
+}
+
+/// The commit message: a summary, the `-m` text, and the trailers.
+fn message(trigger: Trigger, req: &Request, changes: &[Change], outside: &[OutsideChange]) -> String {
+    let outside_names = outside.iter().map(|o| {
+        let mark = match (&o.before, &o.after) {
+            (None, _) => '+',
+            (Some(_), None) => '-',
+            _ => '~',
+        };
+        let name = o
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!("{mark}{name}")
+    });
+    let all: Vec<String> = changes
+        .iter()
+        .map(|c| format!("{}{}", c.kind.mark(), c.file()))
+        .chain(outside_names)
+        // The summary is the commit's first line: a newline in a name must not end
+        // it (SPEC v3 §3.14 escapes).
+        .map(|n| crate::text::escape_name(&n).into_owned())
+        .collect();
+    let mut names: Vec<String> = all.iter().take(3).cloned().collect();
+    if all.len() > 3 {
+        names.push(format!("and {} more", all.len() - 3));
+    }
+    let what = if all.is_empty() {
+        "the consolidation lock".to_string()
+    } else {
+        names.join(" ")
+    };
+    let mut m = format!("{}: {what}\n\n", trigger.as_str());
+    if let Some(text) = req.message.filter(|t| !t.trim().is_empty()) {
+        m.push_str(text.trim());
+        m.push_str("\n\n");
+    }
+    m.push_str(&format!(
+        "Trigger: {}\nRecorded-By: {}\n",
+        trigger.as_str(),
+        req.recorded_by
+    ));
+    for (k, v) in req.details {
+        let v = v.replace(['\n', '\r'], " ");
+        m.push_str(&format!("{k}: {v}\n"));
+    }
+    for o in outside {
+        let v = o.path.to_string_lossy().replace(['\n', '\r'], " ");
+        m.push_str(&format!("Outside: {v}\n"));
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::tracked::LockState;
+
+    fn req(trigger: Option<Trigger>, claude: bool) -> Request<'static> {
+        Request {
+            trigger,
+            recorded_by: "test",
+            message: None,
+            details: &[],
+            claude,
+            now: "2026-03-10T12:00:00Z".parse().unwrap(),
+        }
+    }
+
+    fn locked(mtime_ns: i128) -> State {
+        State {
+            files: Default::default(),
+            lock: Some(LockState {
+                mtime_ns,
+                body: b"1".to_vec(),
+            }),
+        }
+    }
+
+    #[test]
+    fn the_trigger_follows_spec_order() {
+        let none = State::default();
+        let own = Some(Trigger::Own("add"));
+        assert_eq!(trigger(false, &req(own, true), &none, &locked(1)), Trigger::Baseline);
+        assert_eq!(trigger(true, &req(own, true), &none, &locked(1)), Trigger::Own("add"));
+        assert_eq!(trigger(true, &req(None, true), &none, &locked(1)), Trigger::Claude);
+        assert_eq!(trigger(true, &req(None, false), &none, &locked(1)), Trigger::Dream);
+        assert_eq!(trigger(true, &req(None, false), &locked(1), &locked(2)), Trigger::Dream);
+        assert_eq!(
+            trigger(true, &req(None, false), &locked(1), &locked(1)),
+            Trigger::External
+        );
+        assert_eq!(trigger(true, &req(None, false), &none, &none), Trigger::External);
+    }
+
+    /// A store whose newest snapshot cannot be read is set aside when the hook's
+    /// snapshot needs that state; the stat cache read for it belongs to the old
+    /// store: the new baseline must hash every file again and hold every blob it
+    /// names, not reuse blob ids the new store lacks.
+    #[test]
+    fn a_store_started_over_holds_every_blob_of_its_baseline() {
+        use std::time::{Duration, SystemTime};
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(&mem).unwrap();
+        fs::write(mem.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+        fs::write(mem.join("a.md"), "a\n").unwrap();
+        let settings = crate::history::Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let first = s.snapshot(&mem, &req(None, false)).unwrap().unwrap();
+        // The newest snapshot's mtimes blob goes missing: its state cannot be read.
+        let mtimes = {
+            let tree = s.repo.find_commit(first.id).unwrap().tree().unwrap();
+            let meta = tree.find_entry(".memctl").unwrap().oid().to_owned();
+            let meta = s.repo.find_tree(meta).unwrap();
+            meta.find_entry("mtimes").unwrap().oid().to_hex().to_string()
+        };
+        fs::remove_file(s.path().join("objects").join(&mtimes[..2]).join(&mtimes[2..])).unwrap();
+        // A cache for it without its `complete` line, its entries not racy.
+        let cache = s.path().join("memctl-cache");
+        let text = fs::read_to_string(&cache).unwrap();
+        let partial: String = text
+            .lines()
+            .filter(|l| !l.starts_with("complete"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(&cache, partial).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&cache)
+            .unwrap()
+            .set_modified(SystemTime::now() + Duration::from_secs(5))
+            .unwrap();
+        drop(s);
+        let mut s = Store::open_for_snapshot(&settings, &mem, None, now, 200)
+            .unwrap()
+            .unwrap();
+        let rec = s.snapshot(&mem, &req(None, false)).unwrap().unwrap();
+        assert_eq!(rec.trigger, Trigger::Baseline);
+        assert!(s.warnings.iter().any(|w| w.contains("is corrupt")), "{:?}", s.warnings);
+        let state = read::load_state(&s.repo, rec.id).unwrap();
+        assert_eq!(state.files.len(), 2);
+        for f in state.files.values() {
+            assert!(
+                read::blob(&s.repo, f.oid).is_ok(),
+                "every blob of the baseline is stored"
+            );
+        }
+    }
+
+    #[test]
+    fn path_trailers_name_unsettled_then_unreadable_files_on_one_line_each() {
+        assert_eq!(path_trailers(&[], &[]), "");
+        let text = path_trailers(&[b"MEMORY.md".to_vec()], &[b"a\nb.md".to_vec(), b"c\r.md".to_vec()]);
+        assert_eq!(text, "Unsettled: MEMORY.md\nUnreadable: a b.md\nUnreadable: c .md\n");
+    }
+}
