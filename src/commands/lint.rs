@@ -177,7 +177,7 @@ fn list_rules(out: &mut Output) -> Result<ExitCode> {
             name: r.name,
             severity: r.severity,
             fixable: r.fixable,
-            consequence: r.consequence,
+            consequence: &r.consequence,
         })
         .collect();
     if out.json {
@@ -238,10 +238,10 @@ fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
             name: rule.name,
             severity: rule.severity,
             fixable: rule.fixable,
-            consequence: rule.consequence,
-            claude_code: x.claude_code,
-            why: x.why,
-            fix: x.fix,
+            consequence: &rule.consequence,
+            claude_code: &x.claude_code,
+            why: &x.why,
+            fix: &x.fix,
         })?)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -257,11 +257,8 @@ fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
     };
     let mut text = out.bold(&format!("{id} {}", rule.name));
     text.push_str(&format!(" ({}{fixable})\n", rule.severity.as_str()));
-    for (label, body) in [
-        ("What Claude Code does", x.claude_code),
-        ("Why it matters", x.why),
-        ("How to fix", x.fix),
-    ] {
+    // The labels are the sections of the rule's page.
+    for (label, body) in lint::explain::SECTIONS.iter().zip([&x.claude_code, &x.why, &x.fix]) {
         text.push('\n');
         text.push_str(&out.bold(&format!("{label}:")));
         text.push('\n');

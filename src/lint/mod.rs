@@ -11,6 +11,7 @@ mod facts;
 pub mod fix;
 pub mod format;
 mod index_rules;
+mod page;
 pub mod repo;
 pub mod rules;
 mod secrets;

@@ -1630,3 +1630,20 @@ fn explain_and_list_rules_print_the_golden_bytes_for_every_rule() {
         .success()
         .stdout(&list);
 }
+
+/// The rule table of docs/lint.md is generated from the pages under `rules/`
+/// (issue 35); `MEMCTL_BLESS=1` rewrites it.
+#[test]
+fn docs_rule_table_is_generated_from_the_rule_pages() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/lint.md");
+    let doc = fs::read_to_string(&path).unwrap();
+    let fresh = memctl::lint::explain::docs_with_table(&doc).expect("docs/lint.md has the table's marker lines");
+    if std::env::var_os("MEMCTL_BLESS").is_some_and(|v| v == "1") {
+        fs::write(&path, fresh).unwrap();
+        return;
+    }
+    assert!(
+        doc == fresh,
+        "the rule table in docs/lint.md is stale; run `MEMCTL_BLESS=1 cargo test --test cli generated`"
+    );
+}
