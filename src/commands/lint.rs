@@ -177,7 +177,7 @@ fn list_rules(out: &mut Output) -> Result<ExitCode> {
             name: r.name,
             severity: r.severity,
             fixable: r.fixable,
-            consequence: r.consequence,
+            consequence: &r.consequence,
         })
         .collect();
     if out.json {
@@ -205,46 +205,64 @@ fn list_rules(out: &mut Output) -> Result<ExitCode> {
 /// `--explain ID`: one rule, what Claude Code does, why it matters, how to fix it.
 fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
     let Some(id) = RuleId::lookup(id) else {
-        let near = suggestions(
-            id,
-            RULES.iter().map(|r| r.id.as_str()).chain(RULES.iter().map(|r| r.name)),
-        );
-        let hint = near.first().map_or_else(
-            || "rule ids look like ML203 (or a rule name such as index-unindexed); `memctl lint --list-rules` lists them".to_string(),
-            |n| format!("did you mean `{n}`? (`memctl lint --list-rules` lists the rules)"),
-        );
-        return Err(
-            Error::new(Kind::Usage, format!("unknown rule `{id}` given to --explain"))
-                .hint(hint)
-                .into(),
-        );
+        return Err(unknown_rule(id).into());
     };
-    let rule = id.rule();
-    let x = lint::explain::explain(id);
     if out.json {
-        #[derive(serde::Serialize)]
-        struct Doc {
-            id: RuleId,
-            name: &'static str,
-            severity: Severity,
-            fixable: bool,
-            consequence: &'static str,
-            claude_code: &'static str,
-            why: &'static str,
-            fix: &'static str,
-        }
-        out.emit_json(serde_json::to_value(Doc {
-            id,
-            name: rule.name,
-            severity: rule.severity,
-            fixable: rule.fixable,
-            consequence: rule.consequence,
-            claude_code: x.claude_code,
-            why: x.why,
-            fix: x.fix,
-        })?)?;
-        return Ok(ExitCode::SUCCESS);
+        out.emit_json(explain_json(id)?)?;
+    } else {
+        let text = explain_text(id, out);
+        out.print(&text)?;
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `usage` error for an unknown rule given to `--explain`, with the nearest id
+/// or name.
+fn unknown_rule(id: &str) -> Error {
+    let near = suggestions(
+        id,
+        RULES.iter().map(|r| r.id.as_str()).chain(RULES.iter().map(|r| r.name)),
+    );
+    let hint = near.first().map_or_else(
+        || {
+            "rule ids look like ML203 (or a rule name such as index-unindexed); `memctl lint --list-rules` lists them"
+                .to_string()
+        },
+        |n| format!("did you mean `{n}`? (`memctl lint --list-rules` lists the rules)"),
+    );
+    Error::new(Kind::Usage, format!("unknown rule `{id}` given to --explain")).hint(hint)
+}
+
+/// `--explain ID --json`: the rule and its explanation as one object.
+fn explain_json(id: RuleId) -> Result<serde_json::Value> {
+    #[derive(serde::Serialize)]
+    struct Doc {
+        id: RuleId,
+        name: &'static str,
+        severity: Severity,
+        fixable: bool,
+        consequence: &'static str,
+        claude_code: &'static str,
+        why: &'static str,
+        fix: &'static str,
+    }
+    let (rule, x) = (id.rule(), lint::explain::explain(id));
+    Ok(serde_json::to_value(Doc {
+        id,
+        name: rule.name,
+        severity: rule.severity,
+        fixable: rule.fixable,
+        consequence: &rule.consequence,
+        claude_code: &x.claude_code,
+        why: &x.why,
+        fix: &x.fix,
+    })?)
+}
+
+/// `--explain ID` as text: a heading, then each section of the rule's page under
+/// its label, wrapped to the terminal (80 columns piped, at most 100).
+fn explain_text(id: RuleId, out: &Output) -> String {
+    let (rule, x) = (id.rule(), lint::explain::explain(id));
     // A pty that reports no size says 0: then 80.
     let width = match crate::output::terminal_width() {
         w if w >= 40 => w.min(100),
@@ -257,18 +275,14 @@ fn explain(id: &str, out: &mut Output) -> Result<ExitCode> {
     };
     let mut text = out.bold(&format!("{id} {}", rule.name));
     text.push_str(&format!(" ({}{fixable})\n", rule.severity.as_str()));
-    for (label, body) in [
-        ("What Claude Code does", x.claude_code),
-        ("Why it matters", x.why),
-        ("How to fix", x.fix),
-    ] {
+    // The labels are the sections of the rule's page.
+    for (label, body) in lint::explain::SECTIONS.iter().zip([&x.claude_code, &x.why, &x.fix]) {
         text.push('\n');
         text.push_str(&out.bold(&format!("{label}:")));
         text.push('\n');
         text.push_str(&format::wrap_indented(body, "  ", width));
     }
-    out.print(&text)?;
-    Ok(ExitCode::SUCCESS)
+    text
 }
 
 /// The rule ids given to `flag`; an unknown one is a `usage` error.

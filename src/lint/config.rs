@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::fsread::{self, ReadError};
 use crate::lock::{self, State};
+use crate::paths::Resolution;
 use crate::paths::settings::Source;
 use crate::paths::validate::validate_memory_path;
 
@@ -59,9 +60,23 @@ fn json_key_line(file: &str, key: &str) -> usize {
         .map_or(1, |i| i + 1)
 }
 
+/// The lock and settings rules; the settings rules need a project (else a note).
 pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
+    lock_rules(input, out);
+    recall_mode(input, out);
     let res = input.res;
-    let info = lock::inspect(res.memdir.main(), input.now_ms);
+    if res.project.is_none() {
+        notes.push("ML401–ML403 skipped: no project (pass --project with --dir to check the settings)".into());
+        return;
+    }
+    project_setting(res, out);
+    masked_setting(res, out);
+    memory_disabled(res, out);
+}
+
+/// ML301 (a lock dated in the future) and ML302 (a rolled-back consolidation).
+fn lock_rules(input: &Input, out: &mut Vec<Finding>) {
+    let info = lock::inspect(input.res.memdir.main(), input.now_ms);
     if let Some(m) = info.mtime_ms.filter(|m| *m > input.now_ms) {
         out.push(Finding::file(RuleId::ML301, &info.path, format!("lock mtime {} is in the future; auto-dream waits until it is 24 h in the past: touch the file or delete it", crate::text::iso_ms(m))));
     }
@@ -72,11 +87,10 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             "empty lock file: the last consolidation failed or was killed and was rolled back",
         ));
     }
-    recall_mode(input, out);
-    if res.project.is_none() {
-        notes.push("ML401–ML403 skipped: no project (pass --project with --dir to check the settings)".into());
-        return;
-    }
+}
+
+/// ML401: the checked-in project settings decide the memory dir.
+fn project_setting(res: &Resolution, out: &mut Vec<Finding>) {
     // (2.1.332) Project settings decide the memory dir: honoured without trust. Also
     // under --dir/MEMCTL_DIR, where memctl's own choice shadows the steps: the project
     // value decides for Claude Code when no policy or local value comes first.
@@ -104,6 +118,10 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             format!("autoMemoryDirectory {v} in this checked-in file decides where every user's memory is written (Claude Code {} honours it in print mode without trust and in every trusted interactive session); move it to .claude/settings.local.json (untracked) or the user settings", crate::claude::CLAUDE_CODE_VERSION),
         ));
     }
+}
+
+/// ML402: the first `autoMemoryDirectory` is invalid and masks a valid lower one.
+fn masked_setting(res: &Resolution, out: &mut Vec<Finding>) {
     let home = res.home.clone();
     // Local and project values skipped under CLAUDE_CODE_IGNORE_PERSISTED_TRUST mask nothing.
     let skipped = |src: &Source| {
@@ -135,36 +153,41 @@ pub fn check(input: &Input, out: &mut Vec<Finding>, notes: &mut Vec<String>) {
             format!("autoMemoryDirectory `{first}` is invalid ({why}) and masks `{lower}` in {lower_file}; Claude Code uses the default path"),
         ));
     }
-    if !res.enabled.value {
-        let msg = format!(
-            "auto memory is disabled ({}): Claude Code loads and saves nothing",
-            res.enabled.lever
-        );
-        out.push(match &res.enabled.file {
-            Some(f) => Finding::new(
-                RuleId::ML403,
-                Path::new(f),
-                json_key_line(
-                    f,
-                    if res.enabled.lever.starts_with("permissions.") {
-                        "blockReadsOutsideWorkingDirectories"
-                    } else {
-                        "autoMemoryEnabled"
-                    },
-                ),
-                1,
-                msg,
-            ),
-            None => Finding {
-                id: RuleId::ML403,
-                severity: super::Severity::Info,
-                path: None,
-                line: 1,
-                col: 1,
-                message: msg.into_boxed_str(),
-            },
-        });
+}
+
+/// ML403: auto memory is disabled, anchored at the setting that disables it.
+fn memory_disabled(res: &Resolution, out: &mut Vec<Finding>) {
+    if res.enabled.value {
+        return;
     }
+    let msg = format!(
+        "auto memory is disabled ({}): Claude Code loads and saves nothing",
+        res.enabled.lever
+    );
+    out.push(match &res.enabled.file {
+        Some(f) => Finding::new(
+            RuleId::ML403,
+            Path::new(f),
+            json_key_line(
+                f,
+                if res.enabled.lever.starts_with("permissions.") {
+                    "blockReadsOutsideWorkingDirectories"
+                } else {
+                    "autoMemoryEnabled"
+                },
+            ),
+            1,
+            msg,
+        ),
+        None => Finding {
+            id: RuleId::ML403,
+            severity: super::Severity::Info,
+            path: None,
+            line: 1,
+            col: 1,
+            message: msg.into_boxed_str(),
+        },
+    });
 }
 
 /// ML404 (SPEC §2.13): recall mode is on, by `CLAUDE_MEMORY_STORES` in memctl's

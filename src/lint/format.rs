@@ -400,7 +400,7 @@ impl<'a> JsonFinding<'a> {
             line: f.path.as_ref().map(|_| f.line),
             col: f.path.as_ref().map(|_| f.col),
             message: &f.message,
-            consequence: rule.consequence,
+            consequence: &rule.consequence,
             fixable: rule.fixable,
         }
     }
@@ -616,7 +616,7 @@ pub fn sarif<'a>(findings: &'a [Finding], cwd: &Path) -> Sarif<'a> {
             short_description: SarifText {
                 text: r.name.replace('-', " "),
             },
-            full_description: SarifText { text: r.consequence },
+            full_description: SarifText { text: &r.consequence },
             default_configuration: SarifLevel {
                 level: level(r.severity),
             },

@@ -11,10 +11,12 @@ mod facts;
 pub mod fix;
 pub mod format;
 mod index_rules;
+mod page;
 pub mod repo;
 pub mod rules;
 mod secrets;
 mod topic;
+mod walk;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -28,6 +30,7 @@ use crate::scan::{self, Kept, Scan};
 pub use facts::FileFacts;
 use index_rules::FileLinks;
 pub use rules::{RULES, Rule, RuleId, Severity};
+use walk::{scope_rel, walk_findings};
 
 /// `path` as an `Arc`, the same one as the previous finding's on this thread when
 /// the path is the same: a file's findings are made one after the other, and on
@@ -277,21 +280,7 @@ fn lint_inner<K: Kept, X: Send>(
     let claude_md = config::claude_md_lines(input.res, &mut notes);
     let team_store = input.env.is_some_and(crate::index::check::team_store_configured);
     let scopes = index_rules::scopes(&input.res.memdir, team_store);
-    let mut ml217 = Vec::new();
-    index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
-    // The index rules run first, on this thread: their tables (the index text, its
-    // links and lines, the load model: about 8 MB for a 20 000-line index) are
-    // gone before the scan's records grow. Beside the readers, as they ran
-    // before, the two peaked together: 3 MB more at 20 000 files for 6 % less
-    // wall time on two cores.
-    let mut index_findings = Vec::new();
-    let index_results: Vec<IndexResult> = scopes
-        .iter()
-        .map(|scope| index_rules::check_index(scope, input.warn_at, &mut index_findings))
-        .collect();
-    // Held until the scan is done (17 000 on the bench's 20 000-line index):
-    // without the growth slack.
-    index_findings.shrink_to_fit();
+    let (mut findings, index_results) = index_first(input, &scopes, team_store);
     // The scan's reader threads read each file whole and check it as they go (one
     // open and read per file; each text is dropped as soon as its findings and
     // links are known).
@@ -300,20 +289,62 @@ fn lint_inner<K: Kept, X: Send>(
     };
     let (scan, results, ()) = scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, || (), &visit);
     let memories = facts(&scan.memories);
+    let (edges, extracts) = gather(&memories, results, extract.is_some(), &mut findings);
+    // (2.1.332) What decides the scan's exclusions and recall mode (SPEC §2.13).
+    let rules = scan::ScanRules::from_env();
+    let root = input.res.memdir.main();
+    let (dir, now) = (input.dir, input.now_ms);
+    walk_findings(&scan, &memories, dir, root, now, &rules, &mut findings, &mut notes);
+    let reach = index_rules::Reach::new(edges);
+    let index_files = index_files(input, &scopes, index_results, &memories, &reach, &rules, &mut findings);
+    let files = memories.len() + index_files;
+    drop(memories);
+    config::check(input, &mut findings, &mut notes);
+    sort_findings(&mut findings);
+    (Report { findings, files, notes }, scan, extracts)
+}
+
+/// The index rules that need no topic file, run first, on this thread: their
+/// tables (the index text, its links and lines, the load model: about 8 MB for a
+/// 20 000-line index) are gone before the scan's records grow. Beside the
+/// readers, as they ran before, the two peaked together: 3 MB more at 20 000
+/// files for 6 % less wall time on two cores. The findings (ML217's after the
+/// indexes') start the report's list.
+fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -> (Vec<Finding>, Vec<IndexResult>) {
+    let mut ml217 = Vec::new();
+    index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
+    let mut findings = Vec::new();
+    let index_results: Vec<IndexResult> = scopes
+        .iter()
+        .map(|scope| index_rules::check_index(scope, input.warn_at, &mut findings))
+        .collect();
+    // Held until the scan is done (17 000 on the bench's 20 000-line index):
+    // without the growth slack.
+    findings.shrink_to_fit();
+    findings.append(&mut ml217);
+    (findings, index_results)
+}
+
+/// The topic files' outcomes (in the scan's order, beside `memories`) into the
+/// report's `findings`, their links into the graph of which memory links which,
+/// and, when `keep`, what was extracted of each.
+fn gather<X>(
+    memories: &[FileFacts],
+    results: Vec<Outcome<X>>,
+    keep: bool,
+    findings: &mut Vec<Finding>,
+) -> (HashMap<String, Vec<String>>, Vec<Option<X>>) {
     // Names are looked up only for wikilinks; files without links add no edge.
     let by_name = if results.iter().flatten().any(|o| o.links.has_wikilinks()) {
-        index_rules::Reach::names(&memories)
+        index_rules::Reach::names(memories)
     } else {
         HashMap::new()
     };
     let found = results.iter().flatten().map(|o| o.findings.len()).sum::<usize>();
     // The index rules' findings grow into the report's list (no second list while
-    // they are alive); the sort below puts every file's in place.
-    let mut findings = index_findings;
-    findings.append(&mut ml217);
+    // they are alive); the final sort puts every file's in place.
     findings.reserve_exact(found + 64);
     let mut edges = HashMap::new();
-    let keep = extract.is_some();
     let mut extracts = Vec::with_capacity(if keep { results.len() } else { 0 });
     for (m, outcome) in memories.iter().zip(results) {
         let Some(o) = outcome else {
@@ -336,49 +367,30 @@ fn lint_inner<K: Kept, X: Send>(
             edges.insert(m.rel().to_string(), targets);
         }
     }
-    let root = input.res.memdir.main();
-    // (2.1.332) What decides the scan's exclusions and recall mode (SPEC §2.13).
-    let rules = scan::ScanRules::from_env();
-    walk_findings(
-        &scan,
-        &memories,
-        input.dir,
-        root,
-        input.now_ms,
-        &rules,
-        &mut findings,
-        &mut notes,
-    );
-    let mut files = memories.len();
-    let reach = index_rules::Reach::new(edges);
-    // ML203 judges only the files of Claude Code's scan: not the excluded ones
-    // (ML136), not the synced content of a store mount (SPEC §3.9.3) — unless
-    // `--team` works in that mount: its index is then linted as a team index.
-    let in_mount = input.res.memdir.mount().is_some() && input.res.memdir.is_team();
-    let rel_in = |m: &FileFacts| {
-        let rel = scope_rel(input.dir, root, m.rel());
-        rules.excluded_by(&rel).is_none() && (in_mount || !rules.in_store_mount(&rel))
-    };
-    let judged: Cow<'_, [FileFacts]> = if memories.iter().all(rel_in) {
-        Cow::Borrowed(&memories[..])
-    } else {
-        Cow::Owned(memories.iter().filter(|m| rel_in(m)).cloned().collect())
-    };
+    (edges, extracts)
+}
+
+/// The index rules across files, on the files Claude Code's scan judges; the
+/// number of index files examined.
+fn index_files(
+    input: &Input,
+    scopes: &[index_rules::Scope],
+    index_results: Vec<IndexResult>,
+    memories: &[FileFacts],
+    reach: &index_rules::Reach,
+    rules: &scan::ScanRules,
+    findings: &mut Vec<Finding>,
+) -> usize {
+    let judged = judged(input, memories, rules);
     let before = findings.len();
     let env = input.env.cloned().unwrap_or_default();
     // Recall mode: CLAUDE_MEMORY_STORES, or the cached server flag (SPEC §2.13).
     let recall = crate::index::check::recall_mode_lever(&env, input.res.global_config.as_deref());
+    let mut files = 0;
     for (scope, (n, targets)) in scopes.iter().zip(index_results) {
         files += n;
-        index_rules::check_files(
-            scope,
-            &judged,
-            targets.as_ref(),
-            &reach,
-            &env,
-            recall.as_deref(),
-            &mut findings,
-        );
+        let targets = targets.as_ref();
+        index_rules::check_files(scope, &judged, targets, reach, &env, recall.as_deref(), findings);
     }
     // (2.1.332) In recall mode an unindexed memory can still be found by relevance.
     if rules.stores || recall.is_some() {
@@ -386,11 +398,24 @@ fn lint_inner<K: Kept, X: Send>(
             f.severity = Severity::Info;
         }
     }
-    drop(judged);
-    drop(memories);
-    config::check(input, &mut findings, &mut notes);
-    sort_findings(&mut findings);
-    (Report { findings, files, notes }, scan, extracts)
+    files
+}
+
+/// The memories ML203 judges: only the files of Claude Code's scan, not the
+/// excluded ones (ML136), not the synced content of a store mount (SPEC §3.9.3) —
+/// unless `--team` works in that mount: its index is then linted as a team index.
+fn judged<'m>(input: &Input, memories: &'m [FileFacts], rules: &scan::ScanRules) -> Cow<'m, [FileFacts]> {
+    let root = input.res.memdir.main();
+    let in_mount = input.res.memdir.mount().is_some() && input.res.memdir.is_team();
+    let rel_in = |m: &FileFacts| {
+        let rel = scope_rel(input.dir, root, m.rel());
+        rules.excluded_by(&rel).is_none() && (in_mount || !rules.in_store_mount(&rel))
+    };
+    if memories.iter().all(rel_in) {
+        Cow::Borrowed(memories)
+    } else {
+        Cow::Owned(memories.iter().filter(|m| rel_in(m)).cloned().collect())
+    }
 }
 
 /// What the all-projects view needs of a memory dir in one scan: the memories
@@ -482,166 +507,6 @@ fn sort_findings(findings: &mut [Finding]) {
             dest.swap(i, d);
         }
     }
-}
-
-/// Findings about entries the scan could not use, the cap (`memories` are the
-/// scan's, in its order) and temp files. `root` is the memory dir (`dir` is the
-/// team dir under `--team`): conflict files are named from it, as `sync --resolve`
-/// takes them.
-#[allow(clippy::too_many_arguments)]
-fn walk_findings<K>(
-    scan: &Scan<K>,
-    memories: &[FileFacts],
-    dir: &Path,
-    root: &Path,
-    now_ms: f64,
-    rules: &scan::ScanRules,
-    out: &mut Vec<Finding>,
-    notes: &mut Vec<String>,
-) {
-    use crate::scan::ProblemKind as P;
-    for p in &scan.problems {
-        match &p.kind {
-            P::Unreadable(e) => out.push(Finding::file(
-                RuleId::ML131,
-                &p.path,
-                format!("cannot be read ({e}); Claude Code silently drops it"),
-            )),
-            P::Dangling => out.push(Finding::file(
-                RuleId::ML131,
-                &p.path,
-                "dangling symlink; Claude Code silently drops it",
-            )),
-            P::Directory => out.push(
-                Finding::file(RuleId::ML131, &p.path, "a directory named `.md`; the scan drops it")
-                    .with_severity(Severity::Info),
-            ),
-            P::NotUtf8Name => out.push(Finding::file(
-                RuleId::ML128,
-                &p.path,
-                format!("file name `{}` is not valid UTF-8; rename it with mv", p.rel),
-            )),
-            P::Cycle | P::UnlistableDir(_) => notes.push(p.message()),
-            // Listed memories: ML133 and ML104 report these.
-            P::Binary | P::WindowTooLarge => {}
-        }
-    }
-    // (2.1.332) ML136: files the scan skips (SPEC §2.5 step 2); memctl's own
-    // `.trash/` is not walked.
-    let mut scanned = Vec::with_capacity(memories.len());
-    for m in memories {
-        let rel = scope_rel(dir, root, m.rel());
-        match rules.excluded_by(&rel) {
-            Some(why) => out.push(Finding::file(
-                RuleId::ML136,
-                &m.path(dir),
-                format!(
-                    "{} is {}: Claude Code's scan skips it, so it is never in the manifest or recall; only an index link reaches it",
-                    m.rel(),
-                    why.describe()
-                ),
-            )),
-            None => scanned.push(m),
-        }
-    }
-    // Once per run (issue 14), anchored at the newest file past the cap, among the
-    // files of the 2.1.332 scan.
-    let total = scanned.len();
-    let beyond: Vec<&FileFacts> = scanned.iter().skip(scan::MAX_MEMORY_FILES).copied().collect();
-    if let Some(first) = beyond.first() {
-        const NAMED: usize = 10;
-        let names: Vec<&str> = beyond.iter().take(NAMED).map(|m| m.rel()).collect();
-        let more = beyond.len().saturating_sub(NAMED);
-        let more = if more > 0 {
-            format!(" … and {more} more")
-        } else {
-            String::new()
-        };
-        let (is, them) = if beyond.len() == 1 {
-            ("is", "it")
-        } else {
-            ("are", "them")
-        };
-        let finding = Finding::file(
-            RuleId::ML127,
-            &first.path(dir),
-            format!(
-                "{} of {total} files {is} not among the 200 most recently modified; Claude Code's manifest does not list {them}: {}{more}",
-                beyond.len(),
-                names.join(", ")
-            ),
-        );
-        // The manifest reaches the model in recall mode (SPEC §2.6).
-        out.push(if rules.stores {
-            finding.with_severity(Severity::Warning)
-        } else {
-            finding
-        });
-    }
-    for (rel, path) in &scan.extension_case {
-        out.push(Finding::file(
-            RuleId::ML129,
-            path,
-            format!("`{rel}` is not scanned: rename it to end in lower-case `.md`"),
-        ));
-    }
-    for (rel, target) in &scan.escaping {
-        out.push(Finding::file(
-            RuleId::ML130,
-            &dir.join(rel),
-            format!("symlink leaves the memory dir (to {})", target.display()),
-        ));
-    }
-    for t in &scan.temp_files {
-        let old = now_ms - t.mtime_ms >= crate::lock::HOLDER_STALE_MS;
-        let live = matches!(
-            crate::lock::liveness(i64::from(t.pid)),
-            crate::lock::PidStatus::Alive | crate::lock::PidStatus::Eperm
-        );
-        if old && !live {
-            out.push(Finding::file(
-                RuleId::ML132,
-                &t.path,
-                format!(
-                    "stale memctl temp file of PID {} (not running); `memctl lint --fix` moves it to .trash/",
-                    t.pid
-                ),
-            ));
-        }
-    }
-    out.extend(
-        scan.conflict_files
-            .iter()
-            .filter_map(|(_, path)| conflict_finding(root, path)),
-    );
-}
-
-/// `rel` (relative to the linted `dir`) relative to the memory dir `root`, as the
-/// scan's exclusions read it (the team dir under `--team` is `team/…`).
-fn scope_rel(dir: &Path, root: &Path, rel: &str) -> String {
-    match dir.strip_prefix(root) {
-        Ok(p) if !p.as_os_str().is_empty() => format!("{}/{rel}", crate::scan::escape_path(p)),
-        _ => rel.to_string(),
-    }
-}
-
-/// ML135: a sync conflict file beside the memory it conflicts with, both named
-/// relative to the memory dir `root`.
-fn conflict_finding(root: &Path, path: &Path) -> Option<Finding> {
-    let name = path.file_name()?.to_str()?;
-    let c = crate::scan::conflict::parse_conflict_name(name)?;
-    let rel = crate::scan::escape_path(path.strip_prefix(root).unwrap_or(path));
-    let dir = rel.strip_suffix(name).unwrap_or("");
-    let original = format!("{dir}{}", c.original);
-    Some(Finding::file(
-        RuleId::ML135,
-        path,
-        format!(
-            "sync conflict: the version of `{original}` from machine `{}` ({}); merge it into `{original}` by hand and delete this file, or run `memctl sync --resolve {rel}` to keep the local version",
-            c.machine,
-            c.date_iso()
-        ),
-    ))
 }
 
 /// The single-file rules (ML101–ML133 that need no directory) on one topic file.

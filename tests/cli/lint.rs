@@ -1584,3 +1584,66 @@ fn sync_conflict_is_explained_and_listed() {
     assert!(rules.iter().any(|r| r["id"] == "ML135" && r["name"] == "sync-conflict"));
     assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "ML135");
 }
+
+/// The sections of a golden file captured from the binary before the rule texts
+/// moved to `rules/` (issue 35): `==> ID <==` then that rule's output, verbatim.
+fn golden_sections(name: &str) -> Vec<(String, String)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/lint-explain")
+        .join(name);
+    let text = fs::read_to_string(&path).unwrap();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if let Some(id) = line.strip_prefix("==> ").and_then(|l| l.strip_suffix(" <==\n")) {
+            out.push((id.to_string(), String::new()));
+        } else {
+            out.last_mut().expect("a section header first").1.push_str(line);
+        }
+    }
+    out
+}
+
+/// `--explain` prints, for every rule, the bytes it printed before the rule texts
+/// became the pages under `rules/` (text and `--json`); `--list-rules` likewise.
+#[test]
+fn explain_and_list_rules_print_the_golden_bytes_for_every_rule() {
+    let ids: Vec<&str> = memctl::lint::RULES.iter().map(|r| r.id.as_str()).collect();
+    for (file, json) in [("explain.txt", false), ("explain.json.txt", true)] {
+        let golden = golden_sections(file);
+        let golden_ids: Vec<&str> = golden.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(golden_ids, ids, "{file}");
+        for (id, expected) in &golden {
+            let mut env = Env::new().args(["lint", "--explain", id]);
+            if json {
+                env = env.arg("--json");
+            }
+            env.run().success().stdout(expected);
+        }
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/lint-explain");
+    let list = fs::read_to_string(dir.join("list-rules.txt")).unwrap();
+    Env::new().args(["lint", "--list-rules"]).run().success().stdout(&list);
+    let list = fs::read_to_string(dir.join("list-rules.json")).unwrap();
+    Env::new()
+        .args(["lint", "--list-rules", "--json"])
+        .run()
+        .success()
+        .stdout(&list);
+}
+
+/// The rule table of docs/lint.md is generated from the pages under `rules/`
+/// (issue 35); `MEMCTL_BLESS=1` rewrites it.
+#[test]
+fn docs_rule_table_is_generated_from_the_rule_pages() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/lint.md");
+    let doc = fs::read_to_string(&path).unwrap();
+    let fresh = memctl::lint::explain::docs_with_table(&doc).expect("docs/lint.md has the table's marker lines");
+    if std::env::var_os("MEMCTL_BLESS").is_some_and(|v| v == "1") {
+        fs::write(&path, fresh).unwrap();
+        return;
+    }
+    assert!(
+        doc == fresh,
+        "the rule table in docs/lint.md is stale; run `MEMCTL_BLESS=1 cargo test --test cli generated`"
+    );
+}

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::index::{self, Target};
+use crate::index::{self, Link, Target};
 
 use super::Targets;
 use super::packed::Packed;
@@ -14,10 +14,38 @@ use crate::lint::{Finding, RuleId};
 /// the findings about them, the targets, and the lines that hold a memory link
 /// (sorted).
 pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) -> (Targets, Vec<usize>) {
+    let (mut links, mut link_lines) = each_link(idx, dir, text, out);
+    duplicates(idx, &mut links, out);
+    let targets = Targets(Packed::new(links.spans.iter().map(|s| links.at(s))));
+    link_lines.sort_unstable();
+    link_lines.dedup();
+    (targets, link_lines)
+}
+
+/// Each memory link's target (back to back in one string) and line.
+#[derive(Default)]
+struct MemoryLinks {
+    names: String,
+    /// Start and length in `names`, and the line.
+    spans: Vec<(u32, u32, usize)>,
+}
+
+impl MemoryLinks {
+    fn push(&mut self, target: &str, line: usize) {
+        self.spans.push((self.names.len() as u32, target.len() as u32, line));
+        self.names.push_str(target);
+    }
+
+    fn at(&self, &(start, len, _): &(u32, u32, usize)) -> &str {
+        &self.names[start as usize..(start + len) as usize]
+    }
+}
+
+/// The rules on each link by itself (ML201, ML202, ML214); the memory links and
+/// the lines that hold one (in text order, a line once per run of its links).
+fn each_link(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) -> (MemoryLinks, Vec<usize>) {
     let mut listings = Listings(HashMap::new());
-    // Each memory link's target (back to back in one string) and line.
-    let mut names = String::new();
-    let mut links: Vec<(u32, u32, usize)> = Vec::new();
+    let mut links = MemoryLinks::default();
     let mut link_lines: Vec<usize> = Vec::new();
     let mut memory_link = |line: usize| {
         if link_lines.last() != Some(&line) {
@@ -27,27 +55,10 @@ pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) 
     index::for_each_link(text, |l| match &l.target {
         Target::Inside(p) if l.is_memory_link() => {
             memory_link(l.line);
-            links.push((names.len() as u32, p.len() as u32, l.line));
-            names.push_str(p);
-            match listings.find(dir, p) {
-                Ok(()) => {}
-                Err(Some(actual)) => out.push(Finding::new(
-                    RuleId::ML201,
-                    idx,
-                    l.line,
-                    l.col,
-                    format!("link target {p}: case differs from {actual}"),
-                )),
-                Err(None) => out.push(Finding::new(
-                    RuleId::ML201,
-                    idx,
-                    l.line,
-                    l.col,
-                    format!("link target {p} does not exist"),
-                )),
-            }
+            links.push(p, l.line);
+            out.extend(dangling(&mut listings, idx, dir, &l, p));
         }
-        Target::Outside(p) if l.is_memory_link() => {
+        Target::Outside(_) if l.is_memory_link() => {
             memory_link(l.line);
             out.push(Finding::new(
                 RuleId::ML202,
@@ -57,32 +68,48 @@ pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) 
                 format!("link {} leaves the memory dir", l.dest),
             ));
         }
-        Target::Inside(p) => out.push(Finding::new(
-            RuleId::ML214,
-            idx,
-            l.line,
-            l.col,
-            format!("link {p} is not a memory file (.md)"),
-        )),
-        Target::Outside(p) if !p.starts_with('/') => out.push(Finding::new(
-            RuleId::ML214,
-            idx,
-            l.line,
-            l.col,
-            format!("link {p} is not a memory file (.md)"),
-        )),
+        Target::Inside(p) => out.push(not_md(idx, &l, p)),
+        Target::Outside(p) if !p.starts_with('/') => out.push(not_md(idx, &l, p)),
         _ => {}
     });
-    // By target, then line (a stable sort keeps the links of a line in order):
-    // every line after a target's first is ML209.
+    (links, link_lines)
+}
+
+/// ML201: the memory link `l` to `p` inside the dir names no file, or one whose
+/// case differs.
+fn dangling(listings: &mut Listings, idx: &Path, dir: &Path, l: &Link, p: &str) -> Option<Finding> {
+    let message = match listings.find(dir, p) {
+        Ok(()) => return None,
+        Err(Some(actual)) => format!("link target {p}: case differs from {actual}"),
+        Err(None) => format!("link target {p} does not exist"),
+    };
+    Some(Finding::new(RuleId::ML201, idx, l.line, l.col, message))
+}
+
+/// ML214: a relative link to something not `.md`.
+fn not_md(idx: &Path, l: &Link, p: &str) -> Finding {
+    Finding::new(
+        RuleId::ML214,
+        idx,
+        l.line,
+        l.col,
+        format!("link {p} is not a memory file (.md)"),
+    )
+}
+
+/// ML209: every line after a target's first that links it again. Leaves `links`
+/// sorted by target, then line, one per target and line.
+fn duplicates(idx: &Path, links: &mut MemoryLinks, out: &mut Vec<Finding>) {
+    let MemoryLinks { names, spans } = links;
     let at = |&(start, len, _): &(u32, u32, usize)| &names[start as usize..(start + len) as usize];
-    links.sort_by(|a, b| at(a).cmp(at(b)).then(a.2.cmp(&b.2)));
-    links.dedup_by(|a, b| a.2 == b.2 && at(a) == at(b));
-    for pair in links.windows(2) {
+    // A stable sort keeps the links of a line in order.
+    spans.sort_by(|a, b| at(a).cmp(at(b)).then(a.2.cmp(&b.2)));
+    spans.dedup_by(|a, b| a.2 == b.2 && at(a) == at(b));
+    for pair in spans.windows(2) {
         let (first, next) = (&pair[0], &pair[1]);
         if at(first) == at(next) {
             let file = at(next);
-            let first_line = links[links.partition_point(|l| at(l) < file)].2;
+            let first_line = spans[spans.partition_point(|l| at(l) < file)].2;
             out.push(Finding::new(
                 RuleId::ML209,
                 idx,
@@ -92,10 +119,6 @@ pub(super) fn check(idx: &Path, dir: &Path, text: &str, out: &mut Vec<Finding>) 
             ));
         }
     }
-    let targets = Targets(Packed::new(links.iter().map(at)));
-    link_lines.sort_unstable();
-    link_lines.dedup();
-    (targets, link_lines)
 }
 
 /// Exact-name existence of `rel` under `dir` (lstat semantics), with a cached

@@ -9,6 +9,8 @@ mod reach;
 mod scope;
 mod unindexed;
 
+use std::path::Path;
+
 use crate::index::load;
 use crate::lint::facts::FileFacts;
 
@@ -64,46 +66,83 @@ pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64,
 /// (`None` when there is no readable index: see [`check_files`]).
 pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usize, Option<Targets>) {
     let idx = &scope.index;
-    let bytes = match crate::index::read_index(idx) {
-        Ok(b) => b,
-        // No index at all is ML213's (see `check_files`).
-        Err(_) if std::fs::symlink_metadata(idx).is_err() => return (0, None),
-        Err(crate::fsread::ReadError::NotRegular(what)) => {
-            out.push(Finding::file(
-                RuleId::ML216,
-                idx,
-                format!("the index is not a regular file ({what}); Claude Code loads nothing from it"),
-            ));
-            return (1, None);
-        }
-        Err(e) => {
-            // Claude Code then loads no memory at all: an error, whatever the cause
-            // (permission, a dangling symlink, a directory, a FIFO or a device).
+    let bytes = match read(idx, out) {
+        Ok(bytes) => bytes,
+        Err(files) => return (files, None),
+    };
+    let oversize = oversize(idx, bytes.len(), out);
+    // Valid UTF-8 is used as read, not copied.
+    let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    text_rules(idx, &text, out);
+    let (targets, link_lines) = links::check(idx, &scope.base, &text, out);
+    lines::check(idx, &text, &link_lines, out);
+    drop(link_lines);
+    // The line rules may have found one per line (ML204): their list is held to
+    // the end of the run, so without the growth slack, before the load is modelled.
+    out.shrink_to_fit();
+    // The load takes the text over: modelled last, once the link rules' tables are
+    // gone (findings are sorted afterwards, so the order they are found in is free).
+    let stripped = frontmatter_part(&text).map(str::to_string);
+    let loaded = load::load_owned(text);
+    out.extend(stripped.map(|part| frontmatter_finding(idx, &part)));
+    // Claude Code loads nothing of an oversize index: no entry is cut.
+    if !oversize {
+        caps::check(idx, &loaded, warn_at, out);
+    }
+    (1, Some(targets))
+}
+
+/// The index's bytes; else the number of files examined (0 when there is no index,
+/// which is ML213's: see `check_files`), after ML216 or ML131 said why Claude Code
+/// loads nothing from it.
+fn read(idx: &Path, out: &mut Vec<Finding>) -> Result<Vec<u8>, usize> {
+    let e = match crate::index::read_index(idx) {
+        Ok(b) => return Ok(b),
+        Err(_) if std::fs::symlink_metadata(idx).is_err() => return Err(0),
+        Err(e) => e,
+    };
+    out.push(match e {
+        crate::fsread::ReadError::NotRegular(what) => Finding::file(
+            RuleId::ML216,
+            idx,
+            format!("the index is not a regular file ({what}); Claude Code loads nothing from it"),
+        ),
+        // Claude Code then loads no memory at all: an error, whatever the cause
+        // (permission, a dangling symlink, a directory, a FIFO or a device).
+        e => {
             let why = match e {
                 crate::fsread::ReadError::NotFound => "a dangling symlink".to_string(),
                 e => e.to_string(),
             };
-            out.push(Finding::file(
+            Finding::file(
                 RuleId::ML131,
                 idx,
                 format!("the index cannot be read ({why}); Claude Code loads no memory at all"),
-            ));
-            return (1, None);
+            )
         }
-    };
-    let oversize = bytes.len() as u64 > crate::index::check::CLAUDE_MAX_INDEX_BYTES;
+    });
+    Err(1)
+}
+
+/// ML216: an index over Claude Code's 4 MiB read cap; whether it is.
+fn oversize(idx: &Path, len: usize, out: &mut Vec<Finding>) -> bool {
+    let oversize = len as u64 > crate::index::check::CLAUDE_MAX_INDEX_BYTES;
     if oversize {
         out.push(Finding::file(
             RuleId::ML216,
             idx,
             format!(
                 "{} bytes (limit: 4 194 304): Claude Code loads nothing from this MEMORY.md",
-                crate::text::group_digits(bytes.len() as i64)
+                crate::text::group_digits(len as i64)
             ),
         ));
     }
-    // Valid UTF-8 is used as read, not copied.
-    let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    oversize
+}
+
+/// The rules on the index's text as a whole: ML215 (CRLF), ML212 (an unclosed
+/// comment), ML116 (relative dates, info) and ML121 (secrets).
+fn text_rules(idx: &Path, text: &str, out: &mut Vec<Finding>) {
     if text.contains("\r\n") {
         out.push(Finding::file(
             RuleId::ML215,
@@ -111,7 +150,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             "CRLF line endings; each CR counts toward the 25 000 units (the model reads none)",
         ));
     }
-    if let Some(pos) = unclosed_comment(&text) {
+    if let Some(pos) = unclosed_comment(text) {
         let line = crate::text::count_byte(&text.as_bytes()[..pos], b'\n') + 1;
         out.push(Finding::new(
             RuleId::ML212,
@@ -121,7 +160,7 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
             "`<!--` is never closed: Claude Code loads the rest verbatim",
         ));
     }
-    for d in crate::dates::find(&text) {
+    for d in crate::dates::find(text) {
         out.push(
             Finding::new(
                 RuleId::ML116,
@@ -134,44 +173,32 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
         );
     }
     // Claude Code loads the index into every session: secrets there matter most.
-    super::secrets::check(idx, &text, out);
-    let (targets, link_lines) = links::check(idx, &scope.base, &text, out);
-    lines::check(idx, &text, &link_lines, out);
-    drop(link_lines);
-    // The line rules may have found one per line (ML204): their list is held to
-    // the end of the run, so without the growth slack, before the load is modelled.
-    out.shrink_to_fit();
-    // The load takes the text over: modelled last, once the link rules' tables are
-    // gone (findings are sorted afterwards, so the order they are found in is free).
-    let stripped = frontmatter_part(&text).map(str::to_string);
-    let loaded = load::load_owned(text);
-    if let Some(part) = stripped {
-        let links = holds_memory_link(&part);
-        let lines = crate::text::count_byte(part.as_bytes(), b'\n');
-        let finding = Finding::file(
-            RuleId::ML208,
-            idx,
-            if links {
-                format!(
-                    "MEMORY.md starts with a frontmatter block that ends at the first `---` anywhere; Claude Code strips it with the index entries in it ({} line{}): remove the leading `---`",
-                    lines + 1,
-                    if lines == 0 { "" } else { "s" }
-                )
-            } else {
-                "MEMORY.md has a frontmatter block; Claude Code strips it: remove it".to_string()
-            },
-        );
-        out.push(if links {
-            finding.with_severity(Severity::Error)
+    super::secrets::check(idx, text, out);
+}
+
+/// ML208: the frontmatter block Claude Code strips from the index (`part`); an
+/// error when index entries go with it.
+fn frontmatter_finding(idx: &Path, part: &str) -> Finding {
+    let links = holds_memory_link(part);
+    let lines = crate::text::count_byte(part.as_bytes(), b'\n');
+    let finding = Finding::file(
+        RuleId::ML208,
+        idx,
+        if links {
+            format!(
+                "MEMORY.md starts with a frontmatter block that ends at the first `---` anywhere; Claude Code strips it with the index entries in it ({} line{}): remove the leading `---`",
+                lines + 1,
+                if lines == 0 { "" } else { "s" }
+            )
         } else {
-            finding
-        });
+            "MEMORY.md has a frontmatter block; Claude Code strips it: remove it".to_string()
+        },
+    );
+    if links {
+        finding.with_severity(Severity::Error)
+    } else {
+        finding
     }
-    // Claude Code loads nothing of an oversize index: no entry is cut.
-    if !oversize {
-        caps::check(idx, &loaded, warn_at, out);
-    }
-    (1, Some(targets))
 }
 
 /// The part of the index Claude Code strips as frontmatter (SPEC §2.4.2, §2.7
