@@ -222,6 +222,10 @@ fn from_snapshot(dir: &MemoryDir, s: &Store, snap: &Snap, rel: String, f: &FileS
     })
 }
 
+/// An index as a snapshot held it (`None`: none) and its lines that link one
+/// memory (1-based number, text without its end).
+type SnapshotIndex = (Option<String>, Vec<(usize, String)>);
+
 /// The index that covers `rel` as a snapshot's `files` hold it (`None`: none, or
 /// a symlink), and its lines that link `rel`.
 fn snapshot_index<E>(
@@ -229,7 +233,7 @@ fn snapshot_index<E>(
     rel: &str,
     files: &BTreeMap<Vec<u8>, FileState>,
     blob: impl Fn(gix::ObjectId) -> Result<Vec<u8>, E>,
-) -> Result<(Option<String>, Vec<(usize, String)>), E> {
+) -> Result<SnapshotIndex, E> {
     let cover = dir.covering(rel);
     let index_rel = cover
         .index
