@@ -83,76 +83,9 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
         left_out: Vec::new(),
     };
     // What import accepts (SPEC §11.2 bounds): a bundle past them is never written.
-    let mut total_bytes: u64 = 0;
-    let mut members: usize = 0;
+    let mut size = Size::default();
     for s in sources {
-        let mut skipped = Vec::new();
-        let mut packed = Vec::new();
-        let mut entries: Vec<FileEntry> = Vec::new();
-        for f in tracked::walk(&s.memory_dir, &mut skipped) {
-            if s.team && !in_team(&f.rel) {
-                continue;
-            }
-            let rel = String::from_utf8_lossy(&f.rel).into_owned();
-            if f.link {
-                g.left_out
-                    .push(format!("{}: {rel} is a symlink: not exported", s.identity));
-                continue;
-            }
-            if std::str::from_utf8(&f.rel).is_err() || !bundle::safe_path(&rel) {
-                g.left_out
-                    .push(format!("{}: {rel}: name cannot travel: not exported", s.identity));
-                continue;
-            }
-            // What import refuses (issue 29 points 7 and 9) is never sent.
-            if let Some(why) = bundle::path_refusal(&rel) {
-                g.left_out.push(format!("{}: {rel}: {why}: not exported", s.identity));
-                continue;
-            }
-            if f.size > bundle::MAX_FILE_BYTES {
-                g.left_out.push(format!(
-                    "{}: {rel} is over the limit of {} MiB per file: not exported",
-                    s.identity,
-                    bundle::MAX_FILE_BYTES >> 20
-                ));
-                continue;
-            }
-            // The manifest is one member too.
-            if members + 2 > bundle::MAX_MEMBERS || total_bytes + f.size > bundle::MAX_TOTAL_BYTES {
-                g.left_out.push(format!(
-                    "{}: {rel}: the bundle would pass import's bounds ({} files, {} MiB): not exported",
-                    s.identity,
-                    bundle::MAX_MEMBERS,
-                    bundle::MAX_TOTAL_BYTES >> 20
-                ));
-                continue;
-            }
-            let Ok(bytes) = crate::fsread::read_regular(
-                &s.memory_dir.join(std::ffi::OsStr::from_bytes(&f.rel)),
-                bundle::MAX_TOTAL_BYTES - total_bytes,
-            ) else {
-                g.left_out
-                    .push(format!("{}: {rel} cannot be read: not exported", s.identity));
-                continue;
-            };
-            let path = s.memory_dir.join(std::ffi::OsStr::from_bytes(&f.rel));
-            for finding in crate::lint::secret_findings(&path, &String::from_utf8_lossy(&bytes)) {
-                g.secrets.push(format!(
-                    "{}: {rel}:{}: ML121 {}",
-                    s.identity, finding.line, finding.message
-                ));
-            }
-            members += 1;
-            total_bytes += bytes.len() as u64;
-            let p = Packed {
-                path: rel,
-                mtime_ns: i64::try_from(f.mtime_ns).unwrap_or(0),
-                bytes,
-            };
-            entries.push(bundle::entry_of(&p));
-            packed.push(p);
-        }
-        g.left_out.extend(skipped);
+        let (entries, packed) = gather_project(s, &mut g, &mut size);
         g.manifest.projects.push(ProjectEntry {
             identity: s.identity.clone(),
             key: s.key.clone(),
@@ -162,6 +95,84 @@ pub fn gather(sources: &[Source], machine: &str, created_at: String) -> Gathered
         g.files.push(packed);
     }
     g
+}
+
+/// The bundle so far: its members (the files; the manifest is one more) and bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Size {
+    members: usize,
+    bytes: u64,
+}
+
+/// One source's files that go into the bundle, read; what is left out and the
+/// ML121 findings are noted in `g`.
+fn gather_project(s: &Source, g: &mut Gathered, size: &mut Size) -> (Vec<FileEntry>, Vec<Packed>) {
+    let mut skipped = Vec::new();
+    let mut packed = Vec::new();
+    let mut entries: Vec<FileEntry> = Vec::new();
+    for f in tracked::walk(&s.memory_dir, &mut skipped) {
+        if s.team && !in_team(&f.rel) {
+            continue;
+        }
+        let rel = String::from_utf8_lossy(&f.rel).into_owned();
+        if let Some(why) = left_out(&f, &rel, *size) {
+            g.left_out.push(format!("{}: {rel}{why}: not exported", s.identity));
+            continue;
+        }
+        let path = s.memory_dir.join(std::ffi::OsStr::from_bytes(&f.rel));
+        let Ok(bytes) = crate::fsread::read_regular(&path, bundle::MAX_TOTAL_BYTES - size.bytes) else {
+            g.left_out
+                .push(format!("{}: {rel} cannot be read: not exported", s.identity));
+            continue;
+        };
+        for finding in crate::lint::secret_findings(&path, &String::from_utf8_lossy(&bytes)) {
+            g.secrets.push(format!(
+                "{}: {rel}:{}: ML121 {}",
+                s.identity, finding.line, finding.message
+            ));
+        }
+        size.members += 1;
+        size.bytes += bytes.len() as u64;
+        let p = Packed {
+            path: rel,
+            mtime_ns: i64::try_from(f.mtime_ns).unwrap_or(0),
+            bytes,
+        };
+        entries.push(bundle::entry_of(&p));
+        packed.push(p);
+    }
+    g.left_out.extend(skipped);
+    (entries, packed)
+}
+
+/// Why a tracked file is not exported, as the words after its name (`None`: it
+/// is): a symlink, a name that cannot travel, what import refuses (issue 29
+/// points 7 and 9), a file over the limit, a bundle past import's bounds.
+fn left_out(f: &tracked::OnDisk, rel: &str, size: Size) -> Option<String> {
+    if f.link {
+        return Some(" is a symlink".into());
+    }
+    if std::str::from_utf8(&f.rel).is_err() || !bundle::safe_path(rel) {
+        return Some(": name cannot travel".into());
+    }
+    if let Some(why) = bundle::path_refusal(rel) {
+        return Some(format!(": {why}"));
+    }
+    if f.size > bundle::MAX_FILE_BYTES {
+        return Some(format!(
+            " is over the limit of {} MiB per file",
+            bundle::MAX_FILE_BYTES >> 20
+        ));
+    }
+    // The manifest is one member too.
+    if size.members + 2 > bundle::MAX_MEMBERS || size.bytes + f.size > bundle::MAX_TOTAL_BYTES {
+        return Some(format!(
+            ": the bundle would pass import's bounds ({} files, {} MiB)",
+            bundle::MAX_MEMBERS,
+            bundle::MAX_TOTAL_BYTES >> 20
+        ));
+    }
+    None
 }
 
 /// Whether a path below the memory dir is in its team dir (`team/…`).
@@ -191,4 +202,57 @@ pub fn secrets_refused(what: &str, nothing: &str, found: &[String], strict: bool
             found.join("; ")
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on_disk(rel: &str, link: bool, size: u64) -> tracked::OnDisk {
+        tracked::OnDisk {
+            rel: rel.as_bytes().to_vec(),
+            link,
+            size,
+            mtime_ns: 0,
+            ctime_ns: 0,
+            ino: 0,
+        }
+    }
+
+    #[test]
+    fn a_plain_memory_goes() {
+        assert_eq!(
+            left_out(&on_disk("user_a.md", false, 10), "user_a.md", Size::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn what_cannot_travel_is_left_out_with_the_reason() {
+        let none = Size::default();
+        let why = |rel: &str, link: bool, size: u64| left_out(&on_disk(rel, link, size), rel, none).unwrap();
+        assert_eq!(why("a.md", true, 1), " is a symlink");
+        assert_eq!(why("a\\b.md", false, 1), ": name cannot travel");
+        assert!(why(".hidden.md", false, 1).starts_with(": `.hidden.md` is a dot path"));
+        assert_eq!(
+            why("big.md", false, bundle::MAX_FILE_BYTES + 1),
+            " is over the limit of 64 MiB per file"
+        );
+    }
+
+    #[test]
+    fn a_file_past_imports_bounds_is_left_out() {
+        let full = Size {
+            members: bundle::MAX_MEMBERS - 1,
+            bytes: 0,
+        };
+        let why = left_out(&on_disk("a.md", false, 1), "a.md", full).unwrap();
+        assert!(why.starts_with(": the bundle would pass import's bounds"), "{why}");
+        let heavy = Size {
+            members: 0,
+            bytes: bundle::MAX_TOTAL_BYTES,
+        };
+        assert!(left_out(&on_disk("a.md", false, 1), "a.md", heavy).is_some());
+        assert_eq!(left_out(&on_disk("a.md", false, 0), "a.md", heavy), None);
+    }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::bundle::{Bundle, Project};
+use crate::bundle::{Bundle, FileEntry, Project};
 use crate::error::{Error, Kind};
 use crate::memdir::{INDEX, MemoryDir, Scope, TEAM_INDEX};
 use crate::ops::merge;
@@ -227,30 +227,54 @@ fn read_local(path: &Path) -> Option<Vec<u8>> {
     fsread::read_regular(path, MAX_FILE_BYTES).ok()
 }
 
-/// Decide one project's import. Writes nothing.
+/// Decide one project's import (SPEC §11.2): each file placed (added, skipped
+/// or a conflict), then the incoming index lines merged into the local index and
+/// the team index. Writes nothing.
 pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> Result<Plan, Error> {
-    let mut plan = Plan {
-        identity: p.entry.identity.clone(),
-        dir: None,
-        project: None,
-        added: Vec::new(),
-        skipped: Vec::new(),
-        conflicts: Vec::new(),
-        writes: Vec::new(),
-        index_before: None,
-        index_after: String::new(),
-        index_lines_added: 0,
-        index_cut: None,
-        cut_entries: Vec::new(),
-        mtimes: crate::bundle::Mtimes::default(),
-        team_index: None,
-    };
+    let mut plan = Plan::skipped(&p.entry.identity);
     let Target::Dir { dir, project } = target else {
         return Ok(plan);
     };
     plan.dir = Some(dir.clone());
     plan.project = project.clone();
     let suffix = conflict_suffix(machine, now);
+    let present = place_files(p, dir, &suffix, now, &mut plan)?;
+    merge_main_index(p, dir, &present, &mut plan)?;
+    plan.team_index = merge_team_index(p, dir, &present)?;
+    Ok(plan)
+}
+
+impl Plan {
+    /// The plan of a project that has no local memory dir: nothing to do.
+    fn skipped(identity: &str) -> Plan {
+        Plan {
+            identity: identity.to_string(),
+            dir: None,
+            project: None,
+            added: Vec::new(),
+            skipped: Vec::new(),
+            conflicts: Vec::new(),
+            writes: Vec::new(),
+            index_before: None,
+            index_after: String::new(),
+            index_lines_added: 0,
+            index_cut: None,
+            cut_entries: Vec::new(),
+            mtimes: crate::bundle::Mtimes::default(),
+            team_index: None,
+        }
+    }
+}
+
+/// Place every incoming memory file (not the indexes) in `dir`; the files
+/// present afterwards under their incoming names, with the incoming bytes.
+fn place_files(
+    p: &Project,
+    dir: &Path,
+    suffix: &str,
+    now: DateTime<Utc>,
+    plan: &mut Plan,
+) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut present: Vec<(String, Vec<u8>)> = Vec::new();
     // Containment (SPEC §4.4) is a property of a file's directory: checked once
     // per directory, not once per file (two path resolutions each, issue 31).
@@ -267,44 +291,55 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
             store::ensure_ancestor_contained(dir, &target)?;
             checked.push(parent);
         }
-        match fs::symlink_metadata(&target) {
-            Err(_) => {
-                plan.added.push(f.path.clone());
-                let mtime_ns = clamped(&mut plan.mtimes, &f.path, f.mtime_ns, now);
-                plan.writes.push(Write {
-                    rel: f.path.clone(),
-                    bytes: bytes.clone(),
-                    mtime_ns,
-                });
-                present.push((f.path.clone(), bytes.clone()));
-            }
-            Ok(_) if read_local(&target).as_deref() == Some(bytes.as_slice()) => {
-                plan.skipped.push(f.path.clone());
-                present.push((f.path.clone(), bytes.clone()));
-            }
-            Ok(_) => {
-                let kept = conflict_name(dir, &f.path, &suffix, bytes);
-                let Some((name, new)) = kept else {
-                    plan.skipped.push(f.path.clone());
-                    continue;
-                };
-                if new {
-                    let mtime_ns = clamped(&mut plan.mtimes, &name, f.mtime_ns, now);
-                    plan.writes.push(Write {
-                        rel: name.clone(),
-                        bytes: bytes.clone(),
-                        mtime_ns,
-                    });
-                }
-                plan.conflicts.push(Conflict {
-                    file: f.path.clone(),
-                    kept_as: name,
-                    reason: "the local file differs",
-                });
-                present.push((f.path.clone(), bytes.clone()));
-            }
+        if place_file(plan, dir, f, bytes, suffix, now) {
+            present.push((f.path.clone(), bytes.clone()));
         }
     }
+    Ok(present)
+}
+
+/// One incoming file: absent → added (with its mtime); identical → skipped;
+/// different → a conflict, the incoming copy kept beside it. Whether it is present
+/// afterwards under its name with these bytes (not when no conflict name is free).
+fn place_file(plan: &mut Plan, dir: &Path, f: &FileEntry, bytes: &[u8], suffix: &str, now: DateTime<Utc>) -> bool {
+    let target = dir.join(&f.path);
+    match fs::symlink_metadata(&target) {
+        Err(_) => {
+            plan.added.push(f.path.clone());
+            let mtime_ns = clamped(&mut plan.mtimes, &f.path, f.mtime_ns, now);
+            plan.writes.push(Write {
+                rel: f.path.clone(),
+                bytes: bytes.to_vec(),
+                mtime_ns,
+            });
+        }
+        Ok(_) if read_local(&target).as_deref() == Some(bytes) => plan.skipped.push(f.path.clone()),
+        Ok(_) => {
+            let Some((name, new)) = conflict_name(dir, &f.path, suffix, bytes) else {
+                plan.skipped.push(f.path.clone());
+                return false;
+            };
+            if new {
+                let mtime_ns = clamped(&mut plan.mtimes, &name, f.mtime_ns, now);
+                plan.writes.push(Write {
+                    rel: name.clone(),
+                    bytes: bytes.to_vec(),
+                    mtime_ns,
+                });
+            }
+            plan.conflicts.push(Conflict {
+                file: f.path.clone(),
+                kept_as: name,
+                reason: "the local file differs",
+            });
+        }
+    }
+    true
+}
+
+/// `MEMORY.md` is never a conflict: the incoming lines for files present after
+/// the import merged into the local index (deduplicated, placed by §10.2).
+fn merge_main_index(p: &Project, dir: &Path, present: &[(String, Vec<u8>)], plan: &mut Plan) -> Result<(), Error> {
     let index_path = dir.join(INDEX);
     if dir.is_dir() {
         store::ensure_contained(dir, &index_path)?;
@@ -316,7 +351,7 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
     let local = plan.index_before.clone().unwrap_or_default();
     plan.index_after = local.clone();
     if let Some(incoming) = p.bytes.get(INDEX) {
-        let m = merge::merge_index(&String::from_utf8_lossy(incoming), &local, &present);
+        let m = merge::merge_index(&String::from_utf8_lossy(incoming), &local, present);
         plan.index_after = m.new_target_index.clone();
         plan.index_lines_added = m.added.len();
         if m.cut.is_some() || m.target_truncated {
@@ -324,26 +359,37 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
         }
         plan.cut_entries = m.cut_entries;
     }
-    if let Some(incoming) = p.bytes.get(TEAM_INDEX) {
-        let path = dir.join(TEAM_INDEX);
-        let before = match fs::symlink_metadata(&path) {
-            Ok(_) => {
-                if dir.is_dir() {
-                    store::ensure_contained(dir, &path)?;
-                }
-                Some(String::from_utf8_lossy(&store::read_for_update(&path)?).into_owned())
+    Ok(())
+}
+
+/// `team/MEMORY.md`, when the bundle carries one: merged as the main index is,
+/// its links relative to `team/`. The local one as read (`None`: none) and
+/// afterwards.
+fn merge_team_index(
+    p: &Project,
+    dir: &Path,
+    present: &[(String, Vec<u8>)],
+) -> Result<Option<(Option<String>, String)>, Error> {
+    let Some(incoming) = p.bytes.get(TEAM_INDEX) else {
+        return Ok(None);
+    };
+    let path = dir.join(TEAM_INDEX);
+    let before = match fs::symlink_metadata(&path) {
+        Ok(_) => {
+            if dir.is_dir() {
+                store::ensure_contained(dir, &path)?;
             }
-            Err(_) => None,
-        };
-        let team_files: Vec<(String, Vec<u8>)> = present
-            .iter()
-            .filter_map(|(rel, b)| Some((rel.strip_prefix("team/")?.to_string(), b.clone())))
-            .collect();
-        let local = before.clone().unwrap_or_default();
-        let m = merge::merge_index(&String::from_utf8_lossy(incoming), &local, &team_files);
-        plan.team_index = Some((before, m.new_target_index));
-    }
-    Ok(plan)
+            Some(String::from_utf8_lossy(&store::read_for_update(&path)?).into_owned())
+        }
+        Err(_) => None,
+    };
+    let team_files: Vec<(String, Vec<u8>)> = present
+        .iter()
+        .filter_map(|(rel, b)| Some((rel.strip_prefix("team/")?.to_string(), b.clone())))
+        .collect();
+    let local = before.clone().unwrap_or_default();
+    let m = merge::merge_index(&String::from_utf8_lossy(incoming), &local, &team_files);
+    Ok(Some((before, m.new_target_index)))
 }
 
 /// The mtime an incoming file is written with: the bundle's, clamped (issue 29 point 13).
@@ -397,4 +443,74 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
 /// The memory dir of a plan, for its Writer.
 pub fn memdir(plan: &Plan) -> Option<MemoryDir> {
     plan.dir.as_ref().map(|d| MemoryDir::open(d, Scope::Main))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            size: 0,
+            mtime_ns: 1_773_144_000_000_000_000,
+            sha256: String::new(),
+        }
+    }
+
+    fn now() -> DateTime<Utc> {
+        "2026-03-10T12:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn each_file_is_added_skipped_or_kept_beside_as_a_conflict() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path();
+        fs::write(dir.join("same.md"), "same\n").unwrap();
+        fs::write(dir.join("other.md"), "local\n").unwrap();
+        let mut plan = Plan::skipped("github.com/a/b");
+        let suffix = conflict_suffix("laptop", now());
+        assert!(place_file(&mut plan, dir, &entry("new.md"), b"new\n", &suffix, now()));
+        assert!(place_file(&mut plan, dir, &entry("same.md"), b"same\n", &suffix, now()));
+        assert!(place_file(
+            &mut plan,
+            dir,
+            &entry("other.md"),
+            b"incoming\n",
+            &suffix,
+            now()
+        ));
+        assert_eq!(plan.added, vec!["new.md".to_string()]);
+        assert_eq!(plan.skipped, vec!["same.md".to_string()]);
+        assert_eq!(
+            plan.conflicts,
+            vec![Conflict {
+                file: "other.md".into(),
+                kept_as: "other.md.conflict-laptop-20260310".into(),
+                reason: "the local file differs",
+            }]
+        );
+        let written: Vec<&str> = plan.writes.iter().map(|w| w.rel.as_str()).collect();
+        assert_eq!(written, ["new.md", "other.md.conflict-laptop-20260310"]);
+    }
+
+    #[test]
+    fn a_conflict_kept_before_is_not_written_again() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path();
+        fs::write(dir.join("a.md"), "local\n").unwrap();
+        let suffix = conflict_suffix("laptop", now());
+        fs::write(dir.join(format!("a.md{suffix}")), "incoming\n").unwrap();
+        let mut plan = Plan::skipped("github.com/a/b");
+        assert!(place_file(
+            &mut plan,
+            dir,
+            &entry("a.md"),
+            b"incoming\n",
+            &suffix,
+            now()
+        ));
+        assert!(plan.writes.is_empty());
+        assert_eq!(plan.conflicts[0].kept_as, format!("a.md{suffix}"));
+    }
 }

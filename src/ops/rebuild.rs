@@ -35,19 +35,65 @@ pub struct Plan {
     pub kept_in: std::collections::BTreeMap<usize, (String, String)>,
 }
 
+/// Plan the rebuild: the hub name checked, the index and its memories, hubs and
+/// pins read, SPEC §10.1 steps 1–4 run ([`rebuild::rebuild`]), step 5's refusal
+/// when the pinned entries and free text alone are over budget, and the hubs to
+/// create checked free. Writes nothing.
 pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
-    crate::memory::ensure_valid_name(opts.hub, false)?;
-    if !opts.hub.ends_with(".md") || opts.hub.contains('/') || opts.hub == "MEMORY.md" {
-        return Err(Error::new(Kind::Usage, format!("not a hub file name: {}", opts.hub))
-            .hint("give a file name in the memory dir ending in .md, e.g. reference_memory_index_archive.md"));
-    }
+    ensure_hub_name(opts.hub)?;
     let index_path = dir.index_path();
     let old_index = crate::index::read_index_text(&index_path);
     let scan = crate::scan::scan(dir.dir());
-    let mut memories = Vec::new();
-    let mut elsewhere = Vec::new();
-    let mut hubs = Vec::new();
-    for m in &scan.memories {
+    let g = gather(dir, &scan.memories, &index_path);
+    let pins = pins(dir, &scan, opts.pins)?;
+    let input = Input {
+        index: &old_index,
+        memories: &g.memories,
+        elsewhere: &g.elsewhere,
+        hubs: &g.hubs,
+        pins: &pins,
+        hub: opts.hub,
+        budget: opts.budget,
+    };
+    let out = rebuild::rebuild(&input).map_err(|e| over_budget(dir, opts.budget, &e))?;
+    ensure_new_hubs_free(dir, &out)?;
+    let kept_in = kept_in_history(dir, opts, &out.dropped);
+    let mut warnings = dropped_warnings(dir.index_label(), &out.dropped, &kept_in);
+    warnings.extend(hub_dropped_warnings(dir, &out.hub_dropped));
+    Ok(Plan {
+        dir: dir.clone(),
+        old_index,
+        out,
+        hub: opts.hub.to_string(),
+        budget: opts.budget,
+        warnings,
+        kept_in,
+    })
+}
+
+/// `--hub` names a file in the memory dir itself, ending in `.md`, not the index.
+fn ensure_hub_name(hub: &str) -> Result<(), Error> {
+    crate::memory::ensure_valid_name(hub, false)?;
+    if !hub.ends_with(".md") || hub.contains('/') || hub == "MEMORY.md" {
+        return Err(Error::new(Kind::Usage, format!("not a hub file name: {hub}"))
+            .hint("give a file name in the memory dir ending in .md, e.g. reference_memory_index_archive.md"));
+    }
+    Ok(())
+}
+
+/// The rebuild's view of the dir's memories: those the index covers, those
+/// another index covers that this one links, and the hubs.
+#[derive(Default)]
+struct Gathered {
+    memories: Vec<Memory>,
+    elsewhere: Vec<Memory>,
+    hubs: Vec<Hub>,
+}
+
+/// Sort the scanned memories for the index at `index_path`.
+fn gather(dir: &MemoryDir, scanned: &[crate::memory::Memory], index_path: &std::path::Path) -> Gathered {
+    let mut g = Gathered::default();
+    for m in scanned {
         let mut cov = dir.covering(&m.rel);
         let mut owned = true;
         if cov.index != index_path {
@@ -62,70 +108,75 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
             }
         }
         if m.is_hub() {
-            hubs.push(Hub {
+            g.hubs.push(Hub {
                 rel: cov.local.clone(),
                 text: crate::index::read_index_text(&m.path),
             });
-            continue;
-        }
-        let text = |v: &Option<Value>| match v {
-            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
-            _ => None,
-        };
-        let memory = Memory {
-            rel: cov.local.clone(),
-            title: text(&m.fields.name).unwrap_or_else(|| m.stem().to_string()),
-            hook: text(&m.fields.description),
-            ty: m.claude_type(),
-            mtime_ns: (m.mtime_ms * 1e6) as i128,
-        };
-        if owned {
-            memories.push(memory);
+        } else if owned {
+            g.memories.push(rebuild_memory(m, cov.local));
         } else {
-            elsewhere.push(memory);
+            g.elsewhere.push(rebuild_memory(m, cov.local));
         }
     }
+    g
+}
+
+/// A memory as the rebuild sees it: linked as `rel`, titled by its name (else
+/// its stem), hooked by its description.
+fn rebuild_memory(m: &crate::memory::Memory, rel: String) -> Memory {
+    let text = |v: &Option<Value>| match v {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        _ => None,
+    };
+    Memory {
+        rel,
+        title: text(&m.fields.name).unwrap_or_else(|| m.stem().to_string()),
+        hook: text(&m.fields.description),
+        ty: m.claude_type(),
+        mtime_ns: (m.mtime_ms * 1e6) as i128,
+    }
+}
+
+/// The `--pin` references, as the index links them.
+fn pins(dir: &MemoryDir, scan: &crate::scan::Scan, refs: &[String]) -> Result<BTreeSet<String>, Error> {
     let mut pins = BTreeSet::new();
-    for p in opts.pins {
+    for p in refs {
         let m = scan.resolve(p, &dir.shown())?;
         pins.insert(dir.covering(&m.rel).local);
     }
-    let input = Input {
-        index: &old_index,
-        memories: &memories,
-        elsewhere: &elsewhere,
-        hubs: &hubs,
-        pins: &pins,
-        hub: opts.hub,
-        budget: opts.budget,
-    };
-    let out = rebuild::rebuild(&input).map_err(|e| {
-        let (max_lines, max_units) = rebuild::limits(opts.budget);
-        let g = |v: usize| crate::text::group_digits(v as i64);
-        let what = if e.pinned.is_empty() {
-            "the free text alone needs".to_string()
-        } else {
-            format!(
-                "the pinned entries ({}) and the free text alone need",
-                e.pinned.join(", ")
-            )
-        };
-        Error::new(
-            Kind::OverBudget,
-            format!(
-                "{what} {} lines and {} units, over the budget of {} lines and {} units: {}",
-                g(e.lines),
-                g(e.units),
-                g(max_lines),
-                g(max_units),
-                dir.index_label()
-            ),
+    Ok(pins)
+}
+
+/// SPEC §10.1 step 5: the pinned entries and free text alone exceed the budget.
+fn over_budget(dir: &MemoryDir, budget: f64, e: &rebuild::OverBudget) -> Error {
+    let (max_lines, max_units) = rebuild::limits(budget);
+    let g = |v: usize| crate::text::group_digits(v as i64);
+    let what = if e.pinned.is_empty() {
+        "the free text alone needs".to_string()
+    } else {
+        format!(
+            "the pinned entries ({}) and the free text alone need",
+            e.pinned.join(", ")
         )
-        .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
-    })?;
-    // A hub to create must not take the place of a file already there (an
-    // ordinary memory named with --hub, or a later hub's `_2` name): refused
-    // before anything is printed or written (issue 32 point 11).
+    };
+    Error::new(
+        Kind::OverBudget,
+        format!(
+            "{what} {} lines and {} units, over the budget of {} lines and {} units: {}",
+            g(e.lines),
+            g(e.units),
+            g(max_lines),
+            g(max_units),
+            dir.index_label()
+        ),
+    )
+    .hint("unpin some entries, shorten the free text (memctl edit --index), or raise --budget")
+}
+
+/// A hub to create must not take the place of a file already there (an
+/// ordinary memory named with --hub, or a later hub's `_2` name): refused
+/// before anything is printed or written (issue 32 point 11).
+fn ensure_new_hubs_free(dir: &MemoryDir, out: &rebuild::Output) -> Result<(), Error> {
     for h in out.hubs.iter().filter(|h| h.old.is_none()) {
         let path = dir.dir().join(&h.rel);
         if std::fs::symlink_metadata(&path).is_ok() {
@@ -140,24 +191,21 @@ pub fn plan(dir: &MemoryDir, opts: &Options) -> Result<Plan, Error> {
             )));
         }
     }
-    let kept_in = kept_in_history(dir, opts, &out.dropped);
-    let mut warnings = dropped_warnings(dir.index_label(), &out.dropped, &kept_in);
+    Ok(())
+}
+
+/// One warning per line a hub dropped (the file it links is gone).
+fn hub_dropped_warnings(dir: &MemoryDir, hub_dropped: &[(String, usize, String)]) -> Vec<String> {
     let prefix = dir.index_label().strip_suffix("MEMORY.md").unwrap_or("");
-    for (hub, line, text) in &out.hub_dropped {
-        warnings.push(format!(
-            "{prefix}{hub}:{line}: dropped (the file it links is gone): {}",
-            crate::text::ellipsize(text, 100)
-        ));
-    }
-    Ok(Plan {
-        dir: dir.clone(),
-        old_index,
-        out,
-        hub: opts.hub.to_string(),
-        budget: opts.budget,
-        warnings,
-        kept_in,
-    })
+    hub_dropped
+        .iter()
+        .map(|(hub, line, text)| {
+            format!(
+                "{prefix}{hub}:{line}: dropped (the file it links is gone): {}",
+                crate::text::ellipsize(text, 100)
+            )
+        })
+        .collect()
 }
 
 /// For each dropped line whose file is gone, the newest snapshot that still has
@@ -453,4 +501,67 @@ impl Plan {
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memdir::Scope;
+
+    #[test]
+    fn a_hub_is_a_markdown_file_in_the_dir_itself() {
+        assert!(ensure_hub_name("reference_memory_index_archive.md").is_ok());
+        assert_eq!(ensure_hub_name("hub.txt").unwrap_err().kind, Kind::Usage);
+        for bad in ["MEMORY.md", "sub/hub.md"] {
+            assert!(ensure_hub_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_memory_is_titled_by_its_name_else_its_stem() {
+        let named = crate::memory::Memory::from_text(
+            "user_role.md",
+            "---\nname: Role\ndescription: ' what I do '\ntype: user\n---\nx\n",
+        );
+        let m = rebuild_memory(&named, "user_role.md".into());
+        assert_eq!((m.title.as_str(), m.hook.as_deref()), ("Role", Some("what I do")));
+        let bare = crate::memory::Memory::from_text("notes.md", "---\nname: '  '\n---\nx\n");
+        let m = rebuild_memory(&bare, "notes.md".into());
+        assert_eq!((m.title.as_str(), m.hook), ("notes", None));
+    }
+
+    #[test]
+    fn over_budget_names_the_pins_and_the_budget() {
+        let dir = MemoryDir::open("/m", Scope::Main);
+        let e = rebuild::OverBudget {
+            pinned: vec!["a.md".into(), "b.md".into()],
+            lines: 150,
+            units: 30_000,
+        };
+        let err = over_budget(&dir, 70.0, &e);
+        assert_eq!(err.kind, Kind::OverBudget);
+        let (lines, units) = rebuild::limits(70.0);
+        let g = |v: usize| crate::text::group_digits(v as i64);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the pinned entries (a.md, b.md) and the free text alone need 150 lines and {} units, over the budget of {} lines and {} units: MEMORY.md",
+                g(30_000),
+                g(lines),
+                g(units)
+            )
+        );
+    }
+
+    #[test]
+    fn a_hub_dropped_line_names_the_hub_and_line() {
+        let dir = MemoryDir::open("/m", Scope::Team);
+        let w = hub_dropped_warnings(&dir, &[("hub.md".into(), 4, "- [G](gone.md) — g".into())]);
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].ends_with("hub.md:4: dropped (the file it links is gone): - [G](gone.md) — g"),
+            "{}",
+            w[0]
+        );
+    }
 }
