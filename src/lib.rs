@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod claude;
 pub mod claude_md;
 pub mod cli;
+pub mod command_tree;
 pub mod commands;
 pub mod complete;
 pub mod context;

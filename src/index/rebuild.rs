@@ -12,8 +12,8 @@ use crate::memory::MemoryType;
 pub const HUB_ENTRIES: usize = 150;
 /// The default hub file.
 pub const DEFAULT_HUB: &str = "reference_memory_index_archive.md";
-/// The frontmatter key that marks a hub.
-pub const HUB_KEY: &str = "memctl-hub";
+/// The frontmatter key that marks a hub (kept in `memory`, which reads it).
+pub use crate::memory::HUB_KEY;
 
 /// One memory of the index's scope, as the rebuild needs it.
 #[derive(Clone, Debug)]

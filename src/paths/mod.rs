@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Kind};
+pub use crate::memdir::with_sep;
 use crate::memdir::{MemoryDir, Scope};
 use enabled::merged_bool;
 use settings::{Settings, Source, State};
@@ -148,13 +149,6 @@ pub struct PathDream<'a> {
     pub lever: &'a str,
     pub flag: flags::OnyxPloverReport,
     pub setting: Option<bool>,
-}
-
-/// A directory path with exactly one trailing separator, for display.
-pub fn with_sep(p: &Path) -> String {
-    let s = p.to_string_lossy();
-    let trimmed = s.trim_end_matches('/');
-    format!("{trimmed}/")
 }
 
 impl Resolution {
