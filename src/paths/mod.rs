@@ -158,25 +158,21 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let mut warnings = Vec::new();
     let explicit = explicit_dir(req, env)?;
     let roots = find_roots(req, env, explicit.is_some(), &mut warnings)?;
-    let (project, home) = (roots.project.as_ref(), roots.home.as_deref());
-    let settings = load_settings(env, roots.config_home.as_deref(), project, home);
+    let settings = load_settings(env, &roots);
     let keyed = project_key(env, &roots, &mut warnings);
     let global_config = global_config(env, &roots);
     let mut steps = Vec::new();
     let chosen = match explicit {
         Some((dir, source)) => explicit_choice(&dir, source, &env.cwd, &mut steps),
-        None => Lookup::new(env, &roots, global_config.as_deref(), keyed.key.as_ref()).precedence(
-            &settings,
-            &mut steps,
-            &mut warnings,
-        )?,
+        None => {
+            let lookup = Lookup::new(env, &roots, global_config.as_deref(), keyed.key.as_ref());
+            lookup.precedence(&settings, &mut steps, &mut warnings)?
+        }
     };
-    let transcripts_dir = transcripts_dir(project, roots.config_home.as_deref(), &keyed.named, &mut warnings);
+    let transcripts_dir = transcripts_dir(&roots, &keyed.named, &mut warnings);
     let restriction = read_restriction(&settings, chosen.source);
-    let enabled = enabled_chain(env, &settings, restriction.as_ref(), None);
-    let memdir = memory_dir(req, env, chosen.dir, &mut warnings)?;
     Ok(Resolution {
-        memdir,
+        memdir: memory_dir(req, env, chosen.dir, &mut warnings)?,
         source: chosen.source,
         explicit: chosen.explicit,
         key_source: keyed.source(),
@@ -191,7 +187,7 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
         steps,
         trust: chosen.trust,
         global_config,
-        enabled,
+        enabled: enabled_chain(env, &settings, restriction.as_ref(), None),
         auto_dream: auto_dream(&settings),
         settings,
         warnings,
@@ -468,13 +464,8 @@ fn trust_of(global_config: Option<&str>, p: &Project) -> Trust {
 
 /// The transcripts dir (SPEC §2.2.1): keyed by the project root, or by a valid
 /// named key whichever step chose the memory dir.
-fn transcripts_dir(
-    project: Option<&Project>,
-    config_home: Option<&str>,
-    named: &NamedKey,
-    warnings: &mut Vec<String>,
-) -> Option<String> {
-    let (p, c) = (project?, config_home?);
+fn transcripts_dir(roots: &Roots, named: &NamedKey, warnings: &mut Vec<String>) -> Option<String> {
+    let (p, c) = (roots.project.as_ref()?, roots.config_home.as_deref()?);
     let projects = join(&[c, "projects"]);
     let key = match named.name() {
         Some(n) => sanitize::named(n),
@@ -500,7 +491,14 @@ fn explicit_path(d: &OsStr, cwd: &Path) -> PathBuf {
     }
 }
 
-fn load_settings(env: &Env, config_home: Option<&str>, project: Option<&Project>, home: Option<&str>) -> Vec<Settings> {
+/// The settings sources (SPEC §2.2.3) in the order they are read: policy, flag
+/// (not visible), local, user, project.
+fn load_settings(env: &Env, roots: &Roots) -> Vec<Settings> {
+    let (config_home, project, home) = (
+        roots.config_home.as_deref(),
+        roots.project.as_ref(),
+        roots.home.as_deref(),
+    );
     let mut out = vec![
         settings::load_policy(&env.policy_file),
         Settings {
