@@ -67,7 +67,7 @@ pub struct Candidate {
 pub fn position(words: &[String], shell: Shell) -> Option<Position> {
     let words = join_equals(words, shell);
     let (current, before) = words.split_last()?;
-    let root = crate::generate::command();
+    let root = crate::command_tree::command();
     let mut sub: Option<&clap::Command> = None;
     let mut request = Request::default();
     let mut positionals = 0usize;
@@ -215,7 +215,7 @@ fn value_slot(sub: &str, id: &str) -> Option<Slot> {
 /// own rules for its value, so each dynamic option gets one, and each `REF` command
 /// one for its positionals. Options the CLI does not (yet) have are skipped.
 pub fn fish_rules() -> String {
-    let root = crate::generate::command();
+    let root = crate::command_tree::command();
     let mut out = String::from(
         "\n# Dynamic values (memory names, types, rule ids) from `memctl __complete`.\n\
          function __memctl_dynamic\n    \

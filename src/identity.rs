@@ -299,7 +299,7 @@ pub fn set_store_values(store: &Path, values: &[(&str, &str)]) -> std::io::Resul
     let tmp = store.join(format!(
         "config.{}.{}.tmp",
         std::process::id(),
-        crate::store::random_hex(8)
+        crate::tmpname::random_hex(8)
     ));
     let written = std::fs::write(&tmp, &out).and_then(|()| std::fs::rename(&tmp, &config));
     if written.is_err() {

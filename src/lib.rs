@@ -2,12 +2,29 @@
 //!
 //! The binary is thin: `main` parses the command line and calls [`run`]; errors are
 //! printed by [`report`] in the form of SPEC §3.1.
+//!
+//! Layers, lowest first: a module uses its own layer and those below, never one
+//! above (`scripts/structure` checks it; modules of one layer may use each other).
+//!
+//! 1. text, error, dates, age, fx, claude, fsread, yaml, frontmatter, prompt, lock, sessions, bundle, tmpname:
+//!    base utilities (`tmpname`: the temp-file names the store writes and the scan skips)
+//! 2. cli, command_tree, output, diff: the command line as data and the output it asks
+//!    for; below the model because `output` takes its colour choice from `cli` and
+//!    `history` renders diffs
+//! 3. memdir, memory, paths, scan, index, identity, entry: the model (where memory lives,
+//!    what a memory and an index are); `identity` is here because `paths` reports it
+//! 4. store, history, claude_md: writing and recording (the writer records history,
+//!    history locks through the store, `claude_md` stats files as history does)
+//! 5. lint, dream, review, search, sync, ops, projects, context, editor, settings_file:
+//!    the features over the model (`ops` and `projects` use each other)
+//! 6. commands, hook, mcp, complete, generate: the entry points
 
 pub mod age;
 pub mod bundle;
 pub mod claude;
 pub mod claude_md;
 pub mod cli;
+pub mod command_tree;
 pub mod commands;
 pub mod complete;
 pub mod context;
@@ -43,6 +60,7 @@ pub mod settings_file;
 pub mod store;
 pub mod sync;
 pub mod text;
+pub mod tmpname;
 pub mod yaml;
 
 #[cfg(test)]

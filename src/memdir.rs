@@ -11,6 +11,13 @@ pub const TEAM: &str = "team";
 /// The plain team dir's index, as memctl names it.
 pub const TEAM_INDEX: &str = "team/MEMORY.md";
 
+/// A directory path with exactly one trailing separator, for display.
+pub fn with_sep(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    let trimmed = s.trim_end_matches('/');
+    format!("{trimmed}/")
+}
+
 /// `<main>team` or `<main>team/<mount>`.
 fn team_path(main: &Path, mount: Option<&str>) -> PathBuf {
     let team = main.join(TEAM);
@@ -228,7 +235,7 @@ impl MemoryDir {
 
     /// The operated-on dir for display, with one trailing separator.
     pub fn shown(&self) -> String {
-        crate::paths::with_sep(&self.dir)
+        with_sep(&self.dir)
     }
 
     /// Every `<config home>/projects/*/memory/` dir that exists, sorted by path

@@ -9,6 +9,9 @@ use crate::frontmatter::{Fields, Frontmatter};
 use crate::text::suggestions;
 use crate::yaml::Value;
 
+/// The frontmatter key that marks a hub of `memctl index rebuild` (SPEC §10.1).
+pub const HUB_KEY: &str = "memctl-hub";
+
 /// The four memory types (SPEC §1.3); matching is exact and case-sensitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -125,8 +128,7 @@ impl Memory {
             return false;
         };
         let yes = |v: Option<&crate::yaml::Value>| v.is_some_and(|v| *v == crate::yaml::Value::Bool(true));
-        yes(map.get(crate::index::rebuild::HUB_KEY))
-            || yes(map.get("metadata").and_then(|m| m.get(crate::index::rebuild::HUB_KEY)))
+        yes(map.get(HUB_KEY)) || yes(map.get("metadata").and_then(|m| m.get(HUB_KEY)))
     }
 
     /// The base name without `.md`.

@@ -14,7 +14,7 @@ use crate::paths::validate::normalize;
 /// Read an index file memctl found itself (SPEC §2.5 step 8): a regular file only,
 /// never opened otherwise (a FIFO blocks, `/dev/zero` never ends), at most 256 MiB.
 pub fn read_index(path: &std::path::Path) -> Result<Vec<u8>, crate::fsread::ReadError> {
-    crate::fsread::read_regular(path, crate::store::MAX_INDEX_BYTES)
+    crate::fsread::read_regular(path, check::MAX_INDEX_BYTES)
 }
 
 /// [`read_index`] as text (lossily decoded), empty when it cannot be read.

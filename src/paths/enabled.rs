@@ -172,6 +172,18 @@ pub fn enabled_chain(
         3 => restriction.map(|r| r.file.clone()),
         _ => None,
     };
+    Enabled {
+        value,
+        lever,
+        chain,
+        conditions: conditions(value, models),
+        file,
+    }
+}
+
+/// What memctl cannot see that could still turn memory off when it is on: the
+/// invisible levers and the model switch.
+fn conditions(value: bool, models: Option<&str>) -> Vec<String> {
     let mut conditions: Vec<String> = Vec::new();
     if value {
         conditions.extend(INVISIBLE.iter().map(|c| c.to_string()));
@@ -179,13 +191,7 @@ pub fn enabled_chain(
             conditions.push(format!("model switch: {m}"));
         }
     }
-    Enabled {
-        value,
-        lever,
-        chain,
-        conditions,
-        file,
-    }
+    conditions
 }
 
 #[cfg(test)]

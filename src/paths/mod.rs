@@ -6,7 +6,10 @@ pub mod enabled;
 pub mod env;
 pub mod flags;
 pub mod git;
+mod legacy;
 pub mod named;
+mod report;
+mod roots;
 pub mod sanitize;
 pub mod settings;
 pub mod steps;
@@ -16,20 +19,24 @@ pub mod validate;
 
 pub use enabled::{AutoDream, ChainRow, Enabled, ReadRestriction, enabled_chain, is_remote};
 pub use env::{Env, Request};
+pub use legacy::LegacyDir;
 pub use named::{KeySource, NamedKey};
+pub use report::{PathDream, PathReport, ServerView};
+pub use roots::{bases, cwd_inside, memory_dir_around};
 pub use steps::{DirSource, Step, StepName, StepStatus};
 pub use trust::Trust;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::error::{Error, Kind};
+pub use crate::memdir::with_sep;
 use crate::memdir::{MemoryDir, Scope};
 use enabled::merged_bool;
+use legacy::match_long_key;
+use roots::{config_home, memory_base, need_home, project_root};
 use settings::{Settings, Source, State};
-use validate::{join, nfc, normalize};
+use validate::{join, nfc};
 
 /// The project memctl resolved for.
 #[derive(Clone, Debug)]
@@ -75,88 +82,6 @@ pub struct Resolution {
     pub home: Option<String>,
 }
 
-/// A memory dir under the legacy Wyhash key of a long project key (SPEC §2.2.7):
-/// Claude Code 2.1.332 no longer reads it.
-#[derive(Clone, Debug, Serialize)]
-pub struct LegacyDir {
-    /// The legacy key (`<first 200 units>-<wyhash>`).
-    pub key: String,
-    pub dir: String,
-    pub variant: &'static str,
-    /// Memory files in it (`.md` files other than `MEMORY.md`).
-    pub memories: usize,
-    /// The command that moves them under the key Claude Code 2.1.332 reads.
-    pub command: String,
-}
-
-/// The `path --json` document (SPEC §3.3).
-#[derive(Serialize)]
-pub struct PathReport<'a> {
-    pub memory_dir: String,
-    pub index_path: String,
-    pub team_dir: String,
-    pub transcripts_dir: Option<&'a str>,
-    pub exists: bool,
-    pub source: DirSource,
-    pub project_root: Option<&'a str>,
-    pub git_root: Option<&'a str>,
-    pub canonical_root: Option<&'a str>,
-    pub canonical_reason: Option<&'static str>,
-    /// The project identity (SPEC §11.1); null without a project or when it has none.
-    pub identity: Option<String>,
-    pub config_home: Option<&'a str>,
-    pub memory_base: Option<&'a str>,
-    pub key: Option<&'a str>,
-    pub hash_variant: Option<&'static str>,
-    /// `sanitized` or `named` (SPEC §2.2.1 step 3); null without a project.
-    pub key_source: Option<KeySource>,
-    pub enabled: &'a Enabled,
-    pub auto_dream: PathDream<'a>,
-    pub steps: &'a [Step],
-    pub warnings: &'a [String],
-    /// (2.1.332) Memory dirs under the legacy Wyhash key (SPEC §2.2.7).
-    pub legacy_dirs: &'a [LegacyDir],
-    /// (2.1.332) Recall mode (SPEC §2.13).
-    pub recall_mode: &'a stores::RecallMode,
-    /// (2.1.332) The agent memory dirs that exist (SPEC §2.14).
-    pub agent_memory_dirs: &'a [String],
-    /// (2.1.332) The modelled Claude Code build (SPEC §1.5).
-    pub claude_code_version: &'static str,
-    /// Paths were printed with U+FFFD: the dir is not valid UTF-8 (SPEC §3.1).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub lossy: bool,
-}
-
-/// What `path` reads besides the resolution (SPEC §3.3 items 7, 9, 10): the server
-/// flags cached in the global config and the agent memory dirs. Only `path` asks,
-/// so every other command stays off the (possibly large) global config.
-#[derive(Clone, Debug)]
-pub struct ServerView {
-    pub dream_flag: flags::Flag,
-    pub dream: flags::DreamEnablement,
-    pub recall_mode: stores::RecallMode,
-    /// `CLAUDE_MEMORY_STORES` holds a team store: Claude Code treats `team/` as team
-    /// memory (SPEC §2.13); otherwise it is a plain subdir.
-    pub team_memory: bool,
-    pub agent_memory_dirs: Vec<String>,
-}
-
-/// `auto_dream` of `path --json` (2.1.332: the flag and the setting appended).
-#[derive(Serialize)]
-pub struct PathDream<'a> {
-    pub value: Option<bool>,
-    pub lever: &'a str,
-    pub flag: flags::OnyxPloverReport,
-    pub setting: Option<bool>,
-}
-
-/// A directory path with exactly one trailing separator, for display.
-pub fn with_sep(p: &Path) -> String {
-    let s = p.to_string_lossy();
-    let trimmed = s.trim_end_matches('/');
-    format!("{trimmed}/")
-}
-
 impl Resolution {
     /// A warning when the local settings file that sets `autoMemoryDirectory` is
     /// tracked by git: Claude Code honours it, so every clone's memory moves (issue
@@ -183,44 +108,6 @@ impl Resolution {
         self.memdir.index_path()
     }
 
-    /// The `path --json` document, with the project's identity (SPEC §11.1, computed
-    /// by the caller: it reads the project's repository).
-    pub fn report<'a>(&'a self, identity: Option<&crate::identity::Identity>, view: &'a ServerView) -> PathReport<'a> {
-        let p = self.project.as_ref();
-        PathReport {
-            memory_dir: self.shown(),
-            index_path: self.index_path().to_string_lossy().into_owned(),
-            team_dir: with_sep(&self.team_dir()),
-            transcripts_dir: self.transcripts_dir.as_deref(),
-            exists: self.memdir.dir().is_dir(),
-            source: self.source,
-            project_root: p.map(|p| p.root.as_str()),
-            git_root: p.and_then(|p| p.git_root.as_deref()),
-            canonical_root: p.map(|p| p.canonical_root.as_str()),
-            canonical_reason: p.map(|p| p.reason.code()),
-            identity: identity.map(|i| i.id.clone()),
-            config_home: self.config_home.as_deref(),
-            memory_base: self.memory_base.as_deref(),
-            key: self.key.as_ref().map(|k| k.key.as_str()),
-            hash_variant: self.hash_variant,
-            key_source: self.key_source,
-            enabled: &self.enabled,
-            auto_dream: PathDream {
-                value: view.dream.value,
-                lever: &view.dream.lever,
-                flag: flags::OnyxPloverReport::of(&view.dream_flag),
-                setting: self.auto_dream.value,
-            },
-            steps: &self.steps,
-            warnings: &self.warnings,
-            legacy_dirs: &self.legacy_dirs,
-            recall_mode: &view.recall_mode,
-            agent_memory_dirs: &view.agent_memory_dirs,
-            claude_code_version: crate::claude::CLAUDE_CODE_VERSION,
-            lossy: self.memdir.dir().to_str().is_none(),
-        }
-    }
-
     /// The project's trust record (SPEC §2.2.3): the lookup resolution made, or a
     /// fresh one when resolution did not need it (a higher source decided). `None`
     /// without a project.
@@ -232,107 +119,87 @@ impl Resolution {
         Some(trust_of(self.global_config.as_deref(), p))
     }
 
-    /// The server flags and agent memory dirs `path` shows (SPEC §3.3, §2.13, §2.14,
-    /// §2.16).
-    pub fn server_view(&self, env: &Env) -> ServerView {
-        let file = self.global_config.as_deref();
-        let dream_flag = flags::lookup(env, file, flags::ONYX_PLOVER);
-        let setting = merged_bool(&self.settings, "autoDreamEnabled");
-        let dream = flags::dream_enablement(&dream_flag, setting);
-        let recall = flags::lookup(env, file, flags::MOTH_COPSE);
-        let stores = stores::Stores::from_env(env);
-        let recall_mode = stores::recall_mode(&stores, &recall);
-        ServerView {
-            dream_flag,
-            dream,
-            recall_mode,
-            team_memory: stores.has_team(),
-            agent_memory_dirs: self.agent_memory_dirs(env),
-        }
-    }
-
-    /// The agent memory dirs that exist (SPEC §2.14): `<memory base>/agent-memory/*/`,
-    /// `<project>/.claude/agent-memory/*/` and `<project>/.claude/agent-memory-local/*/`
-    /// (under `CLAUDE_CODE_REMOTE_MEMORY_DIR`:
-    /// `<it>/projects/<key of the canonical root>/agent-memory-local/*/`).
-    fn agent_memory_dirs(&self, env: &Env) -> Vec<String> {
-        let mut parents = Vec::new();
-        if let Some(base) = &self.memory_base {
-            parents.push(PathBuf::from(base).join("agent-memory"));
-        }
-        if let Some(p) = &self.project {
-            parents.push(Path::new(&p.root).join(".claude/agent-memory"));
-            match env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty()) {
-                Some(r) => parents.push(
-                    Path::new(&absolutize(&r, &p.root))
-                        .join("projects")
-                        .join(sanitize::sanitize(&p.canonical_root).key)
-                        .join("agent-memory-local"),
-                ),
-                None => parents.push(Path::new(&p.root).join(".claude/agent-memory-local")),
-            }
-        }
-        let mut out = Vec::new();
-        for parent in parents {
-            let Ok(rd) = std::fs::read_dir(&parent) else { continue };
-            let mut dirs: Vec<String> = rd
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| with_sep(&e.path()))
-                .collect();
-            dirs.sort();
-            out.extend(dirs);
-        }
-        out
-    }
-
-    /// (2.1.332) List the model switch in `enabled.conditions` when the cached server
-    /// flags name models (SPEC §2.3 row 7, §2.16): memctl cannot know the session's
-    /// model, so it is never decisive. Reads the global config, so only `path` asks.
-    pub fn add_model_switch_condition(&mut self, env: &Env) {
-        if !self.enabled.value {
-            return;
-        }
-        if let Some(models) = model_switch(env, self.global_config.as_deref()) {
-            self.enabled.conditions.push(format!("model switch: {models}"));
-        }
-    }
-
     /// The dir for display, with its trailing separator.
     pub fn shown(&self) -> String {
         self.memdir.shown()
     }
 }
 
-/// The model patterns of the cached `tengu_sepia_cormorant` when the switch could be
-/// on: `tengu_umber_petrel` not cached as off (SPEC §2.3 row 7).
-fn model_switch(env: &Env, file: Option<&str>) -> Option<String> {
-    let models = flags::lookup(env, file, flags::SEPIA_CORMORANT);
-    let patterns: Vec<&str> = models.value()?.as_array()?.iter().filter_map(|v| v.as_str()).collect();
-    if patterns.is_empty() {
-        return None;
-    }
-    let switch = flags::lookup(env, file, flags::UMBER_PETREL);
-    if matches!(switch.state, flags::FlagState::Cached { .. }) && !switch.is_on() {
-        return None;
-    }
-    Some(patterns.join(", "))
+/// The roots resolution starts from (SPEC §2.2.2, §2.2.5).
+struct Roots {
+    project: Option<Project>,
+    home: Option<String>,
+    config_home: Option<String>,
+    memory_base: Option<String>,
 }
 
-/// Absolute against `base` if relative (lexically).
-fn absolutize(p: &str, base: &str) -> String {
-    if p.starts_with('/') {
-        p.to_string()
-    } else {
-        join(&[base, p])
+/// The project key (SPEC §2.2.1 step 3, §2.2.7) and the name that may replace it.
+struct Keyed {
+    named: NamedKey,
+    /// The name keys the memory dir too (only under the config home).
+    memory_named: bool,
+    key: Option<sanitize::Key>,
+}
+
+impl Keyed {
+    fn source(&self) -> Option<KeySource> {
+        self.key.as_ref().map(|_| {
+            if self.memory_named {
+                KeySource::Named
+            } else {
+                KeySource::Sanitized
+            }
+        })
     }
 }
 
-/// Resolve the memory dir and everything `path --explain` shows.
+/// Resolve the memory dir and everything `path --explain` shows (SPEC §2.2.1).
 pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let mut warnings = Vec::new();
     let explicit = explicit_dir(req, env)?;
-    let project = if explicit.is_none() || req.project.is_some() {
+    let roots = find_roots(req, env, explicit.is_some(), &mut warnings)?;
+    let settings = load_settings(env, &roots);
+    let keyed = project_key(env, &roots, &mut warnings);
+    let global_config = global_config(env, &roots);
+    let mut steps = Vec::new();
+    let chosen = match explicit {
+        Some((dir, source)) => explicit_choice(&dir, source, &env.cwd, &mut steps),
+        None => {
+            let lookup = Lookup::new(env, &roots, global_config.as_deref(), keyed.key.as_ref());
+            lookup.precedence(&settings, &mut steps, &mut warnings)?
+        }
+    };
+    let transcripts_dir = transcripts_dir(&roots, &keyed.named, &mut warnings);
+    let restriction = read_restriction(&settings, chosen.source);
+    Ok(Resolution {
+        memdir: memory_dir(req, env, chosen.dir, &mut warnings)?,
+        source: chosen.source,
+        explicit: chosen.explicit,
+        key_source: keyed.source(),
+        named_key: keyed.named,
+        project: roots.project,
+        config_home: roots.config_home,
+        memory_base: roots.memory_base,
+        key: keyed.key,
+        hash_variant: chosen.hash_variant,
+        legacy_dirs: chosen.legacy_dirs,
+        transcripts_dir,
+        steps,
+        trust: chosen.trust,
+        global_config,
+        enabled: enabled_chain(env, &settings, restriction.as_ref(), None),
+        auto_dream: auto_dream(&settings),
+        settings,
+        warnings,
+        home: roots.home,
+    })
+}
+
+/// The project root (SPEC §2.2.5; none under `--dir` without `--project`), the
+/// home, the config home and the memory base (§2.2.2), relative ones resolved
+/// against the project root. No home is an error unless `--dir` chose the dir.
+fn find_roots(req: &Request, env: &Env, explicit: bool, warnings: &mut Vec<String>) -> Result<Roots, Error> {
+    let project = if !explicit || req.project.is_some() {
         Some(project_root(req.project.as_deref(), env)?)
     } else {
         None
@@ -341,93 +208,65 @@ pub fn resolve(req: &Request, env: &Env) -> Result<Resolution, Error> {
     let base_dir = project
         .as_ref()
         .map_or_else(|| env.cwd.to_string_lossy().into_owned(), |p| p.root.clone());
-    let config_home = config_home(env, home.as_deref(), &base_dir, &mut warnings);
-    if config_home.is_none() && explicit.is_none() {
+    let config_home = config_home(env, home.as_deref(), &base_dir, warnings);
+    if config_home.is_none() && !explicit {
         return Err(need_home());
     }
-    let memory_base = memory_base(env, config_home.as_deref(), &base_dir, &mut warnings);
-    let settings = load_settings(env, config_home.as_deref(), project.as_ref(), home.as_deref());
-    let auto_dream = auto_dream(&settings);
-    let named = project.as_ref().map_or(NamedKey::Unset, |_| NamedKey::from_env(env));
+    let memory_base = memory_base(env, config_home.as_deref(), &base_dir, warnings);
+    Ok(Roots {
+        project,
+        home,
+        config_home,
+        memory_base,
+    })
+}
+
+/// The project key (SPEC §2.2.1 step 3): `sanitizePath(canonical root)`, or the
+/// named key of `CLAUDE_CODE_PROJECT_DIR_NAME`, which (2.1.332) keys the memory dir
+/// only under the config home; `None` without a project.
+fn project_key(env: &Env, roots: &Roots, warnings: &mut Vec<String>) -> Keyed {
+    let named = roots
+        .project
+        .as_ref()
+        .map_or(NamedKey::Unset, |_| NamedKey::from_env(env));
     warnings.extend(named.warning());
-    // (2.1.332) The name keys the memory dir only under the config home.
-    let memory_named = named.name().filter(|_| memory_base == config_home);
+    let memory_named = named.name().filter(|_| roots.memory_base == roots.config_home);
     if named.name().is_some() && memory_named.is_none() {
         warnings.push(format!(
             "{} keys only the transcripts dir here: under CLAUDE_CODE_REMOTE_MEMORY_DIR the memory dir keeps the path key",
             named::VAR
         ));
     }
-    let key = project.as_ref().map(|p| match memory_named {
+    let key = roots.project.as_ref().map(|p| match memory_named {
         Some(n) => sanitize::named(n),
         None => sanitize::sanitize(&p.canonical_root),
     });
-    let global_config = config_home
+    let memory_named = memory_named.is_some();
+    Keyed {
+        named,
+        memory_named,
+        key,
+    }
+}
+
+/// The global config file that records workspace trust (SPEC §2.2.3).
+fn global_config(env: &Env, roots: &Roots) -> Option<String> {
+    let set = env.get_os("CLAUDE_CONFIG_DIR").is_some();
+    roots
+        .config_home
         .as_deref()
-        .and_then(|c| trust::config_file(env.get_os("CLAUDE_CONFIG_DIR").is_some(), c, home.as_deref()));
-    let mut steps = Vec::new();
-    let chosen = match explicit {
-        Some((dir, source)) => explicit_choice(&dir, source, &env.cwd, &mut steps),
-        None => {
-            let lookup = Lookup {
-                env,
-                home: home.as_deref(),
-                global_config: global_config.as_deref(),
-                project: project.as_ref(),
-                memory_base: memory_base.as_deref(),
-                key: key.as_ref(),
-            };
-            lookup.precedence(&settings, &mut steps, &mut warnings)?
-        }
-    };
-    let transcripts_dir = transcripts_dir(project.as_ref(), config_home.as_deref(), &named, &mut warnings);
-    let restriction = read_restriction(&settings, chosen.source);
-    let enabled = enabled_chain(env, &settings, restriction.as_ref(), None);
+        .and_then(|c| trust::config_file(set, c, roots.home.as_deref()))
+}
+
+/// The memory dir commands operate in: `dir`, or with `--team` its team dir, in
+/// the team store's mount when `CLAUDE_MEMORY_STORES` names one (SPEC §2.13).
+fn memory_dir(req: &Request, env: &Env, dir: PathBuf, warnings: &mut Vec<String>) -> Result<MemoryDir, Error> {
     let scope = if req.team { Scope::Team } else { Scope::Main };
     let stores = stores::Stores::from_env(env);
     // An invalid store list (SPEC §2.13): Claude Code syncs nothing but is in recall mode.
     warnings.extend(stores.warning());
-    let mount = team_mount(&stores, Path::new(&chosen.dir), req.team)?;
-    Ok(Resolution {
-        memdir: MemoryDir::with_mount(chosen.dir, scope, mount)
-            .with_team_store(stores::Stores::from_env(env).has_team()),
-        source: chosen.source,
-        explicit: chosen.explicit,
-        key_source: key.as_ref().map(|_| {
-            if memory_named.is_some() {
-                KeySource::Named
-            } else {
-                KeySource::Sanitized
-            }
-        }),
-        named_key: named,
-        project,
-        config_home,
-        memory_base,
-        key,
-        hash_variant: chosen.hash_variant,
-        legacy_dirs: chosen.legacy_dirs,
-        transcripts_dir,
-        steps,
-        trust: chosen.trust,
-        global_config,
-        enabled,
-        auto_dream,
-        settings,
-        warnings,
-        home,
-    })
-}
-
-/// The config home and the memory base (SPEC §2.2.2) from the environment alone,
-/// relative values resolved against the current dir: for the all-projects view,
-/// which has no single project.
-pub fn bases(env: &Env, warnings: &mut Vec<String>) -> (Option<String>, Option<String>) {
-    let home = env.home();
-    let base_dir = env.cwd.to_string_lossy().into_owned();
-    let config_home = config_home(env, home.as_deref(), &base_dir, warnings);
-    let memory_base = memory_base(env, config_home.as_deref(), &base_dir, warnings);
-    (config_home, memory_base)
+    let mount = team_mount(&stores, &dir, req.team)?;
+    Ok(MemoryDir::with_mount(dir, scope, mount).with_team_store(stores.has_team()))
 }
 
 /// The team store `--team` works in (SPEC §2.13): the mount of the one team store
@@ -456,10 +295,6 @@ fn team_mount(stores: &stores::Stores, memdir: &Path, team: bool) -> Result<Opti
     }
 }
 
-fn need_home() -> Error {
-    Error::new(Kind::Config, "cannot determine the home directory").hint("set HOME or pass --dir")
-}
-
 /// `--dir` or `MEMCTL_DIR`; `--dir ""` is refused, an empty `MEMCTL_DIR` counts as
 /// unset (SPEC §3.13), like an empty `EDITOR`.
 fn explicit_dir(req: &Request, env: &Env) -> Result<Option<(OsString, DirSource)>, Error> {
@@ -476,90 +311,6 @@ fn explicit_dir(req: &Request, env: &Env) -> Result<Option<(OsString, DirSource)
             .hint("give --dir a directory, or leave it out to resolve the memory dir"));
     }
     Ok(explicit)
-}
-
-/// The memory dir the current directory is inside, by its place (SPEC v3 §3.14,
-/// "Inside a memory dir"): `env.cwd` is `<base>/projects/<key>/memory` or below it,
-/// `<base>` being the config home or `CLAUDE_CODE_REMOTE_MEMORY_DIR`, compared as
-/// given and through their real paths (a symlinked `~/.claude`). What the directory
-/// holds does not matter: a project root that merely holds a `MEMORY.md` is not one.
-pub fn memory_dir_around(env: &Env) -> Option<PathBuf> {
-    let cwd = &env.cwd;
-    let here = cwd.to_string_lossy().into_owned();
-    let home = env.home();
-    let mut quiet = Vec::new();
-    let config_home = config_home(env, home.as_deref(), &here, &mut quiet)?;
-    let base = memory_base(env, Some(&config_home), &here, &mut quiet);
-    let real_cwd = std::fs::canonicalize(cwd).ok();
-    for b in base.iter().chain(std::iter::once(&config_home)) {
-        let projects = Path::new(b).join("projects");
-        let real = std::fs::canonicalize(&projects).ok();
-        for (at, root) in [
-            (Some(cwd.as_path()), Some(projects.as_path())),
-            (real_cwd.as_deref(), real.as_deref()),
-        ] {
-            let (Some(at), Some(root)) = (at, root) else { continue };
-            let Ok(rest) = at.strip_prefix(root) else { continue };
-            let mut parts = rest.components();
-            if let (Some(std::path::Component::Normal(key)), Some(std::path::Component::Normal(m))) =
-                (parts.next(), parts.next())
-                && m == "memory"
-            {
-                return Some(root.join(key).join("memory"));
-            }
-        }
-    }
-    None
-}
-
-/// Whether the current directory is `dir` or inside it (as given or by real path).
-pub fn cwd_inside(env: &Env, dir: &Path) -> bool {
-    if env.cwd.starts_with(dir) {
-        return true;
-    }
-    match (std::fs::canonicalize(&env.cwd), std::fs::canonicalize(dir)) {
-        (Ok(c), Ok(d)) => c.starts_with(d),
-        _ => false,
-    }
-}
-
-/// The config home (SPEC §2.2.2), absolute against the project root.
-fn config_home(env: &Env, home: Option<&str>, base_dir: &str, warnings: &mut Vec<String>) -> Option<String> {
-    let from_env = env.get("CLAUDE_CONFIG_DIR");
-    let config_home = match &from_env {
-        Some(c) => nfc(c),
-        None => nfc(&join(&[home?, ".claude"])),
-    };
-    if config_home.starts_with('/') {
-        return Some(config_home);
-    }
-    warnings.push(match from_env {
-        Some(c) if c.is_empty() => format!(
-            "CLAUDE_CONFIG_DIR is set but empty: Claude Code then keeps memory, settings and transcripts under the project root {base_dir}"
-        ),
-        Some(_) => format!(
-            "CLAUDE_CONFIG_DIR is relative (`{config_home}`): paths under it are resolved against the project root {base_dir}"
-        ),
-        None => format!(
-            "HOME is relative (`{}`): the config home `{config_home}` is resolved against the project root {base_dir}",
-            home.unwrap_or_default()
-        ),
-    });
-    Some(absolutize(&config_home, base_dir))
-}
-
-/// The memory base (SPEC §2.2.2): `CLAUDE_CODE_REMOTE_MEMORY_DIR` or the config home.
-fn memory_base(env: &Env, config_home: Option<&str>, base_dir: &str, warnings: &mut Vec<String>) -> Option<String> {
-    match env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").filter(|v| !v.is_empty()) {
-        Some(m) if m.starts_with('/') => Some(m),
-        Some(m) => {
-            warnings.push(format!(
-                "CLAUDE_CODE_REMOTE_MEMORY_DIR is relative (`{m}`): resolved against the project root {base_dir}"
-            ));
-            Some(absolutize(&m, base_dir))
-        }
-        None => config_home.map(str::to_string),
-    }
 }
 
 fn auto_dream(settings: &[Settings]) -> AutoDream {
@@ -640,7 +391,18 @@ struct Lookup<'a> {
     key: Option<&'a sanitize::Key>,
 }
 
-impl Lookup<'_> {
+impl<'a> Lookup<'a> {
+    fn new(env: &'a Env, roots: &'a Roots, global_config: Option<&'a str>, key: Option<&'a sanitize::Key>) -> Self {
+        Lookup {
+            env,
+            home: roots.home.as_deref(),
+            global_config,
+            project: roots.project.as_ref(),
+            memory_base: roots.memory_base.as_deref(),
+            key,
+        }
+    }
+
     /// Steps 1–3 of the precedence (SPEC §2.2.1).
     fn precedence(
         &self,
@@ -702,13 +464,8 @@ fn trust_of(global_config: Option<&str>, p: &Project) -> Trust {
 
 /// The transcripts dir (SPEC §2.2.1): keyed by the project root, or by a valid
 /// named key whichever step chose the memory dir.
-fn transcripts_dir(
-    project: Option<&Project>,
-    config_home: Option<&str>,
-    named: &NamedKey,
-    warnings: &mut Vec<String>,
-) -> Option<String> {
-    let (p, c) = (project?, config_home?);
+fn transcripts_dir(roots: &Roots, named: &NamedKey, warnings: &mut Vec<String>) -> Option<String> {
+    let (p, c) = (roots.project.as_ref()?, roots.config_home.as_deref()?);
     let projects = join(&[c, "projects"]);
     let key = match named.name() {
         Some(n) => sanitize::named(n),
@@ -734,37 +491,14 @@ fn explicit_path(d: &OsStr, cwd: &Path) -> PathBuf {
     }
 }
 
-fn project_root(project: Option<&Path>, env: &Env) -> Result<Project, Error> {
-    let given = project.map_or_else(|| env.cwd.clone(), |p| env.cwd.join(p));
-    if project.is_some() && !given.exists() {
-        return Err(Error::new(
-            Kind::NotFound,
-            format!("project path does not exist: {}", given.display()),
-        )
-        .hint("pass an existing directory to --project"));
-    }
-    // Not NFC-normalized: Claude Code 2.1.332 keys a decomposed (NFD) project path
-    // as it is on disk, and finds its git root there (observed on Linux: the oracle
-    // row `long-decomposed` of tests/golden/claude-code-2.1.332/dirs.jsonl).
-    let (root, realpath_ok) = match std::fs::canonicalize(&given) {
-        Ok(r) => (r.to_string_lossy().into_owned(), true),
-        Err(_) => (normalize(&given.to_string_lossy()), false),
-    };
-    let git_root = git::find_git_root(&root);
-    let (canonical_root, reason) = match &git_root {
-        Some(g) => git::canonical_root(g),
-        None => (root.clone(), git::Reason::None),
-    };
-    Ok(Project {
-        root,
-        realpath_ok,
-        git_root,
-        canonical_root,
-        reason,
-    })
-}
-
-fn load_settings(env: &Env, config_home: Option<&str>, project: Option<&Project>, home: Option<&str>) -> Vec<Settings> {
+/// The settings sources (SPEC §2.2.3) in the order they are read: policy, flag
+/// (not visible), local, user, project.
+fn load_settings(env: &Env, roots: &Roots) -> Vec<Settings> {
+    let (config_home, project, home) = (
+        roots.config_home.as_deref(),
+        roots.project.as_ref(),
+        roots.home.as_deref(),
+    );
     let mut out = vec![
         settings::load_policy(&env.policy_file),
         Settings {
@@ -813,64 +547,6 @@ fn local_at_canonical_root(p: &Project, home: Option<&str>) -> bool {
         Err(_) => !required,
     };
     owned(root, true) && owned(&root.join(".git"), true) && owned(&root.join(".claude"), false)
-}
-
-/// Recognise what older builds left for a long key (SPEC §2.2.7 "Matching existing
-/// long-name directories"); `suffix` is `memory` for the memory dir, empty for
-/// transcripts. The key itself is always the djb2 one. Returns the legacy memory
-/// dirs holding memories.
-fn match_long_key(projects: &str, key: &sanitize::Key, suffix: &str, warnings: &mut Vec<String>) -> Vec<LegacyDir> {
-    if !key.is_long() {
-        return Vec::new();
-    }
-    let mut legacy = Vec::new();
-    let wy_dir = Path::new(projects).join(&key.wyhash).join(suffix);
-    if suffix.is_empty() {
-        if wy_dir.is_dir() {
-            warnings.push(format!(
-                "{} holds transcripts written under the key of an older Claude Code build; Claude Code {} writes them under {}",
-                key.wyhash,
-                crate::claude::CLAUDE_CODE_VERSION,
-                key.key
-            ));
-        }
-    } else if wy_dir.is_dir() {
-        let scan = crate::scan::scan(&wy_dir);
-        let memories = scan.memories.len();
-        if memories > 0 || wy_dir.join("MEMORY.md").is_file() {
-            let command = format!("memctl projects merge -- {} {}", key.wyhash, key.key);
-            warnings.push(format!(
-                "{} holds {memories} memories written under the key of an older Claude Code build; Claude Code {} reads {}: move them with `{command}`",
-                key.wyhash,
-                crate::claude::CLAUDE_CODE_VERSION,
-                key.key
-            ));
-            legacy.push(LegacyDir {
-                key: key.wyhash.clone(),
-                dir: with_sep(&wy_dir),
-                variant: "wyhash",
-                memories,
-                command,
-            });
-        }
-    }
-    let prefix = key.prefix();
-    let mut others: Vec<String> = std::fs::read_dir(projects)
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|n| n.starts_with(prefix) && *n != key.key && *n != key.wyhash)
-                .collect()
-        })
-        .unwrap_or_default();
-    if !others.is_empty() && !suffix.is_empty() {
-        others.sort();
-        warnings.push(format!(
-            "other directories share this long key's prefix (not used; Claude Code's memory path does not match by prefix): {}",
-            others.join(", ")
-        ));
-    }
-    legacy
 }
 
 #[cfg(test)]
@@ -936,6 +612,84 @@ mod tests {
             let r = resolve(&req, &env).unwrap();
             (r.shown(), r.transcripts_dir.unwrap())
         }
+    }
+
+    fn bare_env(vars: &[(&str, &str)]) -> Env {
+        Env {
+            vars: vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect(),
+            cwd: PathBuf::from("/work"),
+            policy_file: PathBuf::from("/nonexistent/managed-settings.json"),
+            account_home: None,
+        }
+    }
+
+    fn roots(config_home: &str, memory_base: &str) -> Roots {
+        Roots {
+            project: Some(Project {
+                root: "/home/a/app".into(),
+                realpath_ok: true,
+                git_root: None,
+                canonical_root: "/home/a/app".into(),
+                reason: git::Reason::None,
+            }),
+            home: Some("/home/a".into()),
+            config_home: Some(config_home.into()),
+            memory_base: Some(memory_base.into()),
+        }
+    }
+
+    #[test]
+    fn explicit_dir_prefers_the_flag_and_refuses_it_empty() {
+        let env = bare_env(&[("MEMCTL_DIR", "/m")]);
+        let flag = |d: &str| Request {
+            dir: Some(OsString::from(d)),
+            ..Request::default()
+        };
+        assert!(matches!(
+            explicit_dir(&Request::default(), &env),
+            Ok(Some((_, DirSource::EnvMemctlDir)))
+        ));
+        assert!(matches!(
+            explicit_dir(&flag("/d"), &env),
+            Ok(Some((_, DirSource::DirFlag)))
+        ));
+        assert!(explicit_dir(&flag(""), &env).is_err());
+        assert!(matches!(
+            explicit_dir(&Request::default(), &bare_env(&[("MEMCTL_DIR", "")])),
+            Ok(None)
+        ));
+    }
+
+    #[test]
+    fn project_key_takes_the_name_only_under_the_config_home() {
+        let env = bare_env(&[("CLAUDE_CONFIG_DIR", "/cfg"), ("CLAUDE_CODE_PROJECT_DIR_NAME", "proj")]);
+        let mut warnings = Vec::new();
+        let keyed = project_key(&env, &roots("/cfg", "/cfg"), &mut warnings);
+        assert_eq!(keyed.key.as_ref().map(|k| k.key.as_str()), Some("proj"));
+        assert_eq!(keyed.source(), Some(KeySource::Named));
+        assert!(warnings.is_empty());
+        let keyed = project_key(&env, &roots("/cfg", "/remote"), &mut warnings);
+        assert_eq!(keyed.key.as_ref().map(|k| k.key.as_str()), Some("-home-a-app"));
+        assert_eq!(keyed.source(), Some(KeySource::Sanitized));
+        assert!(warnings[0].contains("keys only the transcripts dir"), "{warnings:?}");
+    }
+
+    #[test]
+    fn memory_dir_works_in_the_one_team_store_under_team() {
+        let stores = r#"[{"path": "/s", "mount": "eng"}]"#;
+        let env = bare_env(&[("CLAUDE_MEMORY_STORES", stores)]);
+        let team = Request {
+            team: true,
+            ..Request::default()
+        };
+        let mut warnings = Vec::new();
+        let m = memory_dir(&team, &env, PathBuf::from("/m"), &mut warnings).unwrap();
+        assert_eq!(with_sep(m.dir()), "/m/team/eng/");
+        let two = r#"[{"path": "/s", "mount": "a"}, {"path": "/t", "mount": "b"}]"#;
+        let env = bare_env(&[("CLAUDE_MEMORY_STORES", two)]);
+        let err = memory_dir(&team, &env, PathBuf::from("/m"), &mut warnings).unwrap_err();
+        assert!(err.message.contains("--team is ambiguous"), "{}", err.message);
+        assert!(memory_dir(&Request::default(), &env, PathBuf::from("/m"), &mut warnings).is_ok());
     }
 
     #[test]

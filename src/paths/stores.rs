@@ -243,7 +243,29 @@ fn entry(item: &Value) -> Result<Store, String> {
         Some(Value::String(s)) if segments_ok(s) => Some(s.clone()),
         Some(_) => return Err("promptIndex: segments must match [A-Za-z0-9._-]+ and must not be . or ..".into()),
     };
-    let skills_dirs = match field("skillsDirs") {
+    let skills_dirs = skills_dirs(field("skillsDirs"))?;
+    let prompt_index_max_bytes = match field("promptIndexMaxBytes") {
+        None => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if f > 0.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_991.0 => Some(f as u64),
+            _ => return Err("promptIndexMaxBytes: expected a positive integer".into()),
+        },
+        Some(_) => return Err("promptIndexMaxBytes: expected a positive integer".into()),
+    };
+    Ok(Store {
+        path,
+        mode,
+        scope,
+        mount: mount.unwrap_or_default(),
+        prompt_index,
+        skills_dirs,
+        prompt_index_max_bytes,
+    })
+}
+
+/// `skillsDirs`: at most `MAX_SKILLS_DIRS` relative paths, each ending in a `skills` segment.
+fn skills_dirs(value: Option<&Value>) -> Result<Vec<String>, String> {
+    Ok(match value {
         None => Vec::new(),
         Some(Value::Array(a)) if a.len() > MAX_SKILLS_DIRS => {
             return Err(format!("skillsDirs: at most {MAX_SKILLS_DIRS} entries"));
@@ -265,23 +287,6 @@ fn entry(item: &Value) -> Result<Store, String> {
             dirs
         }
         Some(other) => return Err(format!("skillsDirs: expected an array, received {}", kind(other))),
-    };
-    let prompt_index_max_bytes = match field("promptIndexMaxBytes") {
-        None => None,
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(f) if f > 0.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_991.0 => Some(f as u64),
-            _ => return Err("promptIndexMaxBytes: expected a positive integer".into()),
-        },
-        Some(_) => return Err("promptIndexMaxBytes: expected a positive integer".into()),
-    };
-    Ok(Store {
-        path,
-        mode,
-        scope,
-        mount: mount.unwrap_or_default(),
-        prompt_index,
-        skills_dirs,
-        prompt_index_max_bytes,
     })
 }
 

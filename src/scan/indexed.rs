@@ -91,7 +91,7 @@ impl LinkTable {
                 .is_none_or(|f| f.find(line.as_bytes()).is_some() || line.contains('%'))
         };
         let mut links = Vec::new();
-        let streamed = index::stream_links_where(file, crate::store::MAX_INDEX_BYTES, may_link, |l| {
+        let streamed = index::stream_links_where(file, crate::index::check::MAX_INDEX_BYTES, may_link, |l| {
             if let Some((h, n)) = l.memory_target().map(target_key) {
                 links.push((h, n, l.line as u32));
             }
@@ -112,7 +112,8 @@ impl LinkTable {
                 _ => {
                     file.seek(std::io::SeekFrom::Start(0)).ok()?;
                     let bytes =
-                        crate::fsread::read_bounded(file.try_clone().ok()?, crate::store::MAX_INDEX_BYTES).ok()?;
+                        crate::fsread::read_bounded(file.try_clone().ok()?, crate::index::check::MAX_INDEX_BYTES)
+                            .ok()?;
                     kept_lines(&index::load::load(&String::from_utf8_lossy(&bytes)))
                 }
             }

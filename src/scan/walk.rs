@@ -257,7 +257,7 @@ fn note_other<K>(out: &mut Scan<K>, dir: &Path, path: &Path, name: &OsStr, is_fi
         && is_file
     {
         out.extension_case.push((rel(), path.to_path_buf()));
-    } else if let Some(pid) = crate::store::parse_temp_name(name)
+    } else if let Some(pid) = crate::tmpname::parse_temp_name(name)
         && let Ok(meta) = fs::symlink_metadata(path)
     {
         out.temp_files.push(TempFile {

@@ -198,7 +198,7 @@ fn file_has_more(file: &mut File, buf: &mut Vec<u8>) -> io::Result<bool> {
 /// The frontmatter keys read after the scan (dream's superseded check; the hub mark).
 fn keep_plan_keys(map: crate::yaml::Value) -> Option<crate::yaml::Value> {
     use crate::yaml::Value;
-    const KEEP: [&str; 3] = ["supersedes", "status", crate::index::rebuild::HUB_KEY];
+    const KEEP: [&str; 3] = ["supersedes", "status", crate::memory::HUB_KEY];
     let Value::Map(entries) = map else { return Some(map) };
     let kept = entries
         .into_iter()

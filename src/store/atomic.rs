@@ -5,23 +5,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+pub use crate::tmpname::{parse_temp_name, random_hex, temp_name};
+
 use super::{ensure_contained, io_err, real};
 use crate::error::{Error, Kind};
-
-/// `n` (at most 16) random lower-case hex digits (std's per-process random hasher keys
-/// mixed with the clock; unpredictability is not needed, uniqueness is).
-pub fn random_hex(n: usize) -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.write_u32(std::process::id());
-    let s = format!("{:016x}", h.finish());
-    s[..n.min(16)].to_string()
-}
 
 /// A fresh temp-file path beside `target` (same directory, SPEC §4.1 name).
 pub(super) fn temp_beside(target: &Path, root: &Path) -> PathBuf {
@@ -31,22 +18,6 @@ pub(super) fn temp_beside(target: &Path, root: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     dir.join(temp_name(&base))
-}
-
-/// The temp-file name pattern of SPEC §4.1: `.<base>.<pid>.<8 hex>.tmp`.
-pub fn temp_name(base: &str) -> String {
-    format!(".{base}.{}.{}.tmp", std::process::id(), random_hex(8))
-}
-
-/// Parse a memctl temp-file name: the PID it names.
-pub fn parse_temp_name(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (rest, hex) = rest.rsplit_once('.')?;
-    let (base, pid) = rest.rsplit_once('.')?;
-    if base.is_empty() || hex.len() != 8 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    pid.parse().ok()
 }
 
 #[cfg(unix)]

@@ -2,7 +2,14 @@
 //! that what Claude Code loads fits a budget of both caps, every memory still
 //! reachable from it or from a hub it links.
 
+mod hubs;
+mod items;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use hubs::Layout;
+pub use hubs::hub_name;
+use items::{Entry, Item, parse, render, shortened, units, with_ending};
 
 use super::load::{self, MAX_LINES, MAX_UNITS};
 use super::place;
@@ -12,8 +19,8 @@ use crate::memory::MemoryType;
 pub const HUB_ENTRIES: usize = 150;
 /// The default hub file.
 pub const DEFAULT_HUB: &str = "reference_memory_index_archive.md";
-/// The frontmatter key that marks a hub.
-pub const HUB_KEY: &str = "memctl-hub";
+/// The frontmatter key that marks a hub (kept in `memory`, which reads it).
+pub use crate::memory::HUB_KEY;
 
 /// One memory of the index's scope, as the rebuild needs it.
 #[derive(Clone, Debug)]
@@ -103,150 +110,31 @@ pub fn fits(text: &str, budget: f64) -> bool {
     !l.truncated() && l.line_count <= lines && l.unit_count <= units
 }
 
-/// A line of the index: free text, or the head of an entry with the lines below it.
-#[derive(Clone, Debug)]
-enum Item {
-    Text(String),
-    Entry(Entry),
+/// The files the index may link: memories (its own and another index's) and hubs.
+pub(super) struct Known<'a> {
+    by_rel: BTreeMap<&'a str, &'a Memory>,
+    hubs: BTreeSet<&'a str>,
 }
 
-#[derive(Clone, Debug)]
-struct Entry {
-    /// The head line and its indented continuation lines, each with its ending.
-    lines: Vec<String>,
-    /// Memory files the head line links, in order.
-    targets: Vec<String>,
-    /// 1-based line of the head in the text it was parsed from.
-    line: usize,
-    pinned: bool,
-    /// The head line as the index had it, when step 4 shortened it: an entry
-    /// moved to a hub keeps its own wording (SPEC §3.14).
-    unshortened: Option<String>,
-}
-
-impl Entry {
-    fn file(&self) -> &str {
-        &self.targets[0]
-    }
-
-    fn units(&self) -> usize {
-        self.lines.iter().map(|l| units(l)).sum()
-    }
-}
-
-/// UTF-16 units a line costs in the loaded text: the line (a CR counts) and its LF.
-fn units(line: &str) -> usize {
-    line.strip_suffix('\n').unwrap_or(line).encode_utf16().count() + 1
-}
-
-/// The index as items: each line linking a memory starts an entry that takes the
-/// indented non-blank lines below it.
-fn parse(text: &str) -> Vec<Item> {
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut targets: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for l in super::extract_links(body) {
-        if let Some(t) = l.memory_target() {
-            let v = targets.entry(l.line).or_default();
-            if !v.iter().any(|x| x == t) {
-                v.push(t.to_string());
-            }
+impl<'a> Known<'a> {
+    fn new(memories: &'a [Memory], elsewhere: &'a [Memory], hubs: &'a [Hub]) -> Known<'a> {
+        Known {
+            by_rel: memories.iter().chain(elsewhere).map(|m| (m.rel.as_str(), m)).collect(),
+            hubs: hubs.iter().map(|h| h.rel.as_str()).collect(),
         }
     }
-    let mut items = Vec::new();
-    for (i, line) in body.split_inclusive('\n').enumerate() {
-        let n = i + 1;
-        if let Some(t) = targets.remove(&n) {
-            let trimmed = line.trim_end();
-            items.push(Item::Entry(Entry {
-                lines: vec![line.to_string()],
-                targets: t,
-                line: n,
-                pinned: trimmed.ends_with("<!-- pin -->"),
-                unshortened: None,
-            }));
-            continue;
-        }
-        let indented = line.starts_with([' ', '\t']) && !line.trim().is_empty();
-        match items.last_mut() {
-            Some(Item::Entry(e)) if indented => e.lines.push(line.to_string()),
-            _ => items.push(Item::Text(line.to_string())),
-        }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.by_rel.contains_key(rel)
     }
-    items
-}
 
-fn render(items: &[Item], bom: &str) -> String {
-    let mut s = String::from(bom);
-    for it in items {
-        match it {
-            Item::Text(l) => s.push_str(l),
-            Item::Entry(e) => e.lines.iter().for_each(|l| s.push_str(l)),
-        }
+    pub fn is_hub(&self, rel: &str) -> bool {
+        self.hubs.contains(rel)
     }
-    s
-}
 
-/// `line` ending in `eol` (the last line of an index may have none).
-fn with_ending(line: &str, eol: &str) -> String {
-    if line.ends_with('\n') {
-        line.to_string()
-    } else {
-        format!("{line}{eol}")
+    fn memory(&self, rel: &str) -> Option<&'a Memory> {
+        self.by_rel.get(rel).copied()
     }
-}
-
-/// The order entries move in: project, untyped, reference, feedback, user.
-fn rank(ty: Option<MemoryType>) -> u8 {
-    match ty {
-        Some(MemoryType::Project) => 0,
-        None => 1,
-        Some(MemoryType::Reference) => 2,
-        Some(MemoryType::Feedback) => 3,
-        Some(MemoryType::User) => 4,
-    }
-}
-
-fn heading_for(ty: MemoryType) -> &'static str {
-    match ty {
-        MemoryType::User => "## User",
-        MemoryType::Feedback => "## Feedback",
-        MemoryType::Project => "## Project",
-        MemoryType::Reference => "## Reference",
-    }
-}
-
-/// The name of the n-th hub (0-based): `x.md`, `x_2.md`, …
-pub fn hub_name(first: &str, n: usize) -> String {
-    if n == 0 {
-        return first.to_string();
-    }
-    let stem = first.strip_suffix(".md").unwrap_or(first);
-    format!("{stem}_{}.md", n + 1)
-}
-
-fn canonical(m: Option<&Memory>, file: &str) -> String {
-    let (title, hook) = match m {
-        Some(m) => (m.title.clone(), m.hook.clone().unwrap_or_else(|| m.title.clone())),
-        None => (file.trim_end_matches(".md").to_string(), String::new()),
-    };
-    super::render_entry(title.trim(), file, hook.trim()).0
-}
-
-/// A new hub's text with its frontmatter (SPEC §10.1): the nested shape Claude
-/// Code 2.1.332 writes (§2.4.1), with a slug name, so its first touch of the file
-/// keeps the name and the type where they are (§2.4.6).
-fn new_hub(eol: &str) -> String {
-    [
-        "---",
-        "name: memory-index-archive",
-        "description: Older index entries moved out of MEMORY.md by memctl index rebuild",
-        "metadata:",
-        "  type: reference",
-        "  memctl-hub: true",
-        "---",
-        "",
-    ]
-    .join(eol)
 }
 
 /// Rebuild the index (SPEC §10.1 steps 1–5).
@@ -257,122 +145,97 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         ""
     };
     let eol = super::edit::line_ending(input.index);
-    let by_rel: BTreeMap<&str, &Memory> = input
-        .memories
-        .iter()
-        .chain(input.elsewhere)
-        .map(|m| (m.rel.as_str(), m))
-        .collect();
-    let hub_rels: BTreeSet<&str> = input.hubs.iter().map(|h| h.rel.as_str()).collect();
+    let known = Known::new(input.memories, input.elsewhere, input.hubs);
     let mut out = Output::default();
+    let structure = keep_structure(input.index);
+    let (kept, indexed) = drop_gone_lines(structure, &known, eol, &mut out.dropped);
+    let mut hubs = hubs::drop_gone_hub_lines(input.hubs, &known, &mut out.hub_dropped);
+    let in_hub = hubs.held_files();
+    let linked = |rel: &str| indexed.contains(rel) || in_hub.contains(rel) || known.is_hub(rel);
+    let (text, new_files) = add_unindexed(render(&kept, bom), input.memories, linked, bom, eol);
+    let mut items = parse(&text);
+    let layout = Layout::new(&hubs, input.hub, bom, eol);
+    if !fits(&layout.index(&items, layout.needed(0)), input.budget) {
+        out.shortened = shorten_long_hooks(&mut items);
+    }
+    let order = move_order(&items, &known, input.pins);
+    let moves = move_until_fits(&items, &order, &layout, input.budget, input.pins)?;
+    out.index = layout.index(&moves.kept(&items), moves.hubs);
+    hubs::fill_hubs(&mut hubs, &items, &moves.entries, &layout, eol);
+    // A moved entry's line is no longer shortened: it keeps its wording.
+    let moved: HashSet<&str> = moves.files.iter().map(|(f, _)| f.as_str()).collect();
+    out.shortened.retain(|(f, _, _)| !moved.contains(f.as_str()));
+    out.added = added_lines(&out.index, new_files, &moved);
+    out.hubs = hubs::in_order(hubs.texts);
+    out.moved = moves.files;
+    Ok(out)
+}
 
-    // 1–2: keep what exists, drop what is gone and the repeats; hub links are
-    // made anew at the end.
+/// Step 1: keep the user's structure: the index as items (headings, free text,
+/// each entry with its own wording), in order.
+fn keep_structure(index: &str) -> Vec<Item> {
+    parse(index)
+}
+
+/// Step 2: drop lines whose target is gone (as (line, text, reason)) and collapse
+/// several lines for one file into its first, whose entry takes the repeats'
+/// indented lines (the user's words, SPEC §3.14). Lines linking only hubs go too:
+/// the hub links are made anew at the end. Returns the items kept and the files
+/// they link.
+fn drop_gone_lines(
+    parsed: Vec<Item>,
+    known: &Known,
+    eol: &str,
+    dropped: &mut Vec<(usize, String, &'static str)>,
+) -> (Vec<Item>, HashSet<String>) {
     let mut seen: HashSet<String> = HashSet::new();
-    let mut items: Vec<Item> = Vec::new();
+    let mut kept: Vec<Item> = Vec::new();
     // The item a file's first line is, for the indented lines of its repeats.
     let mut first_of: HashMap<String, usize> = HashMap::new();
-    for it in parse(input.index) {
+    for it in parsed {
         let Item::Entry(e) = it else {
-            items.push(it);
+            kept.push(it);
             continue;
         };
         let head = e.lines[0].trim_end().to_string();
-        if e.targets.iter().all(|t| hub_rels.contains(t.as_str())) {
+        if e.targets.iter().all(|t| known.is_hub(t)) {
             continue;
         }
-        if !e.targets.iter().any(|t| by_rel.contains_key(t.as_str())) {
-            out.dropped.push((e.line, head, "the file it links is gone"));
+        if !e.targets.iter().any(|t| known.exists(t)) {
+            dropped.push((e.line, head, "the file it links is gone"));
             continue;
         }
         if e.targets.iter().all(|t| seen.contains(t)) {
-            out.dropped.push((e.line, head, "another line links the same file"));
-            // Its indented lines are the user's words: they join the first line's
-            // entry (SPEC §3.14).
-            if let Some(Item::Entry(first)) = first_of.get(e.file()).and_then(|&k| items.get_mut(k)) {
+            dropped.push((e.line, head, "another line links the same file"));
+            if let Some(Item::Entry(first)) = first_of.get(e.file()).and_then(|&k| kept.get_mut(k)) {
                 first.lines.extend(e.lines[1..].iter().map(|l| with_ending(l, eol)));
             }
             continue;
         }
         for t in &e.targets {
             if seen.insert(t.clone()) {
-                first_of.insert(t.clone(), items.len());
+                first_of.insert(t.clone(), kept.len());
             }
         }
-        items.push(Item::Entry(e));
+        kept.push(Item::Entry(e));
     }
-    // What the hubs hold already stays there (a rebuild of a rebuild changes
-    // nothing), except lines whose file is gone (step 2 for the hubs).
-    let mut hub_texts: Vec<HubOut> = Vec::new();
-    let mut hub_entries: Vec<(String, Vec<String>)> = Vec::new();
-    for h in input.hubs {
-        let hub_bom = if h.text.starts_with('\u{feff}') { "\u{feff}" } else { "" };
-        let mut kept_items = Vec::new();
-        let mut files = Vec::new();
-        for it in parse(&h.text) {
-            match it {
-                Item::Entry(e)
-                    if !e
-                        .targets
-                        .iter()
-                        .any(|t| by_rel.contains_key(t.as_str()) || hub_rels.contains(t.as_str())) =>
-                {
-                    out.hub_dropped
-                        .push((h.rel.clone(), e.line, e.lines[0].trim_end().to_string()));
-                }
-                Item::Entry(e) => {
-                    files.push(e.file().to_string());
-                    kept_items.push(Item::Entry(e));
-                }
-                it => kept_items.push(it),
-            }
-        }
-        let changed = out.hub_dropped.iter().any(|(r, _, _)| *r == h.rel);
-        hub_texts.push(HubOut {
-            rel: h.rel.clone(),
-            text: if changed {
-                render(&kept_items, hub_bom)
-            } else {
-                h.text.clone()
-            },
-            old: Some(h.text.clone()),
-            changed,
-        });
-        hub_entries.push((h.rel.clone(), files));
-    }
-    let in_hub: HashSet<String> = hub_entries.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
-    // The hubs by slot: the existing ones under their own names (a hub made with
-    // another `--hub` keeps its name and its link), then new ones named after
-    // `--hub`, skipping names an existing hub already has.
-    let existing: Vec<String> = hub_entries.iter().map(|(r, _)| r.clone()).collect();
-    let hub_rel = |n: usize| -> String {
-        if let Some(r) = existing.get(n) {
-            return r.clone();
-        }
-        let mut k = 0;
-        let mut fresh = existing.len();
-        loop {
-            let name = hub_name(input.hub, k);
-            if !existing.contains(&name) {
-                if fresh == n {
-                    return name;
-                }
-                fresh += 1;
-            }
-            k += 1;
-        }
-    };
+    (kept, seen)
+}
 
-    // 3: a canonical line for every unindexed memory, under its type's heading;
-    // the lines of one type are placed together (one pass over the text a type,
-    // not one a memory).
-    let mut text = render(&items, bom);
+/// Step 3: a canonical line (SPEC §2.9) for every memory not `linked`, under a
+/// heading for its type (created at the end if absent); the lines of one type are
+/// placed together (one pass over the text a type, not one a memory). Returns the
+/// text and the files added.
+fn add_unindexed(
+    mut text: String,
+    memories: &[Memory],
+    linked: impl Fn(&str) -> bool,
+    bom: &str,
+    eol: &str,
+) -> (String, Vec<String>) {
     let mut new_files = Vec::new();
     let mut by_type: Vec<(Option<MemoryType>, Vec<String>)> = Vec::new();
-    for m in input.memories {
-        if seen.contains(&m.rel) || in_hub.contains(&m.rel) || hub_rels.contains(m.rel.as_str()) {
-            continue;
-        }
+    for m in memories.iter().filter(|m| !linked(&m.rel)) {
         let line = canonical(Some(m), &m.rel);
         match by_type.iter_mut().find(|(t, _)| *t == m.ty) {
             Some((_, lines)) => lines.push(line),
@@ -396,219 +259,174 @@ pub fn rebuild(input: &Input) -> Result<Output, OverBudget> {
         }
         text = place::place(&text, &lines.join(eol), ty.map(MemoryType::as_str), false).text;
     }
-    let mut items = parse(&text);
+    (text, new_files)
+}
 
-    let pinned = |e: &Entry| e.pinned || e.targets.iter().any(|t| input.pins.contains(t));
-    let hub_line = |rel: &str| {
-        let n = rel
-            .strip_suffix(".md")
-            .and_then(|s| s.rsplit_once('_'))
-            .and_then(|(_, k)| k.parse::<usize>().ok());
-        let title = match n {
-            Some(k) if rel != input.hub => format!("Memory index archive {k}"),
-            _ => "Memory index archive".to_string(),
-        };
-        format!(
-            "- [{title}]({}) — older index entries moved out of MEMORY.md",
-            super::encode_file(rel)
-        )
-    };
-    let with_hubs = |items: &[Item], hubs: usize| {
-        let mut t = render(items, bom);
-        for n in 0..hubs {
-            t = super::edit::append_line(&t, &hub_line(&hub_rel(n)), eol);
-        }
-        t
-    };
-    let hubs_needed = |moved: usize| {
-        let held: usize = hub_entries.iter().map(|(_, f)| f.len()).sum();
-        (held + moved).div_ceil(HUB_ENTRIES).max(hub_entries.len())
-    };
-
-    // 4: shorten long lines, only when over budget.
-    if !fits(&with_hubs(&items, hubs_needed(0)), input.budget) {
-        for it in &mut items {
-            if let Item::Entry(e) = it
-                && let Some(short) = shortened(&e.lines[0])
-            {
-                out.shortened.push((
-                    e.file().to_string(),
-                    e.lines[0].trim_end().to_string(),
-                    short.trim_end().to_string(),
-                ));
-                e.unshortened = Some(std::mem::replace(&mut e.lines[0], short));
-            }
+/// Step 4, first: shorten the head lines over 150 characters (at a word boundary,
+/// with `…`), each as (file, from, to).
+fn shorten_long_hooks(items: &mut [Item]) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for it in items {
+        if let Item::Entry(e) = it
+            && let Some(short) = shortened(&e.lines[0])
+        {
+            out.push((
+                e.file().to_string(),
+                e.lines[0].trim_end().to_string(),
+                short.trim_end().to_string(),
+            ));
+            e.unshortened = Some(std::mem::replace(&mut e.lines[0], short));
         }
     }
+    out
+}
 
-    // 5: move whole entries, least important first, until it fits.
+/// Pinned by `--pin` or by a line ending in `<!-- pin -->`: never moves.
+fn is_pinned(e: &Entry, pins: &BTreeSet<String>) -> bool {
+    e.pinned || e.targets.iter().any(|t| pins.contains(t))
+}
+
+/// Step 4, the order of moving: the unpinned entries by type (project, untyped,
+/// reference, feedback, user), within a type the oldest mtime first.
+fn move_order(items: &[Item], known: &Known, pins: &BTreeSet<String>) -> Vec<usize> {
     let mut order: Vec<usize> = items
         .iter()
         .enumerate()
         .filter_map(|(i, it)| match it {
-            Item::Entry(e) if !pinned(e) => Some(i),
+            Item::Entry(e) if !is_pinned(e, pins) => Some(i),
             _ => None,
         })
         .collect();
     let key = |i: usize| match &items[i] {
         Item::Entry(e) => {
-            let m = by_rel.get(e.file());
+            let m = known.memory(e.file());
             (rank(m.and_then(|m| m.ty)), m.map_or(0, |m| m.mtime_ns))
         }
         Item::Text(_) => (u8::MAX, 0),
     };
     order.sort_by_key(|&i| key(i));
-    let (max_lines, max_units) = limits(input.budget);
-    let first = load::load(&with_hubs(&items, hubs_needed(0)));
+    order
+}
+
+/// The entries moved to hubs.
+#[derive(Debug, Default)]
+struct Moves {
+    removed: BTreeSet<usize>,
+    /// Their places among the items, in the order they moved.
+    entries: Vec<usize>,
+    /// (file, 1-based line in the old index) of each file they link.
+    files: Vec<(String, usize)>,
+    /// How many hubs the index links.
+    hubs: usize,
+}
+
+impl Moves {
+    /// The items that stay in the index.
+    fn kept(&self, items: &[Item]) -> Vec<Item> {
+        items
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.removed.contains(i))
+            .map(|(_, it)| it.clone())
+            .collect()
+    }
+}
+
+/// Step 4, then step 5: move whole entries in `order` until the index, re-checked
+/// with the truncation model, loads whole within the budget (a running count of
+/// lines and units skips the full check while clearly over); `over_budget` when
+/// nothing is left to move.
+fn move_until_fits(
+    items: &[Item],
+    order: &[usize],
+    layout: &Layout,
+    budget: f64,
+    pins: &BTreeSet<String>,
+) -> Result<Moves, OverBudget> {
+    let (max_lines, max_units) = limits(budget);
+    let mut moves = Moves {
+        hubs: layout.needed(0),
+        ..Moves::default()
+    };
+    let first = load::load(&layout.index(items, moves.hubs));
     let (mut lines, mut units_now) = (first.line_count, first.unit_count);
-    let mut removed: BTreeSet<usize> = BTreeSet::new();
     let mut next = order.iter();
-    let hub_cost = |n: usize| units(&hub_line(&hub_rel(n)));
-    let mut hubs = hubs_needed(0);
-    let estimate_over = |lines: usize, units: usize| lines > max_lines || units > max_units;
-    let mut moved_files: Vec<(String, usize)> = Vec::new();
-    let mut moved_entries: Vec<usize> = Vec::new();
     loop {
-        let over = if estimate_over(lines, units_now) {
-            true
-        } else {
-            let kept: Vec<Item> = items
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !removed.contains(i))
-                .map(|(_, it)| it.clone())
-                .collect();
-            !fits(&with_hubs(&kept, hubs), input.budget)
-        };
+        let over =
+            lines > max_lines || units_now > max_units || !fits(&layout.index(&moves.kept(items), moves.hubs), budget);
         if !over {
-            break;
+            return Ok(moves);
         }
         let Some(&i) = next.next() else {
-            let pinned: Vec<String> = items
-                .iter()
-                .filter_map(|it| match it {
-                    Item::Entry(e) if pinned(e) => Some(e.file().to_string()),
-                    _ => None,
-                })
-                .collect();
-            return Err(OverBudget {
-                pinned,
-                lines,
-                units: units_now,
-            });
+            return Err(over_budget(items, pins, lines, units_now));
         };
         let Item::Entry(e) = &items[i] else { continue };
-        removed.insert(i);
+        moves.removed.insert(i);
         lines -= e.lines.len();
         units_now -= e.units();
-        for t in &e.targets {
-            moved_files.push((t.clone(), e.line));
-        }
-        moved_entries.push(i);
-        let want = hubs_needed(moved_entries.len());
-        while hubs < want {
+        moves.files.extend(e.targets.iter().map(|t| (t.clone(), e.line)));
+        moves.entries.push(i);
+        while moves.hubs < layout.needed(moves.entries.len()) {
             lines += 1;
-            units_now += hub_cost(hubs);
-            hubs += 1;
+            units_now += units(&layout.link_line(&layout.rel(moves.hubs)));
+            moves.hubs += 1;
         }
     }
-    let kept: Vec<Item> = items
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !removed.contains(i))
-        .map(|(_, it)| it.clone())
-        .collect();
-    out.index = with_hubs(&kept, hubs);
+}
 
-    // The hubs: what they held, then the moved entries, 150 to a hub; each its
-    // own line as the index had it with its indented lines (SPEC §3.14), or the
-    // canonical line for one step 3 added.
-    let mut slot = 0;
-    for &i in &moved_entries {
-        let Item::Entry(e) = &items[i] else { continue };
-        let file = e.file().to_string();
-        while hub_entries.get(slot).is_some_and(|(_, f)| f.len() >= HUB_ENTRIES) {
-            slot += 1;
-        }
-        if slot == hub_entries.len() {
-            let rel = hub_rel(slot);
-            hub_entries.push((rel.clone(), Vec::new()));
-            hub_texts.push(HubOut {
-                rel,
-                text: new_hub(eol),
-                old: None,
-                changed: true,
-            });
-        }
-        let h = &mut hub_texts[slot];
-        let hub_eol = super::edit::line_ending(&h.text);
-        let head = e.unshortened.as_deref().unwrap_or(&e.lines[0]);
-        h.text = super::edit::append_line(&h.text, head.trim_end_matches(['\n', '\r']), hub_eol);
-        for l in &e.lines[1..] {
-            h.text.push_str(l.trim_end_matches(['\n', '\r']));
-            h.text.push_str(hub_eol);
-        }
-        h.changed = true;
-        hub_entries[slot].1.push(file);
-    }
-    // A moved entry's line is no longer shortened: it keeps its wording.
-    let moved_heads: HashSet<&str> = moved_files.iter().map(|(f, _)| f.as_str()).collect();
-    out.shortened.retain(|(f, _, _)| !moved_heads.contains(f.as_str()));
-    // Hubs are named by their place: make sure the index links every one.
-    let number = |rel: &str| {
-        rel.strip_suffix(".md")
-            .and_then(|s| s.rsplit_once('_'))
-            .and_then(|(_, k)| k.parse::<usize>().ok())
-            .unwrap_or(1)
-    };
-    hub_texts.sort_by_key(|h| (number(&h.rel), h.rel.clone()));
-    out.hubs = hub_texts;
-    out.moved = moved_files;
-    let moved: HashSet<&str> = out.moved.iter().map(|(f, _)| f.as_str()).collect();
+/// Step 5, refused: pinned entries and free text alone exceed the budget.
+fn over_budget(items: &[Item], pins: &BTreeSet<String>, lines: usize, units: usize) -> OverBudget {
+    let pinned = items
+        .iter()
+        .filter_map(|it| match it {
+            Item::Entry(e) if is_pinned(e, pins) => Some(e.file().to_string()),
+            _ => None,
+        })
+        .collect();
+    OverBudget { pinned, lines, units }
+}
+
+/// (file, 1-based line in the new index) of each file step 3 added that stayed.
+fn added_lines(index: &str, new_files: Vec<String>, moved: &HashSet<&str>) -> Vec<(String, usize)> {
     let mut first_line: BTreeMap<String, usize> = BTreeMap::new();
-    for l in super::extract_links(&out.index) {
+    for l in super::extract_links(index) {
         if let Some(t) = l.memory_target() {
             first_line.entry(t.to_string()).or_insert(l.line);
         }
     }
-    let added: Vec<(String, usize)> = new_files
+    new_files
         .into_iter()
         .filter(|f| !moved.contains(f.as_str()))
         .filter_map(|f| first_line.get(&f).map(|&n| (f, n)))
-        .collect();
-    out.added = added;
-    Ok(out)
+        .collect()
 }
 
-/// A head line over 150 chars cut at a word boundary with `…`: its hook after
-/// ` — ` when it has one, else the text after its last `)`.
-fn shortened(line: &str) -> Option<String> {
-    let full = line.trim_end_matches(['\n', '\r']);
-    let ending = &line[full.len()..];
-    if full.chars().count() <= super::MAX_ENTRY_CHARS {
-        return None;
+/// The order entries move in: project, untyped, reference, feedback, user.
+fn rank(ty: Option<MemoryType>) -> u8 {
+    match ty {
+        Some(MemoryType::Project) => 0,
+        None => 1,
+        Some(MemoryType::Reference) => 2,
+        Some(MemoryType::Feedback) => 3,
+        Some(MemoryType::User) => 4,
     }
-    // A pin mark stays at the end; the cut never leaves an unclosed `<!--`.
-    const PIN: &str = " <!-- pin -->";
-    let (body, pin) = match full.trim_end().strip_suffix(PIN.trim_start()) {
-        Some(b) => (b.trim_end(), PIN),
-        None => (full, ""),
+}
+
+fn heading_for(ty: MemoryType) -> &'static str {
+    match ty {
+        MemoryType::User => "## User",
+        MemoryType::Feedback => "## Feedback",
+        MemoryType::Project => "## Project",
+        MemoryType::Reference => "## Reference",
+    }
+}
+
+fn canonical(m: Option<&Memory>, file: &str) -> String {
+    let (title, hook) = match m {
+        Some(m) => (m.title.clone(), m.hook.clone().unwrap_or_else(|| m.title.clone())),
+        None => (file.trim_end_matches(".md").to_string(), String::new()),
     };
-    let split = body
-        .rfind(" — ")
-        .map(|k| k + " — ".len())
-        .or_else(|| body.rfind(')').map(|k| k + 1))?;
-    let (head, tail) = body.split_at(split);
-    let room = super::MAX_ENTRY_CHARS.checked_sub(head.chars().count() + 1 + pin.chars().count())?;
-    if room < 2 || tail.chars().count() <= room {
-        return None;
-    }
-    let mut cut = super::shorten(tail, room);
-    if let Some(k) = cut.find("<!--") {
-        cut.truncate(k);
-        cut = format!("{}…", cut.trim_end());
-    }
-    Some(format!("{head}{cut}{pin}{ending}"))
+    super::render_entry(title.trim(), file, hook.trim()).0
 }
 
 #[cfg(test)]
@@ -674,6 +492,103 @@ mod tests {
                 panic!("{} lost: lines {lines:?}; around {near:?}", m.rel);
             }
         }
+    }
+
+    fn known<'a>(ms: &'a [Memory], hubs: &'a [Hub]) -> Known<'a> {
+        Known::new(ms, &[], hubs)
+    }
+
+    #[test]
+    fn step_2_drops_gone_and_repeated_lines_and_hub_links() {
+        let ms = [mem("a.md", None, 1)];
+        let hubs = [Hub {
+            rel: "h.md".into(),
+            text: String::new(),
+        }];
+        let parsed = keep_structure("# T\n- [a](a.md)\n- [again](a.md)\n  - more\n- [h](h.md)\n- [x](x.md)\n");
+        let mut dropped = Vec::new();
+        let (kept, seen) = drop_gone_lines(parsed, &known(&ms, &hubs), "\n", &mut dropped);
+        assert_eq!(render(&kept, ""), "# T\n- [a](a.md)\n  - more\n");
+        assert_eq!(seen, HashSet::from(["a.md".to_string()]));
+        let reasons: Vec<_> = dropped.iter().map(|d| (d.0, d.2)).collect();
+        assert_eq!(
+            reasons,
+            [
+                (3, "another line links the same file"),
+                (6, "the file it links is gone")
+            ]
+        );
+    }
+
+    #[test]
+    fn step_3_adds_canonical_lines_under_their_type_heading() {
+        let ms = [
+            mem("user_a.md", Some(MemoryType::User), 1),
+            mem("b.md", None, 2),
+            mem("user_c.md", Some(MemoryType::User), 3),
+        ];
+        let (text, added) = add_unindexed("# T\n".into(), &ms, |rel| rel == "user_c.md", "", "\n");
+        assert_eq!(added, ["user_a.md", "b.md"]);
+        assert!(
+            text.starts_with("# T\n")
+                && text.contains("\n## User\n- [user a](user_a.md) — about user_a.md\n")
+                && text.contains("- [b](b.md) — about b.md\n"),
+            "{text}"
+        );
+        let (empty, _) = add_unindexed(String::new(), &ms[..1], |_| false, "\u{feff}", "\n");
+        assert_eq!(empty, "\u{feff}## User\n- [user a](user_a.md) — about user_a.md\n");
+    }
+
+    #[test]
+    fn step_4_shortens_long_heads_and_orders_moves_by_type_then_age() {
+        let long = format!("- [a](a.md) — {}\n", "word ".repeat(40));
+        let mut items = keep_structure(&format!("{long}- [b](b.md) — short\n"));
+        let short = shorten_long_hooks(&mut items);
+        assert_eq!(short.len(), 1);
+        assert_eq!(short[0].0, "a.md");
+        let Item::Entry(e) = &items[0] else { panic!("an entry") };
+        assert_eq!(e.unshortened.as_deref(), Some(long.as_str()));
+
+        let ms = [
+            mem("u.md", Some(MemoryType::User), 1),
+            mem("p_new.md", Some(MemoryType::Project), 9),
+            mem("p_old.md", Some(MemoryType::Project), 2),
+            mem("n.md", None, 0),
+            mem("pin.md", Some(MemoryType::Project), 0),
+        ];
+        let items = keep_structure(
+            "# T\n- [u](u.md)\n- [p](p_new.md)\n- [p](p_old.md)\n- [n](n.md)\n- [pin](pin.md) <!-- pin -->\n",
+        );
+        let order = move_order(&items, &known(&ms, &[]), &BTreeSet::new());
+        assert_eq!(order, [3, 2, 4, 1]);
+        let pins = BTreeSet::from(["p_old.md".to_string()]);
+        assert_eq!(move_order(&items, &known(&ms, &[]), &pins), [2, 4, 1]);
+    }
+
+    #[test]
+    fn step_5_moves_until_it_fits_or_refuses_naming_the_pins() {
+        let index: String = (0..150).map(|i| format!("- [m{i}](m{i}.md)\n")).collect();
+        let items = keep_structure(&index);
+        let hubs = hubs::Hubs {
+            texts: Vec::new(),
+            entries: Vec::new(),
+        };
+        let layout = Layout::new(&hubs, DEFAULT_HUB, "", "\n");
+        let order: Vec<usize> = (0..150).collect();
+        let moves = move_until_fits(&items, &order, &layout, 70.0, &BTreeSet::new()).unwrap();
+        // 140 lines: 139 entries and the hub's link.
+        assert_eq!((moves.entries.len(), moves.hubs), (11, 1));
+        assert_eq!(moves.files[0], ("m0.md".to_string(), 1));
+        let pins: BTreeSet<String> = ["m1.md".to_string()].into();
+        let err = move_until_fits(&items, &order[..5], &layout, 70.0, &pins).unwrap_err();
+        assert_eq!(err.pinned, ["m1.md"]);
+    }
+
+    #[test]
+    fn added_lines_are_the_new_files_that_stayed() {
+        let moved = HashSet::from(["b.md"]);
+        let added = added_lines("# T\n- [a](a.md)\n", vec!["a.md".into(), "b.md".into()], &moved);
+        assert_eq!(added, [("a.md".to_string(), 2)]);
     }
 
     #[test]
