@@ -8,8 +8,8 @@ use super::io_err;
 use super::settle;
 use crate::error::{Error, Kind};
 
-/// The largest index memctl reads (SPEC §2.5 step 8).
-pub const MAX_INDEX_BYTES: u64 = 256 << 20;
+/// The largest index memctl reads (SPEC §2.5 step 8): one constant, in the model.
+pub use crate::index::check::MAX_INDEX_BYTES;
 
 /// Read a file memctl is about to rewrite: a missing file reads as empty; anything
 /// but a regular file (a FIFO, a device, a directory) is refused without opening it
