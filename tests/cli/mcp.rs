@@ -26,11 +26,16 @@ struct Session {
 impl Session {
     /// Start `memctl mcp` in `env` and complete the MCP handshake.
     fn start(env: &Env) -> Session {
+        Session::start_with_stderr(env, Stdio::inherit())
+    }
+
+    /// [`Session::start`] with the server's standard error sent to `stderr`.
+    fn start_with_stderr(env: &Env, stderr: Stdio) -> Session {
         let mut cmd = env.command();
         cmd.arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(stderr);
         let mut child = cmd.spawn().expect("memctl mcp starts");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
@@ -294,19 +299,27 @@ fn bad_calls_are_tool_errors_and_the_server_keeps_serving() {
     assert_eq!(s.finish(), 0);
 }
 
-/// A panic inside a tool is that call's tool error; the server does not exit.
+/// A panic inside a tool is that call's tool error; the server does not exit, and its
+/// standard error names the panic once per call (for the client's MCP log).
 #[cfg(debug_assertions)]
 #[test]
 fn a_panicking_tool_is_a_tool_error() {
     let (env, _alpha) = home();
     let env = env.env("MEMCTL_DEBUG_MCP_PANIC", "1");
-    let mut s = Session::start(&env);
+    let log = env.root().join("mcp-stderr.log");
+    let mut s = Session::start_with_stderr(&env, Stdio::from(fs::File::create(&log).unwrap()));
     for _ in 0..2 {
         let r = s.call("list", json!({}));
         assert_eq!(r["isError"], true, "{r}");
         assert_eq!(r["structuredContent"]["error"]["kind"], "internal");
     }
     assert_eq!(s.finish(), 0);
+    let stderr = fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        stderr.matches("memctl: internal error: panicked at").count(),
+        2,
+        "{stderr}"
+    );
 }
 
 /// What the shipped client 2.1.332 did with `memctl mcp`, registered both ways
