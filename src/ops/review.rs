@@ -269,7 +269,7 @@ impl Staged {
     /// an update's rewrite, a merge's kept memory; then the memories it forgets.
     fn stage(&mut self, src: &Sources, p: &Proposal, layer: Option<Layer>) -> Result<(), Error> {
         let files = match (p.kind, layer) {
-            (ProposalKind::Promote | ProposalKind::Ambiguous, Some(Layer::Team)) => self.to_team(src, p)?,
+            (ProposalKind::Promote | ProposalKind::Ambiguous, Some(Layer::Team)) => self.move_to_team(src, p)?,
             (ProposalKind::Promote | ProposalKind::Ambiguous, Some(l)) => {
                 self.bullets.entry(l).or_default().push(p.detail.bullet.clone());
                 Some(vec![claude_file(src, l).display()])
@@ -299,7 +299,7 @@ impl Staged {
     /// A move into `team/`: the memory created there and its line placed in the
     /// team index; `None` (nothing applied) when the memory is not found or a
     /// team memory of its name exists.
-    fn to_team(&mut self, src: &Sources, p: &Proposal) -> Result<Option<Vec<String>>, Error> {
+    fn move_to_team(&mut self, src: &Sources, p: &Proposal) -> Result<Option<Vec<String>>, Error> {
         let Some(m) = src.memories.iter().find(|m| m.rel == p.memory) else {
             return Ok(None);
         };
