@@ -1,6 +1,7 @@
 //! Memories that may say the same thing (SPEC §3.11 phase 3): duplicate clusters by
 //! index line, name, description and Jaccard similarity, and superseded memories.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The similarity step's maps are keyed by token ranks and short tokens of the
@@ -198,7 +199,7 @@ fn collapse(s: &str) -> String {
 
 /// Duplicate clusters, rules (a) and (b): index lines pointing to one file, the
 /// same name or description ([`similar_clusters`] adds rule (c)).
-pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
+pub fn exact_clusters<M: Borrow<Memory>>(memories: &[M], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
     let mut out: Vec<Cluster> = index_targets
         .iter()
         .filter(|(_, l)| l.len() > 1)
@@ -208,7 +209,7 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
         // Each key's members by position; only groups of two or more are sorted
         // (by key, as the clusters are listed) and named.
         let mut groups: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, m) in memories.iter().enumerate() {
+        for (i, m) in memories.iter().map(Borrow::borrow).enumerate() {
             let v = if reason == ClusterReason::SameName {
                 m.name()
             } else {
@@ -221,7 +222,10 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
         let mut shared: Vec<(String, Vec<u32>)> = groups.into_iter().filter(|g| g.1.len() > 1).collect();
         shared.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         out.extend(shared.into_iter().map(|(_, members)| {
-            let files = members.iter().map(|&i| memories[i as usize].rel.clone()).collect();
+            let files = members
+                .iter()
+                .map(|&i| memories[i as usize].borrow().rel.clone())
+                .collect();
             Cluster::new(reason, files, vec![])
         }));
     }
@@ -230,16 +234,17 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
 
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
 /// grouped transitively, each group with its highest similarity.
-pub fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
+pub fn similar_clusters<M: Borrow<Memory>>(memories: &[M]) -> Vec<Cluster> {
     let texts: Vec<String> = memories
         .iter()
-        .map(|m| format!("{} {}", m.name().unwrap_or_default(), m.description_text()))
+        .map(Borrow::borrow)
+        .map(|m: &Memory| format!("{} {}", m.name().unwrap_or_default(), m.description_text()))
         .collect();
     let toks = TokenSets::of(texts.iter().map(String::as_str));
     drop(texts);
     let mut out = Vec::new();
     for (members, sim) in similar_groups(&toks) {
-        let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel.clone()).collect();
+        let mut files: Vec<String> = members.iter().map(|&i| memories[i].borrow().rel.clone()).collect();
         files.sort();
         out.push(Cluster::new(ClusterReason::Similar(sim), files, vec![]));
     }

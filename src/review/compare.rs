@@ -120,7 +120,7 @@ pub(super) fn find(it: &Item, others: &[&Stmt], postings: &Postings, th: &Thresh
     };
     for (k, ms) in it.statements.iter().enumerate() {
         let mut covered = false;
-        for (o, shared) in postings.candidates(ms) {
+        for (o, shared) in postings.candidates(ms, others, th.related) {
             // A shared token weighs at most 2: below the related threshold however
             // the shared ones weigh, the pair is not compared.
             if f64::from(2 * shared) < th.related * f64::from(ms.weight().min(others[o].weight())) {
@@ -147,22 +147,33 @@ pub(super) fn find(it: &Item, others: &[&Stmt], postings: &Postings, th: &Thresh
     f
 }
 
-/// An inverted index of statements' tokens: for a probe, the statements sharing
-/// a token with it, each once, in statement order.
+/// An inverted index of statements' tokens: for a probe, the statements that
+/// share enough tokens with it to reach the related threshold.
+///
+/// A statement `o` is compared with a probe `m` only when 2 × shared ≥ related ×
+/// min(weight m, weight o) (a shared token weighs at most 2). The probe's tokens
+/// are taken rarest first and each list is kept lightest first: a statement first
+/// met at the probe's `p`-th token shares at most the `k − p` tokens left, so a
+/// list is read only up to the first statement too heavy to reach the threshold
+/// with that many (prefix filtering, exact); the statements met get their shared
+/// count by a merge of the two token lists.
 pub(super) struct Postings {
-    lists: crate::fx::HashMap<u32, Vec<usize>>,
-    /// Per statement, how many tokens it shares with the probe being counted (zero
-    /// between probes; reused: a probe costs its postings, not a set per probe).
+    /// Per token, `(weight, statement)` of the statements holding it, lightest first.
+    lists: crate::fx::HashMap<u32, Vec<(u32, u32)>>,
+    /// Per statement, the last probe that met it (a probe's number, from 1).
     seen: std::cell::RefCell<(u32, Vec<u32>)>,
 }
 
 impl Postings {
     pub fn new(stmts: &[&Stmt]) -> Postings {
-        let mut lists: crate::fx::HashMap<u32, Vec<usize>> = Default::default();
+        let mut lists: crate::fx::HashMap<u32, Vec<(u32, u32)>> = Default::default();
         for (i, s) in stmts.iter().enumerate() {
             for t in s.ids() {
-                lists.entry(t).or_default().push(i);
+                lists.entry(t).or_default().push((s.weight(), i as u32));
             }
+        }
+        for l in lists.values_mut() {
+            l.sort_unstable();
         }
         Postings {
             lists,
@@ -170,23 +181,104 @@ impl Postings {
         }
     }
 
-    /// The statements sharing a token with `probe`, with how many they share.
-    pub fn candidates(&self, probe: &Stmt) -> Vec<(usize, u32)> {
+    /// The statements of `stmts` (those indexed) sharing a token with `probe` and
+    /// enough of them for `related`, with how many they share, in statement order.
+    pub fn candidates(&self, probe: &Stmt, stmts: &[&Stmt], related: f64) -> Vec<(usize, u32)> {
+        let wm = probe.weight();
+        let reaches = |shared: usize, wo: u32| f64::from(2 * shared as u32) >= related * f64::from(wm.min(wo));
+        let mut lists: Vec<&[(u32, u32)]> = probe
+            .ids()
+            .filter_map(|t| self.lists.get(&t).map(Vec::as_slice))
+            .collect();
+        lists.sort_by_key(|l| l.len());
         let mut guard = self.seen.borrow_mut();
-        let (_, counts) = &mut *guard;
-        let mut touched = Vec::new();
-        for t in probe.ids() {
-            for &i in self.lists.get(&t).map_or(&[][..], Vec::as_slice) {
-                if counts[i] == 0 {
-                    touched.push(i);
+        let (probe_no, seen) = &mut *guard;
+        *probe_no += 1;
+        let k = lists.len();
+        let mut met = Vec::new();
+        for (p, list) in lists.iter().enumerate() {
+            for &(wo, i) in list.iter() {
+                if !reaches(k - p, wo) {
+                    break;
                 }
-                counts[i] += 1;
+                if seen[i as usize] != *probe_no {
+                    seen[i as usize] = *probe_no;
+                    met.push(i as usize);
+                }
             }
         }
-        touched.sort_unstable();
-        touched
-            .into_iter()
-            .map(|i| (i, std::mem::take(&mut counts[i])))
+        met.sort_unstable();
+        met.into_iter()
+            .filter_map(|i| {
+                let shared = statement::shared_count(probe, stmts[i]);
+                reaches(shared as usize, stmts[i].weight()).then_some((i, shared))
+            })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every statement sharing a token with the probe, with the count, kept when
+    /// it reaches `related`: what the index must return.
+    fn brute(probe: &Stmt, stmts: &[&Stmt], related: f64) -> Vec<(usize, u32)> {
+        (0..stmts.len())
+            .map(|i| (i, statement::shared_count(probe, stmts[i])))
+            .filter(|&(i, s)| s > 0 && f64::from(2 * s) >= related * f64::from(probe.weight().min(stmts[i].weight())))
+            .collect()
+    }
+
+    #[test]
+    fn candidates_are_those_of_the_full_scan() {
+        const WORDS: &[&str] = &[
+            "deploy",
+            "database",
+            "testing",
+            "review",
+            "release",
+            "cache",
+            "`cargo test`",
+            "staging",
+            "npm",
+            "bun",
+            "rollback",
+            "schema",
+            "`src/api/`",
+            "--frozen-lockfile",
+            "never",
+            "always",
+            "owner",
+            "4",
+        ];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut names = Interner::default();
+        let texts: Vec<String> = (0..300)
+            .map(|_| {
+                let n = 1 + next(12);
+                (0..n).map(|_| WORDS[next(WORDS.len())]).collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        let all: Vec<Stmt> = texts.iter().map(|t| statement::statement(t, &mut names)).collect();
+        let (indexed, probes) = all.split_at(200);
+        let stmts: Vec<&Stmt> = indexed.iter().filter(|s| !s.is_empty()).collect();
+        let postings = Postings::new(&stmts);
+        for related in [0.3, 0.5, 0.7] {
+            for p in probes.iter().filter(|s| !s.is_empty()) {
+                assert_eq!(
+                    postings.candidates(p, &stmts, related),
+                    brute(p, &stmts, related),
+                    "{}",
+                    p.text
+                );
+            }
+        }
     }
 }

@@ -28,11 +28,7 @@ pub(super) fn merges(items: &[Item], now_ms: f64) -> Vec<Proposal> {
 /// The distinct clusters (by their sorted files) of two or more of the private
 /// or the team memories: same name or description, then similar.
 fn clusters(items: &[Item], team: bool) -> Vec<Cluster> {
-    let members: Vec<Memory> = items
-        .iter()
-        .filter(|i| i.team == team)
-        .map(|i| i.memory.clone())
-        .collect();
+    let members: Vec<&Memory> = items.iter().filter(|i| i.team == team).map(|i| i.memory).collect();
     if members.len() < 2 {
         return Vec::new();
     }

@@ -597,6 +597,11 @@ pub fn containment(a: &Stmt, b: &Stmt) -> f64 {
     f64::from(shared) / f64::from(denom)
 }
 
+/// How many distinct tokens `a` and `b` share.
+pub fn shared_count(a: &Stmt, b: &Stmt) -> u32 {
+    pairs(a, b).count() as u32
+}
+
 /// The words `a` and `b` share (for a reason), at most 8.
 pub fn shared_words(a: &Stmt, b: &Stmt, interner: &Interner) -> String {
     let v: Vec<&str> = pairs(a, b).map(|(x, _)| interner.name(x.id)).collect();
