@@ -1,6 +1,7 @@
 //! Memories that may say the same thing (SPEC §3.11 phase 3): duplicate clusters by
 //! index line, name, description and Jaccard similarity, and superseded memories.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The similarity step's maps are keyed by token ranks and short tokens of the
@@ -198,7 +199,7 @@ fn collapse(s: &str) -> String {
 
 /// Duplicate clusters, rules (a) and (b): index lines pointing to one file, the
 /// same name or description ([`similar_clusters`] adds rule (c)).
-pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
+pub fn exact_clusters<M: Borrow<Memory>>(memories: &[M], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
     let mut out: Vec<Cluster> = index_targets
         .iter()
         .filter(|(_, l)| l.len() > 1)
@@ -208,7 +209,7 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
         // Each key's members by position; only groups of two or more are sorted
         // (by key, as the clusters are listed) and named.
         let mut groups: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, m) in memories.iter().enumerate() {
+        for (i, m) in memories.iter().map(Borrow::borrow).enumerate() {
             let v = if reason == ClusterReason::SameName {
                 m.name()
             } else {
@@ -221,7 +222,10 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
         let mut shared: Vec<(String, Vec<u32>)> = groups.into_iter().filter(|g| g.1.len() > 1).collect();
         shared.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         out.extend(shared.into_iter().map(|(_, members)| {
-            let files = members.iter().map(|&i| memories[i as usize].rel.clone()).collect();
+            let files = members
+                .iter()
+                .map(|&i| memories[i as usize].borrow().rel.clone())
+                .collect();
             Cluster::new(reason, files, vec![])
         }));
     }
@@ -230,16 +234,17 @@ pub fn exact_clusters(memories: &[Memory], index_targets: &BTreeMap<String, Vec<
 
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
 /// grouped transitively, each group with its highest similarity.
-pub fn similar_clusters(memories: &[Memory]) -> Vec<Cluster> {
+pub fn similar_clusters<M: Borrow<Memory>>(memories: &[M]) -> Vec<Cluster> {
     let texts: Vec<String> = memories
         .iter()
-        .map(|m| format!("{} {}", m.name().unwrap_or_default(), m.description_text()))
+        .map(Borrow::borrow)
+        .map(|m: &Memory| format!("{} {}", m.name().unwrap_or_default(), m.description_text()))
         .collect();
     let toks = TokenSets::of(texts.iter().map(String::as_str));
     drop(texts);
     let mut out = Vec::new();
     for (members, sim) in similar_groups(&toks) {
-        let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel.clone()).collect();
+        let mut files: Vec<String> = members.iter().map(|&i| memories[i].borrow().rel.clone()).collect();
         files.sort();
         out.push(Cluster::new(ClusterReason::Similar(sim), files, vec![]));
     }
@@ -381,22 +386,56 @@ fn above(a: Ratio, b: Ratio) -> bool {
 /// different components at that moment, so every edge of the graph is either
 /// verified or already within one component: the components are exact.
 fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
-    let n = sets.len();
-    let mut parent: Vec<usize> = (0..n).collect();
-    let mut best: Vec<Ratio> = vec![(0, 1); n];
-    // Entries held per root, to merge the smaller into the larger.
-    let mut held: Vec<usize> = vec![0; n];
-    let mut lists: HashMap<(u32, u32), Vec<Entry>> = HashMap::default();
-    let ntok = sets
-        .iter()
-        .flat_map(|s| s.ranks.last())
-        .max()
-        .map_or(0, |&r| r as usize + 1);
-    // The roots with a list under each token (stale ones dropped when met), and
-    // the tokens under which each root has a list.
-    let mut tok_roots: Vec<Vec<u32>> = vec![Vec::new(); ntok];
-    let mut root_toks: Vec<Vec<u32>> = vec![Vec::new(); n];
-    fn find(p: &mut [usize], x: usize) -> usize {
+    let mut g = Components::new(sets);
+    let mut by_size: Vec<usize> = (0..sets.len()).collect();
+    by_size.sort_by_key(|&i| (sets[i].len(), i));
+    for &i in &by_size {
+        g.probe(i);
+        g.index(i);
+    }
+    g.groups()
+}
+
+/// The state of [`components`]: a union-find over the sets, each root's best
+/// similarity, and the posting lists per (token, root).
+struct Components<'s> {
+    sets: &'s [Set],
+    parent: Vec<usize>,
+    best: Vec<Ratio>,
+    /// Entries held per root, to merge the smaller into the larger.
+    held: Vec<usize>,
+    lists: HashMap<(u32, u32), Vec<Entry>>,
+    /// The roots with a list under each token (stale ones dropped when met).
+    tok_roots: Vec<Vec<u32>>,
+    /// The tokens under which each root has a list.
+    root_toks: Vec<Vec<u32>>,
+    /// Per set, the last prober that met it.
+    seen: Vec<u32>,
+}
+
+impl<'s> Components<'s> {
+    fn new(sets: &'s [Set]) -> Components<'s> {
+        let n = sets.len();
+        let ntok = sets
+            .iter()
+            .flat_map(|s| s.ranks.last())
+            .max()
+            .map_or(0, |&r| r as usize + 1);
+        Components {
+            sets,
+            parent: (0..n).collect(),
+            best: vec![(0, 1); n],
+            held: vec![0; n],
+            lists: HashMap::default(),
+            tok_roots: vec![Vec::new(); ntok],
+            root_toks: vec![Vec::new(); n],
+            seen: vec![u32::MAX; n],
+        }
+    }
+
+    /// The root of `x`'s component (paths compressed).
+    fn find(&mut self, x: usize) -> usize {
+        let p = &mut self.parent;
         let mut r = x;
         while p[r] != r {
             r = p[r];
@@ -409,68 +448,90 @@ fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
         }
         r
     }
-    let mut by_size: Vec<usize> = (0..n).collect();
-    by_size.sort_by_key(|&i| (sets[i].len(), i));
-    let mut seen: Vec<u32> = vec![u32::MAX; n];
-    for &i in &by_size {
-        let a = &sets[i];
-        let la = a.len();
-        for (pos_a, &tok) in a.ranks[..prefix_len(la)].iter().enumerate() {
+
+    /// Set `i` against the components indexed under its prefix: joined with each
+    /// other component holding a set it is similar to.
+    fn probe(&mut self, i: usize) {
+        let a = &self.sets[i];
+        for (pos_a, &tok) in a.ranks[..prefix_len(a.len())].iter().enumerate() {
+            let t = tok as usize;
             let mut r_at = 0;
-            while r_at < tok_roots[tok as usize].len() {
-                let r = tok_roots[tok as usize][r_at] as usize;
-                if parent[r] != r {
-                    tok_roots[tok as usize].swap_remove(r_at);
+            while r_at < self.tok_roots[t].len() {
+                let r = self.tok_roots[t][r_at] as usize;
+                if self.parent[r] != r {
+                    self.tok_roots[t].swap_remove(r_at);
                     continue;
                 }
                 r_at += 1;
-                let ri = find(&mut parent, i);
+                let ri = self.find(i);
                 if r == ri {
                     continue;
                 }
-                let mut hit = None;
-                for e in &lists[&(tok, r as u32)] {
-                    let j = e.set as usize;
-                    // A set is met first at the pair's first shared token, where
-                    // the positional bound holds; later meetings are skipped.
-                    if seen[j] == i as u32 {
-                        continue;
-                    }
-                    seen[j] = i as u32;
-                    let total = la + e.len as usize;
-                    if 3 * overlap_bound(a, pos_a, e) < total {
-                        continue;
-                    }
-                    let o = a.overlap(&sets[j]);
-                    if 3 * o >= total {
-                        hit = Some((o, total - o));
-                        break;
-                    }
-                }
-                let Some(sim) = hit else { continue };
-                // Union, the root holding more entries surviving.
-                let (keep, gone) = if held[r] >= held[ri] { (r, ri) } else { (ri, r) };
-                parent[gone] = keep;
-                held[keep] += held[gone];
-                for b in [best[gone], sim] {
-                    if above(b, best[keep]) {
-                        best[keep] = b;
-                    }
-                }
-                for t in std::mem::take(&mut root_toks[gone]) {
-                    let moved = lists.remove(&(t, gone as u32)).unwrap_or_default();
-                    match lists.entry((t, keep as u32)) {
-                        std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().extend(moved),
-                        std::collections::hash_map::Entry::Vacant(v) => {
-                            v.insert(moved);
-                            root_toks[keep].push(t);
-                            tok_roots[t as usize].push(keep as u32);
-                        }
-                    }
+                if let Some(sim) = self.meet(i, pos_a, tok, r) {
+                    self.union(r, ri, sim);
                 }
             }
         }
-        let ri = find(&mut parent, i);
+    }
+
+    /// The first set under (`tok`, root `r`) similar to set `i` (met at its
+    /// `pos_a`-th token), with the similarity.
+    fn meet(&mut self, i: usize, pos_a: usize, tok: u32, r: usize) -> Option<Ratio> {
+        let a = &self.sets[i];
+        let la = a.len();
+        for e in &self.lists[&(tok, r as u32)] {
+            let j = e.set as usize;
+            // A set is met first at the pair's first shared token, where the
+            // positional bound holds; later meetings are skipped.
+            if self.seen[j] == i as u32 {
+                continue;
+            }
+            self.seen[j] = i as u32;
+            let total = la + e.len as usize;
+            if 3 * overlap_bound(a, pos_a, e) < total {
+                continue;
+            }
+            let o = a.overlap(&self.sets[j]);
+            if 3 * o >= total {
+                return Some((o, total - o));
+            }
+        }
+        None
+    }
+
+    /// Join roots `r` and `ri`, the root holding more entries surviving with the
+    /// other's lists merged into its own.
+    fn union(&mut self, r: usize, ri: usize, sim: Ratio) {
+        let (keep, gone) = if self.held[r] >= self.held[ri] {
+            (r, ri)
+        } else {
+            (ri, r)
+        };
+        self.parent[gone] = keep;
+        self.held[keep] += self.held[gone];
+        for b in [self.best[gone], sim] {
+            if above(b, self.best[keep]) {
+                self.best[keep] = b;
+            }
+        }
+        for t in std::mem::take(&mut self.root_toks[gone]) {
+            let moved = self.lists.remove(&(t, gone as u32)).unwrap_or_default();
+            match self.lists.entry((t, keep as u32)) {
+                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().extend(moved),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(moved);
+                    self.root_toks[keep].push(t);
+                    self.tok_roots[t as usize].push(keep as u32);
+                }
+            }
+        }
+    }
+
+    /// Index set `i` under its first |A| − ⌈2|A|/3⌉ + 1 tokens, in its root's lists.
+    fn index(&mut self, i: usize) {
+        let a = &self.sets[i];
+        let la = a.len();
+        let ri = self.find(i);
         let indexed = if la == 0 { 0 } else { la - (2 * la).div_ceil(3) + 1 };
         for (pos, &tok) in a.ranks[..indexed].iter().enumerate() {
             let entry = Entry {
@@ -480,29 +541,35 @@ fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
                 rare: a.rare.len() as u32,
                 common: a.common,
             };
-            match lists.entry((tok, ri as u32)) {
+            match self.lists.entry((tok, ri as u32)) {
                 std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().push(entry),
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(vec![entry]);
-                    root_toks[ri].push(tok);
-                    tok_roots[tok as usize].push(ri as u32);
+                    self.root_toks[ri].push(tok);
+                    self.tok_roots[tok as usize].push(ri as u32);
                 }
             }
-            held[ri] += 1;
+            self.held[ri] += 1;
         }
     }
-    let mut slot: Vec<usize> = vec![usize::MAX; n];
-    let (mut members, mut found) = (Vec::new(), Vec::new());
-    for i in 0..n {
-        let r = find(&mut parent, i);
-        if slot[r] == usize::MAX {
-            slot[r] = members.len();
-            members.push(Vec::new());
-            found.push(best[r]);
+
+    /// The components' members (in index order, the components in the order of
+    /// their first member), each with its best similarity.
+    fn groups(mut self) -> (Vec<Vec<usize>>, Vec<Ratio>) {
+        let n = self.sets.len();
+        let mut slot: Vec<usize> = vec![usize::MAX; n];
+        let (mut members, mut found) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let r = self.find(i);
+            if slot[r] == usize::MAX {
+                slot[r] = members.len();
+                members.push(Vec::new());
+                found.push(self.best[r]);
+            }
+            members[slot[r]].push(i);
         }
-        members[slot[r]].push(i);
+        (members, found)
     }
-    (members, found)
 }
 
 /// A point in a set's prefix still to be indexed: what any pair first meeting

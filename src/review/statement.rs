@@ -360,113 +360,172 @@ fn is_dotted(c: &str) -> bool {
         && parts.iter().any(|p| p.chars().count() > 1)
 }
 
-/// Scan a statement's text into raw tokens, and whether it negates anything.
+/// Scan a statement's text into raw tokens: normalised, then each white-space
+/// chunk of each backticked span or plain run read in order, negations marking
+/// the tokens of their clause.
 fn scan(text: &str) -> Vec<Raw> {
+    let folded = normalise(text);
+    let mut sc = Scanner::default();
+    for (i, part) in folded.split('`').enumerate() {
+        let code = i % 2 == 1;
+        let words_in_span = if code { part.split_whitespace().count() } else { 0 };
+        let mut first_in_span = true;
+        for chunk in part.split_whitespace() {
+            if sc.chunk(chunk, code, code && first_in_span && words_in_span >= 2) {
+                first_in_span = false;
+            }
+        }
+    }
+    sc.out
+}
+
+/// Folded (case, accents), `’` as `'`, common command spellings as one.
+fn normalise(text: &str) -> String {
     let mut folded = crate::search::fold::fold(text).replace(['’', '‘'], "'");
     for (from, to) in COMMAND_SPELLINGS {
         if folded.contains(from) {
             folded = folded.replace(from, to);
         }
     }
-    let mut out: Vec<Raw> = Vec::new();
-    let mut negated = false;
-    let mut prev: &str = "";
-    // Where the current clause's tokens start in `out` (for a negation that
-    // follows what it negates: "eslint was removed", "bun is not supported").
-    let mut clause_start = 0;
-    for (i, part) in folded.split('`').enumerate() {
-        let code = i % 2 == 1;
-        let mut first_in_span = true;
-        let words_in_span = if code { part.split_whitespace().count() } else { 0 };
-        for chunk in part.split_whitespace() {
-            let c = chunk
-                .trim_start_matches(['"', '\'', '(', '[', '{', '<', '*', '“', '$', '>'])
-                .trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', ',', ';', ':', '!', '?', '.', '”']);
-            // `,` `;` `.` `:` `!` `?` end a clause, not an abbreviation's `.`.
-            let clause_end = !code && chunk.ends_with([',', ';', '.', ':', '!', '?']) && !in_list(ABBREVIATIONS, c);
-            // A dash ends a clause; a lone `,` between code spans (`a`, `b`) does not.
-            if c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|')) {
-                if !code && !c.is_empty() {
-                    negated = false;
-                    clause_start = out.len();
-                }
-                continue;
+    folded
+}
+
+/// A chunk without the quotes, brackets and punctuation around it.
+fn trim_chunk(chunk: &str) -> &str {
+    chunk
+        .trim_start_matches(['"', '\'', '(', '[', '{', '<', '*', '“', '$', '>'])
+        .trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', ',', ';', ':', '!', '?', '.', '”'])
+}
+
+/// The scan's state: the tokens so far, whether the clause is negated, the word
+/// before, and where the current clause's tokens start in `out` (for a negation
+/// that follows what it negates: "eslint was removed", "bun is not supported").
+#[derive(Default)]
+struct Scanner<'t> {
+    out: Vec<Raw>,
+    negated: bool,
+    prev: &'t str,
+    clause_start: usize,
+}
+
+impl<'t> Scanner<'t> {
+    /// One chunk; `lead`: it starts a backticked command (its first word is a
+    /// tool). Returns whether it reached the tokens (not a dash or a negation).
+    fn chunk(&mut self, chunk: &'t str, code: bool, lead: bool) -> bool {
+        let c = trim_chunk(chunk);
+        // `,` `;` `.` `:` `!` `?` end a clause, not an abbreviation's `.`.
+        let clause_end = !code && chunk.ends_with([',', ';', '.', ':', '!', '?']) && !in_list(ABBREVIATIONS, c);
+        // A dash ends a clause; a lone `,` between code spans (`a`, `b`) does not.
+        if c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|')) {
+            if !code && !c.is_empty() {
+                self.end_clause();
             }
-            if !code {
-                let marker = in_list(NEGATIONS, c)
-                    || c.ends_with("n't")
-                    || (c == "of" && prev == "instead")
-                    || (c == "than" && prev == "rather");
-                let after = in_list(NEGATED_BEFORE, c)
-                    || (c == "longer" && prev == "no")
-                    || (in_list(NEGATED_BEFORE_AFTER_NOT, c) && (in_list(NEGATIONS, prev) || prev.ends_with("n't")));
-                prev = c;
-                if after {
-                    for r in &mut out[clause_start..] {
-                        r.neg = true;
-                    }
-                }
-                if c == "but" {
-                    negated = false;
-                }
-                if marker || after {
-                    negated = marker || negated;
-                    if clause_end {
-                        negated = false;
-                        clause_start = out.len();
-                    }
-                    continue;
-                }
+            return false;
+        }
+        if !code && self.negation(c, clause_end) {
+            return false;
+        }
+        self.tokens(c, code, lead);
+        if clause_end {
+            self.end_clause();
+        }
+        true
+    }
+
+    fn end_clause(&mut self) {
+        self.negated = false;
+        self.clause_start = self.out.len();
+    }
+
+    /// Whether `c` is a negation: a marker negating what follows (`not`, `never`,
+    /// `instead of` …) or a word negating what came before in its clause
+    /// (`removed`, `no longer` …), which marks those tokens.
+    fn negation(&mut self, c: &'t str, clause_end: bool) -> bool {
+        let prev = self.prev;
+        let marker = in_list(NEGATIONS, c)
+            || c.ends_with("n't")
+            || (c == "of" && prev == "instead")
+            || (c == "than" && prev == "rather");
+        let after = in_list(NEGATED_BEFORE, c)
+            || (c == "longer" && prev == "no")
+            || (in_list(NEGATED_BEFORE_AFTER_NOT, c) && (in_list(NEGATIONS, prev) || prev.ends_with("n't")));
+        self.prev = c;
+        if after {
+            for r in &mut self.out[self.clause_start..] {
+                r.neg = true;
             }
-            let term = |text: String, tool: bool, number: bool| Raw {
-                text,
-                weight: TERM,
-                tool,
-                number,
-                neg: negated,
-            };
-            if (code && c.contains('/')) || (!code && is_path(c)) {
-                let p = c.trim_start_matches("./").trim_end_matches('/');
-                if !p.is_empty() {
-                    out.push(term(p.to_string(), false, false));
-                }
-            } else if is_flag(c) || c.contains('_') || is_dotted(c) {
-                out.push(term(c.to_string(), false, false));
-            } else {
-                for piece in c.split(|ch: char| !ch.is_alphanumeric()).filter(|p| !p.is_empty()) {
-                    let letters = piece.chars().all(char::is_alphabetic);
-                    let digits = piece.chars().all(|ch| ch.is_ascii_digit());
-                    if digits {
-                        out.push(term(piece.to_string(), false, true));
-                    } else if !letters {
-                        out.push(term(piece.to_string(), false, false));
-                    } else if in_list(TOOLS, piece) || (code && first_in_span && words_in_span >= 2) {
-                        out.push(term(piece.to_string(), true, false));
-                    } else if code {
-                        if piece.chars().count() >= 2 && !in_list(STOP_WORDS, piece) {
-                            out.push(term(stem(piece), false, false));
-                        }
-                    } else if (piece.chars().count() >= 3 || in_list(SHORT_TERMS, piece)) && !in_list(STOP_WORDS, piece)
-                    {
-                        out.push(Raw {
-                            text: stem(piece),
-                            weight: WORD,
-                            tool: false,
-                            number: false,
-                            neg: negated,
-                        });
-                    }
-                    first_in_span = false;
-                }
+        }
+        if c == "but" {
+            self.negated = false;
+        }
+        if !(marker || after) {
+            return false;
+        }
+        self.negated = marker || self.negated;
+        if clause_end {
+            self.end_clause();
+        }
+        true
+    }
+
+    /// The tokens of chunk `c`: a path, a flag, identifier or dotted name whole,
+    /// else its alphanumeric pieces.
+    fn tokens(&mut self, c: &str, code: bool, mut lead: bool) {
+        let neg = self.negated;
+        if (code && c.contains('/')) || (!code && is_path(c)) {
+            let p = c.trim_start_matches("./").trim_end_matches('/');
+            if !p.is_empty() {
+                self.out.push(Raw::term(p.to_string(), false, false, neg));
             }
-            first_in_span = false;
-            if clause_end {
-                negated = false;
-                clause_start = out.len();
+        } else if is_flag(c) || c.contains('_') || is_dotted(c) {
+            self.out.push(Raw::term(c.to_string(), false, false, neg));
+        } else {
+            for piece in c.split(|ch: char| !ch.is_alphanumeric()).filter(|p| !p.is_empty()) {
+                self.out.extend(piece_token(piece, code, lead, neg));
+                lead = false;
             }
         }
     }
-    out
+}
+
+impl Raw {
+    fn term(text: String, tool: bool, number: bool, neg: bool) -> Raw {
+        Raw {
+            text,
+            weight: TERM,
+            tool,
+            number,
+            neg,
+        }
+    }
+}
+
+/// The token of an alphanumeric piece, if it counts: a number, a mixed
+/// identifier, a tool (or a command's first word), a code span's word (2 letters
+/// or more, stemmed), or a prose word (3 letters or a known short term, stemmed);
+/// stop words do not count.
+fn piece_token(piece: &str, code: bool, lead: bool, neg: bool) -> Option<Raw> {
+    let letters = piece.chars().all(char::is_alphabetic);
+    let digits = piece.chars().all(|ch| ch.is_ascii_digit());
+    if digits {
+        Some(Raw::term(piece.to_string(), false, true, neg))
+    } else if !letters {
+        Some(Raw::term(piece.to_string(), false, false, neg))
+    } else if in_list(TOOLS, piece) || lead {
+        Some(Raw::term(piece.to_string(), true, false, neg))
+    } else if code {
+        (piece.chars().count() >= 2 && !in_list(STOP_WORDS, piece)).then(|| Raw::term(stem(piece), false, false, neg))
+    } else if (piece.chars().count() >= 3 || in_list(SHORT_TERMS, piece)) && !in_list(STOP_WORDS, piece) {
+        Some(Raw {
+            text: stem(piece),
+            weight: WORD,
+            tool: false,
+            number: false,
+            neg,
+        })
+    } else {
+        None
+    }
 }
 
 /// The statement of `text`, its tokens interned.
@@ -536,6 +595,11 @@ pub fn containment(a: &Stmt, b: &Stmt) -> f64 {
         .map(|(x, y)| u32::from(if a_shorter { x.weight } else { y.weight }))
         .sum();
     f64::from(shared) / f64::from(denom)
+}
+
+/// How many distinct tokens `a` and `b` share.
+pub fn shared_count(a: &Stmt, b: &Stmt) -> u32 {
+    pairs(a, b).count() as u32
 }
 
 /// The words `a` and `b` share (for a reason), at most 8.
@@ -658,6 +722,36 @@ mod tests {
 
     fn toks(s: &str) -> Vec<String> {
         scan(s).into_iter().map(|r| r.text).collect()
+    }
+
+    #[test]
+    fn pieces_are_numbers_identifiers_tools_or_words() {
+        let of = |p: &str, code: bool, lead: bool| {
+            piece_token(p, code, lead, false).map(|r| (r.text, r.weight, r.tool, r.number))
+        };
+        assert_eq!(of("4", false, false), Some(("4".into(), TERM, false, true)));
+        assert_eq!(of("k8s", false, false), Some(("k8s".into(), TERM, false, false)));
+        assert_eq!(of("cargo", false, false), Some(("cargo".into(), TERM, true, false)));
+        assert_eq!(of("make", true, true), Some(("make".into(), TERM, true, false)));
+        assert_eq!(of("tests", true, false), Some(("test".into(), TERM, false, false)));
+        assert_eq!(of("tests", false, false), Some(("test".into(), WORD, false, false)));
+        assert_eq!(of("the", false, false), None);
+        assert_eq!(of("ab", false, false), None);
+    }
+
+    #[test]
+    fn negations_mark_their_clause() {
+        let neg = |s: &str| -> Vec<(String, bool)> { scan(s).into_iter().map(|r| (r.text, r.neg)).collect() };
+        assert_eq!(
+            neg("never use yarn, use npm"),
+            [("yarn".to_string(), true), ("npm".to_string(), false)]
+        );
+        assert!(
+            neg("eslint was removed").iter().all(|t| t.1),
+            "{:?}",
+            neg("eslint was removed")
+        );
+        assert_eq!(trim_chunk("(`npm`),"), "`npm`");
     }
 
     #[test]

@@ -1,0 +1,284 @@
+//! What review compares: the memories (their rules and rule statements), the
+//! CLAUDE/AGENTS statements, and the inverted index through which a memory
+//! statement meets only the statements that share a token with it.
+
+use crate::memory::Memory;
+
+use super::Input;
+use super::rule::{self, Rule};
+use super::statement::{self, Interner, Relation, Stmt, Thresholds};
+
+/// A memory as compared: its rule, its statements and (for the topic rules) its tokens.
+pub(super) struct Item<'a> {
+    pub memory: &'a Memory,
+    pub rule: Rule,
+    pub statements: Vec<Stmt>,
+    pub team: bool,
+}
+
+/// A CLAUDE/AGENTS statement as compared: the file it is in, its line.
+pub(super) struct Unit {
+    pub file: usize,
+    pub line: usize,
+    pub stmt: Stmt,
+}
+
+/// The memories that have a rule (hubs and unreadable ones skipped), their
+/// statements interned first.
+pub(super) fn items<'a>(input: &Input<'a>, names: &mut Interner) -> Vec<Item<'a>> {
+    let mut items = Vec::new();
+    for (i, m) in input.memories.iter().enumerate() {
+        let Some(text) = input.texts.get(i).and_then(|t| t.as_deref()) else {
+            continue;
+        };
+        if m.is_hub() {
+            continue;
+        }
+        let rule = rule::of_memory(text);
+        if rule.text.trim().is_empty() {
+            continue;
+        }
+        let statements = rule_statements(&rule, names);
+        items.push(Item {
+            memory: m,
+            rule,
+            statements,
+            team: input.team.get(i).copied().unwrap_or(false),
+        });
+    }
+    items
+}
+
+/// Every sentence of the CLAUDE/AGENTS files' statements, on the line it starts on.
+pub(super) fn units(claude: &[super::ClaudeFile], names: &mut Interner) -> Vec<Unit> {
+    let mut units: Vec<Unit> = Vec::new();
+    for (f, c) in claude.iter().enumerate() {
+        for s in &c.statements {
+            for sentence in statement::sentences(&s.text) {
+                let stmt = statement::statement(sentence, names);
+                if !stmt.is_empty() {
+                    // The line the sentence starts on (a paragraph's lines are joined).
+                    let offset = (sentence.as_ptr() as usize).saturating_sub(s.text.as_ptr() as usize);
+                    units.push(Unit {
+                        file: f,
+                        line: s.line_at(offset),
+                        stmt,
+                    });
+                }
+            }
+        }
+    }
+    units
+}
+
+/// A memory's rule statements: its first paragraph up to its `**Why:**` or `**How
+/// to apply:**` line (they explain rather than state), each bullet or paragraph
+/// of it split into sentences.
+fn rule_statements(rule: &Rule, names: &mut Interner) -> Vec<Stmt> {
+    let lines: Vec<crate::claude_md::Line> = rule
+        .paragraph
+        .lines()
+        .take_while(|l| {
+            let t = l.trim_start().trim_start_matches(['-', '*', '+', ' ']);
+            !(t.starts_with("**Why") || t.starts_with("**How to apply") || t.starts_with("Why:"))
+        })
+        .enumerate()
+        .map(|(i, l)| crate::claude_md::Line {
+            number: i + 1,
+            text: l.to_string(),
+        })
+        .collect();
+    let mut out = Vec::new();
+    for s in crate::claude_md::statements(&lines) {
+        for sentence in statement::sentences(&s.text) {
+            let st = statement::statement(sentence, names);
+            if !st.is_empty() {
+                out.push(st);
+            }
+        }
+    }
+    out
+}
+
+/// The best relation of a memory's statements with a set of statements (through
+/// their postings): the strongest contradiction, and per statement whether some
+/// other statement says the same (with the best such pair).
+pub(super) struct Found {
+    /// `(score, memory statement, other statement, why)`.
+    pub contradiction: Option<(f64, usize, usize, String)>,
+    /// How many of the memory's statements another states.
+    pub covered: usize,
+    /// `(score, memory statement, other statement)`.
+    pub same: Option<(f64, usize, usize)>,
+}
+
+pub(super) fn find(it: &Item, others: &[&Stmt], postings: &Postings, th: &Thresholds, names: &Interner) -> Found {
+    let mut f = Found {
+        contradiction: None,
+        covered: 0,
+        same: None,
+    };
+    for (k, ms) in it.statements.iter().enumerate() {
+        let mut covered = false;
+        for (o, shared) in postings.candidates(ms, others, th.related) {
+            // A shared token weighs at most 2: below the related threshold however
+            // the shared ones weigh, the pair is not compared.
+            if f64::from(2 * shared) < th.related * f64::from(ms.weight().min(others[o].weight())) {
+                continue;
+            }
+            match statement::relate(ms, others[o], th, names) {
+                Some((Relation::Contradicts(why), score)) if f.contradiction.as_ref().is_none_or(|c| score > c.0) => {
+                    f.contradiction = Some((score, k, o, why));
+                }
+                Some((Relation::Contradicts(_), _)) => {}
+                Some((Relation::Same, score)) => {
+                    covered = true;
+                    if f.same.is_none_or(|s| score > s.0) {
+                        f.same = Some((score, k, o));
+                    }
+                }
+                None => {}
+            }
+        }
+        if covered {
+            f.covered += 1;
+        }
+    }
+    f
+}
+
+/// An inverted index of statements' tokens: for a probe, the statements that
+/// share enough tokens with it to reach the related threshold.
+///
+/// A statement `o` is compared with a probe `m` only when 2 × shared ≥ related ×
+/// min(weight m, weight o) (a shared token weighs at most 2). The probe's tokens
+/// are taken rarest first and each list is kept lightest first: a statement first
+/// met at the probe's `p`-th token shares at most the `k − p` tokens left, so a
+/// list is read only up to the first statement too heavy to reach the threshold
+/// with that many (prefix filtering, exact); the statements met get their shared
+/// count by a merge of the two token lists.
+pub(super) struct Postings {
+    /// Per token, `(weight, statement)` of the statements holding it, lightest first.
+    lists: crate::fx::HashMap<u32, Vec<(u32, u32)>>,
+    /// Per statement, the last probe that met it (a probe's number, from 1).
+    seen: std::cell::RefCell<(u32, Vec<u32>)>,
+}
+
+impl Postings {
+    pub fn new(stmts: &[&Stmt]) -> Postings {
+        let mut lists: crate::fx::HashMap<u32, Vec<(u32, u32)>> = Default::default();
+        for (i, s) in stmts.iter().enumerate() {
+            for t in s.ids() {
+                lists.entry(t).or_default().push((s.weight(), i as u32));
+            }
+        }
+        for l in lists.values_mut() {
+            l.sort_unstable();
+        }
+        Postings {
+            lists,
+            seen: std::cell::RefCell::new((0, vec![0; stmts.len()])),
+        }
+    }
+
+    /// The statements of `stmts` (those indexed) sharing a token with `probe` and
+    /// enough of them for `related`, with how many they share, in statement order.
+    pub fn candidates(&self, probe: &Stmt, stmts: &[&Stmt], related: f64) -> Vec<(usize, u32)> {
+        let wm = probe.weight();
+        let reaches = |shared: usize, wo: u32| f64::from(2 * shared as u32) >= related * f64::from(wm.min(wo));
+        let mut lists: Vec<&[(u32, u32)]> = probe
+            .ids()
+            .filter_map(|t| self.lists.get(&t).map(Vec::as_slice))
+            .collect();
+        lists.sort_by_key(|l| l.len());
+        let mut guard = self.seen.borrow_mut();
+        let (probe_no, seen) = &mut *guard;
+        *probe_no += 1;
+        let k = lists.len();
+        let mut met = Vec::new();
+        for (p, list) in lists.iter().enumerate() {
+            for &(wo, i) in list.iter() {
+                if !reaches(k - p, wo) {
+                    break;
+                }
+                if seen[i as usize] != *probe_no {
+                    seen[i as usize] = *probe_no;
+                    met.push(i as usize);
+                }
+            }
+        }
+        met.sort_unstable();
+        met.into_iter()
+            .filter_map(|i| {
+                let shared = statement::shared_count(probe, stmts[i]);
+                reaches(shared as usize, stmts[i].weight()).then_some((i, shared))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every statement sharing a token with the probe, with the count, kept when
+    /// it reaches `related`: what the index must return.
+    fn brute(probe: &Stmt, stmts: &[&Stmt], related: f64) -> Vec<(usize, u32)> {
+        (0..stmts.len())
+            .map(|i| (i, statement::shared_count(probe, stmts[i])))
+            .filter(|&(i, s)| s > 0 && f64::from(2 * s) >= related * f64::from(probe.weight().min(stmts[i].weight())))
+            .collect()
+    }
+
+    #[test]
+    fn candidates_are_those_of_the_full_scan() {
+        const WORDS: &[&str] = &[
+            "deploy",
+            "database",
+            "testing",
+            "review",
+            "release",
+            "cache",
+            "`cargo test`",
+            "staging",
+            "npm",
+            "bun",
+            "rollback",
+            "schema",
+            "`src/api/`",
+            "--frozen-lockfile",
+            "never",
+            "always",
+            "owner",
+            "4",
+        ];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut names = Interner::default();
+        let texts: Vec<String> = (0..300)
+            .map(|_| {
+                let n = 1 + next(12);
+                (0..n).map(|_| WORDS[next(WORDS.len())]).collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        let all: Vec<Stmt> = texts.iter().map(|t| statement::statement(t, &mut names)).collect();
+        let (indexed, probes) = all.split_at(200);
+        let stmts: Vec<&Stmt> = indexed.iter().filter(|s| !s.is_empty()).collect();
+        let postings = Postings::new(&stmts);
+        for related in [0.3, 0.5, 0.7] {
+            for p in probes.iter().filter(|s| !s.is_empty()) {
+                assert_eq!(
+                    postings.candidates(p, &stmts, related),
+                    brute(p, &stmts, related),
+                    "{}",
+                    p.text
+                );
+            }
+        }
+    }
+}
