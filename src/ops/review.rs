@@ -219,17 +219,11 @@ fn target(p: &Proposal, pick: Option<Layer>, team_dir: bool) -> Result<Option<La
         (ProposalKind::Promote | ProposalKind::Ambiguous, Some(l)) => Some(l),
         (ProposalKind::Promote, None) => p.detail.layer,
         (ProposalKind::Ambiguous, None) => {
-            let picks: Vec<String> = p
-                .detail
-                .layers
-                .iter()
-                .map(|l| format!("{}={}", p.n, l.word()))
-                .collect();
             return Err(Error::new(
                 Kind::Usage,
                 format!("proposal {} ({}) has no default target", p.n, p.memory),
             )
-            .hint(format!("pick one: --apply {}", picks.join(", "))));
+            .hint(format!("pick one: --apply {}", p.layer_picks().join(", "))));
         }
         (_, Some(_)) => {
             return Err(Error::new(

@@ -140,15 +140,22 @@ fn words_list(words: &[&str]) -> String {
     if s.is_empty() { "no words".into() } else { s }
 }
 
+impl Proposal {
+    /// The `--apply` choices of an ambiguous promotion, one per layer it may go to:
+    /// `3=claude`, `3=local`, ….
+    pub fn layer_picks(&self) -> Vec<String> {
+        self.detail
+            .layers
+            .iter()
+            .map(|l| format!("{}={}", self.n, l.word()))
+            .collect()
+    }
+}
+
 /// An ambiguous promotion's action, naming its own number: `apply as 3=claude,
 /// 3=local or 3=team …`.
 pub(super) fn ambiguous_action(p: &Proposal) -> String {
-    let picks: Vec<String> = p
-        .detail
-        .layers
-        .iter()
-        .map(|l| format!("{}={}", p.n, l.word()))
-        .collect();
+    let picks = p.layer_picks();
     let picks = match picks.split_last() {
         Some((last, rest)) if rest.len() > 1 => format!("{} or {last}", rest.join(", ")),
         _ => picks.join(", "),
