@@ -64,11 +64,11 @@ pub(in crate::history) fn read_cache_full(
             whole = false;
             continue;
         };
-        let (Ok(size), Ok(mtime), Ok(ctime), Ok(ino), Ok(oid), Some(rel)) = (
-            size.parse(),
-            mtime.parse(),
-            ctime.parse::<i128>(),
-            ino.parse(),
+        let (Some(size), Some(mtime), Some(ctime), Some(ino), Ok(oid), Some(rel)) = (
+            dec_u64(size.as_bytes()),
+            dec_i128(mtime.as_bytes()),
+            dec_i128(ctime.as_bytes()),
+            dec_u64(ino.as_bytes()),
             ObjectId::from_hex(oid.as_bytes()),
             unhex(rel),
         ) else {
@@ -330,29 +330,36 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
             _ => None,
         }
     }
+    let s = s.as_bytes();
     if !s.len().is_multiple_of(2) {
         return None;
     }
-    s.as_bytes()
-        .chunks_exact(2)
-        .map(|h| Some(digit(h[0])? << 4 | digit(h[1])?))
-        .collect()
+    // A plain loop into a sized list: once per cached path, 20 000 at a time.
+    let mut out = Vec::with_capacity(s.len() / 2);
+    let mut i = 0;
+    while i < s.len() {
+        out.push(digit(s[i])? << 4 | digit(s[i + 1])?);
+        i += 2;
+    }
+    Some(out)
 }
 
 /// A stat-cache line's exactly seven tab-separated fields, split without a list
 /// per line; `None` for any other count.
 fn seven_fields(l: &str) -> Option<[&str; 7]> {
-    let mut p = l.split('\t');
-    let fields = [
-        p.next()?,
-        p.next()?,
-        p.next()?,
-        p.next()?,
-        p.next()?,
-        p.next()?,
-        p.next()?,
-    ];
-    p.next().is_none().then_some(fields)
+    let mut fields = [""; 7];
+    let mut rest = l;
+    for f in fields.iter_mut().take(6) {
+        // A tab is ASCII: the pieces are `str`s.
+        let i = memchr::memchr(b'\t', rest.as_bytes())?;
+        *f = &rest[..i];
+        rest = &rest[i + 1..];
+    }
+    if memchr::memchr(b'\t', rest.as_bytes()).is_some() {
+        return None;
+    }
+    fields[6] = rest;
+    Some(fields)
 }
 
 #[cfg(test)]
@@ -429,6 +436,20 @@ mod tests {
             "not UTF-8"
         );
         assert!(!line_vouches(b"", &f, 21));
+    }
+
+    #[test]
+    fn seven_fields_and_unhex_read_as_before() {
+        assert_eq!(
+            seven_fields("a\tb\t\td\te\tf\tg"),
+            Some(["a", "b", "", "d", "e", "f", "g"])
+        );
+        assert_eq!(seven_fields("a\tb\tc\td\te\tf"), None);
+        assert_eq!(seven_fields("a\tb\tc\td\te\tf\tg\th"), None);
+        assert_eq!(unhex("4d2F"), Some(vec![0x4d, 0x2f]));
+        assert_eq!(unhex(""), Some(vec![]));
+        assert_eq!(unhex("4d2"), None);
+        assert_eq!(unhex("4g"), None);
     }
 
     #[test]
