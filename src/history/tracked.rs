@@ -51,7 +51,9 @@ pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) 
             let name = e.file_name();
             let name = name.as_bytes();
             let Ok(ft) = e.file_type() else { continue };
-            let mut rel = prefix.clone();
+            // Sized once: a path is the one allocation a walked file needs.
+            let mut rel = Vec::with_capacity(prefix.len() + 1 + name.len());
+            rel.extend_from_slice(&prefix);
             if !rel.is_empty() {
                 rel.push(b'/');
             }
@@ -88,7 +90,8 @@ pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) 
             });
         }
     }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    // Paths are unique: the unstable sort gives the one order, for less.
+    out.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
     out
 }
 
