@@ -21,6 +21,7 @@ mod record;
 pub mod repo;
 mod run;
 pub mod transport;
+mod unchanged;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
