@@ -336,8 +336,8 @@ impl<'a> Sync<'a> {
     fn settled(&self, writers: &[(Target, Writer)]) -> Option<ObjectId> {
         let c = self.r.ref_id(REMOTE_BRANCH)?;
         let plain = self.opts.mode == Mode::Merge && self.change.is_none() && !self.fresh_base;
-        let agree = self.r.ref_id(BRANCH) == Some(c)
-            && writers.iter().all(|(t, _)| self.r.ref_id(&t.synced_ref()) == Some(c));
+        let agree =
+            self.r.ref_id(BRANCH) == Some(c) && writers.iter().all(|(t, _)| self.r.ref_id(&t.synced_ref()) == Some(c));
         (plain && agree).then_some(c)
     }
 
@@ -356,17 +356,29 @@ impl<'a> Sync<'a> {
     /// for the next one when this one changed nothing (no local commit, the
     /// merged state the remote's tip `c`, every plan and report empty, no
     /// warning or note), else none.
-    fn leave_cache(&self, st: unchanged::Stamp, c: ObjectId, (local, head, retries): (Option<ObjectId>, ObjectId, usize), plans: &[Plan]) {
+    fn leave_cache(
+        &self,
+        st: unchanged::Stamp,
+        c: ObjectId,
+        (local, head, retries): (Option<ObjectId>, ObjectId, usize),
+        plans: &[Plan],
+    ) {
         let quiet = |p: &Plan| {
             let r = &p.report;
             p.acts.is_empty()
                 && p.index.is_none()
                 && p.notes.is_empty()
                 && !p.mass_delete_approved
-                && [r.added.len(), r.updated.len(), r.deleted.len(), r.skipped.len(), r.conflicts.len()]
-                    .iter()
-                    .chain([r.index_replaced.len(), r.cut_entries.len(), r.sent.len()].iter())
-                    .all(|n| *n == 0)
+                && [
+                    r.added.len(),
+                    r.updated.len(),
+                    r.deleted.len(),
+                    r.skipped.len(),
+                    r.conflicts.len(),
+                ]
+                .iter()
+                .chain([r.index_replaced.len(), r.cut_entries.len(), r.sent.len()].iter())
+                .all(|n| *n == 0)
         };
         let nothing = retries == 0
             && local == Some(c)

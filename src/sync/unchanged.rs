@@ -62,7 +62,8 @@ pub(super) fn record(stamp: Stamp, commit: ObjectId, url: &str, targets: &[(&Tar
     body.extend_from_slice(format!("\t{}\n", targets.len()).as_bytes());
     for (t, read) in targets {
         let walked = walk(t);
-        let same_names = walked.len() == read.len() && walked.iter().zip(read.keys()).all(|(f, k)| f.rel == k.as_bytes());
+        let same_names =
+            walked.len() == read.len() && walked.iter().zip(read.keys()).all(|(f, k)| f.rel == k.as_bytes());
         if !same_names || walked.iter().any(|f| f.link) {
             return abandon(stamp);
         }
@@ -217,6 +218,85 @@ mod tests {
             out.push(b' ');
         }
         assert_eq!(out, b"0 7 -42 1700000000123456789 ");
+    }
+
+    fn target(dir: &Path) -> Target {
+        Target {
+            identity: "github.com/alice/app".into(),
+            dir: dir.to_path_buf(),
+            project: None,
+            team: false,
+        }
+    }
+
+    fn read(names: &[&str]) -> Files {
+        let b = super::super::repo::Blob {
+            oid: ObjectId::null(gix::hash::Kind::Sha1),
+            mtime_ns: 0,
+            listed: true,
+        };
+        names.iter().map(|n| (n.to_string(), b.clone())).collect()
+    }
+
+    #[test]
+    fn a_file_not_older_than_the_stamp_vouches_for_nothing() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.md"), "a").unwrap();
+        fs::write(dir.path().join("b.md"), "b").unwrap();
+        let t = target(dir.path());
+        let newest = walk(&t).iter().map(|f| f.ctime_ns.max(f.mtime_ns)).max().unwrap();
+        let c = ObjectId::from_bytes_or_panic(&[7; 20]);
+        let files = read(&["a.md", "b.md"]);
+        let at = |ns: i128| {
+            let st = begin(repo.path()).unwrap();
+            record(Stamp { ns, ..st }, c, "u", &[(&t, &files)]);
+        };
+        // Changed in the same tick as the stamp: it may have changed after it was read.
+        at(newest);
+        assert!(!vouches(repo.path(), c, "u", &[&t]));
+        at(newest + 1);
+        assert!(vouches(repo.path(), c, "u", &[&t]));
+        // Another commit, remote or list of targets: not this cache's.
+        let other = ObjectId::from_bytes_or_panic(&[8; 20]);
+        assert!(!vouches(repo.path(), other, "u", &[&t]));
+        assert!(!vouches(repo.path(), c, "v", &[&t]));
+        assert!(!vouches(repo.path(), c, "u", &[&t, &t]));
+        assert!(!vouches(
+            repo.path(),
+            c,
+            "u",
+            &[&Target {
+                team: true,
+                ..t.clone()
+            }]
+        ));
+        // A file added: not vouched for.
+        fs::write(dir.path().join("c.md"), "c").unwrap();
+        assert!(!vouches(repo.path(), c, "u", &[&t]));
+        fs::remove_file(dir.path().join("c.md")).unwrap();
+        assert!(vouches(repo.path(), c, "u", &[&t]));
+        fs::remove_file(dir.path().join("b.md")).unwrap();
+        assert!(!vouches(repo.path(), c, "u", &[&t]));
+    }
+
+    #[test]
+    fn no_cache_is_left_when_the_files_read_are_not_the_files_there() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.md"), "a").unwrap();
+        let t = target(dir.path());
+        let c = ObjectId::from_bytes_or_panic(&[7; 20]);
+        // `gone.md` was read, then deleted: no ctime tells, so no cache.
+        let st = begin(repo.path()).unwrap();
+        record(
+            Stamp { ns: i128::MAX, ..st },
+            c,
+            "u",
+            &[(&t, &read(&["a.md", "gone.md"]))],
+        );
+        assert!(!repo.path().join(CACHE).exists());
+        assert!(!repo.path().join(format!("{CACHE}.new")).exists());
     }
 
     #[test]
