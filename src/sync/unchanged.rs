@@ -21,7 +21,7 @@ use gix::ObjectId;
 
 use super::Target;
 use super::repo::Files;
-use crate::history::tracked::{self, OnDisk};
+use crate::history::tracked;
 
 const CACHE: &str = "memctl-sync-cache";
 const HEADER: &[u8] = b"memctl sync cache 1";
@@ -54,22 +54,21 @@ pub(super) fn abandon(stamp: Stamp) {
 /// were read (one deleted meanwhile leaves no ctime to catch), or a symlink.
 /// The cache only saves work: a failed write leaves no cache, never a wrong one.
 pub(super) fn record(stamp: Stamp, commit: ObjectId, url: &str, targets: &[(&Target, &Files)]) {
-    let mut body = Vec::with_capacity(64 * 1024);
-    body.extend_from_slice(HEADER);
-    body.push(b'\n');
-    body.extend_from_slice(format!("{}\t{}\t", commit.to_hex(), stamp.ns).as_bytes());
-    push_hex(&mut body, url.as_bytes());
-    body.extend_from_slice(format!("\t{}\n", targets.len()).as_bytes());
+    let mut body = head(commit, stamp.ns, url, targets.len());
     for (t, read) in targets {
-        let walked = walk(t);
-        let same_names =
-            walked.len() == read.len() && walked.iter().zip(read.keys()).all(|(f, k)| f.rel == k.as_bytes());
-        if !same_names || walked.iter().any(|f| f.link) {
+        target_line(&mut body, t);
+        let mut names = Vec::with_capacity(read.len());
+        let mut links = false;
+        walk(t, &mut |rel, md, link| {
+            links |= link;
+            file_record(&mut body, rel, md);
+            names.push(rel.to_vec());
+            true
+        });
+        body.push(b'E');
+        names.sort_unstable();
+        if links || names.len() != read.len() || names.iter().zip(read.keys()).any(|(a, b)| a != b.as_bytes()) {
             return abandon(stamp);
-        }
-        target_line(&mut body, t, walked.len());
-        for f in &walked {
-            file_line(&mut body, f);
         }
     }
     let done = fs::write(&stamp.tmp, &body).is_ok() && fs::rename(&stamp.tmp, stamp.tmp.with_file_name(CACHE)).is_ok();
@@ -80,8 +79,9 @@ pub(super) fn record(stamp: Stamp, commit: ObjectId, url: &str, targets: &[(&Tar
 
 /// Whether the cache vouches that a full sync of `targets` (in this order) at
 /// `commit` from `url` would change nothing: written for that commit, remote
-/// and these targets, and every file walked now stat-equal to its line and
-/// older than the stamp. One pass over the cache's bytes, nothing hashed.
+/// and these targets, and every file walked now stat-equal to its record and
+/// older than the stamp, none missing. One pass over the cache's bytes as the
+/// dirs are walked: nothing hashed, sorted or kept.
 pub(super) fn vouches(repo: &Path, commit: ObjectId, url: &str, targets: &[&Target]) -> bool {
     let Ok(file) = crate::fsread::open_regular(&repo.join(CACHE)) else {
         return false;
@@ -89,113 +89,119 @@ pub(super) fn vouches(repo: &Path, commit: ObjectId, url: &str, targets: &[&Targ
     let Ok(bytes) = crate::fsread::read_bounded(file, 256 << 20) else {
         return false;
     };
-    let mut rest = bytes.as_slice();
-    if next_line(&mut rest) != HEADER {
-        return false;
-    }
-    let mut head = Vec::new();
-    head.extend_from_slice(format!("{}\t", commit.to_hex()).as_bytes());
-    let line = next_line(&mut rest);
-    let Some(stamp) = line.strip_prefix(head.as_slice()).and_then(stamp_of) else {
+    let Some(stamp) = stamp_of(&bytes) else { return false };
+    let want = head(commit, stamp, url, targets.len());
+    let Some(mut rest) = bytes.strip_prefix(want.as_slice()) else {
         return false;
     };
-    let mut want = Vec::new();
-    push_dec(&mut want, stamp);
-    want.push(b'\t');
-    push_hex(&mut want, url.as_bytes());
-    want.extend_from_slice(format!("\t{}", targets.len()).as_bytes());
-    if line[head.len()..] != want[..] {
-        return false;
-    }
     let mut buf = Vec::with_capacity(256);
     for t in targets {
-        let walked = walk(t);
         buf.clear();
-        target_line(&mut buf, t, walked.len());
-        if next_line(&mut rest) != &buf[..buf.len() - 1] {
+        target_line(&mut buf, t);
+        let Some(r) = rest.strip_prefix(buf.as_slice()) else {
             return false;
-        }
-        for f in &walked {
-            if f.link || f.mtime_ns >= stamp || f.ctime_ns >= stamp {
-                return false;
-            }
+        };
+        rest = r;
+        let same = walk(t, &mut |rel, md, link| {
             buf.clear();
-            file_line(&mut buf, f);
-            if next_line(&mut rest) != &buf[..buf.len() - 1] {
-                return false;
+            let racy = tracked::mtime_ns(md) >= stamp || ctime_ns(md) >= stamp;
+            file_record(&mut buf, rel, md);
+            match rest.strip_prefix(buf.as_slice()) {
+                Some(r) if !link && !racy => {
+                    rest = r;
+                    true
+                }
+                _ => false,
             }
-        }
+        });
+        let Some(r) = rest.strip_prefix(b"E").filter(|_| same) else {
+            return false;
+        };
+        rest = r;
     }
     rest.is_empty()
 }
 
-/// The stamp at the start of the cache's second line.
-fn stamp_of(line: &[u8]) -> Option<i128> {
-    let end = memchr::memchr(b'\t', line)?;
-    std::str::from_utf8(&line[..end]).ok()?.parse().ok()
+/// The first lines: the format, then `commit  stamp  remote (hex)  targets`.
+fn head(commit: ObjectId, stamp: i128, url: &str, targets: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 * 1024);
+    out.extend_from_slice(HEADER);
+    out.extend_from_slice(format!("\n{}\t{stamp}\t", commit.to_hex()).as_bytes());
+    push_hex(&mut out, url.as_bytes());
+    out.extend_from_slice(format!("\t{targets}\n").as_bytes());
+    out
 }
 
-/// The files of the target as a full sync walks them (the team dir's only, for
-/// a team target), sorted by path.
-fn walk(t: &Target) -> Vec<OnDisk> {
-    let mut skipped = Vec::new();
-    let mut files = tracked::walk(&t.dir, &mut skipped);
-    if t.team {
-        files.retain(|f| f.rel.starts_with(t.prefix().as_bytes()));
+/// The stamp in the cache's second line.
+fn stamp_of(bytes: &[u8]) -> Option<i128> {
+    let line = bytes.strip_prefix(HEADER)?.strip_prefix(b"\n")?;
+    let mut fields = line.splitn(3, |b| *b == b'\t');
+    fields.next()?;
+    std::str::from_utf8(fields.next()?).ok()?.parse().ok()
+}
+
+fn ctime_ns(md: &fs::Metadata) -> i128 {
+    use std::os::unix::fs::MetadataExt;
+    i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec())
+}
+
+/// The files of the target as a full sync's walk ([`tracked::walk`]) finds them
+/// (the team dir's only, for a team target), in the order the dirs list them:
+/// `each` gets the path, the `lstat` and whether it is a symlink, and stops the
+/// walk by returning `false` (then `false`).
+fn walk(t: &Target, each: &mut dyn FnMut(&[u8], &fs::Metadata, bool) -> bool) -> bool {
+    let prefix = t.prefix().as_bytes();
+    let mut stack: Vec<(PathBuf, Vec<u8>)> = vec![(t.dir.clone(), Vec::new())];
+    while let Some((dir, at)) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&dir) else { continue };
+        for e in rd.flatten() {
+            let name = e.file_name();
+            let name = name.as_bytes();
+            let Ok(ft) = e.file_type() else { continue };
+            let mut rel = Vec::with_capacity(at.len() + 1 + name.len());
+            rel.extend_from_slice(&at);
+            if !rel.is_empty() {
+                rel.push(b'/');
+            }
+            rel.extend_from_slice(name);
+            if ft.is_dir() {
+                if name != b".trash" && name != b".memctl" {
+                    stack.push((e.path(), rel));
+                }
+                continue;
+            }
+            if !name.ends_with(b".md") || !(ft.is_file() || ft.is_symlink()) || !rel.starts_with(prefix) {
+                continue;
+            }
+            let Ok(md) = e.metadata() else { continue };
+            if !each(&rel, &md, ft.is_symlink()) {
+                return false;
+            }
+        }
     }
-    files
+    true
 }
 
-/// `T  team  files  identity  dir` (identity and dir in hex).
-fn target_line(out: &mut Vec<u8>, t: &Target, files: usize) {
+/// `T  team  identity  dir` (identity and dir in hex), a line.
+fn target_line(out: &mut Vec<u8>, t: &Target) {
     out.extend_from_slice(if t.team { b"T\t1\t" } else { b"T\t0\t" });
-    push_dec(out, files as i128);
-    out.push(b'\t');
     push_hex(out, t.identity.as_bytes());
     out.push(b'\t');
     push_hex(out, t.dir.as_os_str().as_bytes());
     out.push(b'\n');
 }
 
-/// `size  mtime  ctime  inode  path` (a path that travels holds no control
-/// character, so no tab or newline).
-fn file_line(out: &mut Vec<u8>, f: &OnDisk) {
-    for v in [i128::from(f.size), f.mtime_ns, f.ctime_ns, i128::from(f.ino)] {
-        push_dec(out, v);
-        out.push(b'\t');
-    }
-    out.extend_from_slice(&f.rel);
-    out.push(b'\n');
-}
-
-/// The text up to the next `\n` of `rest`, and `rest` moved past it.
-fn next_line<'a>(rest: &mut &'a [u8]) -> &'a [u8] {
-    match memchr::memchr(b'\n', rest) {
-        Some(i) => {
-            let (l, r) = rest.split_at(i);
-            *rest = &r[1..];
-            l
-        }
-        None => std::mem::take(rest),
-    }
-}
-
-fn push_dec(out: &mut Vec<u8>, v: i128) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    let mut n = v.unsigned_abs();
-    let mut digits = [0u8; 40];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
+/// One file: `F`, the path's length (u32) and the path, then size, mtime,
+/// ctime and inode (little-endian; the times in ns as i128). Compared whole.
+fn file_record(out: &mut Vec<u8>, rel: &[u8], md: &fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    out.push(b'F');
+    out.extend_from_slice(&(rel.len() as u32).to_le_bytes());
+    out.extend_from_slice(rel);
+    out.extend_from_slice(&md.len().to_le_bytes());
+    out.extend_from_slice(&tracked::mtime_ns(md).to_le_bytes());
+    out.extend_from_slice(&ctime_ns(md).to_le_bytes());
+    out.extend_from_slice(&md.ino().to_le_bytes());
 }
 
 fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -209,16 +215,6 @@ fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_are_written_in_decimal_with_their_sign() {
-        let mut out = Vec::new();
-        for v in [0, 7, -42, 1_700_000_000_123_456_789] {
-            push_dec(&mut out, v);
-            out.push(b' ');
-        }
-        assert_eq!(out, b"0 7 -42 1700000000123456789 ");
-    }
 
     fn target(dir: &Path) -> Target {
         Target {
@@ -245,7 +241,11 @@ mod tests {
         fs::write(dir.path().join("a.md"), "a").unwrap();
         fs::write(dir.path().join("b.md"), "b").unwrap();
         let t = target(dir.path());
-        let newest = walk(&t).iter().map(|f| f.ctime_ns.max(f.mtime_ns)).max().unwrap();
+        let mut newest = 0;
+        walk(&t, &mut |_, md, _| {
+            newest = newest.max(tracked::mtime_ns(md)).max(ctime_ns(md));
+            true
+        });
         let c = ObjectId::from_bytes_or_panic(&[7; 20]);
         let files = read(&["a.md", "b.md"]);
         let at = |ns: i128| {
@@ -297,24 +297,5 @@ mod tests {
         );
         assert!(!repo.path().join(CACHE).exists());
         assert!(!repo.path().join(format!("{CACHE}.new")).exists());
-    }
-
-    #[test]
-    fn a_file_line_holds_its_stat_and_path() {
-        let f = OnDisk {
-            rel: b"team/a.md".to_vec(),
-            link: false,
-            size: 12,
-            mtime_ns: 5,
-            ctime_ns: 6,
-            ino: 99,
-        };
-        let mut out = Vec::new();
-        file_line(&mut out, &f);
-        assert_eq!(out, b"12\t5\t6\t99\tteam/a.md\n");
-        let mut rest: &[u8] = b"a\nb";
-        assert_eq!(next_line(&mut rest), b"a");
-        assert_eq!(next_line(&mut rest), b"b");
-        assert_eq!(next_line(&mut rest), b"");
     }
 }
