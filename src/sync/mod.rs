@@ -21,6 +21,7 @@ mod record;
 pub mod repo;
 mod run;
 pub mod transport;
+mod unchanged;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -193,20 +194,24 @@ pub fn conflict_files(dir: &Path) -> Vec<(String, String)> {
     while let Some((d, prefix)) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
         for e in rd.flatten() {
-            let Ok(name) = e.file_name().into_string() else {
-                continue;
-            };
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
             let Ok(ft) = e.file_type() else { continue };
-            let rel = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
+            // The path is made only for a dir or a conflict file: a memory dir
+            // is mostly neither (issue 31: a no-op sync walks it first).
+            let rel = || {
+                if prefix.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{prefix}/{name}")
+                }
             };
             if ft.is_dir() {
                 if name != ".trash" && name != ".memctl" && out.len() < 10_000 {
-                    stack.push((e.path(), rel));
+                    stack.push((e.path(), rel()));
                 }
-            } else if let Some(c) = crate::scan::conflict::parse_conflict_name(&name) {
+            } else if let Some(c) = crate::scan::conflict::parse_conflict_name(name) {
+                let rel = rel();
                 out.push((format!("{}{}", &rel[..rel.len() - name.len()], c.original), rel));
             }
         }

@@ -13,8 +13,9 @@ use super::apply::apply;
 use super::plan::{Plan, plan_project};
 use super::read::{carry, machine_of_remote, names_differing, read_local, with_rest};
 use super::record::{commit_local, commit_merge, merge_reports, set_synced};
-use super::repo::{Files, REMOTE_BRANCH, SyncRepo};
+use super::repo::{BRANCH, Files, REMOTE_BRANCH, SyncRepo};
 use super::transport::{self, Pushed};
+use super::unchanged;
 use super::{Mode, Options, Outcome, ProjectReport, PushResult, Target, conflict_files};
 use crate::error::{Error, Kind};
 use crate::memdir::{MemoryDir, Scope};
@@ -51,6 +52,16 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         return s.dry_run(&targets, &remote_projects);
     }
     let mut writers = lock_dirs(&targets, opts)?;
+    // Every ref at one commit: the cache may vouch that nothing changed here
+    // either; else the full sync may leave a cache for the next one.
+    let settled = s.settled(&writers);
+    if let Some(c) = settled {
+        let ts: Vec<&Target> = writers.iter().map(|(t, _)| t).collect();
+        if unchanged::vouches(&opts.repo, c, &s.url, &ts) {
+            return Ok(s.unchanged(writers));
+        }
+    }
+    let mut stamp = settled.and_then(|c| Some((c, unchanged::begin(&opts.repo)?)));
     let mut retries = 0;
     loop {
         let remote_tip = s.r.ref_id(REMOTE_BRANCH);
@@ -59,7 +70,11 @@ pub fn run(targets: Vec<Target>, extra: Vec<Target>, opts: &Options) -> Result<O
         if retries == 0 {
             s.commit_here(&plans, found)?;
         }
+        let local_commit = s.r.ref_id(BRANCH);
         let head = s.write_and_record(&mut plans, &mut writers, (remote_tip, &remote_projects))?;
+        if let Some((c, st)) = stamp.take() {
+            s.leave_cache(st, c, (local_commit, head, retries), &plans);
+        }
         if remote_tip == Some(head) {
             return Ok(s.finish(writers, PushResult::UpToDate));
         }
@@ -313,6 +328,69 @@ impl<'a> Sync<'a> {
             }
         }
         Ok(head)
+    }
+
+    /// The commit every ref is at, when a sync could change nothing: the
+    /// ordinary merge from the configured remote, whose branch, the local branch
+    /// and each target's merge base are that one commit.
+    fn settled(&self, writers: &[(Target, Writer)]) -> Option<ObjectId> {
+        let c = self.r.ref_id(REMOTE_BRANCH)?;
+        let plain = self.opts.mode == Mode::Merge && self.change.is_none() && !self.fresh_base;
+        let agree =
+            self.r.ref_id(BRANCH) == Some(c) && writers.iter().all(|(t, _)| self.r.ref_id(&t.synced_ref()) == Some(c));
+        (plain && agree).then_some(c)
+    }
+
+    /// The outcome of a sync the cache vouches changed nothing: what the full
+    /// sync reports then (each project with nothing in it, up to date).
+    fn unchanged(mut self, writers: Vec<(Target, Writer)>) -> Outcome {
+        for (t, _) in &writers {
+            self.reports
+                .entry(t.identity.clone())
+                .or_insert_with(|| ProjectReport::of(t));
+        }
+        self.finish(writers, PushResult::UpToDate)
+    }
+
+    /// After the first try of a full sync from settled refs (at `c`): the cache
+    /// for the next one when this one changed nothing (no local commit, the
+    /// merged state the remote's tip `c`, every plan and report empty, no
+    /// warning or note), else none.
+    fn leave_cache(
+        &self,
+        st: unchanged::Stamp,
+        c: ObjectId,
+        (local, head, retries): (Option<ObjectId>, ObjectId, usize),
+        plans: &[Plan],
+    ) {
+        let quiet = |p: &Plan| {
+            let r = &p.report;
+            p.acts.is_empty()
+                && p.index.is_none()
+                && p.notes.is_empty()
+                && !p.mass_delete_approved
+                && [
+                    r.added.len(),
+                    r.updated.len(),
+                    r.deleted.len(),
+                    r.skipped.len(),
+                    r.conflicts.len(),
+                ]
+                .iter()
+                .chain([r.index_replaced.len(), r.cut_entries.len(), r.sent.len()].iter())
+                .all(|n| *n == 0)
+        };
+        let nothing = retries == 0
+            && local == Some(c)
+            && head == c
+            && self.warnings.is_empty()
+            && self.notes.is_empty()
+            && plans.iter().all(quiet);
+        if !nothing {
+            return unchanged::abandon(st);
+        }
+        let read: Vec<(&Target, &Files)> = plans.iter().map(|p| (&p.target, &p.local)).collect();
+        unchanged::record(st, c, &self.url, &read);
     }
 
     /// Push `head` (the end of step 4); `Ok(None)`: rejected and fetched again,

@@ -48,6 +48,7 @@ mod settings_write;
 mod show;
 mod sync;
 mod sync_machines;
+mod sync_unchanged;
 mod team_all_projects;
 mod team_store;
 mod torn;
