@@ -75,6 +75,78 @@ impl ClaudeText {
     }
 }
 
+impl ClaudeText {
+    /// Whether the table alone shows that `line`, whitespace collapsed as
+    /// [`ClaudeText::contains`] wants it (`split_whitespace` joined by one space),
+    /// occurs in none of the texts: the first 40 bytes of its collapsed form,
+    /// made from an ASCII prefix of `line` without building it, are a window the
+    /// table does not hold. `false` when this cannot tell (a non-ASCII byte before
+    /// 40 collapsed bytes, or fewer than 40): the caller then collapses the line
+    /// and asks [`ClaudeText::contains`]. Most body lines end here, after their
+    /// first 40 bytes (issue 31: collapsing and counting every long line cost a
+    /// project lint a fifth of its instructions).
+    pub fn first_window_absent(&self, line: &str) -> bool {
+        let b = line.as_bytes();
+        // Most lines: 40 printable ASCII bytes, single spaces only between
+        // words, are their own collapsed prefix (checked branch-free).
+        if let Some(head) = b.get(..GRAM)
+            && head[0] != b' '
+            && head[GRAM - 1] != b' '
+            && head.iter().fold(true, |ok, c| ok & (0x20..0x7f).contains(c))
+            && !head
+                .windows(2)
+                .fold(false, |two, p| two | ((p[0] == b' ') & (p[1] == b' ')))
+        {
+            return self.absent(head);
+        }
+        let mut w = [0u8; GRAM];
+        let mut n = 0;
+        let mut space = false;
+        for &c in line.as_bytes() {
+            if !c.is_ascii() {
+                return false;
+            }
+            // `char::is_whitespace` on ASCII: U+0009–U+000D and the space.
+            if matches!(c, b' ' | b'\t'..=b'\r') {
+                space = n > 0;
+                continue;
+            }
+            if space {
+                w[n] = b' ';
+                n += 1;
+                space = false;
+                if n == GRAM {
+                    break;
+                }
+            }
+            w[n] = c;
+            n += 1;
+            if n == GRAM {
+                break;
+            }
+        }
+        n == GRAM && self.absent(&w)
+    }
+
+    /// Whether the table lacks the window `w` (the first [`GRAM`] bytes).
+    fn absent(&self, w: &[u8]) -> bool {
+        let slot = slot(first_hash(w), self.shift);
+        self.bits[slot / 64] & (1 << (slot % 64)) == 0
+    }
+}
+
+/// The rolling hash of the first [`GRAM`] bytes of `b` (at least that many).
+fn first_hash(b: &[u8]) -> u64 {
+    b[..GRAM]
+        .iter()
+        .fold(0u64, |h, &c| h.wrapping_mul(BASE).wrapping_add(u64::from(c)))
+}
+
+/// The table slot of a window's hash: its top `64 - shift` bits, mixed.
+fn slot(h: u64, shift: u32) -> usize {
+    (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize
+}
+
 /// Calls `f` with the table slot (the top `64 - shift` bits of the mixed rolling
 /// hash) of each 40-byte window of `b`, in order, while it returns true; false
 /// when `f` stopped it. `top` is `BASE^(GRAM-1)`.
@@ -82,10 +154,8 @@ fn windows(b: &[u8], shift: u32, top: u64, mut f: impl FnMut(usize) -> bool) -> 
     if b.len() < GRAM {
         return true;
     }
-    let slot = |h: u64| (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
-    let mut h = b[..GRAM]
-        .iter()
-        .fold(0u64, |h, &c| h.wrapping_mul(BASE).wrapping_add(u64::from(c)));
+    let slot = |h: u64| slot(h, shift);
+    let mut h = first_hash(b);
     if !f(slot(h)) {
         return false;
     }
@@ -167,6 +237,40 @@ mod tests {
         assert!(!t.contains("a line that is long enough to be compared with it"));
         let t = ClaudeText::new(Vec::new());
         assert!(!t.contains("a line that is long enough to be compared with it"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, failure_persistence: None, ..Default::default() })]
+        /// The first-window test never turns away a line whose collapsed form a
+        /// search would find, and turns away lines of the benchmark's kind.
+        #[test]
+        fn the_first_window_never_turns_away_a_line_in_the_text(texts in proptest::collection::vec("[ab \t\x0bé]{0,120}", 0..3), from in 0usize..3, at in 0usize..120, len in 0usize..90, other in "[ab \t\r\x0c\x0bé]{0,90}", pad in "[ \t]{0,3}") {
+            let texts: Vec<String> = texts.iter().map(|t| collapse(t)).collect();
+            let t = ClaudeText::new(texts.clone());
+            let mut lines = vec![other];
+            if let Some(src) = texts.get(from) {
+                let b = src.as_bytes();
+                let s = at.min(b.len());
+                let e = (s + len).min(b.len());
+                let piece = String::from_utf8_lossy(&b[s..e]).into_owned();
+                lines.push(format!("{pad}{}{pad}", piece.replace(' ', &format!(" {pad}"))));
+            }
+            for line in lines {
+                let c = collapse(&line);
+                let found = c.chars().count() >= 40 && texts.iter().any(|x| x.contains(c.as_str()));
+                proptest::prop_assert!(!(found && t.first_window_absent(&line)), "{:?}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_window_turns_away_other_lines() {
+        let t = ClaudeText::new(vec![claude()]);
+        assert!(t.first_window_absent("deploy the staging pipeline before the release cache is warm"));
+        assert!(!t.first_window_absent("  - Rule 42:  run `cargo test -p crate42` before pushing"));
+        // Not told by the table: too short, or not ASCII early enough.
+        assert!(!t.first_window_absent("short line"));
+        assert!(!t.first_window_absent("é deploy the staging pipeline before the release cache is warm"));
     }
 
     proptest::proptest! {

@@ -54,13 +54,14 @@ pub(super) fn parse_head(file: &mut File, buf: &[u8], head: &Head) -> io::Result
         Err(_) => String::from_utf8_lossy(&buf[..window.len]),
     };
     let mut lines = frontmatter::scan_lines(&text);
+    let all_lines = lines.len();
     // (2.1.332) The head stops before the line that would take it past 64 KiB.
     let head_cut = head_lines(&lines);
     lines.truncate(head_cut);
     let mut fm = frontmatter::parse_lines(&lines);
     let opens = lines.first().is_some_and(|l| frontmatter::is_opening(l));
     let exceeded = opens && window.exceeded && fm.close_line.is_none();
-    let cut = head_cut < frontmatter::scan_lines(&text).len();
+    let cut = head_cut < all_lines;
     if exceeded {
         // The block is still open after 1 MiB: treated as no frontmatter (§2.5).
         fm = frontmatter::Frontmatter::beyond_window();
