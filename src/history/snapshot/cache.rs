@@ -164,7 +164,8 @@ pub(super) fn write_cache_body(store: &Path, head: Option<ObjectId>, (body, n): 
     }
 }
 
-/// `n` in decimal, as `Display` writes it.
+/// `n` in decimal, as `Display` writes it: two digits per division (60 000
+/// numbers of up to 19 digits per 20 000-file snapshot).
 pub(super) fn push_dec(out: &mut Vec<u8>, n: i128) {
     let Ok(mut v) = u64::try_from(n) else {
         out.extend_from_slice(n.to_string().as_bytes());
@@ -172,16 +173,36 @@ pub(super) fn push_dec(out: &mut Vec<u8>, n: i128) {
     };
     let mut buf = [0u8; 20];
     let mut i = buf.len();
-    loop {
+    while v >= 100 {
+        let pair = 2 * (v % 100) as usize;
+        v /= 100;
+        i -= 2;
+        buf[i] = DEC_PAIRS[pair];
+        buf[i + 1] = DEC_PAIRS[pair + 1];
+    }
+    if v >= 10 {
+        let pair = 2 * v as usize;
+        i -= 2;
+        buf[i] = DEC_PAIRS[pair];
+        buf[i + 1] = DEC_PAIRS[pair + 1];
+    } else {
         i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+        buf[i] = b'0' + v as u8;
     }
     out.extend_from_slice(&buf[i..]);
 }
+
+/// `00` to `99`, two bytes each.
+const DEC_PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut k = 0;
+    while k < 100 {
+        t[2 * k] = b'0' + (k / 10) as u8;
+        t[2 * k + 1] = b'0' + (k % 10) as u8;
+        k += 1;
+    }
+    t
+};
 
 /// `bytes` in lower-case hex.
 fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -396,13 +417,15 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         return None;
     }
     // A table per digit into a sized list: once per cached path, 20 000 at a time.
-    let mut out = Vec::with_capacity(s.len() / 2);
     let mut bad = 0u8;
-    for pair in s.chunks_exact(2) {
-        let (hi, lo) = (UNHEX[usize::from(pair[0])], UNHEX[usize::from(pair[1])]);
-        bad |= hi | lo;
-        out.push(hi << 4 | (lo & 15));
-    }
+    let out: Vec<u8> = s
+        .chunks_exact(2)
+        .map(|pair| {
+            let (hi, lo) = (UNHEX[usize::from(pair[0])], UNHEX[usize::from(pair[1])]);
+            bad |= hi | lo;
+            hi << 4 | (lo & 15)
+        })
+        .collect();
     (bad < 16).then_some(out)
 }
 
@@ -520,6 +543,12 @@ mod tests {
             0i128,
             7,
             10,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            12_345,
             1_796_222_550_220_893_272,
             i128::from(u64::MAX),
             i128::from(u64::MAX) + 1,
