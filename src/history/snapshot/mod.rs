@@ -132,7 +132,9 @@ impl Store {
         // The cache's lines do not depend on the commit: rendered on the other
         // core while the objects are written (20 000 files: ~3 MB of text).
         let (id, changes, body) = std::thread::scope(|s| {
-            let body = s.spawn(|| cache::render_cache_body(&files, &now_state));
+            let render = || cache::render_cache_body(&files, &now_state);
+            // No thread (a process limit): rendered here after the commit.
+            let body = std::thread::Builder::new().spawn_scoped(s, render).ok();
             let written = (|| {
                 self.write_blobs(main, &files, &now_state, &fresh)?;
                 let changes = read::changes(&prev, &now_state);
@@ -142,7 +144,7 @@ impl Store {
                 let id = self.commit(message, tree, head, req.now)?;
                 Ok::<_, Error>((id, changes))
             })();
-            let body = joined(body);
+            let body = body.map_or_else(render, joined);
             written.map(|(id, changes)| (id, changes, body))
         })?;
         cache::write_cache_body(&self.path, Some(id), body, &now_state);
