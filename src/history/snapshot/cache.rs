@@ -59,6 +59,13 @@ pub(in crate::history) fn read_cache_full(
     });
     let mut files: Vec<(Vec<u8>, FileState)> = Vec::new();
     let mut whole = complete.is_some();
+    // Sized once for the files the `complete` line counts (bounded by the
+    // cache's own size: a line is more than 12 bytes).
+    if let Some((n, _)) = &complete {
+        let n = (*n).min(text.len() / 12);
+        files.reserve(n);
+        out.reserve(n);
+    }
     for l in lines {
         let Some([size, mtime, ctime, ino, link, oid, rel]) = seven_fields(l) else {
             whole = false;
@@ -100,11 +107,28 @@ pub(in crate::history) fn read_cache_full(
 }
 
 pub(super) fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk], state: &State) {
-    let Some(head) = head else { return };
+    write_cache_body(store, head, render_cache_body(files, state), state);
+}
+
+/// The cache's lines below its head (the files of `state` as walked in `files`),
+/// and how many they are: independent of the commit, so a snapshot renders them
+/// while it writes its objects.
+pub(super) fn render_cache_body(files: &[OnDisk], state: &State) -> (Vec<u8>, usize) {
     let mut body: Vec<u8> = Vec::with_capacity(files.len() * 160);
     let mut n = 0;
+    // Both lists are sorted by path: each file's state is the next of the map's
+    // (a lookup only if the walk were ever out of order).
+    let mut states = state.files.iter().peekable();
+    let mut max: Option<&[u8]> = None;
     for f in files {
-        if let Some(s) = state.files.get(&f.rel) {
+        let found = if max.is_none_or(|m| f.rel.as_slice() > m) {
+            max = Some(&f.rel);
+            while states.next_if(|(r, _)| r.as_slice() < f.rel.as_slice()).is_some() {}
+            states.next_if(|(r, _)| **r == f.rel).map(|(_, s)| s)
+        } else {
+            state.files.get(&f.rel)
+        };
+        if let Some(s) = found {
             n += 1;
             // By hand, not `write!`: 20 000 lines at a time (the same bytes).
             for v in [i128::from(f.size), f.mtime_ns, f.ctime_ns, i128::from(f.ino)] {
@@ -118,6 +142,12 @@ pub(super) fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk]
             body.push(b'\n');
         }
     }
+    (body, n)
+}
+
+/// Write the cache for the snapshot `head` from its [`render_cache_body`].
+pub(super) fn write_cache_body(store: &Path, head: Option<ObjectId>, (body, n): (Vec<u8>, usize), state: &State) {
+    let Some(head) = head else { return };
     let mut text = format!("{}\n", head.to_hex());
     // Every file of the snapshot is in the cache, in walk order: a later walk
     // that matches it line by line (and the same lock) is that snapshot
@@ -134,24 +164,45 @@ pub(super) fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk]
     }
 }
 
-/// `n` in decimal, as `Display` writes it.
-fn push_dec(out: &mut Vec<u8>, n: i128) {
+/// `n` in decimal, as `Display` writes it: two digits per division (60 000
+/// numbers of up to 19 digits per 20 000-file snapshot).
+pub(super) fn push_dec(out: &mut Vec<u8>, n: i128) {
     let Ok(mut v) = u64::try_from(n) else {
         out.extend_from_slice(n.to_string().as_bytes());
         return;
     };
     let mut buf = [0u8; 20];
     let mut i = buf.len();
-    loop {
+    while v >= 100 {
+        let pair = 2 * (v % 100) as usize;
+        v /= 100;
+        i -= 2;
+        buf[i] = DEC_PAIRS[pair];
+        buf[i + 1] = DEC_PAIRS[pair + 1];
+    }
+    if v >= 10 {
+        let pair = 2 * v as usize;
+        i -= 2;
+        buf[i] = DEC_PAIRS[pair];
+        buf[i + 1] = DEC_PAIRS[pair + 1];
+    } else {
         i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+        buf[i] = b'0' + v as u8;
     }
     out.extend_from_slice(&buf[i..]);
 }
+
+/// `00` to `99`, two bytes each.
+const DEC_PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut k = 0;
+    while k < 100 {
+        t[2 * k] = b'0' + (k / 10) as u8;
+        t[2 * k + 1] = b'0' + (k % 10) as u8;
+        k += 1;
+    }
+    t
+};
 
 /// `bytes` in lower-case hex.
 fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -343,27 +394,39 @@ fn dec_i128(s: &[u8]) -> Option<i128> {
 /// Lower-case hex digits, for the cache's paths.
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    fn digit(c: u8) -> Option<u8> {
-        match c {
-            b'0'..=b'9' => Some(c - b'0'),
-            b'a'..=b'f' => Some(c - b'a' + 10),
-            b'A'..=b'F' => Some(c - b'A' + 10),
-            _ => None,
-        }
+/// Each byte's value as a hex digit (either case), 16 when it is none.
+const UNHEX: [u8; 256] = {
+    let mut t = [16u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
     }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
     let s = s.as_bytes();
     if !s.len().is_multiple_of(2) {
         return None;
     }
-    // A plain loop into a sized list: once per cached path, 20 000 at a time.
-    let mut out = Vec::with_capacity(s.len() / 2);
-    let mut i = 0;
-    while i < s.len() {
-        out.push(digit(s[i])? << 4 | digit(s[i + 1])?);
-        i += 2;
-    }
-    Some(out)
+    // A table per digit into a sized list: once per cached path, 20 000 at a time.
+    let mut bad = 0u8;
+    let out: Vec<u8> = s
+        .chunks_exact(2)
+        .map(|pair| {
+            let (hi, lo) = (UNHEX[usize::from(pair[0])], UNHEX[usize::from(pair[1])]);
+            bad |= hi | lo;
+            hi << 4 | (lo & 15)
+        })
+        .collect();
+    (bad < 16).then_some(out)
 }
 
 /// A stat-cache line's exactly seven tab-separated fields, split without a list
@@ -480,6 +543,12 @@ mod tests {
             0i128,
             7,
             10,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            12_345,
             1_796_222_550_220_893_272,
             i128::from(u64::MAX),
             i128::from(u64::MAX) + 1,
@@ -497,6 +566,74 @@ mod tests {
         let mut out = Vec::new();
         push_hex(&mut out, oid.as_bytes());
         assert_eq!(out, oid.to_hex().to_string().as_bytes());
+    }
+
+    /// The cache's lines found by one pass over the walk and the state are the
+    /// ones a lookup per file found: files missing from the state (unreadable,
+    /// torn) are left out, and a walk out of order still finds each state.
+    #[test]
+    fn the_cache_body_is_the_looked_up_one() {
+        let on_disk = |rel: &str, size: u64| OnDisk {
+            rel: rel.as_bytes().to_vec(),
+            link: size == 3,
+            size,
+            mtime_ns: -i128::from(size),
+            ctime_ns: 20,
+            ino: size * 7,
+        };
+        let files: Vec<OnDisk> = ["MEMORY.md", "a-b.md", "a.md", "a/b.md", "a0.md", "gone.md", "z.md"]
+            .iter()
+            .zip(1u64..)
+            .map(|(r, n)| on_disk(r, n))
+            .collect();
+        let mut state = State::default();
+        for (f, n) in files.iter().zip(0u8..) {
+            if f.rel != b"gone.md" {
+                let oid = ObjectId::from_bytes_or_panic(&[n; 20]);
+                state.files.insert(
+                    f.rel.clone(),
+                    FileState {
+                        oid,
+                        link: f.link,
+                        mtime_ns: f.mtime_ns,
+                    },
+                );
+            }
+        }
+        state
+            .files
+            .insert(b"only-in-state.md".to_vec(), state.files[b"a.md".as_slice()].clone());
+        let by_lookup = |files: &[OnDisk]| {
+            let mut body = Vec::new();
+            let mut n = 0;
+            for f in files {
+                if let Some(s) = state.files.get(&f.rel) {
+                    n += 1;
+                    let line = format!(
+                        "{}\t{}\t{}\t{}\t{}\t{}\t",
+                        f.size,
+                        f.mtime_ns,
+                        f.ctime_ns,
+                        f.ino,
+                        u8::from(f.link),
+                        s.oid.to_hex()
+                    );
+                    body.extend_from_slice(line.as_bytes());
+                    for b in &f.rel {
+                        body.extend_from_slice(format!("{b:02x}").as_bytes());
+                    }
+                    body.push(b'\n');
+                }
+            }
+            (body, n)
+        };
+        assert_eq!(render_cache_body(&files, &state), by_lookup(&files));
+        assert_eq!(render_cache_body(&files, &state).1, 6);
+        let mut shuffled = files.clone();
+        shuffled.swap(1, 4);
+        shuffled.swap(0, 6);
+        assert_eq!(render_cache_body(&shuffled, &state), by_lookup(&shuffled));
+        assert_eq!(render_cache_body(&[], &state), (Vec::new(), 0));
     }
 
     #[test]
