@@ -23,12 +23,13 @@ pub struct Linked {
 /// [`Linked`] for `local` (the file as the index at `index` links it: relative to
 /// the index's dir, `/`-separated), as a full parse of the index decoded lossily
 /// answers. `None` when this cannot answer (a base name with a `\`, an index over
-/// 32 MiB): the caller reads the index its own way. A missing or unreadable index
+/// 32 MiB, a name with a U+FFFD): the caller reads the index its own way. A missing or unreadable index
 /// links nothing.
 pub fn linking(index: &Path, local: &str) -> Option<Linked> {
     let base = local.rsplit('/').next().unwrap_or(local);
-    // A backslash in the name could be written as `/` in a link.
-    if base.contains('\\') {
+    // A backslash in the name could be written as `/` in a link; a U+FFFD could
+    // stand for bytes that are not UTF-8 (the byte search would miss it).
+    if base.contains(['\\', '\u{fffd}']) {
         return None;
     }
     let bytes = match crate::fsread::open_regular(index) {
@@ -69,6 +70,26 @@ pub fn linking_in(bytes: &[u8], local: &str) -> Linked {
     Linked { lines, loaded }
 }
 
+/// The links on the lines of `text` that hold one of `names` (base names of
+/// memory files) or a `%`, in order, as [`super::extract_links`] finds them
+/// there: every line with a link to one of those files is among them (a
+/// target's last segment is written in its line unless percent-encoded).
+/// `None` when a name has a backslash (it could be written as `/`).
+pub fn links_on_lines_naming(text: &str, names: &[&str]) -> Option<Vec<Link>> {
+    if names.iter().any(|n| n.contains('\\') || n.is_empty()) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut at: Vec<usize> = memchr::memchr_iter(b'%', bytes).collect();
+    for n in names {
+        at.extend(memchr::memmem::find_iter(bytes, n.as_bytes()));
+    }
+    at.sort_unstable();
+    let mut links = Vec::new();
+    links_on(bytes, &lines_at(bytes, &at), |l| links.push(l));
+    Some(links)
+}
+
 /// The lines holding the byte offsets `at` (sorted): (1-based number, start, end
 /// without the LF), each once, in order.
 fn lines_at(bytes: &[u8], at: &[usize]) -> Vec<(usize, usize, usize)> {
@@ -91,7 +112,7 @@ fn lines_at(bytes: &[u8], at: &[usize]) -> Vec<(usize, usize, usize)> {
 /// [`super::for_each_link`] finds them on the whole text decoded lossily. The
 /// masker sees only the lines before them that can change its state (those with
 /// a `<`, `>`, backtick or `~`: a fence or a comment opens or closes only there).
-fn links_on(bytes: &[u8], lines: &[(usize, usize, usize)], mut f: impl FnMut(Link)) {
+pub(super) fn links_on(bytes: &[u8], lines: &[(usize, usize, usize)], mut f: impl FnMut(Link)) {
     let bom = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
     let mut last_close: Option<Option<usize>> = None;
     let mut later = |end: usize| {
