@@ -619,7 +619,7 @@ fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
     // A name with a `\` could be written with a `/`, one with a U+FFFD could
     // stand for bytes that are not UTF-8: such files are always parsed.
     let any = names.iter().any(|n| n.contains(['\\', '\u{fffd}']));
-    let finders: Vec<memchr::memmem::Finder> = names.iter().map(|n| memchr::memmem::Finder::new(n)).collect();
+    let finders: Vec<memchr::memmem::Finder> = names.iter().map(memchr::memmem::Finder::new).collect();
     let may_link =
         |buf: &[u8]| any || memchr::memchr(b'%', buf).is_some() || finders.iter().any(|f| f.find(buf).is_some());
     let visit = |m: &crate::memory::Memory, file: &mut std::fs::File, buf: &mut Vec<u8>| -> Vec<usize> {
