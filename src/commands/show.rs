@@ -50,9 +50,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         return Ok(ExitCode::SUCCESS);
     }
     let doc = Loaded::read(m)?;
-    let indexed = Indexed::load_for(&res.memdir, &m.rel);
-    let lines = indexed.lines_for(&m.rel);
-    let loaded: Vec<bool> = lines.iter().map(|l| indexed.line_loaded(&m.rel, *l)).collect();
+    let (lines, loaded) = index_lines(&res.memdir, &m.rel);
     if let Some(note) = window_note(m, &doc) {
         out.note(note);
     }
@@ -71,6 +69,20 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode>
         render_text(&shown, res.memdir.label_for(&m.rel), out)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The index lines linking `rel` and whether each is loaded: only the lines that
+/// can link it are parsed (issue 31); an index the byte search leaves alone is
+/// read by the streaming reader.
+fn index_lines(memdir: &crate::memdir::MemoryDir, rel: &str) -> (Vec<usize>, Vec<bool>) {
+    let c = memdir.covering(rel);
+    if let Some(l) = crate::index::one::linking(&c.index, &c.local) {
+        return (l.lines, l.loaded);
+    }
+    let indexed = Indexed::load_for(memdir, rel);
+    let lines = indexed.lines_for(rel);
+    let loaded = lines.iter().map(|l| indexed.line_loaded(rel, *l)).collect();
+    (lines, loaded)
 }
 
 /// What `show` reports on: the memory, the file as read, its index lines and

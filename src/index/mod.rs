@@ -5,6 +5,7 @@ pub mod backfill;
 pub mod check;
 pub mod edit;
 pub mod load;
+pub mod one;
 pub mod place;
 pub mod rebuild;
 pub mod report;

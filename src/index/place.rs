@@ -185,22 +185,17 @@ pub(crate) fn section_end(lines: &[&str], ty: &str) -> Option<usize> {
 pub fn type_section(index: &str, ty: &str) -> Option<(usize, usize)> {
     let body = index.strip_prefix('\u{feff}').unwrap_or(index);
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
-    section_range(&lines, ty).map(|(start, end, _, _)| (start, end))
+    section_range(&lines, ty).map(|(start, end, _)| (start, end))
 }
 
-type Section = (usize, usize, Vec<bool>, std::collections::HashSet<usize>);
+type Section = (usize, usize, Vec<bool>);
 
 /// The section for `ty`: its heading's line, its end, the fence state of each
-/// line and the lines that link a memory.
+/// line. No link is parsed: an index without the section is read once.
 fn section_range(lines: &[&str], ty: &str) -> Option<Section> {
     let code = fenced(lines);
     let text = lines.concat();
     let comment = super::comment_lines(&text);
-    let linked: std::collections::HashSet<usize> = super::extract_links(&text)
-        .iter()
-        .filter(|l| l.is_memory_link())
-        .map(|l| l.line - 1)
-        .collect();
     let headings = headings(lines, &code, &comment);
     // (first line of the heading, level, text, its last line)
     let (start, level, _, last) = headings.iter().filter(|(_, _, t, _)| names_type(t, ty)).fold(
@@ -215,13 +210,34 @@ fn section_range(lines: &[&str], ty: &str) -> Option<Section> {
         .find(|(i, lv, _, _)| *i > start && *lv <= level)
         .map_or(lines.len(), |h| h.0);
     // A Setext heading's section starts below its underline.
-    Some((last, end, code, linked))
+    Some((last, end, code))
+}
+
+/// The lines (0-based) among `from..to` that link a memory, as
+/// [`super::extract_links`] of the whole text finds them: only those lines are
+/// parsed (issue 31: an `add` parsed every link of a 20 000-line index).
+fn memory_link_lines(lines: &[&str], from: usize, to: usize) -> std::collections::HashSet<usize> {
+    let text = lines.concat();
+    let mut spans = Vec::with_capacity(to.saturating_sub(from));
+    let mut offset: usize = lines[..from.min(lines.len())].iter().map(|l| l.len()).sum();
+    for (i, l) in lines.iter().enumerate().take(to).skip(from) {
+        spans.push((i + 1, offset, offset + l.strip_suffix('\n').unwrap_or(l).len()));
+        offset += l.len();
+    }
+    let mut linked = std::collections::HashSet::new();
+    super::one::links_on(text.as_bytes(), &spans, |l| {
+        if l.is_memory_link() {
+            linked.insert(l.line - 1);
+        }
+    });
+    linked
 }
 
 /// [`section_end`], and whether the section runs to the end of the index (a line
 /// appended at the end then lands in it).
 fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
-    let (start, end, code, linked) = section_range(lines, ty)?;
+    let (start, end, code) = section_range(lines, ty)?;
+    let linked = memory_link_lines(lines, start + 1, end);
     let last_link = (start + 1..end).rev().find(|&i| !code[i] && linked.contains(&i));
     // After the entry's own indented lines, if it has any.
     let after = |i: usize| {
@@ -581,5 +597,46 @@ mod tests {
         assert_eq!(newly_cut(&p.text, &p2.text, "m.md"), (true, vec![]));
         let top = place(&p.text, "- [M](m.md) — m", None, true);
         assert_eq!(newly_cut(&p.text, &top.text, "m.md"), (false, vec!["n.md".to_string()]));
+    }
+
+    /// The section end as found when every link of the index was parsed.
+    fn section_end_parsing_all(lines: &[&str], ty: &str) -> Option<usize> {
+        let (start, end, code) = section_range(lines, ty)?;
+        let linked: std::collections::HashSet<usize> = crate::index::extract_links(&lines.concat())
+            .iter()
+            .filter(|l| l.is_memory_link())
+            .map(|l| l.line - 1)
+            .collect();
+        let last_link = (start + 1..end).rev().find(|&i| !code[i] && linked.contains(&i));
+        let after = |i: usize| {
+            (i + 1..end)
+                .find(|&k| code[k] || !lines[k].starts_with([' ', '\t']) || lines[k].trim().is_empty())
+                .unwrap_or(end)
+        };
+        Some(last_link.map_or(start + 1, after))
+    }
+
+    /// Only the section's lines are parsed for links: the same place as parsing
+    /// all (links in comments and fences before and inside it, CRLF, a BOM).
+    #[test]
+    fn the_section_end_is_found_parsing_only_its_lines() {
+        let index = "# Index\n<!-- open\n## User\n- [U0](u0.md)\n-->\n## User\n- [U](u.md) — u\n  more\n```\n- [F](f.md)\n```\n<!-- - [C](c.md) -->\n`[S](s.md)`\n~~~\n## Feedback\n~~~\n## Feedback\n- [A](a.md) <!-- x\n- [B](b.md)\n-->\nplain\n## Project\nnone\n";
+        for text in [
+            index.to_string(),
+            index.replace('\n', "\r\n"),
+            format!("\u{feff}{index}"),
+            index.replace("-->", "- ->"),
+            index.replace("```", "``"),
+        ] {
+            let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            let lines: Vec<&str> = body.split_inclusive('\n').collect();
+            for ty in ["user", "feedback", "project", "reference"] {
+                assert_eq!(
+                    section_end(&lines, ty),
+                    section_end_parsing_all(&lines, ty),
+                    "{ty} in {text:?}"
+                );
+            }
+        }
     }
 }

@@ -501,8 +501,10 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
 /// The lines of `text` (1-based numbers, with their terminators) that link any of
 /// `files`, and the other memories such lines link.
 fn lines_linking(text: &str, files: &[&str]) -> (BTreeMap<usize, String>, Vec<String>) {
+    // Only the lines that name one of the files are parsed (issue 31).
+    let names: Vec<&str> = files.iter().map(|f| f.rsplit('/').next().unwrap_or(f)).collect();
+    let links = index::one::links_on_lines_naming(text, &names).unwrap_or_else(|| index::extract_links(text));
     let raw: Vec<&str> = text.split_inclusive('\n').collect();
-    let links = index::extract_links(text);
     let mut lines = BTreeMap::new();
     for l in &links {
         if l.memory_target().is_some_and(|t| files.contains(&t)) {
@@ -610,6 +612,16 @@ fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
     // One scan whose reader threads read each file whole while it is open and note
     // which targets it links (issue 31: the scan, then every file opened and read
     // again one by one, was most of a forget).
+    let names: Vec<&str> = targets
+        .iter()
+        .map(|t| t.rel.rsplit('/').next().unwrap_or(&t.rel))
+        .collect();
+    // A name with a `\` could be written with a `/`, one with a U+FFFD could
+    // stand for bytes that are not UTF-8: such files are always parsed.
+    let any = names.iter().any(|n| n.contains(['\\', '\u{fffd}']));
+    let finders: Vec<memchr::memmem::Finder> = names.iter().map(memchr::memmem::Finder::new).collect();
+    let may_link =
+        |buf: &[u8]| any || memchr::memchr(b'%', buf).is_some() || finders.iter().any(|f| f.find(buf).is_some());
     let visit = |m: &crate::memory::Memory, file: &mut std::fs::File, buf: &mut Vec<u8>| -> Vec<usize> {
         if targets.iter().any(|x| x.rel == m.rel) {
             return Vec::new();
@@ -618,6 +630,11 @@ fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
         let max = crate::store::MAX_INDEX_BYTES;
         let left = (max + 1).saturating_sub(buf.len() as u64);
         if file.take(left).read_to_end(buf).is_err() || buf.len() as u64 > max {
+            return Vec::new();
+        }
+        // A link to a target names its base name, unless percent-encoded
+        // (issue 31: most files are not parsed for links at all).
+        if !may_link(buf) {
             return Vec::new();
         }
         let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
@@ -721,5 +738,34 @@ mod tests {
             without_lines("- [A](a.md)", &lines_linking("- [A](a.md)", &["a.md"]).0),
             ""
         );
+    }
+
+    /// Only the lines naming a file are parsed: the same lines and other links
+    /// as parsing every link of the index.
+    #[test]
+    fn the_lines_naming_the_files_answer_as_parsing_all() {
+        let reference = |text: &str, files: &[&str]| {
+            let raw: Vec<&str> = text.split_inclusive('\n').collect();
+            let links = index::extract_links(text);
+            let lines: BTreeMap<usize, String> = links
+                .iter()
+                .filter(|l| l.memory_target().is_some_and(|t| files.contains(&t)))
+                .map(|l| (l.line, raw[l.line - 1].to_string()))
+                .collect();
+            let others: Vec<String> = links
+                .iter()
+                .filter(|l| lines.contains_key(&l.line))
+                .filter_map(|l| l.memory_target())
+                .filter(|t| !files.contains(t))
+                .map(str::to_string)
+                .collect();
+            (lines, others)
+        };
+        let text = "# I\n- [A](a.md) [B](b.md)\n<!-- [A](a.md)\n-->\n```\n[A](a.md)\n```\n`[A](a.md)` [x](sub/../a.md)\n[E](%61.md) [s](sub/a.md)\n[w](sub\\a.md)\n- [B](b.md) <!-- c\n- [A](a.md)\n-->\n";
+        for t in [text.to_string(), text.replace('\n', "\r\n"), format!("\u{feff}{text}")] {
+            for files in [&["a.md"][..], &["b.md"], &["sub/a.md"], &["a.md", "b.md"], &["z.md"]] {
+                assert_eq!(lines_linking(&t, files), reference(&t, files), "{files:?} in {t:?}");
+            }
+        }
     }
 }

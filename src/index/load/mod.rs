@@ -170,6 +170,31 @@ fn load_body(body: String, start_line: usize, frontmatter_stripped: bool) -> Loa
     truncate::truncate(trim(mapped), frontmatter_stripped, html_comments_stripped)
 }
 
+/// The file lines (ascending) of the index `bytes` that Claude Code loads in full:
+/// the processed lines kept by the cut, less a line the unit cap cuts in the
+/// middle (its link may be lost). The streamed model keeps only the head of a
+/// large index; what it declines (not UTF-8, comments, frontmatter), the
+/// whole-text model of the text decoded lossily does.
+pub fn loaded_lines(bytes: &[u8]) -> Vec<usize> {
+    let l = match load_stream(&mut &bytes[..], 1) {
+        Ok(Some(s)) => s.load,
+        _ => load(&String::from_utf8_lossy(bytes)),
+    };
+    let kept = l.kept_lines.min(l.processed.origin.len());
+    // `dropped` is in line order: only its head can be a partly kept line.
+    let partly: Vec<usize> = l
+        .dropped
+        .iter()
+        .take_while(|d| d.index < kept)
+        .map(|d| d.line)
+        .collect();
+    l.processed.origin[..kept]
+        .iter()
+        .filter(|line| !partly.contains(line))
+        .copied()
+        .collect()
+}
+
 /// §2.4.2 on the index (§2.7 step 2): the content after a frontmatter block,
 /// the file line it starts on, and whether a block was found. The block ends at
 /// the first `---` anywhere after the opening line; without a block the text is
