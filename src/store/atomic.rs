@@ -216,7 +216,10 @@ fn sync_all_concurrently(files: &[File]) -> Result<(), (usize, std::io::Error)> 
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err((0, std::io::Error::other("fsync thread panicked")))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err((0, std::io::Error::other("fsync thread panicked"))))
+            })
             .collect::<Result<Vec<()>, _>>()
             .map(|_| ())
     })

@@ -375,7 +375,10 @@ impl Writer {
             .map(|(target, content, mtime_ns)| (target.as_path(), *content, system_time(*mtime_ns)))
             .collect();
         let created = &mut self.created;
-        create_batch(&batch, &mut |t| created.push(t.to_path_buf()))?;
+        create_batch(&batch, &mut |t| {
+            created.push(t.to_path_buf());
+            super::fault_point();
+        })?;
         for d in &dirs {
             super::atomic::sync_dir(d).map_err(|e| io_err("cannot sync", d, e))?;
         }
