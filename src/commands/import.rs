@@ -53,7 +53,7 @@ pub fn run(args: &ImportArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
             };
             let mut w = Writer::open(&dir, ctx.now, false, &rec)?;
             // Planned again under the lock: what was shown is what is written.
-            let fresh = import::plan(p, t, &machine, ctx.now)?;
+            let fresh = import::replan(p, t, &machine, ctx.now, Some(&plans[i]))?;
             if fresh != plans[i] {
                 return Err(Error::new(
                     Kind::Conflict,

@@ -126,6 +126,9 @@ pub struct Plan {
     /// index is (never a conflict), its links relative to `team/`: as read
     /// (`None`: none) and afterwards.
     pub team_index: Option<(Option<String>, String)>,
+    /// The incoming files present afterwards under their names, in bundle order:
+    /// with the indexes as read, all the index merges depend on.
+    pub present: Vec<String>,
 }
 
 impl Plan {
@@ -231,6 +234,21 @@ fn read_local(path: &Path) -> Option<Vec<u8>> {
 /// or a conflict), then the incoming index lines merged into the local index and
 /// the team index. Writes nothing.
 pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> Result<Plan, Error> {
+    replan(p, target, machine, now, None)
+}
+
+/// [`plan`], made again under the lock when `shown` is the plan shown: every
+/// file placed afresh and both indexes read afresh; where the indexes read and
+/// the files present are those of `shown`, the merged indexes are taken from it
+/// (a merge is a function of these alone, and the merge of a long index is most
+/// of a plan's work, issue 31).
+pub fn replan(
+    p: &Project,
+    target: &Target,
+    machine: &str,
+    now: DateTime<Utc>,
+    shown: Option<&Plan>,
+) -> Result<Plan, Error> {
     let mut plan = Plan::skipped(&p.entry.identity);
     let Target::Dir { dir, project } = target else {
         return Ok(plan);
@@ -239,8 +257,10 @@ pub fn plan(p: &Project, target: &Target, machine: &str, now: DateTime<Utc>) -> 
     plan.project = project.clone();
     let suffix = conflict_suffix(machine, now);
     let present = place_files(p, dir, &suffix, now, &mut plan)?;
-    merge_main_index(p, dir, &present, &mut plan)?;
-    plan.team_index = merge_team_index(p, dir, &present)?;
+    plan.present = present.iter().map(|(rel, _)| rel.clone()).collect();
+    let shown = shown.filter(|s| s.present == plan.present);
+    merge_main_index(p, dir, &present, &mut plan, shown)?;
+    plan.team_index = merge_team_index(p, dir, &present, shown.and_then(|s| s.team_index.as_ref()))?;
     Ok(plan)
 }
 
@@ -262,6 +282,7 @@ impl Plan {
             cut_entries: Vec::new(),
             mtimes: crate::bundle::Mtimes::default(),
             team_index: None,
+            present: Vec::new(),
         }
     }
 }
@@ -339,7 +360,13 @@ fn place_file(plan: &mut Plan, dir: &Path, f: &FileEntry, bytes: &[u8], suffix: 
 
 /// `MEMORY.md` is never a conflict: the incoming lines for files present after
 /// the import merged into the local index (deduplicated, placed by §10.2).
-fn merge_main_index(p: &Project, dir: &Path, present: &[(String, Vec<u8>)], plan: &mut Plan) -> Result<(), Error> {
+fn merge_main_index(
+    p: &Project,
+    dir: &Path,
+    present: &[(String, Vec<u8>)],
+    plan: &mut Plan,
+    shown: Option<&Plan>,
+) -> Result<(), Error> {
     let index_path = dir.join(INDEX);
     if dir.is_dir() {
         store::ensure_contained(dir, &index_path)?;
@@ -348,6 +375,13 @@ fn merge_main_index(p: &Project, dir: &Path, present: &[(String, Vec<u8>)], plan
         Ok(_) => Some(String::from_utf8_lossy(&store::read_for_update(&index_path)?).into_owned()),
         Err(_) => None,
     };
+    if let Some(s) = shown.filter(|s| s.index_before == plan.index_before) {
+        plan.index_after = s.index_after.clone();
+        plan.index_lines_added = s.index_lines_added;
+        plan.index_cut = s.index_cut.clone();
+        plan.cut_entries = s.cut_entries.clone();
+        return Ok(());
+    }
     let local = plan.index_before.clone().unwrap_or_default();
     plan.index_after = local.clone();
     if let Some(incoming) = p.bytes.get(INDEX) {
@@ -369,6 +403,7 @@ fn merge_team_index(
     p: &Project,
     dir: &Path,
     present: &[(String, Vec<u8>)],
+    shown: Option<&(Option<String>, String)>,
 ) -> Result<Option<(Option<String>, String)>, Error> {
     let Some(incoming) = p.bytes.get(TEAM_INDEX) else {
         return Ok(None);
@@ -383,6 +418,9 @@ fn merge_team_index(
         }
         Err(_) => None,
     };
+    if let Some((b, after)) = shown.filter(|(b, _)| *b == before) {
+        return Ok(Some((b.clone(), after.clone())));
+    }
     let team_files: Vec<(String, Vec<u8>)> = present
         .iter()
         .filter_map(|(rel, b)| Some((rel.strip_prefix("team/")?.to_string(), b.clone())))
@@ -512,5 +550,52 @@ mod tests {
         ));
         assert!(plan.writes.is_empty());
         assert_eq!(plan.conflicts[0].kept_as, format!("a.md{suffix}"));
+    }
+
+    fn project(files: &[(&str, &str)]) -> Project {
+        Project {
+            entry: crate::bundle::ProjectEntry {
+                identity: "github.com/a/b".into(),
+                key: None,
+                project_path: None,
+                files: files.iter().map(|(p, _)| entry(p)).collect(),
+            },
+            bytes: files
+                .iter()
+                .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_plan_made_again_takes_the_merges_only_from_the_same_inputs() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path();
+        fs::create_dir(dir.join("team")).unwrap();
+        fs::write(dir.join(INDEX), "- [Old](old.md) — old\n").unwrap();
+        fs::write(dir.join("old.md"), "old\n").unwrap();
+        let p = project(&[
+            ("MEMORY.md", "- [New](new.md) — new\n- [Gone](gone.md) — gone\n"),
+            ("new.md", "new\n"),
+            ("team/MEMORY.md", "- [T](t.md) — t\n"),
+            ("team/t.md", "t\n"),
+        ]);
+        let target = Target::Dir {
+            dir: dir.to_path_buf(),
+            project: None,
+        };
+        let shown = plan(&p, &target, "laptop", now()).unwrap();
+        assert!(shown.index_after.contains("new.md") && shown.changes_team_index());
+        let again = replan(&p, &target, "laptop", now(), Some(&shown)).unwrap();
+        assert_eq!(again, shown);
+        // The index changed since: merged afresh, as a first plan would.
+        fs::write(dir.join(INDEX), "- [Other](old.md) — other\n").unwrap();
+        let again = replan(&p, &target, "laptop", now(), Some(&shown)).unwrap();
+        assert_eq!(again, plan(&p, &target, "laptop", now()).unwrap());
+        assert_ne!(again.index_after, shown.index_after);
+        // A file present now that was not: merged afresh.
+        fs::write(dir.join("new.md"), "local\n").unwrap();
+        let again = replan(&p, &target, "laptop", now(), Some(&shown)).unwrap();
+        assert_eq!(again, plan(&p, &target, "laptop", now()).unwrap());
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::atomic::{Stamp, write_checked, write_checked_at, write_new_unsynced_dir};
+use super::atomic::{Stamp, create_batch, write_checked, write_checked_at};
 use super::lock::{WriteLock, ensure_no_dream, lock};
 use super::trash::{move_entry, trash_dir};
 use super::update::{keep_original_bytes, read_for_update, update};
@@ -353,13 +353,15 @@ impl Writer {
         Ok(())
     }
 
-    /// [`Writer::create_at`] for many new files (`import`): each file fsynced once
-    /// before its rename, each directory checked (containment, SPEC §4.4) and
-    /// created once, and fsynced once after its last file, not once per file.
-    /// A file that exists is `exists`, and nothing after it is written.
+    /// [`Writer::create_at`] for many new files (`import`): each directory
+    /// checked (containment, SPEC §4.4) and created once, before any file is
+    /// written; the files written in batches (see [`create_batch`]), each fsynced
+    /// once before its rename, the fsyncs of a batch concurrent; each directory
+    /// fsynced once after its last file, not once per file. A file that exists is
+    /// `exists`, and nothing after it is written.
     pub fn create_all_at(&mut self, files: &[(PathBuf, &[u8], i128)]) -> Result<(), Error> {
         let mut dirs: Vec<PathBuf> = Vec::new();
-        for (target, content, mtime_ns) in files {
+        for (target, _, _) in files {
             let parent = target.parent().unwrap_or(self.dir.dir());
             if !dirs.iter().any(|d| d == parent) {
                 ensure_ancestor_contained(self.root_for(target), target)?;
@@ -367,19 +369,16 @@ impl Writer {
                 self.ensure_parent_contained(target)?;
                 dirs.push(parent.to_path_buf());
             }
-            let absent = || fs::symlink_metadata(target).is_err();
-            let exists = || {
-                Error::new(Kind::Exists, format!("file exists: {}", target.display()))
-                    .hint("another program created it meanwhile; run the command again")
-            };
-            if !absent() {
-                return Err(exists());
-            }
-            if !write_new_unsynced_dir(target, content, &absent, system_time(*mtime_ns))? {
-                return Err(exists());
-            }
-            self.created.push(target.clone());
         }
+        let batch: Vec<(&Path, &[u8], std::time::SystemTime)> = files
+            .iter()
+            .map(|(target, content, mtime_ns)| (target.as_path(), *content, system_time(*mtime_ns)))
+            .collect();
+        let created = &mut self.created;
+        create_batch(&batch, &mut |t| {
+            created.push(t.to_path_buf());
+            super::fault_point();
+        })?;
         for d in &dirs {
             super::atomic::sync_dir(d).map_err(|e| io_err("cannot sync", d, e))?;
         }

@@ -614,6 +614,72 @@ fn import_fsyncs_each_file_once_and_each_directory_once() {
     assert_eq!(r13, r3, "readlinks: {r3} for 3 files, {r13} for 13");
 }
 
+/// SPEC §4.1 for `import`'s batches (issue 31): an import killed after its k-th
+/// file is renamed into place leaves exactly those k files, each whole, and the
+/// rest of its batch only as temp files (dot names, never scanned as memories);
+/// importing again completes it.
+#[test]
+fn an_import_killed_between_its_files_leaves_whole_files_and_only_dot_temp_files() {
+    let env = Env::new();
+    let src = env.root().join("src");
+    fs::create_dir_all(src.join("sub")).unwrap();
+    let mut index = String::from("# Index\n");
+    for i in 0..6 {
+        let rel = if i < 2 {
+            format!("sub/user_{i}.md")
+        } else {
+            format!("user_{i}.md")
+        };
+        fs::write(src.join(&rel), memory(&format!("m{i}"), "user", &"body ".repeat(500))).unwrap();
+        index.push_str(&format!("- [M{i}]({rel}) — m\n"));
+    }
+    fs::write(src.join("MEMORY.md"), &index).unwrap();
+    let bundle = env.root().join("b.tar.gz");
+    let s = src.display().to_string();
+    let off = [("MEMCTL_HISTORY", "off")];
+    let export = [
+        "--dir",
+        &s,
+        "export",
+        "--as",
+        "bench/app",
+        "-o",
+        bundle.to_str().unwrap(),
+    ];
+    let (code, _, err) = memctl(&env, &env.root(), &off, &export);
+    assert_eq!(code, 0, "{err}");
+    for k in 1..=3 {
+        let into = env.root().join(format!("into-{k}"));
+        fs::create_dir_all(&into).unwrap();
+        let i = into.display().to_string();
+        let args = ["import", bundle.to_str().unwrap(), "--into", &i, "--yes"];
+        let kill = [
+            ("MEMCTL_HISTORY", "off"),
+            ("MEMCTL_TEST_KILL_AFTER", &k.to_string()[..]),
+        ];
+        let (code, _, err) = memctl(&env, &env.root(), &kill, &args);
+        assert_ne!(code, 0, "killed after file {k}: {err}");
+        let files = listing(&into);
+        let (temps, whole): (Vec<&String>, Vec<&String>) = files
+            .iter()
+            .partition(|f| Path::new(f).file_name().unwrap().to_string_lossy().starts_with('.'));
+        assert_eq!(whole.len(), k, "{files:?}");
+        for f in &whole {
+            assert_eq!(fs::read(into.join(f)).unwrap(), fs::read(src.join(f)).unwrap(), "{f}");
+        }
+        assert!(
+            temps.iter().all(|t| t.ends_with(".tmp") || *t == ".memctl.lock"),
+            "{files:?}"
+        );
+        let (code, _, err) = memctl(&env, &env.root(), &off, &args);
+        assert_eq!(code, 0, "{err}");
+        assert!(into.join("MEMORY.md").is_file());
+        for f in listing(&src).iter().filter(|f| *f != "MEMORY.md") {
+            assert_eq!(fs::read(into.join(f)).unwrap(), fs::read(src.join(f)).unwrap(), "{f}");
+        }
+    }
+}
+
 #[test]
 fn an_origin_added_later_wins_over_the_recorded_root_commit() {
     // issue 32 point 13, SPEC §11.1: the remote comes first, re-derived from the
