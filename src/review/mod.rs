@@ -12,7 +12,7 @@
 //! - `promote`: a promotion's kind, target and layers; `merge`: merges;
 //! - `statement`: statements, their tokens (words and terms), containment and how
 //!   two statements relate (the same, contradicting, merely related);
-//! - `tokens`: the words of the topic rules;
+//! - `tokens`: the words of the topic rules; `words`: the statements' word lists;
 //! - `classify`: which layer a memory's topic belongs to;
 //! - `rule`: a memory's rule (first paragraph and `**Why:**` line);
 //! - `eval` (tests): the labelled evaluation set the thresholds are chosen on.
@@ -36,6 +36,7 @@ mod propose;
 pub mod rule;
 pub mod statement;
 pub mod tokens;
+mod words;
 
 use statement::{Interner, Thresholds};
 
