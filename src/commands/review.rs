@@ -18,6 +18,7 @@ use crate::error::{Error, Kind};
 use crate::memory::Memory;
 use crate::ops::review::{self as apply_op, Applied, Choice, Skipped, Sources};
 use crate::output::Output;
+use crate::review::rule::Rule;
 use crate::review::{self, Analysis, ClaudeFile, Layer, Proposal};
 use crate::store::Writer;
 
@@ -73,7 +74,10 @@ pub fn run(args: &ReviewArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         .hint("pass --yes to apply without asking")
         .into());
     }
-    let g = gather(&res.memdir, Path::new(&project.canonical_root), ctx)?;
+    // The texts are kept only when something may be applied (a merge and a move
+    // to `team/` rewrite a memory from the text analysed): otherwise only the rules.
+    let keep_texts = !choices.is_empty() || out.interactive();
+    let g = gather(&res.memdir, Path::new(&project.canonical_root), ctx, keep_texts)?;
     for w in &g.analysis.warnings {
         out.warn(w.clone());
     }
@@ -108,20 +112,26 @@ fn report<'a>(memdir: &crate::memdir::MemoryDir, g: &'a Gathered) -> Report<'a> 
     }
 }
 
-/// Scan every memory file (reading each whole, bounded), read the CLAUDE files,
-/// look `PATH` up once, and analyse.
-fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Result<Gathered, Error> {
+/// Scan every memory file (reading each whole, bounded, its rule taken on the
+/// reader threads; its text kept when `keep_texts`), read the CLAUDE files, and
+/// analyse.
+fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_texts: bool) -> Result<Gathered, Error> {
     let located = claude_md::locate(root)?;
     let claude_md = claude_md::read(&located.claude_md)?;
     let claude_local_md = claude_md::read(&located.claude_local_md)?;
     let agents_md = claude_md::read(&located.agents_md)?;
-    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<String> {
+    let visit = |_: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<(Option<String>, Option<Rule>)> {
         let left = MAX_MEMORY_BYTES.saturating_sub(buf.len() as u64);
         file.take(left).read_to_end(buf).ok()?;
-        let _ = m;
-        Some(String::from_utf8_lossy(buf).into_owned())
+        let text = String::from_utf8_lossy(buf);
+        let rule = review::rule::of_memory(&text).compared();
+        Some((keep_texts.then(|| text.into_owned()), rule))
     };
-    let (scan, texts, ()) = crate::scan::scan_visit(memdir.dir(), || (), &visit);
+    let (scan, read, ()) = crate::scan::scan_visit(memdir.dir(), || (), &visit);
+    let (rules, texts): (Vec<Option<Rule>>, Vec<Option<String>>) = read
+        .into_iter()
+        .map(|r| r.map_or((None, None), |(text, rule)| (rule, text)))
+        .unzip();
     let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
     for f in [&located.claude_md, &located.claude_local_md, &located.agents_md] {
         if let Some(n) = &f.note {
@@ -151,15 +161,18 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context) -> Resu
     })
     .collect();
     let team_dir = memdir.team_dir().is_dir();
-    let mut analysis = review::analyze(&review::Input {
-        memories: &scan.memories,
-        texts: &texts,
-        team: &team,
-        claude: &files,
-        team_dir,
-        thresholds: review::THRESHOLDS,
-        now_ms: ctx.now_ms(),
-    });
+    let mut analysis = review::analyze_rules(
+        &review::Input {
+            memories: &scan.memories,
+            texts: &[],
+            team: &team,
+            claude: &files,
+            team_dir,
+            thresholds: review::THRESHOLDS,
+            now_ms: ctx.now_ms(),
+        },
+        rules,
+    );
     warnings.append(&mut analysis.warnings);
     analysis.warnings = warnings;
     let texts: HashMap<String, String> = scan

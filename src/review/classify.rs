@@ -145,6 +145,59 @@ const PERSONAL: &[&str] = &[
     "verbose",
 ];
 
+/// The longest word of the topic lists, in bytes.
+const MAX_TOPIC_WORD: usize = 14;
+
+/// Whether `w` is in one of the topic lists (one hash look-up: most words are
+/// in none).
+fn is_topic_word(w: &str) -> bool {
+    static WORDS: std::sync::OnceLock<crate::fx::HashSet<&'static str>> = std::sync::OnceLock::new();
+    w.len() <= MAX_TOPIC_WORD
+        && WORDS
+            .get_or_init(|| [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat().into_iter().collect())
+            .contains(w)
+}
+
+/// The tokens of `s` ([`super::tokens::tokens`]) that are in a topic list: all
+/// [`topic`] looks at (it matches tokens against the lists), without a `String`
+/// per word. ASCII runs are lower-cased on the stack; any other run takes
+/// `tokens`' own path.
+pub fn topic_tokens(s: &str) -> Tokens {
+    let mut out = Tokens::new();
+    // Runs between ASCII separators, read as bytes; a run with a non-ASCII char
+    // is split again by `tokens`' own rule (its non-ASCII separators).
+    let sep = |b: u8| b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'_');
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if sep(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !sep(bytes[i]) {
+            i += 1;
+        }
+        let r = &s[start..i];
+        if !r.is_ascii() {
+            out.extend(super::tokens::words(r).filter(|w| is_topic_word(w)));
+            continue;
+        }
+        if r.len() < 3 || r.len() > MAX_TOPIC_WORD {
+            continue;
+        }
+        let mut buf = [0u8; MAX_TOPIC_WORD];
+        let w = &mut buf[..r.len()];
+        w.copy_from_slice(r.as_bytes());
+        w.make_ascii_lowercase();
+        let w = std::str::from_utf8(w).unwrap_or_default();
+        if is_topic_word(w) && !out.contains(w) {
+            out.insert(w.to_string());
+        }
+    }
+    out
+}
+
 /// The words of `tokens` in `list`.
 fn hits(tokens: &Tokens, list: &[&str]) -> Vec<String> {
     tokens
@@ -260,6 +313,23 @@ mod tests {
     fn lists_are_sorted_for_binary_search() {
         for l in [EDITOR, BRANCHES, CONVENTION, PERSONAL] {
             assert!(l.windows(2).all(|w| w[0] < w[1]), "{l:?}");
+            assert!(l.iter().all(|w| w.len() <= MAX_TOPIC_WORD), "{l:?}");
+            // Topic words are tokens: 3 letters or more, lower-case, no stop word.
+            assert!(l.iter().all(|w| tokens(w).contains(*w) && w.len() >= 3), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn topic_tokens_are_the_tokens_in_the_lists() {
+        for s in [
+            "Write the tests first (TDD); REVIEW every PR, squash-merge branches.",
+            "Ünïcode Tests: ÉDITOR vim \u{212A}eymap keymap_x emoji, Replies; naïve 2026 cherry-pick",
+            "review review reviewed reviewing build_tests deploy.Release",
+            "",
+        ] {
+            let all = tokens(s);
+            let want: Tokens = all.iter().filter(|w| is_topic_word(w)).cloned().collect();
+            assert_eq!(topic_tokens(s), want, "{s}");
         }
     }
 

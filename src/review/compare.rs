@@ -5,7 +5,7 @@
 use crate::memory::Memory;
 
 use super::Input;
-use super::rule::{self, Rule};
+use super::rule::Rule;
 use super::statement::{self, Interner, Relation, Stmt, Thresholds};
 
 /// A memory as compared: its rule, its statements and (for the topic rules) its tokens.
@@ -16,6 +16,16 @@ pub(super) struct Item<'a> {
     pub team: bool,
 }
 
+impl Item<'_> {
+    /// Drop what only the comparison and the promotion read (the statements, the
+    /// first paragraph and `**Why:**` line), once the memory is classified.
+    pub fn shed(&mut self) {
+        self.statements = Vec::new();
+        self.rule.paragraph = String::new();
+        self.rule.why = None;
+    }
+}
+
 /// A CLAUDE/AGENTS statement as compared: the file it is in, its line.
 pub(super) struct Unit {
     pub file: usize,
@@ -24,18 +34,16 @@ pub(super) struct Unit {
 }
 
 /// The memories that have a rule (hubs and unreadable ones skipped), their
-/// statements interned first.
-pub(super) fn items<'a>(input: &Input<'a>, names: &mut Interner) -> Vec<Item<'a>> {
+/// statements interned first. `rules`: each memory's rule as compared
+/// ([`Rule::compared`] of [`super::rule::of_memory`] of its text; `None`: it
+/// could not be read, or its rule is blank), in the order of the memories.
+pub(super) fn items<'a>(input: &Input<'a>, rules: Vec<Option<Rule>>, names: &mut Interner) -> Vec<Item<'a>> {
     let mut items = Vec::new();
-    for (i, m) in input.memories.iter().enumerate() {
-        let Some(text) = input.texts.get(i).and_then(|t| t.as_deref()) else {
+    for ((i, m), rule) in input.memories.iter().enumerate().zip(rules) {
+        let Some(rule) = rule else {
             continue;
         };
         if m.is_hub() {
-            continue;
-        }
-        let rule = rule::of_memory(text);
-        if rule.text.trim().is_empty() {
             continue;
         }
         let statements = rule_statements(&rule, names);
@@ -97,6 +105,7 @@ fn rule_statements(rule: &Rule, names: &mut Interner) -> Vec<Stmt> {
             }
         }
     }
+    out.shrink_to_fit();
     out
 }
 

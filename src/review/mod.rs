@@ -12,7 +12,7 @@
 //! - `promote`: a promotion's kind, target and layers; `merge`: merges;
 //! - `statement`: statements, their tokens (words and terms), containment and how
 //!   two statements relate (the same, contradicting, merely related);
-//! - `tokens`: the words of the topic rules;
+//! - `tokens`: the words of the topic rules; `words`: the statements' word lists;
 //! - `classify`: which layer a memory's topic belongs to;
 //! - `rule`: a memory's rule (first paragraph and `**Why:**` line);
 //! - `eval` (tests): the labelled evaluation set the thresholds are chosen on.
@@ -36,6 +36,7 @@ mod propose;
 pub mod rule;
 pub mod statement;
 pub mod tokens;
+mod words;
 
 use statement::{Interner, Thresholds};
 
@@ -231,8 +232,21 @@ pub fn target_label(l: Layer) -> &'static str {
 /// conflicts with team memories, each memory classified (update, remove or
 /// promotion), the merges, then the numbering.
 pub fn analyze(input: &Input) -> Analysis {
+    let rules = input
+        .texts
+        .iter()
+        .map(|t| t.as_deref().and_then(|t| rule::of_memory(t).compared()))
+        .collect();
+    analyze_rules(input, rules)
+}
+
+/// [`analyze`] from each memory's rule as compared ([`rule::Rule::compared`] of
+/// [`rule::of_memory`] of its text; `None`: it could not be read, or its rule is
+/// blank) instead of its text (`input.texts` is not read): the
+/// command keeps the rules, not the whole texts, of a large dir.
+pub fn analyze_rules(input: &Input, rules: Vec<Option<rule::Rule>>) -> Analysis {
     let mut names = Interner::default();
-    let items = compare::items(input, &mut names);
+    let mut items = compare::items(input, rules, &mut names);
     let units = compare::units(input.claude, &mut names);
     let claude = propose::Claude::new(input.claude, &units);
     let stale = propose::stale(input.memories);
@@ -244,7 +258,12 @@ pub fn analyze(input: &Input) -> Analysis {
         stale: &stale,
         in_conflict: &in_conflict,
     };
-    out.extend(items.iter().filter_map(|it| propose::classify(it, &cx)));
+    for it in &mut items {
+        out.extend(propose::classify(it, &cx));
+        // Merges read only the memory and its rule's first line: the peak is
+        // the statements or the proposals, not both.
+        it.shed();
+    }
     out.extend(merge::merges(&items, input.now_ms));
     propose::number(&mut out);
     Analysis {

@@ -9,7 +9,7 @@ use crate::memory::MemoryType;
 use super::classify::{self, Topic};
 use super::compare::Item;
 use super::propose::{memory_evidence, type_word};
-use super::{Detail, Input, Kind, Layer, Proposal, target_label, tokens};
+use super::{Detail, Input, Kind, Layer, Proposal, target_label};
 
 /// The promotion of a private memory, when its topic has a layer.
 pub(super) fn promotion(it: &Item, input: &Input) -> Option<Proposal> {
@@ -46,8 +46,8 @@ fn topic(it: &Item) -> Option<(Topic, Vec<String>)> {
         it.memory.name().unwrap_or_default(),
         it.memory.description_text()
     );
-    let about_tokens = tokens::tokens(&about);
-    let rule_tokens = tokens::tokens(&it.rule.paragraph);
+    let about_tokens = classify::topic_tokens(&about);
+    let rule_tokens = classify::topic_tokens(&it.rule.paragraph);
     classify::topic(&classify::Subject {
         ty: it.memory.memory_type(),
         about: &about_tokens,

@@ -179,7 +179,7 @@ fn remove(it: &Item, found: &Found, cx: &Ctx) -> Option<Proposal> {
 /// statements contradicts a team memory's is a conflict (and is not promoted).
 /// Returns the proposals and the private memories in a conflict.
 pub(super) fn conflicts<'a>(
-    items: &'a [Item],
+    items: &[Item<'a>],
     th: &Thresholds,
     names: &Interner,
     now_ms: f64,

@@ -16,6 +16,19 @@ pub struct Rule {
     pub line: usize,
 }
 
+impl Rule {
+    /// The rule as review compares it: `None` when it says nothing (its text is
+    /// blank), else the rule without `text` (only its blankness counts there):
+    /// a large dir keeps one copy of each first paragraph, not two.
+    pub fn compared(mut self) -> Option<Rule> {
+        if self.text.trim().is_empty() {
+            return None;
+        }
+        self.text = String::new();
+        Some(self)
+    }
+}
+
 /// The rule of a memory file's `text`. A leading HTML comment block and a lone
 /// heading line are skipped (they are banners and titles, not the rule).
 pub fn of_memory(text: &str) -> Rule {

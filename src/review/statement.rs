@@ -27,6 +27,8 @@
 
 use crate::fx::HashMap;
 
+use super::words::*;
+
 /// The weight of an ordinary word.
 const WORD: u8 = 1;
 /// The weight of a term: a code span's word, a tool, a path, a flag, an
@@ -47,6 +49,22 @@ pub struct Thresholds {
 pub struct Interner {
     ids: HashMap<String, u32>,
     names: Vec<String>,
+    /// A prose piece (outside backticks, not a command's first word) to its
+    /// token, as [`piece_class`] and [`Interner::id`] make it: the same piece
+    /// always gives the same token, so it is classified and stemmed once.
+    prose: HashMap<Box<str>, Option<Piece>>,
+    /// Scratch for stemming, and for a statement's tokens.
+    buf: String,
+    toks: Vec<Tok>,
+}
+
+/// A piece's token: its id and kind.
+#[derive(Clone, Copy)]
+struct Piece {
+    id: u32,
+    weight: u8,
+    tool: bool,
+    number: bool,
 }
 
 impl Interner {
@@ -63,6 +81,38 @@ impl Interner {
     /// The text of a token.
     pub fn name(&self, id: u32) -> &str {
         self.names.get(id as usize).map_or("", String::as_str)
+    }
+
+    /// The token of an alphanumeric piece ([`piece_class`]), interned; a prose
+    /// piece's from the cache when it was met before.
+    fn piece(&mut self, piece: &str, code: bool, lead: bool) -> Option<Piece> {
+        if !code
+            && !lead
+            && let Some(p) = self.prose.get(piece)
+        {
+            return *p;
+        }
+        let tok = piece_class(piece, code, lead).map(|(stemmed, weight, tool, number)| {
+            let id = if stemmed {
+                let mut buf = std::mem::take(&mut self.buf);
+                stem_into(piece, &mut buf);
+                let id = self.id(&buf);
+                self.buf = buf;
+                id
+            } else {
+                self.id(piece)
+            };
+            Piece {
+                id,
+                weight,
+                tool,
+                number,
+            }
+        });
+        if !code && !lead {
+            self.prose.insert(piece.into(), tok);
+        }
+        tok
     }
 }
 
@@ -114,140 +164,6 @@ pub enum Relation {
     Contradicts(String),
 }
 
-/// Known tools and commands: as plain words they are terms (weight 2), and two
-/// statements naming different ones for the same subject contradict each other.
-/// (Not `make`, `node`, `test`: common English words; in a backticked command
-/// they are its first word, a tool all the same.)
-const TOOLS: &[&str] = &[
-    "ansible",
-    "apt",
-    "bazel",
-    "biome",
-    "black",
-    "brew",
-    "bun",
-    "bunx",
-    "cargo",
-    "clang",
-    "clippy",
-    "cmake",
-    "composer",
-    "conda",
-    "curl",
-    "deno",
-    "docker",
-    "esbuild",
-    "eslint",
-    "flake8",
-    "gcc",
-    "gradle",
-    "helm",
-    "isort",
-    "jest",
-    "kubectl",
-    "maven",
-    "mocha",
-    "mvn",
-    "mypy",
-    "nextest",
-    "ninja",
-    "nix",
-    "node",
-    "nodemon",
-    "npm",
-    "npx",
-    "nvm",
-    "pip",
-    "pipenv",
-    "playwright",
-    "pnpm",
-    "podman",
-    "poetry",
-    "prettier",
-    "psql",
-    "pyright",
-    "pytest",
-    "python",
-    "rollup",
-    "rspec",
-    "ruff",
-    "rustfmt",
-    "sqlite",
-    "terraform",
-    "tox",
-    "tsc",
-    "turbo",
-    "unittest",
-    "uv",
-    "vite",
-    "vitest",
-    "webpack",
-    "wget",
-    "yarn",
-];
-
-/// Words shorter than 3 letters that still say something.
-const SHORT_TERMS: &[&str] = &["ci", "db", "js", "pr", "py", "qa", "ts", "ui", "uv"];
-
-/// English words too common to say what a statement is about (negations are
-/// handled before these are dropped).
-const STOP_WORDS: &[&str] = &[
-    "about", "above", "after", "again", "all", "also", "always", "and", "any", "are", "because", "been", "before",
-    "being", "below", "between", "both", "but", "can", "could", "did", "does", "doing", "done", "down", "during",
-    "each", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets", "had", "has",
-    "have", "having", "her", "here", "him", "his", "how", "into", "its", "itself", "just", "let", "like", "may",
-    "more", "most", "much", "must", "need", "needs", "nor", "now", "off", "once", "one", "only", "other", "our",
-    "ours", "out", "over", "own", "per", "please", "same", "say", "says", "she", "should", "since", "some", "such",
-    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "too",
-    "under", "until", "upon", "use", "used", "uses", "using", "very", "via", "want", "wants", "was", "way", "were",
-    "what", "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within", "would",
-    "yet", "you", "your", "yours",
-];
-
-/// Words that negate the rest of their clause.
-const NEGATIONS: &[&str] = &[
-    "avoid", "cannot", "dont", "never", "no", "not", "nothing", "stop", "without",
-];
-
-/// Words that negate what came before them in their clause ("eslint was removed").
-const NEGATED_BEFORE: &[&str] = &[
-    "deprecated",
-    "discouraged",
-    "dropped",
-    "forbidden",
-    "obsolete",
-    "removed",
-    "retired",
-    "unsupported",
-];
-
-/// Words that do so after a negation ("bun is not supported").
-const NEGATED_BEFORE_AFTER_NOT: &[&str] = &["allowed", "needed", "recommended", "supported", "used", "wanted"];
-
-/// Spellings of one command folded to one (on the lower-cased text).
-const COMMAND_SPELLINGS: &[(&str, &str)] = &[
-    ("npm run ", "npm "),
-    ("yarn run ", "yarn "),
-    ("pnpm run ", "pnpm "),
-    ("bun run ", "bun "),
-    ("python3 -m ", ""),
-    ("python -m ", ""),
-    ("pnpm exec ", ""),
-    ("npx ", ""),
-    ("bunx ", ""),
-    ("uv run ", ""),
-    ("poetry run ", ""),
-    ("python3 ", "python "),
-    ("pip3 ", "pip "),
-];
-
-/// Abbreviations whose `.` does not end a sentence.
-const ABBREVIATIONS: &[&str] = &["approx", "cf", "e.g", "eg", "etc", "i.e", "ie", "incl", "no", "vs"];
-
-fn in_list(list: &[&str], w: &str) -> bool {
-    list.binary_search(&w).is_ok()
-}
-
 /// The sentences of `text` (a statement may hold several): split after `.`, `!`
 /// or `?` followed by white space, outside backticked spans, not after a known
 /// abbreviation or a single letter.
@@ -267,8 +183,10 @@ pub fn sentences(text: &str) -> Vec<&str> {
                 let word_start = text[..i]
                     .rfind(|c: char| c.is_whitespace() || c == '(')
                     .map_or(0, |p| p + 1);
-                let word = text[word_start..i].to_ascii_lowercase();
-                if b[i] == b'.' && (word.chars().count() == 1 || in_list(ABBREVIATIONS, &word)) {
+                let word = &text[word_start..i];
+                if b[i] == b'.'
+                    && (word.chars().count() == 1 || ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word)))
+                {
                     continue;
                 }
                 let s = text[start..=i].trim();
@@ -290,8 +208,17 @@ pub fn sentences(text: &str) -> Vec<&str> {
 /// A word's folded form: plural, `-ing` and `-ed` endings removed, a final `e`
 /// dropped and a doubled final consonant undoubled (`tests`, `testing`, `tested`
 /// → `test`; `committing` → `commit`; `writes`, `writing` → `writ`).
+#[cfg(test)]
 fn stem(w: &str) -> String {
-    let mut s = w.to_string();
+    let mut s = String::new();
+    stem_into(w, &mut s);
+    s
+}
+
+/// [`stem`] into `s` (cleared first).
+fn stem_into(w: &str, s: &mut String) {
+    s.clear();
+    s.push_str(w);
     let n = s.len();
     if n > 4 && s.ends_with("ies") {
         s.truncate(n - 3);
@@ -316,10 +243,10 @@ fn stem(w: &str) -> String {
     if l > 3 && (doubled || b[l - 1] == b'e') {
         s.truncate(l - 1);
     }
-    s
 }
 
-/// One token found while scanning, before deduplication.
+/// One token found while scanning, before deduplication (tests read them).
+#[cfg(test)]
 struct Raw {
     text: String,
     weight: u8,
@@ -352,6 +279,9 @@ fn is_flag(c: &str) -> bool {
 /// Whether a chunk is a file name or version: a `.` between alphanumerics, parts
 /// not all of one letter (`e.g`).
 fn is_dotted(c: &str) -> bool {
+    if !c.contains('.') {
+        return false;
+    }
     let parts: Vec<&str> = c.split('.').collect();
     parts.len() >= 2
         && parts
@@ -363,9 +293,37 @@ fn is_dotted(c: &str) -> bool {
 /// Scan a statement's text into raw tokens: normalised, then each white-space
 /// chunk of each backticked span or plain run read in order, negations marking
 /// the tokens of their clause.
+#[cfg(test)]
 fn scan(text: &str) -> Vec<Raw> {
+    let mut names = Interner::default();
+    scan_into(text, &mut names)
+        .into_iter()
+        .map(|t| Raw {
+            text: names.name(t.id).to_string(),
+            weight: t.weight,
+            tool: t.tool,
+            number: t.number,
+            neg: t.neg,
+        })
+        .collect()
+}
+
+/// [`scan`], each token interned as it is found (`pos` not yet set).
+#[cfg(test)]
+fn scan_into(text: &str, names: &mut Interner) -> Vec<Tok> {
+    scan_with(text, names, Vec::new())
+}
+
+/// [`scan_into`], appending to `out`.
+fn scan_with(text: &str, names: &mut Interner, out: Vec<Tok>) -> Vec<Tok> {
     let folded = normalise(text);
-    let mut sc = Scanner::default();
+    let mut sc = Scanner {
+        out,
+        negated: false,
+        prev: "",
+        clause_start: 0,
+        names,
+    };
     for (i, part) in folded.split('`').enumerate() {
         let code = i % 2 == 1;
         let words_in_span = if code { part.split_whitespace().count() } else { 0 };
@@ -381,13 +339,32 @@ fn scan(text: &str) -> Vec<Raw> {
 
 /// Folded (case, accents), `’` as `'`, common command spellings as one.
 fn normalise(text: &str) -> String {
-    let mut folded = crate::search::fold::fold(text).replace(['’', '‘'], "'");
+    let mut folded = crate::search::fold::fold(text);
+    if !folded.is_ascii() {
+        folded = folded.replace(['’', '‘'], "'");
+    }
+    if !may_respell(&folded) {
+        return folded;
+    }
     for (from, to) in COMMAND_SPELLINGS {
         if folded.contains(from) {
             folded = folded.replace(from, to);
         }
     }
     folded
+}
+
+/// Whether a spelling of [`COMMAND_SPELLINGS`] may be in `s`: each ends with one
+/// of these words and a space (one pass instead of a search per spelling).
+fn may_respell(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len()).any(|i| {
+        b[i] == b' '
+            && matches!(b[..i].last(), Some(b'n' | b'm' | b'c' | b'x' | b'3'))
+            && ["run", "-m", "exec", "npx", "bunx", "python3", "pip3"]
+                .iter()
+                .any(|w| b[..i].ends_with(w.as_bytes()))
+    })
 }
 
 /// A chunk without the quotes, brackets and punctuation around it.
@@ -400,21 +377,22 @@ fn trim_chunk(chunk: &str) -> &str {
 /// The scan's state: the tokens so far, whether the clause is negated, the word
 /// before, and where the current clause's tokens start in `out` (for a negation
 /// that follows what it negates: "eslint was removed", "bun is not supported").
-#[derive(Default)]
-struct Scanner<'t> {
-    out: Vec<Raw>,
+struct Scanner<'t, 'n> {
+    out: Vec<Tok>,
     negated: bool,
     prev: &'t str,
     clause_start: usize,
+    names: &'n mut Interner,
 }
 
-impl<'t> Scanner<'t> {
+impl<'t> Scanner<'t, '_> {
     /// One chunk; `lead`: it starts a backticked command (its first word is a
     /// tool). Returns whether it reached the tokens (not a dash or a negation).
     fn chunk(&mut self, chunk: &'t str, code: bool, lead: bool) -> bool {
         let c = trim_chunk(chunk);
         // `,` `;` `.` `:` `!` `?` end a clause, not an abbreviation's `.`.
-        let clause_end = !code && chunk.ends_with([',', ';', '.', ':', '!', '?']) && !in_list(ABBREVIATIONS, c);
+        let clause_end =
+            !code && chunk.ends_with([',', ';', '.', ':', '!', '?']) && lists_of(c) & IN_ABBREVIATIONS == 0;
         // A dash ends a clause; a lone `,` between code spans (`a`, `b`) does not.
         if c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|')) {
             if !code && !c.is_empty() {
@@ -442,13 +420,14 @@ impl<'t> Scanner<'t> {
     /// (`removed`, `no longer` …), which marks those tokens.
     fn negation(&mut self, c: &'t str, clause_end: bool) -> bool {
         let prev = self.prev;
-        let marker = in_list(NEGATIONS, c)
+        let lists = lists_of(c);
+        let marker = lists & IN_NEGATIONS != 0
             || c.ends_with("n't")
             || (c == "of" && prev == "instead")
             || (c == "than" && prev == "rather");
-        let after = in_list(NEGATED_BEFORE, c)
+        let after = lists & IN_NEGATED_BEFORE != 0
             || (c == "longer" && prev == "no")
-            || (in_list(NEGATED_BEFORE_AFTER_NOT, c) && (in_list(NEGATIONS, prev) || prev.ends_with("n't")));
+            || (lists & IN_AFTER_NOT != 0 && (lists_of(prev) & IN_NEGATIONS != 0 || prev.ends_with("n't")));
         self.prev = c;
         if after {
             for r in &mut self.out[self.clause_start..] {
@@ -475,28 +454,38 @@ impl<'t> Scanner<'t> {
         if (code && c.contains('/')) || (!code && is_path(c)) {
             let p = c.trim_start_matches("./").trim_end_matches('/');
             if !p.is_empty() {
-                self.out.push(Raw::term(p.to_string(), false, false, neg));
+                self.term(p, neg);
             }
         } else if is_flag(c) || c.contains('_') || is_dotted(c) {
-            self.out.push(Raw::term(c.to_string(), false, false, neg));
+            self.term(c, neg);
         } else {
             for piece in c.split(|ch: char| !ch.is_alphanumeric()).filter(|p| !p.is_empty()) {
-                self.out.extend(piece_token(piece, code, lead, neg));
+                if let Some(t) = self.names.piece(piece, code, lead) {
+                    self.out.push(Tok {
+                        id: t.id,
+                        weight: t.weight,
+                        tool: t.tool,
+                        number: t.number,
+                        pos: false,
+                        neg,
+                    });
+                }
                 lead = false;
             }
         }
     }
-}
 
-impl Raw {
-    fn term(text: String, tool: bool, number: bool, neg: bool) -> Raw {
-        Raw {
-            text,
+    /// A term kept whole (a path, a flag, an identifier, a dotted name).
+    fn term(&mut self, text: &str, neg: bool) {
+        let id = self.names.id(text);
+        self.out.push(Tok {
+            id,
             weight: TERM,
-            tool,
-            number,
+            tool: false,
+            number: false,
+            pos: false,
             neg,
-        }
+        });
     }
 }
 
@@ -504,25 +493,32 @@ impl Raw {
 /// identifier, a tool (or a command's first word), a code span's word (2 letters
 /// or more, stemmed), or a prose word (3 letters or a known short term, stemmed);
 /// stop words do not count.
+#[cfg(test)]
 fn piece_token(piece: &str, code: bool, lead: bool, neg: bool) -> Option<Raw> {
+    piece_class(piece, code, lead).map(|(stemmed, weight, tool, number)| Raw {
+        text: if stemmed { stem(piece) } else { piece.to_string() },
+        weight,
+        tool,
+        number,
+        neg,
+    })
+}
+
+/// How a piece becomes a token ([`piece_token`]): whether its text is stemmed,
+/// its weight, whether it is a tool, a number.
+fn piece_class(piece: &str, code: bool, lead: bool) -> Option<(bool, u8, bool, bool)> {
     let letters = piece.chars().all(char::is_alphabetic);
     let digits = piece.chars().all(|ch| ch.is_ascii_digit());
     if digits {
-        Some(Raw::term(piece.to_string(), false, true, neg))
+        Some((false, TERM, false, true))
     } else if !letters {
-        Some(Raw::term(piece.to_string(), false, false, neg))
+        Some((false, TERM, false, false))
     } else if in_list(TOOLS, piece) || lead {
-        Some(Raw::term(piece.to_string(), true, false, neg))
+        Some((false, TERM, true, false))
     } else if code {
-        (piece.chars().count() >= 2 && !in_list(STOP_WORDS, piece)).then(|| Raw::term(stem(piece), false, false, neg))
+        (piece.chars().count() >= 2 && !in_list(STOP_WORDS, piece)).then_some((true, TERM, false, false))
     } else if (piece.chars().count() >= 3 || in_list(SHORT_TERMS, piece)) && !in_list(STOP_WORDS, piece) {
-        Some(Raw {
-            text: stem(piece),
-            weight: WORD,
-            tool: false,
-            number: false,
-            neg,
-        })
+        Some((true, WORD, false, false))
     } else {
         None
     }
@@ -530,32 +526,28 @@ fn piece_token(piece: &str, code: bool, lead: bool, neg: bool) -> Option<Raw> {
 
 /// The statement of `text`, its tokens interned.
 pub fn statement(text: &str, interner: &mut Interner) -> Stmt {
-    let mut toks: Vec<Tok> = Vec::new();
-    for r in scan(text) {
-        let id = interner.id(&r.text);
-        toks.push(Tok {
-            id,
-            weight: r.weight,
-            tool: r.tool,
-            number: r.number,
-            pos: !r.neg,
-            neg: r.neg,
-        });
+    let mut scratch = std::mem::take(&mut interner.toks);
+    scratch.clear();
+    let mut toks = scan_with(text, interner, scratch);
+    for t in &mut toks {
+        t.pos = !t.neg;
     }
     toks.sort_by_key(|t| t.id);
-    let mut merged: Vec<Tok> = Vec::with_capacity(toks.len());
-    for t in toks {
-        match merged.last_mut() {
-            Some(m) if m.id == t.id => {
-                m.weight = m.weight.max(t.weight);
-                m.tool |= t.tool;
-                m.number |= t.number;
-                m.pos |= t.pos;
-                m.neg |= t.neg;
-            }
-            _ => merged.push(t),
+    // Merged in place in the scratch, then copied at their exact length (a
+    // statement lives as long as the analysis).
+    toks.dedup_by(|t, m| {
+        let same = m.id == t.id;
+        if same {
+            m.weight = m.weight.max(t.weight);
+            m.tool |= t.tool;
+            m.number |= t.number;
+            m.pos |= t.pos;
+            m.neg |= t.neg;
         }
-    }
+        same
+    });
+    let merged = toks.to_vec();
+    interner.toks = toks;
     let weight = merged.iter().map(|t| u32::from(t.weight)).sum();
     Stmt {
         text: text.trim().to_string(),
@@ -752,6 +744,28 @@ mod tests {
             neg("eslint was removed")
         );
         assert_eq!(trim_chunk("(`npm`),"), "`npm`");
+    }
+
+    #[test]
+    fn respelling_prefilter_and_list_lookup_agree_with_the_lists() {
+        for (from, _) in COMMAND_SPELLINGS {
+            assert!(may_respell(from), "{from}");
+            assert!(may_respell(&format!("`{from}x`")), "{from}");
+        }
+        assert!(!may_respell("keep tests green before pushing"));
+        for w in ["not", "removed", "supported", "e.g", "no", "xyz", "", "unsupported"] {
+            assert_eq!(lists_of(w) & IN_NEGATIONS != 0, in_list(NEGATIONS, w), "{w}");
+            assert_eq!(lists_of(w) & IN_NEGATED_BEFORE != 0, in_list(NEGATED_BEFORE, w), "{w}");
+            assert_eq!(
+                lists_of(w) & IN_AFTER_NOT != 0,
+                in_list(NEGATED_BEFORE_AFTER_NOT, w),
+                "{w}"
+            );
+            assert_eq!(lists_of(w) & IN_ABBREVIATIONS != 0, in_list(ABBREVIATIONS, w), "{w}");
+        }
+        for l in [NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS] {
+            assert!(l.iter().all(|w| w.len() <= 11), "{l:?}");
+        }
     }
 
     #[test]

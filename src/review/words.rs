@@ -1,0 +1,169 @@
+//! The word lists of review's statements ([`super::statement`]): tools, short
+//! terms, stop words, negations, command spellings, abbreviations, and the
+//! look-ups on them.
+
+use crate::fx::HashMap;
+
+/// Known tools and commands: as plain words they are terms (weight 2), and two
+/// statements naming different ones for the same subject contradict each other.
+/// (Not `make`, `node`, `test`: common English words; in a backticked command
+/// they are its first word, a tool all the same.)
+pub(super) const TOOLS: &[&str] = &[
+    "ansible",
+    "apt",
+    "bazel",
+    "biome",
+    "black",
+    "brew",
+    "bun",
+    "bunx",
+    "cargo",
+    "clang",
+    "clippy",
+    "cmake",
+    "composer",
+    "conda",
+    "curl",
+    "deno",
+    "docker",
+    "esbuild",
+    "eslint",
+    "flake8",
+    "gcc",
+    "gradle",
+    "helm",
+    "isort",
+    "jest",
+    "kubectl",
+    "maven",
+    "mocha",
+    "mvn",
+    "mypy",
+    "nextest",
+    "ninja",
+    "nix",
+    "node",
+    "nodemon",
+    "npm",
+    "npx",
+    "nvm",
+    "pip",
+    "pipenv",
+    "playwright",
+    "pnpm",
+    "podman",
+    "poetry",
+    "prettier",
+    "psql",
+    "pyright",
+    "pytest",
+    "python",
+    "rollup",
+    "rspec",
+    "ruff",
+    "rustfmt",
+    "sqlite",
+    "terraform",
+    "tox",
+    "tsc",
+    "turbo",
+    "unittest",
+    "uv",
+    "vite",
+    "vitest",
+    "webpack",
+    "wget",
+    "yarn",
+];
+
+/// Words shorter than 3 letters that still say something.
+pub(super) const SHORT_TERMS: &[&str] = &["ci", "db", "js", "pr", "py", "qa", "ts", "ui", "uv"];
+
+/// English words too common to say what a statement is about (negations are
+/// handled before these are dropped).
+pub(super) const STOP_WORDS: &[&str] = &[
+    "about", "above", "after", "again", "all", "also", "always", "and", "any", "are", "because", "been", "before",
+    "being", "below", "between", "both", "but", "can", "could", "did", "does", "doing", "done", "down", "during",
+    "each", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets", "had", "has",
+    "have", "having", "her", "here", "him", "his", "how", "into", "its", "itself", "just", "let", "like", "may",
+    "more", "most", "much", "must", "need", "needs", "nor", "now", "off", "once", "one", "only", "other", "our",
+    "ours", "out", "over", "own", "per", "please", "same", "say", "says", "she", "should", "since", "some", "such",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "too",
+    "under", "until", "upon", "use", "used", "uses", "using", "very", "via", "want", "wants", "was", "way", "were",
+    "what", "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within", "would",
+    "yet", "you", "your", "yours",
+];
+
+/// Words that negate the rest of their clause.
+pub(super) const NEGATIONS: &[&str] = &[
+    "avoid", "cannot", "dont", "never", "no", "not", "nothing", "stop", "without",
+];
+
+/// Words that negate what came before them in their clause ("eslint was removed").
+pub(super) const NEGATED_BEFORE: &[&str] = &[
+    "deprecated",
+    "discouraged",
+    "dropped",
+    "forbidden",
+    "obsolete",
+    "removed",
+    "retired",
+    "unsupported",
+];
+
+/// Words that do so after a negation ("bun is not supported").
+pub(super) const NEGATED_BEFORE_AFTER_NOT: &[&str] =
+    &["allowed", "needed", "recommended", "supported", "used", "wanted"];
+
+/// Spellings of one command folded to one (on the lower-cased text).
+pub(super) const COMMAND_SPELLINGS: &[(&str, &str)] = &[
+    ("npm run ", "npm "),
+    ("yarn run ", "yarn "),
+    ("pnpm run ", "pnpm "),
+    ("bun run ", "bun "),
+    ("python3 -m ", ""),
+    ("python -m ", ""),
+    ("pnpm exec ", ""),
+    ("npx ", ""),
+    ("bunx ", ""),
+    ("uv run ", ""),
+    ("poetry run ", ""),
+    ("python3 ", "python "),
+    ("pip3 ", "pip "),
+];
+
+/// Abbreviations whose `.` does not end a sentence.
+pub(super) const ABBREVIATIONS: &[&str] = &["approx", "cf", "e.g", "eg", "etc", "i.e", "ie", "incl", "no", "vs"];
+
+pub(super) fn in_list(list: &[&str], w: &str) -> bool {
+    list.binary_search(&w).is_ok()
+}
+
+/// Which of the scanner's word lists a chunk is in (bits).
+pub(super) const IN_NEGATIONS: u8 = 1;
+pub(super) const IN_NEGATED_BEFORE: u8 = 2;
+pub(super) const IN_AFTER_NOT: u8 = 4;
+pub(super) const IN_ABBREVIATIONS: u8 = 8;
+
+/// The lists `c` is in ([`in_list`] of each): one hash look-up per chunk.
+pub(super) fn lists_of(c: &str) -> u8 {
+    static LISTS: std::sync::OnceLock<HashMap<&'static str, u8>> = std::sync::OnceLock::new();
+    let lists = LISTS.get_or_init(|| {
+        let mut m: HashMap<&'static str, u8> = HashMap::default();
+        for (list, bit) in [
+            (NEGATIONS, IN_NEGATIONS),
+            (NEGATED_BEFORE, IN_NEGATED_BEFORE),
+            (NEGATED_BEFORE_AFTER_NOT, IN_AFTER_NOT),
+            (ABBREVIATIONS, IN_ABBREVIATIONS),
+        ] {
+            for w in list {
+                *m.entry(w).or_default() |= bit;
+            }
+        }
+        m
+    });
+    if c.len() > 11 {
+        return 0;
+    }
+    lists.get(c).copied().unwrap_or(0)
+}
