@@ -149,20 +149,10 @@ fn loaded_lines(text: &str) -> Vec<u32> {
     kept_lines(&l)
 }
 
-/// What [`loaded_lines`] keeps of a load.
+/// What [`loaded_lines`] keeps of a load, as the scan's line numbers.
 fn kept_lines(l: &index::load::Load) -> Vec<u32> {
-    let kept = l.kept_lines.min(l.processed.origin.len());
-    // `dropped` is in line order: only its head can be a partly kept line.
-    let partly: Vec<usize> = l
-        .dropped
-        .iter()
-        .take_while(|d| d.index < kept)
-        .map(|d| d.line)
-        .collect();
-    l.processed.origin[..kept]
-        .iter()
-        .filter(|line| !partly.contains(line))
-        .filter_map(|line| u32::try_from(*line).ok())
+    index::load::kept_lines(l)
+        .filter_map(|line| u32::try_from(line).ok())
         .collect()
 }
 

@@ -180,6 +180,12 @@ pub fn loaded_lines(bytes: &[u8]) -> Vec<usize> {
         Ok(Some(s)) => s.load,
         _ => load(&String::from_utf8_lossy(bytes)),
     };
+    kept_lines(&l).collect()
+}
+
+/// What [`loaded_lines`] keeps of a load: the processed lines kept by the cut,
+/// less the one the unit cap cuts in the middle.
+pub fn kept_lines(l: &Load) -> impl Iterator<Item = usize> + '_ {
     let kept = l.kept_lines.min(l.processed.origin.len());
     // `dropped` is in line order: only its head can be a partly kept line.
     let partly: Vec<usize> = l
@@ -190,9 +196,8 @@ pub fn loaded_lines(bytes: &[u8]) -> Vec<usize> {
         .collect();
     l.processed.origin[..kept]
         .iter()
-        .filter(|line| !partly.contains(line))
         .copied()
-        .collect()
+        .filter(move |line| !partly.contains(line))
 }
 
 /// §2.4.2 on the index (§2.7 step 2): the content after a frontmatter block,
