@@ -13,7 +13,16 @@ pub const FROM_MEMORY: &str = "## From memory";
 /// items: the first becomes the bullet, the others nested items under it (each
 /// item's wrapped lines joined), rather than one line of `… - … - …`.
 pub fn bullet(rule: &str, why: Option<&str>) -> String {
-    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = |s: &str| {
+        let mut line = String::with_capacity(s.len());
+        for w in s.split_whitespace() {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(w);
+        }
+        line
+    };
     let mut b = match list_items(rule) {
         Some(items) => items.iter().map(|i| one_line(i)).collect::<Vec<_>>().join("\n- "),
         None => one_line(rule),
