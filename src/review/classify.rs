@@ -153,9 +153,16 @@ const MAX_TOPIC_WORD: usize = 14;
 fn is_topic_word(w: &str) -> bool {
     static WORDS: std::sync::OnceLock<crate::fx::HashSet<&'static str>> = std::sync::OnceLock::new();
     w.len() <= MAX_TOPIC_WORD
+        && topic_shapes().may_hold(w.as_bytes())
         && WORDS
             .get_or_init(|| [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat().into_iter().collect())
             .contains(w)
+}
+
+/// The (first byte, length) pairs of the topic words.
+fn topic_shapes() -> &'static super::words::Shapes {
+    static SHAPES: std::sync::OnceLock<super::words::Shapes> = std::sync::OnceLock::new();
+    SHAPES.get_or_init(|| super::words::Shapes::of([EDITOR, BRANCHES, CONVENTION, PERSONAL].concat()))
 }
 
 /// The tokens of `s` ([`super::tokens::tokens`]) that are in a topic list: all
@@ -190,6 +197,9 @@ pub fn topic_tokens(s: &str) -> Tokens {
         let w = &mut buf[..r.len()];
         w.copy_from_slice(r.as_bytes());
         w.make_ascii_lowercase();
+        if !topic_shapes().may_hold(w) {
+            continue;
+        }
         let w = std::str::from_utf8(w).unwrap_or_default();
         if is_topic_word(w) && !out.contains(w) {
             out.insert(w.to_string());
@@ -222,7 +232,8 @@ pub struct Subject<'a> {
 
 /// Whether `raw` names a pull request (`PR`, `PRs`).
 fn names_pr(raw: &str) -> bool {
-    raw.split(|c: char| !c.is_alphanumeric())
+    raw.contains("PR")
+        && raw.split(|c: char| !c.is_alphanumeric())
         .any(|w| matches!(w, "PR" | "PRs"))
 }
 
@@ -316,6 +327,8 @@ mod tests {
             assert!(l.iter().all(|w| w.len() <= MAX_TOPIC_WORD), "{l:?}");
             // Topic words are tokens: 3 letters or more, lower-case, no stop word.
             assert!(l.iter().all(|w| tokens(w).contains(*w) && w.len() >= 3), "{l:?}");
+            // The shapes' pre-filter lets every topic word through.
+            assert!(l.iter().all(|w| is_topic_word(w)), "{l:?}");
         }
     }
 
