@@ -170,36 +170,48 @@ fn topic_shapes() -> &'static super::words::Shapes {
 /// per word. ASCII runs are lower-cased on the stack; any other run takes
 /// `tokens`' own path.
 pub fn topic_tokens(s: &str) -> Tokens {
+    /// The ASCII separators: every ASCII byte but letters, digits and `_`.
+    const SEP: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut b = 0;
+        while b < 128 {
+            let c = b as u8;
+            t[b] = !(c.is_ascii_alphanumeric() || c == b'_');
+            b += 1;
+        }
+        t
+    };
     let mut out = Tokens::new();
+    let shapes = topic_shapes();
     // Runs between ASCII separators, read as bytes; a run with a non-ASCII char
     // is split again by `tokens`' own rule (its non-ASCII separators).
-    let sep = |b: u8| b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'_');
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if sep(bytes[i]) {
+        if SEP[usize::from(bytes[i])] {
             i += 1;
             continue;
         }
         let start = i;
-        while i < bytes.len() && !sep(bytes[i]) {
+        let mut ascii = true;
+        while i < bytes.len() && !SEP[usize::from(bytes[i])] {
+            ascii &= bytes[i].is_ascii();
             i += 1;
         }
         let r = &s[start..i];
-        if !r.is_ascii() {
+        if !ascii {
             out.extend(super::tokens::words(r).filter(|w| is_topic_word(w)));
             continue;
         }
-        if r.len() < 3 || r.len() > MAX_TOPIC_WORD {
+        // The shape of the lower-cased run, before copying it.
+        let first = r.as_bytes()[0].to_ascii_lowercase();
+        if r.len() < 3 || r.len() > MAX_TOPIC_WORD || !shapes.may_have(first, r.len()) {
             continue;
         }
         let mut buf = [0u8; MAX_TOPIC_WORD];
         let w = &mut buf[..r.len()];
         w.copy_from_slice(r.as_bytes());
         w.make_ascii_lowercase();
-        if !topic_shapes().may_hold(w) {
-            continue;
-        }
         let w = std::str::from_utf8(w).unwrap_or_default();
         if is_topic_word(w) && !out.contains(w) {
             out.insert(w.to_string());

@@ -17,6 +17,8 @@ pub(super) struct Item<'a> {
     pub team: bool,
     /// Its topic and the words that decided it ([`super::promote::topic`]).
     pub topic: Option<(Topic, Vec<String>)>,
+    /// The bullet a promotion appends ([`super::promote::bullet`]).
+    pub bullet: String,
 }
 
 /// What review reads of one memory, taken from the memory and its text alone
@@ -26,6 +28,7 @@ pub struct Prepared {
     rule: Rule,
     cuts: Vec<Cut>,
     topic: Option<(Topic, Vec<String>)>,
+    bullet: String,
 }
 
 /// `memory`'s [`Prepared`] from its whole `text`; `None` for a hub or a blank
@@ -37,14 +40,22 @@ pub fn prepare(memory: &Memory, text: &str, cutter: &mut Cutter) -> Option<Prepa
     }
     let cuts = rule_cuts(&rule, cutter);
     let topic = super::promote::topic(memory, &rule);
-    Some(Prepared { rule, cuts, topic })
+    let bullet = super::promote::bullet(&rule);
+    Some(Prepared {
+        rule,
+        cuts,
+        topic,
+        bullet,
+    })
 }
 
 impl Item<'_> {
     /// Drop what only the comparison and the promotion read (the statements, the
-    /// first paragraph and `**Why:**` line), once the memory is classified.
+    /// bullet, the first paragraph and `**Why:**` line), once the memory is
+    /// classified.
     pub fn shed(&mut self) {
         self.statements = Vec::new();
+        self.bullet = String::new();
         self.rule.paragraph = String::new();
         self.rule.why = None;
     }
@@ -75,6 +86,7 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
             statements,
             team: input.team.get(i).copied().unwrap_or(false),
             topic: p.topic,
+            bullet: p.bullet,
         });
     }
     items

@@ -126,8 +126,10 @@ pub struct Cutter {
     /// A piece to its token's kind and its text's place in `words`.
     prose: HashMap<Box<str>, Option<Piece>>,
     words: String,
-    /// Scratch for stemming.
+    /// Scratch for stemming, and for a cut's tokens and their texts.
     buf: String,
+    out: Vec<RawTok>,
+    names: String,
 }
 
 /// A prose piece's token: its text (`words[start..end]`) and kind.
@@ -407,9 +409,14 @@ fn scan(text: &str) -> Vec<Raw> {
 /// The statement of `text` cut into tokens, in the order they are found.
 pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
     let folded = normalise(text);
+    // ASCII white space is Unicode's but for the vertical tab.
+    let ascii = folded.is_ascii() && !folded.contains('\x0b');
+    let (mut out, mut names) = (std::mem::take(&mut cutter.out), std::mem::take(&mut cutter.names));
+    out.clear();
+    names.clear();
     let mut sc = Scanner {
-        out: Vec::new(),
-        names: String::new(),
+        out,
+        names,
         negated: false,
         prev: "",
         clause_start: 0,
@@ -417,18 +424,46 @@ pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
     };
     for (i, part) in folded.split('`').enumerate() {
         let code = i % 2 == 1;
-        let words_in_span = if code { part.split_whitespace().count() } else { 0 };
+        let words_in_span = if code { chunks(part, ascii).count() } else { 0 };
         let mut first_in_span = true;
-        for chunk in part.split_whitespace() {
+        for chunk in chunks(part, ascii) {
             if sc.chunk(chunk, code, code && first_in_span && words_in_span >= 2) {
                 first_in_span = false;
             }
         }
     }
-    Cut {
+    // Built in the cutter's scratch, kept at their exact length.
+    let c = Cut {
         text: text.trim().to_string(),
-        names: sc.names,
-        toks: sc.out,
+        names: sc.names.as_str().into(),
+        toks: sc.out.as_slice().into(),
+    };
+    (sc.cutter.out, sc.cutter.names) = (sc.out, sc.names);
+    c
+}
+
+/// The white-space separated chunks of `s`: split at ASCII white space when `s`
+/// is ASCII without a vertical tab (the same chunks, without decoding chars).
+fn chunks(s: &str, ascii: bool) -> Chunks<'_> {
+    if ascii {
+        Chunks::Ascii(s.split_ascii_whitespace())
+    } else {
+        Chunks::Any(s.split_whitespace())
+    }
+}
+
+enum Chunks<'a> {
+    Ascii(std::str::SplitAsciiWhitespace<'a>),
+    Any(std::str::SplitWhitespace<'a>),
+}
+
+impl<'a> Iterator for Chunks<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            Chunks::Ascii(i) => i.next(),
+            Chunks::Any(i) => i.next(),
+        }
     }
 }
 

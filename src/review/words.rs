@@ -164,9 +164,14 @@ impl Shapes {
     /// Whether a word of the list may be `w` (`false`: it is none of them).
     pub(crate) fn may_hold(&self, w: &[u8]) -> bool {
         match w.first() {
-            Some(&b) => self.0[usize::from(b)] & (1 << w.len().min(15)) != 0 || w.len() >= 16,
+            Some(&b) => self.may_have(b, w.len()),
             None => true,
         }
+    }
+
+    /// Whether a word of the list may start with `first` and be `len` bytes long.
+    pub(crate) fn may_have(&self, first: u8, len: usize) -> bool {
+        self.0[usize::from(first)] & (1 << len.min(15)) != 0 || len >= 16
     }
 }
 
