@@ -68,6 +68,24 @@ pub(super) struct Unit {
     pub stmt: Stmt,
 }
 
+/// The memories [`items`] keeps, as merges read them.
+pub(super) fn merge_items<'a>(input: &Input<'a>, prepared: &[Option<Prepared>]) -> Vec<super::merge::Item<'a>> {
+    input
+        .memories
+        .iter()
+        .enumerate()
+        .zip(prepared)
+        .filter_map(|((i, m), p)| {
+            p.as_ref().map(|p| super::merge::Item {
+                memory: m,
+                team: input.team.get(i).copied().unwrap_or(false),
+                line: p.rule.line,
+                first_line: p.rule.first_line.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The memories that have a rule (hubs and unreadable ones skipped), their
 /// statements interned first, in the order of the memories. `prepared`: each
 /// memory's [`prepare`] (`None`: it could not be read, it is a hub or its rule

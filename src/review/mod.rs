@@ -249,6 +249,23 @@ pub fn analyze(input: &Input) -> Analysis {
 /// memories on the scan's reader threads and keeps them, not the whole texts,
 /// of a large dir.
 pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>) -> Analysis {
+    // The merges read only each memory and its rule's first line: they are
+    // found on a thread of their own while the statements are compared.
+    let members = compare::merge_items(input, &prepared);
+    std::thread::scope(|s| {
+        let merges = s.spawn(|| merge::merges(&members, input.now_ms));
+        let mut out = compared(input, prepared);
+        out.extend(merges.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        propose::number(&mut out);
+        Analysis {
+            proposals: out,
+            warnings: Vec::new(),
+        }
+    })
+}
+
+/// The conflicts, then each memory's update, removal or promotion.
+fn compared(input: &Input, prepared: Vec<Option<Prepared>>) -> Vec<Proposal> {
     let mut names = Interner::default();
     let mut items = compare::items(input, prepared, &mut names);
     let units = compare::units(input.claude, &mut names);
@@ -264,16 +281,10 @@ pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>) -> Analy
     };
     for it in &mut items {
         out.extend(propose::classify(it, &cx));
-        // Merges read only the memory and its rule's first line: the peak is
-        // the statements or the proposals, not both.
+        // The peak is the statements or the proposals, not both.
         it.shed();
     }
-    out.extend(merge::merges(&items, input.now_ms));
-    propose::number(&mut out);
-    Analysis {
-        proposals: out,
-        warnings: Vec::new(),
-    }
+    out
 }
 
 #[cfg(test)]
