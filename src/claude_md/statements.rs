@@ -195,7 +195,11 @@ mod tests {
                 .collect();
             all.extend(last.iter().cloned());
         }
-        for t in all.iter().map(String::as_str).chain(["---", "| --- | :-: |", "* * *", "__ _", "|||", "::-"]) {
+        for t in all
+            .iter()
+            .map(String::as_str)
+            .chain(["---", "| --- | :-: |", "* * *", "__ _", "|||", "::-"])
+        {
             assert_eq!(is_rule(t), is_rule_collected(t), "{t:?}");
         }
     }

@@ -245,8 +245,9 @@ pub struct Subject<'a> {
 /// Whether `raw` names a pull request (`PR`, `PRs`).
 fn names_pr(raw: &str) -> bool {
     raw.contains("PR")
-        && raw.split(|c: char| !c.is_alphanumeric())
-        .any(|w| matches!(w, "PR" | "PRs"))
+        && raw
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "PR" | "PRs"))
 }
 
 /// Whether a name or description records a state rather than a practice: a date
