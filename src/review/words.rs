@@ -179,13 +179,8 @@ impl Shapes {
 /// may be in one.
 pub(super) fn lists_of(c: &str) -> u8 {
     static SHAPES: std::sync::OnceLock<Shapes> = std::sync::OnceLock::new();
-    let shapes = SHAPES.get_or_init(|| {
-        Shapes::of(
-            [NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS]
-                .concat()
-                .into_iter(),
-        )
-    });
+    let shapes = SHAPES
+        .get_or_init(|| Shapes::of([NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS].concat()));
     if !shapes.may_hold(c.as_bytes()) {
         return 0;
     }
