@@ -13,7 +13,22 @@ pub const FROM_MEMORY: &str = "## From memory";
 /// items: the first becomes the bullet, the others nested items under it (each
 /// item's wrapped lines joined), rather than one line of `… - … - …`.
 pub fn bullet(rule: &str, why: Option<&str>) -> String {
-    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = |s: &str| {
+        let mut line = String::with_capacity(s.len());
+        let mut push = |w: &str| {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(w);
+        };
+        // ASCII white space is Unicode's but for the vertical tab.
+        if s.is_ascii() && !s.contains('\x0b') {
+            s.split_ascii_whitespace().for_each(&mut push);
+        } else {
+            s.split_whitespace().for_each(&mut push);
+        }
+        line
+    };
     let mut b = match list_items(rule) {
         Some(items) => items.iter().map(|i| one_line(i)).collect::<Vec<_>>().join("\n- "),
         None => one_line(rule),
@@ -365,6 +380,16 @@ mod tests {
         assert_eq!(bullet("Run the tests\nwith -q", None), "Run the tests with -q");
         assert_eq!(bullet("- only one\n  wrapped", None), "only one wrapped");
         assert_eq!(bullet("10) x\n2) y", None), "x\n- y");
+    }
+
+    #[test]
+    fn ascii_white_space_is_unicode_white_space_but_the_vertical_tab() {
+        for b in 0u8..128 {
+            let c = char::from(b);
+            assert_eq!(c.is_whitespace(), c.is_ascii_whitespace() || b == 0x0b, "{b:#x}");
+        }
+        let odd = "a \x0b b\t\x0c c\r\n d\u{a0}e\u{2003} f";
+        assert_eq!(bullet(odd, Some("  w \x1f x ")), "a b c d e f\nw \x1f x");
     }
 }
 

@@ -124,13 +124,28 @@ fn is_heading(t: &str) -> bool {
 }
 
 /// A thematic break or a table's rule line (`---`, `***`, `|---|:--|`).
+/// Read without collecting the marks: most lines fail at their first mark.
 fn is_rule(t: &str) -> bool {
-    let marks = t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    marks.len() >= 3
-        && (marks.chars().all(|c| c == '-')
-            || marks.chars().all(|c| c == '*')
-            || marks.chars().all(|c| c == '_')
-            || (marks.contains('-') && marks.chars().all(|c| matches!(c, '|' | '-' | ':'))))
+    let mut marks = t.chars().filter(|c| !c.is_whitespace());
+    let Some(first) = marks.next() else {
+        return false;
+    };
+    if !matches!(first, '-' | '*' | '_' | '|' | ':') {
+        return false;
+    }
+    // Every mark is ASCII from here on (a non-ASCII one fails each test), so the
+    // marks' byte length is their count.
+    let (mut n, mut same, mut table, mut dash) = (1usize, true, matches!(first, '|' | '-' | ':'), first == '-');
+    for c in marks {
+        n += 1;
+        same &= c == first;
+        table &= matches!(c, '|' | '-' | ':');
+        dash |= c == '-';
+        if !same && !table {
+            return false;
+        }
+    }
+    n >= 3 && ((same && matches!(first, '-' | '*' | '_')) || (dash && table))
 }
 
 /// The text after a bullet or ordered-list marker, when `t` starts with one.
@@ -151,4 +166,41 @@ pub(super) fn bullet_text(t: &str) -> Option<&str> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule test as it was: the marks collected, then each test.
+    fn is_rule_collected(t: &str) -> bool {
+        let marks = t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        marks.len() >= 3
+            && (marks.chars().all(|c| c == '-')
+                || marks.chars().all(|c| c == '*')
+                || marks.chars().all(|c| c == '_')
+                || (marks.contains('-') && marks.chars().all(|c| matches!(c, '|' | '-' | ':'))))
+    }
+
+    #[test]
+    fn is_rule_agrees_with_collecting_the_marks() {
+        let marks = ["-", "*", "_", "|", ":", " ", "a", "é", "—", "\t"];
+        // Every string of up to 4 marks.
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|s| marks.iter().map(move |m| format!("{s}{m}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        for t in all
+            .iter()
+            .map(String::as_str)
+            .chain(["---", "| --- | :-: |", "* * *", "__ _", "|||", "::-"])
+        {
+            assert_eq!(is_rule(t), is_rule_collected(t), "{t:?}");
+        }
+    }
 }

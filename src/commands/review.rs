@@ -18,8 +18,7 @@ use crate::error::{Error, Kind};
 use crate::memory::Memory;
 use crate::ops::review::{self as apply_op, Applied, Choice, Skipped, Sources};
 use crate::output::Output;
-use crate::review::rule::Rule;
-use crate::review::{self, Analysis, ClaudeFile, Layer, Proposal};
+use crate::review::{self, Analysis, ClaudeFile, Layer, Prepared, Proposal};
 use crate::store::Writer;
 
 /// The most of a memory file review reads.
@@ -112,25 +111,29 @@ fn report<'a>(memdir: &crate::memdir::MemoryDir, g: &'a Gathered) -> Report<'a> 
     }
 }
 
-/// Scan every memory file (reading each whole, bounded, its rule taken on the
-/// reader threads; its text kept when `keep_texts`), read the CLAUDE files, and
-/// analyse.
+/// Scan every memory file (reading each whole, bounded, its rule cut into
+/// statements and its topic taken on the reader threads; its text kept when
+/// `keep_texts`), read the CLAUDE files, and analyse.
 fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_texts: bool) -> Result<Gathered, Error> {
     let located = claude_md::locate(root)?;
     let claude_md = claude_md::read(&located.claude_md)?;
     let claude_local_md = claude_md::read(&located.claude_local_md)?;
     let agents_md = claude_md::read(&located.agents_md)?;
-    let visit = |_: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<(Option<String>, Option<Rule>)> {
+    thread_local! {
+        /// Each reader thread's cutter (its cache of prose words).
+        static CUTTER: std::cell::RefCell<review::Cutter> = Default::default();
+    }
+    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<(Option<String>, Option<Prepared>)> {
         let left = MAX_MEMORY_BYTES.saturating_sub(buf.len() as u64);
         file.take(left).read_to_end(buf).ok()?;
         let text = String::from_utf8_lossy(buf);
-        let rule = review::rule::of_memory(&text).compared();
-        Some((keep_texts.then(|| text.into_owned()), rule))
+        let prepared = CUTTER.with_borrow_mut(|c| review::prepare(m, &text, c));
+        Some((keep_texts.then(|| text.into_owned()), prepared))
     };
     let (scan, read, ()) = crate::scan::scan_visit(memdir.dir(), || (), &visit);
-    let (rules, texts): (Vec<Option<Rule>>, Vec<Option<String>>) = read
+    let (prepared, texts): (Vec<Option<Prepared>>, Vec<Option<String>>) = read
         .into_iter()
-        .map(|r| r.map_or((None, None), |(text, rule)| (rule, text)))
+        .map(|r| r.map_or((None, None), |(text, p)| (p, text)))
         .unzip();
     let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
     for f in [&located.claude_md, &located.claude_local_md, &located.agents_md] {
@@ -161,7 +164,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
     })
     .collect();
     let team_dir = memdir.team_dir().is_dir();
-    let mut analysis = review::analyze_rules(
+    let mut analysis = review::analyze_prepared(
         &review::Input {
             memories: &scan.memories,
             texts: &[],
@@ -171,7 +174,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
             thresholds: review::THRESHOLDS,
             now_ms: ctx.now_ms(),
         },
-        rules,
+        prepared,
     );
     warnings.append(&mut analysis.warnings);
     analysis.warnings = warnings;

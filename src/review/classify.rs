@@ -153,9 +153,16 @@ const MAX_TOPIC_WORD: usize = 14;
 fn is_topic_word(w: &str) -> bool {
     static WORDS: std::sync::OnceLock<crate::fx::HashSet<&'static str>> = std::sync::OnceLock::new();
     w.len() <= MAX_TOPIC_WORD
+        && topic_shapes().may_hold(w.as_bytes())
         && WORDS
             .get_or_init(|| [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat().into_iter().collect())
             .contains(w)
+}
+
+/// The (first byte, length) pairs of the topic words.
+fn topic_shapes() -> &'static super::words::Shapes {
+    static SHAPES: std::sync::OnceLock<super::words::Shapes> = std::sync::OnceLock::new();
+    SHAPES.get_or_init(|| super::words::Shapes::of([EDITOR, BRANCHES, CONVENTION, PERSONAL].concat()))
 }
 
 /// The tokens of `s` ([`super::tokens::tokens`]) that are in a topic list: all
@@ -163,27 +170,42 @@ fn is_topic_word(w: &str) -> bool {
 /// per word. ASCII runs are lower-cased on the stack; any other run takes
 /// `tokens`' own path.
 pub fn topic_tokens(s: &str) -> Tokens {
+    /// The ASCII separators: every ASCII byte but letters, digits and `_`.
+    const SEP: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut b = 0;
+        while b < 128 {
+            let c = b as u8;
+            t[b] = !(c.is_ascii_alphanumeric() || c == b'_');
+            b += 1;
+        }
+        t
+    };
     let mut out = Tokens::new();
+    let shapes = topic_shapes();
     // Runs between ASCII separators, read as bytes; a run with a non-ASCII char
     // is split again by `tokens`' own rule (its non-ASCII separators).
-    let sep = |b: u8| b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'_');
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if sep(bytes[i]) {
+        if SEP[usize::from(bytes[i])] {
             i += 1;
             continue;
         }
         let start = i;
-        while i < bytes.len() && !sep(bytes[i]) {
+        let mut ascii = true;
+        while i < bytes.len() && !SEP[usize::from(bytes[i])] {
+            ascii &= bytes[i].is_ascii();
             i += 1;
         }
         let r = &s[start..i];
-        if !r.is_ascii() {
+        if !ascii {
             out.extend(super::tokens::words(r).filter(|w| is_topic_word(w)));
             continue;
         }
-        if r.len() < 3 || r.len() > MAX_TOPIC_WORD {
+        // The shape of the lower-cased run, before copying it.
+        let first = r.as_bytes()[0].to_ascii_lowercase();
+        if r.len() < 3 || r.len() > MAX_TOPIC_WORD || !shapes.may_have(first, r.len()) {
             continue;
         }
         let mut buf = [0u8; MAX_TOPIC_WORD];
@@ -222,8 +244,10 @@ pub struct Subject<'a> {
 
 /// Whether `raw` names a pull request (`PR`, `PRs`).
 fn names_pr(raw: &str) -> bool {
-    raw.split(|c: char| !c.is_alphanumeric())
-        .any(|w| matches!(w, "PR" | "PRs"))
+    raw.contains("PR")
+        && raw
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "PR" | "PRs"))
 }
 
 /// Whether a name or description records a state rather than a practice: a date
@@ -316,6 +340,8 @@ mod tests {
             assert!(l.iter().all(|w| w.len() <= MAX_TOPIC_WORD), "{l:?}");
             // Topic words are tokens: 3 letters or more, lower-case, no stop word.
             assert!(l.iter().all(|w| tokens(w).contains(*w) && w.len() >= 3), "{l:?}");
+            // The shapes' pre-filter lets every topic word through.
+            assert!(l.iter().all(|w| is_topic_word(w)), "{l:?}");
         }
     }
 

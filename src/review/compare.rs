@@ -5,22 +5,57 @@
 use crate::memory::Memory;
 
 use super::Input;
-use super::rule::Rule;
-use super::statement::{self, Interner, Relation, Stmt, Thresholds};
+use super::classify::Topic;
+use super::rule::{self, Rule};
+use super::statement::{self, Cut, Cutter, Interner, Relation, Stmt, Thresholds};
 
-/// A memory as compared: its rule, its statements and (for the topic rules) its tokens.
+/// A memory as compared: its rule, its statements and its promotion topic.
 pub(super) struct Item<'a> {
     pub memory: &'a Memory,
     pub rule: Rule,
     pub statements: Vec<Stmt>,
     pub team: bool,
+    /// Its topic and the words that decided it ([`super::promote::topic`]).
+    pub topic: Option<(Topic, Vec<String>)>,
+    /// The bullet a promotion appends ([`super::promote::bullet`]).
+    pub bullet: String,
+}
+
+/// What review reads of one memory, taken from the memory and its text alone
+/// (so on the scan's reader threads): its rule, the rule's statements cut but
+/// not yet interned, its promotion topic.
+pub struct Prepared {
+    rule: Rule,
+    cuts: Vec<Cut>,
+    topic: Option<(Topic, Vec<String>)>,
+    bullet: String,
+}
+
+/// `memory`'s [`Prepared`] from its whole `text`; `None` for a hub or a blank
+/// rule (review skips them). `cutter`: one per thread.
+pub fn prepare(memory: &Memory, text: &str, cutter: &mut Cutter) -> Option<Prepared> {
+    let rule = rule::of_memory(text).compared()?;
+    if memory.is_hub() {
+        return None;
+    }
+    let cuts = rule_cuts(&rule, cutter);
+    let topic = super::promote::topic(memory, &rule);
+    let bullet = super::promote::bullet(&rule);
+    Some(Prepared {
+        rule,
+        cuts,
+        topic,
+        bullet,
+    })
 }
 
 impl Item<'_> {
     /// Drop what only the comparison and the promotion read (the statements, the
-    /// first paragraph and `**Why:**` line), once the memory is classified.
+    /// bullet, the first paragraph and `**Why:**` line), once the memory is
+    /// classified.
     pub fn shed(&mut self) {
         self.statements = Vec::new();
+        self.bullet = String::new();
         self.rule.paragraph = String::new();
         self.rule.why = None;
     }
@@ -33,25 +68,43 @@ pub(super) struct Unit {
     pub stmt: Stmt,
 }
 
+/// The memories [`items`] keeps, as merges read them.
+pub(super) fn merge_items<'a>(input: &Input<'a>, prepared: &[Option<Prepared>]) -> Vec<super::merge::Item<'a>> {
+    input
+        .memories
+        .iter()
+        .enumerate()
+        .zip(prepared)
+        .filter_map(|((i, m), p)| {
+            p.as_ref().map(|p| super::merge::Item {
+                memory: m,
+                team: input.team.get(i).copied().unwrap_or(false),
+                line: p.rule.line,
+                first_line: p.rule.first_line.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The memories that have a rule (hubs and unreadable ones skipped), their
-/// statements interned first. `rules`: each memory's rule as compared
-/// ([`Rule::compared`] of [`super::rule::of_memory`] of its text; `None`: it
-/// could not be read, or its rule is blank), in the order of the memories.
-pub(super) fn items<'a>(input: &Input<'a>, rules: Vec<Option<Rule>>, names: &mut Interner) -> Vec<Item<'a>> {
+/// statements interned first, in the order of the memories. `prepared`: each
+/// memory's [`prepare`] (`None`: it could not be read, it is a hub or its rule
+/// is blank), in that order.
+pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, names: &mut Interner) -> Vec<Item<'a>> {
     let mut items = Vec::new();
-    for ((i, m), rule) in input.memories.iter().enumerate().zip(rules) {
-        let Some(rule) = rule else {
+    for ((i, m), p) in input.memories.iter().enumerate().zip(prepared) {
+        let Some(p) = p else {
             continue;
         };
-        if m.is_hub() {
-            continue;
-        }
-        let statements = rule_statements(&rule, names);
+        let mut statements: Vec<Stmt> = p.cuts.into_iter().map(|c| names.stmt(c)).collect();
+        statements.shrink_to_fit();
         items.push(Item {
             memory: m,
-            rule,
+            rule: p.rule,
             statements,
             team: input.team.get(i).copied().unwrap_or(false),
+            topic: p.topic,
+            bullet: p.bullet,
         });
     }
     items
@@ -79,10 +132,10 @@ pub(super) fn units(claude: &[super::ClaudeFile], names: &mut Interner) -> Vec<U
     units
 }
 
-/// A memory's rule statements: its first paragraph up to its `**Why:**` or `**How
-/// to apply:**` line (they explain rather than state), each bullet or paragraph
-/// of it split into sentences.
-fn rule_statements(rule: &Rule, names: &mut Interner) -> Vec<Stmt> {
+/// A memory's rule statements, cut: its first paragraph up to its `**Why:**` or
+/// `**How to apply:**` line (they explain rather than state), each bullet or
+/// paragraph of it split into sentences; the empty ones dropped.
+fn rule_cuts(rule: &Rule, cutter: &mut Cutter) -> Vec<Cut> {
     let lines: Vec<crate::claude_md::Line> = rule
         .paragraph
         .lines()
@@ -99,13 +152,12 @@ fn rule_statements(rule: &Rule, names: &mut Interner) -> Vec<Stmt> {
     let mut out = Vec::new();
     for s in crate::claude_md::statements(&lines) {
         for sentence in statement::sentences(&s.text) {
-            let st = statement::statement(sentence, names);
-            if !st.is_empty() {
-                out.push(st);
+            let c = statement::cut(sentence, cutter);
+            if !c.is_empty() {
+                out.push(c);
             }
         }
     }
-    out.shrink_to_fit();
     out
 }
 

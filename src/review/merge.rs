@@ -6,9 +6,21 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::dream::{Cluster, ClusterReason, exact_clusters, similar_clusters};
 use crate::memory::Memory;
 
-use super::compare::Item;
-use super::propose::memory_evidence;
+use super::propose::rule_evidence;
 use super::{Detail, Kind, MERGE_THRESHOLD, Proposal, tokens};
+
+/// A memory as merges read it: only the memory, whether it is a team memory, and
+/// its rule's first line (its line and text).
+pub(super) struct Item<'a> {
+    pub memory: &'a Memory,
+    pub team: bool,
+    pub line: usize,
+    pub first_line: String,
+}
+
+fn memory_evidence(it: &Item, now_ms: f64) -> super::Evidence {
+    rule_evidence(it.memory, it.line, &it.first_line, now_ms)
+}
 
 /// The merge proposals, private clusters first.
 pub(super) fn merges(items: &[Item], now_ms: f64) -> Vec<Proposal> {

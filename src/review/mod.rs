@@ -38,6 +38,8 @@ pub mod statement;
 pub mod tokens;
 mod words;
 
+pub use compare::{Prepared, prepare};
+pub use statement::Cutter;
 use statement::{Interner, Thresholds};
 
 /// The thresholds chosen on the evaluation set (`src/review/eval.rs`, the figures
@@ -232,21 +234,40 @@ pub fn target_label(l: Layer) -> &'static str {
 /// conflicts with team memories, each memory classified (update, remove or
 /// promotion), the merges, then the numbering.
 pub fn analyze(input: &Input) -> Analysis {
-    let rules = input
-        .texts
+    let mut cutter = Cutter::default();
+    let prepared = input
+        .memories
         .iter()
-        .map(|t| t.as_deref().and_then(|t| rule::of_memory(t).compared()))
+        .zip(input.texts)
+        .map(|(m, t)| t.as_deref().and_then(|t| prepare(m, t, &mut cutter)))
         .collect();
-    analyze_rules(input, rules)
+    analyze_prepared(input, prepared)
 }
 
-/// [`analyze`] from each memory's rule as compared ([`rule::Rule::compared`] of
-/// [`rule::of_memory`] of its text; `None`: it could not be read, or its rule is
-/// blank) instead of its text (`input.texts` is not read): the
-/// command keeps the rules, not the whole texts, of a large dir.
-pub fn analyze_rules(input: &Input, rules: Vec<Option<rule::Rule>>) -> Analysis {
+/// [`analyze`] from each memory's [`prepare`] (`None`: it could not be read)
+/// instead of its text (`input.texts` is not read): the command prepares the
+/// memories on the scan's reader threads and keeps them, not the whole texts,
+/// of a large dir.
+pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>) -> Analysis {
+    // The merges read only each memory and its rule's first line: they are
+    // found on a thread of their own while the statements are compared.
+    let members = compare::merge_items(input, &prepared);
+    std::thread::scope(|s| {
+        let merges = s.spawn(|| merge::merges(&members, input.now_ms));
+        let mut out = compared(input, prepared);
+        out.extend(merges.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        propose::number(&mut out);
+        Analysis {
+            proposals: out,
+            warnings: Vec::new(),
+        }
+    })
+}
+
+/// The conflicts, then each memory's update, removal or promotion.
+fn compared(input: &Input, prepared: Vec<Option<Prepared>>) -> Vec<Proposal> {
     let mut names = Interner::default();
-    let mut items = compare::items(input, rules, &mut names);
+    let mut items = compare::items(input, prepared, &mut names);
     let units = compare::units(input.claude, &mut names);
     let claude = propose::Claude::new(input.claude, &units);
     let stale = propose::stale(input.memories);
@@ -260,16 +281,10 @@ pub fn analyze_rules(input: &Input, rules: Vec<Option<rule::Rule>>) -> Analysis 
     };
     for it in &mut items {
         out.extend(propose::classify(it, &cx));
-        // Merges read only the memory and its rule's first line: the peak is
-        // the statements or the proposals, not both.
+        // The peak is the statements or the proposals, not both.
         it.shed();
     }
-    out.extend(merge::merges(&items, input.now_ms));
-    propose::number(&mut out);
-    Analysis {
-        proposals: out,
-        warnings: Vec::new(),
-    }
+    out
 }
 
 #[cfg(test)]

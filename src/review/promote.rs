@@ -4,16 +4,18 @@
 //! both, `ambiguous` between them), a personal one into `CLAUDE.local.md`, a
 //! project memory into `team/` when a team dir exists.
 
-use crate::memory::MemoryType;
+use crate::memory::{Memory, MemoryType};
 
 use super::classify::{self, Topic};
 use super::compare::Item;
 use super::propose::{memory_evidence, type_word};
+use super::rule::Rule;
 use super::{Detail, Input, Kind, Layer, Proposal, target_label};
 
 /// The promotion of a private memory, when its topic has a layer.
 pub(super) fn promotion(it: &Item, input: &Input) -> Option<Proposal> {
-    let (topic, words) = topic(it)?;
+    let (topic, words) = it.topic.as_ref()?;
+    let (topic, words) = (*topic, words.as_slice());
     let project_files = project_files(input);
     let both = project_files.len() == 2;
     let (kind, layer) = kind_and_layer(topic, it.memory.memory_type(), input.team_dir, &project_files)?;
@@ -24,36 +26,38 @@ pub(super) fn promotion(it: &Item, input: &Input) -> Option<Proposal> {
         target: layer.map(|l| target_label(l).to_string()),
         evidence: vec![memory_evidence(it, input.now_ms)],
         score: None,
-        reason: reason(it, topic, &words, both),
+        reason: reason(it, topic, words, both),
         action: action(it, layer),
         detail: Detail {
             layer,
             layers: layers(project_files, input.team_dir),
-            bullet: crate::claude_md::bullet(
-                it.rule.paragraph.trim(),
-                it.rule.why.as_deref().filter(|w| !it.rule.paragraph.contains(*w)),
-            ),
+            bullet: it.bullet.clone(),
             others: Vec::new(),
             update: None,
         },
     })
 }
 
+/// The bullet a promotion of the memory with `rule` appends: its first paragraph
+/// and its `**Why:**` line when that is not in it ([`crate::claude_md::bullet`]).
+pub(super) fn bullet(rule: &Rule) -> String {
+    crate::claude_md::bullet(
+        rule.paragraph.trim(),
+        rule.why.as_deref().filter(|w| !rule.paragraph.contains(*w)),
+    )
+}
+
 /// The memory's topic from its name, description and rule, with the words matched.
-fn topic(it: &Item) -> Option<(Topic, Vec<String>)> {
-    let about = format!(
-        "{} {}",
-        it.memory.name().unwrap_or_default(),
-        it.memory.description_text()
-    );
+pub(super) fn topic(memory: &Memory, rule: &Rule) -> Option<(Topic, Vec<String>)> {
+    let about = format!("{} {}", memory.name().unwrap_or_default(), memory.description_text());
     let about_tokens = classify::topic_tokens(&about);
-    let rule_tokens = classify::topic_tokens(&it.rule.paragraph);
+    let rule_tokens = classify::topic_tokens(&rule.paragraph);
     classify::topic(&classify::Subject {
-        ty: it.memory.memory_type(),
+        ty: memory.memory_type(),
         about: &about_tokens,
         rule: &rule_tokens,
         raw_about: &about,
-        raw_rule: &it.rule.paragraph,
+        raw_rule: &rule.paragraph,
     })
 }
 

@@ -238,12 +238,17 @@ pub(super) fn type_word(m: &Memory) -> &'static str {
 
 /// The memory's rule line as evidence.
 pub(super) fn memory_evidence(it: &Item, now_ms: f64) -> Evidence {
+    rule_evidence(it.memory, it.rule.line, &it.rule.first_line, now_ms)
+}
+
+/// A memory's rule line as evidence: its first line, on line `line`.
+pub(super) fn rule_evidence(memory: &Memory, line: usize, first_line: &str, now_ms: f64) -> Evidence {
     Evidence {
-        file: it.memory.rel.clone(),
-        line: it.rule.line,
-        text: it.rule.first_line.clone(),
-        age_days: crate::age::age_days(now_ms, it.memory.mtime_ms),
-        mtime_ms: it.memory.mtime_ms,
+        file: memory.rel.clone(),
+        line,
+        text: first_line.to_string(),
+        age_days: crate::age::age_days(now_ms, memory.mtime_ms),
+        mtime_ms: memory.mtime_ms,
     }
 }
 

@@ -145,8 +145,45 @@ pub(super) const IN_NEGATED_BEFORE: u8 = 2;
 pub(super) const IN_AFTER_NOT: u8 = 4;
 pub(super) const IN_ABBREVIATIONS: u8 = 8;
 
-/// The lists `c` is in ([`in_list`] of each): one hash look-up per chunk.
+/// The (first byte, length) pairs of a word list's words: a word whose pair is
+/// not among them is in none (no hash look-up, which most words would miss).
+pub(crate) struct Shapes([u16; 256]);
+
+impl Shapes {
+    pub(crate) fn of<'a>(words: impl IntoIterator<Item = &'a str>) -> Shapes {
+        let mut t = [0u16; 256];
+        for w in words {
+            if let Some(&b) = w.as_bytes().first() {
+                // A word of 16 bytes or more marks every length of its first byte.
+                t[usize::from(b)] |= if w.len() < 16 { 1 << w.len() } else { u16::MAX };
+            }
+        }
+        Shapes(t)
+    }
+
+    /// Whether a word of the list may be `w` (`false`: it is none of them).
+    pub(crate) fn may_hold(&self, w: &[u8]) -> bool {
+        match w.first() {
+            Some(&b) => self.may_have(b, w.len()),
+            None => true,
+        }
+    }
+
+    /// Whether a word of the list may start with `first` and be `len` bytes long.
+    pub(crate) fn may_have(&self, first: u8, len: usize) -> bool {
+        self.0[usize::from(first)] & (1 << len.min(15)) != 0 || len >= 16
+    }
+}
+
+/// The lists `c` is in ([`in_list`] of each): one hash look-up per chunk that
+/// may be in one.
 pub(super) fn lists_of(c: &str) -> u8 {
+    static SHAPES: std::sync::OnceLock<Shapes> = std::sync::OnceLock::new();
+    let shapes = SHAPES
+        .get_or_init(|| Shapes::of([NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS].concat()));
+    if !shapes.may_hold(c.as_bytes()) {
+        return 0;
+    }
     static LISTS: std::sync::OnceLock<HashMap<&'static str, u8>> = std::sync::OnceLock::new();
     let lists = LISTS.get_or_init(|| {
         let mut m: HashMap<&'static str, u8> = HashMap::default();
