@@ -1,0 +1,99 @@
+//! The files the scan reads as memories (`scan::scan`'s walk, SPEC §2.5), listed
+//! with their metadata instead of read: every `.md` file but `MEMORY.md` and
+//! `.trash/`, at any depth, through symlinked directories (cycles cut by device
+//! and inode), UTF-8 paths only, regular files only. Whether a symlink lies on
+//! the way is noted: `scan::exact_ref` resolves no such path.
+
+use std::fs::{self, DirEntry, Metadata};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// One memory file the scan would read.
+pub(super) struct Found {
+    /// Relative to the dir, `/`-separated.
+    pub(super) rel: String,
+    pub(super) path: PathBuf,
+    /// Its metadata (the symlink's target's for a symlink).
+    pub(super) meta: Metadata,
+    /// No symlink on the way from the dir to it, itself included.
+    pub(super) plain: bool,
+}
+
+/// Every memory file of `root` (empty when it cannot be read).
+pub(super) fn files(root: &Path) -> Vec<Found> {
+    let mut out = Vec::new();
+    let Ok(meta) = fs::metadata(root) else {
+        return out;
+    };
+    let mut ancestors = vec![(meta.dev(), meta.ino())];
+    dir(root, Some(""), true, &mut ancestors, &mut out);
+    out
+}
+
+/// Walk `path`, whose relative path is `prefix` (`None` once a name on the way
+/// is not UTF-8: nothing below is a memory, but cycles are still cut as the
+/// scan cuts them).
+fn dir(path: &Path, prefix: Option<&str>, plain: bool, ancestors: &mut Vec<(u64, u64)>, out: &mut Vec<Found>) {
+    let Ok(entries) = fs::read_dir(path) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        one(&entry, prefix, plain, ancestors, out);
+    }
+}
+
+fn one(entry: &DirEntry, prefix: Option<&str>, plain: bool, ancestors: &mut Vec<(u64, u64)>, out: &mut Vec<Found>) {
+    let name = entry.file_name();
+    if prefix == Some("") && name == crate::scan::TRASH {
+        return;
+    }
+    let Ok(ft) = entry.file_type() else { return };
+    let path = entry.path();
+    let link = ft.is_symlink();
+    let meta = if link || ft.is_dir() {
+        match fs::metadata(&path) {
+            Ok(m) => Some(m),
+            Err(_) => return,
+        }
+    } else {
+        None
+    };
+    if let Some(m) = meta.as_ref().filter(|m| m.is_dir()) {
+        let id = (m.dev(), m.ino());
+        if ancestors.contains(&id) {
+            return;
+        }
+        ancestors.push(id);
+        let sub = match (prefix, name.to_str()) {
+            (Some(p), Some(n)) => Some(format!("{p}{n}/")),
+            _ => None,
+        };
+        dir(&path, sub.as_deref(), plain && !link, ancestors, out);
+        ancestors.pop();
+        return;
+    }
+    if !name.as_bytes().ends_with(b".md") || name == "MEMORY.md" {
+        return;
+    }
+    let (Some(p), Some(n)) = (prefix, name.to_str()) else {
+        return;
+    };
+    let meta = match meta {
+        Some(m) => m,
+        None if ft.is_file() => match fs::metadata(&path) {
+            Ok(m) => m,
+            Err(_) => return,
+        },
+        None => return,
+    };
+    if !meta.is_file() {
+        return;
+    }
+    out.push(Found {
+        rel: format!("{p}{n}"),
+        path,
+        meta,
+        plain: plain && !link,
+    });
+}
