@@ -83,7 +83,7 @@ impl Survey {
     /// Survey `dir`: with `cache_root`, through the cache there (read, and
     /// written again when it changed); without, reading every memory.
     pub fn take(dir: &Path, cache_root: Option<&Path>) -> Survey {
-        Survey::take_with(dir, cache_root, cache::YOUNG_NS)
+        Survey::take_with(dir, cache_root, young_ns())
     }
 
     /// [`Survey::take`], keeping in the cache only files whose ctime is `young`
@@ -212,6 +212,20 @@ impl Survey {
             .filter(move |e| !skip(&e.rel, &e.path))
             .map(|e| e.rel.as_str())
     }
+}
+
+/// How recent a change keeps a file out of the cache: [`cache::YOUNG_NS`]; in
+/// debug builds `MEMCTL_DEBUG_SURVEY_YOUNG_MS` sets it, so that the CLI tests
+/// reach the cache without waiting.
+fn young_ns() -> i128 {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("MEMCTL_DEBUG_SURVEY_YOUNG_MS")
+        .ok()
+        .and_then(|v| v.parse::<i128>().ok())
+    {
+        return ms * 1_000_000;
+    }
+    cache::YOUNG_NS
 }
 
 /// Read the files `misses` of `found`, on every core when they are many: per
