@@ -469,10 +469,14 @@ pub fn escape_name_bytes(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 
 /// Cut `s` to `max` chars, the last being `…`, when it is longer.
 pub fn ellipsize(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
+    // Only the first `max` chars are looked at (issue 31: `add --force` names
+    // 20 000 dropped index lines).
+    if s.char_indices().nth(max).is_none() {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    let cut = s.char_indices().nth(max.saturating_sub(1)).map_or(s.len(), |(i, _)| i);
+    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.push_str(&s[..cut]);
     out.push('…');
     out
 }
@@ -480,6 +484,23 @@ pub fn ellipsize(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod percent_tests {
     use super::*;
+
+    #[test]
+    fn ellipsize_cuts_as_counting_every_char_did() {
+        let reference = |s: &str, max: usize| -> String {
+            if s.chars().count() <= max {
+                return s.to_string();
+            }
+            let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+            out.push('…');
+            out
+        };
+        for s in ["", "a", "abc", "héllo wörld", "日本語のテキスト", "a\u{301}b"] {
+            for max in 0..14 {
+                assert_eq!(ellipsize(s, max), reference(s, max), "{s:?} {max}");
+            }
+        }
+    }
 
     #[test]
     fn percent_range() {

@@ -565,6 +565,10 @@ fn hubs_beside(dir: &MemoryDir, survey: &Survey, index: &Path, rel: &str) -> Vec
     let Some(parent) = index.parent() else {
         return Vec::new();
     };
+    // Most dirs hold no hub: the index's links need not be parsed then.
+    if !survey.may_have_hubs() {
+        return Vec::new();
+    }
     let mut hubs: Vec<PathBuf> = Vec::new();
     for l in index::extract_links(&read(index)) {
         let Some(index::Target::Inside(local)) = index::resolve_dest(&l.dest, "") else {

@@ -57,7 +57,10 @@ fn edit_in_place(path: &Path, text: &str) {
     let f = fs::File::options().write(true).open(path).unwrap();
     f.set_modified(before.modified().unwrap()).unwrap();
     let after = fs::metadata(path).unwrap();
-    assert_eq!((after.len(), after.modified().unwrap()), (before.len(), before.modified().unwrap()));
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
 }
 
 fn three() -> Env {
@@ -102,7 +105,8 @@ fn a_file_edited_behind_memctls_back_with_its_mtime_put_back_is_read_again() {
     );
     let left = names(&d);
     assert!(
-        left.iter().all(|n| n == "MEMORY.md" || n == "a.md" || n.starts_with("user_")),
+        left.iter()
+            .all(|n| n == "MEMORY.md" || n == "a.md" || n.starts_with("user_")),
         "nothing of the cache in the memory dir: {left:?}"
     );
 }
@@ -123,7 +127,10 @@ fn files_added_removed_and_renamed_behind_memctls_back_are_seen() {
     let (code, _, err) = memctl(&env, &["forget", "--yes", "x"]);
     assert_eq!(
         (code, err.as_str()),
-        (0, "memctl: warning: x.md is still linked from sub/renamed.md (not changed)\n")
+        (
+            0,
+            "memctl: warning: x.md is still linked from sub/renamed.md (not changed)\n"
+        )
     );
     let (code, _, err) = memctl(&env, &["forget", "--yes", "b"]);
     assert_eq!((code, err.as_str()), (0, ""), "its only backlink was a.md");
@@ -184,14 +191,32 @@ fn history_off_and_dry_runs_keep_no_cache() {
     let env = three();
     let (code, _, _) = memctl(
         &env,
-        &["--no-history", "add", "--type", "user", "--name", "Zulu", "--description", "d"],
+        &[
+            "--no-history",
+            "add",
+            "--type",
+            "user",
+            "--name",
+            "Zulu",
+            "--description",
+            "d",
+        ],
     );
     assert_eq!(code, 0);
     let (code, _, _) = memctl(&env, &["forget", "--dry-run", "b"]);
     assert_eq!(code, 0);
     let (code, _, _) = memctl(
         &env,
-        &["add", "--dry-run", "--type", "user", "--name", "Yankee", "--description", "d"],
+        &[
+            "add",
+            "--dry-run",
+            "--type",
+            "user",
+            "--name",
+            "Yankee",
+            "--description",
+            "d",
+        ],
     );
     assert_eq!(code, 0);
     assert!(caches(&env).is_empty());

@@ -53,6 +53,9 @@ pub struct Survey {
     /// How many memories the cache answered for (the tests ask).
     #[cfg_attr(not(test), allow(dead_code))]
     hits: usize,
+    /// The walk saw every directory: a regular file on a path without symlinks
+    /// is a memory of the survey or not readable at all.
+    complete: bool,
 }
 
 /// Where memctl keeps the survey caches: `${XDG_STATE_HOME:-~/.local/state}/memctl/survey`;
@@ -95,7 +98,7 @@ impl Survey {
             Some((p, real)) => cache::read(p, real),
             None => cache::Entries::default(),
         };
-        let found = walk::files(dir);
+        let (found, complete) = walk::files(dir);
         let mut facts: Vec<Option<Facts>> = Vec::with_capacity(found.len());
         let mut stats = Vec::with_capacity(found.len());
         let mut misses = Vec::new();
@@ -144,10 +147,10 @@ impl Survey {
                 cache::abandon(stamp);
             }
         }
-        Survey::new(dir, found, facts, hits)
+        Survey::new(dir, found, facts, hits, complete)
     }
 
-    fn new(dir: &Path, found: Vec<walk::Found>, facts: Vec<Option<Facts>>, hits: usize) -> Survey {
+    fn new(dir: &Path, found: Vec<walk::Found>, facts: Vec<Option<Facts>>, hits: usize, complete: bool) -> Survey {
         let mut entries: Vec<Entry> = found
             .into_iter()
             .zip(facts)
@@ -172,6 +175,7 @@ impl Survey {
             entries,
             by_rel,
             hits,
+            complete,
         }
     }
 
@@ -197,6 +201,12 @@ impl Survey {
             // Not a memory the walk found (or none at all): as it would answer.
             None => scan::exact_ref(&self.dir, reference).is_some_and(|m| m.is_hub()),
         }
+    }
+
+    /// Whether [`Survey::is_hub`] may say yes for some path: the survey holds a
+    /// hub on a path without symlinks, or missed a directory.
+    pub fn may_have_hubs(&self) -> bool {
+        !self.complete || self.entries.iter().any(|e| e.plain && e.facts.hub)
     }
 
     /// The memories (in Claude Code's order) with a link to `rel`, other than

@@ -20,80 +20,96 @@ pub(super) struct Found {
     pub(super) plain: bool,
 }
 
-/// Every memory file of `root` (empty when it cannot be read).
-pub(super) fn files(root: &Path) -> Vec<Found> {
-    let mut out = Vec::new();
-    let Ok(meta) = fs::metadata(root) else {
-        return out;
+/// Every memory file of `root` (empty when it cannot be read), and whether the
+/// walk saw every directory (none unlistable, no cycle cut).
+pub(super) fn files(root: &Path) -> (Vec<Found>, bool) {
+    let mut w = Walk {
+        out: Vec::new(),
+        ancestors: Vec::new(),
+        complete: true,
     };
-    let mut ancestors = vec![(meta.dev(), meta.ino())];
-    dir(root, Some(""), true, &mut ancestors, &mut out);
-    out
+    let Ok(meta) = fs::metadata(root) else {
+        return (w.out, true);
+    };
+    w.ancestors.push((meta.dev(), meta.ino()));
+    w.dir(root, Some(""), true);
+    (w.out, w.complete)
+}
+
+struct Walk {
+    out: Vec<Found>,
+    /// (device, inode) of the directories on the current path.
+    ancestors: Vec<(u64, u64)>,
+    complete: bool,
 }
 
 /// Walk `path`, whose relative path is `prefix` (`None` once a name on the way
 /// is not UTF-8: nothing below is a memory, but cycles are still cut as the
 /// scan cuts them).
-fn dir(path: &Path, prefix: Option<&str>, plain: bool, ancestors: &mut Vec<(u64, u64)>, out: &mut Vec<Found>) {
-    let Ok(entries) = fs::read_dir(path) else {
-        return;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        one(&entry, prefix, plain, ancestors, out);
-    }
-}
-
-fn one(entry: &DirEntry, prefix: Option<&str>, plain: bool, ancestors: &mut Vec<(u64, u64)>, out: &mut Vec<Found>) {
-    let name = entry.file_name();
-    if prefix == Some("") && name == crate::scan::TRASH {
-        return;
-    }
-    let Ok(ft) = entry.file_type() else { return };
-    let path = entry.path();
-    let link = ft.is_symlink();
-    let meta = if link || ft.is_dir() {
-        match fs::metadata(&path) {
-            Ok(m) => Some(m),
-            Err(_) => return,
+impl Walk {
+    fn dir(&mut self, path: &Path, prefix: Option<&str>, plain: bool) {
+        let Ok(entries) = fs::read_dir(path) else {
+            self.complete = false;
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            self.one(&entry, prefix, plain);
         }
-    } else {
-        None
-    };
-    if let Some(m) = meta.as_ref().filter(|m| m.is_dir()) {
-        let id = (m.dev(), m.ino());
-        if ancestors.contains(&id) {
+    }
+
+    fn one(&mut self, entry: &DirEntry, prefix: Option<&str>, plain: bool) {
+        let name = entry.file_name();
+        if prefix == Some("") && name == crate::scan::TRASH {
             return;
         }
-        ancestors.push(id);
-        let sub = match (prefix, name.to_str()) {
-            (Some(p), Some(n)) => Some(format!("{p}{n}/")),
-            _ => None,
+        let Ok(ft) = entry.file_type() else { return };
+        let path = entry.path();
+        let link = ft.is_symlink();
+        let meta = if link || ft.is_dir() {
+            match fs::metadata(&path) {
+                Ok(m) => Some(m),
+                Err(_) => return,
+            }
+        } else {
+            None
         };
-        dir(&path, sub.as_deref(), plain && !link, ancestors, out);
-        ancestors.pop();
-        return;
+        if let Some(m) = meta.as_ref().filter(|m| m.is_dir()) {
+            let id = (m.dev(), m.ino());
+            if self.ancestors.contains(&id) {
+                self.complete = false;
+                return;
+            }
+            self.ancestors.push(id);
+            let sub = match (prefix, name.to_str()) {
+                (Some(p), Some(n)) => Some(format!("{p}{n}/")),
+                _ => None,
+            };
+            self.dir(&path, sub.as_deref(), plain && !link);
+            self.ancestors.pop();
+            return;
+        }
+        if !name.as_bytes().ends_with(b".md") || name == "MEMORY.md" {
+            return;
+        }
+        let (Some(p), Some(n)) = (prefix, name.to_str()) else {
+            return;
+        };
+        let meta = match meta {
+            Some(m) => m,
+            None if ft.is_file() => match fs::metadata(&path) {
+                Ok(m) => m,
+                Err(_) => return,
+            },
+            None => return,
+        };
+        if !meta.is_file() {
+            return;
+        }
+        self.out.push(Found {
+            rel: format!("{p}{n}"),
+            path,
+            meta,
+            plain: plain && !link,
+        });
     }
-    if !name.as_bytes().ends_with(b".md") || name == "MEMORY.md" {
-        return;
-    }
-    let (Some(p), Some(n)) = (prefix, name.to_str()) else {
-        return;
-    };
-    let meta = match meta {
-        Some(m) => m,
-        None if ft.is_file() => match fs::metadata(&path) {
-            Ok(m) => m,
-            Err(_) => return,
-        },
-        None => return,
-    };
-    if !meta.is_file() {
-        return;
-    }
-    out.push(Found {
-        rel: format!("{p}{n}"),
-        path,
-        meta,
-        plain: plain && !link,
-    });
 }
