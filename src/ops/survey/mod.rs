@@ -38,7 +38,6 @@ pub(crate) struct Facts {
 /// One memory of the survey.
 struct Entry {
     rel: String,
-    path: PathBuf,
     mtime_ms: f64,
     /// No symlink on its way: [`scan::exact_ref`] may resolve it.
     plain: bool,
@@ -49,7 +48,8 @@ struct Entry {
 pub struct Survey {
     dir: PathBuf,
     entries: Vec<Entry>,
-    by_rel: crate::fx::HashMap<String, usize>,
+    /// Index of each entry by its path, made when first asked.
+    by_rel: std::cell::OnceCell<crate::fx::HashMap<String, usize>>,
     /// How many memories the cache answered for (the tests ask).
     #[cfg_attr(not(test), allow(dead_code))]
     hits: usize,
@@ -121,7 +121,7 @@ impl Survey {
         }
         // Entries of files gone, or changed: the cache is rewritten without them.
         changed |= !old.is_empty();
-        let read = read_all(&found, &misses);
+        let read = read_all(dir, &found, &misses);
         let mut kept = vec![true; found.len()];
         for (&i, r) in misses.iter().zip(read) {
             match r {
@@ -158,7 +158,6 @@ impl Survey {
                 Some(Entry {
                     mtime_ms: mtime_ms(&f.meta),
                     rel: f.rel,
-                    path: f.path,
                     plain: f.plain,
                     facts: x?,
                 })
@@ -169,11 +168,10 @@ impl Survey {
                 .total_cmp(&a.mtime_ms)
                 .then_with(|| a.rel.as_bytes().cmp(b.rel.as_bytes()))
         });
-        let by_rel = entries.iter().enumerate().map(|(i, e)| (e.rel.clone(), i)).collect();
         Survey {
             dir: dir.to_path_buf(),
             entries,
-            by_rel,
+            by_rel: std::cell::OnceCell::new(),
             hits,
             complete,
         }
@@ -196,7 +194,14 @@ impl Survey {
         } else {
             format!("{reference}.md")
         };
-        match self.by_rel.get(&rel) {
+        let by_rel = self.by_rel.get_or_init(|| {
+            self.entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.rel.clone(), i))
+                .collect()
+        });
+        match by_rel.get(&rel) {
             Some(&i) => self.entries[i].plain && self.entries[i].facts.hub,
             // Not a memory the walk found (or none at all): as it would answer.
             None => scan::exact_ref(&self.dir, reference).is_some_and(|m| m.is_hub()),
@@ -219,7 +224,7 @@ impl Survey {
         self.entries
             .iter()
             .filter(move |e| e.facts.links.binary_search_by(|l| l.as_str().cmp(rel)).is_ok())
-            .filter(move |e| !skip(&e.rel, &e.path))
+            .filter(move |e| !skip(&e.rel, &self.dir.join(&e.rel)))
             .map(|e| e.rel.as_str())
     }
 }
@@ -241,16 +246,16 @@ fn young_ns() -> i128 {
 /// Read the files `misses` of `found`, on every core when they are many: per
 /// file, its facts and whether it was read whole (`None`: the scan would not
 /// read it either).
-fn read_all(found: &[walk::Found], misses: &[usize]) -> Vec<Option<(Facts, bool)>> {
+fn read_all(dir: &Path, found: &[walk::Found], misses: &[usize]) -> Vec<Option<(Facts, bool)>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     if misses.len() < 256 || threads < 2 {
-        return misses.iter().map(|&i| read_one(&found[i])).collect();
+        return misses.iter().map(|&i| read_one(dir, &found[i])).collect();
     }
     let chunk = misses.len().div_ceil(threads);
     std::thread::scope(|s| {
         let handles: Vec<_> = misses
             .chunks(chunk)
-            .map(|c| s.spawn(move || c.iter().map(|&i| read_one(&found[i])).collect::<Vec<_>>()))
+            .map(|c| s.spawn(move || c.iter().map(|&i| read_one(dir, &found[i])).collect::<Vec<_>>()))
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     })
@@ -258,8 +263,8 @@ fn read_all(found: &[walk::Found], misses: &[usize]) -> Vec<Option<(Facts, bool)
 
 /// Read one memory as the scan does, then the rest of it for its links (as
 /// `forget`'s backlink check did: up to an index's size limit).
-fn read_one(f: &walk::Found) -> Option<(Facts, bool)> {
-    scan::read_memory_then(&f.path, &f.rel, |m, file, buf| {
+fn read_one(dir: &Path, f: &walk::Found) -> Option<(Facts, bool)> {
+    scan::read_memory_then(&dir.join(&f.rel), &f.rel, |m, file, buf| {
         let max = crate::store::MAX_INDEX_BYTES;
         let left = (max + 1).saturating_sub(buf.len() as u64);
         let (links, whole) = match file.take(left).read_to_end(buf) {

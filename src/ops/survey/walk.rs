@@ -7,13 +7,12 @@
 use std::fs::{self, DirEntry, Metadata};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One memory file the scan would read.
 pub(super) struct Found {
     /// Relative to the dir, `/`-separated.
     pub(super) rel: String,
-    pub(super) path: PathBuf,
     /// Its metadata (the symlink's target's for a symlink).
     pub(super) meta: Metadata,
     /// No symlink on the way from the dir to it, itself included.
@@ -63,17 +62,18 @@ impl Walk {
             return;
         }
         let Ok(ft) = entry.file_type() else { return };
-        let path = entry.path();
         let link = ft.is_symlink();
-        let meta = if link || ft.is_dir() {
-            match fs::metadata(&path) {
+        // Only a symlink or a directory needs its path: a file is stat'ed by
+        // name in the directory being listed.
+        let path = (link || ft.is_dir()).then(|| entry.path());
+        let meta = match &path {
+            Some(p) => match fs::metadata(p) {
                 Ok(m) => Some(m),
                 Err(_) => return,
-            }
-        } else {
-            None
+            },
+            None => None,
         };
-        if let Some(m) = meta.as_ref().filter(|m| m.is_dir()) {
+        if let (Some(m), Some(path)) = (meta.as_ref().filter(|m| m.is_dir()), &path) {
             let id = (m.dev(), m.ino());
             if self.ancestors.contains(&id) {
                 self.complete = false;
@@ -84,7 +84,7 @@ impl Walk {
                 (Some(p), Some(n)) => Some(format!("{p}{n}/")),
                 _ => None,
             };
-            self.dir(&path, sub.as_deref(), plain && !link);
+            self.dir(path, sub.as_deref(), plain && !link);
             self.ancestors.pop();
             return;
         }
@@ -96,7 +96,8 @@ impl Walk {
         };
         let meta = match meta {
             Some(m) => m,
-            None if ft.is_file() => match fs::metadata(&path) {
+            // Not a symlink: its own metadata is its target's.
+            None if ft.is_file() => match entry.metadata() {
                 Ok(m) => m,
                 Err(_) => return,
             },
@@ -107,7 +108,6 @@ impl Walk {
         }
         self.out.push(Found {
             rel: format!("{p}{n}"),
-            path,
             meta,
             plain: plain && !link,
         });
