@@ -470,7 +470,17 @@ pub fn escape_name_bytes(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 /// Cut `s` to `max` chars, the last being `…`, when it is longer.
 pub fn ellipsize(s: &str, max: usize) -> String {
     // Only the first `max` chars are looked at (issue 31: `add --force` names
-    // 20 000 dropped index lines).
+    // 20 000 dropped index lines); over ASCII a char is a byte.
+    let head = &s.as_bytes()[..s.len().min(max.saturating_add(1))];
+    if head.is_ascii() {
+        if s.len() <= max {
+            return s.to_string();
+        }
+        let mut out = String::with_capacity(max + 2);
+        out.push_str(&s[..max.saturating_sub(1)]);
+        out.push('…');
+        return out;
+    }
     if s.char_indices().nth(max).is_none() {
         return s.to_string();
     }
@@ -495,7 +505,16 @@ mod percent_tests {
             out.push('…');
             out
         };
-        for s in ["", "a", "abc", "héllo wörld", "日本語のテキスト", "a\u{301}b"] {
+        for s in [
+            "",
+            "a",
+            "abc",
+            "abcdefghijklmnopq",
+            "hello wörld",
+            "héllo wörld",
+            "日本語のテキスト",
+            "a\u{301}b",
+        ] {
             for max in 0..14 {
                 assert_eq!(ellipsize(s, max), reference(s, max), "{s:?} {max}");
             }
