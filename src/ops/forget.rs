@@ -296,7 +296,12 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Don
                 Ok(without_lines(text, &lines_linking(text, &files).0))
             })?;
             if old != new {
-                let bytes = if String::from_utf8_lossy(&original) == old {
+                // Valid UTF-8 (the usual index) is compared as is, not copied lossily.
+                let same = match std::str::from_utf8(&original) {
+                    Ok(text) => text == old,
+                    Err(_) => String::from_utf8_lossy(&original) == old,
+                };
+                let bytes = if same {
                     original
                 } else {
                     old.into_bytes()
