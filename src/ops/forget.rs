@@ -301,11 +301,7 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Don
                     Ok(text) => text == old,
                     Err(_) => String::from_utf8_lossy(&original) == old,
                 };
-                let bytes = if same {
-                    original
-                } else {
-                    old.into_bytes()
-                };
+                let bytes = if same { original } else { old.into_bytes() };
                 done.indexes.push((index_path, bytes, mtime));
             }
         }
