@@ -469,17 +469,64 @@ pub fn escape_name_bytes(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 
 /// Cut `s` to `max` chars, the last being `…`, when it is longer.
 pub fn ellipsize(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
+    // Only the first `max` chars are looked at, by their bytes (issue 31: `add
+    // --force` names 20 000 dropped index lines, each counted and copied char by
+    // char before).
+    if char_start(s, max).is_none() {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    let cut = max.checked_sub(1).and_then(|n| char_start(s, n)).unwrap_or(0);
+    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.push_str(&s[..cut]);
     out.push('…');
     out
+}
+
+/// The byte offset of the char `n` (0-based) of `s`; `None` when `s` has no more
+/// than `n` chars.
+fn char_start(s: &str, n: usize) -> Option<usize> {
+    let mut seen = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        // Not a UTF-8 continuation byte: a char starts here.
+        if (b as i8) >= -0x40 {
+            if seen == n {
+                return Some(i);
+            }
+            seen += 1;
+        }
+    }
+    None
 }
 
 #[cfg(test)]
 mod percent_tests {
     use super::*;
+
+    #[test]
+    fn ellipsize_cuts_as_counting_every_char_did() {
+        let reference = |s: &str, max: usize| -> String {
+            if s.chars().count() <= max {
+                return s.to_string();
+            }
+            let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+            out.push('…');
+            out
+        };
+        for s in [
+            "",
+            "a",
+            "abc",
+            "abcdefghijklmnopq",
+            "hello wörld",
+            "héllo wörld",
+            "日本語のテキスト",
+            "a\u{301}b",
+        ] {
+            for max in 0..14 {
+                assert_eq!(ellipsize(s, max), reference(s, max), "{s:?} {max}");
+            }
+        }
+    }
 
     #[test]
     fn percent_range() {

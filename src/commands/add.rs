@@ -33,7 +33,8 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
         at_top: args.at_top,
         force: args.force,
     };
-    let plan = add::plan(dir, &m, placement, enabled, ctx.now)?;
+    let cache = crate::ops::survey::cache_root(&ctx.env, &ctx.history, args.dry_run);
+    let plan = add::plan(dir, &m, placement, enabled, ctx.now, cache.as_deref())?;
     if args.strict && !plan.warnings.is_empty() {
         return Err(Error::new(
             Kind::StrictRefused,

@@ -18,7 +18,8 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         memory::ensure_valid_name(r, false)?;
     }
     let res = ctx.resolve_existing()?;
-    let plan = forget::plan(&res.memdir, &args.references, args.force)?;
+    let cache = crate::ops::survey::cache_root(&ctx.env, &ctx.history, args.dry_run);
+    let plan = forget::plan_cached(&res.memdir, &args.references, args.force, cache.as_deref())?;
     if !args.yes && !args.dry_run && !out.interactive() {
         return Err(Error::new(
             Kind::Usage,

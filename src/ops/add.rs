@@ -12,9 +12,10 @@ use crate::index::place::{newly_cut, place};
 use crate::index::report::{JSON_DROPPED, TruncationReport};
 use crate::memdir::MemoryDir;
 use crate::memory::MemoryType;
+use crate::ops::survey::Survey;
 use crate::store::{self, Writer};
 use crate::yaml::Value;
-use crate::{dates, index, scan};
+use crate::{dates, index};
 
 /// Everything `add` writes, validated.
 pub struct NewMemory {
@@ -102,6 +103,7 @@ pub fn plan(
     placement: Placement,
     enabled: (bool, &str),
     now: DateTime<Utc>,
+    cache: Option<&Path>,
 ) -> Result<Plan, Error> {
     let no_index = placement.no_index;
     let name = stored_name(&m.name, &m.file);
@@ -115,7 +117,7 @@ pub fn plan(
             enabled.1
         ));
     }
-    warnings.extend(duplicate_name(dir, m));
+    warnings.extend(duplicate_name(dir, m, cache));
     let (entry, entry_too_long) = index::render_entry(&m.title, &m.file, &m.hook);
     if entry_too_long && !no_index {
         warnings.push(format!(
@@ -335,20 +337,19 @@ fn input_warnings(m: &NewMemory, now: DateTime<Utc>) -> Vec<String> {
     w
 }
 
-fn duplicate_name(dir: &MemoryDir, m: &NewMemory) -> Option<String> {
-    let scan = scan::scan(dir.dir());
+/// Another memory with the same name or slug. `cache`: where the survey's cache
+/// lives (`None`: every memory is read).
+fn duplicate_name(dir: &MemoryDir, m: &NewMemory, cache: Option<&Path>) -> Option<String> {
+    let survey = Survey::take(dir.dir(), cache);
     let lower = m.name.to_lowercase();
     // (2.1.332) Also the slug: Claude Code stores names as slugs (SPEC §3.6).
     let slug = crate::memory::claude_slug(&m.name);
-    let other = scan.memories.iter().find(|x| {
-        x.name()
-            .is_some_and(|n| n.to_lowercase() == lower || (!slug.is_empty() && n.to_lowercase() == slug))
+    let (rel, name) = survey.named(|n| {
+        let n = n.to_lowercase();
+        n == lower || (!slug.is_empty() && n == slug)
     })?;
     Some(format!(
-        "`{}` already has the name `{}`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit {}`)",
-        other.rel,
-        other.name().unwrap_or_else(|| m.name.clone()),
-        other.rel
+        "`{rel}` already has the name `{name}`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit {rel}`)"
     ))
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::error::{Error, Kind};
 use crate::index;
 use crate::memdir::{Covering, MemoryDir};
+use crate::ops::survey::Survey;
 use crate::paths::with_sep;
 use crate::scan;
 use crate::store::{self, Writer};
@@ -65,7 +66,20 @@ pub struct Plan {
 /// An index line that also links a memory that stays refuses the plan
 /// (`invalid_input`, SPEC §3.13) unless `force`, which warns instead.
 pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error> {
-    let targets = resolve_targets(dir, refs)?;
+    plan_cached(dir, refs, force, None)
+}
+
+/// [`plan`], surveying the dir through the cache under `cache` (`None`: every
+/// memory is read).
+pub fn plan_cached(dir: &MemoryDir, refs: &[String], force: bool, cache: Option<&Path>) -> Result<Plan, Error> {
+    let mut targets = resolve_targets(dir, refs)?;
+    // One survey answers which files are hubs and which still link a target.
+    let survey = Survey::take(dir.dir(), cache);
+    for t in &mut targets {
+        // Hubs lie beside their index (a name without `/`); a hub forgotten
+        // itself has no line of its own in it.
+        t.hubs = hubs_beside(dir, &survey, &t.index, &t.rel);
+    }
     let mut warnings = Vec::new();
     let mut shared = Vec::new();
     let mut removed = Removed::new();
@@ -128,7 +142,7 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
         )
         .hint("link the other memories on lines of their own first (memctl edit --index), or pass --force to remove the whole line"));
     }
-    warnings.extend(backlink_warnings(dir.dir(), &targets));
+    warnings.extend(backlink_warnings(&survey, &targets));
     for t in &targets {
         removed.entry(t.rel.clone()).or_default();
     }
@@ -282,11 +296,12 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Don
                 Ok(without_lines(text, &lines_linking(text, &files).0))
             })?;
             if old != new {
-                let bytes = if String::from_utf8_lossy(&original) == old {
-                    original
-                } else {
-                    old.into_bytes()
+                // Valid UTF-8 (the usual index) is compared as is, not copied lossily.
+                let same = match std::str::from_utf8(&original) {
+                    Ok(text) => text == old,
+                    Err(_) => String::from_utf8_lossy(&original) == old,
                 };
+                let bytes = if same { original } else { old.into_bytes() };
                 done.indexes.push((index_path, bytes, mtime));
             }
         }
@@ -483,16 +498,13 @@ fn resolve_targets(dir: &MemoryDir, refs: &[String]) -> Result<Vec<Target>, Erro
             continue;
         }
         let c = dir.covering(&rel);
-        // Hubs lie beside their index (a name without `/`); a hub forgotten
-        // itself has no line of its own in it.
-        let hubs = hubs_beside(dir, &c.index, &rel);
         out.push(Target {
             path: dir.dir().join(&rel),
             loaded_by: dir.loaded_by(&rel),
             rel,
             index: c.index,
             local: c.local,
-            hubs,
+            hubs: Vec::new(),
         });
     }
     Ok(out)
@@ -548,12 +560,16 @@ fn read(p: &Path) -> String {
 }
 
 /// The hubs of `index rebuild` beside `index` (a hub lies beside its index and is
-/// linked from it, SPEC §10.1), other than `rel` itself: only the files the index
-/// links are read, so an exact `forget` stays one file's work (issue 31).
-fn hubs_beside(dir: &MemoryDir, index: &Path, rel: &str) -> Vec<PathBuf> {
+/// linked from it, SPEC §10.1), other than `rel` itself: the files the index
+/// links, as the survey saw them.
+fn hubs_beside(dir: &MemoryDir, survey: &Survey, index: &Path, rel: &str) -> Vec<PathBuf> {
     let Some(parent) = index.parent() else {
         return Vec::new();
     };
+    // Most dirs hold no hub: the index's links need not be parsed then.
+    if !survey.may_have_hubs() {
+        return Vec::new();
+    }
     let mut hubs: Vec<PathBuf> = Vec::new();
     for l in index::extract_links(&read(index)) {
         let Some(index::Target::Inside(local)) = index::resolve_dest(&l.dest, "") else {
@@ -569,7 +585,7 @@ fn hubs_beside(dir: &MemoryDir, index: &Path, rel: &str) -> Vec<PathBuf> {
         if hub_rel == rel || hubs.contains(&path) {
             continue;
         }
-        if scan::exact_ref(dir.dir(), hub_rel).is_some_and(|m| m.is_hub()) {
+        if survey.is_hub(hub_rel) {
             hubs.push(path);
         }
     }
@@ -608,56 +624,13 @@ fn removed_at(label: &str, lines: BTreeMap<usize, String>) -> impl Iterator<Item
 }
 
 /// Warnings for other topic files that still link a forgotten file.
-fn backlink_warnings(dir: &Path, targets: &[Target]) -> Vec<String> {
-    // One scan whose reader threads read each file whole while it is open and note
-    // which targets it links (issue 31: the scan, then every file opened and read
-    // again one by one, was most of a forget).
-    let names: Vec<&str> = targets
-        .iter()
-        .map(|t| t.rel.rsplit('/').next().unwrap_or(&t.rel))
-        .collect();
-    // A name with a `\` could be written with a `/`, one with a U+FFFD could
-    // stand for bytes that are not UTF-8: such files are always parsed.
-    let any = names.iter().any(|n| n.contains(['\\', '\u{fffd}']));
-    let finders: Vec<memchr::memmem::Finder> = names.iter().map(memchr::memmem::Finder::new).collect();
-    let may_link =
-        |buf: &[u8]| any || memchr::memchr(b'%', buf).is_some() || finders.iter().any(|f| f.find(buf).is_some());
-    let visit = |m: &crate::memory::Memory, file: &mut std::fs::File, buf: &mut Vec<u8>| -> Vec<usize> {
-        if targets.iter().any(|x| x.rel == m.rel) {
-            return Vec::new();
-        }
-        use std::io::Read;
-        let max = crate::store::MAX_INDEX_BYTES;
-        let left = (max + 1).saturating_sub(buf.len() as u64);
-        if file.take(left).read_to_end(buf).is_err() || buf.len() as u64 > max {
-            return Vec::new();
-        }
-        // A link to a target names its base name, unless percent-encoded
-        // (issue 31: most files are not parsed for links at all).
-        if !may_link(buf) {
-            return Vec::new();
-        }
-        let base = m.rel.rsplit_once('/').map_or("", |(d, _)| d);
-        let links = index::extract_links(&String::from_utf8_lossy(buf));
-        (0..targets.len())
-            .filter(|&i| {
-                links.iter().any(
-                    |l| matches!(index::resolve_dest(&l.dest, base), Some(index::Target::Inside(p)) if p == targets[i].rel),
-                )
-            })
-            .collect()
-    };
-    let (scan, linked, ()) = scan::scan_visit(dir, || (), &visit);
+fn backlink_warnings(survey: &Survey, targets: &[Target]) -> Vec<String> {
     let mut warnings = Vec::new();
-    for (i, t) in targets.iter().enumerate() {
-        let linking: Vec<&str> = scan
-            .memories
-            .iter()
-            .zip(&linked)
-            // A hub's line goes with the memory (it is not a backlink left behind).
-            .filter(|(m, l)| l.contains(&i) && !t.hubs.contains(&m.path))
-            .map(|(m, _)| m.rel.as_str())
-            .collect();
+    for t in targets {
+        // A target links nothing left behind; a hub's line goes with the
+        // memory (it is not a backlink left behind).
+        let skip = |rel: &str, path: &Path| targets.iter().any(|x| x.rel == rel) || t.hubs.iter().any(|h| h == path);
+        let linking: Vec<&str> = survey.linking(&t.rel, skip).collect();
         if !linking.is_empty() {
             warnings.push(format!(
                 "{} is still linked from {} (not changed)",

@@ -11,4 +11,5 @@ pub mod place;
 pub mod rebuild;
 pub mod restore;
 pub mod review;
+pub mod survey;
 pub mod undo;

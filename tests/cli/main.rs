@@ -46,6 +46,7 @@ mod safety;
 mod search;
 mod settings_write;
 mod show;
+mod survey;
 mod sync;
 mod sync_machines;
 mod sync_unchanged;

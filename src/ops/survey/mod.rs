@@ -1,0 +1,311 @@
+//! The survey of a memory dir for `add` and `forget` (issue 31): of every memory
+//! the scan would read, its frontmatter `name`, whether it is a hub of `index
+//! rebuild`, and the paths its links resolve to inside the dir. `add` asks it
+//! for a memory with the same name, `forget` for the hubs beside an index and
+//! the memories still linking a forgotten one.
+//!
+//! With a cache path (memctl's state dir, one file per memory dir), every file
+//! is stat'ed but only those changed since the cache was written are read, as
+//! git's index does ([`cache`]); the answers are the same as reading every file
+//! (the tests compare both on random edits). The cache is never in the memory
+//! dir, and failing to read or write it only costs the reads it would save.
+
+mod cache;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::index;
+use crate::scan;
+
+/// What the survey reads of one memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Facts {
+    /// The frontmatter `name` as text ([`crate::memory::Memory::name`]).
+    pub(crate) name: Option<String>,
+    /// [`crate::memory::Memory::is_hub`].
+    pub(crate) hub: bool,
+    /// Where its links point inside the dir (relative, normalized as
+    /// [`index::resolve_dest`] does against the file's own dir), sorted, each once;
+    /// none for a file larger than an index may be.
+    pub(crate) links: Vec<String>,
+}
+
+/// One memory of the survey.
+struct Entry {
+    rel: String,
+    mtime_ms: f64,
+    /// No symlink on its way: [`scan::exact_ref`] may resolve it.
+    plain: bool,
+    facts: Facts,
+}
+
+/// Every memory of a dir, in Claude Code's order (newest first, ties by path).
+pub struct Survey {
+    dir: PathBuf,
+    entries: Vec<Entry>,
+    /// Index of each entry by its path, made when first asked.
+    by_rel: std::cell::OnceCell<crate::fx::HashMap<String, usize>>,
+    /// How many memories the cache answered for (the tests ask).
+    #[cfg_attr(not(test), allow(dead_code))]
+    hits: usize,
+    /// The walk saw every directory: a regular file on a path without symlinks
+    /// is a memory of the survey or not readable at all.
+    complete: bool,
+}
+
+/// Where memctl keeps the survey caches: `${XDG_STATE_HOME:-~/.local/state}/memctl/survey`;
+/// `None` with history off (memctl then keeps no state) or on a dry run (which
+/// writes nothing).
+pub fn cache_root(env: &crate::paths::Env, history: &crate::history::Settings, dry_run: bool) -> Option<PathBuf> {
+    if !history.is_on() || dry_run {
+        return None;
+    }
+    let nonempty = |k: &str| env.get_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    nonempty("XDG_STATE_HOME")
+        .or_else(|| env.home().map(|h| PathBuf::from(h).join(".local/state")))
+        .map(|s| s.join("memctl/survey"))
+}
+
+/// The cache file of `dir` under `root`, keyed by the dir's real path, and that path.
+fn cache_file(root: &Path, dir: &Path) -> Option<(PathBuf, Vec<u8>)> {
+    use sha2::Digest;
+    use std::os::unix::ffi::OsStrExt;
+    let real = std::fs::canonicalize(dir).ok()?;
+    let bytes = real.as_os_str().as_bytes().to_vec();
+    let digest = sha2::Sha256::digest(&bytes);
+    let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
+    Some((root.join(hex), bytes))
+}
+
+impl Survey {
+    /// Survey `dir`: with `cache_root`, through the cache there (read, and
+    /// written again when it changed); without, reading every memory.
+    pub fn take(dir: &Path, cache_root: Option<&Path>) -> Survey {
+        Survey::take_with(dir, cache_root, young_ns())
+    }
+
+    /// [`Survey::take`], keeping in the cache only files whose ctime is `young`
+    /// older than the stamp.
+    fn take_with(dir: &Path, cache_root: Option<&Path>, young: i128) -> Survey {
+        let cache = cache_root.and_then(|r| cache_file(r, dir));
+        let stamp = cache.as_ref().and_then(|(p, _)| cache::begin(p));
+        let mut old = match &cache {
+            Some((p, real)) => cache::read(p, real),
+            None => cache::Entries::default(),
+        };
+        let (found, complete) = walk::files(dir);
+        let mut facts: Vec<Option<Facts>> = Vec::with_capacity(found.len());
+        let mut stats = Vec::with_capacity(found.len());
+        let mut misses = Vec::new();
+        let mut changed = false;
+        let mut hits = 0;
+        for (i, f) in found.iter().enumerate() {
+            let stat = cache::Stat::of(&f.meta);
+            match old.remove(&f.rel) {
+                Some(c) if c.stat == stat => {
+                    hits += 1;
+                    facts.push(Some(c.facts));
+                }
+                other => {
+                    changed |= other.is_some();
+                    facts.push(None);
+                    misses.push(i);
+                }
+            }
+            stats.push(stat);
+        }
+        // Entries of files gone, or changed: the cache is rewritten without them.
+        changed |= !old.is_empty();
+        let read = read_all(dir, &found, &misses);
+        let mut kept = vec![true; found.len()];
+        for (&i, r) in misses.iter().zip(read) {
+            match r {
+                Some((f, whole)) => {
+                    // A failed read is not kept: it may succeed next time.
+                    kept[i] = whole && stamp.as_ref().is_some_and(|s| stats[i].keepable(s.ns, young));
+                    changed |= kept[i];
+                    facts[i] = Some(f);
+                }
+                None => kept[i] = false,
+            }
+        }
+        if let (Some(stamp), Some((path, real))) = (stamp, &cache) {
+            if changed {
+                let entries = found
+                    .iter()
+                    .zip(&stats)
+                    .zip(&facts)
+                    .zip(&kept)
+                    .filter_map(|(((f, s), x), k)| Some((f.rel.as_str(), s, x.as_ref().filter(|_| *k)?)));
+                cache::write(stamp, path, real, entries);
+            } else {
+                cache::abandon(stamp);
+            }
+        }
+        Survey::new(dir, found, facts, hits, complete)
+    }
+
+    fn new(dir: &Path, found: Vec<walk::Found>, facts: Vec<Option<Facts>>, hits: usize, complete: bool) -> Survey {
+        let mut entries: Vec<Entry> = found
+            .into_iter()
+            .zip(facts)
+            .filter_map(|(f, x)| {
+                Some(Entry {
+                    mtime_ms: mtime_ms(&f.meta),
+                    rel: f.rel,
+                    plain: f.plain,
+                    facts: x?,
+                })
+            })
+            .collect();
+        entries.sort_by(|a, b| {
+            b.mtime_ms
+                .total_cmp(&a.mtime_ms)
+                .then_with(|| a.rel.as_bytes().cmp(b.rel.as_bytes()))
+        });
+        Survey {
+            dir: dir.to_path_buf(),
+            entries,
+            by_rel: std::cell::OnceCell::new(),
+            hits,
+            complete,
+        }
+    }
+
+    /// The first memory (in Claude Code's order) whose `name` satisfies `pred`:
+    /// its relative path and name.
+    pub fn named(&self, pred: impl Fn(&str) -> bool) -> Option<(&str, &str)> {
+        self.entries.iter().find_map(|e| {
+            let n = e.facts.name.as_deref()?;
+            pred(n).then_some((e.rel.as_str(), n))
+        })
+    }
+
+    /// Whether `reference` names a hub by its exact path, as
+    /// `scan::exact_ref(dir, reference).is_some_and(|m| m.is_hub())` answers.
+    pub fn is_hub(&self, reference: &str) -> bool {
+        let rel = if reference.ends_with(".md") {
+            reference.to_string()
+        } else {
+            format!("{reference}.md")
+        };
+        let by_rel = self.by_rel.get_or_init(|| {
+            self.entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.rel.clone(), i))
+                .collect()
+        });
+        match by_rel.get(&rel) {
+            Some(&i) => self.entries[i].plain && self.entries[i].facts.hub,
+            // Not a memory the walk found (or none at all): as it would answer.
+            None => scan::exact_ref(&self.dir, reference).is_some_and(|m| m.is_hub()),
+        }
+    }
+
+    /// Whether [`Survey::is_hub`] may say yes for some path: the survey holds a
+    /// hub on a path without symlinks, or missed a directory.
+    pub fn may_have_hubs(&self) -> bool {
+        !self.complete || self.entries.iter().any(|e| e.plain && e.facts.hub)
+    }
+
+    /// The memories (in Claude Code's order) with a link to `rel`, other than
+    /// those `skip` leaves out: relative path and path.
+    pub fn linking<'a>(
+        &'a self,
+        rel: &'a str,
+        skip: impl Fn(&str, &Path) -> bool + 'a,
+    ) -> impl Iterator<Item = &'a str> + 'a {
+        self.entries
+            .iter()
+            .filter(move |e| e.facts.links.binary_search_by(|l| l.as_str().cmp(rel)).is_ok())
+            .filter(move |e| !skip(&e.rel, &self.dir.join(&e.rel)))
+            .map(|e| e.rel.as_str())
+    }
+}
+
+/// How recent a change keeps a file out of the cache: [`cache::YOUNG_NS`]; in
+/// debug builds `MEMCTL_DEBUG_SURVEY_YOUNG_MS` sets it, so that the CLI tests
+/// reach the cache without waiting.
+fn young_ns() -> i128 {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("MEMCTL_DEBUG_SURVEY_YOUNG_MS")
+        .ok()
+        .and_then(|v| v.parse::<i128>().ok())
+    {
+        return ms * 1_000_000;
+    }
+    cache::YOUNG_NS
+}
+
+/// Read the files `misses` of `found`, on every core when they are many: per
+/// file, its facts and whether it was read whole (`None`: the scan would not
+/// read it either).
+fn read_all(dir: &Path, found: &[walk::Found], misses: &[usize]) -> Vec<Option<(Facts, bool)>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if misses.len() < 256 || threads < 2 {
+        return misses.iter().map(|&i| read_one(dir, &found[i])).collect();
+    }
+    let chunk = misses.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = misses
+            .chunks(chunk)
+            .map(|c| s.spawn(move || c.iter().map(|&i| read_one(dir, &found[i])).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    })
+}
+
+/// Read one memory as the scan does, then the rest of it for its links (as
+/// `forget`'s backlink check did: up to an index's size limit).
+fn read_one(dir: &Path, f: &walk::Found) -> Option<(Facts, bool)> {
+    scan::read_memory_then(&dir.join(&f.rel), &f.rel, |m, file, buf| {
+        let max = crate::store::MAX_INDEX_BYTES;
+        let left = (max + 1).saturating_sub(buf.len() as u64);
+        let (links, whole) = match file.take(left).read_to_end(buf) {
+            Err(_) => (Vec::new(), false),
+            Ok(_) if buf.len() as u64 > max => (Vec::new(), true),
+            Ok(_) => (links_of(&String::from_utf8_lossy(buf), &f.rel), true),
+        };
+        (
+            Facts {
+                name: m.name(),
+                hub: m.is_hub(),
+                links,
+            },
+            whole,
+        )
+    })
+    .ok()
+}
+
+/// Where the links of `text`, the file `rel`, point inside the dir: sorted, each once.
+fn links_of(text: &str, rel: &str) -> Vec<String> {
+    let base = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut out: Vec<String> = Vec::new();
+    index::for_each_link(text, |l| {
+        if let Some(index::Target::Inside(p)) = index::resolve_dest(&l.dest, base) {
+            out.push(p);
+        }
+    });
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A file's modification time in fractional milliseconds, as the scan computes it.
+fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
+    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
+        Ok(Ok(d)) => d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6,
+        Ok(Err(before)) => {
+            let d = before.duration();
+            -(d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6)
+        }
+        Err(_) => 0.0,
+    }
+}
