@@ -280,14 +280,20 @@ fn lint_inner<K: Kept, X: Send>(
     let claude_md = config::claude_md_lines(input.res, &mut notes);
     let team_store = input.env.is_some_and(crate::index::check::team_store_configured);
     let scopes = index_rules::scopes(&input.res.memdir, team_store);
-    let (mut findings, index_results) = index_first(input, &scopes, team_store);
+    // A small index is checked beside the readers (on the main thread, once it has
+    // walked); a large one first (see [`index_first`]). Only when, not what: the
+    // findings and their order are the same either way.
+    let beside = indexes_are_small(&scopes);
+    let first = (!beside).then(|| index_first(input, &scopes, team_store));
     // The scan's reader threads read each file whole and check it as they go (one
     // open and read per file; each text is dropped as soon as its findings and
     // links are known).
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| {
         check_file_extracting(m, file, buf, claude_md.as_ref(), extract).boxed()
     };
-    let (scan, results, ()) = scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, || (), &visit);
+    let meanwhile = || beside.then(|| index_first(input, &scopes, team_store));
+    let (scan, results, during) = scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, meanwhile, &visit);
+    let (mut findings, index_results) = first.or(during).unwrap_or_default();
     let memories = facts(&scan.memories);
     let (edges, extracts) = gather(&memories, results, extract.is_some(), &mut findings);
     // (2.1.332) What decides the scan's exclusions and recall mode (SPEC §2.13).
@@ -304,12 +310,25 @@ fn lint_inner<K: Kept, X: Send>(
     (Report { findings, files, notes }, scan, extracts)
 }
 
-/// The index rules that need no topic file, run first, on this thread: their
-/// tables (the index text, its links and lines, the load model: about 8 MB for a
-/// 20 000-line index) are gone before the scan's records grow. Beside the
-/// readers, as they ran before, the two peaked together: 3 MB more at 20 000
-/// files for 6 % less wall time on two cores. The findings (ML217's after the
-/// indexes') start the report's list.
+/// Indexes up to this size (all of a run's together) are checked beside the
+/// scan's readers: on two cores the readers overlap them (8.5 M of the 37 M
+/// instructions of `lint --project` on the 200-file bench dir), and their tables
+/// are small (the 2 000-line bench index is 326 KB).
+const BESIDE_MAX_BYTES: u64 = 1 << 20;
+
+/// Whether the run's index files together are at most [`BESIDE_MAX_BYTES`] (a
+/// missing or unreadable one counts as empty: it is decided by a stat alone).
+fn indexes_are_small(scopes: &[index_rules::Scope]) -> bool {
+    let size = |s: &index_rules::Scope| std::fs::metadata(&s.index).map_or(0, |m| m.len());
+    scopes.iter().map(size).sum::<u64>() <= BESIDE_MAX_BYTES
+}
+
+/// The index rules that need no topic file. A large index's run first, on this
+/// thread: their tables (the index text, its links and lines, the load model:
+/// about 8 MB for a 20 000-line index) are gone before the scan's records grow.
+/// Beside the readers, the two peaked together: 3 MB more at 20 000 files for 6 %
+/// less wall time on two cores. The findings (ML217's after the indexes') start
+/// the report's list.
 fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -> (Vec<Finding>, Vec<IndexResult>) {
     let mut ml217 = Vec::new();
     index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
