@@ -134,7 +134,7 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
             };
             // `lint --fix` adds a line even past Claude Code's cut and names the
             // entries then past it (SPEC §3.14); only a description is needed.
-            let how = if m.description().is_some() {
+            let how = if m.has_description() {
                 "add an index line (`memctl lint --fix`)".to_string()
             } else {
                 format!(
