@@ -111,7 +111,8 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
         .filter_map(|t| owned.iter().find(|m| m.rel() == &**t).map(|m| m.rel()))
         .collect();
     indexed.extend(via_hubs);
-    let reachable = reach.from(&indexed);
+    // Files reached from the indexed ones (a file in `indexed` is skipped below).
+    let reachable = reach.beyond(&indexed);
     let index_name = scope.label.as_str();
     for m in owned {
         if indexed.contains(m.rel()) {
