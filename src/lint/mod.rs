@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::memory::Memory;
 use crate::paths::Resolution;
@@ -221,9 +221,6 @@ fn check_file_extracting<X>(
     let dates = topic::check(m, &t, claude_md, &mut out);
     let links = crate::index::extract_links(&t.text);
     topic::dangling(m, &t.text, &links, &mut out);
-    // Most files have a finding or two: do not hold the growth slack of each
-    // file's list until the report is put together.
-    out.shrink_to_fit();
     let links = index_rules::Reach::links_of(&m.rel, &t.text, &links);
     let extra = extract.and_then(|f| f(m, &t.text, dates));
     FileOutcome {
@@ -280,16 +277,42 @@ fn lint_inner<K: Kept, X: Send>(
     let claude_md = config::claude_md_lines(input.res, &mut notes);
     let team_store = input.env.is_some_and(crate::index::check::team_store_configured);
     let scopes = index_rules::scopes(&input.res.memdir, team_store);
-    let (mut findings, index_results) = index_first(input, &scopes, team_store);
+    // A small index is checked beside the readers (on the main thread, once it has
+    // walked); a large one first (see [`index_first`]). Only when, not what: the
+    // findings and their order are the same either way.
+    let beside = indexes_are_small(&scopes);
+    let (first, first_results) = match (!beside).then(|| index_first(input, &scopes, team_store)) {
+        Some((f, r)) => (f, Some(r)),
+        None => (Vec::new(), None),
+    };
     // The scan's reader threads read each file whole and check it as they go (one
     // open and read per file; each text is dropped as soon as its findings and
-    // links are known).
+    // links are known). A file's findings join the report's list at once, all
+    // together (their order within the file kept): the sort puts them in place.
+    let sink = Mutex::new(first);
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| {
-        check_file_extracting(m, file, buf, claude_md.as_ref(), extract).boxed()
+        let mut o = check_file_extracting(m, file, buf, claude_md.as_ref(), extract);
+        if !o.findings.is_empty() {
+            sink.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .append(&mut o.findings);
+        }
+        o.boxed()
     };
-    let (scan, results, ()) = scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, || (), &visit);
+    let meanwhile = || beside.then(|| index_first(input, &scopes, team_store));
+    let (scan, results, during) = scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, meanwhile, &visit);
+    let mut findings = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // Beside the readers, the index's findings come first all the same.
+    let index_results = match (during, first_results) {
+        (Some((mut f, r)), _) => {
+            f.append(&mut findings);
+            findings = f;
+            r
+        }
+        (None, r) => r.unwrap_or_default(),
+    };
     let memories = facts(&scan.memories);
-    let (edges, extracts) = gather(&memories, results, extract.is_some(), &mut findings);
+    let (edges, extracts) = gather(&memories, results, extract.is_some());
     // (2.1.332) What decides the scan's exclusions and recall mode (SPEC §2.13).
     let rules = scan::ScanRules::from_env();
     let root = input.res.memdir.main();
@@ -304,12 +327,25 @@ fn lint_inner<K: Kept, X: Send>(
     (Report { findings, files, notes }, scan, extracts)
 }
 
-/// The index rules that need no topic file, run first, on this thread: their
-/// tables (the index text, its links and lines, the load model: about 8 MB for a
-/// 20 000-line index) are gone before the scan's records grow. Beside the
-/// readers, as they ran before, the two peaked together: 3 MB more at 20 000
-/// files for 6 % less wall time on two cores. The findings (ML217's after the
-/// indexes') start the report's list.
+/// Indexes up to this size (all of a run's together) are checked beside the
+/// scan's readers: on two cores the readers overlap them (8.5 M of the 37 M
+/// instructions of `lint --project` on the 200-file bench dir), and their tables
+/// are small (the 2 000-line bench index is 326 KB).
+const BESIDE_MAX_BYTES: u64 = 1 << 20;
+
+/// Whether the run's index files together are at most [`BESIDE_MAX_BYTES`] (a
+/// missing or unreadable one counts as empty: it is decided by a stat alone).
+fn indexes_are_small(scopes: &[index_rules::Scope]) -> bool {
+    let size = |s: &index_rules::Scope| std::fs::metadata(&s.index).map_or(0, |m| m.len());
+    scopes.iter().map(size).sum::<u64>() <= BESIDE_MAX_BYTES
+}
+
+/// The index rules that need no topic file. A large index's run first, on this
+/// thread: their tables (the index text, its links and lines, the load model:
+/// about 8 MB for a 20 000-line index) are gone before the scan's records grow.
+/// Beside the readers, the two peaked together: 3 MB more at 20 000 files for 6 %
+/// less wall time on two cores. The findings (ML217's after the indexes') start
+/// the report's list.
 fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -> (Vec<Finding>, Vec<IndexResult>) {
     let mut ml217 = Vec::new();
     index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
@@ -325,14 +361,13 @@ fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -
     (findings, index_results)
 }
 
-/// The topic files' outcomes (in the scan's order, beside `memories`) into the
-/// report's `findings`, their links into the graph of which memory links which,
-/// and, when `keep`, what was extracted of each.
+/// The topic files' outcomes (in the scan's order, beside `memories`; their
+/// findings are already in the report's list): their links into the graph of
+/// which memory links which, and, when `keep`, what was extracted of each.
 fn gather<X>(
     memories: &[FileFacts],
     results: Vec<Outcome<X>>,
     keep: bool,
-    findings: &mut Vec<Finding>,
 ) -> (HashMap<String, Vec<String>>, Vec<Option<X>>) {
     // Names are looked up only for wikilinks; files without links add no edge.
     let by_name = if results.iter().flatten().any(|o| o.links.has_wikilinks()) {
@@ -340,10 +375,6 @@ fn gather<X>(
     } else {
         HashMap::new()
     };
-    let found = results.iter().flatten().map(|o| o.findings.len()).sum::<usize>();
-    // The index rules' findings grow into the report's list (no second list while
-    // they are alive); the final sort puts every file's in place.
-    findings.reserve_exact(found + 64);
     let mut edges = HashMap::new();
     let mut extracts = Vec::with_capacity(if keep { results.len() } else { 0 });
     for (m, outcome) in memories.iter().zip(results) {
@@ -353,12 +384,7 @@ fn gather<X>(
             }
             continue;
         };
-        let FileOutcome {
-            findings: f,
-            links,
-            extra,
-        } = *o;
-        findings.extend(f);
+        let FileOutcome { links, extra, .. } = *o;
         if keep {
             extracts.push(extra);
         }

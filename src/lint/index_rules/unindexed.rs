@@ -111,7 +111,8 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
         .filter_map(|t| owned.iter().find(|m| m.rel() == &**t).map(|m| m.rel()))
         .collect();
     indexed.extend(via_hubs);
-    let reachable = reach.from(&indexed);
+    // Files reached from the indexed ones (a file in `indexed` is skipped below).
+    let reachable = reach.beyond(&indexed);
     let index_name = scope.label.as_str();
     for m in owned {
         if indexed.contains(m.rel()) {
@@ -134,7 +135,7 @@ fn unindexed(scope: &Scope, owned: &[&FileFacts], targets: &Targets, reach: &Rea
             };
             // `lint --fix` adds a line even past Claude Code's cut and names the
             // entries then past it (SPEC §3.14); only a description is needed.
-            let how = if m.description().is_some() {
+            let how = if m.has_description() {
                 "add an index line (`memctl lint --fix`)".to_string()
             } else {
                 format!(
