@@ -125,6 +125,10 @@ impl Chunks {
                 out.extend_from_slice(&o.zlib[r.clone()]);
             }
         }
+        // A disk's damage to a kept chunk would be copied into every later
+        // object: the file ends with the CRC-32 of all before it.
+        let crc = zlib_rs::crc32::crc32(0, &out);
+        out.extend_from_slice(&crc.to_le_bytes());
         let tmp = store.join(format!("{FILE}.{}.tmp", std::process::id()));
         if fs::write(&tmp, out).is_ok() {
             let _ = fs::rename(&tmp, store.join(FILE));
@@ -271,11 +275,14 @@ fn new_keys() -> [u64; 2] {
 }
 
 /// A chunk cache's bytes: the magic line, the two keys, then each chunk's
-/// length, hashes, compressed length and compressed bytes.
-fn parse(bytes: Vec<u8>) -> Option<Chunks> {
-    if !bytes.starts_with(MAGIC) {
+/// length, hashes, compressed length and compressed bytes; last the CRC-32 of
+/// all of that.
+fn parse(mut bytes: Vec<u8>) -> Option<Chunks> {
+    let end = bytes.len().checked_sub(4)?;
+    if !bytes.starts_with(MAGIC) || bytes[end..] != zlib_rs::crc32::crc32(0, &bytes[..end]).to_le_bytes() {
         return None;
     }
+    bytes.truncate(end);
     let mut at = MAGIC.len();
     let take = |at: &mut usize, n: usize| -> Option<Range<usize>> {
         let r = *at..at.checked_add(n)?;
@@ -373,6 +380,16 @@ mod tests {
             fs::write(t.path().join(FILE), &bytes).unwrap();
             assert!(Chunks::read(t.path()).known.is_empty());
         }
+        // A byte of a kept chunk damaged: the whole cache is dropped.
+        let cold = Chunks::read(t.path());
+        let c = cold.compress(gix::objs::Kind::Blob, &lines(5000, usize::MAX)).unwrap();
+        cold.write(t.path(), &[&c]);
+        assert_eq!(Chunks::read(t.path()).known.len(), c.chunks.len());
+        let mut bytes = fs::read(t.path().join(FILE)).unwrap();
+        let k = bytes.len() / 2;
+        bytes[k] ^= 1;
+        fs::write(t.path().join(FILE), &bytes).unwrap();
+        assert!(Chunks::read(t.path()).known.is_empty());
     }
 
     #[test]
