@@ -126,9 +126,9 @@ impl Chunks {
             }
         }
         // A disk's damage to a kept chunk would be copied into every later
-        // object: the file ends with the CRC-32 of all before it.
-        let crc = zlib_rs::crc32::crc32(0, &out);
-        out.extend_from_slice(&crc.to_le_bytes());
+        // object: the file ends with the Adler-32 of all before it.
+        let sum = zlib_rs::adler32::adler32(1, &out);
+        out.extend_from_slice(&sum.to_le_bytes());
         let tmp = store.join(format!("{FILE}.{}.tmp", std::process::id()));
         if fs::write(&tmp, out).is_ok() {
             let _ = fs::rename(&tmp, store.join(FILE));
@@ -275,11 +275,11 @@ fn new_keys() -> [u64; 2] {
 }
 
 /// A chunk cache's bytes: the magic line, the two keys, then each chunk's
-/// length, hashes, compressed length and compressed bytes; last the CRC-32 of
+/// length, hashes, compressed length and compressed bytes; last the Adler-32 of
 /// all of that.
 fn parse(mut bytes: Vec<u8>) -> Option<Chunks> {
     let end = bytes.len().checked_sub(4)?;
-    if !bytes.starts_with(MAGIC) || bytes[end..] != zlib_rs::crc32::crc32(0, &bytes[..end]).to_le_bytes() {
+    if !bytes.starts_with(MAGIC) || bytes[end..] != zlib_rs::adler32::adler32(1, &bytes[..end]).to_le_bytes() {
         return None;
     }
     bytes.truncate(end);
