@@ -5,6 +5,7 @@
 mod cache;
 mod scan;
 mod tree;
+mod zchunk;
 
 use std::collections::HashMap;
 use std::fs;
