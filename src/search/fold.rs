@@ -199,17 +199,19 @@ pub fn count_words(folded: &str) -> usize {
     let mut i = 0;
     while i < bytes.len() {
         // 32 ASCII bytes at a time, branch-free (most memory text is ASCII): a
-        // word starts at an alphanumeric byte after one that is not.
+        // word starts at an alphanumeric byte after one that is not. One bit per
+        // byte (the compiler makes the mask with vector compares).
         if let Some(chunk) = bytes.get(i..i + CHUNK)
             && let Ok(chunk) = <&[u8; CHUNK]>::try_from(chunk)
             && is_ascii_chunk(chunk)
         {
-            let mut starts = u32::from(alnum(chunk[0]) & !in_word);
-            for j in 1..CHUNK {
-                starts += u32::from(alnum(chunk[j]) & !alnum(chunk[j - 1]));
+            let mut words = 0u32;
+            for (j, c) in chunk.iter().enumerate() {
+                words |= u32::from(alnum(*c)) << j;
             }
-            n += starts as usize;
-            in_word = alnum(chunk[CHUNK - 1]);
+            let before = (words << 1) | u32::from(in_word);
+            n += (words & !before).count_ones() as usize;
+            in_word = words >> (CHUNK - 1) != 0;
             i += CHUNK;
             continue;
         }
