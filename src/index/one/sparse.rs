@@ -26,6 +26,12 @@ fn special(b: u8) -> bool {
     (b == b'%') | ((b | 2) == b'>') | (b == b'`') | (b == b'~')
 }
 
+/// Whether `block` holds a [`special`] byte (one OR over it, a loop the
+/// compiler vectorizes).
+fn any_special(block: &[u8]) -> bool {
+    block.iter().fold(0u8, |a, b| a | u8::from(special(*b))) != 0
+}
+
 /// The LFs in `bytes` (memchr's vectorized count).
 fn lfs(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
@@ -129,7 +135,7 @@ impl Sparse {
         at.extend(finder.find_iter(chunk).map(|p| (p, true)));
         // Most blocks hold no special byte: one vectorized test each.
         for (k, block) in chunk.chunks(BLOCK).enumerate() {
-            if block.iter().fold(0u8, |a, b| a | u8::from(special(*b))) != 0 {
+            if any_special(block) {
                 let hits = block.iter().enumerate().filter(|(_, b)| special(**b));
                 at.extend(hits.map(|(i, b)| (k * BLOCK + i, *b == b'%')));
             }
@@ -198,5 +204,28 @@ impl Sparse {
             loaded: vec![false; lines.len()],
             lines,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_bytes_anywhere_in_a_block() {
+        for b in 0..=255u8 {
+            assert_eq!(special(b), b"%<>`~".contains(&b), "{b}");
+        }
+        for len in [0, 1, 31, 32, 33, 255, 256] {
+            let block = vec![b'a'; len];
+            assert!(!any_special(&block));
+            for at in 0..len {
+                for s in *b"%<>`~" {
+                    let mut b = block.clone();
+                    b[at] = s;
+                    assert!(any_special(&b), "{s} at {at} of {len}");
+                }
+            }
+        }
     }
 }
