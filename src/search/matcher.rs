@@ -251,7 +251,12 @@ fn field_hit(q: &Query, doc: &Document<'_>, field: Field, key: &str) -> Hit {
 /// `from_line`; trimmed, without its BOM.
 fn line_text(text: &str, line: usize, from: usize, from_line: usize) -> String {
     let rest = &text[from.min(text.len())..];
-    let l = rest.split('\n').nth(line - from_line.min(line)).unwrap_or_default();
+    // The line's start found with memchr's vectorized search.
+    let start = match line - from_line.min(line) {
+        0 => Some(0),
+        n => memchr::memchr_iter(b'\n', rest.as_bytes()).nth(n - 1).map(|i| i + 1),
+    };
+    let l = start.map_or("", |s| rest[s..].split('\n').next().unwrap_or_default());
     l.trim_start_matches('\u{feff}').trim().to_string()
 }
 
@@ -359,6 +364,35 @@ mod tests {
         assert_eq!(m.tf, [2, 1, 0]);
         assert_eq!(m.len, 12);
         assert!(m.hit.is_none());
+    }
+
+    #[test]
+    fn line_text_is_the_split_line() {
+        let reference = |text: &str, line: usize, from: usize, from_line: usize| {
+            let rest = &text[from.min(text.len())..];
+            let l = rest.split('\n').nth(line - from_line.min(line)).unwrap_or_default();
+            l.trim_start_matches('\u{feff}').trim().to_string()
+        };
+        let texts = [
+            "",
+            "a",
+            "\u{feff} one \r\ntwo\n\nfour  ",
+            "---\nx\n---\nbody\nmore\n",
+            "\n\n\n",
+        ];
+        for t in texts {
+            for from in [0, 2, 4, 100] {
+                let from = (0..=from.min(t.len()))
+                    .rev()
+                    .find(|i| t.is_char_boundary(*i))
+                    .unwrap_or(0);
+                for from_line in 0..3 {
+                    for line in 0..7 {
+                        assert_eq!(line_text(t, line, from, from_line), reference(t, line, from, from_line));
+                    }
+                }
+            }
+        }
     }
 
     #[test]
