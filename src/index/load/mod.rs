@@ -309,7 +309,7 @@ mod tests {
             format!("\n\n  {many}\n\n"),
             format!("\u{feff}{wide}"),
             format!("{}\n{many}", "x".repeat(30_000)),
-            format!("{many}").replace('\n', "\r\n"),
+            many.replace('\n', "\r\n"),
             "😀".repeat(13_000) + "\nb\n",
         ] {
             let full = load_stream(&mut text.as_bytes(), 1).unwrap().unwrap();
