@@ -5,9 +5,14 @@
 //! only when one of the lines can be among the first 200 Claude Code keeps.
 
 use std::borrow::Cow;
+use std::io::Seek as _;
 use std::path::Path;
 
 use super::{Link, LinkScan, Masker};
+
+mod sparse;
+
+use sparse::{Got, sparse};
 
 /// Above this size the index is left to the streaming reader (memory stays flat).
 const WHOLE_MAX: u64 = 32 << 20;
@@ -32,15 +37,33 @@ pub fn linking(index: &Path, local: &str) -> Option<Linked> {
     if base.contains(['\\', '\u{fffd}']) {
         return None;
     }
-    let bytes = match crate::fsread::open_regular(index) {
+    let mut f = match crate::fsread::open_regular(index) {
         Ok(f) if f.metadata().is_ok_and(|m| m.len() > WHOLE_MAX) => return None,
-        Ok(f) => match crate::fsread::read_bounded(f, super::check::MAX_INDEX_BYTES) {
-            Ok(b) => b,
-            Err(_) => return Some(Linked::default()),
+        Ok(f) => f,
+        Err(_) => return Some(Linked::default()),
+    };
+    // An index read piece by piece keeps only its lines that can matter; one
+    // that fits in a piece, or whose load must be modelled, is read whole (as
+    // is any index for a name that could be found across two pieces).
+    let got = if base.is_empty() || base.contains('\n') {
+        Ok(None)
+    } else {
+        sparse(&mut f, base, super::check::MAX_INDEX_BYTES).map(Some)
+    };
+    let bytes = match got {
+        Ok(Some(Got::Whole(bytes))) => bytes,
+        Ok(Some(Got::Sparse(s))) if let Some(l) = s.linking(local) => return Some(l),
+        Ok(_) => match f.rewind().ok().and_then(|()| read_bounded(f)) {
+            Some(bytes) => bytes,
+            None => return Some(Linked::default()),
         },
         Err(_) => return Some(Linked::default()),
     };
     Some(linking_in(&bytes, local))
+}
+
+fn read_bounded(f: std::fs::File) -> Option<Vec<u8>> {
+    crate::fsread::read_bounded(f, super::check::MAX_INDEX_BYTES).ok()
 }
 
 /// [`linking`] on the index's bytes.
@@ -112,8 +135,13 @@ fn lines_at(bytes: &[u8], at: &[usize]) -> Vec<(usize, usize, usize)> {
 /// [`super::for_each_link`] finds them on the whole text decoded lossily. The
 /// masker sees only the lines before them that can change its state (those with
 /// a `<`, `>`, backtick or `~`: a fence or a comment opens or closes only there).
-pub(super) fn links_on(bytes: &[u8], lines: &[(usize, usize, usize)], mut f: impl FnMut(Link)) {
+pub(super) fn links_on(bytes: &[u8], lines: &[(usize, usize, usize)], f: impl FnMut(Link)) {
     let bom = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+    links_on_from(bytes, bom, lines, f);
+}
+
+/// [`links_on`] with the length of the BOM that starts `bytes`' first line.
+fn links_on_from(bytes: &[u8], bom: usize, lines: &[(usize, usize, usize)], mut f: impl FnMut(Link)) {
     let mut last_close: Option<Option<usize>> = None;
     let mut later = |end: usize| {
         last_close
@@ -338,6 +366,110 @@ mod tests {
                 })
                 .collect();
             agree(text.as_bytes(), &["a.md", "sub/a.md"]);
+        }
+    }
+
+    /// `linking` on a file: the index read in pieces (its sparse lines, or read
+    /// whole again when the load must be modelled) answers as the whole parse.
+    fn agree_on_file(text: &[u8], locals: &[&str]) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("MEMORY.md");
+        std::fs::write(&path, text).unwrap();
+        // `full`, with the parse and the load done once.
+        let links = super::super::extract_links(&String::from_utf8_lossy(text));
+        let kept = super::super::load::loaded_lines(text);
+        for local in locals {
+            let mut lines: Vec<usize> = links
+                .iter()
+                .filter(|l| l.memory_target() == Some(*local))
+                .map(|l| l.line)
+                .collect();
+            lines.dedup();
+            let loaded = lines.iter().map(|l| kept.binary_search(l).is_ok()).collect();
+            assert_eq!(
+                linking(&path, local),
+                Some(Linked { lines, loaded }),
+                "{local} in a {}-byte index",
+                text.len()
+            );
+        }
+    }
+
+    #[test]
+    fn an_index_read_in_pieces_answers_as_the_whole_parse() {
+        let filler: String = (0..2600).map(|i| format!("- [F{i}](f{i}.md) — filler {i}\n")).collect();
+        let tail = "- [A](a.md) — a\n- [B](./b.md) [A2](sub/../a.md)\n<!-- - [C](c.md) hidden\n-->\n```\n- [D](d.md)\n```\n- [D](d.md#x)\n`[E](e.md)` [E2](%65.md)\n[f]: f.md\n- [G](<sub/g h.md>)\n~~~\n- [a](a.md)\n~~~~\n- [A3](a.md) <!-- open\n- [A4](a.md)\n--> - [A5](a.md) `x\n- [F7](f7.md)";
+        let locals = [
+            "a.md",
+            "b.md",
+            "c.md",
+            "d.md",
+            "e.md",
+            "f.md",
+            "sub/g h.md",
+            "f7.md",
+            "f2599.md",
+            "z.md",
+        ];
+        let long = "y".repeat(140_000);
+        for text in [
+            format!("{filler}{tail}"),
+            format!("{filler}{tail}\n"),
+            format!("\u{feff}{filler}{tail}"),
+            format!("\u{feff}- [A](a.md) `\n{filler}{tail}"),
+            format!("---\nname: x\n---\n{filler}{tail}"),
+            format!("<!-- c\n-->\n{filler}- [A](a.md)\n"),
+            format!("```\n{filler}```\n- [A](a.md) x\n"),
+            format!("{filler}- [A](a.md) {long}\n- [A](a.md)\n{long}"),
+            format!("{long}\n{filler}- [A](a.md)\n"),
+            format!("\n\n{filler}{tail}").replace('\n', "\r\n"),
+            format!("{filler}- [A](a.md)\n").replace("f1.md", "a.md"),
+            "\n".repeat(100_000) + "- [A](a.md)\n",
+        ] {
+            agree_on_file(text.as_bytes(), &locals);
+            let mut bad = text.into_bytes();
+            bad.splice(70_000..70_000, [0xff, 0xfe, b'`']);
+            agree_on_file(&bad, &locals);
+        }
+    }
+
+    /// Random lines that open and close fences and comments, spread over an
+    /// index of several pieces (so they fall on the pieces' edges).
+    #[test]
+    fn random_indexes_read_in_pieces_answer_as_the_whole_parse() {
+        const PIECES: [&str; 10] = [
+            "- [A](a.md) — a",
+            "```",
+            "~~~",
+            "<!--",
+            "-->",
+            "`[B](sub/../a.md)`",
+            "%61.md [E](%61.md)",
+            "\r",
+            "",
+            "\u{feff}",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for i in 0..12 {
+            let mut text = String::new();
+            while text.len() < 200_000 {
+                let k = (next() % 2000) as usize;
+                text.push_str(&"- [F](f.md) — filler line\n".repeat(k));
+                text.push_str(PIECES[(next() % 10) as usize]);
+                text.push_str(PIECES[(next() % 10) as usize]);
+                text.push('\n');
+            }
+            if i % 2 == 1 {
+                // No comment: the sparse lines answer alone.
+                text = text.replace("<!--", "<!-x");
+            }
+            agree_on_file(text.as_bytes(), &["a.md", "sub/a.md", "f.md"]);
         }
     }
 

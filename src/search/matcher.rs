@@ -132,8 +132,12 @@ pub fn match_document(q: &Query, doc: &Document<'_>) -> FileMatch {
     let folded = fold(body);
     let mut tf = vec![0u32; q.words.len()];
     let mut body_mask = 0u64;
+    // Every match in the body, found once: counted here, placed by `best_line`.
+    let mut hits: Vec<(usize, usize)> = Vec::new();
     for (k, n) in tf.iter_mut().enumerate() {
-        *n = q.hits(k, &folded).count().min(u32::MAX as usize) as u32;
+        let before = hits.len();
+        hits.extend(q.hits(k, &folded).map(|at| (at, k)));
+        *n = (hits.len() - before).min(u32::MAX as usize) as u32;
         if *n > 0 {
             body_mask |= 1 << k;
         }
@@ -151,7 +155,7 @@ pub fn match_document(q: &Query, doc: &Document<'_>) -> FileMatch {
     } else if name | desc == all {
         Some(field_hit(q, doc, Field::Description, "description"))
     } else {
-        let (k, _) = best_line(q, &folded);
+        let (k, _) = best_line(hits, &folded);
         let line = body_line0 + k;
         Some(Hit {
             exact: false,
@@ -185,11 +189,9 @@ fn split_after_line(text: &str, line: usize) -> (usize, &str) {
 }
 
 /// The 0-based line of `folded` holding the most distinct query words (then the
-/// most matches, then the first), and its count of distinct words.
-fn best_line(q: &Query, folded: &str) -> (usize, u32) {
-    let mut hits: Vec<(usize, usize)> = (0..q.words.len())
-        .flat_map(|k| q.hits(k, folded).map(move |at| (at, k)))
-        .collect();
+/// most matches, then the first), and its count of distinct words. `hits`: every
+/// match in `folded`, (byte offset, query word), in any order.
+fn best_line(mut hits: Vec<(usize, usize)>, folded: &str) -> (usize, u32) {
     hits.sort_unstable();
     let bytes = folded.as_bytes();
     let (mut line, mut pos) = (0usize, 0usize);
@@ -249,7 +251,12 @@ fn field_hit(q: &Query, doc: &Document<'_>, field: Field, key: &str) -> Hit {
 /// `from_line`; trimmed, without its BOM.
 fn line_text(text: &str, line: usize, from: usize, from_line: usize) -> String {
     let rest = &text[from.min(text.len())..];
-    let l = rest.split('\n').nth(line - from_line.min(line)).unwrap_or_default();
+    // The line's start found with memchr's vectorized search.
+    let start = match line - from_line.min(line) {
+        0 => Some(0),
+        n => memchr::memchr_iter(b'\n', rest.as_bytes()).nth(n - 1).map(|i| i + 1),
+    };
+    let l = start.map_or("", |s| rest[s..].split('\n').next().unwrap_or_default());
     l.trim_start_matches('\u{feff}').trim().to_string()
 }
 
@@ -357,6 +364,35 @@ mod tests {
         assert_eq!(m.tf, [2, 1, 0]);
         assert_eq!(m.len, 12);
         assert!(m.hit.is_none());
+    }
+
+    #[test]
+    fn line_text_is_the_split_line() {
+        let reference = |text: &str, line: usize, from: usize, from_line: usize| {
+            let rest = &text[from.min(text.len())..];
+            let l = rest.split('\n').nth(line - from_line.min(line)).unwrap_or_default();
+            l.trim_start_matches('\u{feff}').trim().to_string()
+        };
+        let texts = [
+            "",
+            "a",
+            "\u{feff} one \r\ntwo\n\nfour  ",
+            "---\nx\n---\nbody\nmore\n",
+            "\n\n\n",
+        ];
+        for t in texts {
+            for from in [0, 2, 4, 100] {
+                let from = (0..=from.min(t.len()))
+                    .rev()
+                    .find(|i| t.is_char_boundary(*i))
+                    .unwrap_or(0);
+                for from_line in 0..3 {
+                    for line in 0..7 {
+                        assert_eq!(line_text(t, line, from, from_line), reference(t, line, from, from_line));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

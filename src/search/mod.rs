@@ -124,7 +124,13 @@ pub fn search_dirs(dirs: &[MemoryDir], query: &str, opts: &Options) -> Report {
 
 /// Read the rest of one file the scan has begun and match it.
 fn visit(q: &Query, m: &Memory, file: &mut File, buf: &mut Vec<u8>) -> matcher::FileMatch {
-    let left = MAX_FILE_BYTES.saturating_sub(buf.len() as u64);
+    // The size from fstat (the scan's) saves the read that would return 0, as
+    // the scan's window does; a file whose size says nothing is read to its end.
+    let end = match m.size {
+        0 => MAX_FILE_BYTES,
+        size => size.min(MAX_FILE_BYTES),
+    };
+    let left = end.saturating_sub(buf.len() as u64);
     // A read error leaves what was read: the window at least.
     let _ = file.take(left).read_to_end(buf);
     // Valid UTF-8 (nearly every file) is checked by the validator's ASCII fast

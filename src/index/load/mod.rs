@@ -176,7 +176,7 @@ fn load_body(body: String, start_line: usize, frontmatter_stripped: bool) -> Loa
 /// large index; what it declines (not UTF-8, comments, frontmatter), the
 /// whole-text model of the text decoded lossily does.
 pub fn loaded_lines(bytes: &[u8]) -> Vec<usize> {
-    let l = match load_stream(&mut &bytes[..], 1) {
+    let l = match stream::load_stream_lines(&mut &bytes[..]) {
         Ok(Some(s)) => s.load,
         _ => load(&String::from_utf8_lossy(bytes)),
     };
@@ -293,6 +293,36 @@ mod tests {
             assert_eq!(
                 (a.loaded, a.line_count, a.frontmatter_stripped),
                 (b.loaded, b.line_count, b.frontmatter_stripped)
+            );
+        }
+    }
+
+    /// The stream without the cut's texts keeps the lines the full stream keeps.
+    #[test]
+    fn the_kept_lines_need_no_texts() {
+        let many: String = (0..300).map(|i| format!("- [M{i}](m{i}.md) — hook {i}\n")).collect();
+        let wide: String = (0..150)
+            .map(|i| format!("- [W{i}](w{i}.md) {}\n", "é".repeat(200)))
+            .collect();
+        for text in [
+            many.clone(),
+            format!("\n\n  {many}\n\n"),
+            format!("\u{feff}{wide}"),
+            format!("{}\n{many}", "x".repeat(30_000)),
+            many.replace('\n', "\r\n"),
+            "😀".repeat(13_000) + "\nb\n",
+        ] {
+            let full = load_stream(&mut text.as_bytes(), 1).unwrap().unwrap();
+            let lines = stream::load_stream_lines(&mut text.as_bytes()).unwrap().unwrap();
+            assert_eq!(
+                kept_lines(&full.load).collect::<Vec<_>>(),
+                kept_lines(&lines.load).collect::<Vec<_>>()
+            );
+            assert_eq!(full.load.processed, lines.load.processed);
+            assert_eq!(full.load.dropped, lines.load.dropped);
+            assert_eq!(
+                loaded_lines(text.as_bytes()),
+                kept_lines(&full.load).collect::<Vec<_>>()
             );
         }
     }

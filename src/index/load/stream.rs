@@ -30,8 +30,20 @@ const STREAM_MAX_BYTES: u64 = 256 << 20;
 /// UTF-8, a frontmatter block, an HTML comment, more than 256 MiB.
 /// `quote_limit`: how many dropped lines to quote.
 pub fn load_stream(r: &mut impl std::io::Read, quote_limit: usize) -> std::io::Result<Option<Streamed>> {
+    load_stream_with(r, quote_limit, true)
+}
+
+/// [`load_stream`] without the texts of the cut (`loaded`, `injected`, the
+/// warning, the reason and `cut` stay empty, their clean-up is most of the
+/// work): for a caller that asks only which lines are kept.
+pub(super) fn load_stream_lines(r: &mut impl std::io::Read) -> std::io::Result<Option<Streamed>> {
+    load_stream_with(r, 1, false)
+}
+
+fn load_stream_with(r: &mut impl std::io::Read, quote_limit: usize, texts: bool) -> std::io::Result<Option<Streamed>> {
     let mut st = Stream {
         quote_limit,
+        texts,
         ..Stream::default()
     };
     let mut data = vec![0u8; 64 << 10];
@@ -86,6 +98,8 @@ pub fn load_stream(r: &mut impl std::io::Read, quote_limit: usize) -> std::io::R
 #[derive(Default)]
 struct Stream {
     quote_limit: usize,
+    /// Whether the cut's texts are made.
+    texts: bool,
     /// 1-based number of the last file line seen.
     next_line: usize,
     /// Whether a non-blank line was seen (the leading trim is over).
@@ -248,13 +262,15 @@ impl Stream {
         let (kept, lone_high) = cut_units(&self.head);
         let (mut dropped, fully_kept) = dropped_lines(self.head.split('\n'), &origin, kept.len());
         load.kept_lines = fully_kept;
-        let next = next_line(&self.head, kept.len()).or_else(|| {
-            // The whole head is kept: the cut fell on the LF after it.
-            (kept.len() == self.head.len())
-                .then_some(self.first_beyond.as_deref())
-                .flatten()
-        });
-        load.cut(kept, lone_high, next);
+        if self.texts {
+            let next = next_line(&self.head, kept.len()).or_else(|| {
+                // The whole head is kept: the cut fell on the LF after it.
+                (kept.len() == self.head.len())
+                    .then_some(self.first_beyond.as_deref())
+                    .flatten()
+            });
+            load.cut(kept, lone_high, next);
+        }
         let mut quotes: Vec<(usize, String)> = dropped
             .iter()
             .take(self.quote_limit)
