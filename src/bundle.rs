@@ -323,7 +323,7 @@ fn parse_manifest(raw: &[u8]) -> Result<Manifest, Error> {
 /// another one), then the fields, each refused with its own words.
 fn parse_manifest_checked(raw: &[u8]) -> Result<Manifest, Error> {
     let value: serde_json::Value =
-        serde_json::from_slice(&raw).map_err(|e| refused(format!("{MANIFEST} is not JSON: {e}")))?;
+        serde_json::from_slice(raw).map_err(|e| refused(format!("{MANIFEST} is not JSON: {e}")))?;
     match value.get("format").and_then(serde_json::Value::as_u64) {
         Some(v) if v == u64::from(FORMAT) => {}
         Some(v) => {
