@@ -168,8 +168,15 @@ pub fn member_dir(identity: &str) -> String {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let d = Sha256::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
+    // Two table look-ups a byte, not a `format!` each (issue 31: one a member).
+    let mut s = String::with_capacity(2 * d.len());
+    for b in d {
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    s
 }
 
 /// A file for [`pack`]: its entry's path and mtime, and its bytes.
@@ -237,9 +244,9 @@ pub fn safe_path(p: &str) -> bool {
 pub fn unpack(input: impl Read) -> Result<Bundle, Error> {
     let gz = flate2::read::GzDecoder::new(input);
     // One byte over the cap tells a bundle at the cap from one past it.
-    let mut tar = tar::Archive::new(gz.take(MAX_TOTAL_BYTES + 1024 * 1024));
+    let mut tar = tar::Archive::new(Forward::new(gz.take(MAX_TOTAL_BYTES + 1024 * 1024)));
     let entries = tar
-        .entries()
+        .entries_with_seek()
         .map_err(|e| refused(format!("not a .tar.gz bundle: {e}")))?;
     let mut members: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut manifest: Option<Vec<u8>> = None;
@@ -295,8 +302,28 @@ pub fn unpack(input: impl Read) -> Result<Bundle, Error> {
         }
     }
     let raw = manifest.ok_or_else(|| refused(format!("no {MANIFEST}")))?;
+    check(parse_manifest(&raw)?, members)
+}
+
+/// The manifest, parsed straight into [`Manifest`] when it is a JSON object of
+/// the current format that parses as one (issue 31: no `serde_json::Value` of
+/// every file entry on the way); anything else goes the way that names what is
+/// wrong ([`parse_manifest_checked`]), so every refusal keeps its words.
+fn parse_manifest(raw: &[u8]) -> Result<Manifest, Error> {
+    // An array would deserialize into the struct's fields by position; the
+    // checked way refuses it (no format version), so only an object is taken.
+    let object = raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    match serde_json::from_slice::<Manifest>(raw) {
+        Ok(m) if object && m.format == FORMAT => Ok(m),
+        _ => parse_manifest_checked(raw),
+    }
+}
+
+/// The manifest by way of a JSON value: not JSON, the format version (missing or
+/// another one), then the fields, each refused with its own words.
+fn parse_manifest_checked(raw: &[u8]) -> Result<Manifest, Error> {
     let value: serde_json::Value =
-        serde_json::from_slice(&raw).map_err(|e| refused(format!("{MANIFEST} is not JSON: {e}")))?;
+        serde_json::from_slice(raw).map_err(|e| refused(format!("{MANIFEST} is not JSON: {e}")))?;
     match value.get("format").and_then(serde_json::Value::as_u64) {
         Some(v) if v == u64::from(FORMAT) => {}
         Some(v) => {
@@ -308,9 +335,49 @@ pub fn unpack(input: impl Read) -> Result<Bundle, Error> {
         }
         None => return Err(refused(format!("{MANIFEST} has no format version"))),
     }
-    let manifest: Manifest =
-        serde_json::from_value(value).map_err(|e| refused(format!("{MANIFEST} is malformed: {e}")))?;
-    check(manifest, members)
+    serde_json::from_value(value).map_err(|e| refused(format!("{MANIFEST} is malformed: {e}")))
+}
+
+/// The unpacked stream as the tar reader sees it, seekable forward only: the
+/// padding after each member is read past through a small buffer, where tar's
+/// own skip for a stream zeroes 32 KiB a member first (issue 31). Reading past
+/// the end fails as tar's skip does.
+struct Forward<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: Read> Forward<R> {
+    fn new(inner: R) -> Self {
+        Forward { inner, pos: 0 }
+    }
+}
+
+impl<R: Read> Read for Forward<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Read> std::io::Seek for Forward<R> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let std::io::SeekFrom::Current(delta) = to else {
+            return Err(std::io::Error::other("the bundle stream seeks forward only"));
+        };
+        let mut left =
+            u64::try_from(delta).map_err(|_| std::io::Error::other("the bundle stream seeks forward only"))?;
+        let mut buf = [0u8; 512];
+        while left > 0 {
+            let n = self.read(&mut buf[..usize::try_from(left.min(512)).unwrap_or(512)])?;
+            if n == 0 {
+                return Err(std::io::Error::other("unexpected EOF during skip"));
+            }
+            left -= n as u64;
+        }
+        Ok(self.pos)
+    }
 }
 
 /// Match the members against the manifest: every listed file present with its
@@ -494,6 +561,93 @@ mod tests {
         gz.write_all(&raw).unwrap();
         let e = unpack(&gz.finish().unwrap()[..]).unwrap_err();
         assert!(e.message.contains("over the limit of 64 MiB per file"), "{}", e.message);
+    }
+
+    /// What a tar reader yields: each member's path and bytes, or the first error.
+    fn members<R: Read>(entries: tar::Entries<'_, R>) -> Vec<Result<(String, Vec<u8>), String>> {
+        let mut out = Vec::new();
+        for e in entries {
+            let mut e = match e {
+                Ok(e) => e,
+                Err(err) => {
+                    out.push(Err(err.to_string()));
+                    break;
+                }
+            };
+            let name = String::from_utf8_lossy(&e.path_bytes()).into_owned();
+            let mut b = Vec::new();
+            match e.read_to_end(&mut b) {
+                Ok(_) => out.push(Ok((name, b))),
+                Err(err) => {
+                    out.push(Err(err.to_string()));
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_forward_seek_reads_every_bundle_and_every_cut_as_tars_own_skip_does() {
+        let files: Vec<Packed> = (0..5)
+            .map(|i| Packed {
+                path: format!("d/f{i}.md"),
+                mtime_ns: 5,
+                bytes: "x".repeat(100 + 300 * i).into_bytes(),
+            })
+            .collect();
+        let m = manifest(files.iter().map(entry_of).collect());
+        let gz = pack(&m, &[files]).unwrap();
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut raw).unwrap();
+        for bytes in [&gz[..], &raw[..]] {
+            for cut in (0..=bytes.len()).step_by(7).chain([bytes.len()]) {
+                let part = &bytes[..cut];
+                let plain = members(tar::Archive::new(part).entries().unwrap());
+                let mut seeking = tar::Archive::new(Forward::new(part));
+                assert_eq!(members(seeking.entries_with_seek().unwrap()), plain, "cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_manifest_parsed_straight_agrees_with_the_checked_way() {
+        let good = serde_json::to_string(&manifest(vec![FileEntry {
+            path: "a.md".into(),
+            size: 2,
+            mtime_ns: -5,
+            sha256: sha256_hex(b"hi"),
+        }]))
+        .unwrap();
+        let cases = [
+            good.clone(),
+            format!("  \n{good}"),
+            good.replace("\"format\":1", "\"format\":2"),
+            good.replace("\"format\":1", "\"format\":1.0"),
+            good.replace("\"format\":1", "\"format\":\"1\""),
+            good.replace("\"format\":1,", ""),
+            good.replace("\"format\":1", "\"format\":1,\"format\":1"),
+            good.replace("\"machine\":\"m\",", ""),
+            good.replace("\"size\":2", "\"size\":-2"),
+            good.replace('{', "{\"extra\":[1],"),
+            r#"[1,"0","2025-01-01T00:00:00.000Z","m",[]]"#.to_string(),
+            "{".to_string(),
+            "null".to_string(),
+        ];
+        for raw in cases {
+            let straight = parse_manifest(raw.as_bytes()).map_err(|e| e.message);
+            let checked = parse_manifest_checked(raw.as_bytes()).map_err(|e| e.message);
+            assert_eq!(straight, checked, "{raw}");
+        }
+        assert!(parse_manifest(good.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn sha256_hex_is_lower_case_hex() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]
