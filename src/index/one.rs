@@ -250,6 +250,16 @@ fn loaded_of(bytes: &[u8], lines: &[usize], comment: bool) -> Vec<bool> {
 mod tests {
     use super::*;
 
+    /// A xorshift64 stream from `seed`: the random tests' inputs, the same each run.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     /// The reference: every link of the whole text, and the load of the whole text.
     fn full(bytes: &[u8], local: &str) -> Linked {
         let text = String::from_utf8_lossy(bytes);
@@ -346,13 +356,7 @@ mod tests {
             "\u{feff}",
             "[D](<a.md>) `[F](a.md)`",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..400 {
             let n = 1 + (next() % 12) as usize;
             let text: String = (0..n)
@@ -449,13 +453,7 @@ mod tests {
             "",
             "\u{feff}",
         ];
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for i in 0..12 {
             let mut text = String::new();
             while text.len() < 200_000 {

@@ -156,7 +156,7 @@ impl Survey {
             .zip(facts)
             .filter_map(|(f, x)| {
                 Some(Entry {
-                    mtime_ms: mtime_ms(&f.meta),
+                    mtime_ms: scan::mtime_ms(&f.meta),
                     rel: f.rel,
                     plain: f.plain,
                     facts: x?,
@@ -296,16 +296,4 @@ fn links_of(text: &str, rel: &str) -> Vec<String> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// A file's modification time in fractional milliseconds, as the scan computes it.
-fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
-    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
-        Ok(Ok(d)) => d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6,
-        Ok(Err(before)) => {
-            let d = before.duration();
-            -(d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6)
-        }
-        Err(_) => 0.0,
-    }
 }
