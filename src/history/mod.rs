@@ -456,14 +456,10 @@ mod store_tests {
         fs::write(mem.join("a.md"), "a, again\n").unwrap();
         let second = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
         let stored = read::load_state(&s.repo, second.id).unwrap();
-        let (_, cached) = super::snapshot::read_cache_full(s.path(), Some(second.id));
+        let cached = super::snapshot::read_cache_full(s.path(), Some(second.id));
         assert_eq!(cached.as_ref(), Some(&stored));
         assert_eq!(stored.files.len(), 4);
-        assert!(
-            super::snapshot::read_cache_full(s.path(), Some(gix::ObjectId::null(gix::hash::Kind::Sha1)))
-                .1
-                .is_none()
-        );
+        assert!(super::snapshot::read_cache_full(s.path(), Some(gix::ObjectId::null(gix::hash::Kind::Sha1))).is_none());
         // The files' ctimes must be older than the cache (git's racy rule).
         let cache = s.path().join("memctl-cache");
         fs::File::options()
@@ -487,7 +483,7 @@ mod store_tests {
             .map(|l| format!("{l}\n"))
             .collect();
         fs::write(&cache, old).unwrap();
-        assert!(super::snapshot::read_cache_full(s.path(), Some(second.id)).1.is_none());
+        assert!(super::snapshot::read_cache_full(s.path(), Some(second.id)).is_none());
     }
 
     /// Issue 29 point 7: a large memory is hashed and stored as a stream, never

@@ -15,86 +15,245 @@ const CACHE: &str = "memctl-cache";
 
 pub(super) type CacheEntry = (u64, i128, i128, u64, bool, ObjectId);
 
-/// The (size, mtime, ctime, inode, link, blob) of each file at the snapshot
-/// `head`, as last seen on disk; empty when it was written for another snapshot.
-/// An entry whose ctime is not older than the cache itself is dropped (git's
-/// "racy" rule): the kernel's clock is coarse, so a write in the same tick as the
-/// cache would leave the file's times as they were cached.
-pub(super) fn read_cache(store: &Path, head: Option<ObjectId>) -> crate::fx::HashMap<Vec<u8>, CacheEntry> {
-    read_cache_full(store, head).0
+/// The (size, mtime, ctime, inode, link, blob) of a file as last seen on disk.
+/// An entry whose ctime is not older than the cache itself vouches for nothing
+/// (git's "racy" rule): the kernel's clock is coarse, so a write in the same
+/// tick as the cache would leave the file's times as they were cached.
+/// The cache file's bytes and its mtime (the stamp of the racy rule), read once
+/// for a snapshot: [`vouches`] and [`parse_full`] look at the same bytes.
+pub(in crate::history) struct Loaded {
+    bytes: Vec<u8>,
+    written: i128,
 }
 
-/// [`read_cache`], and the state of the snapshot `head` when the cache is
-/// complete for it (its `complete` line: every file of the snapshot, and the
-/// lock); racy entries count for the state, not as a stat match.
-pub(in crate::history) fn read_cache_full(
-    store: &Path,
-    head: Option<ObjectId>,
-) -> (crate::fx::HashMap<Vec<u8>, CacheEntry>, Option<State>) {
-    let mut out = crate::fx::HashMap::default();
-    let path = store.join(CACHE);
-    // Regular files only, bounded: a FIFO put in its place never blocks a snapshot.
-    let Some(head) = head else { return (out, None) };
-    let Ok(file) = crate::fsread::open_regular(&path) else {
+/// The cache file of the store, `None` when there is none or it cannot be read.
+/// Regular files only, bounded: a FIFO put in its place never blocks a snapshot.
+pub(in crate::history) fn load(store: &Path) -> Option<Loaded> {
+    let file = crate::fsread::open_regular(&store.join(CACHE)).ok()?;
+    let md = file.metadata().ok()?;
+    let bytes = crate::fsread::read_bounded(file, 256 << 20).ok()?;
+    Some(Loaded {
+        bytes,
+        written: tracked::mtime_ns(&md),
+    })
+}
+
+/// The state of the snapshot `head` when the stat cache is complete for it.
+#[cfg(test)]
+pub(in crate::history) fn read_cache_full(store: &Path, head: Option<ObjectId>) -> Option<State> {
+    parse_full(load(store).as_ref(), head).1
+}
+
+/// One line of the stat cache, read in place: the path it names (in hex, as
+/// written), what was seen of that file, whether it vouches for it (git's racy
+/// rule: its ctime older than the cache) and, when rendering its entry gives
+/// exactly its bytes again, the line itself (copied into the next cache).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Line<'a> {
+    hex: &'a [u8],
+    pub(super) entry: CacheEntry,
+    pub(super) vouches: bool,
+    canonical: Option<&'a [u8]>,
+}
+
+/// The cache's lines in the order written, the walk's (by path bytes; hex keeps
+/// that order); a line out of that order is left out. Looked up by a walk in
+/// the same order in one pass, with a [`Cursor`]: no map, no path copied.
+#[derive(Default)]
+pub(super) struct Lines<'a> {
+    lines: Vec<Line<'a>>,
+}
+
+/// A position in [`Lines`] for one pass in path order.
+#[derive(Default)]
+pub(super) struct Cursor(usize);
+
+impl<'a> Lines<'a> {
+    /// The line of the path `rel` when the cache has one; the lines before it
+    /// are passed for good (the next lookup is for a later path).
+    pub(super) fn find(&self, at: &mut Cursor, rel: &[u8]) -> Option<&Line<'a>> {
+        use std::cmp::Ordering;
+        while let Some(l) = self.lines.get(at.0) {
+            // Mostly the same path, as written: a compare of two digits at a time.
+            let order = if same_hex(l.hex, rel) {
+                Ordering::Equal
+            } else {
+                cmp_hex(l.hex, rel)
+            };
+            match order {
+                Ordering::Less => at.0 += 1,
+                Ordering::Equal => {
+                    at.0 += 1;
+                    return Some(l);
+                }
+                Ordering::Greater => return None,
+            }
+        }
+        None
+    }
+
+    /// The blob id the cache vouches for `f` with: its size, mtime, ctime,
+    /// inode and link flag are the cached ones, its ctime older than the cache.
+    pub(super) fn vouched(&self, at: &mut Cursor, f: &OnDisk) -> Option<ObjectId> {
+        let l = self.find(at, &f.rel)?;
+        let c = &l.entry;
+        (l.vouches && c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ctime_ns && c.3 == f.ino && c.4 == f.link)
+            .then_some(c.5)
+    }
+
+    #[cfg(test)]
+    pub(super) fn push(&mut self, hex: &'a [u8], entry: CacheEntry, vouches: bool) {
+        self.lines.push(Line {
+            hex,
+            entry,
+            vouches,
+            canonical: None,
+        });
+    }
+}
+
+/// The hex path `hex` (valid digits of either case, even length: as parsed) against the path `rel`, in
+/// the order of their bytes.
+fn cmp_hex(hex: &[u8], rel: &[u8]) -> std::cmp::Ordering {
+    let n = hex.len() / 2;
+    let mut i = 0;
+    while i < n && i < rel.len() {
+        let b = (UNHEX[usize::from(hex[2 * i])] & 15) << 4 | (UNHEX[usize::from(hex[2 * i + 1])] & 15);
+        if b != rel[i] {
+            return b.cmp(&rel[i]);
+        }
+        i += 1;
+    }
+    n.cmp(&rel.len())
+}
+
+/// The line `l` without the `\r` [`str::lines`] would drop, and whether there was one.
+fn strip_cr(l: &[u8]) -> (&[u8], bool) {
+    match l.strip_suffix(b"\r") {
+        Some(l) => (l, true),
+        None => (l, false),
+    }
+}
+
+/// One stat-cache line, `size mtime ctime ino link oid rel` (tab-separated, the
+/// path in hex, decoded into `rel`); `None` when it does not parse. `cr`: it
+/// ended in `\r\n`.
+fn parse_line<'a>(l: &'a [u8], cr: bool, written: i128, rel: &mut Vec<u8>) -> Option<Line<'a>> {
+    let [size, mtime, ctime, ino, link, oid, hex] = seven_fields(l)?;
+    let entry = (
+        dec_u64(size)?,
+        dec_i128(mtime)?,
+        dec_i128(ctime)?,
+        dec_u64(ino)?,
+        link == b"1",
+        ObjectId::from_hex(oid).ok()?,
+    );
+    if !unhex_into(hex, rel) {
+        return None;
+    }
+    // The oid's and the path's digits are checked against the rendered ones
+    // where a line is copied ([`render_cache_body`]).
+    let canonical = !cr && [size, mtime, ctime, ino].iter().all(|d| canonical_dec(d)) && (link == b"0" || link == b"1");
+    Some(Line {
+        hex,
+        entry,
+        vouches: entry.2 < written,
+        canonical: canonical.then_some(l),
+    })
+}
+
+/// Whether the digits `d` (that parse) are written as [`push_dec`] writes them:
+/// no sign but `-`, no leading zero.
+fn canonical_dec(d: &[u8]) -> bool {
+    matches!(d, b"0" | [b'1'..=b'9', ..] | [b'-', b'1'..=b'9', ..])
+}
+
+/// `rel` set to the bytes of the hex `hex` (digits of either case); `false`
+/// when it is no hex.
+fn unhex_into(hex: &[u8], rel: &mut Vec<u8>) -> bool {
+    rel.clear();
+    if !hex.len().is_multiple_of(2) {
+        return false;
+    }
+    rel.reserve(hex.len() / 2);
+    let mut bad = 0u8;
+    let mut i = 0;
+    while i + 1 < hex.len() {
+        let (hi, lo) = (UNHEX[usize::from(hex[i])], UNHEX[usize::from(hex[i + 1])]);
+        bad |= hi | lo;
+        rel.push((hi & 15) << 4 | (lo & 15));
+        i += 2;
+    }
+    bad < 16
+}
+
+/// The stat cache's lines for the snapshot `head` (none when it was written for
+/// another), and that snapshot's state when the cache is complete for it (its
+/// `complete` line: every file of the snapshot, and the lock); racy entries
+/// count for the state, not as a stat match.
+pub(in crate::history) fn parse_full(loaded: Option<&Loaded>, head: Option<ObjectId>) -> (Lines<'_>, Option<State>) {
+    let mut out = Lines::default();
+    let (Some(head), Some(loaded)) = (head, loaded) else {
         return (out, None);
     };
-    let Ok(md) = file.metadata() else { return (out, None) };
-    let Ok(bytes) = crate::fsread::read_bounded(file, 256 << 20) else {
+    if std::str::from_utf8(&loaded.bytes).is_err() {
         return (out, None);
-    };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return (out, None);
-    };
-    let written = tracked::mtime_ns(&md);
-    let mut lines = text.lines().peekable();
-    if lines.next() != Some(head.to_hex().to_string().as_str()) {
+    }
+    let written = loaded.written;
+    let mut rest = loaded.bytes.as_slice();
+    if strip_cr(next_line(&mut rest)).0 != head.to_hex().to_string().as_bytes() {
         return (out, None);
     }
     // `complete\tN\tlock`: the lines below are the snapshot's N files.
-    let complete = lines.next_if(|l| l.starts_with("complete\t")).and_then(|l| {
-        let mut c = l.split('\t').skip(1);
-        let n: usize = c.next()?.parse().ok()?;
-        let lock = parse_lock_field(c.next()?)?;
-        c.next().is_none().then_some((n, lock))
-    });
+    let mut complete = None;
+    if let Some(l) = {
+        let mut peek = rest;
+        let l = strip_cr(next_line(&mut peek)).0;
+        l.starts_with(b"complete\t").then(|| {
+            rest = peek;
+            l
+        })
+    } {
+        complete = std::str::from_utf8(l).ok().and_then(|l| {
+            let mut c = l.split('\t').skip(1);
+            let n: usize = c.next()?.parse().ok()?;
+            let lock = parse_lock_field(c.next()?)?;
+            c.next().is_none().then_some((n, lock))
+        });
+    }
     let mut files: Vec<(Vec<u8>, FileState)> = Vec::new();
     let mut whole = complete.is_some();
     // Sized once for the files the `complete` line counts (bounded by the
     // cache's own size: a line is more than 12 bytes).
     if let Some((n, _)) = &complete {
-        let n = (*n).min(text.len() / 12);
+        let n = (*n).min(loaded.bytes.len() / 12);
         files.reserve(n);
-        out.reserve(n);
+        out.lines.reserve(n);
     }
-    for l in lines {
-        let Some([size, mtime, ctime, ino, link, oid, rel]) = seven_fields(l) else {
+    // The last line's path and this one's, decoded: the lines' order is checked.
+    let (mut last, mut rel): (Vec<u8>, Vec<u8>) = Default::default();
+    while !rest.is_empty() {
+        let (l, cr) = strip_cr(next_line(&mut rest));
+        let Some(line) = parse_line(l, cr, written, &mut rel) else {
             whole = false;
             continue;
         };
-        let (Some(size), Some(mtime), Some(ctime), Some(ino), Ok(oid), Some(rel)) = (
-            dec_u64(size.as_bytes()),
-            dec_i128(mtime.as_bytes()),
-            dec_i128(ctime.as_bytes()),
-            dec_u64(ino.as_bytes()),
-            ObjectId::from_hex(oid.as_bytes()),
-            unhex(rel),
-        ) else {
+        if !out.lines.is_empty() && last >= rel {
             whole = false;
             continue;
-        };
+        }
+        std::mem::swap(&mut last, &mut rel);
         if whole {
             files.push((
-                rel.clone(),
+                last.clone(),
                 FileState {
-                    oid,
-                    link: link == "1",
-                    mtime_ns: mtime,
+                    oid: line.entry.5,
+                    link: line.entry.4,
+                    mtime_ns: line.entry.1,
                 },
             ));
         }
-        if ctime < written {
-            out.insert(rel, (size, mtime, ctime, ino, link == "1", oid));
-        }
+        out.lines.push(line);
     }
     let state = match complete {
         Some((n, lock)) if whole && files.len() == n => Some(State {
@@ -105,21 +264,22 @@ pub(in crate::history) fn read_cache_full(
     };
     (out, state)
 }
-
-pub(super) fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk], state: &State) {
-    write_cache_body(store, head, render_cache_body(files, state), state);
+pub(super) fn write_cache(store: &Path, head: Option<ObjectId>, files: &[OnDisk], state: &State, old: &Lines) {
+    write_cache_body(store, head, render_cache_body(files, state, old), state);
 }
 
 /// The cache's lines below its head (the files of `state` as walked in `files`),
 /// and how many they are: independent of the commit, so a snapshot renders them
-/// while it writes its objects.
-pub(super) fn render_cache_body(files: &[OnDisk], state: &State) -> (Vec<u8>, usize) {
+/// while it writes its objects. A file whose line in the `old` cache holds the
+/// same stat and blob gets that line's bytes (they are the ones rendered).
+pub(super) fn render_cache_body(files: &[OnDisk], state: &State, old: &Lines) -> (Vec<u8>, usize) {
     let mut body: Vec<u8> = Vec::with_capacity(files.len() * 160);
     let mut n = 0;
     // Both lists are sorted by path: each file's state is the next of the map's
     // (a lookup only if the walk were ever out of order).
     let mut states = state.files.iter().peekable();
     let mut max: Option<&[u8]> = None;
+    let mut at = Cursor::default();
     for f in files {
         let found = if max.is_none_or(|m| f.rel.as_slice() > m) {
             max = Some(&f.rel);
@@ -128,19 +288,29 @@ pub(super) fn render_cache_body(files: &[OnDisk], state: &State) -> (Vec<u8>, us
         } else {
             state.files.get(&f.rel)
         };
-        if let Some(s) = found {
-            n += 1;
-            // By hand, not `write!`: 20 000 lines at a time (the same bytes).
-            for v in [i128::from(f.size), f.mtime_ns, f.ctime_ns, i128::from(f.ino)] {
-                push_dec(&mut body, v);
-                body.push(b'\t');
-            }
-            body.extend_from_slice(if f.link { b"1\t" } else { b"0\t" });
-            push_hex(&mut body, s.oid.as_bytes());
-            body.push(b'\t');
-            push_hex(&mut body, &f.rel);
+        let Some(s) = found else { continue };
+        n += 1;
+        if let Some(l) = old.find(&mut at, &f.rel)
+            && let Some(bytes) = l.canonical
+            && l.entry == (f.size, f.mtime_ns, f.ctime_ns, f.ino, f.link, s.oid)
+            && same_hex(l.hex, &f.rel)
+            && bytes.len() > l.hex.len() + 41
+            && same_hex(&bytes[bytes.len() - l.hex.len() - 41..][..40], s.oid.as_bytes())
+        {
+            body.extend_from_slice(bytes);
             body.push(b'\n');
+            continue;
         }
+        // By hand, not `write!`: 20 000 lines at a time (the same bytes).
+        for v in [i128::from(f.size), f.mtime_ns, f.ctime_ns, i128::from(f.ino)] {
+            push_dec(&mut body, v);
+            body.push(b'\t');
+        }
+        body.extend_from_slice(if f.link { b"1\t" } else { b"0\t" });
+        push_hex(&mut body, s.oid.as_bytes());
+        body.push(b'\t');
+        push_hex(&mut body, &f.rel);
+        body.push(b'\n');
     }
     (body, n)
 }
@@ -242,18 +412,17 @@ fn parse_lock_field(s: &str) -> Option<Option<tracked::LockState>> {
 /// that `files` (as walked, sorted) and the lock are exactly that snapshot: the
 /// same paths in the same order, each with the cached (size, mtime, ctime,
 /// inode, link) and a ctime older than the cache (the racy rule of
-/// [`read_cache`]). One pass over both lists, comparing the cache's bytes in
+/// [`Line::vouches`]). One pass over both lists, comparing the cache's bytes in
 /// place: no map, no state loaded, nothing allocated per line.
+#[cfg(test)]
 pub(in crate::history) fn cache_vouches(store: &Path, head: ObjectId, files: &[OnDisk], main: &Path) -> bool {
-    let Ok(file) = crate::fsread::open_regular(&store.join(CACHE)) else {
-        return false;
-    };
-    let Ok(md) = file.metadata() else { return false };
-    let Ok(bytes) = crate::fsread::read_bounded(file, 256 << 20) else {
-        return false;
-    };
-    let written = tracked::mtime_ns(&md);
-    let mut rest = bytes.as_slice();
+    load(store).is_some_and(|l| vouches(&l, head, files, main))
+}
+
+/// [`cache_vouches`] of the cache `loaded`.
+pub(in crate::history) fn vouches(loaded: &Loaded, head: ObjectId, files: &[OnDisk], main: &Path) -> bool {
+    let written = loaded.written;
+    let mut rest = loaded.bytes.as_slice();
     if next_line(&mut rest) != head.to_hex().to_string().as_bytes() {
         return false;
     }
@@ -431,16 +600,15 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 
 /// A stat-cache line's exactly seven tab-separated fields, split without a list
 /// per line; `None` for any other count.
-fn seven_fields(l: &str) -> Option<[&str; 7]> {
-    let mut fields = [""; 7];
+fn seven_fields(l: &[u8]) -> Option<[&[u8]; 7]> {
+    let mut fields: [&[u8]; 7] = [b""; 7];
     let mut rest = l;
     for f in fields.iter_mut().take(6) {
-        // A tab is ASCII: the pieces are `str`s.
-        let i = memchr::memchr(b'\t', rest.as_bytes())?;
+        let i = memchr::memchr(b'\t', rest)?;
         *f = &rest[..i];
         rest = &rest[i + 1..];
     }
-    if memchr::memchr(b'\t', rest.as_bytes()).is_some() {
+    if memchr::memchr(b'\t', rest).is_some() {
         return None;
     }
     fields[6] = rest;
@@ -525,12 +693,10 @@ mod tests {
 
     #[test]
     fn seven_fields_and_unhex_read_as_before() {
-        assert_eq!(
-            seven_fields("a\tb\t\td\te\tf\tg"),
-            Some(["a", "b", "", "d", "e", "f", "g"])
-        );
-        assert_eq!(seven_fields("a\tb\tc\td\te\tf"), None);
-        assert_eq!(seven_fields("a\tb\tc\td\te\tf\tg\th"), None);
+        let want: [&[u8]; 7] = [b"a", b"b", b"", b"d", b"e", b"f", b"g"];
+        assert_eq!(seven_fields(b"a\tb\t\td\te\tf\tg"), Some(want));
+        assert_eq!(seven_fields(b"a\tb\tc\td\te\tf"), None);
+        assert_eq!(seven_fields(b"a\tb\tc\td\te\tf\tg\th"), None);
         assert_eq!(unhex("4d2F"), Some(vec![0x4d, 0x2f]));
         assert_eq!(unhex(""), Some(vec![]));
         assert_eq!(unhex("4d2"), None);
@@ -627,13 +793,126 @@ mod tests {
             }
             (body, n)
         };
-        assert_eq!(render_cache_body(&files, &state), by_lookup(&files));
-        assert_eq!(render_cache_body(&files, &state).1, 6);
+        assert_eq!(render_cache_body(&files, &state, &Lines::default()), by_lookup(&files));
+        assert_eq!(render_cache_body(&files, &state, &Lines::default()).1, 6);
         let mut shuffled = files.clone();
         shuffled.swap(1, 4);
         shuffled.swap(0, 6);
-        assert_eq!(render_cache_body(&shuffled, &state), by_lookup(&shuffled));
-        assert_eq!(render_cache_body(&[], &state), (Vec::new(), 0));
+        assert_eq!(
+            render_cache_body(&shuffled, &state, &Lines::default()),
+            by_lookup(&shuffled)
+        );
+        assert_eq!(render_cache_body(&[], &state, &Lines::default()), (Vec::new(), 0));
+    }
+
+    /// A tiny deterministic generator for the property tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// The cache body of `files` and `state` written with the lines of an
+    /// `old` cache copied where they hold the same entry is byte for byte the
+    /// one rendered without them: random dirs under random changes (stat, blob,
+    /// link, files added and removed), old caches with lines written otherwise
+    /// (`+`, leading zeros, upper-case hex, `\r\n`, garbage, out of order).
+    #[test]
+    fn copied_lines_are_the_rendered_ones() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let head = ObjectId::from_bytes_or_panic(&[7; 20]);
+        for round in 0..300 {
+            let n = rng.next(40) as usize;
+            let mut files: Vec<OnDisk> = (0..n)
+                .map(|i| OnDisk {
+                    rel: format!("{}{i}.md", ["a", "a/b", "z\t", "\u{e9}"][rng.next(4) as usize]).into_bytes(),
+                    link: rng.next(5) == 0,
+                    size: rng.next(3000),
+                    mtime_ns: rng.next(1 << 62) as i128 - if rng.next(9) == 0 { 1 << 63 } else { 0 },
+                    ctime_ns: rng.next(1 << 62) as i128,
+                    ino: rng.next(1 << 40),
+                })
+                .collect();
+            files.sort_by(|a, b| a.rel.cmp(&b.rel));
+            files.dedup_by(|a, b| a.rel == b.rel);
+            let mut state = State::default();
+            for f in &files {
+                let oid = ObjectId::from_bytes_or_panic(&[rng.next(256) as u8; 20]);
+                let fs = FileState {
+                    oid,
+                    link: f.link,
+                    mtime_ns: f.mtime_ns,
+                };
+                state.files.insert(f.rel.clone(), fs);
+            }
+            let (body, count) = render_cache_body(&files, &state, &Lines::default());
+            let mut text = format!("{}\ncomplete\t{count}\t-\n", head.to_hex()).into_bytes();
+            for line in body.split_inclusive(|b| *b == b'\n') {
+                let mut line = line.to_vec();
+                match rng.next(12) {
+                    0 => line.insert(0, b'+'),
+                    1 => line.insert(0, b'0'),
+                    2 => line.make_ascii_uppercase(),
+                    3 => line.insert(line.len() - 1, b'\r'),
+                    4 => line.insert(0, b'x'),
+                    5 => text.extend_from_slice(&line.clone()),
+                    _ => {}
+                }
+                text.extend_from_slice(&line);
+            }
+            let loaded = Loaded {
+                bytes: text,
+                written: 1 << 62,
+            };
+            let (old, _) = parse_full(Some(&loaded), Some(head));
+            // The next walk: some files changed, some gone, some new.
+            let mut next: Vec<OnDisk> = Vec::new();
+            for f in &files {
+                let mut f = f.clone();
+                match rng.next(8) {
+                    0 => continue,
+                    1 => f.size += 1,
+                    2 => f.mtime_ns -= 1,
+                    3 => f.ctime_ns += 1,
+                    4 => f.ino ^= 1,
+                    5 => f.link = !f.link,
+                    6 => {
+                        let s = state.files.get_mut(&f.rel).unwrap();
+                        s.oid = ObjectId::from_bytes_or_panic(&[round as u8; 20]);
+                    }
+                    _ => {}
+                }
+                next.push(f);
+            }
+            for i in 0..rng.next(3) {
+                let f = OnDisk {
+                    rel: format!("new{round}-{i}.md").into_bytes(),
+                    link: false,
+                    size: 1,
+                    mtime_ns: 2,
+                    ctime_ns: 3,
+                    ino: 4,
+                };
+                let oid = ObjectId::from_bytes_or_panic(&[1; 20]);
+                let fs = FileState {
+                    oid,
+                    link: false,
+                    mtime_ns: 2,
+                };
+                state.files.insert(f.rel.clone(), fs);
+                next.push(f);
+            }
+            next.sort_by(|a, b| a.rel.cmp(&b.rel));
+            let want = render_cache_body(&next, &state, &Lines::default());
+            assert_eq!(render_cache_body(&next, &state, &old), want, "round {round}");
+            // Unchanged: every line copied, the same bytes.
+            assert_eq!(render_cache_body(&files, &state, &old).1, count.min(files.len()));
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ use super::outside::OutsideChange;
 use super::read::{self, Change, State};
 use super::tracked::{self, OnDisk};
 use crate::error::{Error, Kind};
+#[cfg(test)]
 pub(super) use cache::{cache_vouches, read_cache_full};
 pub(crate) use tree::Node;
 
@@ -109,11 +110,14 @@ impl Store {
         walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<Option<Recorded>, Error> {
         let walked = walked.unwrap_or_else(|| walk(main));
-        if outside.is_empty() && self.vouched(main, &walked) {
+        // Read once: the check that nothing changed and the scan of a change
+        // look at the same bytes (20 000 files: a 3 MB file).
+        let loaded = self.head_id().and_then(|_| cache::load(&self.path));
+        if outside.is_empty() && self.vouched(main, &walked, loaded.as_ref()) {
             return Ok(None);
         }
-        let (head, prev, cache) = self.last_state(req.now)?;
-        let (mut files, mut now_state, mut fresh) = self.scan_cached(main, cache, &prev, Some(walked))?;
+        let (head, prev, cache) = self.last_state(req.now, loaded.as_ref())?;
+        let (mut files, mut now_state, mut fresh) = self.scan_cached(main, &cache, &prev, Some(walked))?;
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
         let own = matches!(req.trigger, Some(Trigger::Own(_)));
@@ -124,7 +128,7 @@ impl Store {
             && outside.is_empty()
         {
             if !fresh.is_empty() || !self.streamed.is_empty() {
-                cache::write_cache(&self.path, head, &files, &now_state);
+                cache::write_cache(&self.path, head, &files, &now_state, &cache);
             }
             self.head = Some((h, prev));
             return Ok(None);
@@ -133,7 +137,7 @@ impl Store {
         // The cache's lines do not depend on the commit: rendered on the other
         // core while the objects are written (20 000 files: ~3 MB of text).
         let (id, changes, body) = std::thread::scope(|s| {
-            let render = || cache::render_cache_body(&files, &now_state);
+            let render = || cache::render_cache_body(&files, &now_state, &cache);
             // No thread (a process limit): rendered here after the commit.
             let body = std::thread::Builder::new().spawn_scoped(s, render).ok();
             let written = (|| {
@@ -157,9 +161,11 @@ impl Store {
     /// snapshot: no need to load that snapshot's state from its tree (at 20 000
     /// files most of an unchanged snapshot's time; SPEC v3 §7.2). Then the walk's
     /// warnings are kept and the last scan's findings cleared.
-    fn vouched(&mut self, main: &Path, walked: &(Vec<OnDisk>, Vec<String>)) -> bool {
-        let Some(h) = self.head_id() else { return false };
-        if !cache_vouches(&self.path, h, &walked.0, main) {
+    fn vouched(&mut self, main: &Path, walked: &(Vec<OnDisk>, Vec<String>), loaded: Option<&cache::Loaded>) -> bool {
+        let (Some(h), Some(loaded)) = (self.head_id(), loaded) else {
+            return false;
+        };
+        if !cache::vouches(loaded, h, &walked.0, main) {
             return false;
         }
         self.warnings.extend(walked.1.iter().cloned());
@@ -175,14 +181,14 @@ impl Store {
     /// 20 000 files that spares the tree and the mtimes blob a write's snapshot
     /// would otherwise inflate and parse first (SPEC v3 §7.2: ≤ 60 ms); else from
     /// the store.
-    #[allow(clippy::type_complexity)]
-    fn last_state(
+    fn last_state<'a>(
         &mut self,
         now: DateTime<Utc>,
-    ) -> Result<(Option<ObjectId>, State, crate::fx::HashMap<Vec<u8>, cache::CacheEntry>), Error> {
+        loaded: Option<&'a cache::Loaded>,
+    ) -> Result<(Option<ObjectId>, State, cache::Lines<'a>), Error> {
         let opened = self.head_id();
         let mut head = opened;
-        let (cache, cached_state) = read_cache_full(&self.path, head);
+        let (cache, cached_state) = cache::parse_full(loaded, head);
         let prev = match (head, self.head.take(), cached_state) {
             (Some(h), Some((id, st)), _) if id == h => st,
             (Some(_), _, Some(st)) => st,
@@ -233,7 +239,8 @@ impl Store {
                     .map_err(|e| io(self, &e.to_string()))?;
             }
         }
-        for f in files {
+        // Most snapshots stream nothing: no lookup per walked file then.
+        for f in files.iter().filter(|_| !self.streamed.is_empty()) {
             if self.streamed.contains(&f.rel)
                 && let Some(s) = state.files.get(&f.rel)
                 && !gix::objs::Exists::exists(&self.repo.objects, &s.oid)
@@ -284,7 +291,7 @@ impl Store {
     ) -> Vec<Vec<u8>> {
         use std::os::unix::ffi::OsStrExt;
         let mut unsettled = Vec::new();
-        for f in files.iter() {
+        for f in read_files(files, fresh, &self.streamed) {
             let bytes = match fresh.get(&f.rel) {
                 Some(b) => b.as_slice(),
                 None if self.streamed.contains(&f.rel) => &[],
@@ -330,6 +337,30 @@ impl Store {
         files.retain(|f| !unsettled.contains(&f.rel));
         unsettled
     }
+}
+
+/// The walked `files` that the scan read (`fresh`, `streamed`), in walk order:
+/// each found by its path in the sorted walk, not each walked file looked up
+/// in the maps (a write's snapshot reads one or two of 20 000).
+fn read_files<'a>(
+    files: &'a [OnDisk],
+    fresh: &HashMap<Vec<u8>, Vec<u8>>,
+    streamed: &std::collections::HashSet<Vec<u8>>,
+) -> Vec<&'a OnDisk> {
+    let mut at: Vec<usize> = fresh
+        .keys()
+        .chain(streamed)
+        .filter_map(|rel| {
+            files
+                .binary_search_by(|f| f.rel.cmp(rel))
+                .ok()
+                .filter(|&i| files[i].rel == *rel)
+                .or_else(|| files.iter().position(|f| f.rel == *rel))
+        })
+        .collect();
+    at.sort_unstable();
+    at.dedup();
+    at.into_iter().map(|i| &files[i]).collect()
 }
 
 /// The result of a scoped thread; its panic goes on here.

@@ -10,7 +10,7 @@ use gix::ObjectId;
 use super::super::Store;
 use super::super::read::{FileState, State};
 use super::super::tracked::{self, OnDisk};
-use super::cache::{self, CacheEntry};
+use super::cache;
 use super::io;
 use crate::error::Error;
 
@@ -29,7 +29,9 @@ impl Store {
         prev: &State,
         walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
-        self.scan_cached(main, cache::read_cache(&self.path, head), prev, walked)
+        let loaded = head.and_then(|_| cache::load(&self.path));
+        let lines = cache::parse_full(loaded.as_ref(), head).0;
+        self.scan_cached(main, &lines, prev, walked)
     }
 
     /// [`Store::scan`] with the stat cache already read: (1) each walked file's
@@ -39,7 +41,7 @@ impl Store {
     pub(super) fn scan_cached(
         &mut self,
         main: &Path,
-        cache: crate::fx::HashMap<Vec<u8>, CacheEntry>,
+        cache: &cache::Lines,
         prev: &State,
         walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
@@ -52,8 +54,9 @@ impl Store {
         // once, not searched for each insert.
         let lock = tracked::lock_state(main);
         let mut now: Vec<(Vec<u8>, FileState)> = Vec::with_capacity(files.len());
+        let mut at = cache::Cursor::default();
         for f in &files {
-            match self.blob_id(main, f, &cache, &mut fresh)? {
+            match self.blob_id(main, f, cache.vouched(&mut at, f), &mut fresh)? {
                 Found::Oid(oid) => now.push((
                     f.rel.clone(),
                     FileState {
@@ -76,17 +79,17 @@ impl Store {
         Ok((files, state, fresh))
     }
 
-    /// The blob id of the walked file `f`: the cached one when the stat cache
-    /// vouches for it, else hashed as a stream (large files, named in
+    /// The blob id of the walked file `f`: `cached`, the one the stat cache
+    /// vouches for it with, else hashed as a stream (large files, named in
     /// [`Store::streamed`]) or read whole (its bytes put in `fresh`).
     fn blob_id(
         &mut self,
         main: &Path,
         f: &OnDisk,
-        cache: &crate::fx::HashMap<Vec<u8>, CacheEntry>,
+        cached: Option<ObjectId>,
         fresh: &mut HashMap<Vec<u8>, Vec<u8>>,
     ) -> Result<Found, Error> {
-        if let Some(oid) = cached(cache, f) {
+        if let Some(oid) = cached {
             return Ok(Found::Oid(oid));
         }
         if streams(f) {
@@ -138,17 +141,6 @@ enum Found {
     Gone,
     /// It is there but cannot be read, for this reason.
     Unreadable(String),
-}
-
-/// The blob id the stat cache holds for `f`, when its size, mtime, ctime, inode
-/// and link flag are the cached ones.
-fn cached(cache: &crate::fx::HashMap<Vec<u8>, CacheEntry>, f: &OnDisk) -> Option<ObjectId> {
-    match cache.get(&f.rel) {
-        Some(c) if c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ctime_ns && c.3 == f.ino && c.4 == f.link => {
-            Some(c.5)
-        }
-        _ => None,
-    }
 }
 
 /// A read of `f` failed with `why`: it is gone when nothing is at its path now,
@@ -252,13 +244,19 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_vouches_only_for_identical_stats() {
+    fn the_cache_vouches_only_for_identical_stats_and_an_older_ctime() {
         let oid = ObjectId::null(gix::hash::Kind::Sha1);
         let f = on_disk("a.md", 5);
-        let mut cache = crate::fx::HashMap::default();
-        assert_eq!(cached(&cache, &f), None);
-        cache.insert(b"a.md".to_vec(), (5, 10, 20, 30, false, oid));
-        assert_eq!(cached(&cache, &f), Some(oid));
+        let hex = b"612e6d64".as_slice();
+        let vouched = |entry, vouches| {
+            let mut lines = cache::Lines::default();
+            lines.push(b"5f2e6d64", (5, 10, 20, 30, false, oid), true);
+            lines.push(hex, entry, vouches);
+            lines.push(b"622e6d64", (5, 10, 20, 30, false, oid), true);
+            lines.vouched(&mut cache::Cursor::default(), &f)
+        };
+        assert_eq!(vouched((5, 10, 20, 30, false, oid), true), Some(oid));
+        assert_eq!(vouched((5, 10, 20, 30, false, oid), false), None, "racy");
         let differing = [
             (6, 10, 20, 30, false),
             (5, 11, 20, 30, false),
@@ -267,9 +265,9 @@ mod tests {
             (5, 10, 20, 30, true),
         ];
         for (size, mtime, ctime, ino, link) in differing {
-            cache.insert(b"a.md".to_vec(), (size, mtime, ctime, ino, link, oid));
-            assert_eq!(cached(&cache, &f), None);
+            assert_eq!(vouched((size, mtime, ctime, ino, link, oid), true), None);
         }
+        assert_eq!(cache::Lines::default().vouched(&mut cache::Cursor::default(), &f), None);
     }
 
     #[test]
