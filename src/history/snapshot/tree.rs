@@ -221,6 +221,20 @@ mod tests {
     use crate::history::tracked::LockState;
     use std::path::PathBuf;
 
+    /// A scratch dir, its empty memory dir, the tests' clock and a history store
+    /// opened for it (the dir is kept alive by the first value).
+    fn new_store() -> (tempfile::TempDir, PathBuf, chrono::DateTime<chrono::Utc>, Store) {
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        std::fs::create_dir_all(&mem).unwrap();
+        let settings = crate::history::Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let store = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        (t, mem, now, store)
+    }
+
     /// The trees as they were written before the mtimes blob moved to another
     /// thread: one thread, `read::render_mtimes` of a copy of each path.
     fn reference(store: &Store, state: &State, outside: &[OutsideChange]) -> ObjectId {
@@ -270,14 +284,7 @@ mod tests {
     /// file changed, added, removed; `git fsck --strict` finds them valid.
     #[test]
     fn chunked_objects_are_the_ones_gix_writes() {
-        let t = tempfile::tempdir().unwrap();
-        let mem = t.path().join("memory");
-        std::fs::create_dir_all(&mem).unwrap();
-        let settings = crate::history::Settings::On {
-            root: t.path().join("state"),
-        };
-        let now = "2026-03-10T12:00:00Z".parse().unwrap();
-        let store = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let (_t, mem, now, store) = new_store();
         let mut state = State::default();
         let oid = |i: usize| {
             let mut b = [0u8; 20];
@@ -357,14 +364,7 @@ mod tests {
     /// a file changed, deleted and added, and outside files.
     #[test]
     fn the_tree_is_the_one_written_before() {
-        let t = tempfile::tempdir().unwrap();
-        let mem = t.path().join("memory");
-        std::fs::create_dir_all(&mem).unwrap();
-        let settings = crate::history::Settings::On {
-            root: t.path().join("state"),
-        };
-        let now = "2026-03-10T12:00:00Z".parse().unwrap();
-        let store = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let (_t, _, _, store) = new_store();
         let mut state = State::default();
         for (i, rel) in [
             "MEMORY.md",
