@@ -159,6 +159,26 @@ fn is_topic_word(w: &str) -> bool {
             .contains(w)
 }
 
+/// The topic word whose bytes are `w` (lower-case ASCII), if any: the words
+/// are bucketed by first byte and length, so a look-up compares a few bytes
+/// with at most a few words (no hashing, no UTF-8 check).
+fn topic_word_of(w: &[u8]) -> Option<&'static str> {
+    static BUCKETS: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+    let at = |first: u8, len: usize| usize::from(first) * (MAX_TOPIC_WORD + 1) + len;
+    let buckets = BUCKETS.get_or_init(|| {
+        let mut b = vec![Vec::new(); 256 * (MAX_TOPIC_WORD + 1)];
+        for word in [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat() {
+            b[at(word.as_bytes()[0], word.len())].push(word);
+        }
+        b
+    });
+    let (&first, _) = w.split_first()?;
+    if w.len() > MAX_TOPIC_WORD {
+        return None;
+    }
+    buckets[at(first, w.len())].iter().copied().find(|t| t.as_bytes() == w)
+}
+
 /// The (first byte, length) pairs of the topic words.
 fn topic_shapes() -> &'static super::words::Shapes {
     static SHAPES: std::sync::OnceLock<super::words::Shapes> = std::sync::OnceLock::new();
@@ -212,8 +232,9 @@ pub fn topic_tokens(s: &str) -> Tokens {
         let w = &mut buf[..r.len()];
         w.copy_from_slice(r.as_bytes());
         w.make_ascii_lowercase();
-        let w = std::str::from_utf8(w).unwrap_or_default();
-        if is_topic_word(w) && !out.contains(w) {
+        if let Some(w) = topic_word_of(w)
+            && !out.contains(w)
+        {
             out.insert(w.to_string());
         }
     }
@@ -340,8 +361,10 @@ mod tests {
             assert!(l.iter().all(|w| w.len() <= MAX_TOPIC_WORD), "{l:?}");
             // Topic words are tokens: 3 letters or more, lower-case, no stop word.
             assert!(l.iter().all(|w| tokens(w).contains(*w) && w.len() >= 3), "{l:?}");
-            // The shapes' pre-filter lets every topic word through.
+            // The shapes' pre-filter lets every topic word through, and the
+            // buckets find each.
             assert!(l.iter().all(|w| is_topic_word(w)), "{l:?}");
+            assert!(l.iter().all(|w| topic_word_of(w.as_bytes()) == Some(*w)), "{l:?}");
         }
     }
 
@@ -351,6 +374,7 @@ mod tests {
             "Write the tests first (TDD); REVIEW every PR, squash-merge branches.",
             "Ünïcode Tests: ÉDITOR vim \u{212A}eymap keymap_x emoji, Replies; naïve 2026 cherry-pick",
             "review review reviewed reviewing build_tests deploy.Release",
+            "reviews reviewz revie merge merges mergesx vim vimx ide ides pull pulls",
             "",
         ] {
             let all = tokens(s);

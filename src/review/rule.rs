@@ -32,7 +32,7 @@ impl Rule {
 /// The rule of a memory file's `text`. A leading HTML comment block and a lone
 /// heading line are skipped (they are banners and titles, not the rule).
 pub fn of_memory(text: &str) -> Rule {
-    let (_, body) = crate::frontmatter::parse_document(text);
+    let body = crate::frontmatter::body(text);
     let offset = (body.as_ptr() as usize)
         .saturating_sub(text.as_ptr() as usize)
         .min(text.len());

@@ -265,7 +265,12 @@ pub fn sentences(text: &str) -> Vec<&str> {
     let b = text.as_bytes();
     let mut start = 0;
     let mut code = false;
-    for i in 0..b.len() {
+    // Only a backtick or a sentence end matters: jump from one to the next.
+    let special = |c: &u8| matches!(c, b'`' | b'.' | b'!' | b'?');
+    let mut from = 0;
+    while let Some(k) = b.get(from..).and_then(|r| r.iter().position(special)) {
+        let i = from + k;
+        from = i + 1;
         match b[i] {
             b'`' => code = !code,
             b'.' | b'!' | b'?' if !code => {
@@ -499,9 +504,16 @@ fn may_respell(s: &str) -> bool {
 
 /// A chunk without the quotes, brackets and punctuation around it.
 fn trim_chunk(chunk: &str) -> &str {
-    chunk
-        .trim_start_matches(['"', '\'', '(', '[', '{', '<', '*', '“', '$', '>'])
-        .trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', ',', ';', ':', '!', '?', '.', '”'])
+    // An end that is an ASCII letter or digit has nothing to trim (most chunks).
+    let alnum = |b: Option<&u8>| b.is_some_and(u8::is_ascii_alphanumeric);
+    let mut c = chunk;
+    if !alnum(c.as_bytes().first()) {
+        c = c.trim_start_matches(['"', '\'', '(', '[', '{', '<', '*', '“', '$', '>']);
+    }
+    if !alnum(c.as_bytes().last()) {
+        c = c.trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', ',', ';', ':', '!', '?', '.', '”']);
+    }
+    c
 }
 
 /// The scan's state: the tokens so far, whether the clause is negated, the word
