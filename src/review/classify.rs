@@ -241,15 +241,6 @@ pub fn topic_tokens(s: &str) -> Tokens {
     out
 }
 
-/// The words of `tokens` in `list`.
-fn hits(tokens: &Tokens, list: &[&str]) -> Vec<String> {
-    tokens
-        .iter()
-        .filter(|t| list.binary_search(&t.as_str()).is_ok())
-        .cloned()
-        .collect()
-}
-
 /// What a memory says, as the classifier reads it.
 pub struct Subject<'a> {
     pub ty: Option<MemoryType>,
@@ -293,22 +284,48 @@ fn is_status(raw: &str) -> bool {
 /// words weigh most (twice in the name or description, once in the rule), which
 /// must appear in the name or description; a project memory that records a state
 /// (a date or an issue number in its name or description) is not promoted.
-pub fn topic(s: &Subject) -> Option<(Topic, Vec<String>)> {
-    let both = |list: &[&str]| {
-        let mut v = hits(s.about, list);
-        for w in hits(s.rule, list) {
+pub fn topic<'a>(s: &Subject<'a>) -> Option<(Topic, Vec<String>)> {
+    // Each token's lists, looked up once.
+    const LISTS: [&[&str]; 4] = [EDITOR, BRANCHES, CONVENTION, PERSONAL];
+    let (editor, branch, convention, personal) = (1u8, 2u8, 4u8, 8u8);
+    let marked = |t: &'a Tokens| -> Vec<(&'a str, u8)> {
+        t.iter()
+            .map(|w| {
+                let bits = LISTS
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.binary_search(&w.as_str()).is_ok())
+                    .fold(0u8, |m, (k, _)| m | (1 << k));
+                (w.as_str(), bits)
+            })
+            .filter(|(_, bits)| *bits != 0)
+            .collect()
+    };
+    let (about, rule) = (marked(s.about), marked(s.rule));
+    // The words of `tokens` in the list `bit`, in the tokens' order.
+    let hits = |tokens: &[(&str, u8)], bit: u8| -> Vec<String> {
+        tokens
+            .iter()
+            .filter(|(_, m)| m & bit != 0)
+            .map(|(w, _)| (*w).to_string())
+            .collect()
+    };
+    let count = |tokens: &[(&str, u8)], bit: u8| tokens.iter().filter(|(_, m)| m & bit != 0).count();
+    let both = |bit: u8| {
+        let mut v = hits(&about, bit);
+        for w in hits(&rule, bit) {
             if !v.contains(&w) {
                 v.push(w);
             }
         }
         v
     };
-    let editor = both(EDITOR);
+    let editor = both(editor);
     if !editor.is_empty() {
         return Some((Topic::Editor, editor));
     }
     if s.ty == Some(MemoryType::Feedback) {
-        let mut branches = both(BRANCHES);
+        let mut branches = both(branch);
         if names_pr(s.raw_about) || names_pr(s.raw_rule) {
             branches.insert(0, "PR".into());
         }
@@ -318,20 +335,18 @@ pub fn topic(s: &Subject) -> Option<(Topic, Vec<String>)> {
         }
     }
     if s.ty == Some(MemoryType::User) {
-        return Some((Topic::Personal, both(PERSONAL)));
+        return Some((Topic::Personal, both(personal)));
     }
     if s.ty == Some(MemoryType::Project) && is_status(s.raw_about) {
         return None;
     }
-    let weigh = |list: &[&str]| 2 * hits(s.about, list).len() + hits(s.rule, list).len();
-    let convention = (weigh(CONVENTION), !hits(s.about, CONVENTION).is_empty());
-    let personal = (weigh(PERSONAL), !hits(s.about, PERSONAL).is_empty());
+    let weigh = |bit: u8| 2 * count(&about, bit) + count(&rule, bit);
+    let conv = (weigh(convention), count(&about, convention) > 0);
+    let pers = (weigh(personal), count(&about, personal) > 0);
     match s.ty {
-        Some(MemoryType::Feedback) if personal.1 && personal.0 > convention.0 => {
-            Some((Topic::Personal, both(PERSONAL)))
-        }
-        Some(MemoryType::Feedback | MemoryType::Project) if convention.1 => Some((Topic::Convention, both(CONVENTION))),
-        Some(MemoryType::Feedback) if personal.1 => Some((Topic::Personal, both(PERSONAL))),
+        Some(MemoryType::Feedback) if pers.1 && pers.0 > conv.0 => Some((Topic::Personal, both(personal))),
+        Some(MemoryType::Feedback | MemoryType::Project) if conv.1 => Some((Topic::Convention, both(convention))),
+        Some(MemoryType::Feedback) if pers.1 => Some((Topic::Personal, both(personal))),
         _ => None,
     }
 }

@@ -47,11 +47,7 @@ pub fn prepare(memory: &Memory, text: &str, cutter: &mut Cutter) -> Option<Prepa
     } else {
         None
     };
-    Some(Prepared {
-        rule,
-        cuts,
-        topic,
-    })
+    Some(Prepared { rule, cuts, topic })
 }
 
 impl Item<'_> {
