@@ -73,6 +73,11 @@ pub fn of_memory(text: &str) -> Rule {
     while lines.get(i).is_some_and(|l| !blank(l)) {
         i += 1;
     }
+    // The rest of the body from line `i`, searched for the `**Why` of a line.
+    let rest = lines.get(i).map_or("", |l| {
+        let at = (l.as_ptr() as usize).saturating_sub(body.as_ptr() as usize);
+        body.get(at..).unwrap_or_default()
+    });
     let para = &lines.seen[start.min(i)..i];
     let mut text: Vec<&str> = para.iter().map(|l| l.trim_end()).collect();
     let paragraph = text.join("\n");
@@ -82,14 +87,7 @@ pub fn of_memory(text: &str) -> Rule {
     };
     let mut why = para.iter().find(|l| is_why(l)).map(|l| l.trim().to_string());
     if why.is_none()
-        && let Some(w) = lines
-            .seen
-            .get(i..)
-            .unwrap_or_default()
-            .iter()
-            .copied()
-            .chain(lines.rest)
-            .find(|l| is_why(l))
+        && let Some(w) = why_line(rest)
     {
         text.push(w.trim());
         why = Some(w.trim().to_string());
@@ -101,6 +99,25 @@ pub fn of_memory(text: &str) -> Rule {
         first_line: para.first().map_or("", |l| l.trim()).to_string(),
         line: first + start,
     }
+}
+
+/// The first line of `text` that is a `**Why:**` (or `**Why**:`) line once its
+/// leading white space is trimmed (a trailing CR removed): found by searching
+/// `**Why`, not by splitting every line.
+fn why_line(text: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(k) = text.get(from..).and_then(|t| t.find("**Why")) {
+        let p = from + k;
+        from = p + 1;
+        let start = text[..p].rfind('\n').map_or(0, |n| n + 1);
+        let tail = &text[p..];
+        if text[start..p].trim_start().is_empty() && (tail.starts_with("**Why:**") || tail.starts_with("**Why**:")) {
+            let end = tail.find('\n').map_or(text.len(), |n| p + n);
+            let line = &text[start..end];
+            return Some(line.strip_suffix('\r').unwrap_or(line));
+        }
+    }
+    None
 }
 
 /// A text's lines, split as far as they are read.
@@ -138,6 +155,31 @@ mod tests {
         let r = of_memory(text);
         assert_eq!(r.text, "The rule.");
         assert_eq!(r.line, 9);
+    }
+
+    #[test]
+    fn why_line_is_the_first_line_starting_with_why() {
+        let lines = |t: &str| -> Option<String> {
+            t.split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                .find(|l| {
+                    let t = l.trim_start();
+                    t.starts_with("**Why:**") || t.starts_with("**Why**:")
+                })
+                .map(String::from)
+        };
+        for t in [
+            "",
+            "**Why:** a",
+            "x **Why:** no\n  **Why**: yes\r\nmore",
+            "**Why** no\n\u{3000}**Why:** yes\n",
+            "**Why:**\r",
+            "a\n\r **Why:** cr\n",
+            "**Wh\n**Why:**",
+            "é **Why:** no\n**Why",
+        ] {
+            assert_eq!(why_line(t).map(String::from), lines(t), "{t:?}");
+        }
     }
 
     #[test]

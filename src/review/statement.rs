@@ -51,6 +51,10 @@ pub struct Thresholds {
 pub struct Interner {
     ids: HashMap<String, u32>,
     names: Vec<String>,
+    /// Per cutter (its [`Cutter::id`]), its prose tokens' local ids to ids
+    /// ([`NO_ID`] until met): a prose token is looked up by its local id, not
+    /// hashed again.
+    locals: Vec<(u32, Vec<u32>)>,
     /// The cutter of [`statement`].
     cutter: Cutter,
     /// Scratch for a statement's tokens.
@@ -78,10 +82,32 @@ impl Interner {
     pub fn stmt(&mut self, cut: Cut) -> Stmt {
         let mut toks = std::mem::take(&mut self.toks);
         toks.clear();
+        let mut locals = std::mem::take(&mut self.locals);
+        let at = match locals.iter().position(|(c, _)| *c == cut.cutter) {
+            Some(k) => k,
+            None => {
+                locals.push((cut.cutter, Vec::new()));
+                locals.len() - 1
+            }
+        };
+        let map = &mut locals[at].1;
         let mut start = 0;
         for r in &cut.toks {
             let end = r.end as usize;
-            let id = self.id(&cut.names[start..end]);
+            let name = &cut.names[start..end];
+            let local = r.local as usize;
+            let id = match map.get(local) {
+                _ if r.local == NO_ID => self.id(name),
+                Some(&id) if id != NO_ID => id,
+                _ => {
+                    let id = self.id(name);
+                    if map.len() <= local {
+                        map.resize(local + 1, NO_ID);
+                    }
+                    map[local] = id;
+                    id
+                }
+            };
             start = end;
             toks.push(Tok {
                 id,
@@ -108,6 +134,7 @@ impl Interner {
         });
         let merged = toks.to_vec();
         self.toks = toks;
+        self.locals = locals;
         let weight = merged.iter().map(|t| u32::from(t.weight)).sum();
         Stmt {
             text: cut.text,
@@ -121,10 +148,13 @@ impl Interner {
 /// piece (outside backticks, not a command's first word) met, to its token as
 /// [`piece_class`] makes it: the same piece always gives the same token, so it is
 /// classified and stemmed once.
-#[derive(Default)]
 pub struct Cutter {
+    /// Which cutter it is (unique in the process), for [`Interner::stmt`].
+    id: u32,
     /// A piece to its token's kind and its text's place in `words`.
     prose: HashMap<Box<str>, Option<Piece>>,
+    /// How many prose pieces have a token (the next one's local id).
+    pieces: u32,
     words: String,
     /// Scratch for stemming, and for a cut's tokens and their texts.
     buf: String,
@@ -132,11 +162,31 @@ pub struct Cutter {
     names: String,
 }
 
+/// No id: a token without a local id (not a prose word), a local id not met yet.
+const NO_ID: u32 = u32::MAX;
+
+impl Default for Cutter {
+    fn default() -> Cutter {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        Cutter {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            prose: HashMap::default(),
+            pieces: 0,
+            words: String::new(),
+            buf: String::new(),
+            out: Vec::new(),
+            names: String::new(),
+        }
+    }
+}
+
 /// A prose piece's token: its text (`words[start..end]`) and kind.
 #[derive(Clone, Copy)]
 struct Piece {
     start: u32,
     end: u32,
+    /// Its local id (the how-manieth prose piece with a token it was).
+    local: u32,
     weight: u8,
     tool: bool,
     number: bool,
@@ -145,13 +195,13 @@ struct Piece {
 impl Cutter {
     /// The token of an alphanumeric piece ([`piece_class`]): its text appended
     /// to `names`, its weight, whether a tool, a number; a prose piece's from the
-    /// cache when it was met before.
-    fn piece(&mut self, piece: &str, code: bool, lead: bool, names: &mut String) -> Option<(u8, bool, bool)> {
+    /// cache when it was met before, with its local id ([`NO_ID`] for any other).
+    fn piece(&mut self, piece: &str, code: bool, lead: bool, names: &mut String) -> Option<(u8, bool, bool, u32)> {
         let prose = !code && !lead;
         if prose && let Some(p) = self.prose.get(piece) {
             return p.map(|p| {
                 names.push_str(&self.words[p.start as usize..p.end as usize]);
-                (p.weight, p.tool, p.number)
+                (p.weight, p.tool, p.number, p.local)
             });
         }
         let Some((stemmed, weight, tool, number)) = piece_class(piece, code, lead) else {
@@ -167,19 +217,23 @@ impl Cutter {
             piece
         };
         names.push_str(text);
+        let mut local = NO_ID;
         if prose {
             let start = self.words.len() as u32;
             self.words.push_str(text);
+            local = self.pieces;
+            self.pieces += 1;
             let p = Piece {
                 start,
                 end: self.words.len() as u32,
+                local,
                 weight,
                 tool,
                 number,
             };
             self.prose.insert(piece.into(), Some(p));
         }
-        Some((weight, tool, number))
+        Some((weight, tool, number, local))
     }
 }
 
@@ -190,6 +244,8 @@ pub struct Cut {
     /// The tokens' texts, one after the other.
     names: String,
     toks: Vec<RawTok>,
+    /// The [`Cutter::id`] of the cutter that cut it (its tokens' local ids).
+    cutter: u32,
 }
 
 impl Cut {
@@ -203,6 +259,8 @@ impl Cut {
 #[derive(Clone, Copy)]
 struct RawTok {
     end: u32,
+    /// Its prose piece's local id in the cutter, or [`NO_ID`].
+    local: u32,
     weight: u8,
     tool: bool,
     number: bool,
@@ -442,6 +500,7 @@ pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
         text: text.trim().to_string(),
         names: sc.names.as_str().into(),
         toks: sc.out.as_slice().into(),
+        cutter: sc.cutter.id,
     };
     (sc.cutter.out, sc.cutter.names) = (sc.out, sc.names);
     c
@@ -616,9 +675,10 @@ impl<'t> Scanner<'t, '_> {
 
     /// The token of an alphanumeric piece, if it counts.
     fn piece(&mut self, piece: &str, code: bool, lead: bool, neg: bool) {
-        if let Some((weight, tool, number)) = self.cutter.piece(piece, code, lead, &mut self.names) {
+        if let Some((weight, tool, number, local)) = self.cutter.piece(piece, code, lead, &mut self.names) {
             self.out.push(RawTok {
                 end: self.names.len() as u32,
+                local,
                 weight,
                 tool,
                 number,
@@ -632,6 +692,7 @@ impl<'t> Scanner<'t, '_> {
         self.names.push_str(text);
         self.out.push(RawTok {
             end: self.names.len() as u32,
+            local: NO_ID,
             weight: TERM,
             tool: false,
             number: false,
