@@ -163,12 +163,19 @@ fn is_topic_word(w: &str) -> bool {
 /// are bucketed by first byte and length, so a look-up compares a few bytes
 /// with at most a few words (no hashing, no UTF-8 check).
 fn topic_word_of(w: &[u8]) -> Option<&'static str> {
-    static BUCKETS: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+    type Buckets = Vec<Vec<(u128, &'static str)>>;
+    static BUCKETS: std::sync::OnceLock<Buckets> = std::sync::OnceLock::new();
     let at = |first: u8, len: usize| usize::from(first) * (MAX_TOPIC_WORD + 1) + len;
+    // A word of at most 16 bytes as one number (zero-padded): compared at once.
+    let key = |w: &[u8]| {
+        let mut b = [0u8; 16];
+        b[..w.len()].copy_from_slice(w);
+        u128::from_le_bytes(b)
+    };
     let buckets = BUCKETS.get_or_init(|| {
         let mut b = vec![Vec::new(); 256 * (MAX_TOPIC_WORD + 1)];
         for word in [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat() {
-            b[at(word.as_bytes()[0], word.len())].push(word);
+            b[at(word.as_bytes()[0], word.len())].push((key(word.as_bytes()), word));
         }
         b
     });
@@ -176,7 +183,8 @@ fn topic_word_of(w: &[u8]) -> Option<&'static str> {
     if w.len() > MAX_TOPIC_WORD {
         return None;
     }
-    buckets[at(first, w.len())].iter().copied().find(|t| t.as_bytes() == w)
+    let k = key(w);
+    buckets[at(first, w.len())].iter().find(|(t, _)| *t == k).map(|(_, t)| *t)
 }
 
 /// The (first byte, length) pairs of the topic words.

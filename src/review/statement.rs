@@ -160,6 +160,8 @@ pub struct Cutter {
     buf: String,
     out: Vec<RawTok>,
     names: String,
+    /// Scratch for a statement's normalised text.
+    folded: String,
 }
 
 /// No id: a token without a local id (not a prose word), a local id not met yet.
@@ -176,6 +178,7 @@ impl Default for Cutter {
             buf: String::new(),
             out: Vec::new(),
             names: String::new(),
+            folded: String::new(),
         }
     }
 }
@@ -471,7 +474,8 @@ fn scan(text: &str) -> Vec<Raw> {
 
 /// The statement of `text` cut into tokens, in the order they are found.
 pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
-    let folded = normalise(text);
+    let mut folded = std::mem::take(&mut cutter.folded);
+    normalise(text, &mut folded);
     // ASCII white space is Unicode's but for the vertical tab.
     let ascii = folded.is_ascii() && !folded.contains('\x0b');
     let (mut out, mut names) = (std::mem::take(&mut cutter.out), std::mem::take(&mut cutter.names));
@@ -503,6 +507,7 @@ pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
         cutter: sc.cutter.id,
     };
     (sc.cutter.out, sc.cutter.names) = (sc.out, sc.names);
+    cutter.folded = folded;
     c
 }
 
@@ -532,20 +537,21 @@ impl<'a> Iterator for Chunks<'a> {
 }
 
 /// Folded (case, accents), `’` as `'`, common command spellings as one.
-fn normalise(text: &str) -> String {
-    let mut folded = crate::search::fold::fold(text);
+/// Written into `folded` (cleared first: a scratch kept between statements).
+fn normalise(text: &str, folded: &mut String) {
+    folded.clear();
+    crate::search::fold::fold_into(text, folded);
     if !folded.is_ascii() {
-        folded = folded.replace(['’', '‘'], "'");
+        *folded = folded.replace(['’', '‘'], "'");
     }
-    if !may_respell(&folded) {
-        return folded;
+    if !may_respell(folded) {
+        return;
     }
     for (from, to) in COMMAND_SPELLINGS {
         if folded.contains(from) {
-            folded = folded.replace(from, to);
+            *folded = folded.replace(from, to);
         }
     }
-    folded
 }
 
 /// Whether a spelling of [`COMMAND_SPELLINGS`] may be in `s`: each ends with one
@@ -594,8 +600,9 @@ impl<'t> Scanner<'t, '_> {
     fn chunk(&mut self, chunk: &'t str, code: bool, lead: bool) -> bool {
         let c = trim_chunk(chunk);
         // `,` `;` `.` `:` `!` `?` end a clause, not an abbreviation's `.`.
-        let clause_end =
-            !code && chunk.ends_with([',', ';', '.', ':', '!', '?']) && lists_of(c) & IN_ABBREVIATIONS == 0;
+        let clause_end = !code
+            && matches!(chunk.as_bytes().last(), Some(b',' | b';' | b'.' | b':' | b'!' | b'?'))
+            && lists_of(c) & IN_ABBREVIATIONS == 0;
         // A dash ends a clause; a lone `,` between code spans (`a`, `b`) does not.
         if c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|')) {
             if !code && !c.is_empty() {
