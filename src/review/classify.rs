@@ -184,7 +184,38 @@ fn topic_word_of(w: &[u8]) -> Option<&'static str> {
         return None;
     }
     let k = key(w);
-    buckets[at(first, w.len())].iter().find(|(t, _)| *t == k).map(|(_, t)| *t)
+    buckets[at(first, w.len())]
+        .iter()
+        .find(|(t, _)| *t == k)
+        .map(|(_, t)| *t)
+}
+
+/// The (first letter, last letter, length) triples of the topic words, a
+/// letter's case ignored: a run whose triple is not among them is no topic word.
+struct Ends([u16; 32 * 32]);
+
+impl Ends {
+    fn at(first: u8, last: u8) -> usize {
+        usize::from(first & 31) * 32 + usize::from(last & 31)
+    }
+
+    /// Whether a topic word may start with `first`, end with `last` and be `len`
+    /// bytes long (`len` below 16).
+    fn may_have(&self, first: u8, last: u8, len: usize) -> bool {
+        self.0[Ends::at(first, last)] & (1 << len.min(15)) != 0
+    }
+}
+
+fn topic_ends() -> &'static Ends {
+    static ENDS: std::sync::OnceLock<Ends> = std::sync::OnceLock::new();
+    ENDS.get_or_init(|| {
+        let mut t = [0u16; 32 * 32];
+        for w in [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat() {
+            let b = w.as_bytes();
+            t[Ends::at(b[0], b[b.len() - 1])] |= 1 << w.len();
+        }
+        Ends(t)
+    })
 }
 
 /// The (first byte, length) pairs of the topic words.
@@ -210,7 +241,7 @@ pub fn topic_tokens(s: &str) -> Tokens {
         t
     };
     let mut out = Tokens::new();
-    let shapes = topic_shapes();
+    let ends = topic_ends();
     // Runs between ASCII separators, read as bytes; a run with a non-ASCII char
     // is split again by `tokens`' own rule (its non-ASCII separators).
     let bytes = s.as_bytes();
@@ -232,8 +263,8 @@ pub fn topic_tokens(s: &str) -> Tokens {
             continue;
         }
         // The shape of the lower-cased run, before copying it.
-        let first = r.as_bytes()[0].to_ascii_lowercase();
-        if r.len() < 3 || r.len() > MAX_TOPIC_WORD || !shapes.may_have(first, r.len()) {
+        let (first, last) = (r.as_bytes()[0], r.as_bytes()[r.len() - 1]);
+        if r.len() < 3 || r.len() > MAX_TOPIC_WORD || !ends.may_have(first, last, r.len()) {
             continue;
         }
         let mut buf = [0u8; MAX_TOPIC_WORD];
@@ -388,6 +419,16 @@ mod tests {
             // buckets find each.
             assert!(l.iter().all(|w| is_topic_word(w)), "{l:?}");
             assert!(l.iter().all(|w| topic_word_of(w.as_bytes()) == Some(*w)), "{l:?}");
+            let (b, up) = (
+                |w: &str| w.as_bytes().to_vec(),
+                |w: &str| w.to_ascii_uppercase().into_bytes(),
+            );
+            assert!(
+                l.iter().all(|w| [b(w), up(w)]
+                    .iter()
+                    .all(|x| topic_ends().may_have(x[0], x[x.len() - 1], x.len()))),
+                "{l:?}"
+            );
         }
     }
 
