@@ -188,7 +188,9 @@ pub fn body(text: &str) -> &str {
     if !lines.next().is_some_and(is_opening) {
         return text;
     }
-    match lines.enumerate().find_map(|(i, l)| l.find("---").map(|c| (i + 1, c))) {
+    // `---` searched byte-wise (a `str::find` sets up a searcher per line).
+    let dashes = |l: &str| l.as_bytes().windows(3).position(|w| w == b"---");
+    match lines.enumerate().find_map(|(i, l)| dashes(l).map(|c| (i + 1, c))) {
         Some((close, col)) => body_after(text, close, col),
         None => text,
     }

@@ -27,6 +27,7 @@
 
 use crate::fx::HashMap;
 
+pub use super::words::sentences;
 use super::words::*;
 
 /// The weight of an ordinary word.
@@ -318,52 +319,6 @@ pub enum Relation {
     Contradicts(String),
 }
 
-/// The sentences of `text` (a statement may hold several): split after `.`, `!`
-/// or `?` followed by white space, outside backticked spans, not after a known
-/// abbreviation or a single letter.
-pub fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let b = text.as_bytes();
-    let mut start = 0;
-    let mut code = false;
-    // Only a backtick or a sentence end matters: jump from one to the next.
-    let special = |c: &u8| matches!(c, b'`' | b'.' | b'!' | b'?');
-    let mut from = 0;
-    while let Some(k) = b.get(from..).and_then(|r| r.iter().position(special)) {
-        let i = from + k;
-        from = i + 1;
-        match b[i] {
-            b'`' => code = !code,
-            b'.' | b'!' | b'?' if !code => {
-                let next_space = b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
-                if !next_space || i + 1 >= b.len() {
-                    continue;
-                }
-                let word_start = text[..i]
-                    .rfind(|c: char| c.is_whitespace() || c == '(')
-                    .map_or(0, |p| p + 1);
-                let word = &text[word_start..i];
-                if b[i] == b'.'
-                    && (word.chars().count() == 1 || ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word)))
-                {
-                    continue;
-                }
-                let s = text[start..=i].trim();
-                if !s.is_empty() {
-                    out.push(s);
-                }
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let s = text[start.min(text.len())..].trim();
-    if !s.is_empty() {
-        out.push(s);
-    }
-    out
-}
-
 /// A word's folded form: plural, `-ing` and `-ed` endings removed, a final `e`
 /// dropped and a doubled final consonant undoubled (`tests`, `testing`, `tested`
 /// → `test`; `committing` → `commit`; `writes`, `writing` → `writ`).
@@ -372,36 +327,6 @@ fn stem(w: &str) -> String {
     let mut s = String::new();
     stem_into(w, &mut s);
     s
-}
-
-/// [`stem`] into `s` (cleared first).
-fn stem_into(w: &str, s: &mut String) {
-    s.clear();
-    s.push_str(w);
-    let n = s.len();
-    if n > 4 && s.ends_with("ies") {
-        s.truncate(n - 3);
-        s.push('y');
-    } else if n > 4 && (s.ends_with("sses") || s.ends_with("shes") || s.ends_with("ches") || s.ends_with("xes")) {
-        s.truncate(n - 2);
-    } else if n > 3 && s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
-        s.truncate(n - 1);
-    }
-    for suffix in ["ing", "ed"] {
-        if s.len() >= suffix.len() + 3 && s.ends_with(suffix) {
-            s.truncate(s.len() - suffix.len());
-            break;
-        }
-    }
-    let b = s.as_bytes();
-    let l = b.len();
-    let doubled = b[l.saturating_sub(2)..].len() == 2
-        && b[l - 1] == b[l - 2]
-        && !matches!(b[l - 1], b'l' | b's' | b'z' | b'e')
-        && b[l - 1].is_ascii_alphabetic();
-    if l > 3 && (doubled || b[l - 1] == b'e') {
-        s.truncate(l - 1);
-    }
 }
 
 /// One token found while scanning, before deduplication (tests read them).
@@ -1004,6 +929,12 @@ mod tests {
 
     #[test]
     fn sentences_split_outside_code_and_abbreviations() {
+        // Backticks before a sentence end, in pairs or not, as a byte scan reads them.
+        assert_eq!(
+            sentences("aa `bb. cc` dd. ee `ff`. gg ``hh. ii"),
+            ["aa `bb. cc` dd.", "ee `ff`.", "gg ``hh.", "ii"]
+        );
+        assert_eq!(sentences("x `y. z. w"), ["x `y. z. w"]);
         assert_eq!(
             sentences("Use bun. Not npm, e.g. `a. b` here! Done"),
             ["Use bun.", "Not npm, e.g. `a. b` here!", "Done"]
