@@ -180,6 +180,22 @@ pub fn parse_document(text: &str) -> (Frontmatter, &str) {
     (fm, body)
 }
 
+/// The body [`parse_document`] returns, without parsing the block: after the
+/// first `---` following an opening line 1, else the whole text (BOM removed).
+pub fn body(text: &str) -> &str {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    if !lines.next().is_some_and(is_opening) {
+        return text;
+    }
+    // `---` searched byte-wise (a `str::find` sets up a searcher per line).
+    let dashes = |l: &str| l.as_bytes().windows(3).position(|w| w == b"---");
+    match lines.enumerate().find_map(|(i, l)| dashes(l).map(|c| (i + 1, c))) {
+        Some((close, col)) => body_after(text, close, col),
+        None => text,
+    }
+}
+
 /// The body of a BOM-less `text` whose block opens on line 1 and ends at the `---`
 /// on the 0-based line `close`, byte column `col` (SPEC §2.4.2 step 5): the text
 /// after those three dashes with all leading whitespace skipped, so text on the
@@ -1135,6 +1151,32 @@ mod tests {
             "---\nname: n\nmodified: 2026-07-21\n",
         ] {
             assert_eq!(restamp_modified(text, now), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn body_is_parse_documents_body() {
+        for text in [
+            "",
+            "---",
+            "---\n---",
+            "---\nname: x\n---\nbody\n",
+            "\u{feff}---\r\nname: x\r\n---\r\nbody\r\n",
+            "---\nname: x\n",
+            "---\ndescription: x\n  ---\ntype: user\n---\nbody",
+            "---\ndescription: a---b\ntype: user\n---\nbody",
+            "--- \t\ndescription: t\n---\t\nbody",
+            "---\u{a0}\nname: x\n----\n\n  body",
+            "<!-- c -->\n---\nname: x\n---\nbody",
+            "\n---\nname: x\n---\nbody",
+            "--- x\nname: y\n---\nbody",
+            "---\nname: x\n--- trailing\nbody",
+            "---\nname: [unclosed\n---\n\u{3000}body",
+            "no frontmatter\n---\n",
+        ] {
+            let (_, want) = parse_document(text);
+            let got = body(text);
+            assert_eq!((got, got.as_ptr()), (want, want.as_ptr()), "{text:?}");
         }
     }
 }

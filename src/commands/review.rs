@@ -126,7 +126,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<(Option<String>, Option<Prepared>)> {
         let left = MAX_MEMORY_BYTES.saturating_sub(buf.len() as u64);
         file.take(left).read_to_end(buf).ok()?;
-        let text = String::from_utf8_lossy(buf);
+        let text = lossy(buf);
         let prepared = CUTTER.with_borrow_mut(|c| review::prepare(m, &text, c));
         Some((keep_texts.then(|| text.into_owned()), prepared))
     };
@@ -194,6 +194,15 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
         team_dir,
         analysis,
     })
+}
+
+/// `buf` as text, invalid UTF-8 replaced: valid UTF-8 (nearly every file) is
+/// checked word by word, not char by char.
+fn lossy(buf: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(buf) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(buf),
+    }
 }
 
 /// The numbered proposals as text. On a terminal (`width` `Some`) the `why:` and

@@ -34,7 +34,8 @@ fn for_each_token(s: &str, mut f: impl FnMut(&str)) {
         for word in s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             if word.len() >= 3 {
                 run.clear();
-                run.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+                run.push_str(word);
+                run.make_ascii_lowercase();
                 f(&run);
             }
         }

@@ -265,7 +265,7 @@ impl Staged {
         let files = match (p.kind, layer) {
             (ProposalKind::Promote | ProposalKind::Ambiguous, Some(Layer::Team)) => self.move_to_team(src, p)?,
             (ProposalKind::Promote | ProposalKind::Ambiguous, Some(l)) => {
-                self.bullets.entry(l).or_default().push(p.detail.bullet.clone());
+                self.bullets.entry(l).or_default().push(p.detail.bullet());
                 Some(vec![claude_file(src, l).display()])
             }
             (ProposalKind::Update, _) => {

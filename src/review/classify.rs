@@ -159,6 +159,65 @@ fn is_topic_word(w: &str) -> bool {
             .contains(w)
 }
 
+/// The topic word whose bytes are `w` (lower-case ASCII), if any: the words
+/// are bucketed by first byte and length, so a look-up compares a few bytes
+/// with at most a few words (no hashing, no UTF-8 check).
+fn topic_word_of(w: &[u8]) -> Option<&'static str> {
+    type Buckets = Vec<Vec<(u128, &'static str)>>;
+    static BUCKETS: std::sync::OnceLock<Buckets> = std::sync::OnceLock::new();
+    let at = |first: u8, len: usize| usize::from(first) * (MAX_TOPIC_WORD + 1) + len;
+    // A word of at most 16 bytes as one number (zero-padded): compared at once.
+    let key = |w: &[u8]| {
+        let mut b = [0u8; 16];
+        b[..w.len()].copy_from_slice(w);
+        u128::from_le_bytes(b)
+    };
+    let buckets = BUCKETS.get_or_init(|| {
+        let mut b = vec![Vec::new(); 256 * (MAX_TOPIC_WORD + 1)];
+        for word in [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat() {
+            b[at(word.as_bytes()[0], word.len())].push((key(word.as_bytes()), word));
+        }
+        b
+    });
+    let (&first, _) = w.split_first()?;
+    if w.len() > MAX_TOPIC_WORD {
+        return None;
+    }
+    let k = key(w);
+    buckets[at(first, w.len())]
+        .iter()
+        .find(|(t, _)| *t == k)
+        .map(|(_, t)| *t)
+}
+
+/// The (first letter, last letter, length) triples of the topic words, a
+/// letter's case ignored: a run whose triple is not among them is no topic word.
+struct Ends([u16; 32 * 32]);
+
+impl Ends {
+    fn at(first: u8, last: u8) -> usize {
+        usize::from(first & 31) * 32 + usize::from(last & 31)
+    }
+
+    /// Whether a topic word may start with `first`, end with `last` and be `len`
+    /// bytes long (`len` below 16).
+    fn may_have(&self, first: u8, last: u8, len: usize) -> bool {
+        self.0[Ends::at(first, last)] & (1 << len.min(15)) != 0
+    }
+}
+
+fn topic_ends() -> &'static Ends {
+    static ENDS: std::sync::OnceLock<Ends> = std::sync::OnceLock::new();
+    ENDS.get_or_init(|| {
+        let mut t = [0u16; 32 * 32];
+        for w in [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat() {
+            let b = w.as_bytes();
+            t[Ends::at(b[0], b[b.len() - 1])] |= 1 << w.len();
+        }
+        Ends(t)
+    })
+}
+
 /// The (first byte, length) pairs of the topic words.
 fn topic_shapes() -> &'static super::words::Shapes {
     static SHAPES: std::sync::OnceLock<super::words::Shapes> = std::sync::OnceLock::new();
@@ -182,7 +241,7 @@ pub fn topic_tokens(s: &str) -> Tokens {
         t
     };
     let mut out = Tokens::new();
-    let shapes = topic_shapes();
+    let ends = topic_ends();
     // Runs between ASCII separators, read as bytes; a run with a non-ASCII char
     // is split again by `tokens`' own rule (its non-ASCII separators).
     let bytes = s.as_bytes();
@@ -204,29 +263,21 @@ pub fn topic_tokens(s: &str) -> Tokens {
             continue;
         }
         // The shape of the lower-cased run, before copying it.
-        let first = r.as_bytes()[0].to_ascii_lowercase();
-        if r.len() < 3 || r.len() > MAX_TOPIC_WORD || !shapes.may_have(first, r.len()) {
+        let (first, last) = (r.as_bytes()[0], r.as_bytes()[r.len() - 1]);
+        if r.len() < 3 || r.len() > MAX_TOPIC_WORD || !ends.may_have(first, last, r.len()) {
             continue;
         }
         let mut buf = [0u8; MAX_TOPIC_WORD];
         let w = &mut buf[..r.len()];
         w.copy_from_slice(r.as_bytes());
         w.make_ascii_lowercase();
-        let w = std::str::from_utf8(w).unwrap_or_default();
-        if is_topic_word(w) && !out.contains(w) {
+        if let Some(w) = topic_word_of(w)
+            && !out.contains(w)
+        {
             out.insert(w.to_string());
         }
     }
     out
-}
-
-/// The words of `tokens` in `list`.
-fn hits(tokens: &Tokens, list: &[&str]) -> Vec<String> {
-    tokens
-        .iter()
-        .filter(|t| list.binary_search(&t.as_str()).is_ok())
-        .cloned()
-        .collect()
 }
 
 /// What a memory says, as the classifier reads it.
@@ -272,22 +323,48 @@ fn is_status(raw: &str) -> bool {
 /// words weigh most (twice in the name or description, once in the rule), which
 /// must appear in the name or description; a project memory that records a state
 /// (a date or an issue number in its name or description) is not promoted.
-pub fn topic(s: &Subject) -> Option<(Topic, Vec<String>)> {
-    let both = |list: &[&str]| {
-        let mut v = hits(s.about, list);
-        for w in hits(s.rule, list) {
+pub fn topic<'a>(s: &Subject<'a>) -> Option<(Topic, Vec<String>)> {
+    // Each token's lists, looked up once.
+    const LISTS: [&[&str]; 4] = [EDITOR, BRANCHES, CONVENTION, PERSONAL];
+    let (editor, branch, convention, personal) = (1u8, 2u8, 4u8, 8u8);
+    let marked = |t: &'a Tokens| -> Vec<(&'a str, u8)> {
+        t.iter()
+            .map(|w| {
+                let bits = LISTS
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.binary_search(&w.as_str()).is_ok())
+                    .fold(0u8, |m, (k, _)| m | (1 << k));
+                (w.as_str(), bits)
+            })
+            .filter(|(_, bits)| *bits != 0)
+            .collect()
+    };
+    let (about, rule) = (marked(s.about), marked(s.rule));
+    // The words of `tokens` in the list `bit`, in the tokens' order.
+    let hits = |tokens: &[(&str, u8)], bit: u8| -> Vec<String> {
+        tokens
+            .iter()
+            .filter(|(_, m)| m & bit != 0)
+            .map(|(w, _)| (*w).to_string())
+            .collect()
+    };
+    let count = |tokens: &[(&str, u8)], bit: u8| tokens.iter().filter(|(_, m)| m & bit != 0).count();
+    let both = |bit: u8| {
+        let mut v = hits(&about, bit);
+        for w in hits(&rule, bit) {
             if !v.contains(&w) {
                 v.push(w);
             }
         }
         v
     };
-    let editor = both(EDITOR);
+    let editor = both(editor);
     if !editor.is_empty() {
         return Some((Topic::Editor, editor));
     }
     if s.ty == Some(MemoryType::Feedback) {
-        let mut branches = both(BRANCHES);
+        let mut branches = both(branch);
         if names_pr(s.raw_about) || names_pr(s.raw_rule) {
             branches.insert(0, "PR".into());
         }
@@ -297,20 +374,18 @@ pub fn topic(s: &Subject) -> Option<(Topic, Vec<String>)> {
         }
     }
     if s.ty == Some(MemoryType::User) {
-        return Some((Topic::Personal, both(PERSONAL)));
+        return Some((Topic::Personal, both(personal)));
     }
     if s.ty == Some(MemoryType::Project) && is_status(s.raw_about) {
         return None;
     }
-    let weigh = |list: &[&str]| 2 * hits(s.about, list).len() + hits(s.rule, list).len();
-    let convention = (weigh(CONVENTION), !hits(s.about, CONVENTION).is_empty());
-    let personal = (weigh(PERSONAL), !hits(s.about, PERSONAL).is_empty());
+    let weigh = |bit: u8| 2 * count(&about, bit) + count(&rule, bit);
+    let conv = (weigh(convention), count(&about, convention) > 0);
+    let pers = (weigh(personal), count(&about, personal) > 0);
     match s.ty {
-        Some(MemoryType::Feedback) if personal.1 && personal.0 > convention.0 => {
-            Some((Topic::Personal, both(PERSONAL)))
-        }
-        Some(MemoryType::Feedback | MemoryType::Project) if convention.1 => Some((Topic::Convention, both(CONVENTION))),
-        Some(MemoryType::Feedback) if personal.1 => Some((Topic::Personal, both(PERSONAL))),
+        Some(MemoryType::Feedback) if pers.1 && pers.0 > conv.0 => Some((Topic::Personal, both(personal))),
+        Some(MemoryType::Feedback | MemoryType::Project) if conv.1 => Some((Topic::Convention, both(convention))),
+        Some(MemoryType::Feedback) if pers.1 => Some((Topic::Personal, both(personal))),
         _ => None,
     }
 }
@@ -340,8 +415,20 @@ mod tests {
             assert!(l.iter().all(|w| w.len() <= MAX_TOPIC_WORD), "{l:?}");
             // Topic words are tokens: 3 letters or more, lower-case, no stop word.
             assert!(l.iter().all(|w| tokens(w).contains(*w) && w.len() >= 3), "{l:?}");
-            // The shapes' pre-filter lets every topic word through.
+            // The shapes' pre-filter lets every topic word through, and the
+            // buckets find each.
             assert!(l.iter().all(|w| is_topic_word(w)), "{l:?}");
+            assert!(l.iter().all(|w| topic_word_of(w.as_bytes()) == Some(*w)), "{l:?}");
+            let (b, up) = (
+                |w: &str| w.as_bytes().to_vec(),
+                |w: &str| w.to_ascii_uppercase().into_bytes(),
+            );
+            assert!(
+                l.iter().all(|w| [b(w), up(w)]
+                    .iter()
+                    .all(|x| topic_ends().may_have(x[0], x[x.len() - 1], x.len()))),
+                "{l:?}"
+            );
         }
     }
 
@@ -351,6 +438,7 @@ mod tests {
             "Write the tests first (TDD); REVIEW every PR, squash-merge branches.",
             "Ünïcode Tests: ÉDITOR vim \u{212A}eymap keymap_x emoji, Replies; naïve 2026 cherry-pick",
             "review review reviewed reviewing build_tests deploy.Release",
+            "reviews reviewz revie merge merges mergesx vim vimx ide ides pull pulls",
             "",
         ] {
             let all = tokens(s);

@@ -2,7 +2,7 @@
 //! CLAUDE/AGENTS statements, and the inverted index through which a memory
 //! statement meets only the statements that share a token with it.
 
-use crate::memory::Memory;
+use crate::memory::{Memory, MemoryType};
 
 use super::Input;
 use super::classify::Topic;
@@ -17,8 +17,6 @@ pub(super) struct Item<'a> {
     pub team: bool,
     /// Its topic and the words that decided it ([`super::promote::topic`]).
     pub topic: Option<(Topic, Vec<String>)>,
-    /// The bullet a promotion appends ([`super::promote::bullet`]).
-    pub bullet: String,
 }
 
 /// What review reads of one memory, taken from the memory and its text alone
@@ -28,7 +26,6 @@ pub struct Prepared {
     rule: Rule,
     cuts: Vec<Cut>,
     topic: Option<(Topic, Vec<String>)>,
-    bullet: String,
 }
 
 /// `memory`'s [`Prepared`] from its whole `text`; `None` for a hub or a blank
@@ -39,23 +36,26 @@ pub fn prepare(memory: &Memory, text: &str, cutter: &mut Cutter) -> Option<Prepa
         return None;
     }
     let cuts = rule_cuts(&rule, cutter);
-    let topic = super::promote::topic(memory, &rule);
-    let bullet = super::promote::bullet(&rule);
-    Some(Prepared {
-        rule,
-        cuts,
-        topic,
-        bullet,
-    })
+    // Only these types may be promoted: any other's topic is none or editor,
+    // which promote nowhere ([`super::promote::promotion`]).
+    let promotable = matches!(
+        memory.memory_type(),
+        Some(MemoryType::Feedback | MemoryType::User | MemoryType::Project)
+    );
+    let topic = if promotable {
+        super::promote::topic(memory, &rule)
+    } else {
+        None
+    };
+    Some(Prepared { rule, cuts, topic })
 }
 
 impl Item<'_> {
     /// Drop what only the comparison and the promotion read (the statements, the
-    /// bullet, the first paragraph and `**Why:**` line), once the memory is
+    /// first paragraph and `**Why:**` line), once the memory is
     /// classified.
     pub fn shed(&mut self) {
         self.statements = Vec::new();
-        self.bullet = String::new();
         self.rule.paragraph = String::new();
         self.rule.why = None;
     }
@@ -104,7 +104,6 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
             statements,
             team: input.team.get(i).copied().unwrap_or(false),
             topic: p.topic,
-            bullet: p.bullet,
         });
     }
     items

@@ -190,13 +190,25 @@ pub struct Detail {
     pub layer: Option<Layer>,
     /// The layers a promotion may go to.
     pub layers: Vec<Layer>,
-    /// The bullet a promotion appends: the rule's first paragraph and its
-    /// `**Why:**` line ([`crate::claude_md::bullet`]).
-    pub bullet: String,
+    /// A promotion's rule: its first paragraph and its `**Why:**` line, from
+    /// which [`Detail::bullet`] is made when the promotion is applied.
+    pub paragraph: String,
+    pub why: Option<String>,
     /// A merge's members folded in (the target is the one kept).
     pub others: Vec<String>,
     /// An update's two statements.
     pub update: Option<UpdateDetail>,
+}
+
+impl Detail {
+    /// The bullet a promotion appends: the rule's first paragraph and its
+    /// `**Why:**` line when that is not in it ([`crate::claude_md::bullet`]).
+    pub fn bullet(&self) -> String {
+        crate::claude_md::bullet(
+            self.paragraph.trim(),
+            self.why.as_deref().filter(|w| !self.paragraph.contains(*w)),
+        )
+    }
 }
 
 /// What applying an update does: rewrite the older CLAUDE/AGENTS statement with

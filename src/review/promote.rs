@@ -31,20 +31,12 @@ pub(super) fn promotion(it: &Item, input: &Input) -> Option<Proposal> {
         detail: Detail {
             layer,
             layers: layers(project_files, input.team_dir),
-            bullet: it.bullet.clone(),
+            paragraph: it.rule.paragraph.clone(),
+            why: it.rule.why.clone(),
             others: Vec::new(),
             update: None,
         },
     })
-}
-
-/// The bullet a promotion of the memory with `rule` appends: its first paragraph
-/// and its `**Why:**` line when that is not in it ([`crate::claude_md::bullet`]).
-pub(super) fn bullet(rule: &Rule) -> String {
-    crate::claude_md::bullet(
-        rule.paragraph.trim(),
-        rule.why.as_deref().filter(|w| !rule.paragraph.contains(*w)),
-    )
 }
 
 /// The memory's topic from its name, description and rule, with the words matched.

@@ -32,27 +32,37 @@ impl Rule {
 /// The rule of a memory file's `text`. A leading HTML comment block and a lone
 /// heading line are skipped (they are banners and titles, not the rule).
 pub fn of_memory(text: &str) -> Rule {
-    let (_, body) = crate::frontmatter::parse_document(text);
+    let body = crate::frontmatter::body(text);
     let offset = (body.as_ptr() as usize)
         .saturating_sub(text.as_ptr() as usize)
         .min(text.len());
-    let first = text.get(..offset).map_or(0, |t| t.matches('\n').count()) + 1;
-    let lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let first = text
+        .get(..offset)
+        .map_or(0, |t| t.bytes().filter(|&b| b == b'\n').count())
+        + 1;
+    // The lines are split as far as the rule reads them (its first paragraph);
+    // the `**Why:**` line after it is looked for in the rest.
+    let mut lines = Lines {
+        rest: body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)),
+        seen: Vec::new(),
+    };
+    let blank = |l: &str| l.trim().is_empty();
     let mut i = 0;
     let mut in_comment = false;
     loop {
-        while i < lines.len() && lines[i].trim().is_empty() {
+        while lines.get(i).is_some_and(blank) {
             i += 1;
         }
-        if i < lines.len() && (in_comment || lines[i].trim_start().starts_with("<!--")) {
+        if let Some(l) = lines.get(i)
+            && (in_comment || l.trim_start().starts_with("<!--"))
+        {
             // Skip to the line closing the comment.
-            in_comment = !lines[i].contains("-->");
+            in_comment = !l.contains("-->");
             i += 1;
             continue;
         }
-        let lone_heading = i < lines.len()
-            && lines[i].trim_start().starts_with('#')
-            && lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
+        let lone_heading =
+            lines.get(i).is_some_and(|l| l.trim_start().starts_with('#')) && lines.get(i + 1).is_none_or(blank);
         if lone_heading {
             i += 1;
             continue;
@@ -60,10 +70,15 @@ pub fn of_memory(text: &str) -> Rule {
         break;
     }
     let start = i;
-    while i < lines.len() && !lines[i].trim().is_empty() {
+    while lines.get(i).is_some_and(|l| !blank(l)) {
         i += 1;
     }
-    let para = &lines[start.min(lines.len())..i];
+    // The rest of the body from line `i`, searched for the `**Why` of a line.
+    let rest = lines.get(i).map_or("", |l| {
+        let at = (l.as_ptr() as usize).saturating_sub(body.as_ptr() as usize);
+        body.get(at..).unwrap_or_default()
+    });
+    let para = &lines.seen[start.min(i)..i];
     let mut text: Vec<&str> = para.iter().map(|l| l.trim_end()).collect();
     let paragraph = text.join("\n");
     let is_why = |l: &str| {
@@ -71,8 +86,8 @@ pub fn of_memory(text: &str) -> Rule {
         t.starts_with("**Why:**") || t.starts_with("**Why**:")
     };
     let mut why = para.iter().find(|l| is_why(l)).map(|l| l.trim().to_string());
-    if !para.iter().any(|l| is_why(l))
-        && let Some(w) = lines[i.min(lines.len())..].iter().find(|l| is_why(l))
+    if why.is_none()
+        && let Some(w) = why_line(rest)
     {
         text.push(w.trim());
         why = Some(w.trim().to_string());
@@ -83,6 +98,41 @@ pub fn of_memory(text: &str) -> Rule {
         why,
         first_line: para.first().map_or("", |l| l.trim()).to_string(),
         line: first + start,
+    }
+}
+
+/// The first line of `text` that is a `**Why:**` (or `**Why**:`) line once its
+/// leading white space is trimmed (a trailing CR removed): found by searching
+/// `**Why`, not by splitting every line.
+fn why_line(text: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(k) = text.get(from..).and_then(|t| t.find("**Why")) {
+        let p = from + k;
+        from = p + 1;
+        let start = text[..p].rfind('\n').map_or(0, |n| n + 1);
+        let tail = &text[p..];
+        if text[start..p].trim_start().is_empty() && (tail.starts_with("**Why:**") || tail.starts_with("**Why**:")) {
+            let end = tail.find('\n').map_or(text.len(), |n| p + n);
+            let line = &text[start..end];
+            return Some(line.strip_suffix('\r').unwrap_or(line));
+        }
+    }
+    None
+}
+
+/// A text's lines, split as far as they are read.
+struct Lines<'a, I> {
+    rest: I,
+    seen: Vec<&'a str>,
+}
+
+impl<'a, I: Iterator<Item = &'a str>> Lines<'a, I> {
+    /// Line `i` (0-based), if the text has that many.
+    fn get(&mut self, i: usize) -> Option<&'a str> {
+        while self.seen.len() <= i {
+            self.seen.push(self.rest.next()?);
+        }
+        Some(self.seen[i])
     }
 }
 
@@ -105,6 +155,31 @@ mod tests {
         let r = of_memory(text);
         assert_eq!(r.text, "The rule.");
         assert_eq!(r.line, 9);
+    }
+
+    #[test]
+    fn why_line_is_the_first_line_starting_with_why() {
+        let lines = |t: &str| -> Option<String> {
+            t.split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                .find(|l| {
+                    let t = l.trim_start();
+                    t.starts_with("**Why:**") || t.starts_with("**Why**:")
+                })
+                .map(String::from)
+        };
+        for t in [
+            "",
+            "**Why:** a",
+            "x **Why:** no\n  **Why**: yes\r\nmore",
+            "**Why** no\n\u{3000}**Why:** yes\n",
+            "**Why:**\r",
+            "a\n\r **Why:** cr\n",
+            "**Wh\n**Why:**",
+            "é **Why:** no\n**Why",
+        ] {
+            assert_eq!(why_line(t).map(String::from), lines(t), "{t:?}");
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@
 
 use crate::fx::HashMap;
 
+pub use super::words::sentences;
 use super::words::*;
 
 /// The weight of an ordinary word.
@@ -51,6 +52,10 @@ pub struct Thresholds {
 pub struct Interner {
     ids: HashMap<String, u32>,
     names: Vec<String>,
+    /// Per cutter (its [`Cutter::id`]), its prose tokens' local ids to ids
+    /// ([`NO_ID`] until met): a prose token is looked up by its local id, not
+    /// hashed again.
+    locals: Vec<(u32, Vec<u32>)>,
     /// The cutter of [`statement`].
     cutter: Cutter,
     /// Scratch for a statement's tokens.
@@ -78,10 +83,32 @@ impl Interner {
     pub fn stmt(&mut self, cut: Cut) -> Stmt {
         let mut toks = std::mem::take(&mut self.toks);
         toks.clear();
+        let mut locals = std::mem::take(&mut self.locals);
+        let at = match locals.iter().position(|(c, _)| *c == cut.cutter) {
+            Some(k) => k,
+            None => {
+                locals.push((cut.cutter, Vec::new()));
+                locals.len() - 1
+            }
+        };
+        let map = &mut locals[at].1;
         let mut start = 0;
         for r in &cut.toks {
             let end = r.end as usize;
-            let id = self.id(&cut.names[start..end]);
+            let name = &cut.names[start..end];
+            let local = r.local as usize;
+            let id = match map.get(local) {
+                _ if r.local == NO_ID => self.id(name),
+                Some(&id) if id != NO_ID => id,
+                _ => {
+                    let id = self.id(name);
+                    if map.len() <= local {
+                        map.resize(local + 1, NO_ID);
+                    }
+                    map[local] = id;
+                    id
+                }
+            };
             start = end;
             toks.push(Tok {
                 id,
@@ -108,6 +135,7 @@ impl Interner {
         });
         let merged = toks.to_vec();
         self.toks = toks;
+        self.locals = locals;
         let weight = merged.iter().map(|t| u32::from(t.weight)).sum();
         Stmt {
             text: cut.text,
@@ -121,15 +149,39 @@ impl Interner {
 /// piece (outside backticks, not a command's first word) met, to its token as
 /// [`piece_class`] makes it: the same piece always gives the same token, so it is
 /// classified and stemmed once.
-#[derive(Default)]
 pub struct Cutter {
+    /// Which cutter it is (unique in the process), for [`Interner::stmt`].
+    id: u32,
     /// A piece to its token's kind and its text's place in `words`.
     prose: HashMap<Box<str>, Option<Piece>>,
+    /// How many prose pieces have a token (the next one's local id).
+    pieces: u32,
     words: String,
     /// Scratch for stemming, and for a cut's tokens and their texts.
     buf: String,
     out: Vec<RawTok>,
     names: String,
+    /// Scratch for a statement's normalised text.
+    folded: String,
+}
+
+/// No id: a token without a local id (not a prose word), a local id not met yet.
+const NO_ID: u32 = u32::MAX;
+
+impl Default for Cutter {
+    fn default() -> Cutter {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        Cutter {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            prose: HashMap::default(),
+            pieces: 0,
+            words: String::new(),
+            buf: String::new(),
+            out: Vec::new(),
+            names: String::new(),
+            folded: String::new(),
+        }
+    }
 }
 
 /// A prose piece's token: its text (`words[start..end]`) and kind.
@@ -137,6 +189,8 @@ pub struct Cutter {
 struct Piece {
     start: u32,
     end: u32,
+    /// Its local id (the how-manieth prose piece with a token it was).
+    local: u32,
     weight: u8,
     tool: bool,
     number: bool,
@@ -145,13 +199,13 @@ struct Piece {
 impl Cutter {
     /// The token of an alphanumeric piece ([`piece_class`]): its text appended
     /// to `names`, its weight, whether a tool, a number; a prose piece's from the
-    /// cache when it was met before.
-    fn piece(&mut self, piece: &str, code: bool, lead: bool, names: &mut String) -> Option<(u8, bool, bool)> {
+    /// cache when it was met before, with its local id ([`NO_ID`] for any other).
+    fn piece(&mut self, piece: &str, code: bool, lead: bool, names: &mut String) -> Option<(u8, bool, bool, u32)> {
         let prose = !code && !lead;
         if prose && let Some(p) = self.prose.get(piece) {
             return p.map(|p| {
                 names.push_str(&self.words[p.start as usize..p.end as usize]);
-                (p.weight, p.tool, p.number)
+                (p.weight, p.tool, p.number, p.local)
             });
         }
         let Some((stemmed, weight, tool, number)) = piece_class(piece, code, lead) else {
@@ -167,19 +221,23 @@ impl Cutter {
             piece
         };
         names.push_str(text);
+        let mut local = NO_ID;
         if prose {
             let start = self.words.len() as u32;
             self.words.push_str(text);
+            local = self.pieces;
+            self.pieces += 1;
             let p = Piece {
                 start,
                 end: self.words.len() as u32,
+                local,
                 weight,
                 tool,
                 number,
             };
             self.prose.insert(piece.into(), Some(p));
         }
-        Some((weight, tool, number))
+        Some((weight, tool, number, local))
     }
 }
 
@@ -190,6 +248,8 @@ pub struct Cut {
     /// The tokens' texts, one after the other.
     names: String,
     toks: Vec<RawTok>,
+    /// The [`Cutter::id`] of the cutter that cut it (its tokens' local ids).
+    cutter: u32,
 }
 
 impl Cut {
@@ -203,6 +263,8 @@ impl Cut {
 #[derive(Clone, Copy)]
 struct RawTok {
     end: u32,
+    /// Its prose piece's local id in the cutter, or [`NO_ID`].
+    local: u32,
     weight: u8,
     tool: bool,
     number: bool,
@@ -257,47 +319,6 @@ pub enum Relation {
     Contradicts(String),
 }
 
-/// The sentences of `text` (a statement may hold several): split after `.`, `!`
-/// or `?` followed by white space, outside backticked spans, not after a known
-/// abbreviation or a single letter.
-pub fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let b = text.as_bytes();
-    let mut start = 0;
-    let mut code = false;
-    for i in 0..b.len() {
-        match b[i] {
-            b'`' => code = !code,
-            b'.' | b'!' | b'?' if !code => {
-                let next_space = b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
-                if !next_space || i + 1 >= b.len() {
-                    continue;
-                }
-                let word_start = text[..i]
-                    .rfind(|c: char| c.is_whitespace() || c == '(')
-                    .map_or(0, |p| p + 1);
-                let word = &text[word_start..i];
-                if b[i] == b'.'
-                    && (word.chars().count() == 1 || ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word)))
-                {
-                    continue;
-                }
-                let s = text[start..=i].trim();
-                if !s.is_empty() {
-                    out.push(s);
-                }
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let s = text[start.min(text.len())..].trim();
-    if !s.is_empty() {
-        out.push(s);
-    }
-    out
-}
-
 /// A word's folded form: plural, `-ing` and `-ed` endings removed, a final `e`
 /// dropped and a doubled final consonant undoubled (`tests`, `testing`, `tested`
 /// → `test`; `committing` → `commit`; `writes`, `writing` → `writ`).
@@ -306,36 +327,6 @@ fn stem(w: &str) -> String {
     let mut s = String::new();
     stem_into(w, &mut s);
     s
-}
-
-/// [`stem`] into `s` (cleared first).
-fn stem_into(w: &str, s: &mut String) {
-    s.clear();
-    s.push_str(w);
-    let n = s.len();
-    if n > 4 && s.ends_with("ies") {
-        s.truncate(n - 3);
-        s.push('y');
-    } else if n > 4 && (s.ends_with("sses") || s.ends_with("shes") || s.ends_with("ches") || s.ends_with("xes")) {
-        s.truncate(n - 2);
-    } else if n > 3 && s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
-        s.truncate(n - 1);
-    }
-    for suffix in ["ing", "ed"] {
-        if s.len() >= suffix.len() + 3 && s.ends_with(suffix) {
-            s.truncate(s.len() - suffix.len());
-            break;
-        }
-    }
-    let b = s.as_bytes();
-    let l = b.len();
-    let doubled = b[l.saturating_sub(2)..].len() == 2
-        && b[l - 1] == b[l - 2]
-        && !matches!(b[l - 1], b'l' | b's' | b'z' | b'e')
-        && b[l - 1].is_ascii_alphabetic();
-    if l > 3 && (doubled || b[l - 1] == b'e') {
-        s.truncate(l - 1);
-    }
 }
 
 /// One token found while scanning, before deduplication (tests read them).
@@ -408,7 +399,8 @@ fn scan(text: &str) -> Vec<Raw> {
 
 /// The statement of `text` cut into tokens, in the order they are found.
 pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
-    let folded = normalise(text);
+    let mut folded = std::mem::take(&mut cutter.folded);
+    normalise(text, &mut folded);
     // ASCII white space is Unicode's but for the vertical tab.
     let ascii = folded.is_ascii() && !folded.contains('\x0b');
     let (mut out, mut names) = (std::mem::take(&mut cutter.out), std::mem::take(&mut cutter.names));
@@ -437,8 +429,10 @@ pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
         text: text.trim().to_string(),
         names: sc.names.as_str().into(),
         toks: sc.out.as_slice().into(),
+        cutter: sc.cutter.id,
     };
     (sc.cutter.out, sc.cutter.names) = (sc.out, sc.names);
+    cutter.folded = folded;
     c
 }
 
@@ -468,20 +462,21 @@ impl<'a> Iterator for Chunks<'a> {
 }
 
 /// Folded (case, accents), `’` as `'`, common command spellings as one.
-fn normalise(text: &str) -> String {
-    let mut folded = crate::search::fold::fold(text);
+/// Written into `folded` (cleared first: a scratch kept between statements).
+fn normalise(text: &str, folded: &mut String) {
+    folded.clear();
+    crate::search::fold::fold_into(text, folded);
     if !folded.is_ascii() {
-        folded = folded.replace(['’', '‘'], "'");
+        *folded = folded.replace(['’', '‘'], "'");
     }
-    if !may_respell(&folded) {
-        return folded;
+    if !may_respell(folded) {
+        return;
     }
     for (from, to) in COMMAND_SPELLINGS {
         if folded.contains(from) {
-            folded = folded.replace(from, to);
+            *folded = folded.replace(from, to);
         }
     }
-    folded
 }
 
 /// Whether a spelling of [`COMMAND_SPELLINGS`] may be in `s`: each ends with one
@@ -499,9 +494,16 @@ fn may_respell(s: &str) -> bool {
 
 /// A chunk without the quotes, brackets and punctuation around it.
 fn trim_chunk(chunk: &str) -> &str {
-    chunk
-        .trim_start_matches(['"', '\'', '(', '[', '{', '<', '*', '“', '$', '>'])
-        .trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', ',', ';', ':', '!', '?', '.', '”'])
+    // An end that is an ASCII letter or digit has nothing to trim (most chunks).
+    let alnum = |b: Option<&u8>| b.is_some_and(u8::is_ascii_alphanumeric);
+    let mut c = chunk;
+    if !alnum(c.as_bytes().first()) {
+        c = c.trim_start_matches(['"', '\'', '(', '[', '{', '<', '*', '“', '$', '>']);
+    }
+    if !alnum(c.as_bytes().last()) {
+        c = c.trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', ',', ';', ':', '!', '?', '.', '”']);
+    }
+    c
 }
 
 /// The scan's state: the tokens so far, whether the clause is negated, the word
@@ -523,8 +525,9 @@ impl<'t> Scanner<'t, '_> {
     fn chunk(&mut self, chunk: &'t str, code: bool, lead: bool) -> bool {
         let c = trim_chunk(chunk);
         // `,` `;` `.` `:` `!` `?` end a clause, not an abbreviation's `.`.
-        let clause_end =
-            !code && chunk.ends_with([',', ';', '.', ':', '!', '?']) && lists_of(c) & IN_ABBREVIATIONS == 0;
+        let clause_end = !code
+            && matches!(chunk.as_bytes().last(), Some(b',' | b';' | b'.' | b':' | b'!' | b'?'))
+            && lists_of(c) & IN_ABBREVIATIONS == 0;
         // A dash ends a clause; a lone `,` between code spans (`a`, `b`) does not.
         if c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|')) {
             if !code && !c.is_empty() {
@@ -604,9 +607,10 @@ impl<'t> Scanner<'t, '_> {
 
     /// The token of an alphanumeric piece, if it counts.
     fn piece(&mut self, piece: &str, code: bool, lead: bool, neg: bool) {
-        if let Some((weight, tool, number)) = self.cutter.piece(piece, code, lead, &mut self.names) {
+        if let Some((weight, tool, number, local)) = self.cutter.piece(piece, code, lead, &mut self.names) {
             self.out.push(RawTok {
                 end: self.names.len() as u32,
+                local,
                 weight,
                 tool,
                 number,
@@ -620,6 +624,7 @@ impl<'t> Scanner<'t, '_> {
         self.names.push_str(text);
         self.out.push(RawTok {
             end: self.names.len() as u32,
+            local: NO_ID,
             weight: TERM,
             tool: false,
             number: false,
@@ -924,6 +929,12 @@ mod tests {
 
     #[test]
     fn sentences_split_outside_code_and_abbreviations() {
+        // Backticks before a sentence end, in pairs or not, as a byte scan reads them.
+        assert_eq!(
+            sentences("aa `bb. cc` dd. ee `ff`. gg ``hh. ii"),
+            ["aa `bb. cc` dd.", "ee `ff`.", "gg ``hh.", "ii"]
+        );
+        assert_eq!(sentences("x `y. z. w"), ["x `y. z. w"]);
         assert_eq!(
             sentences("Use bun. Not npm, e.g. `a. b` here! Done"),
             ["Use bun.", "Not npm, e.g. `a. b` here!", "Done"]

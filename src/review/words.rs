@@ -204,3 +204,75 @@ pub(super) fn lists_of(c: &str) -> u8 {
     }
     lists.get(c).copied().unwrap_or(0)
 }
+
+/// The sentences of `text` (a statement may hold several): split after `.`, `!`
+/// or `?` followed by white space, outside backticked spans, not after a known
+/// abbreviation or a single letter.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut start = 0;
+    // Only the sentence ends matter, each inside or outside a backticked span:
+    // the backticks before it are counted (both searches SIMD, not byte by byte).
+    let mut code = false;
+    let mut ticks_from = 0;
+    for i in memchr::memchr3_iter(b'.', b'!', b'?', b) {
+        code ^= memchr::memchr_iter(b'`', &b[ticks_from..i]).count() % 2 == 1;
+        ticks_from = i;
+        if code {
+            continue;
+        }
+        let next_space = b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+        if !next_space || i + 1 >= b.len() {
+            continue;
+        }
+        let word_start = text[..i]
+            .rfind(|c: char| c.is_whitespace() || c == '(')
+            .map_or(0, |p| p + 1);
+        let word = &text[word_start..i];
+        if b[i] == b'.' && (word.chars().count() == 1 || ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word))) {
+            continue;
+        }
+        let s = text[start..=i].trim();
+        if !s.is_empty() {
+            out.push(s);
+        }
+        start = i + 1;
+    }
+    let s = text[start.min(text.len())..].trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+    out
+}
+
+/// A word's folded form into `s` (cleared first): plural, `-ing` and `-ed`
+/// endings removed, a final `e` dropped, a doubled final consonant undoubled.
+pub(super) fn stem_into(w: &str, s: &mut String) {
+    s.clear();
+    s.push_str(w);
+    let n = s.len();
+    if n > 4 && s.ends_with("ies") {
+        s.truncate(n - 3);
+        s.push('y');
+    } else if n > 4 && (s.ends_with("sses") || s.ends_with("shes") || s.ends_with("ches") || s.ends_with("xes")) {
+        s.truncate(n - 2);
+    } else if n > 3 && s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
+        s.truncate(n - 1);
+    }
+    for suffix in ["ing", "ed"] {
+        if s.len() >= suffix.len() + 3 && s.ends_with(suffix) {
+            s.truncate(s.len() - suffix.len());
+            break;
+        }
+    }
+    let b = s.as_bytes();
+    let l = b.len();
+    let doubled = b[l.saturating_sub(2)..].len() == 2
+        && b[l - 1] == b[l - 2]
+        && !matches!(b[l - 1], b'l' | b's' | b'z' | b'e')
+        && b[l - 1].is_ascii_alphabetic();
+    if l > 3 && (doubled || b[l - 1] == b'e') {
+        s.truncate(l - 1);
+    }
+}
