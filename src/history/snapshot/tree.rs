@@ -235,6 +235,17 @@ mod tests {
         (t, mem, now, store)
     }
 
+    /// The state of the tree `tree` as a snapshot commit of it reads back.
+    fn read_back(store: &Store, tree: ObjectId) -> State {
+        let sig = gix::actor::SignatureRef {
+            name: "t".into(),
+            email: "t@t".into(),
+            time: "0 +0000",
+        };
+        let commit = store.repo.new_commit_as(sig, sig, "t", tree, None::<ObjectId>).unwrap();
+        read::load_state(&store.repo, commit.id).unwrap()
+    }
+
     /// The trees as they were written before the mtimes blob moved to another
     /// thread: one thread, `read::render_mtimes` of a copy of each path.
     fn reference(store: &Store, state: &State, outside: &[OutsideChange]) -> ObjectId {
@@ -306,13 +317,7 @@ mod tests {
         let mut ids = Vec::new();
         let mut check = |state: &State| {
             let got = store.write_tree(state, &[]).unwrap();
-            let sig = gix::actor::SignatureRef {
-                name: "t".into(),
-                email: "t@t".into(),
-                time: "0 +0000",
-            };
-            let commit = store.repo.new_commit_as(sig, sig, "t", got, None::<ObjectId>).unwrap();
-            let back = read::load_state(&store.repo, commit.id).unwrap();
+            let back = read_back(&store, got);
             assert_eq!(back.files, state.files);
             ids.push((got, state.clone()));
         };
@@ -386,15 +391,9 @@ mod tests {
         }
         let check = |state: &State, outside: &[OutsideChange]| {
             let got = store.write_tree(state, outside).unwrap();
-            let sig = gix::actor::SignatureRef {
-                name: "t".into(),
-                email: "t@t".into(),
-                time: "0 +0000",
-            };
-            let commit = store.repo.new_commit_as(sig, sig, "t", got, None::<ObjectId>).unwrap();
             // Read back before the reference writes anything: the mtimes blob
             // the other thread stored is there.
-            let back = read::load_state(&store.repo, commit.id).unwrap();
+            let back = read_back(&store, got);
             assert_eq!(back.files, state.files);
             assert_eq!(back.lock, state.lock);
             assert_eq!(got, reference(&store, state, outside));
