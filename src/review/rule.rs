@@ -108,14 +108,16 @@ fn why_line(text: &str) -> Option<&str> {
     let mut from = 0;
     while let Some(k) = text.get(from..).and_then(|t| t.find("**Why")) {
         let p = from + k;
-        from = p + 1;
         let start = text[..p].rfind('\n').map_or(0, |n| n + 1);
         let tail = &text[p..];
+        let end = tail.find('\n').map_or(text.len(), |n| p + n);
         if text[start..p].trim_start().is_empty() && (tail.starts_with("**Why:**") || tail.starts_with("**Why**:")) {
-            let end = tail.find('\n').map_or(text.len(), |n| p + n);
             let line = &text[start..end];
             return Some(line.strip_suffix('\r').unwrap_or(line));
         }
+        // Only a line's first text can open its `**Why:**`: on to the next
+        // line (each line is looked at once, a 1 MB line of `**Why` too).
+        from = end + 1;
     }
     None
 }
@@ -177,9 +179,14 @@ mod tests {
             "a\n\r **Why:** cr\n",
             "**Wh\n**Why:**",
             "é **Why:** no\n**Why",
+            "**Why**Why:** no\n  **Why:** yes",
+            "x **Why:** **Why:** no\n**Why**: yes",
         ] {
             assert_eq!(why_line(t).map(String::from), lines(t), "{t:?}");
         }
+        // One 1 MB line of `**Why` (each looked at once), then the line.
+        let long = format!("{}\n**Why:** end", "x**Why".repeat(170_000));
+        assert_eq!(why_line(&long), Some("**Why:** end"));
     }
 
     #[test]
