@@ -147,7 +147,119 @@ const SYNC_THREADS: usize = 64;
 /// complete and fsynced before it is renamed (SPEC §4.1); at most [`WINDOW`]
 /// temp files (dot names, never scanned) are left. `done` is told each target
 /// as it is renamed into place.
+///
+/// On Linux a batch of [`SYNCFS_MIN`] files or more is put in place by
+/// [`create_batch_syncfs`] instead: one `syncfs` per group of files in place of
+/// an fsync per file.
 pub(super) fn create_batch(
+    files: &[(&Path, &[u8], std::time::SystemTime)],
+    done: &mut dyn FnMut(&Path),
+) -> Result<(), Error> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if files.len() >= SYNCFS_MIN {
+        return create_batch_syncfs(files, done);
+    }
+    create_batch_fsync(files, done)
+}
+
+/// From how many files [`create_batch`] syncs the filesystem once per group
+/// rather than each file: an fsync waits for a journal commit of its own (or
+/// shares one with the fsyncs beside it), 5.7–11.5 s for 20 000 files here,
+/// where one `syncfs` after writing them all took 0.2 s (issue 31). Below this,
+/// the few fsyncs cost less than flushing whatever else the filesystem holds.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const SYNCFS_MIN: usize = 64;
+/// At most this many files, or [`SYNCFS_BYTES`] of them, are written between two
+/// `syncfs` calls: the temp files a crash can leave, and the writes one flush
+/// waits for.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const SYNCFS_FILES: usize = 4096;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const SYNCFS_BYTES: usize = 64 << 20;
+
+/// [`create_batch`] by groups: the calling thread writes a group's temp files
+/// (bytes, mode 0600, `mtime`; each closed when written), makes them durable with
+/// one `syncfs` of each filesystem the group's directories are on (Linux ≥ 5.8
+/// reports a write-back error of any of them), then renames them to their
+/// targets in order, each unless its target exists (`exists`: the temp files not
+/// renamed are removed, and nothing after it is renamed). As with fsyncs, a
+/// temp file is complete and on disk before it is renamed (SPEC §4.1): a crash
+/// can lose a rename, never tear a file, and leaves at most one group's temp
+/// files (dot names, never scanned). The cost: `syncfs` also waits for whatever
+/// else is dirty on that filesystem.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn create_batch_syncfs(
+    files: &[(&Path, &[u8], std::time::SystemTime)],
+    done: &mut dyn FnMut(&Path),
+) -> Result<(), Error> {
+    let exact = umask_keeps_0600();
+    let pid = std::process::id();
+    let seed = u32::from_str_radix(&random_hex(8), 16).unwrap_or(0);
+    let mut temps: Vec<PathBuf> = Vec::new();
+    // The first file of the group being written and the first not yet renamed.
+    let (mut group, mut start) = (0, 0);
+    let result = (|| -> Result<(), Error> {
+        while start < files.len() {
+            group = start;
+            // One open file per filesystem the group's directories are on: the
+            // handle `syncfs` needs.
+            let mut dirs: Vec<&Path> = Vec::new();
+            let mut handles: Vec<(u64, &Path, File)> = Vec::new();
+            let (mut end, mut bytes) = (start, 0);
+            while end < files.len() && end - start < SYNCFS_FILES && (end == start || bytes < SYNCFS_BYTES) {
+                let (target, content, mtime) = files[end];
+                let parent = target.parent().unwrap_or(Path::new("."));
+                let base = target.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                let hex = seed.wrapping_add(u32::try_from(end).unwrap_or(0));
+                let tmp = parent.join(format!(".{base}.{pid}.{hex:08x}.tmp"));
+                let mut f = new_file(&tmp).map_err(|e| io_err("cannot write", target, e))?;
+                temps.push(tmp);
+                (if exact { Ok(()) } else { set_mode(&f, 0o600) })
+                    .and_then(|()| f.write_all(content))
+                    .and_then(|()| f.set_modified(mtime))
+                    .map_err(|e| io_err("cannot write", target, e))?;
+                if !dirs.contains(&parent) {
+                    dirs.push(parent);
+                    let dev = f.metadata().map_err(|e| io_err("cannot write", target, e))?;
+                    let dev = std::os::unix::fs::MetadataExt::dev(&dev);
+                    if !handles.iter().any(|(d, _, _)| *d == dev) {
+                        handles.push((dev, parent, f));
+                    }
+                }
+                bytes += content.len();
+                end += 1;
+            }
+            for (_, dir, f) in &handles {
+                rustix::fs::syncfs(f).map_err(|e| io_err("cannot sync", dir, e.into()))?;
+            }
+            drop(handles);
+            for (i, (target, _, _)) in files.iter().enumerate().take(end).skip(start) {
+                rename_new(&temps[i - group], target).map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::AlreadyExists {
+                        Error::new(Kind::Exists, format!("file exists: {}", target.display()))
+                            .hint("another program created it meanwhile; run the command again")
+                    } else {
+                        io_err("cannot write", target, e)
+                    }
+                })?;
+                start = i + 1;
+                done(target);
+            }
+            temps.clear();
+        }
+        Ok(())
+    })();
+    // After a failure, the group's temp files not renamed (the renamed ones are
+    // gone from under their temp names; the list is empty after a success).
+    for t in temps.iter().skip(start.saturating_sub(group)) {
+        let _ = fs::remove_file(t);
+    }
+    result
+}
+
+/// [`create_batch`] with an fsync per file (every platform; small batches on
+/// Linux).
+fn create_batch_fsync(
     files: &[(&Path, &[u8], std::time::SystemTime)],
     done: &mut dyn FnMut(&Path),
 ) -> Result<(), Error> {
@@ -385,10 +497,28 @@ mod tests {
         v
     }
 
+    type Batch = fn(&[(&Path, &[u8], std::time::SystemTime)], &mut dyn FnMut(&Path)) -> Result<(), Error>;
+
+    /// Each way of putting a batch in place: the fsync per file everywhere, the
+    /// `syncfs` per group on Linux (its groups cut by count here).
+    fn ways() -> Vec<(&'static str, Batch)> {
+        let mut v: Vec<(&'static str, Batch)> = vec![("fsync", create_batch_fsync)];
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        v.push(("syncfs", create_batch_syncfs));
+        v
+    }
+
     #[test]
     fn a_batch_past_the_window_puts_every_file_in_place_whole_with_its_mtime() {
+        for (way, batch) in ways() {
+            a_batch_in_place(way, batch, WINDOW * 2 + 7);
+        }
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        a_batch_in_place("syncfs, several groups", create_batch_syncfs, SYNCFS_FILES * 2 + 3);
+    }
+
+    fn a_batch_in_place(way: &str, batch: Batch, n: usize) {
         let t = tempfile::tempdir().unwrap();
-        let n = WINDOW * 2 + 7;
         let paths: Vec<PathBuf> = (0..n).map(|i| t.path().join(format!("f{i:04}.md"))).collect();
         let bodies: Vec<Vec<u8>> = (0..n)
             .map(|i| format!("body {i}\n").repeat(i % 50 + 1).into_bytes())
@@ -398,13 +528,13 @@ mod tests {
             .map(|i| (paths[i].as_path(), bodies[i].as_slice(), mtime(i)))
             .collect();
         let mut order = Vec::new();
-        create_batch(&files, &mut |p| order.push(p.to_path_buf())).unwrap();
-        assert_eq!(order, paths, "renamed in order, each once");
-        assert_eq!(names(t.path()).len(), n, "no temp file left");
+        batch(&files, &mut |p| order.push(p.to_path_buf())).unwrap();
+        assert!(order == paths, "{way}: renamed in order, each once");
+        assert_eq!(names(t.path()).len(), n, "{way}: no temp file left");
         for i in 0..n {
-            assert_eq!(fs::read(&paths[i]).unwrap(), bodies[i]);
+            assert_eq!(fs::read(&paths[i]).unwrap(), bodies[i], "{way}");
             let m = fs::metadata(&paths[i]).unwrap();
-            assert_eq!(m.modified().unwrap(), mtime(i));
+            assert_eq!(m.modified().unwrap(), mtime(i), "{way}");
             #[cfg(unix)]
             assert_eq!(std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777, 0o600);
         }
@@ -412,10 +542,21 @@ mod tests {
 
     #[test]
     fn a_target_that_exists_stops_the_batch_there_and_leaves_no_temp_file() {
+        for (way, batch) in ways() {
+            an_existing_target_stops(way, batch, WINDOW + 40, WINDOW - 3);
+        }
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        an_existing_target_stops(
+            "syncfs, second group",
+            create_batch_syncfs,
+            SYNCFS_FILES + 40,
+            SYNCFS_FILES + 5,
+        );
+    }
+
+    fn an_existing_target_stops(way: &str, batch: Batch, n: usize, at: usize) {
         let t = tempfile::tempdir().unwrap();
-        let n = WINDOW + 40;
         let paths: Vec<PathBuf> = (0..n).map(|i| t.path().join(format!("f{i:04}.md"))).collect();
-        let at = WINDOW - 3;
         fs::write(&paths[at], "local\n").unwrap();
         let files: Vec<(&Path, &[u8], std::time::SystemTime)> = paths
             .iter()
@@ -428,12 +569,12 @@ mod tests {
             })
             .collect();
         let mut renamed = 0;
-        let e = create_batch(&files, &mut |_| renamed += 1).unwrap_err();
-        assert_eq!(e.kind, Kind::Exists, "{}", e.message);
-        assert_eq!(renamed, at);
+        let e = batch(&files, &mut |_| renamed += 1).unwrap_err();
+        assert_eq!(e.kind, Kind::Exists, "{way}: {}", e.message);
+        assert_eq!(renamed, at, "{way}");
         assert_eq!(fs::read(&paths[at]).unwrap(), b"local\n");
         let left = names(t.path());
-        assert_eq!(left.len(), at + 1, "{left:?}");
-        assert!(left.iter().all(|f| !f.starts_with('.')), "{left:?}");
+        assert_eq!(left.len(), at + 1, "{way}");
+        assert!(left.iter().all(|f| !f.starts_with('.')), "{way}: a temp file left");
     }
 }

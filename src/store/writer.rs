@@ -355,8 +355,8 @@ impl Writer {
 
     /// [`Writer::create_at`] for many new files (`import`): each directory
     /// checked (containment, SPEC §4.4) and created once, before any file is
-    /// written; the files written in batches (see [`create_batch`]), each fsynced
-    /// once before its rename, the fsyncs of a batch concurrent; each directory
+    /// written; the files written in batches (see [`create_batch`]), each on disk
+    /// before its rename (its own fsync, or one `syncfs` for a group); each directory
     /// fsynced once after its last file, not once per file. A file that exists is
     /// `exists`, and nothing after it is written.
     pub fn create_all_at(&mut self, files: &[(PathBuf, &[u8], i128)]) -> Result<(), Error> {
