@@ -84,11 +84,12 @@ pub fn run(args: &ReviewArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
         return apply(args, ctx, out, &res, &g, &choices);
     }
     if out.json {
-        out.emit_json(serde_json::to_value(report(&res.memdir, &g))?)?;
+        out.emit_json_streamed(&report(&res.memdir, &g))?;
         return Ok(ExitCode::SUCCESS);
     }
     let width = crate::output::row_width(out);
-    out.print(&render(&res.memdir, &g, ctx.now_ms(), out.interactive(), width))?;
+    let interactive = out.interactive();
+    render(&res.memdir, &g, ctx.now_ms(), interactive, width, out.stdout())?;
     if out.interactive() && g.analysis.proposals.iter().any(|p| p.kind.applicable()) {
         let answer = out.ask_line("Apply which proposals? (e.g. 1,3 or 2=local; Enter for none)")?;
         let picked = apply_op::parse_choices(&answer.split(',').map(String::from).collect::<Vec<_>>())?;
@@ -207,14 +208,16 @@ fn lossy(buf: &[u8]) -> std::borrow::Cow<'_, str> {
 
 /// The numbered proposals as text. On a terminal (`width` `Some`) the `why:` and
 /// `action:` lines wrap to it and evidence lines are cut with `…`; piped output
-/// keeps each on one line, whole.
+/// keeps each on one line, whole. Written to `w` a proposal at a time (the text
+/// of 20 000 memories is 12 MB: no buffer of it all).
 fn render(
     memdir: &crate::memdir::MemoryDir,
     g: &Gathered,
     now_ms: f64,
     interactive: bool,
     width: Option<usize>,
-) -> String {
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     use crate::output::{fit_end, hang};
     let age = |ms: f64| crate::age::age_text(crate::age::age_days(now_ms, ms));
     let shown = |t: &Option<ClaudeText>, f: &claude_md::ClaudeFile| match t {
@@ -236,9 +239,13 @@ fn render(
     );
     if g.analysis.proposals.is_empty() {
         s.push_str("\nno proposals: no memory to remove, update, merge or promote\n");
-        return s;
+        return w.write_all(s.as_bytes());
     }
     for p in &g.analysis.proposals {
+        if s.len() >= 16 << 10 {
+            w.write_all(s.as_bytes())?;
+            s.clear();
+        }
         let target = match (p.kind, p.target.as_deref()) {
             (review::Kind::Merge, Some(t)) => format!(" into {t}"),
             (_, Some(t)) => format!(" → {t}"),
@@ -270,7 +277,7 @@ fn render(
             if g.team_dir { " or N=team" } else { "" }
         ));
     }
-    s
+    w.write_all(s.as_bytes())
 }
 
 fn apply(
