@@ -1,0 +1,127 @@
+//! Interning: the tokens of cut statements ([`Cuts`]) to small ids, shared by
+//! every statement of one analysis.
+
+use crate::fx::HashMap;
+
+use super::{Cuts, Cutter, NO_ID, Stmt, Tok, cut_into};
+
+/// Token strings to small ids, shared by every statement of one analysis. Ids
+/// are given in the order tokens are first interned ([`Interner::stmts`] of each
+/// [`Cuts`] in turn): where the cuts were made does not change them.
+#[derive(Default)]
+pub struct Interner {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+    /// Per cutter (its [`Cutter::id`]), its prose tokens' local ids to ids
+    /// ([`NO_ID`] until met): a prose token is looked up by its local id, not
+    /// hashed again.
+    locals: Vec<(u32, Vec<u32>)>,
+    /// The cutter of [`super::statement`].
+    cutter: Cutter,
+    /// Scratch for a statement's tokens.
+    toks: Vec<Tok>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.ids.insert(s.to_string(), i);
+        self.names.push(s.to_string());
+        i
+    }
+
+    /// The text of a token.
+    pub fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", String::as_str)
+    }
+
+    /// The statements of `cuts`, in order ([`Interner::stmt`] of each).
+    pub fn stmts(&mut self, cuts: &Cuts) -> Vec<Stmt> {
+        (0..cuts.len()).map(|k| self.stmt(cuts, k)).collect()
+    }
+
+    /// The statement of cut `k` of `cuts`: its tokens interned in the order they
+    /// were found, then sorted by id and merged.
+    fn stmt(&mut self, cuts: &Cuts, k: usize) -> Stmt {
+        let (text, mut start, raw) = cuts.get(k);
+        let mut toks = std::mem::take(&mut self.toks);
+        toks.clear();
+        let mut locals = std::mem::take(&mut self.locals);
+        let at = match locals.iter().position(|(c, _)| *c == cuts.cutter) {
+            Some(k) => k,
+            None => {
+                locals.push((cuts.cutter, Vec::new()));
+                locals.len() - 1
+            }
+        };
+        let map = &mut locals[at].1;
+        for r in raw {
+            let end = r.end as usize;
+            let name = &cuts.names[start..end];
+            let local = r.local as usize;
+            let id = match map.get(local) {
+                _ if r.local == NO_ID => self.id(name),
+                Some(&id) if id != NO_ID => id,
+                _ => {
+                    let id = self.id(name);
+                    if map.len() <= local {
+                        map.resize(local + 1, NO_ID);
+                    }
+                    map[local] = id;
+                    id
+                }
+            };
+            start = end;
+            toks.push(Tok {
+                id,
+                weight: r.weight,
+                tool: r.tool,
+                number: r.number,
+                pos: !r.neg,
+                neg: r.neg,
+            });
+        }
+        toks.sort_by_key(|t| t.id);
+        // Merged in place in the scratch, then copied at their exact length (a
+        // statement lives as long as the analysis).
+        toks.dedup_by(|t, m| {
+            let same = m.id == t.id;
+            if same {
+                m.weight = m.weight.max(t.weight);
+                m.tool |= t.tool;
+                m.number |= t.number;
+                m.pos |= t.pos;
+                m.neg |= t.neg;
+            }
+            same
+        });
+        let merged = toks.to_vec();
+        self.toks = toks;
+        self.locals = locals;
+        let weight = merged.iter().map(|t| u32::from(t.weight)).sum();
+        Stmt {
+            text: text.to_string(),
+            toks: merged,
+            weight,
+        }
+    }
+
+    /// [`super::statement`].
+    pub(super) fn statement(&mut self, text: &str) -> Stmt {
+        let mut cuts = self.cutter.scratch();
+        let s = if cut_into(text, &mut self.cutter, &mut cuts) {
+            self.stmt(&cuts, 0)
+        } else {
+            Stmt {
+                text: text.trim().to_string(),
+                toks: Vec::new(),
+                weight: 0,
+            }
+        };
+        self.cutter.cuts = cuts;
+        s
+    }
+}
