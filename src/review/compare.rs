@@ -96,7 +96,7 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
         let Some(p) = p else {
             continue;
         };
-        let mut statements: Vec<Stmt> = names.stmts(&p.cuts);
+        let mut statements: Vec<Stmt> = names.stmts(p.cuts);
         statements.shrink_to_fit();
         items.push(Item {
             memory: m,

@@ -111,9 +111,9 @@ impl Cutter {
 
     /// A copy of `cuts` at its exact length (it lives as long as the analysis);
     /// `cuts` goes back to being the scratch.
-    pub fn keep(&mut self, cuts: Cuts) -> Cuts {
+    pub fn keep(&mut self, mut cuts: Cuts) -> Cuts {
         let kept = Cuts {
-            texts: cuts.texts.as_str().into(),
+            texts: cuts.texts.drain(..).collect(),
             names: cuts.names.as_str().into(),
             toks: cuts.toks.as_slice().into(),
             ends: cuts.ends.as_slice().into(),
@@ -168,16 +168,19 @@ impl Cutter {
 }
 
 /// Statements cut into tokens, not yet interned ([`Interner::stmts`]), one
-/// after the other: a memory's cuts are four allocations, not three a statement.
+/// after the other: a memory's tokens and their texts are one allocation each,
+/// not two a statement. Each text is a `String` of its own, moved into its
+/// [`Stmt`]: the thread that interns allocates no copy of it (memory another
+/// thread frees is not reused by it).
 #[derive(Default)]
 pub struct Cuts {
-    /// Their texts (as written, trimmed), one after the other.
-    texts: String,
+    /// Their texts (as written, trimmed).
+    texts: Vec<String>,
     /// Their tokens' texts, one after the other.
     names: String,
     toks: Vec<RawTok>,
-    /// Per statement, where its text ends in `texts` and its tokens in `toks`.
-    ends: Vec<(u32, u32)>,
+    /// Per statement, where its tokens end in `toks`.
+    ends: Vec<u32>,
     /// The [`Cutter::id`] of the cutter that cut them (their tokens' local ids).
     cutter: u32,
 }
@@ -191,23 +194,19 @@ impl Cuts {
         self.ends.is_empty()
     }
 
-    /// Statement `k`: its text, where its tokens' texts start in `names`, its tokens.
-    fn get(&self, k: usize) -> (&str, usize, &[RawTok]) {
-        let (text_start, tok_start) = match k.checked_sub(1).and_then(|p| self.ends.get(p)) {
-            Some(&(t, o)) => (t as usize, o as usize),
-            None => (0, 0),
-        };
-        let (text_end, tok_end) = self.ends.get(k).map_or((0, 0), |&(t, o)| (t as usize, o as usize));
+    /// Statement `k`'s tokens, and where their texts start in `names`.
+    fn get(&self, k: usize) -> (usize, &[RawTok]) {
+        let tok_start = k
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .map_or(0, |&e| e as usize);
+        let tok_end = self.ends.get(k).map_or(0, |&e| e as usize);
         let toks = self.toks.get(tok_start..tok_end).unwrap_or_default();
         let names_start = tok_start
             .checked_sub(1)
             .and_then(|p| self.toks.get(p))
             .map_or(0, |t| t.end as usize);
-        (
-            self.texts.get(text_start..text_end).unwrap_or_default(),
-            names_start,
-            toks,
-        )
+        (names_start, toks)
     }
 }
 
@@ -385,8 +384,8 @@ pub fn cut_into(text: &str, cutter: &mut Cutter, into: &mut Cuts) -> bool {
         into.names.truncate(names_len);
         return false;
     }
-    into.texts.push_str(text.trim());
-    into.ends.push((into.texts.len() as u32, into.toks.len() as u32));
+    into.texts.push(text.trim().to_string());
+    into.ends.push(into.toks.len() as u32);
     true
 }
 

@@ -39,14 +39,19 @@ impl Interner {
     }
 
     /// The statements of `cuts`, in order ([`Interner::stmt`] of each).
-    pub fn stmts(&mut self, cuts: &Cuts) -> Vec<Stmt> {
-        (0..cuts.len()).map(|k| self.stmt(cuts, k)).collect()
+    pub fn stmts(&mut self, mut cuts: Cuts) -> Vec<Stmt> {
+        let texts = std::mem::take(&mut cuts.texts);
+        texts
+            .into_iter()
+            .enumerate()
+            .map(|(k, text)| self.stmt(&cuts, k, text))
+            .collect()
     }
 
-    /// The statement of cut `k` of `cuts`: its tokens interned in the order they
+    /// The statement of cut `k` of `cuts` (its text, taken out of them): its tokens interned in the order they
     /// were found, then sorted by id and merged.
-    fn stmt(&mut self, cuts: &Cuts, k: usize) -> Stmt {
-        let (text, mut start, raw) = cuts.get(k);
+    fn stmt(&mut self, cuts: &Cuts, k: usize, text: String) -> Stmt {
+        let (mut start, raw) = cuts.get(k);
         let mut toks = std::mem::take(&mut self.toks);
         toks.clear();
         let mut locals = std::mem::take(&mut self.locals);
@@ -103,7 +108,7 @@ impl Interner {
         self.locals = locals;
         let weight = merged.iter().map(|t| u32::from(t.weight)).sum();
         Stmt {
-            text: text.to_string(),
+            text,
             toks: merged,
             weight,
         }
@@ -113,7 +118,8 @@ impl Interner {
     pub(super) fn statement(&mut self, text: &str) -> Stmt {
         let mut cuts = self.cutter.scratch();
         let s = if cut_into(text, &mut self.cutter, &mut cuts) {
-            self.stmt(&cuts, 0)
+            let text = cuts.texts.pop().unwrap_or_default();
+            self.stmt(&cuts, 0, text)
         } else {
             Stmt {
                 text: text.trim().to_string(),
