@@ -131,3 +131,45 @@ impl Interner {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cutter, cut_into, statement};
+    use super::*;
+
+    /// Sentences cut one after the other into one [`Cuts`] and interned give the
+    /// statements [`statement`] gives each (texts, token ids, kinds, weights);
+    /// the ones without a token are left out.
+    #[test]
+    fn cuts_in_one_arena_intern_as_each_statement_alone() {
+        const SENTENCES: &[&str] = &[
+            "  Run `cargo test -p core` before pushing.  ",
+            "—",
+            "Never deploy on Fridays; use `bun install --frozen-lockfile` instead of npm.",
+            "the a of",
+            "Tests live in src/api/ and `__tests__`: keep 4-space indentation.",
+            "Deploying needs the staging tests, not the cache.",
+            "Run cargo test before pushing the deploy.",
+        ];
+        let (mut arena, mut alone) = (Interner::default(), Interner::default());
+        let mut cutter = Cutter::default();
+        let mut cuts = cutter.scratch();
+        let kept: Vec<bool> = SENTENCES.iter().map(|s| cut_into(s, &mut cutter, &mut cuts)).collect();
+        assert_eq!(kept, [true, false, true, false, true, true, true]);
+        let got = arena.stmts(cutter.keep(cuts));
+        let want: Vec<Stmt> = SENTENCES
+            .iter()
+            .map(|s| statement(s, &mut alone))
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!((&g.text, &g.toks, g.weight), (&w.text, &w.toks, w.weight));
+            let names = |i: &Interner, s: &Stmt| s.ids().map(|t| i.name(t).to_string()).collect::<Vec<_>>();
+            assert_eq!(names(&arena, g), names(&alone, w));
+        }
+        assert_eq!(got[0].text, "Run `cargo test -p core` before pushing.");
+        // The same words give the same ids in later statements.
+        assert!(got[4].ids().any(|t| got[0].ids().any(|u| u == t)));
+    }
+}
