@@ -7,7 +7,7 @@ use crate::memory::{Memory, MemoryType};
 use super::Input;
 use super::classify::Topic;
 use super::rule::{self, Rule};
-use super::statement::{self, Cut, Cutter, Interner, Relation, Stmt, Thresholds};
+use super::statement::{self, Cuts, Cutter, Interner, Relation, Stmt, Thresholds};
 
 /// A memory as compared: its rule, its statements and its promotion topic.
 pub(super) struct Item<'a> {
@@ -24,7 +24,7 @@ pub(super) struct Item<'a> {
 /// not yet interned, its promotion topic.
 pub struct Prepared {
     rule: Rule,
-    cuts: Vec<Cut>,
+    cuts: Cuts,
     topic: Option<(Topic, Vec<String>)>,
 }
 
@@ -96,7 +96,7 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
         let Some(p) = p else {
             continue;
         };
-        let mut statements: Vec<Stmt> = p.cuts.into_iter().map(|c| names.stmt(c)).collect();
+        let mut statements: Vec<Stmt> = names.stmts(p.cuts);
         statements.shrink_to_fit();
         items.push(Item {
             memory: m,
@@ -134,7 +134,7 @@ pub(super) fn units(claude: &[super::ClaudeFile], names: &mut Interner) -> Vec<U
 /// A memory's rule statements, cut: its first paragraph up to its `**Why:**` or
 /// `**How to apply:**` line (they explain rather than state), each bullet or
 /// paragraph of it split into sentences; the empty ones dropped.
-fn rule_cuts(rule: &Rule, cutter: &mut Cutter) -> Vec<Cut> {
+fn rule_cuts(rule: &Rule, cutter: &mut Cutter) -> Cuts {
     let lines: Vec<crate::claude_md::Line> = rule
         .paragraph
         .lines()
@@ -148,16 +148,13 @@ fn rule_cuts(rule: &Rule, cutter: &mut Cutter) -> Vec<Cut> {
             text: l.to_string(),
         })
         .collect();
-    let mut out = Vec::new();
+    let mut cuts = cutter.scratch();
     for s in crate::claude_md::statements(&lines) {
         for sentence in statement::sentences(&s.text) {
-            let c = statement::cut(sentence, cutter);
-            if !c.is_empty() {
-                out.push(c);
-            }
+            statement::cut_into(sentence, cutter, &mut cuts);
         }
     }
-    out
+    cutter.keep(cuts)
 }
 
 /// The best relation of a memory's statements with a set of statements (through

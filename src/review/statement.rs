@@ -30,6 +30,9 @@ use crate::fx::HashMap;
 pub use super::words::sentences;
 use super::words::*;
 
+mod intern;
+pub use intern::Interner;
+
 /// The weight of an ordinary word.
 const WORD: u8 = 1;
 /// The weight of a term: a code span's word, a tool, a path, a flag, an
@@ -45,106 +48,6 @@ pub struct Thresholds {
     pub related: f64,
 }
 
-/// Token strings to small ids, shared by every statement of one analysis. Ids
-/// are given in the order tokens are first interned ([`Interner::stmt`] of each
-/// [`Cut`] in turn): where the cuts were made does not change them.
-#[derive(Default)]
-pub struct Interner {
-    ids: HashMap<String, u32>,
-    names: Vec<String>,
-    /// Per cutter (its [`Cutter::id`]), its prose tokens' local ids to ids
-    /// ([`NO_ID`] until met): a prose token is looked up by its local id, not
-    /// hashed again.
-    locals: Vec<(u32, Vec<u32>)>,
-    /// The cutter of [`statement`].
-    cutter: Cutter,
-    /// Scratch for a statement's tokens.
-    toks: Vec<Tok>,
-}
-
-impl Interner {
-    fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.ids.get(s) {
-            return i;
-        }
-        let i = self.names.len() as u32;
-        self.ids.insert(s.to_string(), i);
-        self.names.push(s.to_string());
-        i
-    }
-
-    /// The text of a token.
-    pub fn name(&self, id: u32) -> &str {
-        self.names.get(id as usize).map_or("", String::as_str)
-    }
-
-    /// The statement of a cut: its tokens interned in the order they were
-    /// found, then sorted by id and merged.
-    pub fn stmt(&mut self, cut: Cut) -> Stmt {
-        let mut toks = std::mem::take(&mut self.toks);
-        toks.clear();
-        let mut locals = std::mem::take(&mut self.locals);
-        let at = match locals.iter().position(|(c, _)| *c == cut.cutter) {
-            Some(k) => k,
-            None => {
-                locals.push((cut.cutter, Vec::new()));
-                locals.len() - 1
-            }
-        };
-        let map = &mut locals[at].1;
-        let mut start = 0;
-        for r in &cut.toks {
-            let end = r.end as usize;
-            let name = &cut.names[start..end];
-            let local = r.local as usize;
-            let id = match map.get(local) {
-                _ if r.local == NO_ID => self.id(name),
-                Some(&id) if id != NO_ID => id,
-                _ => {
-                    let id = self.id(name);
-                    if map.len() <= local {
-                        map.resize(local + 1, NO_ID);
-                    }
-                    map[local] = id;
-                    id
-                }
-            };
-            start = end;
-            toks.push(Tok {
-                id,
-                weight: r.weight,
-                tool: r.tool,
-                number: r.number,
-                pos: !r.neg,
-                neg: r.neg,
-            });
-        }
-        toks.sort_by_key(|t| t.id);
-        // Merged in place in the scratch, then copied at their exact length (a
-        // statement lives as long as the analysis).
-        toks.dedup_by(|t, m| {
-            let same = m.id == t.id;
-            if same {
-                m.weight = m.weight.max(t.weight);
-                m.tool |= t.tool;
-                m.number |= t.number;
-                m.pos |= t.pos;
-                m.neg |= t.neg;
-            }
-            same
-        });
-        let merged = toks.to_vec();
-        self.toks = toks;
-        self.locals = locals;
-        let weight = merged.iter().map(|t| u32::from(t.weight)).sum();
-        Stmt {
-            text: cut.text,
-            toks: merged,
-            weight,
-        }
-    }
-}
-
 /// What cutting statements keeps between them (one per thread): each prose
 /// piece (outside backticks, not a command's first word) met, to its token as
 /// [`piece_class`] makes it: the same piece always gives the same token, so it is
@@ -157,10 +60,9 @@ pub struct Cutter {
     /// How many prose pieces have a token (the next one's local id).
     pieces: u32,
     words: String,
-    /// Scratch for stemming, and for a cut's tokens and their texts.
+    /// Scratch for stemming, and for a memory's cuts ([`Cutter::scratch`]).
     buf: String,
-    out: Vec<RawTok>,
-    names: String,
+    cuts: Cuts,
     /// Scratch for a statement's normalised text.
     folded: String,
 }
@@ -177,8 +79,7 @@ impl Default for Cutter {
             pieces: 0,
             words: String::new(),
             buf: String::new(),
-            out: Vec::new(),
-            names: String::new(),
+            cuts: Cuts::default(),
             folded: String::new(),
         }
     }
@@ -197,6 +98,31 @@ struct Piece {
 }
 
 impl Cutter {
+    /// Its kept scratch, emptied, to [`cut_into`]; handed back by [`Cutter::keep`].
+    pub fn scratch(&mut self) -> Cuts {
+        let mut c = std::mem::take(&mut self.cuts);
+        c.texts.clear();
+        c.names.clear();
+        c.toks.clear();
+        c.ends.clear();
+        c.cutter = self.id;
+        c
+    }
+
+    /// A copy of `cuts` at its exact length (it lives as long as the analysis);
+    /// `cuts` goes back to being the scratch.
+    pub fn keep(&mut self, mut cuts: Cuts) -> Cuts {
+        let kept = Cuts {
+            texts: cuts.texts.drain(..).collect(),
+            names: cuts.names.as_str().into(),
+            toks: cuts.toks.as_slice().into(),
+            ends: cuts.ends.as_slice().into(),
+            cutter: cuts.cutter,
+        };
+        self.cuts = cuts;
+        kept
+    }
+
     /// The token of an alphanumeric piece ([`piece_class`]): its text appended
     /// to `names`, its weight, whether a tool, a number; a prose piece's from the
     /// cache when it was met before, with its local id ([`NO_ID`] for any other).
@@ -241,24 +167,50 @@ impl Cutter {
     }
 }
 
-/// A statement cut into tokens, not yet interned ([`Interner::stmt`]).
-pub struct Cut {
-    /// Its text (as written, trimmed).
-    pub text: String,
-    /// The tokens' texts, one after the other.
+/// Statements cut into tokens, not yet interned ([`Interner::stmts`]), one
+/// after the other: a memory's tokens and their texts are one allocation each,
+/// not two a statement. Each text is a `String` of its own, moved into its
+/// [`Stmt`]: the thread that interns allocates no copy of it (memory another
+/// thread frees is not reused by it).
+#[derive(Default)]
+pub struct Cuts {
+    /// Their texts (as written, trimmed).
+    texts: Vec<String>,
+    /// Their tokens' texts, one after the other.
     names: String,
     toks: Vec<RawTok>,
-    /// The [`Cutter::id`] of the cutter that cut it (its tokens' local ids).
+    /// Per statement, where its tokens end in `toks`.
+    ends: Vec<u32>,
+    /// The [`Cutter::id`] of the cutter that cut them (their tokens' local ids).
     cutter: u32,
 }
 
-impl Cut {
+impl Cuts {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.toks.is_empty()
+        self.ends.is_empty()
+    }
+
+    /// Statement `k`'s tokens, and where their texts start in `names`.
+    fn get(&self, k: usize) -> (usize, &[RawTok]) {
+        let tok_start = k
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .map_or(0, |&e| e as usize);
+        let tok_end = self.ends.get(k).map_or(0, |&e| e as usize);
+        let toks = self.toks.get(tok_start..tok_end).unwrap_or_default();
+        let names_start = tok_start
+            .checked_sub(1)
+            .and_then(|p| self.toks.get(p))
+            .map_or(0, |t| t.end as usize);
+        (names_start, toks)
     }
 }
 
-/// A token as found: where its text ends in [`Cut::names`], its kind, whether it
+/// A token as found: where its text ends in [`Cuts::names`], its kind, whether it
 /// stood in a negated clause.
 #[derive(Clone, Copy)]
 struct RawTok {
@@ -379,7 +331,9 @@ fn is_dotted(c: &str) -> bool {
 /// the tokens of their clause.
 #[cfg(test)]
 fn scan(text: &str) -> Vec<Raw> {
-    let c = cut(text, &mut Cutter::default());
+    let mut cutter = Cutter::default();
+    let mut c = cutter.scratch();
+    cut_into(text, &mut cutter, &mut c);
     let mut start = 0;
     c.toks
         .iter()
@@ -397,21 +351,21 @@ fn scan(text: &str) -> Vec<Raw> {
         .collect()
 }
 
-/// The statement of `text` cut into tokens, in the order they are found.
-pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
+/// The statement of `text` cut into tokens, in the order they are found, added
+/// to `into` when it has a token; whether it had one.
+pub fn cut_into(text: &str, cutter: &mut Cutter, into: &mut Cuts) -> bool {
     let mut folded = std::mem::take(&mut cutter.folded);
     normalise(text, &mut folded);
     // ASCII white space is Unicode's but for the vertical tab.
     let ascii = folded.is_ascii() && !folded.contains('\x0b');
-    let (mut out, mut names) = (std::mem::take(&mut cutter.out), std::mem::take(&mut cutter.names));
-    out.clear();
-    names.clear();
+    let (out, names) = (std::mem::take(&mut into.toks), std::mem::take(&mut into.names));
+    let (first, names_len) = (out.len(), names.len());
     let mut sc = Scanner {
+        clause_start: first,
         out,
         names,
         negated: false,
         prev: "",
-        clause_start: 0,
         cutter,
     };
     for (i, part) in folded.split('`').enumerate() {
@@ -424,16 +378,15 @@ pub fn cut(text: &str, cutter: &mut Cutter) -> Cut {
             }
         }
     }
-    // Built in the cutter's scratch, kept at their exact length.
-    let c = Cut {
-        text: text.trim().to_string(),
-        names: sc.names.as_str().into(),
-        toks: sc.out.as_slice().into(),
-        cutter: sc.cutter.id,
-    };
-    (sc.cutter.out, sc.cutter.names) = (sc.out, sc.names);
+    (into.toks, into.names) = (sc.out, sc.names);
     cutter.folded = folded;
-    c
+    if into.toks.len() == first {
+        into.names.truncate(names_len);
+        return false;
+    }
+    into.texts.push(text.trim().to_string());
+    into.ends.push(into.toks.len() as u32);
+    true
 }
 
 /// The white-space separated chunks of `s`: split at ASCII white space when `s`
@@ -511,7 +464,7 @@ fn trim_chunk(chunk: &str) -> &str {
 /// that follows what it negates: "eslint was removed", "bun is not supported").
 struct Scanner<'t, 'n> {
     out: Vec<RawTok>,
-    /// The tokens' texts ([`Cut::names`]).
+    /// The tokens' texts ([`Cuts::names`]).
     names: String,
     negated: bool,
     prev: &'t str,
@@ -668,10 +621,9 @@ fn piece_class(piece: &str, code: bool, lead: bool) -> Option<(bool, u8, bool, b
     }
 }
 
-/// The statement of `text`, its tokens interned ([`cut`], then [`Interner::stmt`]).
+/// The statement of `text`, its tokens interned ([`cut_into`], then [`Interner::stmts`]).
 pub fn statement(text: &str, interner: &mut Interner) -> Stmt {
-    let c = cut(text, &mut interner.cutter);
-    interner.stmt(c)
+    interner.statement(text)
 }
 
 /// The pairs of tokens of `a` and `b` with the same id, in id order (a merge).

@@ -823,3 +823,65 @@ fn an_update_applied_on_its_own_rewrites_the_older_line_or_forgets_the_older_mem
     assert!(!dir.join("old.md").exists());
     assert_eq!(fs::read(root.join("proj/CLAUDE.md")).unwrap(), before);
 }
+
+/// A report longer than the pieces the text is written in (16 KiB): every
+/// proposal once, in order, as `--json` lists them, then the closing lines; the
+/// JSON document's fields in their order, `warnings` last.
+#[test]
+fn a_long_report_is_whole_in_text_and_in_json() {
+    let mut env = project();
+    let mut json_env = project();
+    for i in 0..150 {
+        let m = memory(
+            "feedback",
+            &format!("tdd {i}"),
+            "tests first",
+            &format!(
+                "Write the failing test first, then the code of module m{i}.\n\n**Why:** regressions slipped through."
+            ),
+        );
+        env = env.memory(&format!("tdd_{i:03}.md"), &m);
+        json_env = json_env.memory(&format!("tdd_{i:03}.md"), &m);
+    }
+    let text = review(env, &[]).success();
+    let json = review(json_env, &["--json"]).success();
+    let doc = json.json();
+    let keys: Vec<&str> = doc.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "memory_dir",
+            "claude_md",
+            "claude_local_md",
+            "agents_md",
+            "proposals",
+            "warnings"
+        ]
+    );
+    let proposals = doc["proposals"].as_array().unwrap();
+    assert!(proposals.len() >= 150, "{}", proposals.len());
+    assert!(text.stdout.len() > 16 << 10, "{}", text.stdout.len());
+    let headers: Vec<&str> = text
+        .stdout
+        .lines()
+        .filter(|l| l.split_once(". ").is_some_and(|(n, _)| n.parse::<usize>().is_ok()))
+        .collect();
+    assert_eq!(headers.len(), proposals.len());
+    for (h, p) in headers.iter().zip(proposals) {
+        let start = format!(
+            "{}. {} {}",
+            p["n"],
+            p["kind"].as_str().unwrap(),
+            p["memory"].as_str().unwrap()
+        );
+        assert!(h.starts_with(&start), "{h} / {start}");
+    }
+    let n = proposals.len();
+    assert!(
+        text.stdout.ends_with(&format!(
+            "\n\n{n} proposals; apply with `memctl review --apply N,... --yes`\n(pick a target as N=claude, N=local)\n"
+        )),
+        "{}",
+        &text.stdout[text.stdout.len() - 200..]
+    );
+}
