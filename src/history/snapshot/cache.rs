@@ -325,11 +325,16 @@ pub(super) fn write_cache_body(store: &Path, head: Option<ObjectId>, (body, n): 
     if n == state.files.len() {
         text.push_str(&format!("complete\t{n}\t{}\n", lock_field(state.lock.as_ref())));
     }
-    let mut text = text.into_bytes();
-    text.extend_from_slice(&body);
-    // The cache only saves hashing: a failed or torn write costs a rehash.
+    // The cache only saves hashing: a failed or torn write costs a rehash. The
+    // head lines and the body are written one after the other, not copied into
+    // one buffer first (20 000 files: 3 MB of memory touched once more).
     let tmp = store.join(format!("{CACHE}.{}.tmp", std::process::id()));
-    if fs::write(&tmp, text).is_ok() {
+    let written = fs::File::create(&tmp).and_then(|mut f| {
+        use std::io::Write as _;
+        f.write_all(text.as_bytes())?;
+        f.write_all(&body)
+    });
+    if written.is_ok() {
         let _ = fs::rename(&tmp, store.join(CACHE));
     }
 }
