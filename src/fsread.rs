@@ -140,7 +140,10 @@ pub fn read_prefix(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
 /// lines early (what is left reads as empty lines).
 pub struct Lines {
     file: File,
+    /// Bytes read up to `end`; the rest is room for the next piece (zeroed
+    /// once, when the buffer grows).
     buf: Vec<u8>,
+    end: usize,
     /// Where the next line starts in `buf`, and how far past it no `\n` is.
     start: usize,
     scanned: usize,
@@ -155,6 +158,7 @@ impl Lines {
         Lines {
             file,
             buf: Vec::new(),
+            end: 0,
             start: 0,
             scanned: 0,
             piece: piece.max(1),
@@ -168,38 +172,40 @@ impl Lines {
     /// went past `max` bytes (a line cut by that failure is dropped).
     pub fn next_line(&mut self) -> &[u8] {
         loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
                 let (s, e) = (self.start, self.scanned + i);
                 self.start = e + 1;
                 self.scanned = self.start;
                 return &self.buf[s..e];
             }
-            self.scanned = self.buf.len();
+            self.scanned = self.end;
             if self.done {
-                let s = std::mem::replace(&mut self.start, self.buf.len());
-                return &self.buf[s..];
+                let s = std::mem::replace(&mut self.start, self.end);
+                return &self.buf[s..self.end];
             }
-            // The lines read are dropped when they are at least half the
-            // buffer: each byte is moved at most once on average, whatever the
-            // length of a line.
-            if self.start > 0 && self.start >= self.buf.len() / 2 {
-                self.buf.drain(..self.start);
+            // The lines read are dropped when they are at least half of what
+            // is held: each byte is moved at most once on average, whatever
+            // the length of a line.
+            if self.start > 0 && self.start >= self.end / 2 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
                 self.scanned -= self.start;
                 self.start = 0;
             }
-            let had = self.buf.len();
             let want = (self.piece as u64).min(self.left.saturating_add(1)) as usize;
-            self.buf.resize(had + want, 0);
-            match self.file.read(&mut self.buf[had..]) {
+            if self.buf.len() < self.end + want {
+                self.buf.resize(self.end + want, 0);
+            }
+            match self.file.read(&mut self.buf[self.end..self.end + want]) {
                 Ok(n) if n as u64 <= self.left => {
-                    self.buf.truncate(had + n);
+                    self.end += n;
                     self.left -= n as u64;
                     self.done = n == 0;
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.buf.truncate(had),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Ok(_) | Err(_) => {
                     // Too much, or failed: nothing more is a line.
-                    self.buf.truncate(self.start);
+                    self.end = self.start;
                     self.scanned = self.start;
                     self.done = true;
                 }

@@ -99,20 +99,24 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
                 }
                 // `lstat` by the directory's handle: one name looked up, not the
                 // path (here, unless a thread of `stat_block` took it).
-                let md = match stats.get_mut(i).and_then(Option::take) {
-                    Some(md) => md,
-                    None => e.metadata().ok(),
+                let here;
+                let md = match stats.get(i) {
+                    Some(Some(md)) => md.as_ref(),
+                    _ => {
+                        here = e.metadata().ok();
+                        here.as_ref()
+                    }
                 };
                 let Some(md) = md else {
                     visit(&e, &rel, ft, None);
                     continue;
                 };
-                visit(&e, &rel, ft, Some(&md));
+                visit(&e, &rel, ft, Some(md));
                 out.push(OnDisk {
                     rel,
                     link: ft.is_symlink(),
                     size: md.len(),
-                    mtime_ns: mtime_ns(&md),
+                    mtime_ns: mtime_ns(md),
                     ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
                     ino: md.ino(),
                 });
