@@ -64,7 +64,9 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
         let Ok(rd) = fs::read_dir(&dir) else { continue };
         let mut rd = rd.flatten();
         loop {
-            block.extend(rd.by_ref().filter_map(|e| Entry::new(e, &prefix)).take(BLOCK));
+            // On one core each entry is taken as it is read (no block held).
+            let take = if threads == Some(1) { 1 } else { BLOCK };
+            block.extend(rd.by_ref().filter_map(|e| Entry::new(e, &prefix)).take(take));
             if block.is_empty() {
                 break;
             }
