@@ -133,6 +133,87 @@ pub fn read_prefix(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// The lines of an open file read in pieces into one buffer, kept and reused
+/// (a reader that looks at each line once needs no copy of the whole file: at
+/// 20 000 memories the stat cache is 3.5 MB of memory touched, ~900 page faults).
+/// At most `max` bytes are read; a read error or more than `max` bytes end the
+/// lines early (what is left reads as empty lines).
+pub struct Lines {
+    file: File,
+    /// Bytes read up to `end`; the rest is room for the next piece (zeroed
+    /// once, when the buffer grows).
+    buf: Vec<u8>,
+    end: usize,
+    /// Where the next line starts in `buf`, and how far past it no `\n` is.
+    start: usize,
+    scanned: usize,
+    piece: usize,
+    left: u64,
+    done: bool,
+}
+
+impl Lines {
+    /// The lines of `file` read `piece` bytes at a time (at least one).
+    pub fn new(file: File, max: u64, piece: usize) -> Lines {
+        Lines {
+            file,
+            buf: Vec::new(),
+            end: 0,
+            start: 0,
+            scanned: 0,
+            piece: piece.max(1),
+            left: max,
+            done: false,
+        }
+    }
+
+    /// The text up to the next `\n` (all that is left when there is none), as
+    /// [`Lines`] reads; empty once the file is read, or after a read failed or
+    /// went past `max` bytes (a line cut by that failure is dropped).
+    pub fn next_line(&mut self) -> &[u8] {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
+                let (s, e) = (self.start, self.scanned + i);
+                self.start = e + 1;
+                self.scanned = self.start;
+                return &self.buf[s..e];
+            }
+            self.scanned = self.end;
+            if self.done {
+                let s = std::mem::replace(&mut self.start, self.end);
+                return &self.buf[s..self.end];
+            }
+            // The lines read are dropped when they are at least half of what
+            // is held: each byte is moved at most once on average, whatever
+            // the length of a line.
+            if self.start > 0 && self.start >= self.end / 2 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.scanned -= self.start;
+                self.start = 0;
+            }
+            let want = (self.piece as u64).min(self.left.saturating_add(1)) as usize;
+            if self.buf.len() < self.end + want {
+                self.buf.resize(self.end + want, 0);
+            }
+            match self.file.read(&mut self.buf[self.end..self.end + want]) {
+                Ok(n) if n as u64 <= self.left => {
+                    self.end += n;
+                    self.left -= n as u64;
+                    self.done = n == 0;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Ok(_) | Err(_) => {
+                    // Too much, or failed: nothing more is a line.
+                    self.end = self.start;
+                    self.scanned = self.start;
+                    self.done = true;
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +246,56 @@ mod tests {
         let p = d.path().join("fifo");
         rustix::fs::mkfifoat(rustix::fs::CWD, &p, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
         assert!(matches!(read_regular(&p, 10), Err(ReadError::NotRegular("a FIFO"))));
+    }
+
+    /// The lines of `bytes` as one cut of the whole slice gives them, each with
+    /// `\n` dropped, the last one whatever follows the last `\n`.
+    fn whole_lines(bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = bytes.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect();
+        if bytes.ends_with(b"\n") || bytes.is_empty() {
+            out.pop();
+        }
+        out
+    }
+
+    fn piece_lines(p: &Path, max: u64, piece: usize, n: usize) -> Vec<Vec<u8>> {
+        let mut lines = Lines::new(File::open(p).unwrap(), max, piece);
+        (0..n).map(|_| lines.next_line().to_vec()).collect()
+    }
+
+    #[test]
+    fn lines_read_in_pieces_are_the_lines_of_the_whole_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let long = "y".repeat(70_000);
+        for text in [
+            String::new(),
+            "\n".into(),
+            "\n\n\nabc".into(),
+            "one\ntwo\r\nthree".into(),
+            "one\ntwo\n".into(),
+            format!("a\n{long}\nb\n{long}"),
+            format!("{long}{long}\n\nz\n"),
+        ] {
+            std::fs::write(&p, &text).unwrap();
+            let mut want = whole_lines(text.as_bytes());
+            // Past the last line: empty lines, as many as asked for.
+            want.extend([Vec::new(), Vec::new()]);
+            for piece in [0, 1, 2, 3, 7, 64, 65_536] {
+                let got = piece_lines(&p, 1 << 20, piece, want.len());
+                assert!(got == want, "{piece}-byte pieces of {:?}", &text[..text.len().min(40)]);
+            }
+        }
+        // More than `max` bytes: no line that reaches past them is read, and
+        // what is left reads as empty lines (a larger file is refused whole).
+        std::fs::write(&p, "ab\ncd\nef\n").unwrap();
+        for piece in [1, 4, 100] {
+            let got = piece_lines(&p, 7, piece, 4);
+            let read = got.iter().take_while(|l| !l.is_empty()).count();
+            assert!(read <= 2, "{piece}: {got:?}");
+            assert_eq!(got[..read], [&b"ab"[..], b"cd"][..read], "{piece}");
+            assert!(got[read..].iter().all(Vec::is_empty), "{piece}: {got:?}");
+            assert_eq!(piece_lines(&p, 9, piece, 4), [&b"ab"[..], b"cd", b"ef", b""], "{piece}");
+        }
     }
 }

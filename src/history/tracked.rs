@@ -42,57 +42,173 @@ pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
 pub type Visit<'a> = dyn FnMut(&fs::DirEntry, &[u8], fs::FileType, Option<&fs::Metadata>) + 'a;
 
 /// [`walk`], showing each entry to `visit` too.
+///
+/// A dir is read in blocks of [`BLOCK`] entries; a block with many files to
+/// `lstat` has them stat'ed on every core the process may run on (20 000 files:
+/// the walk's 20 000 `statx` are most of a snapshot's system time), then its
+/// entries are taken in the order read, as one thread would: the same entries
+/// shown, the same files found, an entry whose `lstat` failed (gone since the
+/// dir was read) skipped as before.
 pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) -> Vec<OnDisk> {
+    walk_threads(root, skipped, visit, None)
+}
+
+/// [`walk_visiting`] on `threads` threads (`None`: the cores the process may
+/// run on, asked when a block is first large enough).
+fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut threads: Option<usize>) -> Vec<OnDisk> {
     let mut out = Vec::new();
     let mut stack: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_path_buf(), Vec::new())];
+    let mut block: Vec<Entry> = Vec::new();
+    let mut stats: Vec<Option<Option<fs::Metadata>>> = Vec::new();
     while let Some((dir, prefix)) = stack.pop() {
         let Ok(rd) = fs::read_dir(&dir) else { continue };
-        for e in rd.flatten() {
-            let name = e.file_name();
-            let name = name.as_bytes();
-            let Ok(ft) = e.file_type() else { continue };
-            // Sized once: a path is the one allocation a walked file needs.
-            let mut rel = Vec::with_capacity(prefix.len() + 1 + name.len());
-            rel.extend_from_slice(&prefix);
-            if !rel.is_empty() {
-                rel.push(b'/');
+        let mut rd = rd.flatten();
+        loop {
+            // On one core each entry is taken as it is read (no block held).
+            let take = if threads == Some(1) { 1 } else { BLOCK };
+            block.extend(rd.by_ref().filter_map(|e| Entry::new(e, &prefix)).take(take));
+            if block.is_empty() {
+                break;
             }
-            rel.extend_from_slice(name);
-            if ft.is_dir() {
-                visit(&e, &rel, ft, None);
-                if name == b".trash" {
+            stat_block(&block, &mut stats, &mut threads);
+            for (
+                i,
+                Entry {
+                    e,
+                    ft,
+                    rel,
+                    name_at,
+                    stated,
+                },
+            ) in block.drain(..).enumerate()
+            {
+                let name = &rel[name_at..];
+                if ft.is_dir() {
+                    visit(&e, &rel, ft, None);
+                    if name == b".trash" {
+                        continue;
+                    }
+                    if name == b".memctl" {
+                        note_skipped(&e.path(), skipped);
+                        continue;
+                    }
+                    stack.push((e.path(), rel));
                     continue;
                 }
-                if name == b".memctl" {
-                    note_skipped(&e.path(), skipped);
+                if !stated {
+                    visit(&e, &rel, ft, None);
                     continue;
                 }
-                stack.push((e.path(), rel));
-                continue;
+                // `lstat` by the directory's handle: one name looked up, not the
+                // path (here, unless a thread of `stat_block` took it).
+                let here;
+                let md = match stats.get(i) {
+                    Some(Some(md)) => md.as_ref(),
+                    _ => {
+                        here = e.metadata().ok();
+                        here.as_ref()
+                    }
+                };
+                let Some(md) = md else {
+                    visit(&e, &rel, ft, None);
+                    continue;
+                };
+                visit(&e, &rel, ft, Some(md));
+                out.push(OnDisk {
+                    rel,
+                    link: ft.is_symlink(),
+                    size: md.len(),
+                    mtime_ns: mtime_ns(md),
+                    ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
+                    ino: md.ino(),
+                });
             }
-            if !name.ends_with(b".md") || !(ft.is_file() || ft.is_symlink()) {
-                visit(&e, &rel, ft, None);
-                continue;
-            }
-            // `lstat` by the directory's handle: one name looked up, not the path.
-            let Ok(md) = e.metadata() else {
-                visit(&e, &rel, ft, None);
-                continue;
-            };
-            visit(&e, &rel, ft, Some(&md));
-            out.push(OnDisk {
-                rel,
-                link: ft.is_symlink(),
-                size: md.len(),
-                mtime_ns: mtime_ns(&md),
-                ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
-                ino: md.ino(),
-            });
         }
     }
     // Paths are unique: the unstable sort gives the one order, for less.
     out.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// Entries of a dir taken at a time: their `lstat`s held at once stay small
+/// (about 1 MB of entries and stats, the same memory for every block).
+const BLOCK: usize = 4096;
+
+/// Files of a block below which one thread stats them (a thread costs tens of
+/// µs; a `statx` one to two).
+const PARALLEL_FROM: usize = 256;
+
+/// An entry of a dir as read: its type, its path below the root (raw bytes,
+/// `/`-separated) and whether the walk takes its `lstat` (a memory file).
+struct Entry {
+    e: fs::DirEntry,
+    ft: fs::FileType,
+    rel: Vec<u8>,
+    /// Where the entry's own name starts in `rel`.
+    name_at: usize,
+    stated: bool,
+}
+
+impl Entry {
+    /// `None`: an entry whose type cannot be had (skipped, as it always was).
+    fn new(e: fs::DirEntry, prefix: &[u8]) -> Option<Entry> {
+        let ft = e.file_type().ok()?;
+        let name = e.file_name();
+        let name = name.as_bytes();
+        // Sized once: a path is the one allocation a walked file needs.
+        let mut rel = Vec::with_capacity(prefix.len() + 1 + name.len());
+        rel.extend_from_slice(prefix);
+        if !rel.is_empty() {
+            rel.push(b'/');
+        }
+        let name_at = rel.len();
+        rel.extend_from_slice(name);
+        let stated = !ft.is_dir() && name.ends_with(b".md") && (ft.is_file() || ft.is_symlink());
+        Some(Entry {
+            e,
+            ft,
+            rel,
+            name_at,
+            stated,
+        })
+    }
+}
+
+/// The `lstat` of each memory file of `block` at its index in `stats`
+/// (`Some(None)`: it failed), taken on every core when the block has many
+/// (each thread a contiguous slice). `stats` is left empty, or a slot `None`,
+/// where one thread would do as well or a thread could not be had: the walk
+/// then stats that file as it comes to it. `threads` is how many cores the
+/// process may run on, asked once per walk and only when a block is large.
+fn stat_block(block: &[Entry], stats: &mut Vec<Option<Option<fs::Metadata>>>, threads: &mut Option<usize>) {
+    stats.clear();
+    if block.len() < PARALLEL_FROM || block.iter().filter(|x| x.stated).count() < PARALLEL_FROM {
+        return;
+    }
+    let n = *threads.get_or_insert_with(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
+    if n < 2 {
+        return;
+    }
+    stats.resize_with(block.len(), || None);
+    let each = block.len().div_ceil(n);
+    let fill = |entries: &[Entry], out: &mut [Option<Option<fs::Metadata>>]| {
+        for (x, slot) in entries.iter().zip(out) {
+            if x.stated {
+                *slot = Some(x.e.metadata().ok());
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        let mut parts = block.chunks(each).zip(stats.chunks_mut(each));
+        let first = parts.next();
+        for (entries, out) in parts {
+            // No thread (a process limit): the walk stats these itself.
+            let _ = std::thread::Builder::new().spawn_scoped(s, move || fill(entries, out));
+        }
+        if let Some((entries, out)) = first {
+            fill(entries, out);
+        }
+    });
 }
 
 fn note_skipped(dir: &Path, skipped: &mut Vec<String>) {
@@ -147,6 +263,7 @@ pub fn read(root: &Path, f: &OnDisk) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsStr;
 
     #[test]
     fn tracks_md_files_and_links_but_not_trash_or_the_namespace() {
@@ -173,5 +290,81 @@ mod tests {
             .collect();
         assert_eq!(got, ["MEMORY.md", "a.md", "l.md", "team/b.md"]);
         assert_eq!(skipped.len(), 1, "{skipped:?}");
+    }
+
+    /// What a walk showed and found: each visit (path, type, the `lstat`'s size
+    /// and mtime when one was taken) in order, the files and the warnings.
+    type Seen = (Vec<(Vec<u8>, bool, Option<(u64, i128)>)>, Vec<OnDisk>, Vec<String>);
+
+    fn walk_seen(root: &Path, threads: usize) -> Seen {
+        let mut shown = Vec::new();
+        let mut skipped = Vec::new();
+        let files = walk_threads(
+            root,
+            &mut skipped,
+            &mut |_, rel, ft, md| shown.push((rel.to_vec(), ft.is_dir(), md.map(|m| (m.len(), mtime_ns(m))))),
+            Some(threads),
+        );
+        (shown, files, skipped)
+    }
+
+    #[test]
+    fn stats_taken_on_several_threads_are_the_ones_one_thread_takes() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        // More than a block in the top dir (two blocks of files stat'ed on
+        // threads), each file its own size so that a stat given to the wrong
+        // entry shows; links, other files and dirs between them.
+        for i in 0..BLOCK + 700 {
+            fs::write(d.join(format!("m{i:05}.md")), "x".repeat(i % 977)).unwrap();
+            if i % 97 == 0 {
+                fs::write(d.join(format!("n{i}.txt")), "n").unwrap();
+                std::os::unix::fs::symlink(format!("m{i:05}.md"), d.join(format!("l{i}.md"))).unwrap();
+                fs::create_dir_all(d.join(format!("d{i}.md"))).unwrap();
+                fs::write(d.join(format!("d{i}.md/in.md")), "in").unwrap();
+            }
+        }
+        fs::create_dir_all(d.join(".memctl")).unwrap();
+        fs::write(d.join(".memctl/m.md"), "m").unwrap();
+        let one = walk_seen(d, 1);
+        assert_eq!(one.1.len(), BLOCK + 700 + 2 * 50, "every file, link and nested file");
+        assert!(
+            one.1
+                .iter()
+                .all(|f| f.size == fs::symlink_metadata(d.join(OsStr::from_bytes(&f.rel))).unwrap().len())
+        );
+        for threads in [2, 3] {
+            assert_eq!(walk_seen(d, threads), one, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_file_gone_before_its_stat_is_skipped_as_one_thread_skips_it() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        for i in 0..PARALLEL_FROM + 10 {
+            fs::write(d.join(format!("m{i:04}.md")), "x").unwrap();
+        }
+        let block: Vec<Entry> = fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| Entry::new(e, b""))
+            .collect();
+        // Gone between the dir's read and the stats, as another program may do.
+        let gone = block.iter().rposition(|x| x.rel == b"m0007.md").unwrap();
+        fs::remove_file(d.join("m0007.md")).unwrap();
+        let mut stats = Vec::new();
+        stat_block(&block, &mut stats, &mut Some(2));
+        assert_eq!(stats.len(), block.len());
+        assert!(matches!(stats[gone], Some(None)), "its stat failed: {:?}", stats[gone]);
+        assert_eq!(
+            stats.iter().filter(|s| matches!(s, Some(Some(_)))).count(),
+            block.len() - 1
+        );
+        // Too few files for threads, or one core: left to the walk.
+        stat_block(&block[..PARALLEL_FROM - 1], &mut stats, &mut Some(2));
+        assert!(stats.is_empty());
+        stat_block(&block, &mut stats, &mut Some(1));
+        assert!(stats.is_empty());
     }
 }
