@@ -894,28 +894,10 @@ mod tests {
         let mut vouched = 0;
         for round in 0..60 {
             let n = 1 + rng.next(300) as usize;
-            let mut files: Vec<OnDisk> = (0..n)
-                .map(|i| OnDisk {
-                    rel: format!("{}{i}.md", ["a", "a/b", "z\t", "\u{e9}"][rng.next(4) as usize]).into_bytes(),
-                    link: rng.next(5) == 0,
-                    size: rng.next(3000),
-                    mtime_ns: rng.next(1 << 60) as i128,
-                    ctime_ns: rng.next(1 << 60) as i128,
-                    ino: rng.next(1 << 40),
-                })
-                .collect();
-            files.sort_by(|a, b| a.rel.cmp(&b.rel));
-            files.dedup_by(|a, b| a.rel == b.rel);
-            let mut state = State::default();
-            for f in &files {
-                let oid = ObjectId::from_bytes_or_panic(&[rng.next(256) as u8; 20]);
-                let fs = FileState {
-                    oid,
-                    link: f.link,
-                    mtime_ns: f.mtime_ns,
-                };
-                state.files.insert(f.rel.clone(), fs);
-            }
+            let (files, state) = random_dir(&mut rng, n, |rng| {
+                let m = rng.next(1 << 60) as i128;
+                (m, rng.next(1 << 60) as i128)
+            });
             let (body, count) = render_cache_body(&files, &state, &Lines::default());
             let mut text = format!("{}\ncomplete\t{count}\t-\n", head.to_hex()).into_bytes();
             text.extend_from_slice(&body);
@@ -952,34 +934,50 @@ mod tests {
         assert!(vouched < 60, "some mangled caches vouch for nothing");
     }
 
+    /// `n` random files (sorted, names unique) and a state giving each a random
+    /// blob; `times` draws a file's (mtime, ctime).
+    fn random_dir(rng: &mut Rng, n: usize, times: impl Fn(&mut Rng) -> (i128, i128)) -> (Vec<OnDisk>, State) {
+        let mut files: Vec<OnDisk> = (0..n)
+            .map(|i| {
+                let rel = format!("{}{i}.md", ["a", "a/b", "z\t", "\u{e9}"][rng.next(4) as usize]).into_bytes();
+                let link = rng.next(5) == 0;
+                let size = rng.next(3000);
+                let (mtime_ns, ctime_ns) = times(rng);
+                OnDisk {
+                    rel,
+                    link,
+                    size,
+                    mtime_ns,
+                    ctime_ns,
+                    ino: rng.next(1 << 40),
+                }
+            })
+            .collect();
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        files.dedup_by(|a, b| a.rel == b.rel);
+        let mut state = State::default();
+        for f in &files {
+            let oid = ObjectId::from_bytes_or_panic(&[rng.next(256) as u8; 20]);
+            let fs = FileState {
+                oid,
+                link: f.link,
+                mtime_ns: f.mtime_ns,
+            };
+            state.files.insert(f.rel.clone(), fs);
+        }
+        (files, state)
+    }
+
     #[test]
     fn copied_lines_are_the_rendered_ones() {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         let head = ObjectId::from_bytes_or_panic(&[7; 20]);
         for round in 0..300 {
             let n = rng.next(40) as usize;
-            let mut files: Vec<OnDisk> = (0..n)
-                .map(|i| OnDisk {
-                    rel: format!("{}{i}.md", ["a", "a/b", "z\t", "\u{e9}"][rng.next(4) as usize]).into_bytes(),
-                    link: rng.next(5) == 0,
-                    size: rng.next(3000),
-                    mtime_ns: rng.next(1 << 62) as i128 - if rng.next(9) == 0 { 1 << 63 } else { 0 },
-                    ctime_ns: rng.next(1 << 62) as i128,
-                    ino: rng.next(1 << 40),
-                })
-                .collect();
-            files.sort_by(|a, b| a.rel.cmp(&b.rel));
-            files.dedup_by(|a, b| a.rel == b.rel);
-            let mut state = State::default();
-            for f in &files {
-                let oid = ObjectId::from_bytes_or_panic(&[rng.next(256) as u8; 20]);
-                let fs = FileState {
-                    oid,
-                    link: f.link,
-                    mtime_ns: f.mtime_ns,
-                };
-                state.files.insert(f.rel.clone(), fs);
-            }
+            let (files, mut state) = random_dir(&mut rng, n, |rng| {
+                let m = rng.next(1 << 62) as i128 - if rng.next(9) == 0 { 1 << 63 } else { 0 };
+                (m, rng.next(1 << 62) as i128)
+            });
             let (body, count) = render_cache_body(&files, &state, &Lines::default());
             let mut text = format!("{}\ncomplete\t{count}\t-\n", head.to_hex()).into_bytes();
             for line in body.split_inclusive(|b| *b == b'\n') {
