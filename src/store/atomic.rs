@@ -192,9 +192,7 @@ fn create_batch_syncfs(
     files: &[(&Path, &[u8], std::time::SystemTime)],
     done: &mut dyn FnMut(&Path),
 ) -> Result<(), Error> {
-    let exact = umask_keeps_0600();
-    let pid = std::process::id();
-    let seed = u32::from_str_radix(&random_hex(8), 16).unwrap_or(0);
+    let writer = BatchTemps::new();
     let mut temps: Vec<PathBuf> = Vec::new();
     // The first file of the group being written and the first not yet renamed.
     let (mut group, mut start) = (0, 0);
@@ -209,15 +207,7 @@ fn create_batch_syncfs(
             while end < files.len() && end - start < SYNCFS_FILES && (end == start || bytes < SYNCFS_BYTES) {
                 let (target, content, mtime) = files[end];
                 let parent = target.parent().unwrap_or(Path::new("."));
-                let base = target.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-                let hex = seed.wrapping_add(u32::try_from(end).unwrap_or(0));
-                let tmp = parent.join(format!(".{base}.{pid}.{hex:08x}.tmp"));
-                let mut f = new_file(&tmp).map_err(|e| io_err("cannot write", target, e))?;
-                temps.push(tmp);
-                (if exact { Ok(()) } else { set_mode(&f, 0o600) })
-                    .and_then(|()| f.write_all(content))
-                    .and_then(|()| f.set_modified(mtime))
-                    .map_err(|e| io_err("cannot write", target, e))?;
+                let f = writer.write(end, target, content, mtime, &mut |tmp| temps.push(tmp))?;
                 if !dirs.contains(&parent) {
                     dirs.push(parent);
                     let dev = f.metadata().map_err(|e| io_err("cannot write", target, e))?;
@@ -234,14 +224,7 @@ fn create_batch_syncfs(
             }
             drop(handles);
             for (i, (target, _, _)) in files.iter().enumerate().take(end).skip(start) {
-                rename_new(&temps[i - group], target).map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::AlreadyExists {
-                        Error::new(Kind::Exists, format!("file exists: {}", target.display()))
-                            .hint("another program created it meanwhile; run the command again")
-                    } else {
-                        io_err("cannot write", target, e)
-                    }
-                })?;
+                rename_new(&temps[i - group], target).map_err(|e| rename_error(target, e))?;
                 start = i + 1;
                 done(target);
             }
@@ -332,29 +315,14 @@ struct Line<'a, 'f> {
 
 impl Line<'_, '_> {
     fn run(&mut self, jobs: &std::sync::mpsc::Sender<(usize, File)>, done: &mut dyn FnMut(&Path)) -> Result<(), Error> {
-        // Created 0600 (the umask permitting, no `fchmod` a file: issue 31); the
-        // names of SPEC §4.1 with the pid and the random part taken once, the
-        // random part counted on from there (the base names differ anyway).
-        let exact = umask_keeps_0600();
-        let pid = std::process::id();
-        let seed = u32::from_str_radix(&random_hex(8), 16).unwrap_or(0);
+        let writer = BatchTemps::new();
         for (i, (target, content, mtime)) in self.files.iter().enumerate() {
             while self.in_flight >= WINDOW {
                 self.wait_one()?;
                 self.rename_ready(done)?;
             }
-            let base = target.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-            let hex = seed.wrapping_add(u32::try_from(i).unwrap_or(0));
-            let tmp = target
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join(format!(".{base}.{pid}.{hex:08x}.tmp"));
-            let mut f = new_file(&tmp).map_err(|e| io_err("cannot write", target, e))?;
-            self.temps[i] = Some(tmp);
-            (if exact { Ok(()) } else { set_mode(&f, 0o600) })
-                .and_then(|()| f.write_all(content))
-                .and_then(|()| f.set_modified(*mtime))
-                .map_err(|e| io_err("cannot write", target, e))?;
+            let slot = &mut self.temps[i];
+            let f = writer.write(i, target, content, *mtime, &mut |tmp| *slot = Some(tmp))?;
             jobs.send((i, f))
                 .map_err(|_| io_err("cannot write", target, std::io::Error::other("fsync threads gone")))?;
             self.in_flight += 1;
@@ -393,17 +361,69 @@ impl Line<'_, '_> {
             let tmp = self.temps[self.renamed].take().unwrap_or_default();
             if let Err(e) = rename_new(&tmp, target) {
                 self.temps[self.renamed] = Some(tmp);
-                return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
-                    Error::new(Kind::Exists, format!("file exists: {}", target.display()))
-                        .hint("another program created it meanwhile; run the command again")
-                } else {
-                    io_err("cannot write", target, e)
-                });
+                return Err(rename_error(target, e));
             }
             self.renamed += 1;
             done(target);
         }
         Ok(())
+    }
+}
+
+/// The temp files of one batch ([`create_batch`]): created 0600 (the umask
+/// permitting, no `fchmod` a file: issue 31), named as SPEC §4.1 says with the
+/// pid and the random part taken once, the random part counted on from there
+/// by the file's place in the batch (the base names differ anyway).
+struct BatchTemps {
+    exact: bool,
+    pid: u32,
+    seed: u32,
+}
+
+impl BatchTemps {
+    fn new() -> BatchTemps {
+        BatchTemps {
+            exact: umask_keeps_0600(),
+            pid: std::process::id(),
+            seed: u32::from_str_radix(&random_hex(8), 16).unwrap_or(0),
+        }
+    }
+
+    /// The temp file beside `target` of the batch's `i`-th file, written whole
+    /// with `mtime`; `created` is given its path as soon as it exists (to be
+    /// removed if anything fails).
+    fn write(
+        &self,
+        i: usize,
+        target: &Path,
+        content: &[u8],
+        mtime: std::time::SystemTime,
+        created: &mut dyn FnMut(PathBuf),
+    ) -> Result<File, Error> {
+        let base = target.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let hex = self.seed.wrapping_add(u32::try_from(i).unwrap_or(0));
+        let tmp = target
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(format!(".{base}.{}.{hex:08x}.tmp", self.pid));
+        let mut f = new_file(&tmp).map_err(|e| io_err("cannot write", target, e))?;
+        created(tmp);
+        (if self.exact { Ok(()) } else { set_mode(&f, 0o600) })
+            .and_then(|()| f.write_all(content))
+            .and_then(|()| f.set_modified(mtime))
+            .map_err(|e| io_err("cannot write", target, e))?;
+        Ok(f)
+    }
+}
+
+/// A batch's rename of a temp file to `target` that failed: `exists` when the
+/// target appeared meanwhile.
+fn rename_error(target: &Path, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::AlreadyExists {
+        Error::new(Kind::Exists, format!("file exists: {}", target.display()))
+            .hint("another program created it meanwhile; run the command again")
+    } else {
+        io_err("cannot write", target, e)
     }
 }
 
