@@ -152,13 +152,26 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 /// ends in LF and has no trailing spaces. With `width` `None` (piped output) the
 /// row stays on one line. A word wider than its room (a path) stays whole.
 pub fn hang(prefix: &str, text: &str, width: Option<usize>) -> String {
-    use unicode_width::UnicodeWidthStr;
-    let start = prefix.width();
-    let lines = match width {
-        Some(w) => wrap(text, w.saturating_sub(start).max(20)),
-        None => vec![text.to_string()],
-    };
     let mut out = String::new();
+    hang_into(&mut out, prefix, text, width);
+    out
+}
+
+/// [`hang`] appended to `out`; a piped row (`width` `None`) is written straight
+/// into it, with no string of its own (`review` writes 14 000 proposals).
+pub fn hang_into(out: &mut String, prefix: &str, text: &str, width: Option<usize>) {
+    use unicode_width::UnicodeWidthStr;
+    let Some(w) = width else {
+        let at = out.len();
+        out.push_str(prefix);
+        out.push_str(text);
+        let kept = out[at..].trim_end_matches(' ').len();
+        out.truncate(at + kept);
+        out.push('\n');
+        return;
+    };
+    let start = prefix.width();
+    let lines = wrap(text, w.saturating_sub(start).max(20));
     for (i, line) in lines.iter().enumerate() {
         let row = if i == 0 {
             format!("{prefix}{line}")
@@ -172,7 +185,6 @@ pub fn hang(prefix: &str, text: &str, width: Option<usize>) -> String {
         out.push_str(prefix.trim_end_matches(' '));
         out.push('\n');
     }
-    out
 }
 
 /// The width [`hang`] wraps stdout's rows to: the terminal's when stdout is one,

@@ -259,73 +259,33 @@ fn render(
     w.write_all(s.as_bytes())
 }
 
-/// One proposal's rows ([`render`]). Piped (`width` `None`) each row is written
-/// straight into `s` as [`crate::output::hang`] would make it (one line, no
-/// trailing spaces), without strings of its own: 20 000 memories make 14 000
-/// proposals.
+/// One proposal's rows ([`render`]), appended to `s`. On a terminal (`width`
+/// `Some`) evidence lines are cut with `…`; piped, every row is whole.
 fn proposal_rows(s: &mut String, p: &Proposal, now_ms: f64, width: Option<usize>) {
     use std::fmt::Write as _;
 
-    use crate::output::{fit_end, hang};
-    let age = |ms: f64| crate::age::age_text(crate::age::age_days(now_ms, ms));
-    let Some(w) = width else {
-        s.push('\n');
-        let start = s.len();
-        let _ = write!(s, "{}. {} {}", p.n, p.kind.as_str(), p.memory);
-        match (p.kind, p.target.as_deref()) {
-            (review::Kind::Merge, Some(t)) => {
-                s.push_str(" into ");
-                s.push_str(t);
-            }
-            (_, Some(t)) => {
-                s.push_str(" → ");
-                s.push_str(t);
-            }
-            (_, None) => {}
-        }
-        end_row(s, start);
-        row(s, "   why:    ", &p.reason);
-        for e in &p.evidence {
-            let _ = writeln!(s, "   {}:{} ({}): {}", e.file, e.line, age(e.mtime_ms), e.text);
-        }
-        row(s, "   action: ", &p.action);
-        return;
-    };
-    let width = Some(w);
+    use crate::output::{fit_end, hang_into};
     let target = match (p.kind, p.target.as_deref()) {
         (review::Kind::Merge, Some(t)) => format!(" into {t}"),
         (_, Some(t)) => format!(" → {t}"),
         (_, None) => String::new(),
     };
     s.push('\n');
-    s.push_str(&hang(
-        &format!("{}. ", p.n),
-        &format!("{} {}{target}", p.kind.as_str(), p.memory),
-        width,
-    ));
-    s.push_str(&hang("   why:    ", &p.reason, width));
+    let title = format!("{} {}{target}", p.kind.as_str(), p.memory);
+    hang_into(s, &format!("{}. ", p.n), &title, width);
+    hang_into(s, "   why:    ", &p.reason, width);
     for e in &p.evidence {
-        let line = format!("   {}:{} ({}): {}", e.file, e.line, age(e.mtime_ms), e.text);
-        s.push_str(&fit_end(&line, w));
+        let age = crate::age::age_text(crate::age::age_days(now_ms, e.mtime_ms));
+        let at = s.len();
+        let _ = write!(s, "   {}:{} ({age}): {}", e.file, e.line, e.text);
+        if let Some(w) = width {
+            let cut = fit_end(&s[at..], w);
+            s.truncate(at);
+            s.push_str(&cut);
+        }
         s.push('\n');
     }
-    s.push_str(&hang("   action: ", &p.action, width));
-}
-
-/// `prefix` and `text` as one piped row ([`end_row`]).
-fn row(s: &mut String, prefix: &str, text: &str) {
-    let start = s.len();
-    s.push_str(prefix);
-    s.push_str(text);
-    end_row(s, start);
-}
-
-/// End the row begun at `start` in `s` as [`crate::output::hang`] ends a piped
-/// one: its trailing spaces dropped, then LF.
-fn end_row(s: &mut String, start: usize) {
-    let kept = s.get(start..).map_or(0, |r| r.trim_end_matches(' ').len());
-    s.truncate(start + kept);
-    s.push('\n');
+    hang_into(s, "   action: ", &p.action, width);
 }
 
 fn apply(
