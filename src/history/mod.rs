@@ -160,6 +160,12 @@ pub struct Store {
     /// The tracked files the latest scan hashed as streams (large: their bytes
     /// are not in the scan's `Fresh`).
     streamed: std::collections::HashSet<Vec<u8>>,
+    /// Whether a snapshot the stat cache vouched for keeps its walk in
+    /// `vouched_walk` (a writer's before-snapshot: its after-snapshot patches it).
+    pub(crate) keep_walk: bool,
+    /// The walk of the latest snapshot, kept when `keep_walk` and the stat cache
+    /// vouched that it is exactly the newest snapshot.
+    vouched_walk: Option<(Vec<tracked::OnDisk>, Vec<String>)>,
 }
 
 /// How long a command waits for another process's snapshot before giving up
@@ -272,6 +278,8 @@ impl Store {
             torn: std::collections::HashMap::new(),
             unreadable: Vec::new(),
             streamed: std::collections::HashSet::new(),
+            keep_walk: false,
+            vouched_walk: None,
         };
         store.check_head(now, load_head)?;
         if let Some(p) = project {
