@@ -213,6 +213,20 @@ impl Store {
         Store::open_checking(settings, main, project, true, now, wait_ms, false)
     }
 
+    /// [`Store::open`] for a writer (create it when missing): as
+    /// [`Store::open_for_snapshot`], the newest snapshot's state is read only
+    /// when a snapshot or [`Store::holds`] needs it, from the stat cache when it
+    /// is complete for it: a write into a dir the cache vouches for reads no
+    /// tree (20 000 files: a 1.3 MB tree and a 1.2 MB mtimes blob).
+    pub fn open_for_write(
+        settings: &Settings,
+        main: &Path,
+        project: Option<&Path>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Store>, Error> {
+        Store::open_checking(settings, main, project, true, now, LOCK_WAIT_MS, false)
+    }
+
     fn open_checking(
         settings: &Settings,
         main: &Path,

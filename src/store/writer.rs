@@ -106,7 +106,7 @@ impl Writer {
     /// leaves history off for this command.
     fn open_history(&mut self, rec: &Recording) {
         let main = self.dir.main().to_path_buf();
-        let opened = Store::open(&rec.settings, &main, rec.project.as_deref(), true, self.now);
+        let opened = Store::open_for_write(&rec.settings, &main, rec.project.as_deref(), self.now);
         let mut store = match opened {
             Ok(Some(s)) => s,
             Ok(None) => return,

@@ -20,7 +20,8 @@ use super::read::{self, Change, State};
 use super::tracked::{self, OnDisk};
 use crate::error::{Error, Kind};
 #[cfg(test)]
-pub(super) use cache::{cache_vouches, read_cache_full};
+pub(super) use cache::cache_vouches;
+pub(super) use cache::read_cache_full;
 pub(crate) use tree::Node;
 
 /// What made a change (SPEC §8.1 `Trigger:`).
