@@ -74,6 +74,19 @@ impl Writer {
     /// With history on, a snapshot of the dir is taken under the lock first
     /// (`external`/`dream` when it changed outside memctl, SPEC §8.2).
     pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool, rec: &Recording) -> Result<Writer, Error> {
+        Writer::open_visiting(dir, now, force, rec, None)
+    }
+
+    /// [`Writer::open`], showing each entry the before-snapshot's walk reads to
+    /// `visit` (see [`history::tracked::Visit`]): a command that needs the dir's
+    /// files as they are under the lock (`add`'s survey) walks it once.
+    pub fn open_visiting(
+        dir: &MemoryDir,
+        now: DateTime<Utc>,
+        force: bool,
+        rec: &Recording,
+        visit: Option<&mut history::tracked::Visit>,
+    ) -> Result<Writer, Error> {
         if dir.is_team() {
             // A symlinked `team/` that leaves the memory dir is refused before anything
             // is written through it (SPEC §4.4).
@@ -98,13 +111,13 @@ impl Writer {
             history_error: None,
             touched: Some(Vec::new()),
         };
-        w.open_history(rec);
+        w.open_history(rec, visit);
         Ok(w)
     }
 
     /// Open the store and take the before-snapshot; a failure is a warning and
     /// leaves history off for this command.
-    fn open_history(&mut self, rec: &Recording) {
+    fn open_history(&mut self, rec: &Recording, visit: Option<&mut history::tracked::Visit>) {
         let main = self.dir.main().to_path_buf();
         let opened = Store::open_for_write(&rec.settings, &main, rec.project.as_deref(), self.now);
         let mut store = match opened {
@@ -121,7 +134,14 @@ impl Writer {
             claude: false,
             now: self.now,
         };
-        let taken = store.snapshot(&main, &req);
+        let taken = match visit {
+            Some(visit) => {
+                let mut skipped = Vec::new();
+                let files = history::tracked::walk_visiting(&main, &mut skipped, visit);
+                store.snapshot_walked(&main, &req, (files, skipped))
+            }
+            None => store.snapshot(&main, &req),
+        };
         self.warnings.append(&mut store.warnings);
         super::between_snapshots();
         match taken {
