@@ -12,6 +12,7 @@ use crate::diff::unified as unified_diff;
 use crate::error::{Error, Kind};
 use crate::memory::{self, MemoryType};
 use crate::ops::add::{self, NewMemory, compose_body};
+use crate::ops::survey::Seen;
 use crate::output::Output;
 use crate::store::Writer;
 
@@ -22,10 +23,19 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     // After prompts the lock is taken once the summary is confirmed, not while a
     // person reads it.
     let confirm = m.asked && out.interactive() && !args.dry_run;
+    // The before-snapshot's walk shows the survey (the duplicate-name check)
+    // the dir's files under the lock: one walk of the dir, not two.
+    let mut seen = (!dir.is_team()).then(Seen::default);
     let mut writer = if args.dry_run || confirm {
         None
     } else {
-        Some(Writer::open(dir, ctx.now, args.force, &ctx.recording("add", &res))?)
+        let mut visit = |e: &_, rel: &_, ft, md: Option<&_>| {
+            if let Some(s) = seen.as_mut() {
+                s.visit(e, rel, ft, md);
+            }
+        };
+        let rec = ctx.recording("add", &res);
+        Some(Writer::open_visiting(dir, ctx.now, args.force, &rec, Some(&mut visit))?)
     };
     let enabled = (res.enabled.value, res.enabled.lever.as_str());
     let placement = add::Placement {
@@ -34,7 +44,7 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
         force: args.force,
     };
     let cache = crate::ops::survey::cache_root(&ctx.env, &ctx.history, args.dry_run);
-    let plan = add::plan(dir, &m, placement, enabled, ctx.now, cache.as_deref())?;
+    let plan = add::plan(dir, &m, placement, enabled, ctx.now, (cache.as_deref(), seen))?;
     if args.strict && !plan.warnings.is_empty() {
         return Err(Error::new(
             Kind::StrictRefused,

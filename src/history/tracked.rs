@@ -235,6 +235,99 @@ pub fn mtime_ns(md: &fs::Metadata) -> i128 {
     i128::from(md.mtime()) * 1_000_000_000 + i128::from(md.mtime_nsec())
 }
 
+/// `files`, a [`walk`] of `root` (sorted), brought up to date for the paths
+/// `touched` (below `root`, raw bytes, `/`-separated), each `lstat`ed again:
+/// what the walk would find now if nothing else changed (a writer knows every
+/// path it wrote or removed, SPEC v3 §8.2). `false` when a path's place in the
+/// walk cannot be told this way (a symlink, a file or a `.memctl` dir on its
+/// way, a directory, an error other than absence): the caller walks again.
+pub fn patch(root: &Path, files: &mut Vec<OnDisk>, touched: &[Vec<u8>]) -> bool {
+    let mut rels: Vec<&[u8]> = touched.iter().map(Vec::as_slice).collect();
+    rels.sort_unstable();
+    rels.dedup();
+    let mut found = Vec::new();
+    for rel in &rels {
+        match lstat_tracked(root, rel) {
+            Err(()) => return false,
+            Ok(Some(f)) => found.push(f),
+            Ok(None) => {}
+        }
+    }
+    files.retain(|f| rels.binary_search(&f.rel.as_slice()).is_err());
+    if found.len() <= 16 {
+        for f in found {
+            let at = files.partition_point(|x| x.rel < f.rel);
+            files.insert(at, f);
+        }
+        return true;
+    }
+    // Many (an import): one merge of the two sorted lists.
+    let mut out = Vec::with_capacity(files.len() + found.len());
+    let mut add = found.into_iter().peekable();
+    for f in files.drain(..) {
+        while let Some(n) = add.next_if(|n| n.rel < f.rel) {
+            out.push(n);
+        }
+        out.push(f);
+    }
+    out.extend(add);
+    *files = out;
+    true
+}
+
+/// The walk's entry for `rel` below `root` as it is now: `Ok(None)` when the
+/// walk would list none there (absent, not a memory file, under a `.trash`
+/// dir), `Err` when only a walk can tell (see [`patch`]).
+fn lstat_tracked(root: &Path, rel: &[u8]) -> Result<Option<OnDisk>, ()> {
+    let name_at = rel.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+    let name = &rel[name_at..];
+    let normal = |c: &[u8]| !c.is_empty() && c != b"." && c != b"..";
+    if !normal(name) {
+        return Err(());
+    }
+    let mut path = root.to_path_buf();
+    for dir in rel[..name_at.saturating_sub(1)]
+        .split(|&b| b == b'/')
+        .filter(|_| name_at > 0)
+    {
+        if !normal(dir) {
+            return Err(());
+        }
+        path.push(std::ffi::OsStr::from_bytes(dir));
+        match fs::symlink_metadata(&path) {
+            // Only a real dir is entered; `.memctl` makes a warning of its own.
+            Ok(m) if m.is_dir() && dir != b".memctl" => {}
+            Ok(_) => return Err(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(_) => return Err(()),
+        }
+        if dir == b".trash" {
+            return Ok(None);
+        }
+    }
+    path.push(std::ffi::OsStr::from_bytes(name));
+    let md = match fs::symlink_metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(_) => return Err(()),
+    };
+    let ft = md.file_type();
+    if ft.is_dir() {
+        return Err(());
+    }
+    if !name.ends_with(b".md") || !(ft.is_file() || ft.is_symlink()) {
+        return Ok(None);
+    }
+    Ok(Some(OnDisk {
+        rel: rel.to_vec(),
+        link: ft.is_symlink(),
+        size: md.len(),
+        mtime_ns: mtime_ns(&md),
+        ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
+        ino: md.ino(),
+    }))
+}
+
 /// The lock's state, `None` when there is no lock file. The body is read bounded
 /// and only from a regular file (never blocks on a FIFO).
 pub fn lock_state(main: &Path) -> Option<LockState> {
@@ -264,6 +357,81 @@ pub fn read(root: &Path, f: &OnDisk) -> std::io::Result<Vec<u8>> {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    /// A walk patched with the paths changed since is the walk taken now: over
+    /// random rounds of creates, rewrites, removals, links, nested files, files
+    /// in `.trash/`, other files, a few paths at a time and many (an import).
+    #[test]
+    fn a_patched_walk_is_the_walk_taken_again() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        fs::create_dir_all(d.join("sub/deep")).unwrap();
+        fs::create_dir_all(d.join(".trash/x")).unwrap();
+        let names = [
+            "a.md",
+            "b.md",
+            "MEMORY.md",
+            "sub/c.md",
+            "sub/deep/d.md",
+            ".trash/x/e.md",
+            "f.txt",
+            "sub/g.md",
+            "h.md",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut before = walk(d, &mut Vec::new());
+        for round in 0..300 {
+            let mut touched: Vec<Vec<u8>> = Vec::new();
+            let many = round % 50 == 49;
+            for _ in 0..if many { 40 } else { 1 + next(3) } {
+                let rel = if many {
+                    format!("sub/m{}.md", next(60))
+                } else {
+                    names[next(names.len())].to_string()
+                };
+                let p = d.join(&rel);
+                let _ = fs::remove_file(&p);
+                match next(4) {
+                    0 => {}
+                    1 => std::os::unix::fs::symlink("a.md", &p).unwrap(),
+                    _ => fs::write(&p, "x".repeat(next(40))).unwrap(),
+                }
+                touched.push(rel.into_bytes());
+            }
+            assert!(patch(d, &mut before, &touched), "round {round}");
+            let now = walk(d, &mut Vec::new());
+            assert_eq!(before, now, "round {round}");
+            before = now;
+        }
+    }
+
+    /// Where only a walk can tell what changed, the patch says so.
+    #[test]
+    fn a_patch_refuses_paths_only_a_walk_can_place() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        fs::create_dir_all(d.join("real")).unwrap();
+        fs::write(d.join("real/a.md"), "a").unwrap();
+        std::os::unix::fs::symlink("real", d.join("via")).unwrap();
+        fs::create_dir_all(d.join(".memctl")).unwrap();
+        fs::create_dir_all(d.join("dir.md")).unwrap();
+        let files = walk(d, &mut Vec::new());
+        for rel in ["via/a.md", ".memctl/m.md", "dir.md", "../a.md", "real/../a.md", ""] {
+            let mut f = files.clone();
+            assert!(!patch(d, &mut f, &[rel.as_bytes().to_vec()]), "{rel}");
+        }
+        // Gone, in `.trash/`, under a dir that is gone, not a memory file: none.
+        let mut f = files.clone();
+        let none = ["gone.md", ".trash/a.md", "nodir/a.md", "real/a.txt"];
+        assert!(patch(d, &mut f, &none.map(|r| r.as_bytes().to_vec())));
+        assert_eq!(f, files);
+    }
 
     #[test]
     fn tracks_md_files_and_links_but_not_trash_or_the_namespace() {

@@ -12,7 +12,7 @@ use crate::index::place::{newly_cut, place};
 use crate::index::report::{JSON_DROPPED, TruncationReport};
 use crate::memdir::MemoryDir;
 use crate::memory::MemoryType;
-use crate::ops::survey::Survey;
+use crate::ops::survey::{Seen, Survey};
 use crate::store::{self, Writer};
 use crate::yaml::Value;
 use crate::{dates, index};
@@ -103,7 +103,7 @@ pub fn plan(
     placement: Placement,
     enabled: (bool, &str),
     now: DateTime<Utc>,
-    cache: Option<&Path>,
+    (cache, seen): (Option<&Path>, Option<Seen>),
 ) -> Result<Plan, Error> {
     let no_index = placement.no_index;
     let name = stored_name(&m.name, &m.file);
@@ -117,7 +117,7 @@ pub fn plan(
             enabled.1
         ));
     }
-    warnings.extend(duplicate_name(dir, m, cache));
+    warnings.extend(duplicate_name(dir, m, cache, seen));
     let (entry, entry_too_long) = index::render_entry(&m.title, &m.file, &m.hook);
     if entry_too_long && !no_index {
         warnings.push(format!(
@@ -339,8 +339,8 @@ fn input_warnings(m: &NewMemory, now: DateTime<Utc>) -> Vec<String> {
 
 /// Another memory with the same name or slug. `cache`: where the survey's cache
 /// lives (`None`: every memory is read).
-fn duplicate_name(dir: &MemoryDir, m: &NewMemory, cache: Option<&Path>) -> Option<String> {
-    let survey = Survey::take(dir.dir(), cache);
+fn duplicate_name(dir: &MemoryDir, m: &NewMemory, cache: Option<&Path>, seen: Option<Seen>) -> Option<String> {
+    let survey = Survey::take_seen(dir.dir(), cache, seen);
     let lower = m.name.to_lowercase();
     // (2.1.332) Also the slug: Claude Code stores names as slugs (SPEC §3.6).
     let slug = crate::memory::claude_slug(&m.name);

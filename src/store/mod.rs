@@ -117,6 +117,17 @@ pub fn write_outside_if(target: &Path, content: &[u8], still_ok: &dyn Fn() -> bo
     atomic::write_checked_with(dir, target, content, still_ok)
 }
 
+/// The test hook between a writer's two snapshots (debug builds only): with
+/// `MEMCTL_TEST_BETWEEN_SNAPSHOTS=CMD`, `sh -c CMD` runs right after the
+/// before-snapshot, under the lock, as another program changing the dir then
+/// would: tests see what each snapshot records, by order rather than by timing.
+pub(crate) fn between_snapshots() {
+    #[cfg(debug_assertions)]
+    if let Some(cmd) = std::env::var_os("MEMCTL_TEST_BETWEEN_SNAPSHOTS") {
+        let _ = std::process::Command::new("sh").arg("-c").arg(cmd).status();
+    }
+}
+
 /// The test fault hook (debug builds only): with `MEMCTL_TEST_KILL_AFTER=N`, memctl
 /// kills itself with `SIGKILL` right after its N-th file operation through a
 /// [`Writer`] (a file created, replaced or removed), as a `kill -9` landing between

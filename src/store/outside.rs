@@ -56,6 +56,8 @@ impl Writer {
         mtime_ns: Option<i128>,
     ) -> Result<(), Error> {
         let real = outside_real(root, target)?;
+        // The file may be below the memory dir by another path: walked again.
+        self.touched_unknown();
         let current = read_outside(&real)?;
         let changed = || {
             Error::new(

@@ -61,6 +61,11 @@ pub struct Writer {
     history_on: bool,
     /// Why the store could not be opened or take the before-snapshot.
     history_error: Option<String>,
+    /// Every path below the main dir this writer wrote, created, moved or
+    /// removed (raw bytes, `/`-separated), for the after-snapshot
+    /// ([`Store::snapshot_after`]); `None` once a write went elsewhere (outside
+    /// the dir, a directory moved): the after-snapshot walks the dir then.
+    touched: Option<Vec<Vec<u8>>>,
 }
 
 impl Writer {
@@ -69,6 +74,19 @@ impl Writer {
     /// With history on, a snapshot of the dir is taken under the lock first
     /// (`external`/`dream` when it changed outside memctl, SPEC §8.2).
     pub fn open(dir: &MemoryDir, now: DateTime<Utc>, force: bool, rec: &Recording) -> Result<Writer, Error> {
+        Writer::open_visiting(dir, now, force, rec, None)
+    }
+
+    /// [`Writer::open`], showing each entry the before-snapshot's walk reads to
+    /// `visit` (see [`history::tracked::Visit`]): a command that needs the dir's
+    /// files as they are under the lock (`add`'s survey) walks it once.
+    pub fn open_visiting(
+        dir: &MemoryDir,
+        now: DateTime<Utc>,
+        force: bool,
+        rec: &Recording,
+        visit: Option<&mut history::tracked::Visit>,
+    ) -> Result<Writer, Error> {
         if dir.is_team() {
             // A symlinked `team/` that leaves the memory dir is refused before anything
             // is written through it (SPEC §4.4).
@@ -91,21 +109,23 @@ impl Writer {
             finished: false,
             history_on: rec.settings.is_on(),
             history_error: None,
+            touched: Some(Vec::new()),
         };
-        w.open_history(rec);
+        w.open_history(rec, visit);
         Ok(w)
     }
 
     /// Open the store and take the before-snapshot; a failure is a warning and
     /// leaves history off for this command.
-    fn open_history(&mut self, rec: &Recording) {
+    fn open_history(&mut self, rec: &Recording, visit: Option<&mut history::tracked::Visit>) {
         let main = self.dir.main().to_path_buf();
-        let opened = Store::open(&rec.settings, &main, rec.project.as_deref(), true, self.now);
+        let opened = Store::open_for_write(&rec.settings, &main, rec.project.as_deref(), self.now);
         let mut store = match opened {
             Ok(Some(s)) => s,
             Ok(None) => return,
             Err(e) => return self.history_failed(&e.to_string()),
         };
+        store.keep_walk = true;
         let req = history::Request {
             trigger: None,
             recorded_by: self.command,
@@ -114,12 +134,48 @@ impl Writer {
             claude: false,
             now: self.now,
         };
-        let taken = store.snapshot(&main, &req);
+        let taken = match visit {
+            Some(visit) => {
+                let mut skipped = Vec::new();
+                let files = history::tracked::walk_visiting(&main, &mut skipped, visit);
+                store.snapshot_walked(&main, &req, (files, skipped))
+            }
+            None => store.snapshot(&main, &req),
+        };
         self.warnings.append(&mut store.warnings);
+        super::between_snapshots();
         match taken {
             Ok(_) => self.history = Some(store),
             Err(e) => self.history_failed(&e.to_string()),
         }
+    }
+
+    /// Note that this writer is about to change the entry `target` (before the
+    /// change: a write that fails half-way is noted too).
+    pub(super) fn touch(&mut self, target: &Path) {
+        use std::os::unix::ffi::OsStrExt;
+        let Some(touched) = self.touched.as_mut() else { return };
+        let Ok(rel) = target.strip_prefix(self.dir.main()) else {
+            self.touched = None;
+            return;
+        };
+        let mut bytes = Vec::new();
+        for c in rel.components() {
+            let std::path::Component::Normal(c) = c else {
+                self.touched = None;
+                return;
+            };
+            if !bytes.is_empty() {
+                bytes.push(b'/');
+            }
+            bytes.extend_from_slice(c.as_bytes());
+        }
+        touched.push(bytes);
+    }
+
+    /// The after-snapshot must walk the dir (a write it cannot name by path).
+    pub(super) fn touched_unknown(&mut self) {
+        self.touched = None;
     }
 
     fn history_failed(&mut self, why: &str) {
@@ -197,7 +253,7 @@ impl Writer {
             now: self.now,
         };
         let main = self.dir.main().to_path_buf();
-        let taken = store.snapshot_with(&main, &req, &self.outside);
+        let taken = store.snapshot_after(&main, &req, &self.outside, self.touched.as_deref());
         self.warnings.append(&mut store.warnings);
         if let Err(e) = taken {
             self.history_failed(&e.to_string());
@@ -209,6 +265,7 @@ impl Writer {
     /// is handled with lstat semantics (a symlink is removed, never followed).
     pub fn remove(&mut self, target: &Path) -> Result<(), Error> {
         self.ensure_parent_contained(target)?;
+        self.touch(target);
         fs::remove_file(target).map_err(|e| super::io_err("cannot remove", target, e))?;
         if let Some(parent) = target.parent() {
             let _ = super::atomic::sync_dir(parent);
@@ -252,6 +309,7 @@ impl Writer {
             create_dir(parent)?;
         }
         self.ensure_parent_contained(target)?;
+        self.touch(target);
         if fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
             fs::remove_file(target).map_err(|e| super::io_err("cannot replace", target, e))?;
         }
@@ -279,6 +337,7 @@ impl Writer {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let tmp = parent.join(super::temp_name(&base));
+        self.touch(target);
         let result = (|| -> std::io::Result<()> {
             std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(link), &tmp)?;
             let t = timespec(mtime_ns);
@@ -336,6 +395,7 @@ impl Writer {
         }
         self.ensure_parent_contained(target)?;
         let absent = || fs::symlink_metadata(target).is_err();
+        self.touch(target);
         if !absent()
             || !write_checked_at(
                 self.root_for(target),
@@ -370,6 +430,9 @@ impl Writer {
                 dirs.push(parent.to_path_buf());
             }
         }
+        for (target, _, _) in files {
+            self.touch(target);
+        }
         let batch: Vec<(&Path, &[u8], std::time::SystemTime)> = files
             .iter()
             .map(|(target, content, mtime_ns)| (target.as_path(), *content, system_time(*mtime_ns)))
@@ -395,6 +458,7 @@ impl Writer {
         if let Some(parent) = target.parent() {
             create_dir(parent)?;
         }
+        self.touch(target);
         create_new(self.root_for(target), target, content)?;
         self.created.push(target.to_path_buf());
         super::fault_point();
@@ -403,6 +467,7 @@ impl Writer {
 
     /// Replace `target` atomically.
     pub fn replace(&mut self, target: &Path, content: &[u8]) -> Result<(), Error> {
+        self.touch(target);
         write_checked(self.root_for(target), target, content, None)?;
         super::fault_point();
         Ok(())
@@ -442,6 +507,7 @@ impl Writer {
             Err(_) => new.to_vec(),
         };
         let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
+        self.touch(target);
         if same && write_checked_at(self.root_for(target), target, &content, &unchanged, mtime)? {
             super::fault_point();
             return Ok(());
@@ -467,6 +533,7 @@ impl Writer {
         }
         let stamp = super::atomic::stamp(target);
         let unchanged = || super::atomic::stamp(target) == stamp && read_for_update(target).is_ok_and(|b| b == current);
+        self.touch(target);
         let wrote = write_checked_at(
             self.root_for(target),
             target,
@@ -491,6 +558,7 @@ impl Writer {
         if !super::settle::Watch::new().trust(target, &current, None)? {
             return Ok(false);
         }
+        self.touch(target);
         let wrote = write_checked(self.root_for(target), target, content, Some(expect))?;
         if wrote {
             super::fault_point();
@@ -540,6 +608,7 @@ impl Writer {
         // The before-snapshot found the index shrunk and just changed (possibly
         // another program's half-write, which the command may also have planned
         // from): the last settled copy is the baseline no read may lose lines of.
+        self.touch(target);
         let baseline = self.torn_baseline(target);
         let seen = match (baseline, seen) {
             (Some(b), Some(s)) if b.len() > s.len() => Some(b),
@@ -565,6 +634,12 @@ impl Writer {
     /// Move the entry `path` into `trash` as `<rel>.deleted`, the one trash layout.
     pub fn trash(&mut self, trash: &Path, rel: &str, path: &Path) -> Result<PathBuf, Error> {
         let dest = trash.join(format!("{rel}.deleted"));
+        // A directory moved takes the files below it along: walked again.
+        if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+            self.touched_unknown();
+        }
+        self.touch(path);
+        self.touch(&dest);
         move_entry(self.dir.dir(), path, &dest)?;
         super::fault_point();
         Ok(dest)
@@ -573,6 +648,11 @@ impl Writer {
     /// Put an entry moved by [`Writer::trash`] back where it was (undoing a command
     /// that failed half-way).
     pub fn untrash(&mut self, moved: &Path, back: &Path) -> Result<(), Error> {
+        if fs::symlink_metadata(moved).is_ok_and(|m| m.is_dir()) {
+            self.touched_unknown();
+        }
+        self.touch(moved);
+        self.touch(back);
         move_entry(self.dir.dir(), moved, back)
     }
 
@@ -583,6 +663,7 @@ impl Writer {
         if let Some(p) = f.parent() {
             create_dir(p)?;
         }
+        self.touch(&f);
         create_new(self.dir.dir(), &f, content)
             .map_err(|e| e.hint("nothing was forgotten; free some space (or fix the permissions) and run it again"))?;
         self.created.push(f);

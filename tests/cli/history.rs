@@ -871,3 +871,71 @@ fn a_snapshot_of_a_shrunk_young_index_says_it_waits_for_it_to_settle() {
         "{err}"
     );
 }
+
+/// A write's after-snapshot records what memctl itself wrote (SPEC v3 §8.2): a
+/// file another program changes between the two snapshots is recorded by the
+/// next snapshot, as `external`, and nothing of it is lost. The change is made
+/// by the debug hook `MEMCTL_TEST_BETWEEN_SNAPSHOTS`, right after the
+/// before-snapshot, under the lock.
+#[test]
+fn a_change_by_another_program_between_a_writes_snapshots_is_recorded_next_as_external() {
+    let env = with_memories();
+    // The baseline's stat cache is written in a later clock tick than the files'
+    // ctimes (git's racy rule), so that the before-snapshot of each write is
+    // vouched for by it: any delay only widens the gap.
+    std::thread::sleep(Duration::from_millis(50));
+    memctl(&env, &["snapshot"]).ok();
+    let beta = env.dir().join("beta.md");
+    let change = format!("printf 'Changed meanwhile.\\n' >> '{}'", beta.display());
+    let args = [
+        "add",
+        "--type",
+        "user",
+        "--name",
+        "Gamma",
+        "--description",
+        "about Gamma",
+        "--body",
+        "G.",
+    ];
+    memctl_env(&env, &[("MEMCTL_TEST_BETWEEN_SNAPSHOTS", &change)], &args).ok();
+    let snaps = snapshots(&env, &[]);
+    assert_eq!(triggers(&env), ["add", "baseline"]);
+    let mut added = changes(&snaps[0]);
+    added.sort();
+    assert_eq!(
+        added,
+        [
+            ("MEMORY.md".to_string(), "modified".to_string()),
+            ("user_gamma.md".to_string(), "added".to_string())
+        ]
+    );
+    let next = memctl(&env, &["snapshot", "--json"]).ok().json();
+    assert_eq!(next["trigger"], "external");
+    assert_eq!(changes(&next), [("beta.md".to_string(), "modified".to_string())]);
+    assert_eq!(memctl(&env, &["snapshot", "--json"]).ok().json()["id"], Value::Null);
+    // A forget that way too: the change is the next snapshot's. (The cache is
+    // first rewritten a tick after the last writes, as above.)
+    std::thread::sleep(Duration::from_millis(50));
+    memctl(&env, &["snapshot"]).ok();
+    let change = format!("printf 'Again.\\n' >> '{}'", beta.display());
+    memctl_env(
+        &env,
+        &[("MEMCTL_TEST_BETWEEN_SNAPSHOTS", &change)],
+        &["forget", "--yes", "alpha"],
+    )
+    .ok();
+    let snaps = snapshots(&env, &[]);
+    let mut forgot = changes(&snaps[0]);
+    forgot.sort();
+    assert_eq!(
+        forgot,
+        [
+            ("MEMORY.md".to_string(), "modified".to_string()),
+            ("alpha.md".to_string(), "deleted".to_string())
+        ]
+    );
+    let next = memctl(&env, &["snapshot", "--json"]).ok().json();
+    assert_eq!(next["trigger"], "external");
+    assert_eq!(changes(&next), [("beta.md".to_string(), "modified".to_string())]);
+}

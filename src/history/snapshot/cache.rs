@@ -41,7 +41,6 @@ pub(in crate::history) fn load(store: &Path) -> Option<Loaded> {
 }
 
 /// The state of the snapshot `head` when the stat cache is complete for it.
-#[cfg(test)]
 pub(in crate::history) fn read_cache_full(store: &Path, head: Option<ObjectId>) -> Option<State> {
     parse_full(load(store).as_ref(), head).1
 }

@@ -86,19 +86,40 @@ impl Survey {
     /// Survey `dir`: with `cache_root`, through the cache there (read, and
     /// written again when it changed); without, reading every memory.
     pub fn take(dir: &Path, cache_root: Option<&Path>) -> Survey {
-        Survey::take_with(dir, cache_root, young_ns())
+        Survey::take_found(dir, cache_root, young_ns(), None)
+    }
+
+    /// [`Survey::take`] from the files `seen` found, when it could tell them
+    /// (see [`Seen`]), instead of a walk of its own.
+    pub fn take_seen(dir: &Path, cache_root: Option<&Path>, seen: Option<Seen>) -> Survey {
+        let found = seen.and_then(Seen::files).map(|f| (f, true));
+        Survey::take_found(dir, cache_root, young_ns(), found)
     }
 
     /// [`Survey::take`], keeping in the cache only files whose ctime is `young`
     /// older than the stamp.
+    #[cfg(test)]
     fn take_with(dir: &Path, cache_root: Option<&Path>, young: i128) -> Survey {
+        Survey::take_found(dir, cache_root, young, None)
+    }
+
+    /// [`Survey::take_with`] of the files `found` (and whether they are every
+    /// one), else of a walk of `dir`. Files stat'ed before the stamp is taken
+    /// keep the racy rule: a file is read after the stamp, and a change after
+    /// that read moves its mtime past the stat that is cached with it.
+    fn take_found(
+        dir: &Path,
+        cache_root: Option<&Path>,
+        young: i128,
+        found: Option<(Vec<walk::Found>, bool)>,
+    ) -> Survey {
         let cache = cache_root.and_then(|r| cache_file(r, dir));
         let stamp = cache.as_ref().and_then(|(p, _)| cache::begin(p));
         let mut old = match &cache {
             Some((p, real)) => cache::read(p, real),
             None => cache::Entries::default(),
         };
-        let (found, complete) = walk::files(dir);
+        let (found, complete) = found.unwrap_or_else(|| walk::files(dir));
         let mut facts: Vec<Option<Facts>> = Vec::with_capacity(found.len());
         let mut stats = Vec::with_capacity(found.len());
         let mut misses = Vec::new();
@@ -226,6 +247,53 @@ impl Survey {
             .filter(move |e| e.facts.links.binary_search_by(|l| l.as_str().cmp(rel)).is_ok())
             .filter(move |e| !skip(&e.rel, &self.dir.join(&e.rel)))
             .map(|e| e.rel.as_str())
+    }
+}
+
+/// The memory files of a flat dir as another walk of it read them (a writer's
+/// before-snapshot, [`crate::history::tracked::Visit`]), in the order read: what
+/// [`walk::files`] would list, without a `stat` of its own per file. Only a dir
+/// without subdirectories (but `.trash/`) or symlinks is told this way: there
+/// both walks read the same entries in the same order and stat each file alike
+/// (`lstat` is `stat` for a file); anything else is walked by the survey.
+#[derive(Default)]
+pub struct Seen {
+    found: Vec<walk::Found>,
+    /// An entry was shown: the walk read the dir.
+    walked: bool,
+    /// A subdirectory or a symlink was shown: the survey walks itself.
+    other: bool,
+}
+
+impl Seen {
+    /// Look at one entry of the walk (its path below the dir, its type, its
+    /// `lstat` when the walk took one).
+    pub fn visit(&mut self, e: &std::fs::DirEntry, rel: &[u8], ft: std::fs::FileType, md: Option<&std::fs::Metadata>) {
+        self.walked = true;
+        if self.other || (ft.is_dir() && rel == scan::TRASH.as_bytes()) {
+            return;
+        }
+        if ft.is_dir() || ft.is_symlink() || rel.contains(&b'/') {
+            self.other = true;
+            self.found = Vec::new();
+            return;
+        }
+        if !ft.is_file() || !rel.ends_with(b".md") || rel == b"MEMORY.md" {
+            return;
+        }
+        let (Some(md), Ok(rel)) = (md.filter(|m| m.is_file()), std::str::from_utf8(rel)) else {
+            return;
+        };
+        debug_assert_eq!(e.file_name().as_encoded_bytes(), rel.as_bytes());
+        self.found.push(walk::Found {
+            rel: rel.to_string(),
+            meta: md.clone(),
+            plain: true,
+        });
+    }
+
+    fn files(self) -> Option<Vec<walk::Found>> {
+        (self.walked && !self.other).then_some(self.found)
     }
 }
 

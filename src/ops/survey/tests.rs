@@ -184,3 +184,67 @@ fn cached_and_uncached_surveys_answer_as_the_full_scan_under_random_edits() {
         .unwrap();
     assert!(hits.get() > 0, "the cache answered for some files");
 }
+
+/// The survey of a flat dir from a writer's walk ([`Seen`]) is the survey's own:
+/// the same memories in the same order, the same facts, and the same cache
+/// bytes; a dir with a subdirectory or a symlink is left to the survey's walk.
+#[test]
+fn a_survey_from_the_snapshots_walk_is_the_surveys_own() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mem");
+    fs::create_dir_all(dir.join(".trash/x")).unwrap();
+    fs::write(dir.join(".trash/x/old.md"), text(1, false, &[], 0)).unwrap();
+    for i in 0..40u8 {
+        let name = format!("m{i}.md");
+        fs::write(dir.join(&name), text(i % 4, i % 7 == 0, &[i % 6, (i + 1) % 6], i % 3)).unwrap();
+    }
+    fs::write(dir.join("MEMORY.md"), "- [A](a.md) — a\n").unwrap();
+    fs::write(dir.join("notes.txt"), "n").unwrap();
+    fs::write(
+        dir.join(std::ffi::OsStr::from_bytes(b"bad\xff.md")),
+        text(2, false, &[], 0),
+    )
+    .unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        dir.join("pipe.md").as_path(),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        0,
+    )
+    .unwrap();
+    // A clock tick: both stamps are past every write (it decides what a cache
+    // keeps).
+    std::thread::sleep(std::time::Duration::from_millis(12));
+    let seen = |dir: &Path| {
+        let mut s = Seen::default();
+        crate::history::tracked::walk_visiting(dir, &mut Vec::new(), &mut |e, rel, ft, md| s.visit(e, rel, ft, md));
+        s
+    };
+    let view = |s: &Survey| -> Vec<(String, f64, bool, Facts)> {
+        s.entries
+            .iter()
+            .map(|e| (e.rel.clone(), e.mtime_ms, e.plain, e.facts.clone()))
+            .collect()
+    };
+    let (own_state, seen_state) = (tmp.path().join("own"), tmp.path().join("seen"));
+    let own = Survey::take_found(&dir, Some(&own_state), 0, None);
+    let files = seen(&dir).files().expect("a flat dir is told by the walk");
+    let from_walk = Survey::take_found(&dir, Some(&seen_state), 0, Some((files, true)));
+    assert_eq!(view(&from_walk), view(&own));
+    assert_eq!(own.entries.len(), 40);
+    assert!(own.complete && from_walk.complete);
+    let bytes = |root: &Path| {
+        let (p, _) = cache_file(root, &dir).unwrap();
+        fs::read(p).unwrap()
+    };
+    assert_eq!(bytes(&seen_state), bytes(&own_state), "the same cache");
+    // What only the survey's walk can tell.
+    fs::create_dir_all(dir.join("sub")).unwrap();
+    assert!(seen(&dir).files().is_none(), "a subdirectory");
+    fs::remove_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink("m1.md", dir.join("link.md")).unwrap();
+    assert!(seen(&dir).files().is_none(), "a symlink");
+    assert!(Seen::default().files().is_none(), "no walk");
+}

@@ -22,10 +22,16 @@ pub(super) struct Found {
 /// Every memory file of `root` (empty when it cannot be read), and whether the
 /// walk saw every directory (none unlistable, no cycle cut).
 pub(super) fn files(root: &Path) -> (Vec<Found>, bool) {
+    files_on(root, None)
+}
+
+/// [`files`] on `threads` threads (`None`: the cores the process may run on).
+fn files_on(root: &Path, threads: Option<usize>) -> (Vec<Found>, bool) {
     let mut w = Walk {
         out: Vec::new(),
         ancestors: Vec::new(),
         complete: true,
+        threads,
     };
     let Ok(meta) = fs::metadata(root) else {
         return (w.out, true);
@@ -40,6 +46,8 @@ struct Walk {
     /// (device, inode) of the directories on the current path.
     ancestors: Vec<(u64, u64)>,
     complete: bool,
+    /// The cores the process may run on, asked when a block is first large enough.
+    threads: Option<usize>,
 }
 
 /// Walk `path`, whose relative path is `prefix` (`None` once a name on the way
@@ -51,12 +59,22 @@ impl Walk {
             self.complete = false;
             return;
         };
-        for entry in entries.filter_map(Result::ok) {
-            self.one(&entry, prefix, plain);
+        let mut entries = entries.filter_map(Result::ok);
+        loop {
+            let block: Vec<DirEntry> = entries.by_ref().take(BLOCK).collect();
+            if block.is_empty() {
+                break;
+            }
+            let stats = stat_block(&block, prefix, &mut self.threads);
+            for (i, entry) in block.iter().enumerate() {
+                self.one(entry, prefix, plain, stats.get(i).and_then(Option::as_ref));
+            }
         }
     }
 
-    fn one(&mut self, entry: &DirEntry, prefix: Option<&str>, plain: bool) {
+    /// One entry; `stat`: its `stat` when [`stat_block`] took it (`Some(None)`:
+    /// it failed).
+    fn one(&mut self, entry: &DirEntry, prefix: Option<&str>, plain: bool, stat: Option<&Option<Metadata>>) {
         let name = entry.file_name();
         if prefix == Some("") && name == crate::scan::TRASH {
             return;
@@ -97,9 +115,9 @@ impl Walk {
         let meta = match meta {
             Some(m) => m,
             // Not a symlink: its own metadata is its target's.
-            None if ft.is_file() => match entry.metadata() {
-                Ok(m) => m,
-                Err(_) => return,
+            None if ft.is_file() => match stat.map_or_else(|| entry.metadata().ok(), Clone::clone) {
+                Some(m) => m,
+                None => return,
             },
             None => return,
         };
@@ -111,5 +129,114 @@ impl Walk {
             meta,
             plain: plain && !link,
         });
+    }
+}
+
+/// Entries of a dir taken at a time (their stats held at once stay small).
+const BLOCK: usize = 4096;
+
+/// Files of a block below which the walk stats them itself (a thread costs
+/// tens of µs, a `statx` one to two).
+const PARALLEL_FROM: usize = 256;
+
+/// Whether [`Walk::one`] stats `e` by its entry: a memory file that is no
+/// symlink, on a path the scan reads.
+fn stated(e: &DirEntry, prefix: Option<&str>) -> bool {
+    let name = e.file_name();
+    prefix.is_some()
+        && name.to_str().is_some()
+        && name.as_bytes().ends_with(b".md")
+        && name != "MEMORY.md"
+        && e.file_type().is_ok_and(|t| t.is_file())
+}
+
+/// The `stat` of each file of `block` that [`Walk::one`] would stat, taken on
+/// every core when there are many (each thread a contiguous slice), at its
+/// index (`Some(None)`: it failed); empty, or a slot `None`, where the walk
+/// stats the file itself (few files, one core, no thread to be had). On one
+/// core nothing changes: the walk stats each file as it comes to it.
+fn stat_block(block: &[DirEntry], prefix: Option<&str>, threads: &mut Option<usize>) -> Vec<Option<Option<Metadata>>> {
+    if block.len() < PARALLEL_FROM || prefix.is_none() {
+        return Vec::new();
+    }
+    let n = *threads.get_or_insert_with(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
+    if n < 2 {
+        return Vec::new();
+    }
+    let wanted: Vec<bool> = block.iter().map(|e| stated(e, prefix)).collect();
+    if wanted.iter().filter(|&&w| w).count() < PARALLEL_FROM {
+        return Vec::new();
+    }
+    let mut stats: Vec<Option<Option<Metadata>>> = Vec::new();
+    stats.resize_with(block.len(), || None);
+    let each = block.len().div_ceil(n);
+    let fill = |entries: &[DirEntry], wanted: &[bool], out: &mut [Option<Option<Metadata>>]| {
+        for ((e, &w), slot) in entries.iter().zip(wanted).zip(out) {
+            if w {
+                *slot = Some(e.metadata().ok());
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        let mut parts = block.chunks(each).zip(wanted.chunks(each)).zip(stats.chunks_mut(each));
+        let first = parts.next();
+        for ((entries, wanted), out) in parts {
+            // No thread (a process limit): the walk stats these itself.
+            let _ = std::thread::Builder::new().spawn_scoped(s, move || fill(entries, wanted, out));
+        }
+        if let Some(((entries, wanted), out)) = first {
+            fill(entries, wanted, out);
+        }
+    });
+    stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a walk found: each file's path, (device, inode, size, mtime) and
+    /// whether its way is plain, in order, and whether it saw every dir.
+    type Seen = (Vec<(String, (u64, u64, u64, i64, i64), bool)>, bool);
+
+    fn seen(root: &Path, threads: usize) -> Seen {
+        let (found, complete) = files_on(root, Some(threads));
+        let files = found
+            .iter()
+            .map(|f| {
+                let m = &f.meta;
+                (
+                    f.rel.clone(),
+                    (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()),
+                    f.plain,
+                )
+            })
+            .collect();
+        (files, complete)
+    }
+
+    /// Stats taken on several threads are the ones the walk takes itself: the
+    /// same files in the same order with the same stats, over more than a block
+    /// of files, with links, other files, `MEMORY.md` and a subdirectory among them.
+    #[test]
+    fn stats_taken_on_several_threads_are_the_walks_own() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        for i in 0..BLOCK + 700 {
+            fs::write(d.join(format!("m{i:05}.md")), "x".repeat(i % 977)).unwrap();
+            if i % 97 == 0 {
+                fs::write(d.join(format!("n{i}.txt")), "n").unwrap();
+                std::os::unix::fs::symlink(format!("m{i:05}.md"), d.join(format!("l{i}.md"))).unwrap();
+                fs::create_dir_all(d.join(format!("d{i}"))).unwrap();
+                fs::write(d.join(format!("d{i}/in.md")), "in").unwrap();
+            }
+        }
+        fs::write(d.join("MEMORY.md"), "- x\n").unwrap();
+        let one = seen(d, 1);
+        assert_eq!(one.0.len(), BLOCK + 700 + 2 * 50, "every file, link and nested file");
+        assert!(one.1);
+        for threads in [2, 3] {
+            assert_eq!(seen(d, threads), one, "{threads} threads");
+        }
     }
 }
