@@ -1,0 +1,448 @@
+//! A lint run's findings as they are held until shown (issue 31): each topic
+//! file's own findings packed into one byte string (no `Finding` record, boxed
+//! message or shared path each: at 20 000 files they were 8 of lint's 15 MB), the
+//! rest (the index's, the rules across files') as [`Finding`]s. They are unpacked
+//! one file at a time, in the report's order, as they are shown.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Finding, RULES, RuleId, Severity};
+
+/// The findings of a run, in the report's order (by path bytes, line, column,
+/// rule; equal ones in the order found).
+#[derive(Default)]
+pub struct Found {
+    /// Findings not packed, in the report's order.
+    loose: Vec<Finding>,
+    /// One packed file each (see [`pack`]), sorted by path bytes once complete.
+    files: Vec<Box<[u8]>>,
+    /// The linted dir: a packed path below it holds only what follows it.
+    dir: PathBuf,
+}
+
+impl Found {
+    /// Findings all held as records, already in the report's order.
+    pub fn from_sorted(findings: Vec<Finding>) -> Found {
+        Found {
+            loose: findings,
+            ..Found::default()
+        }
+    }
+
+    /// The packed files of a run in `dir` (in the order found) beside the other
+    /// findings, `loose` (sorted); the files are sorted here.
+    pub(super) fn new(dir: &Path, mut files: Vec<Box<[u8]>>, loose: Vec<Finding>) -> Found {
+        // Stable: should two have one path, the first found is shown first.
+        files.sort_by(|a, b| Packed(a).path(dir).cmp(Packed(b).path(dir)));
+        files.shrink_to_fit();
+        Found {
+            loose,
+            files,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Drop what `keep` (given a finding's rule and severity) does not keep:
+    /// `--rule`, `--disable`, `--min-severity`.
+    pub fn retain(&mut self, keep: impl Fn(RuleId, Severity) -> bool) {
+        self.loose.retain(|f| keep(f.id, f.severity));
+        for file in &mut self.files {
+            let p = Packed(file);
+            if p.entries().all(|e| keep(e.id, e.severity)) {
+                continue;
+            }
+            let mut kept = p.head().to_vec();
+            for e in p.entries().filter(|e| keep(e.id, e.severity)) {
+                e.write(&mut kept);
+            }
+            *file = kept.into_boxed_slice();
+        }
+        self.files.retain(|f| Packed(f).entries().next().is_some());
+    }
+
+    /// Counts by severity: errors, warnings, infos.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let mut n = [0; 3];
+        let sevs = self.loose.iter().map(|f| f.severity);
+        let packed = self.files.iter().flat_map(|f| Packed(f).entries().map(|e| e.severity));
+        for s in sevs.chain(packed) {
+            n[s as usize] += 1;
+        }
+        (n[2], n[1], n[0])
+    }
+
+    pub fn len(&self) -> usize {
+        self.loose.len() + self.files.iter().map(|f| Packed(f).entries().count()).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.loose.is_empty() && self.files.is_empty()
+    }
+
+    /// Every finding, in the report's order, unpacked a file at a time.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            found: self,
+            loose: 0,
+            file: 0,
+            pending: Vec::new(),
+            path: (0, Vec::new()),
+        }
+    }
+
+    /// Every finding as records (what the views that regroup them need).
+    pub fn to_vec(&self) -> Vec<Finding> {
+        self.iter().collect()
+    }
+}
+
+/// The findings of a [`Found`] in order (see [`Found::iter`]).
+pub struct Iter<'a> {
+    found: &'a Found,
+    loose: usize,
+    file: usize,
+    /// The current file's findings, reversed (the next one last).
+    pending: Vec<Finding>,
+    /// The path of `files[.0 - 1]` (none when `.0` is 0).
+    path: (usize, Vec<u8>),
+}
+
+impl Iterator for Iter<'_> {
+    type Item = Finding;
+
+    fn next(&mut self) -> Option<Finding> {
+        if let Some(f) = self.pending.pop() {
+            return Some(f);
+        }
+        let found = self.found;
+        let loose = found.loose.get(self.loose);
+        let Some(file) = found.files.get(self.file) else {
+            self.loose += 1;
+            return loose.cloned();
+        };
+        if self.path.0 != self.file + 1 {
+            self.path = (self.file + 1, Packed(file).path(&found.dir).collect());
+        }
+        let path = &self.path.1[..];
+        if let Some(l) = loose
+            && path_bytes(l) < Some(path)
+        {
+            self.loose += 1;
+            return Some(l.clone());
+        }
+        let shared: Arc<Path> = Arc::from(Path::new(OsStr::from_bytes(path)));
+        let mut all = Vec::new();
+        while let Some(file) = found.files.get(self.file)
+            && Packed(file).path(&found.dir).eq(path.iter().copied())
+        {
+            self.file += 1;
+            all.extend(Packed(file).entries().map(|e| Finding {
+                id: e.id,
+                severity: e.severity,
+                path: Some(Arc::clone(&shared)),
+                line: e.line,
+                col: e.col,
+                message: e.message.into(),
+            }));
+        }
+        while let Some(l) = found.loose.get(self.loose)
+            && path_bytes(l) == Some(path)
+        {
+            all.push(l.clone());
+            self.loose += 1;
+        }
+        // Stable: the file's own findings, then the others, each in the order found.
+        all.sort_by_key(|f| (f.line, f.col, f.id));
+        all.reverse();
+        self.pending = all;
+        self.pending.pop()
+    }
+}
+
+/// One file's findings, packed: a flag (1: the path follows the linted dir's
+/// bytes, 0: it is whole), the path's length and bytes, then each finding: rule,
+/// severity, line, column, message length (variable-length integers) and message.
+/// Returns the findings it cannot pack (not at `path`), in the order found.
+pub(super) fn pack(dir: &Path, path: &Path, findings: Vec<Finding>) -> (Option<Box<[u8]>>, Vec<Finding>) {
+    let (own, other): (Vec<Finding>, Vec<Finding>) = findings
+        .into_iter()
+        .partition(|f| f.path.as_deref().is_some_and(|p| p.as_os_str() == path.as_os_str()));
+    if own.is_empty() {
+        return (None, other);
+    }
+    let (d, p) = (dir.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+    let mut out = Vec::with_capacity(p.len() + own.iter().map(|f| f.message.len() + 8).sum::<usize>());
+    match p.strip_prefix(d).filter(|_| !d.is_empty()) {
+        Some(rest) => {
+            out.push(1);
+            put(&mut out, rest.len());
+            out.extend_from_slice(rest);
+        }
+        None => {
+            out.push(0);
+            put(&mut out, p.len());
+            out.extend_from_slice(p);
+        }
+    }
+    for f in &own {
+        Entry {
+            id: f.id,
+            severity: f.severity,
+            line: f.line,
+            col: f.col,
+            message: &f.message,
+        }
+        .write(&mut out);
+    }
+    (Some(out.into_boxed_slice()), other)
+}
+
+/// [`pack`] for findings at any paths: one packed file per path (each in the
+/// order found), and the findings with no path, in order.
+pub(super) fn pack_all(dir: &Path, mut findings: Vec<Finding>) -> (Vec<Box<[u8]>>, Vec<Finding>) {
+    let key = |f: &Finding| f.path.as_ref().map(Arc::clone);
+    // Stable: a path's findings keep the order they were found in.
+    findings.sort_by(|a, b| path_bytes(a).cmp(&path_bytes(b)));
+    let mut packed = Vec::new();
+    let mut rest = Vec::new();
+    let mut findings = findings.into_iter().peekable();
+    while let Some(f) = findings.next() {
+        let Some(path) = key(&f) else {
+            rest.push(f);
+            continue;
+        };
+        let mut same = vec![f];
+        while let Some(g) = findings.next_if(|g| path_bytes(g) == Some(path.as_os_str().as_bytes())) {
+            same.push(g);
+        }
+        let (own, mut other) = pack(dir, &path, same);
+        packed.extend(own);
+        rest.append(&mut other);
+    }
+    (packed, rest)
+}
+
+/// A finding's path as bytes.
+fn path_bytes(f: &Finding) -> Option<&[u8]> {
+    f.path.as_deref().map(|p| p.as_os_str().as_bytes())
+}
+
+/// A LEB128 integer.
+fn put(out: &mut Vec<u8>, mut n: usize) {
+    loop {
+        let b = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// A LEB128 integer at `*at` (packed by [`put`]: never malformed).
+fn get(bytes: &[u8], at: &mut usize) -> usize {
+    let (mut n, mut shift) = (0usize, 0);
+    while let Some(&b) = bytes.get(*at) {
+        *at += 1;
+        n |= ((b & 0x7f) as usize) << shift.min(63);
+        shift += 7;
+        if b & 0x80 == 0 {
+            break;
+        }
+    }
+    n
+}
+
+/// One packed finding, read.
+struct Entry<'a> {
+    id: RuleId,
+    severity: Severity,
+    line: usize,
+    col: usize,
+    message: &'a str,
+}
+
+impl Entry<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        out.push(self.id as u8);
+        out.push(self.severity as u8);
+        put(out, self.line);
+        put(out, self.col);
+        put(out, self.message.len());
+        out.extend_from_slice(self.message.as_bytes());
+    }
+}
+
+/// A packed file (see [`pack`]).
+#[derive(Clone, Copy)]
+struct Packed<'a>(&'a [u8]);
+
+impl<'a> Packed<'a> {
+    /// The flag, the path's length and its bytes; where the findings start.
+    fn head_len(&self) -> usize {
+        let mut at = 1;
+        let n = get(self.0, &mut at);
+        at + n
+    }
+
+    fn head(&self) -> &'a [u8] {
+        &self.0[..self.head_len().min(self.0.len())]
+    }
+
+    /// The file's whole path, byte by byte.
+    fn path(&self, dir: &'a Path) -> impl Iterator<Item = u8> + 'a {
+        let head = self.head();
+        let mut at = 1;
+        let _ = get(head, &mut at);
+        let prefix: &[u8] = if head.first() == Some(&1) {
+            dir.as_os_str().as_bytes()
+        } else {
+            &[]
+        };
+        prefix.iter().chain(&head[at.min(head.len())..]).copied()
+    }
+
+    fn entries(self) -> impl Iterator<Item = Entry<'a>> + 'a {
+        let bytes = self.0;
+        let mut at = self.head_len();
+        std::iter::from_fn(move || {
+            if at + 2 > bytes.len() {
+                return None;
+            }
+            let id = RULES.get(bytes[at] as usize)?.id;
+            let severity = match bytes[at + 1] {
+                0 => Severity::Info,
+                1 => Severity::Warning,
+                _ => Severity::Error,
+            };
+            at += 2;
+            let line = get(bytes, &mut at);
+            let col = get(bytes, &mut at);
+            let len = get(bytes, &mut at);
+            let end = (at + len).min(bytes.len());
+            let message = std::str::from_utf8(&bytes[at..end]).unwrap_or_default();
+            at = end;
+            Some(Entry {
+                id,
+                severity,
+                line,
+                col,
+                message,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Findings at a few paths (inside the dir, outside it, none), lines, columns
+    /// and rules, many of them equal but for their message (the order found).
+    fn findings(rng: &mut Rng, n: usize) -> Vec<Finding> {
+        let paths = ["/d/a.md", "/d/b.md", "/d/sub/a.md", "/d/MEMORY.md", "/e/x.md", "/d"];
+        let ids = [RuleId::ML122, RuleId::ML137, RuleId::ML203, RuleId::ML204];
+        (0..n)
+            .map(|i| {
+                let mut f = Finding::new(
+                    ids[rng.below(ids.len())],
+                    Path::new(paths[rng.below(paths.len())]),
+                    1 + rng.below(3),
+                    1 + rng.below(200),
+                    format!("message {i} é\n"),
+                );
+                if rng.below(10) == 0 {
+                    f.path = None;
+                }
+                if rng.below(5) == 0 {
+                    f.severity = Severity::Error;
+                }
+                f
+            })
+            .collect()
+    }
+
+    /// `all` split as a run splits them: those found first packed by path, then
+    /// per file packed as the readers pack them, the rest (found last) loose.
+    fn split(dir: &Path, all: &[Finding], rng: &mut Rng) -> Found {
+        let first = rng.below(all.len() + 1);
+        let second = first + rng.below(all.len() - first + 1);
+        let (mut packed, mut loose) = pack_all(dir, all[..first].to_vec());
+        for f in &all[first..second] {
+            let path = f.path.as_deref().unwrap_or_else(|| Path::new("/d/a.md"));
+            let (own, mut other) = pack(dir, path, vec![f.clone()]);
+            packed.extend(own);
+            loose.append(&mut other);
+        }
+        loose.extend_from_slice(&all[second..]);
+        crate::lint::sort_findings(&mut loose);
+        Found::new(dir, packed, loose)
+    }
+
+    #[test]
+    fn unpacked_in_the_order_of_the_sort_of_all() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for round in 0..200 {
+            let mut all = findings(&mut rng, 1 + round % 40);
+            let found = split(Path::new("/d"), &all, &mut rng);
+            crate::lint::sort_findings(&mut all);
+            assert_eq!(found.to_vec(), all, "round {round}");
+            assert_eq!(found.len(), all.len());
+            assert_eq!(found.counts(), crate::lint::counts(&all));
+        }
+    }
+
+    #[test]
+    fn retain_keeps_what_filter_keeps() {
+        let mut rng = Rng(7);
+        for round in 0..100 {
+            let mut all = findings(&mut rng, 1 + round % 30);
+            let mut found = split(Path::new("/d"), &all, &mut rng);
+            crate::lint::sort_findings(&mut all);
+            let keep = |id: RuleId, s: Severity| id != RuleId::ML137 && s >= Severity::Warning;
+            found.retain(keep);
+            let kept: Vec<Finding> = all.into_iter().filter(|f| keep(f.id, f.severity)).collect();
+            assert_eq!(found.to_vec(), kept, "round {round}");
+            assert_eq!(found.is_empty(), kept.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_path_outside_the_dir_and_odd_bytes_come_back_whole() {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = Path::new(OsStr::from_bytes(b"/d/x\xff\n.md"));
+        let outside = Path::new("/dd/y.md");
+        let a = Finding::new(RuleId::ML137, odd, 300, 70_000, "a\u{0}b");
+        let b = Finding::new(RuleId::ML203, outside, 1, 1, "");
+        let (p, rest) = pack_all(Path::new("/d"), vec![b.clone(), a.clone()]);
+        assert!(rest.is_empty());
+        assert_eq!(Found::new(Path::new("/d"), p, Vec::new()).to_vec(), vec![a, b]);
+    }
+
+    #[test]
+    fn integers_round_trip() {
+        for n in [0, 1, 127, 128, 300, 16_383, 16_384, usize::MAX] {
+            let mut v = Vec::new();
+            put(&mut v, n);
+            let mut at = 0;
+            assert_eq!(get(&v, &mut at), n);
+            assert_eq!(at, v.len());
+        }
+    }
+}
