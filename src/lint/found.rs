@@ -21,6 +21,8 @@ pub struct Found {
     files: Vec<Box<[u8]>>,
     /// The linted dir: a packed path below it holds only what follows it.
     dir: PathBuf,
+    /// The packed findings by severity (infos, warnings, errors).
+    packed: [usize; 3],
 }
 
 impl Found {
@@ -36,12 +38,24 @@ impl Found {
     /// findings, `loose` (sorted); the files are sorted here.
     pub(super) fn new(dir: &Path, mut files: Vec<Box<[u8]>>, loose: Vec<Finding>) -> Found {
         // Stable: should two have one path, the first found is shown first.
-        files.sort_by(|a, b| Packed(a).path(dir).cmp(Packed(b).path(dir)));
+        files.sort_by(|a, b| Packed(a).cmp_path(&Packed(b), dir));
         files.shrink_to_fit();
-        Found {
+        let mut found = Found {
             loose,
             files,
             dir: dir.to_path_buf(),
+            packed: [0; 3],
+        };
+        found.count_packed();
+        found
+    }
+
+    fn count_packed(&mut self) {
+        self.packed = [0; 3];
+        for f in &self.files {
+            for e in Packed(f).entries() {
+                self.packed[e.severity as usize] += 1;
+            }
         }
     }
 
@@ -61,21 +75,20 @@ impl Found {
             *file = kept.into_boxed_slice();
         }
         self.files.retain(|f| Packed(f).entries().next().is_some());
+        self.count_packed();
     }
 
     /// Counts by severity: errors, warnings, infos.
     pub fn counts(&self) -> (usize, usize, usize) {
-        let mut n = [0; 3];
-        let sevs = self.loose.iter().map(|f| f.severity);
-        let packed = self.files.iter().flat_map(|f| Packed(f).entries().map(|e| e.severity));
-        for s in sevs.chain(packed) {
-            n[s as usize] += 1;
+        let mut n = self.packed;
+        for f in &self.loose {
+            n[f.severity as usize] += 1;
         }
         (n[2], n[1], n[0])
     }
 
     pub fn len(&self) -> usize {
-        self.loose.len() + self.files.iter().map(|f| Packed(f).entries().count()).sum::<usize>()
+        self.loose.len() + self.packed.iter().sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -124,7 +137,8 @@ impl Iterator for Iter<'_> {
             return loose.cloned();
         };
         if self.path.0 != self.file + 1 {
-            self.path = (self.file + 1, Packed(file).path(&found.dir).collect());
+            let (prefix, rest) = Packed(file).path_parts(&found.dir);
+            self.path = (self.file + 1, [prefix, rest].concat());
         }
         let path = &self.path.1[..];
         if let Some(l) = loose
@@ -134,9 +148,9 @@ impl Iterator for Iter<'_> {
             return Some(l.clone());
         }
         let shared: Arc<Path> = Arc::from(Path::new(OsStr::from_bytes(path)));
-        let mut all = Vec::new();
+        let mut all = std::mem::take(&mut self.pending);
         while let Some(file) = found.files.get(self.file)
-            && Packed(file).path(&found.dir).eq(path.iter().copied())
+            && Packed(file).is_at(path, &found.dir)
         {
             self.file += 1;
             all.extend(Packed(file).entries().map(|e| Finding {
@@ -167,31 +181,47 @@ impl Iterator for Iter<'_> {
 /// severity, line, column, message length (variable-length integers) and message.
 /// Returns the findings it cannot pack (not at `path`), in the order found.
 pub(super) fn pack(dir: &Path, path: &Path, findings: Vec<Finding>) -> (Option<Box<[u8]>>, Vec<Finding>) {
-    let (own, other): (Vec<Finding>, Vec<Finding>) = findings
-        .into_iter()
-        .partition(|f| f.path.as_deref().is_some_and(|p| p.as_os_str() == path.as_os_str()));
+    let at = |f: &Finding| f.path.as_deref().is_some_and(|p| p.as_os_str() == path.as_os_str());
+    let (own, other) = if findings.iter().all(at) {
+        (findings, Vec::new())
+    } else {
+        findings.into_iter().partition(at)
+    };
     if own.is_empty() {
         return (None, other);
     }
+    // Packed into this thread's buffer, then copied out at its exact size.
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let packed = BUF.with(|buf| {
+        let mut out = buf.borrow_mut();
+        out.clear();
+        pack_into(&mut out, dir, path, &own);
+        Box::<[u8]>::from(&out[..])
+    });
+    (Some(packed), other)
+}
+
+/// [`pack`]'s bytes of `own`, the findings at `path`.
+fn pack_into(out: &mut Vec<u8>, dir: &Path, path: &Path, own: &[Finding]) {
     let (d, p) = (dir.as_os_str().as_bytes(), path.as_os_str().as_bytes());
-    let mut out = Vec::with_capacity(p.len() + own.iter().map(|f| f.message.len() + 8).sum::<usize>());
     match p.strip_prefix(d).filter(|_| !d.is_empty()) {
         Some(rest) => {
             out.push(1);
-            put(&mut out, rest.len());
+            put(out, rest.len());
             out.extend_from_slice(rest);
         }
         None => {
             out.push(0);
-            put(&mut out, p.len());
+            put(out, p.len());
             out.extend_from_slice(p);
         }
     }
-    for f in &own {
-        Entry::head(f.id, f.severity, f.line, f.col, &mut out);
-        put_message(&mut out, &f.message);
+    for f in own {
+        Entry::head(f.id, f.severity, f.line, f.col, out);
+        put_message(out, f.id, &f.message);
     }
-    (Some(out.into_boxed_slice()), other)
 }
 
 /// [`pack`] for findings at any paths: one packed file per path (each in the
@@ -265,14 +295,29 @@ const PHRASES: [&str; 4] = [
 /// Never a byte of UTF-8.
 const PHRASE: u8 = 0xff;
 
-/// `message` as the pieces it is packed as: text, and the indexes of phrases.
-fn pieces(message: &str, mut piece: impl FnMut(Result<&str, u8>)) {
+/// The phrases a rule's messages may hold.
+fn phrases_of(id: RuleId) -> &'static [usize] {
+    match id {
+        RuleId::ML137 => &[0],
+        RuleId::ML204 => &[1, 2],
+        RuleId::ML122 => &[3],
+        _ => &[],
+    }
+}
+
+/// The searchers of [`PHRASES`], built once.
+static FINDERS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+    std::sync::LazyLock::new(|| PHRASES.iter().map(memchr::memmem::Finder::new).collect());
+
+/// `message` (of rule `id`) as the pieces it is packed as: text, and the
+/// indexes of phrases.
+fn pieces(id: RuleId, message: &str, mut piece: impl FnMut(Result<&str, u8>)) {
     let mut rest = message;
+    let phrases = phrases_of(id);
     loop {
-        let first = PHRASES
+        let first = phrases
             .iter()
-            .enumerate()
-            .filter_map(|(i, p)| rest.find(p).map(|at| (at, i)))
+            .filter_map(|&i| FINDERS[i].find(rest.as_bytes()).map(|at| (at, i)))
             .min();
         let Some((at, i)) = first else { break };
         if at > 0 {
@@ -286,12 +331,17 @@ fn pieces(message: &str, mut piece: impl FnMut(Result<&str, u8>)) {
     }
 }
 
-/// A message, packed: its length, then its pieces.
-fn put_message(out: &mut Vec<u8>, message: &str) {
+/// A message of rule `id`, packed: its length, then its pieces.
+fn put_message(out: &mut Vec<u8>, id: RuleId, message: &str) {
+    if phrases_of(id).is_empty() {
+        put(out, message.len());
+        out.extend_from_slice(message.as_bytes());
+        return;
+    }
     let mut len = 0;
-    pieces(message, |p| len += p.map_or(2, str::len));
+    pieces(id, message, |p| len += p.map_or(2, str::len));
     put(out, len);
-    pieces(message, |p| match p {
+    pieces(id, message, |p| match p {
         Ok(text) => out.extend_from_slice(text.as_bytes()),
         Err(i) => out.extend_from_slice(&[PHRASE, i]),
     });
@@ -299,18 +349,26 @@ fn put_message(out: &mut Vec<u8>, message: &str) {
 
 /// A message as packed by [`put_message`], whole again.
 fn message(packed: &[u8]) -> Box<str> {
-    let mut s = String::with_capacity(packed.len());
-    for (i, piece) in packed.split(|&b| b == PHRASE).enumerate() {
-        let text = match i {
-            0 => piece,
-            _ => {
-                let phrase = piece.first().and_then(|&k| PHRASES.get(k as usize));
-                s.push_str(phrase.copied().unwrap_or_default());
-                piece.get(1..).unwrap_or_default()
-            }
-        };
-        s.push_str(std::str::from_utf8(text).unwrap_or_default());
+    fn text(b: &[u8]) -> &str {
+        std::str::from_utf8(b).unwrap_or_default()
     }
+    if memchr::memchr(PHRASE, packed).is_none() {
+        return text(packed).into();
+    }
+    let phrase = |at: usize| packed.get(at + 1).and_then(|&k| PHRASES.get(k as usize)).copied();
+    // The exact length: each phrase's two bytes give way to it.
+    let len = memchr::memchr_iter(PHRASE, packed)
+        .map(|at| phrase(at).map_or(0, str::len))
+        .sum::<usize>()
+        + packed.len();
+    let mut s = String::with_capacity(len);
+    let mut from = 0;
+    for at in memchr::memchr_iter(PHRASE, packed) {
+        s.push_str(text(packed.get(from..at).unwrap_or_default()));
+        s.push_str(phrase(at).unwrap_or_default());
+        from = at + 2;
+    }
+    s.push_str(text(packed.get(from..).unwrap_or_default()));
     s.into_boxed_str()
 }
 
@@ -356,6 +414,12 @@ impl<'a> Packed<'a> {
 
     /// The file's whole path, byte by byte.
     fn path(&self, dir: &'a Path) -> impl Iterator<Item = u8> + 'a {
+        let (prefix, rest) = self.path_parts(dir);
+        prefix.iter().chain(rest).copied()
+    }
+
+    /// The file's path as the dir's bytes (or nothing) and the rest.
+    fn path_parts(&self, dir: &'a Path) -> (&'a [u8], &'a [u8]) {
         let head = self.head();
         let mut at = 1;
         let _ = get(head, &mut at);
@@ -364,7 +428,22 @@ impl<'a> Packed<'a> {
         } else {
             &[]
         };
-        prefix.iter().chain(&head[at.min(head.len())..]).copied()
+        (prefix, &head[at.min(head.len())..])
+    }
+
+    /// The order of two files' paths (bytes), `dir` their dir.
+    fn cmp_path(&self, other: &Packed, dir: &'a Path) -> std::cmp::Ordering {
+        match (self.path_parts(dir), other.path_parts(dir)) {
+            // Both below the dir (the usual case): only the rests differ.
+            ((a, x), (b, y)) if !a.is_empty() && !b.is_empty() => x.cmp(y),
+            _ => self.path(dir).cmp(other.path(dir)),
+        }
+    }
+
+    /// Whether the file's path is `path` (bytes), `dir` its dir.
+    fn is_at(&self, path: &[u8], dir: &'a Path) -> bool {
+        let (prefix, rest) = self.path_parts(dir);
+        path.len() == prefix.len() + rest.len() && path.starts_with(prefix) && path.ends_with(rest)
     }
 
     fn entries(self) -> impl Iterator<Item = Entry<'a>> + 'a {
@@ -501,23 +580,26 @@ mod tests {
         let slug = "name `a b` is not a slug: Claude Code's first Write or Edit of this file stores `name: a-b`";
         let all = PHRASES.concat();
         let twice = format!("{}x{}", PHRASES[1], PHRASES[1]);
-        for m in [
+        let messages = [
             slug,
             "",
             "plain é",
             &all,
             &twice,
             "index line is 160 chars (guidance: under ~150)",
-        ] {
-            let mut v = Vec::new();
-            put_message(&mut v, m);
-            let mut at = 0;
-            let len = get(&v, &mut at);
-            assert_eq!(at + len, v.len(), "{m}");
-            assert_eq!(&*message(&v[at..]), m);
+        ];
+        for id in [RuleId::ML137, RuleId::ML204, RuleId::ML122, RuleId::ML101] {
+            for m in messages {
+                let mut v = Vec::new();
+                put_message(&mut v, id, m);
+                let mut at = 0;
+                let len = get(&v, &mut at);
+                assert_eq!(at + len, v.len(), "{m}");
+                assert_eq!(&*message(&v[at..]), m);
+            }
         }
         let mut v = Vec::new();
-        put_message(&mut v, slug);
+        put_message(&mut v, RuleId::ML137, slug);
         assert!(v.len() < 30, "{} bytes", v.len());
     }
 
