@@ -129,7 +129,9 @@ fn check(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown) -> Res
         fix_and_relint(args, ctx, &input, shown, report)?
     } else {
         let mut findings = report.findings;
-        findings.retain(|id, severity| shown.keeps(id, severity));
+        if !shown.keeps_all() {
+            findings.retain(|id, severity| shown.keeps(id, severity));
+        }
         Outcome {
             findings,
             files: report.files,
@@ -333,6 +335,11 @@ impl Shown {
 
     fn keep(&self, findings: Vec<Finding>) -> Vec<Finding> {
         lint::filter(findings, &self.only, &self.disable, self.min)
+    }
+
+    /// Whether every finding is shown (no option narrows them).
+    fn keeps_all(&self) -> bool {
+        self.only.is_empty() && self.disable.is_empty() && self.min == Severity::Info
     }
 
     /// Whether a finding of `id` at `severity` is shown (as [`Shown::keep`]).

@@ -36,10 +36,25 @@ impl Found {
 
     /// The packed files of a run in `dir` (in the order found) beside the other
     /// findings, `loose` (sorted); the files are sorted here.
-    pub(super) fn new(dir: &Path, mut files: Vec<Box<[u8]>>, loose: Vec<Finding>) -> Found {
-        // Stable: should two have one path, the first found is shown first.
-        files.sort_by(|a, b| Packed(a).cmp_path(&Packed(b), dir));
-        files.shrink_to_fit();
+    pub(super) fn new(dir: &Path, files: Vec<Box<[u8]>>, loose: Vec<Finding>) -> Found {
+        // Each path's parts found once, then sorted (stable: should two files
+        // have one path, the first found is shown first).
+        let mut order: Vec<(&[u8], &[u8], usize)> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (prefix, rest) = Packed(f).path_parts(dir);
+                (prefix, rest, i)
+            })
+            .collect();
+        order.sort_by(|a, b| match (a.0.is_empty(), b.0.is_empty()) {
+            // Both below the dir (the usual case): only the rests differ.
+            (false, false) => a.1.cmp(b.1),
+            _ => a.0.iter().chain(a.1).cmp(b.0.iter().chain(b.1)),
+        });
+        let order: Vec<usize> = order.into_iter().map(|(_, _, i)| i).collect();
+        let mut files: Vec<Option<Box<[u8]>>> = files.into_iter().map(Some).collect();
+        let files = order.into_iter().filter_map(|i| files[i].take()).collect();
         let mut found = Found {
             loose,
             files,
@@ -63,19 +78,23 @@ impl Found {
     /// `--rule`, `--disable`, `--min-severity`.
     pub fn retain(&mut self, keep: impl Fn(RuleId, Severity) -> bool) {
         self.loose.retain(|f| keep(f.id, f.severity));
+        let mut changed = false;
         for file in &mut self.files {
             let p = Packed(file);
             if p.entries().all(|e| keep(e.id, e.severity)) {
                 continue;
             }
+            changed = true;
             let mut kept = p.head().to_vec();
             for e in p.entries().filter(|e| keep(e.id, e.severity)) {
                 e.write(&mut kept);
             }
             *file = kept.into_boxed_slice();
         }
-        self.files.retain(|f| Packed(f).entries().next().is_some());
-        self.count_packed();
+        if changed {
+            self.files.retain(|f| Packed(f).entries().next().is_some());
+            self.count_packed();
+        }
     }
 
     /// Counts by severity: errors, warnings, infos.
@@ -305,9 +324,13 @@ fn phrases_of(id: RuleId) -> &'static [usize] {
     }
 }
 
-/// The searchers of [`PHRASES`], built once.
-static FINDERS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
-    std::sync::LazyLock::new(|| PHRASES.iter().map(memchr::memmem::Finder::new).collect());
+/// Where `needle` (a phrase) first is in `hay`: at one of the places of its
+/// first byte (few in these messages; a searcher costs more to set up than the
+/// search of a message this short). Linear in `hay`: the phrases are short.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let first = *needle.first()?;
+    memchr::memchr_iter(first, hay).find(|&i| hay[i..].starts_with(needle))
+}
 
 /// `message` (of rule `id`) as the pieces it is packed as: text, and the
 /// indexes of phrases.
@@ -317,7 +340,7 @@ fn pieces(id: RuleId, message: &str, mut piece: impl FnMut(Result<&str, u8>)) {
     loop {
         let first = phrases
             .iter()
-            .filter_map(|&i| FINDERS[i].find(rest.as_bytes()).map(|at| (at, i)))
+            .filter_map(|&i| find(rest.as_bytes(), PHRASES[i].as_bytes()).map(|at| (at, i)))
             .min();
         let Some((at, i)) = first else { break };
         if at > 0 {
@@ -412,12 +435,6 @@ impl<'a> Packed<'a> {
         &self.0[..self.head_len().min(self.0.len())]
     }
 
-    /// The file's whole path, byte by byte.
-    fn path(&self, dir: &'a Path) -> impl Iterator<Item = u8> + 'a {
-        let (prefix, rest) = self.path_parts(dir);
-        prefix.iter().chain(rest).copied()
-    }
-
     /// The file's path as the dir's bytes (or nothing) and the rest.
     fn path_parts(&self, dir: &'a Path) -> (&'a [u8], &'a [u8]) {
         let head = self.head();
@@ -429,15 +446,6 @@ impl<'a> Packed<'a> {
             &[]
         };
         (prefix, &head[at.min(head.len())..])
-    }
-
-    /// The order of two files' paths (bytes), `dir` their dir.
-    fn cmp_path(&self, other: &Packed, dir: &'a Path) -> std::cmp::Ordering {
-        match (self.path_parts(dir), other.path_parts(dir)) {
-            // Both below the dir (the usual case): only the rests differ.
-            ((a, x), (b, y)) if !a.is_empty() && !b.is_empty() => x.cmp(y),
-            _ => self.path(dir).cmp(other.path(dir)),
-        }
     }
 
     /// Whether the file's path is `path` (bytes), `dir` its dir.
