@@ -135,7 +135,7 @@ fn plan(
     let extract = |_: &crate::memory::Memory, text: &str, dates: Vec<crate::dates::DateMatch>| {
         dream::BodyFacts::of(text, dates, with_citations)
     };
-    let (report, lint::Scanned { scan, extracts }) = lint::lint_extracting(
+    let (mut report, lint::Scanned { scan, extracts }) = lint::lint_extracting(
         &lint::Input {
             dir,
             res,
@@ -145,12 +145,14 @@ fn plan(
         },
         &extract,
     );
+    // Only the findings the plan shows are unpacked (at 20 000 files, 17 000 of 35 000).
+    report.findings.retain(|id, _| dream::PLAN_RULES.contains(&id));
     dream::plan(&PlanInput {
         dir,
         memories: &scan.memories,
         bodies: &extracts,
         index_text: &index_text,
-        findings: &report.findings,
+        findings: &report.findings.to_vec(),
         sessions,
         transcripts_dir: res.transcripts_dir.as_deref(),
         last_consolidated_ms,

@@ -10,7 +10,7 @@ use crate::cli::{LintArgs, LintFormat, MinSeverity};
 use crate::context::Context;
 use crate::error::{Error, Kind};
 use crate::lint::fix::{self, Fix};
-use crate::lint::{self, Finding, Input, RULES, Report, RuleId, Severity, format};
+use crate::lint::{self, Finding, Found, Input, RULES, Report, RuleId, Severity, format};
 use crate::output::Output;
 use crate::paths::Resolution;
 use crate::store::Writer;
@@ -60,8 +60,8 @@ fn lint_one(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown, for
 }
 
 /// 1 when errors (or, with --strict, warnings) are among the findings shown.
-fn exit_code(args: &LintArgs, findings: &[Finding]) -> ExitCode {
-    let (errors, warnings, _) = lint::counts(findings);
+fn exit_code(args: &LintArgs, findings: &Found) -> ExitCode {
+    let (errors, warnings, _) = findings.counts();
     if errors > 0 || (args.strict && warnings > 0) {
         ExitCode::from(1)
     } else {
@@ -72,19 +72,13 @@ fn exit_code(args: &LintArgs, findings: &[Finding]) -> ExitCode {
 /// `--all-projects --format sarif|github`: one document (or stream) for every
 /// project's findings; their absolute paths say which project each is in.
 fn one_stream(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown, format: LintFormat) -> Result<ExitCode> {
-    let mut all = Outcome {
-        findings: Vec::new(),
-        files: 0,
-        fixes: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let (mut findings, mut files) = (Vec::new(), 0);
     let mut failed = false;
     for row in crate::projects::each::rows(ctx, out)? {
         match check(args, &crate::projects::each::context_for(ctx, &row), out, shown) {
             Ok((outcome, _)) => {
-                all.files += outcome.files;
-                all.findings
-                    .extend(outcome.findings.into_iter().map(|f| in_project(f, &row)));
+                files += outcome.files;
+                findings.extend(outcome.findings.iter().map(|f| in_project(f, &row)));
             }
             Err(e) => {
                 failed = true;
@@ -92,6 +86,12 @@ fn one_stream(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown, f
             }
         }
     }
+    let all = Outcome {
+        findings: Found::from_sorted(findings),
+        files,
+        fixes: Vec::new(),
+        warnings: Vec::new(),
+    };
     let layout = Layout {
         terminal: false,
         summary_only: false,
@@ -128,8 +128,12 @@ fn check(args: &LintArgs, ctx: &Context, out: &mut Output, shown: &Shown) -> Res
     let outcome = if args.fix {
         fix_and_relint(args, ctx, &input, shown, report)?
     } else {
+        let mut findings = report.findings;
+        if !shown.keeps_all() {
+            findings.retain(|id, severity| shown.keeps(id, severity));
+        }
         Outcome {
-            findings: shown.keep(report.findings),
+            findings,
             files: report.files,
             fixes: Vec::new(),
             warnings: Vec::new(),
@@ -332,11 +336,21 @@ impl Shown {
     fn keep(&self, findings: Vec<Finding>) -> Vec<Finding> {
         lint::filter(findings, &self.only, &self.disable, self.min)
     }
+
+    /// Whether every finding is shown (no option narrows them).
+    fn keeps_all(&self) -> bool {
+        self.only.is_empty() && self.disable.is_empty() && self.min == Severity::Info
+    }
+
+    /// Whether a finding of `id` at `severity` is shown (as [`Shown::keep`]).
+    fn keeps(&self, id: RuleId, severity: Severity) -> bool {
+        (self.only.is_empty() || self.only.contains(&id)) && !self.disable.contains(&id) && severity >= self.min
+    }
 }
 
 /// What is rendered: the findings shown, the files examined, the fixes.
 struct Outcome {
-    findings: Vec<Finding>,
+    findings: Found,
     files: usize,
     fixes: Vec<Fix>,
     /// The entries the fixes placed past Claude Code's cut (SPEC §3.14) and the
@@ -348,7 +362,7 @@ struct Outcome {
 /// drop the findings they resolve, else write them and lint again.
 fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, report: Report) -> Result<Outcome> {
     let res = input.res;
-    let findings = shown.keep(report.findings);
+    let findings = shown.keep(report.findings.to_vec());
     let scope = fix::Scope {
         memdir: &res.memdir,
         team_store: crate::index::check::team_store_configured(&ctx.env),
@@ -364,7 +378,7 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
         };
         let findings = findings.into_iter().filter(|f| !resolved(f)).collect();
         return Ok(Outcome {
-            findings,
+            findings: Found::from_sorted(findings),
             files: report.files,
             fixes,
             warnings: plan.warnings,
@@ -381,7 +395,7 @@ fn fix_and_relint(args: &LintArgs, ctx: &Context, input: &Input, shown: &Shown, 
     };
     let again = lint::lint(input);
     Ok(Outcome {
-        findings: shown.keep(again.findings),
+        findings: Found::from_sorted(shown.keep(again.findings.to_vec())),
         files: again.files,
         fixes,
         warnings,
@@ -423,18 +437,18 @@ fn render(
             if dry_run {
                 out.note("--fix --dry-run diffs are not part of SARIF; use --format json to see them");
             }
-            let log = serde_json::to_string_pretty(&format::sarif(&o.findings, cwd))?;
+            let log = serde_json::to_string_pretty(&format::sarif(&o.findings.to_vec(), cwd))?;
             out.print(&format!("{log}\n"))?;
         }
-        LintFormat::Github => out.print(&format::github(&o.findings, cwd))?,
+        LintFormat::Github => out.print(&format::github(&o.findings.to_vec(), cwd))?,
         LintFormat::Text => {
             for diff in o.fixes.iter().filter_map(|f| f.diff.as_ref()) {
                 out.print(&crate::diff::paint(out.color_stdout, diff))?;
             }
             if layout.summary_only {
-                out.print(&format::by_rule(&o.findings))?;
+                out.print(&format::by_rule(&o.findings.to_vec()))?;
             } else if layout.terminal {
-                let (text, aggregated) = format::terminal(&o.findings, layout.dir, cwd, out.color_stdout);
+                let (text, aggregated) = format::terminal(&o.findings.to_vec(), layout.dir, cwd, out.color_stdout);
                 out.print(&text)?;
                 if aggregated {
                     out.flush()?;
@@ -445,12 +459,12 @@ fn render(
                 }
             } else {
                 let color = out.color_stdout;
-                format::text_chunked(&o.findings, cwd, color, |chunk| out.print(chunk))?;
+                format::text_chunked(o.findings.iter(), cwd, color, |chunk| out.print(chunk))?;
             }
             // The findings first: stdout is buffered, stderr is not.
             out.flush()?;
             // Through `Output`: a closed stderr must not abort (SPEC §3.1).
-            out.eprint(&format!("{}\n", format::summary(&o.findings, o.files)));
+            out.eprint(&format!("{}\n", format::summary(o.findings.counts(), o.files)));
         }
     }
     Ok(())

@@ -37,7 +37,7 @@ pub use gates::{
 };
 pub use permission::permission;
 pub use plan::{
-    BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, Plan, PlanInput,
+    BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, PLAN_RULES, Plan, PlanInput,
     PruneAndIndex, Recent, RelativeDate, plan,
 };
 pub use render::render_text;

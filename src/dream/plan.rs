@@ -30,7 +30,8 @@ pub struct PlanInput<'a> {
     pub bodies: &'a [Option<BodyFacts>],
     /// `MEMORY.md` as read (empty when missing).
     pub index_text: &'a str,
-    /// The lint findings on the main dir (the index rules are picked from them).
+    /// The lint findings on the main dir (the index rules are picked from them:
+    /// those of [`PLAN_RULES`] are enough).
     pub findings: &'a [Finding],
     /// The transcripts dir's entries (none without a project).
     pub sessions: &'a [Session],
@@ -378,6 +379,15 @@ fn index_targets(links: &[Link]) -> BTreeMap<String, Vec<usize>> {
     }
     targets
 }
+
+/// The rules whose findings the plan shows (see [`PlanInput::findings`]).
+pub const PLAN_RULES: [RuleId; 5] = [
+    RuleId::ML201,
+    RuleId::ML203,
+    RuleId::ML204,
+    RuleId::ML207,
+    RuleId::ML209,
+];
 
 fn prune_and_index(i: &PlanInput, caps: Caps) -> PruneAndIndex {
     let pick = |id: RuleId| -> Vec<IndexFinding> {

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::fix::Fix;
-use super::{Finding, RULES, RuleId, Severity, counts};
+use super::{Finding, Found, RULES, RuleId, Severity, counts};
 
 /// A finding's path: relative to `cwd` when below it, else absolute.
 pub fn shown_path(p: &Path, cwd: &Path) -> String {
@@ -39,9 +39,9 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// `3 errors, 5 warnings, 2 infos in 14 files`.
-pub fn summary(findings: &[Finding], files: usize) -> String {
-    let (e, w, i) = counts(findings);
+/// `3 errors, 5 warnings, 2 infos in 14 files`, from the counts of errors,
+/// warnings and infos.
+pub fn summary((e, w, i): (usize, usize, usize), files: usize) -> String {
     format!(
         "{}, {}, {} in {}",
         plural(e, "error"),
@@ -64,7 +64,7 @@ fn paint(out: &mut String, text: &str, s: Severity, color: bool) {
 /// One line per finding: `<path>:<line>:<col>: <severity>[<id>/<name>]: <message>`.
 pub fn text(findings: &[Finding], cwd: &Path, color: bool) -> String {
     let mut s = String::new();
-    let _ = text_chunked(findings, cwd, color, |chunk| {
+    let _ = text_chunked(findings.iter().cloned(), cwd, color, |chunk| {
         s.push_str(chunk);
         Ok(())
     });
@@ -72,29 +72,29 @@ pub fn text(findings: &[Finding], cwd: &Path, color: bool) -> String {
 }
 
 /// [`text`] handed to `emit` a chunk of lines at a time, so that a large report
-/// (25 000 findings) is never held whole as text.
+/// (25 000 findings) is never held whole as text, nor its findings as records.
 pub fn text_chunked(
-    findings: &[Finding],
+    findings: impl IntoIterator<Item = Finding>,
     cwd: &Path,
     color: bool,
     mut emit: impl FnMut(&str) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     const CHUNK: usize = 64 << 10;
     let mut s = String::new();
-    let mut last: Option<(&Path, String)> = None;
+    let mut last: Option<(std::sync::Arc<Path>, String)> = None;
     for f in findings {
         if s.len() >= CHUNK {
             emit(&s)?;
             s.clear();
         }
         // Findings come sorted by path: convert each path once.
-        match f.path.as_deref() {
+        match &f.path {
             None => s.push('-'),
             Some(p) => {
-                if last.as_ref().is_none_or(|(lp, _)| *lp != p) {
+                if last.as_ref().is_none_or(|(lp, _)| **lp != **p) {
                     // One finding a line: a newline or tab in a name is escaped
                     // (SPEC v3 §3.14).
-                    last = Some((p, crate::text::escape_name(&shown_path(p, cwd)).into_owned()));
+                    last = Some((p.clone(), crate::text::escape_name(&shown_path(p, cwd)).into_owned()));
                 }
                 s.push_str(last.as_ref().map_or("", |(_, shown)| shown));
             }
@@ -434,9 +434,10 @@ pub struct JsonDoc<'a> {
     fixes: &'a [Fix],
 }
 
-/// The findings of a [`JsonDoc`], serialized one [`JsonFinding`] at a time.
+/// The findings of a [`JsonDoc`], unpacked and serialized one [`JsonFinding`] at
+/// a time.
 struct JsonFindings<'a> {
-    all: &'a [Finding],
+    all: &'a Found,
     cwd: &'a Path,
 }
 
@@ -444,8 +445,8 @@ impl Serialize for JsonFindings<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let mut seq = s.serialize_seq(Some(self.all.len()))?;
-        for f in self.all {
-            seq.serialize_element(&JsonFinding::new(f, self.cwd))?;
+        for f in self.all.iter() {
+            seq.serialize_element(&JsonFinding::new(&f, self.cwd))?;
         }
         seq.end()
     }
@@ -453,13 +454,13 @@ impl Serialize for JsonFindings<'_> {
 
 /// The JSON document of a report (see [`JsonDoc`]).
 pub fn json<'a>(
-    findings: &'a [Finding],
+    findings: &'a Found,
     files: usize,
     memory_dir: &'a str,
     fixes: &'a [Fix],
     cwd: &'a Path,
 ) -> JsonDoc<'a> {
-    let (errors, warnings, infos) = counts(findings);
+    let (errors, warnings, infos) = findings.counts();
     JsonDoc {
         memory_dir,
         summary: Summary {

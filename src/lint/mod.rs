@@ -10,6 +10,7 @@ pub mod explain;
 mod facts;
 pub mod fix;
 pub mod format;
+mod found;
 mod index_rules;
 mod page;
 pub mod repo;
@@ -28,6 +29,7 @@ use crate::memory::Memory;
 use crate::paths::Resolution;
 use crate::scan::{self, Kept, Scan};
 pub use facts::FileFacts;
+pub use found::Found;
 use index_rules::FileLinks;
 pub use rules::{RULES, Rule, RuleId, Severity};
 use walk::{scope_rel, walk_findings};
@@ -232,7 +234,8 @@ fn check_file_extracting<X>(
 
 /// The outcome of a lint run.
 pub struct Report {
-    pub findings: Vec<Finding>,
+    /// In the report's order.
+    pub findings: Found,
     /// Files examined.
     pub files: usize,
     /// Notes about skipped rules and walk problems.
@@ -287,24 +290,30 @@ fn lint_inner<K: Kept, X: Send>(
     };
     // The scan's reader threads read each file whole and check it as they go (one
     // open and read per file; each text is dropped as soon as its findings and
-    // links are known). A file's findings join the report's list at once, all
-    // together (their order within the file kept): the sort puts them in place.
-    let sink = Mutex::new(first);
+    // links are known). A file's findings are packed at once (see [`Found`]), as
+    // the index's were; one at another path (none today) joins the report's list.
+    let (packed, first) = found::pack_all(input.dir, first);
+    let (packed, sink) = (Mutex::new(packed), Mutex::new(first));
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| {
         let mut o = check_file_extracting(m, file, buf, claude_md.as_ref(), extract);
-        if !o.findings.is_empty() {
-            sink.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .append(&mut o.findings);
+        let (own, mut other) = found::pack(input.dir, &m.path, std::mem::take(&mut o.findings));
+        if let Some(own) = own {
+            packed.lock().unwrap_or_else(PoisonError::into_inner).push(own);
+        }
+        if !other.is_empty() {
+            sink.lock().unwrap_or_else(PoisonError::into_inner).append(&mut other);
         }
         o.boxed()
     };
     let meanwhile = || beside.then(|| index_first(input, &scopes, team_store));
     let (scan, results, during) = scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, meanwhile, &visit);
     let mut findings = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let mut packed = packed.into_inner().unwrap_or_else(PoisonError::into_inner);
     // Beside the readers, the index's findings come first all the same.
     let index_results = match (during, first_results) {
-        (Some((mut f, r)), _) => {
+        (Some((f, r)), _) => {
+            let (p, mut f) = found::pack_all(input.dir, f);
+            packed.extend(p);
             f.append(&mut findings);
             findings = f;
             r
@@ -324,6 +333,7 @@ fn lint_inner<K: Kept, X: Send>(
     drop(memories);
     config::check(input, &mut findings, &mut notes);
     sort_findings(&mut findings);
+    let findings = Found::new(input.dir, packed, findings);
     (Report { findings, files, notes }, scan, extracts)
 }
 
@@ -362,8 +372,8 @@ fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -
 }
 
 /// The topic files' outcomes (in the scan's order, beside `memories`; their
-/// findings are already in the report's list): their links into the graph of
-/// which memory links which, and, when `keep`, what was extracted of each.
+/// findings are already packed): their links into the graph of which memory
+/// links which, and, when `keep`, what was extracted of each.
 fn gather<X>(
     memories: &[FileFacts],
     results: Vec<Outcome<X>>,

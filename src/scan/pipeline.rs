@@ -152,12 +152,25 @@ where
             let (rx, shared) = (&rx, &shared);
             s.spawn(move || drain(rx, shared));
         }
+        let mut files = 0;
         walk::walk(dir, &real_dir, &root_meta, &mut out, |batch| {
+            files += batch.len();
             if let Err(TrySendError::Full(batch) | TrySendError::Disconnected(batch)) = tx.try_send(batch) {
                 read_into(batch, &shared);
             }
         });
         drop(tx);
+        if cap.is_none() {
+            // Every file walked is at most one memory: the lists grow no further
+            // (by doubling, a third of them was slack at 20 000 files).
+            let mut g = shared
+                .gathered
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let left = files.saturating_sub(g.memories.len());
+            g.memories.reserve_exact(left);
+            g.results.reserve_exact(left);
+        }
         // On this thread, so that what the index rules free is reused by the
         // merges (on a thread of their own, with its own malloc arena, lint's
         // peak RSS at 20 000 files grew by 3 MB).

@@ -1647,3 +1647,58 @@ fn docs_rule_table_is_generated_from_the_rule_pages() {
         "the rule table in docs/lint.md is stale; run `MEMCTL_BLESS=1 cargo test --test cli generated`"
     );
 }
+
+/// A file's own findings and the rules across files' at the same path, a file
+/// that sorts before the index and one after it.
+fn mixed() -> Env {
+    Env::new()
+        .memory("A.md", "just text\n")
+        .memory("b.md", "---\nname: B b\ndescription: d\ntype: user\n---\n\nBody.\n")
+        .memory("c.md", GOOD)
+        .index("- [Gone](gone.md) — x\n- [C](c.md) — c\n")
+}
+
+/// Each finding of `lint ARGS` as `path:line:col ID`: from the piped text, from
+/// `--json`, and the exit code.
+fn places(args: &[&str]) -> (Vec<String>, Vec<String>, i32) {
+    let run = mixed().args([&["lint"][..], args].concat()).run();
+    let text = run
+        .stdout
+        .lines()
+        .map(|l| {
+            let (at, rest) = l.split_once(": ").unwrap();
+            let id = &rest[rest.find('[').unwrap() + 1..rest.find('/').unwrap()];
+            format!("{at} {id}")
+        })
+        .collect();
+    let doc = mixed().args([&["lint", "--json"][..], args].concat()).run().json();
+    let json = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let path = f["path"].as_str().unwrap();
+            format!("{path}:{}:{} {}", f["line"], f["col"], f["id"].as_str().unwrap())
+        })
+        .collect();
+    (text, json, run.code)
+}
+
+#[test]
+fn a_files_own_findings_and_the_rules_across_files_share_one_order() {
+    let (text, json, code) = places(&[]);
+    let expected = [
+        "mem/A.md:1:1 ML103",
+        "mem/A.md:1:1 ML203",
+        "mem/MEMORY.md:1:3 ML201",
+        "mem/b.md:1:1 ML203",
+        "mem/b.md:2:1 ML137",
+    ];
+    assert_eq!(text, expected);
+    assert_eq!(json, expected);
+    assert_eq!(code, 1, "ML201 is an error");
+    let (text, json, code) = places(&["--min-severity", "warning", "--disable", "ML201"]);
+    assert_eq!(text, ["mem/A.md:1:1 ML103", "mem/A.md:1:1 ML203", "mem/b.md:1:1 ML203"]);
+    assert_eq!(json, text);
+    assert_eq!(code, 0, "no error is shown");
+}
