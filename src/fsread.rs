@@ -214,6 +214,63 @@ impl Lines {
     }
 }
 
+/// Entries of a dir a walk takes at a time: their `lstat`s held at once stay
+/// small (about 1 MB of entries and stats, the same memory for every block).
+pub const BLOCK: usize = 4096;
+
+/// Files of a block below which one thread stats them (a thread costs tens of
+/// µs; a `statx` one to two).
+pub const PARALLEL_FROM: usize = 256;
+
+/// The `lstat` (by its dir entry) of each entry of `block` that is `wanted`, at
+/// its index in `stats` (`Some(None)`: it failed), taken on every core when the
+/// block has many (each thread a contiguous slice). `stats` is left empty, or a
+/// slot `None`, where one thread would do as well or a thread could not be had:
+/// the walk then stats that entry as it comes to it. `threads` is how many
+/// cores the process may run on, asked once per walk and only when a block is
+/// large. `wanted` is asked once per entry.
+pub fn stat_block<T: Sync>(
+    block: &[T],
+    wanted: impl Fn(&T) -> bool,
+    entry: impl Fn(&T) -> &std::fs::DirEntry + Sync,
+    stats: &mut Vec<Option<Option<std::fs::Metadata>>>,
+    threads: &mut Option<usize>,
+) {
+    stats.clear();
+    if block.len() < PARALLEL_FROM {
+        return;
+    }
+    let wanted: Vec<bool> = block.iter().map(wanted).collect();
+    if wanted.iter().filter(|&&w| w).count() < PARALLEL_FROM {
+        return;
+    }
+    let n = *threads.get_or_insert_with(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
+    if n < 2 {
+        return;
+    }
+    stats.resize_with(block.len(), || None);
+    let each = block.len().div_ceil(n);
+    let entry = &entry;
+    let fill = |entries: &[T], wanted: &[bool], out: &mut [Option<Option<std::fs::Metadata>>]| {
+        for ((x, &w), slot) in entries.iter().zip(wanted).zip(out) {
+            if w {
+                *slot = Some(entry(x).metadata().ok());
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        let mut parts = block.chunks(each).zip(wanted.chunks(each)).zip(stats.chunks_mut(each));
+        let first = parts.next();
+        for ((entries, wanted), out) in parts {
+            // No thread (a process limit): the walk stats these itself.
+            let _ = std::thread::Builder::new().spawn_scoped(s, move || fill(entries, wanted, out));
+        }
+        if let Some(((entries, wanted), out)) = first {
+            fill(entries, wanted, out);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

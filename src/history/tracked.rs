@@ -7,6 +7,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+use crate::fsread::{self, BLOCK};
+
 /// One tracked file as it is on disk now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OnDisk {
@@ -130,14 +132,6 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
     out
 }
 
-/// Entries of a dir taken at a time: their `lstat`s held at once stay small
-/// (about 1 MB of entries and stats, the same memory for every block).
-const BLOCK: usize = 4096;
-
-/// Files of a block below which one thread stats them (a thread costs tens of
-/// µs; a `statx` one to two).
-const PARALLEL_FROM: usize = 256;
-
 /// An entry of a dir as read: its type, its path below the root (raw bytes,
 /// `/`-separated) and whether the walk takes its `lstat` (a memory file).
 struct Entry {
@@ -174,41 +168,9 @@ impl Entry {
     }
 }
 
-/// The `lstat` of each memory file of `block` at its index in `stats`
-/// (`Some(None)`: it failed), taken on every core when the block has many
-/// (each thread a contiguous slice). `stats` is left empty, or a slot `None`,
-/// where one thread would do as well or a thread could not be had: the walk
-/// then stats that file as it comes to it. `threads` is how many cores the
-/// process may run on, asked once per walk and only when a block is large.
+/// The `lstat` of each memory file of `block` ([`fsread::stat_block`]).
 fn stat_block(block: &[Entry], stats: &mut Vec<Option<Option<fs::Metadata>>>, threads: &mut Option<usize>) {
-    stats.clear();
-    if block.len() < PARALLEL_FROM || block.iter().filter(|x| x.stated).count() < PARALLEL_FROM {
-        return;
-    }
-    let n = *threads.get_or_insert_with(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
-    if n < 2 {
-        return;
-    }
-    stats.resize_with(block.len(), || None);
-    let each = block.len().div_ceil(n);
-    let fill = |entries: &[Entry], out: &mut [Option<Option<fs::Metadata>>]| {
-        for (x, slot) in entries.iter().zip(out) {
-            if x.stated {
-                *slot = Some(x.e.metadata().ok());
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        let mut parts = block.chunks(each).zip(stats.chunks_mut(each));
-        let first = parts.next();
-        for (entries, out) in parts {
-            // No thread (a process limit): the walk stats these itself.
-            let _ = std::thread::Builder::new().spawn_scoped(s, move || fill(entries, out));
-        }
-        if let Some((entries, out)) = first {
-            fill(entries, out);
-        }
-    });
+    fsread::stat_block(block, |x| x.stated, |x| &x.e, stats, threads);
 }
 
 fn note_skipped(dir: &Path, skipped: &mut Vec<String>) {
@@ -356,6 +318,7 @@ pub fn read(root: &Path, f: &OnDisk) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fsread::PARALLEL_FROM;
     use std::ffi::OsStr;
 
     /// A walk patched with the paths changed since is the walk taken now: over

@@ -9,6 +9,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+use crate::fsread::{self, BLOCK};
+
 /// One memory file the scan would read.
 pub(super) struct Found {
     /// Relative to the dir, `/`-separated.
@@ -132,13 +134,6 @@ impl Walk {
     }
 }
 
-/// Entries of a dir taken at a time (their stats held at once stay small).
-const BLOCK: usize = 4096;
-
-/// Files of a block below which the walk stats them itself (a thread costs
-/// tens of µs, a `statx` one to two).
-const PARALLEL_FROM: usize = 256;
-
 /// Whether [`Walk::one`] stats `e` by its entry: a memory file that is no
 /// symlink, on a path the scan reads.
 fn stated(e: &DirEntry, prefix: Option<&str>) -> bool {
@@ -150,44 +145,14 @@ fn stated(e: &DirEntry, prefix: Option<&str>) -> bool {
         && e.file_type().is_ok_and(|t| t.is_file())
 }
 
-/// The `stat` of each file of `block` that [`Walk::one`] would stat, taken on
-/// every core when there are many (each thread a contiguous slice), at its
-/// index (`Some(None)`: it failed); empty, or a slot `None`, where the walk
-/// stats the file itself (few files, one core, no thread to be had). On one
-/// core nothing changes: the walk stats each file as it comes to it.
+/// The `stat` of each file of `block` that [`Walk::one`] would stat
+/// ([`fsread::stat_block`]; a regular file's `lstat` is its `stat`): empty, or a
+/// slot `None`, where the walk stats the file itself.
 fn stat_block(block: &[DirEntry], prefix: Option<&str>, threads: &mut Option<usize>) -> Vec<Option<Option<Metadata>>> {
-    if block.len() < PARALLEL_FROM || prefix.is_none() {
-        return Vec::new();
+    let mut stats = Vec::new();
+    if prefix.is_some() {
+        fsread::stat_block(block, |e| stated(e, prefix), |e| e, &mut stats, threads);
     }
-    let n = *threads.get_or_insert_with(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
-    if n < 2 {
-        return Vec::new();
-    }
-    let wanted: Vec<bool> = block.iter().map(|e| stated(e, prefix)).collect();
-    if wanted.iter().filter(|&&w| w).count() < PARALLEL_FROM {
-        return Vec::new();
-    }
-    let mut stats: Vec<Option<Option<Metadata>>> = Vec::new();
-    stats.resize_with(block.len(), || None);
-    let each = block.len().div_ceil(n);
-    let fill = |entries: &[DirEntry], wanted: &[bool], out: &mut [Option<Option<Metadata>>]| {
-        for ((e, &w), slot) in entries.iter().zip(wanted).zip(out) {
-            if w {
-                *slot = Some(e.metadata().ok());
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        let mut parts = block.chunks(each).zip(wanted.chunks(each)).zip(stats.chunks_mut(each));
-        let first = parts.next();
-        for ((entries, wanted), out) in parts {
-            // No thread (a process limit): the walk stats these itself.
-            let _ = std::thread::Builder::new().spawn_scoped(s, move || fill(entries, wanted, out));
-        }
-        if let Some(((entries, wanted), out)) = first {
-            fill(entries, wanted, out);
-        }
-    });
     stats
 }
 
