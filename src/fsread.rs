@@ -271,6 +271,23 @@ pub fn stat_block<T: Sync>(
     });
 }
 
+/// A dir of more than a [`BLOCK`] of memory files (each its own size, so that a
+/// stat given to the wrong entry shows), with links, other files and a dir
+/// `d<i><dir_suffix>` holding a memory between them: the walks' threaded-stat
+/// tests.
+#[cfg(test)]
+pub(crate) fn more_than_a_block(d: &Path, dir_suffix: &str) {
+    for i in 0..BLOCK + 700 {
+        std::fs::write(d.join(format!("m{i:05}.md")), "x".repeat(i % 977)).unwrap();
+        if i % 97 == 0 {
+            std::fs::write(d.join(format!("n{i}.txt")), "n").unwrap();
+            std::os::unix::fs::symlink(format!("m{i:05}.md"), d.join(format!("l{i}.md"))).unwrap();
+            std::fs::create_dir_all(d.join(format!("d{i}{dir_suffix}"))).unwrap();
+            std::fs::write(d.join(format!("d{i}{dir_suffix}/in.md")), "in").unwrap();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

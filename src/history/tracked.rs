@@ -444,17 +444,8 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let d = t.path();
         // More than a block in the top dir (two blocks of files stat'ed on
-        // threads), each file its own size so that a stat given to the wrong
-        // entry shows; links, other files and dirs between them.
-        for i in 0..BLOCK + 700 {
-            fs::write(d.join(format!("m{i:05}.md")), "x".repeat(i % 977)).unwrap();
-            if i % 97 == 0 {
-                fs::write(d.join(format!("n{i}.txt")), "n").unwrap();
-                std::os::unix::fs::symlink(format!("m{i:05}.md"), d.join(format!("l{i}.md"))).unwrap();
-                fs::create_dir_all(d.join(format!("d{i}.md"))).unwrap();
-                fs::write(d.join(format!("d{i}.md/in.md")), "in").unwrap();
-            }
-        }
+        // threads); links, other files and dirs between them.
+        crate::fsread::more_than_a_block(d, ".md");
         fs::create_dir_all(d.join(".memctl")).unwrap();
         fs::write(d.join(".memctl/m.md"), "m").unwrap();
         let one = walk_seen(d, 1);

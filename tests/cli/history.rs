@@ -899,20 +899,8 @@ fn a_change_by_another_program_between_a_writes_snapshots_is_recorded_next_as_ex
         "G.",
     ];
     memctl_env(&env, &[("MEMCTL_TEST_BETWEEN_SNAPSHOTS", &change)], &args).ok();
-    let snaps = snapshots(&env, &[]);
     assert_eq!(triggers(&env), ["add", "baseline"]);
-    let mut added = changes(&snaps[0]);
-    added.sort();
-    assert_eq!(
-        added,
-        [
-            ("MEMORY.md".to_string(), "modified".to_string()),
-            ("user_gamma.md".to_string(), "added".to_string())
-        ]
-    );
-    let next = memctl(&env, &["snapshot", "--json"]).ok().json();
-    assert_eq!(next["trigger"], "external");
-    assert_eq!(changes(&next), [("beta.md".to_string(), "modified".to_string())]);
+    own_then_external(&env, ("user_gamma.md", "added"));
     assert_eq!(memctl(&env, &["snapshot", "--json"]).ok().json()["id"], Value::Null);
     // A forget that way too: the change is the next snapshot's. (The cache is
     // first rewritten a tick after the last writes, as above.)
@@ -925,17 +913,22 @@ fn a_change_by_another_program_between_a_writes_snapshots_is_recorded_next_as_ex
         &["forget", "--yes", "alpha"],
     )
     .ok();
-    let snaps = snapshots(&env, &[]);
-    let mut forgot = changes(&snaps[0]);
-    forgot.sort();
-    assert_eq!(
-        forgot,
-        [
-            ("MEMORY.md".to_string(), "modified".to_string()),
-            ("alpha.md".to_string(), "deleted".to_string())
-        ]
-    );
-    let next = memctl(&env, &["snapshot", "--json"]).ok().json();
+    own_then_external(&env, ("alpha.md", "deleted"));
+}
+
+/// The newest snapshot (the write's own) holds only `MEMORY.md` and `own`; the
+/// next `snapshot` records `beta.md`, changed meanwhile, as `external`.
+fn own_then_external(env: &Env, own: (&str, &str)) {
+    let snaps = snapshots(env, &[]);
+    let mut got = changes(&snaps[0]);
+    got.sort();
+    let mut want = vec![
+        ("MEMORY.md".to_string(), "modified".to_string()),
+        (own.0.to_string(), own.1.to_string()),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+    let next = memctl(env, &["snapshot", "--json"]).ok().json();
     assert_eq!(next["trigger"], "external");
     assert_eq!(changes(&next), [("beta.md".to_string(), "modified".to_string())]);
 }

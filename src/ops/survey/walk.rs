@@ -187,15 +187,7 @@ mod tests {
     fn stats_taken_on_several_threads_are_the_walks_own() {
         let t = tempfile::tempdir().unwrap();
         let d = t.path();
-        for i in 0..BLOCK + 700 {
-            fs::write(d.join(format!("m{i:05}.md")), "x".repeat(i % 977)).unwrap();
-            if i % 97 == 0 {
-                fs::write(d.join(format!("n{i}.txt")), "n").unwrap();
-                std::os::unix::fs::symlink(format!("m{i:05}.md"), d.join(format!("l{i}.md"))).unwrap();
-                fs::create_dir_all(d.join(format!("d{i}"))).unwrap();
-                fs::write(d.join(format!("d{i}/in.md")), "in").unwrap();
-            }
-        }
+        crate::fsread::more_than_a_block(d, "");
         fs::write(d.join("MEMORY.md"), "- x\n").unwrap();
         let one = seen(d, 1);
         assert_eq!(one.0.len(), BLOCK + 700 + 2 * 50, "every file, link and nested file");
