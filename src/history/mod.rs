@@ -224,7 +224,7 @@ impl Store {
         project: Option<&Path>,
         now: DateTime<Utc>,
     ) -> Result<Option<Store>, Error> {
-        Store::open_checking(settings, main, project, true, now, LOCK_WAIT_MS, false)
+        Store::open_for_snapshot(settings, main, project, now, LOCK_WAIT_MS)
     }
 
     fn open_checking(
