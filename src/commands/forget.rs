@@ -10,6 +10,7 @@ use crate::diff::unified as unified_diff;
 use crate::error::{Error, Kind};
 use crate::memory;
 use crate::ops::forget::{self, Kept, Plan};
+use crate::ops::survey::Seen;
 use crate::output::Output;
 use crate::store::Writer;
 
@@ -19,6 +20,9 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     }
     let res = ctx.resolve_existing()?;
     let cache = crate::ops::survey::cache_root(&ctx.env, &ctx.history, args.dry_run);
+    if args.yes && !args.dry_run {
+        return forget_now(args, ctx, out, &res, cache.as_deref());
+    }
     let plan = forget::plan_cached(&res.memdir, &args.references, args.force, cache.as_deref())?;
     if !args.yes && !args.dry_run && !out.interactive() {
         return Err(Error::new(
@@ -40,6 +44,42 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     }
     let res = ctx.resolve()?;
     let mut writer = Writer::open(&plan.dir, ctx.now, args.force, &ctx.recording("forget", &res))?;
+    let (kept, removed) = forget::apply(&plan, &mut writer)?;
+    for w in writer.finish() {
+        out.warn(w);
+    }
+    report(
+        out,
+        &plan,
+        &forget::outcome(&plan.dir, &kept, &plan.targets, &removed, false, &memctl(ctx)),
+    )
+}
+
+/// `forget --yes`: the memories are found first, then the lock is taken and the
+/// rest planned under it, the survey (hubs, links left) taking the dir's files
+/// from the before-snapshot's walk: one walk of the dir, not two. A refused plan
+/// writes nothing to the dir (its before-snapshot records what others changed).
+fn forget_now(
+    args: &ForgetArgs,
+    ctx: &Context,
+    out: &mut Output,
+    res: &crate::paths::Resolution,
+    cache: Option<&std::path::Path>,
+) -> Result<ExitCode> {
+    let dir = &res.memdir;
+    let targets = forget::targets(dir, &args.references)?;
+    let mut seen = (!dir.is_team()).then(Seen::default);
+    let mut visit = |e: &_, rel: &_, ft, md: Option<&_>| {
+        if let Some(s) = seen.as_mut() {
+            s.visit(e, rel, ft, md);
+        }
+    };
+    let rec = ctx.recording("forget", res);
+    let mut writer = Writer::open_visiting(dir, ctx.now, args.force, &rec, Some(&mut visit))?;
+    let plan = forget::plan_targets(dir, targets, args.force, (cache, seen))?;
+    for w in &plan.warnings {
+        out.warn(w.clone());
+    }
     let (kept, removed) = forget::apply(&plan, &mut writer)?;
     for w in writer.finish() {
         out.warn(w);

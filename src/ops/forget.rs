@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::error::{Error, Kind};
 use crate::index;
 use crate::memdir::{Covering, MemoryDir};
-use crate::ops::survey::Survey;
+use crate::ops::survey::{Seen, Survey};
 use crate::paths::with_sep;
 use crate::scan;
 use crate::store::{self, Writer};
@@ -72,9 +72,29 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
 /// [`plan`], surveying the dir through the cache under `cache` (`None`: every
 /// memory is read).
 pub fn plan_cached(dir: &MemoryDir, refs: &[String], force: bool, cache: Option<&Path>) -> Result<Plan, Error> {
-    let mut targets = resolve_targets(dir, refs)?;
+    plan_targets(dir, targets(dir, refs)?, force, (cache, None))
+}
+
+/// The memories `refs` name: the first step of [`plan`], which refuses a `REF`
+/// that names none (or the index).
+pub fn targets(dir: &MemoryDir, refs: &[String]) -> Result<Targets, Error> {
+    resolve_targets(dir, refs).map(Targets)
+}
+
+/// The memories of one `forget`, found by [`targets`].
+pub struct Targets(Vec<Target>);
+
+/// The rest of [`plan_cached`] for `targets`, the survey through `cache` taking
+/// its files from `seen` (a walk of the dir under the lock, see [`Seen`]) when it
+/// can tell them.
+pub fn plan_targets(
+    dir: &MemoryDir,
+    Targets(mut targets): Targets,
+    force: bool,
+    (cache, seen): (Option<&Path>, Option<Seen>),
+) -> Result<Plan, Error> {
     // One survey answers which files are hubs and which still link a target.
-    let survey = Survey::take(dir.dir(), cache);
+    let survey = Survey::take_seen(dir.dir(), cache, seen);
     for t in &mut targets {
         // Hubs lie beside their index (a name without `/`); a hub forgotten
         // itself has no line of its own in it.

@@ -79,7 +79,8 @@ impl Writer {
 
     /// [`Writer::open`], showing each entry the before-snapshot's walk reads to
     /// `visit` (see [`history::tracked::Visit`]): a command that needs the dir's
-    /// files as they are under the lock (`add`'s survey) walks it once.
+    /// files as they are under the lock (the survey of `add` and of `forget --yes`)
+    /// walks it once.
     pub fn open_visiting(
         dir: &MemoryDir,
         now: DateTime<Utc>,
