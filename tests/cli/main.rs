@@ -25,6 +25,7 @@ mod hook_gate;
 mod identity;
 mod index;
 mod inside;
+mod layout;
 mod lint;
 mod lint_fix;
 mod list;
