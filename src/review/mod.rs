@@ -292,9 +292,10 @@ fn compared(input: &Input, prepared: Vec<Option<Prepared>>) -> Vec<Proposal> {
         in_conflict: &in_conflict,
     };
     for it in &mut items {
-        out.extend(propose::classify(it, &cx));
+        let mut p = propose::classify(it, &cx);
         // The peak is the statements or the proposals, not both.
-        it.shed();
+        it.shed(p.as_mut());
+        out.extend(p);
     }
     out
 }

@@ -101,7 +101,7 @@ impl Cutter {
     /// Its kept scratch, emptied, to [`cut_into`]; handed back by [`Cutter::keep`].
     pub fn scratch(&mut self) -> Cuts {
         let mut c = std::mem::take(&mut self.cuts);
-        c.texts.clear();
+        c.at.clear();
         c.names.clear();
         c.toks.clear();
         c.ends.clear();
@@ -111,9 +111,9 @@ impl Cutter {
 
     /// A copy of `cuts` at its exact length (it lives as long as the analysis);
     /// `cuts` goes back to being the scratch.
-    pub fn keep(&mut self, mut cuts: Cuts) -> Cuts {
+    pub fn keep(&mut self, cuts: Cuts) -> Cuts {
         let kept = Cuts {
-            texts: cuts.texts.drain(..).collect(),
+            at: cuts.at.as_slice().into(),
             names: cuts.names.as_str().into(),
             toks: cuts.toks.as_slice().into(),
             ends: cuts.ends.as_slice().into(),
@@ -169,13 +169,13 @@ impl Cutter {
 
 /// Statements cut into tokens, not yet interned ([`Interner::stmts`]), one
 /// after the other: a memory's tokens and their texts are one allocation each,
-/// not two a statement. Each text is a `String` of its own, moved into its
-/// [`Stmt`]: the thread that interns allocates no copy of it (memory another
-/// thread frees is not reused by it).
+/// not two a statement. The statements' own texts are not kept: a memory's are
+/// its rule's sentences, found again from its rule when one is shown
+/// ([`Cuts::number`]).
 #[derive(Default)]
 pub struct Cuts {
-    /// Their texts (as written, trimmed).
-    texts: Vec<String>,
+    /// Per statement, the number its cutter's caller gave it ([`Cuts::number`]).
+    at: Vec<u32>,
     /// Their tokens' texts, one after the other.
     names: String,
     toks: Vec<RawTok>,
@@ -186,6 +186,17 @@ pub struct Cuts {
 }
 
 impl Cuts {
+    /// Number the statement [`cut_into`] just added (when it returned `true`):
+    /// a memory's rule numbers each its sentence's place among the rule's sentences.
+    pub fn number(&mut self, n: u32) {
+        self.at.push(n);
+    }
+
+    /// The numbers of the statements ([`Cuts::number`]), in order.
+    pub fn numbers(&self) -> &[u32] {
+        &self.at
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -384,7 +395,6 @@ pub fn cut_into(text: &str, cutter: &mut Cutter, into: &mut Cuts) -> bool {
         into.names.truncate(names_len);
         return false;
     }
-    into.texts.push(text.trim().to_string());
     into.ends.push(into.toks.len() as u32);
     true
 }

@@ -38,18 +38,14 @@ impl Interner {
         self.names.get(id as usize).map_or("", String::as_str)
     }
 
-    /// The statements of `cuts`, in order ([`Interner::stmt`] of each).
-    pub fn stmts(&mut self, mut cuts: Cuts) -> Vec<Stmt> {
-        let texts = std::mem::take(&mut cuts.texts);
-        texts
-            .into_iter()
-            .enumerate()
-            .map(|(k, text)| self.stmt(&cuts, k, text))
-            .collect()
+    /// The statements of `cuts`, in order ([`Interner::stmt`] of each), without
+    /// their texts (empty: [`Cuts`] keeps none).
+    pub fn stmts(&mut self, cuts: &Cuts) -> Vec<Stmt> {
+        (0..cuts.len()).map(|k| self.stmt(cuts, k, String::new())).collect()
     }
 
-    /// The statement of cut `k` of `cuts` (its text, taken out of them): its tokens interned in the order they
-    /// were found, then sorted by id and merged.
+    /// The statement of cut `k` of `cuts`, with `text`: its tokens interned in the
+    /// order they were found, then sorted by id and merged.
     fn stmt(&mut self, cuts: &Cuts, k: usize, text: String) -> Stmt {
         let (mut start, raw) = cuts.get(k);
         let mut toks = std::mem::take(&mut self.toks);
@@ -118,8 +114,7 @@ impl Interner {
     pub(super) fn statement(&mut self, text: &str) -> Stmt {
         let mut cuts = self.cutter.scratch();
         let s = if cut_into(text, &mut self.cutter, &mut cuts) {
-            let text = cuts.texts.pop().unwrap_or_default();
-            self.stmt(&cuts, 0, text)
+            self.stmt(&cuts, 0, text.trim().to_string())
         } else {
             Stmt {
                 text: text.trim().to_string(),
@@ -138,8 +133,8 @@ mod tests {
     use super::*;
 
     /// Sentences cut one after the other into one [`Cuts`] and interned give the
-    /// statements [`statement`] gives each (texts, token ids, kinds, weights);
-    /// the ones without a token are left out.
+    /// statements [`statement`] gives each (token ids, kinds, weights; not their
+    /// texts, which the arena does not keep); the ones without a token are left out.
     #[test]
     fn cuts_in_one_arena_intern_as_each_statement_alone() {
         const SENTENCES: &[&str] = &[
@@ -156,7 +151,7 @@ mod tests {
         let mut cuts = cutter.scratch();
         let kept: Vec<bool> = SENTENCES.iter().map(|s| cut_into(s, &mut cutter, &mut cuts)).collect();
         assert_eq!(kept, [true, false, true, false, true, true, true]);
-        let got = arena.stmts(cutter.keep(cuts));
+        let got = arena.stmts(&cutter.keep(cuts));
         let want: Vec<Stmt> = SENTENCES
             .iter()
             .map(|s| statement(s, &mut alone))
@@ -164,11 +159,11 @@ mod tests {
             .collect();
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
-            assert_eq!((&g.text, &g.toks, g.weight), (&w.text, &w.toks, w.weight));
+            assert_eq!((&g.toks, g.weight), (&w.toks, w.weight));
+            assert!(g.text.is_empty());
             let names = |i: &Interner, s: &Stmt| s.ids().map(|t| i.name(t).to_string()).collect::<Vec<_>>();
             assert_eq!(names(&arena, g), names(&alone, w));
         }
-        assert_eq!(got[0].text, "Run `cargo test -p core` before pushing.");
         // The same words give the same ids in later statements.
         assert!(got[4].ids().any(|t| got[0].ids().any(|u| u == t)));
     }
