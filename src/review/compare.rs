@@ -350,6 +350,7 @@ mod tests {
             let mut all = Vec::new();
             rule_sentences(paragraph, |s| all.push(s.to_string()));
             let (mut names, mut alone) = (Interner::default(), Interner::default());
+            names.adopt([cutter]);
             let got = names.stmts(&cuts);
             let want: Vec<Stmt> = all
                 .iter()
