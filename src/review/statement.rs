@@ -258,9 +258,26 @@ struct Tok {
     /// Whether it is a term (weight 2) and among them a tool or a number.
     tool: bool,
     number: bool,
-    /// Seen outside a negated clause / inside one.
-    pos: bool,
-    neg: bool,
+    /// Seen outside a negated clause ([`POS`]) and inside one ([`NEG`]): one
+    /// byte, so that a token is 8 bytes, not 12.
+    seen: u8,
+}
+
+/// [`Tok::seen`]'s bits.
+const POS: u8 = 1;
+const NEG: u8 = 2;
+const _: () = assert!(std::mem::size_of::<Tok>() == 8);
+
+impl Tok {
+    /// Seen outside a negated clause.
+    fn pos(&self) -> bool {
+        self.seen & POS != 0
+    }
+
+    /// Seen inside a negated clause.
+    fn neg(&self) -> bool {
+        self.seen & NEG != 0
+    }
 }
 
 /// A statement as compared.
@@ -694,7 +711,7 @@ pub fn shared_words(a: &Stmt, b: &Stmt, interner: &Interner) -> String {
 fn unnamed<'a>(s: &'a Stmt, o: &'a Stmt, pick: fn(&Tok) -> bool) -> impl Iterator<Item = &'a Tok> + 'a {
     s.toks
         .iter()
-        .filter(move |t| pick(t) && t.pos && o.toks.binary_search_by_key(&t.id, |u| u.id).is_err())
+        .filter(move |t| pick(t) && t.pos() && o.toks.binary_search_by_key(&t.id, |u| u.id).is_err())
 }
 
 /// Whether and how `a` and `b` contradict each other (their containment is
@@ -704,10 +721,10 @@ fn contradiction(a: &Stmt, b: &Stmt, score: f64, th: &Thresholds, names: &Intern
     // One rejects a term the other uses.
     for (x, y) in pairs(a, b) {
         let term = x.weight == TERM || y.weight == TERM;
-        if term && x.neg && !x.pos && y.pos && !y.neg {
+        if term && x.neg() && !x.pos() && y.pos() && !y.neg() {
             return Some(format!("the memory rejects {} where the other uses it", quote(x)));
         }
-        if term && y.neg && !y.pos && x.pos && !x.neg {
+        if term && y.neg() && !y.pos() && x.pos() && !x.neg() {
             return Some(format!("the memory uses {} where the other rejects it", quote(x)));
         }
     }
@@ -743,14 +760,14 @@ fn contradiction(a: &Stmt, b: &Stmt, score: f64, th: &Thresholds, names: &Intern
             let negated: u32 = s
                 .toks
                 .iter()
-                .filter(|t| t.neg && !t.pos)
+                .filter(|t| t.neg() && !t.pos())
                 .map(|t| u32::from(t.weight))
                 .sum();
             if negated == 0 {
                 continue;
             }
             let stated: u32 = pairs(s, o)
-                .filter(|(x, y)| x.neg && !x.pos && y.pos && !y.neg)
+                .filter(|(x, y)| x.neg() && !x.pos() && y.pos() && !y.neg())
                 .map(|(x, _)| u32::from(x.weight))
                 .sum();
             if f64::from(stated) / f64::from(negated) >= th.remove {

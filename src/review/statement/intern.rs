@@ -93,8 +93,7 @@ impl Interner {
                 weight: r.weight,
                 tool: r.tool,
                 number: r.number,
-                pos: !r.neg,
-                neg: r.neg,
+                seen: if r.neg { super::NEG } else { super::POS },
             });
         }
         toks.sort_by_key(|t| t.id);
@@ -106,8 +105,7 @@ impl Interner {
                 m.weight = m.weight.max(t.weight);
                 m.tool |= t.tool;
                 m.number |= t.number;
-                m.pos |= t.pos;
-                m.neg |= t.neg;
+                m.seen |= t.seen;
             }
             same
         });
