@@ -19,6 +19,7 @@ use crate::memory::Memory;
 use crate::ops::review::{self as apply_op, Applied, Choice, Skipped, Sources};
 use crate::output::Output;
 use crate::review::{self, Analysis, ClaudeFile, Layer, Prepared, Proposal};
+use crate::scan::Scan;
 use crate::store::Writer;
 
 /// The most of a memory file review reads.
@@ -120,22 +121,12 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
     let claude_md = claude_md::read(&located.claude_md)?;
     let claude_local_md = claude_md::read(&located.claude_local_md)?;
     let agents_md = claude_md::read(&located.agents_md)?;
-    thread_local! {
-        /// Each reader thread's cutter (its cache of prose words).
-        static CUTTER: std::cell::RefCell<review::Cutter> = Default::default();
-    }
-    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<(Option<String>, Option<Prepared>)> {
-        let left = MAX_MEMORY_BYTES.saturating_sub(buf.len() as u64);
-        file.take(left).read_to_end(buf).ok()?;
-        let text = lossy(buf);
-        let prepared = CUTTER.with_borrow_mut(|c| review::prepare(m, &text, c));
-        Some((keep_texts.then(|| text.into_owned()), prepared))
-    };
-    let (scan, read, ()) = crate::scan::scan_visit(memdir.dir(), || (), &visit);
-    let (prepared, texts): (Vec<Option<Prepared>>, Vec<Option<String>>) = read
-        .into_iter()
-        .map(|r| r.map_or((None, None), |(text, p)| (p, text)))
-        .unzip();
+    let Scanned {
+        scan,
+        prepared,
+        texts,
+        cutters,
+    } = scan_prepared(memdir, keep_texts);
     let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
     for f in [&located.claude_md, &located.claude_local_md, &located.agents_md] {
         if let Some(n) = &f.note {
@@ -176,6 +167,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
             now_ms: ctx.now_ms(),
         },
         prepared,
+        cutters,
     );
     warnings.append(&mut analysis.warnings);
     analysis.warnings = warnings;
@@ -195,6 +187,48 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
         team_dir,
         analysis,
     })
+}
+
+/// What [`scan_prepared`] read.
+struct Scanned {
+    scan: Scan,
+    /// Each memory prepared on the reader threads (`None`: unread).
+    prepared: Vec<Option<Prepared>>,
+    /// Each memory's text, when kept.
+    texts: Vec<Option<String>>,
+    /// The cutters that prepared them: each a cache of prose words and the token
+    /// texts its cuts name.
+    cutters: Vec<review::Cutter>,
+}
+
+/// Scan every memory, each prepared on the reader threads (its text kept when
+/// `keep_texts`). A reader takes a cutter for each memory it prepares and puts
+/// it back: as many cutters as memories prepared at once, all handed to the
+/// analysis.
+fn scan_prepared(memdir: &crate::memdir::MemoryDir, keep_texts: bool) -> Scanned {
+    let cutters: std::sync::Mutex<Vec<review::Cutter>> = Default::default();
+    let take = || cutters.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<(Option<String>, Option<Prepared>)> {
+        let left = MAX_MEMORY_BYTES.saturating_sub(buf.len() as u64);
+        file.take(left).read_to_end(buf).ok()?;
+        let text = lossy(buf);
+        let mut cutter = take().pop().unwrap_or_default();
+        let prepared = review::prepare(m, &text, &mut cutter);
+        take().push(cutter);
+        Some((keep_texts.then(|| text.into_owned()), prepared))
+    };
+    let (scan, read, ()) = crate::scan::scan_visit(memdir.dir(), || (), &visit);
+    let (prepared, texts) = read
+        .into_iter()
+        .map(|r| r.map_or((None, None), |(text, p)| (p, text)))
+        .unzip();
+    let cutters = cutters.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    Scanned {
+        scan,
+        prepared,
+        texts,
+        cutters,
+    }
 }
 
 /// `buf` as text, invalid UTF-8 replaced: valid UTF-8 (nearly every file) is

@@ -13,7 +13,10 @@ use super::statement::{self, Cuts, Cutter, Interner, Relation, Stmt, Thresholds}
 pub(super) struct Item<'a> {
     pub memory: &'a Memory,
     pub rule: Rule,
+    /// Its rule statements, without their texts ([`Item::statement_text`]).
     pub statements: Vec<Stmt>,
+    /// Per statement, its sentence's place among the rule's sentences.
+    sentences: Box<[u32]>,
     pub team: bool,
     /// Its topic and the words that decided it ([`super::promote::topic`]).
     pub topic: Option<(Topic, Vec<String>)>,
@@ -51,13 +54,27 @@ pub fn prepare(memory: &Memory, text: &str, cutter: &mut Cutter) -> Option<Prepa
 }
 
 impl Item<'_> {
-    /// Drop what only the comparison and the promotion read (the statements, the
-    /// first paragraph and `**Why:**` line), once the memory is
-    /// classified.
-    pub fn shed(&mut self) {
+    /// The text of statement `k` (as written, trimmed), found again in the rule
+    /// it was cut from (its statements keep no text: most are never shown);
+    /// empty once the item is shed.
+    pub fn statement_text(&self, k: usize) -> String {
+        self.sentences
+            .get(k)
+            .map_or_else(String::new, |&n| nth_sentence(&self.rule.paragraph, n))
+    }
+
+    /// Drop what only the comparison reads (the statements) once the memory is
+    /// classified, and give its proposal the first paragraph and `**Why:**` line
+    /// when it is a promotion (its [`super::Detail`]; moved, not copied), else
+    /// drop them too.
+    pub fn shed(&mut self, proposal: Option<&mut super::Proposal>) {
         self.statements = Vec::new();
-        self.rule.paragraph = String::new();
-        self.rule.why = None;
+        self.sentences = Box::default();
+        let (paragraph, why) = (std::mem::take(&mut self.rule.paragraph), self.rule.why.take());
+        if let Some(p) = proposal.filter(|p| matches!(p.kind, super::Kind::Promote | super::Kind::Ambiguous)) {
+            p.detail.paragraph = paragraph;
+            p.detail.why = why;
+        }
     }
 }
 
@@ -96,12 +113,13 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
         let Some(p) = p else {
             continue;
         };
-        let mut statements: Vec<Stmt> = names.stmts(p.cuts);
+        let mut statements: Vec<Stmt> = names.stmts(&p.cuts);
         statements.shrink_to_fit();
         items.push(Item {
             memory: m,
             rule: p.rule,
             statements,
+            sentences: p.cuts.numbers().into(),
             team: input.team.get(i).copied().unwrap_or(false),
             topic: p.topic,
         });
@@ -131,12 +149,38 @@ pub(super) fn units(claude: &[super::ClaudeFile], names: &mut Interner) -> Vec<U
     units
 }
 
-/// A memory's rule statements, cut: its first paragraph up to its `**Why:**` or
-/// `**How to apply:**` line (they explain rather than state), each bullet or
-/// paragraph of it split into sentences; the empty ones dropped.
+/// A memory's rule statements, cut: [`rule_sentences`], the empty ones dropped,
+/// each numbered with its place among them ([`Cuts::number`]).
 fn rule_cuts(rule: &Rule, cutter: &mut Cutter) -> Cuts {
-    let lines: Vec<crate::claude_md::Line> = rule
-        .paragraph
+    let mut cuts = cutter.scratch();
+    let mut n = 0;
+    rule_sentences(&rule.paragraph, |sentence| {
+        if statement::cut_into(sentence, cutter, &mut cuts) {
+            cuts.number(n);
+        }
+        n += 1;
+    });
+    cutter.keep(cuts)
+}
+
+/// Sentence `n` (from 0) of [`rule_sentences`], trimmed: the text of the
+/// statement numbered `n` by [`rule_cuts`].
+fn nth_sentence(paragraph: &str, n: u32) -> String {
+    let (mut text, mut i) = (String::new(), 0);
+    rule_sentences(paragraph, |s| {
+        if i == n {
+            text = s.trim().to_string();
+        }
+        i += 1;
+    });
+    text
+}
+
+/// Each sentence of a memory's rule, in order: its first paragraph up to its
+/// `**Why:**` or `**How to apply:**` line (they explain rather than state), each
+/// bullet or paragraph of it split into sentences.
+fn rule_sentences(paragraph: &str, mut each: impl FnMut(&str)) {
+    let lines: Vec<crate::claude_md::Line> = paragraph
         .lines()
         .take_while(|l| {
             let t = l.trim_start().trim_start_matches(['-', '*', '+', ' ']);
@@ -148,13 +192,11 @@ fn rule_cuts(rule: &Rule, cutter: &mut Cutter) -> Cuts {
             text: l.to_string(),
         })
         .collect();
-    let mut cuts = cutter.scratch();
     for s in crate::claude_md::statements(&lines) {
         for sentence in statement::sentences(&s.text) {
-            statement::cut_into(sentence, cutter, &mut cuts);
+            each(sentence);
         }
     }
-    cutter.keep(cuts)
 }
 
 /// The best relation of a memory's statements with a set of statements (through
@@ -285,6 +327,48 @@ mod tests {
             .map(|i| (i, statement::shared_count(probe, stmts[i])))
             .filter(|&(i, s)| s > 0 && f64::from(2 * s) >= related * f64::from(probe.weight().min(stmts[i].weight())))
             .collect()
+    }
+
+    /// A rule's statements keep no text: the one found again from the rule by its
+    /// number is the sentence it was cut from (the text [`statement::statement`]
+    /// keeps, with the same tokens), and the sentences without a token have none.
+    #[test]
+    fn rule_statements_find_their_text_again() {
+        for paragraph in [
+            "Run `cargo test` before pushing. Never use npm, e.g. `npm i`; use bun.",
+            "- Deploy on Mondays.\n- the a of\n  - Keep 4-space indentation!\n**Why:** CI. Runs.",
+            "  Tests live in src/api/.  —  Use yarn?\n\nx",
+            "é `a. b` c. d\r\n* e.g. this one\n",
+            "",
+        ] {
+            let rule = Rule {
+                paragraph: paragraph.to_string(),
+                ..Rule::default()
+            };
+            let mut cutter = Cutter::default();
+            let cuts = rule_cuts(&rule, &mut cutter);
+            let mut all = Vec::new();
+            rule_sentences(paragraph, |s| all.push(s.to_string()));
+            let (mut names, mut alone) = (Interner::default(), Interner::default());
+            names.adopt([cutter]);
+            let got = names.stmts(&cuts);
+            let want: Vec<Stmt> = all
+                .iter()
+                .map(|s| statement::statement(s, &mut alone))
+                .filter(|s| !s.is_empty())
+                .collect();
+            let texts: Vec<String> = cuts.numbers().iter().map(|&n| nth_sentence(paragraph, n)).collect();
+            assert_eq!(
+                texts,
+                want.iter().map(|s| s.text.clone()).collect::<Vec<_>>(),
+                "{paragraph:?}"
+            );
+            let ids = |i: &Interner, s: &Stmt| s.ids().map(|t| i.name(t).to_string()).collect::<Vec<_>>();
+            let got: Vec<_> = got.iter().map(|s| (ids(&names, s), s.weight())).collect();
+            let want: Vec<_> = want.iter().map(|s| (ids(&alone, s), s.weight())).collect();
+            assert_eq!(got, want, "{paragraph:?}");
+        }
+        assert_eq!(nth_sentence("One. Two.", 5), "");
     }
 
     #[test]

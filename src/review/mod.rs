@@ -253,20 +253,21 @@ pub fn analyze(input: &Input) -> Analysis {
         .zip(input.texts)
         .map(|(m, t)| t.as_deref().and_then(|t| prepare(m, t, &mut cutter)))
         .collect();
-    analyze_prepared(input, prepared)
+    analyze_prepared(input, prepared, vec![cutter])
 }
 
 /// [`analyze`] from each memory's [`prepare`] (`None`: it could not be read)
 /// instead of its text (`input.texts` is not read): the command prepares the
 /// memories on the scan's reader threads and keeps them, not the whole texts,
-/// of a large dir.
-pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>) -> Analysis {
+/// of a large dir. `cutters`: the cutters that prepared them (the prepared
+/// memories' token texts are theirs).
+pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>, cutters: Vec<Cutter>) -> Analysis {
     // The merges read only each memory and its rule's first line: they are
     // found on a thread of their own while the statements are compared.
     let members = compare::merge_items(input, &prepared);
     std::thread::scope(|s| {
         let merges = s.spawn(|| merge::merges(&members, input.now_ms));
-        let mut out = compared(input, prepared);
+        let mut out = compared(input, prepared, cutters);
         out.extend(merges.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         propose::number(&mut out);
         Analysis {
@@ -277,8 +278,9 @@ pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>) -> Analy
 }
 
 /// The conflicts, then each memory's update, removal or promotion.
-fn compared(input: &Input, prepared: Vec<Option<Prepared>>) -> Vec<Proposal> {
+fn compared(input: &Input, prepared: Vec<Option<Prepared>>, cutters: Vec<Cutter>) -> Vec<Proposal> {
     let mut names = Interner::default();
+    names.adopt(cutters);
     let mut items = compare::items(input, prepared, &mut names);
     let units = compare::units(input.claude, &mut names);
     let claude = propose::Claude::new(input.claude, &units);
@@ -292,9 +294,10 @@ fn compared(input: &Input, prepared: Vec<Option<Prepared>>) -> Vec<Proposal> {
         in_conflict: &in_conflict,
     };
     for it in &mut items {
-        out.extend(propose::classify(it, &cx));
+        let mut p = propose::classify(it, &cx);
         // The peak is the statements or the proposals, not both.
-        it.shed();
+        it.shed(p.as_mut());
+        out.extend(p);
     }
     out
 }

@@ -31,8 +31,10 @@ pub(super) fn promotion(it: &Item, input: &Input) -> Option<Proposal> {
         detail: Detail {
             layer,
             layers: layers(project_files, input.team_dir),
-            paragraph: it.rule.paragraph.clone(),
-            why: it.rule.why.clone(),
+            // Moved in from the item once it is classified ([`super::compare::Item::shed`]):
+            // a promotion of 20 000 memories does not hold a second copy of each rule.
+            paragraph: String::new(),
+            why: None,
             others: Vec::new(),
             update: None,
         },

@@ -115,7 +115,7 @@ fn update(it: &Item, found: &Found, cx: &Ctx) -> Option<Proposal> {
                 layer: cx.claude.files[unit.file].layer,
                 line: unit.line,
                 old: unit.stmt.text.clone(),
-                new: it.statements[k].text.clone(),
+                new: it.statement_text(k),
             }),
             ..Detail::default()
         },
@@ -254,7 +254,7 @@ pub(super) fn rule_evidence(memory: &Memory, line: usize, first_line: &str, now_
 
 /// A memory's statement `k` as evidence: its text, on the rule line it starts on.
 fn statement_evidence(it: &Item, k: usize, now_ms: f64) -> Evidence {
-    let text = it.statements.get(k).map_or("", |s| s.text.as_str());
+    let text = it.statement_text(k);
     let probe: String = text.chars().take(24).collect();
     let offset = it
         .rule
@@ -264,7 +264,7 @@ fn statement_evidence(it: &Item, k: usize, now_ms: f64) -> Evidence {
         .unwrap_or(0);
     Evidence {
         line: it.rule.line + offset,
-        text: text.to_string(),
+        text,
         ..memory_evidence(it, now_ms)
     }
 }

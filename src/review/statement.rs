@@ -51,15 +51,19 @@ pub struct Thresholds {
 /// What cutting statements keeps between them (one per thread): each prose
 /// piece (outside backticks, not a command's first word) met, to its token as
 /// [`piece_class`] makes it: the same piece always gives the same token, so it is
-/// classified and stemmed once.
+/// classified and stemmed once; and every token text met, numbered (its local
+/// id): the cut statements keep these numbers, not the texts, which the
+/// [`Interner`] reads here when it meets a number for the first time.
 pub struct Cutter {
     /// Which cutter it is (unique in the process), for [`Interner::stmt`].
     id: u32,
-    /// A piece to its token's kind and its text's place in `words`.
+    /// A piece to its token's kind and local id.
     prose: HashMap<Box<str>, Option<Piece>>,
-    /// How many prose pieces have a token (the next one's local id).
-    pieces: u32,
+    /// Any other token's text to its local id.
+    terms: HashMap<Box<str>, u32>,
+    /// The token texts, one after the other; per local id, where its text ends.
     words: String,
+    ends: Vec<u32>,
     /// Scratch for stemming, and for a memory's cuts ([`Cutter::scratch`]).
     buf: String,
     cuts: Cuts,
@@ -67,7 +71,7 @@ pub struct Cutter {
     folded: String,
 }
 
-/// No id: a token without a local id (not a prose word), a local id not met yet.
+/// No id: a local id not met yet.
 const NO_ID: u32 = u32::MAX;
 
 impl Default for Cutter {
@@ -76,8 +80,9 @@ impl Default for Cutter {
         Cutter {
             id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             prose: HashMap::default(),
-            pieces: 0,
+            terms: HashMap::default(),
             words: String::new(),
+            ends: Vec::new(),
             buf: String::new(),
             cuts: Cuts::default(),
             folded: String::new(),
@@ -85,12 +90,9 @@ impl Default for Cutter {
     }
 }
 
-/// A prose piece's token: its text (`words[start..end]`) and kind.
+/// A prose piece's token: its local id and kind.
 #[derive(Clone, Copy)]
 struct Piece {
-    start: u32,
-    end: u32,
-    /// Its local id (the how-manieth prose piece with a token it was).
     local: u32,
     weight: u8,
     tool: bool,
@@ -101,8 +103,7 @@ impl Cutter {
     /// Its kept scratch, emptied, to [`cut_into`]; handed back by [`Cutter::keep`].
     pub fn scratch(&mut self) -> Cuts {
         let mut c = std::mem::take(&mut self.cuts);
-        c.texts.clear();
-        c.names.clear();
+        c.at.clear();
         c.toks.clear();
         c.ends.clear();
         c.cutter = self.id;
@@ -111,10 +112,9 @@ impl Cutter {
 
     /// A copy of `cuts` at its exact length (it lives as long as the analysis);
     /// `cuts` goes back to being the scratch.
-    pub fn keep(&mut self, mut cuts: Cuts) -> Cuts {
+    pub fn keep(&mut self, cuts: Cuts) -> Cuts {
         let kept = Cuts {
-            texts: cuts.texts.drain(..).collect(),
-            names: cuts.names.as_str().into(),
+            at: cuts.at.as_slice().into(),
             toks: cuts.toks.as_slice().into(),
             ends: cuts.ends.as_slice().into(),
             cutter: cuts.cutter,
@@ -123,16 +123,41 @@ impl Cutter {
         kept
     }
 
-    /// The token of an alphanumeric piece ([`piece_class`]): its text appended
-    /// to `names`, its weight, whether a tool, a number; a prose piece's from the
-    /// cache when it was met before, with its local id ([`NO_ID`] for any other).
-    fn piece(&mut self, piece: &str, code: bool, lead: bool, names: &mut String) -> Option<(u8, bool, bool, u32)> {
+    /// The text of the token numbered `local` ([`Cutter::local`]).
+    pub(super) fn name(&self, local: u32) -> &str {
+        let end = self.ends.get(local as usize).map_or(0, |&e| e as usize);
+        let start = (local as usize)
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .map_or(0, |&e| e as usize);
+        self.words.get(start..end).unwrap_or_default()
+    }
+
+    /// The number of a token text (not a prose piece's: [`Cutter::piece`]),
+    /// given in the order texts are first met.
+    fn local(&mut self, text: &str) -> u32 {
+        if let Some(&l) = self.terms.get(text) {
+            return l;
+        }
+        let l = self.push(text);
+        self.terms.insert(text.into(), l);
+        l
+    }
+
+    /// A new local id for `text`.
+    fn push(&mut self, text: &str) -> u32 {
+        self.words.push_str(text);
+        self.ends.push(self.words.len() as u32);
+        (self.ends.len() - 1) as u32
+    }
+
+    /// The token of an alphanumeric piece ([`piece_class`]): its weight, whether
+    /// a tool, a number, its text's local id; a prose piece's from the cache when
+    /// it was met before.
+    fn piece(&mut self, piece: &str, code: bool, lead: bool) -> Option<(u8, bool, bool, u32)> {
         let prose = !code && !lead;
         if prose && let Some(p) = self.prose.get(piece) {
-            return p.map(|p| {
-                names.push_str(&self.words[p.start as usize..p.end as usize]);
-                (p.weight, p.tool, p.number, p.local)
-            });
+            return p.map(|p| (p.weight, p.tool, p.number, p.local));
         }
         let Some((stemmed, weight, tool, number)) = piece_class(piece, code, lead) else {
             if prose {
@@ -140,44 +165,42 @@ impl Cutter {
             }
             return None;
         };
+        let mut buf = std::mem::take(&mut self.buf);
         let text = if stemmed {
-            stem_into(piece, &mut self.buf);
-            self.buf.as_str()
+            stem_into(piece, &mut buf);
+            buf.as_str()
         } else {
             piece
         };
-        names.push_str(text);
-        let mut local = NO_ID;
-        if prose {
-            let start = self.words.len() as u32;
-            self.words.push_str(text);
-            local = self.pieces;
-            self.pieces += 1;
+        let local = if prose {
+            // A prose piece's text has a number of its own (the same text met in
+            // code has another: the interner gives both the same id).
+            let local = self.push(text);
             let p = Piece {
-                start,
-                end: self.words.len() as u32,
                 local,
                 weight,
                 tool,
                 number,
             };
             self.prose.insert(piece.into(), Some(p));
-        }
+            local
+        } else {
+            self.local(text)
+        };
+        self.buf = buf;
         Some((weight, tool, number, local))
     }
 }
 
 /// Statements cut into tokens, not yet interned ([`Interner::stmts`]), one
-/// after the other: a memory's tokens and their texts are one allocation each,
-/// not two a statement. Each text is a `String` of its own, moved into its
-/// [`Stmt`]: the thread that interns allocates no copy of it (memory another
-/// thread frees is not reused by it).
+/// after the other: a memory's tokens are one allocation, their texts are in
+/// its [`Cutter`] (by local id). The statements' own texts are not kept: a memory's are
+/// its rule's sentences, found again from its rule when one is shown
+/// ([`Cuts::number`]).
 #[derive(Default)]
 pub struct Cuts {
-    /// Their texts (as written, trimmed).
-    texts: Vec<String>,
-    /// Their tokens' texts, one after the other.
-    names: String,
+    /// Per statement, the number its cutter's caller gave it ([`Cuts::number`]).
+    at: Vec<u32>,
     toks: Vec<RawTok>,
     /// Per statement, where its tokens end in `toks`.
     ends: Vec<u32>,
@@ -186,6 +209,17 @@ pub struct Cuts {
 }
 
 impl Cuts {
+    /// Number the statement [`cut_into`] just added (when it returned `true`):
+    /// a memory's rule numbers each its sentence's place among the rule's sentences.
+    pub fn number(&mut self, n: u32) {
+        self.at.push(n);
+    }
+
+    /// The numbers of the statements ([`Cuts::number`]), in order.
+    pub fn numbers(&self) -> &[u32] {
+        &self.at
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -194,28 +228,21 @@ impl Cuts {
         self.ends.is_empty()
     }
 
-    /// Statement `k`'s tokens, and where their texts start in `names`.
-    fn get(&self, k: usize) -> (usize, &[RawTok]) {
+    /// Statement `k`'s tokens.
+    fn get(&self, k: usize) -> &[RawTok] {
         let tok_start = k
             .checked_sub(1)
             .and_then(|p| self.ends.get(p))
             .map_or(0, |&e| e as usize);
         let tok_end = self.ends.get(k).map_or(0, |&e| e as usize);
-        let toks = self.toks.get(tok_start..tok_end).unwrap_or_default();
-        let names_start = tok_start
-            .checked_sub(1)
-            .and_then(|p| self.toks.get(p))
-            .map_or(0, |t| t.end as usize);
-        (names_start, toks)
+        self.toks.get(tok_start..tok_end).unwrap_or_default()
     }
 }
 
-/// A token as found: where its text ends in [`Cuts::names`], its kind, whether it
-/// stood in a negated clause.
+/// A token as found: its text's local id in the cutter ([`Cutter::name`]), its
+/// kind, whether it stood in a negated clause.
 #[derive(Clone, Copy)]
 struct RawTok {
-    end: u32,
-    /// Its prose piece's local id in the cutter, or [`NO_ID`].
     local: u32,
     weight: u8,
     tool: bool,
@@ -231,9 +258,26 @@ struct Tok {
     /// Whether it is a term (weight 2) and among them a tool or a number.
     tool: bool,
     number: bool,
-    /// Seen outside a negated clause / inside one.
-    pos: bool,
-    neg: bool,
+    /// Seen outside a negated clause ([`POS`]) and inside one ([`NEG`]): one
+    /// byte, so that a token is 8 bytes, not 12.
+    seen: u8,
+}
+
+/// [`Tok::seen`]'s bits.
+const POS: u8 = 1;
+const NEG: u8 = 2;
+const _: () = assert!(std::mem::size_of::<Tok>() == 8);
+
+impl Tok {
+    /// Seen outside a negated clause.
+    fn pos(&self) -> bool {
+        self.seen & POS != 0
+    }
+
+    /// Seen inside a negated clause.
+    fn neg(&self) -> bool {
+        self.seen & NEG != 0
+    }
 }
 
 /// A statement as compared.
@@ -334,19 +378,14 @@ fn scan(text: &str) -> Vec<Raw> {
     let mut cutter = Cutter::default();
     let mut c = cutter.scratch();
     cut_into(text, &mut cutter, &mut c);
-    let mut start = 0;
     c.toks
         .iter()
-        .map(|t| {
-            let r = Raw {
-                text: c.names[start..t.end as usize].to_string(),
-                weight: t.weight,
-                tool: t.tool,
-                number: t.number,
-                neg: t.neg,
-            };
-            start = t.end as usize;
-            r
+        .map(|t| Raw {
+            text: cutter.name(t.local).to_string(),
+            weight: t.weight,
+            tool: t.tool,
+            number: t.number,
+            neg: t.neg,
         })
         .collect()
 }
@@ -358,12 +397,11 @@ pub fn cut_into(text: &str, cutter: &mut Cutter, into: &mut Cuts) -> bool {
     normalise(text, &mut folded);
     // ASCII white space is Unicode's but for the vertical tab.
     let ascii = folded.is_ascii() && !folded.contains('\x0b');
-    let (out, names) = (std::mem::take(&mut into.toks), std::mem::take(&mut into.names));
-    let (first, names_len) = (out.len(), names.len());
+    let out = std::mem::take(&mut into.toks);
+    let first = out.len();
     let mut sc = Scanner {
         clause_start: first,
         out,
-        names,
         negated: false,
         prev: "",
         cutter,
@@ -378,13 +416,11 @@ pub fn cut_into(text: &str, cutter: &mut Cutter, into: &mut Cuts) -> bool {
             }
         }
     }
-    (into.toks, into.names) = (sc.out, sc.names);
+    into.toks = sc.out;
     cutter.folded = folded;
     if into.toks.len() == first {
-        into.names.truncate(names_len);
         return false;
     }
-    into.texts.push(text.trim().to_string());
     into.ends.push(into.toks.len() as u32);
     true
 }
@@ -464,8 +500,6 @@ fn trim_chunk(chunk: &str) -> &str {
 /// that follows what it negates: "eslint was removed", "bun is not supported").
 struct Scanner<'t, 'n> {
     out: Vec<RawTok>,
-    /// The tokens' texts ([`Cuts::names`]).
-    names: String,
     negated: bool,
     prev: &'t str,
     clause_start: usize,
@@ -560,9 +594,8 @@ impl<'t> Scanner<'t, '_> {
 
     /// The token of an alphanumeric piece, if it counts.
     fn piece(&mut self, piece: &str, code: bool, lead: bool, neg: bool) {
-        if let Some((weight, tool, number, local)) = self.cutter.piece(piece, code, lead, &mut self.names) {
+        if let Some((weight, tool, number, local)) = self.cutter.piece(piece, code, lead) {
             self.out.push(RawTok {
-                end: self.names.len() as u32,
                 local,
                 weight,
                 tool,
@@ -574,10 +607,9 @@ impl<'t> Scanner<'t, '_> {
 
     /// A term kept whole (a path, a flag, an identifier, a dotted name).
     fn term(&mut self, text: &str, neg: bool) {
-        self.names.push_str(text);
+        let local = self.cutter.local(text);
         self.out.push(RawTok {
-            end: self.names.len() as u32,
-            local: NO_ID,
+            local,
             weight: TERM,
             tool: false,
             number: false,
@@ -679,7 +711,7 @@ pub fn shared_words(a: &Stmt, b: &Stmt, interner: &Interner) -> String {
 fn unnamed<'a>(s: &'a Stmt, o: &'a Stmt, pick: fn(&Tok) -> bool) -> impl Iterator<Item = &'a Tok> + 'a {
     s.toks
         .iter()
-        .filter(move |t| pick(t) && t.pos && o.toks.binary_search_by_key(&t.id, |u| u.id).is_err())
+        .filter(move |t| pick(t) && t.pos() && o.toks.binary_search_by_key(&t.id, |u| u.id).is_err())
 }
 
 /// Whether and how `a` and `b` contradict each other (their containment is
@@ -689,10 +721,10 @@ fn contradiction(a: &Stmt, b: &Stmt, score: f64, th: &Thresholds, names: &Intern
     // One rejects a term the other uses.
     for (x, y) in pairs(a, b) {
         let term = x.weight == TERM || y.weight == TERM;
-        if term && x.neg && !x.pos && y.pos && !y.neg {
+        if term && x.neg() && !x.pos() && y.pos() && !y.neg() {
             return Some(format!("the memory rejects {} where the other uses it", quote(x)));
         }
-        if term && y.neg && !y.pos && x.pos && !x.neg {
+        if term && y.neg() && !y.pos() && x.pos() && !x.neg() {
             return Some(format!("the memory uses {} where the other rejects it", quote(x)));
         }
     }
@@ -728,14 +760,14 @@ fn contradiction(a: &Stmt, b: &Stmt, score: f64, th: &Thresholds, names: &Intern
             let negated: u32 = s
                 .toks
                 .iter()
-                .filter(|t| t.neg && !t.pos)
+                .filter(|t| t.neg() && !t.pos())
                 .map(|t| u32::from(t.weight))
                 .sum();
             if negated == 0 {
                 continue;
             }
             let stated: u32 = pairs(s, o)
-                .filter(|(x, y)| x.neg && !x.pos && y.pos && !y.neg)
+                .filter(|(x, y)| x.neg() && !x.pos() && y.pos() && !y.neg())
                 .map(|(x, _)| u32::from(x.weight))
                 .sum();
             if f64::from(stated) / f64::from(negated) >= th.remove {

@@ -12,12 +12,11 @@ use super::{Cuts, Cutter, NO_ID, Stmt, Tok, cut_into};
 pub struct Interner {
     ids: HashMap<String, u32>,
     names: Vec<String>,
-    /// Per cutter (its [`Cutter::id`]), its prose tokens' local ids to ids
-    /// ([`NO_ID`] until met): a prose token is looked up by its local id, not
-    /// hashed again.
-    locals: Vec<(u32, Vec<u32>)>,
-    /// The cutter of [`super::statement`].
-    cutter: Cutter,
+    /// The cutters whose cuts it interns ([`Interner::adopt`]), each with its
+    /// tokens' local ids to ids ([`NO_ID`] until met): a token is looked up by
+    /// its local id, its text read from its cutter and hashed only the first
+    /// time. The first is the cutter of [`super::statement`].
+    cutters: Vec<(Cutter, Vec<u32>)>,
     /// Scratch for a statement's tokens.
     toks: Vec<Tok>,
 }
@@ -38,40 +37,50 @@ impl Interner {
         self.names.get(id as usize).map_or("", String::as_str)
     }
 
-    /// The statements of `cuts`, in order ([`Interner::stmt`] of each).
-    pub fn stmts(&mut self, mut cuts: Cuts) -> Vec<Stmt> {
-        let texts = std::mem::take(&mut cuts.texts);
-        texts
-            .into_iter()
-            .enumerate()
-            .map(|(k, text)| self.stmt(&cuts, k, text))
-            .collect()
+    /// Take the cutters that cut what it will intern (their token texts).
+    pub fn adopt(&mut self, cutters: impl IntoIterator<Item = Cutter>) {
+        self.own();
+        self.cutters.extend(cutters.into_iter().map(|c| (c, Vec::new())));
     }
 
-    /// The statement of cut `k` of `cuts` (its text, taken out of them): its tokens interned in the order they
-    /// were found, then sorted by id and merged.
+    /// Its own cutter (the first), made on first use.
+    fn own(&mut self) -> &mut Cutter {
+        if self.cutters.is_empty() {
+            self.cutters.push((Cutter::default(), Vec::new()));
+        }
+        &mut self.cutters[0].0
+    }
+
+    /// The statements of `cuts`, in order ([`Interner::stmt`] of each), without
+    /// their texts (empty: [`Cuts`] keeps none).
+    pub fn stmts(&mut self, cuts: &Cuts) -> Vec<Stmt> {
+        (0..cuts.len()).map(|k| self.stmt(cuts, k, String::new())).collect()
+    }
+
+    /// The statement of cut `k` of `cuts`, with `text`: its tokens interned in the
+    /// order they were found, then sorted by id and merged.
     fn stmt(&mut self, cuts: &Cuts, k: usize, text: String) -> Stmt {
-        let (mut start, raw) = cuts.get(k);
+        let raw = cuts.get(k);
         let mut toks = std::mem::take(&mut self.toks);
         toks.clear();
-        let mut locals = std::mem::take(&mut self.locals);
-        let at = match locals.iter().position(|(c, _)| *c == cuts.cutter) {
-            Some(k) => k,
-            None => {
-                locals.push((cuts.cutter, Vec::new()));
-                locals.len() - 1
-            }
+        let mut cutters = std::mem::take(&mut self.cutters);
+        // A cut of a cutter not adopted has no token texts: none of its tokens is
+        // interned (never so in memctl: every cutter is adopted).
+        let Some((cutter, map)) = cutters.iter_mut().find(|(c, _)| c.id == cuts.cutter) else {
+            self.cutters = cutters;
+            self.toks = toks;
+            return Stmt {
+                text,
+                toks: Vec::new(),
+                weight: 0,
+            };
         };
-        let map = &mut locals[at].1;
         for r in raw {
-            let end = r.end as usize;
-            let name = &cuts.names[start..end];
             let local = r.local as usize;
             let id = match map.get(local) {
-                _ if r.local == NO_ID => self.id(name),
                 Some(&id) if id != NO_ID => id,
                 _ => {
-                    let id = self.id(name);
+                    let id = self.id(cutter.name(r.local));
                     if map.len() <= local {
                         map.resize(local + 1, NO_ID);
                     }
@@ -79,14 +88,12 @@ impl Interner {
                     id
                 }
             };
-            start = end;
             toks.push(Tok {
                 id,
                 weight: r.weight,
                 tool: r.tool,
                 number: r.number,
-                pos: !r.neg,
-                neg: r.neg,
+                seen: if r.neg { super::NEG } else { super::POS },
             });
         }
         toks.sort_by_key(|t| t.id);
@@ -98,14 +105,13 @@ impl Interner {
                 m.weight = m.weight.max(t.weight);
                 m.tool |= t.tool;
                 m.number |= t.number;
-                m.pos |= t.pos;
-                m.neg |= t.neg;
+                m.seen |= t.seen;
             }
             same
         });
         let merged = toks.to_vec();
         self.toks = toks;
-        self.locals = locals;
+        self.cutters = cutters;
         let weight = merged.iter().map(|t| u32::from(t.weight)).sum();
         Stmt {
             text,
@@ -116,10 +122,10 @@ impl Interner {
 
     /// [`super::statement`].
     pub(super) fn statement(&mut self, text: &str) -> Stmt {
-        let mut cuts = self.cutter.scratch();
-        let s = if cut_into(text, &mut self.cutter, &mut cuts) {
-            let text = cuts.texts.pop().unwrap_or_default();
-            self.stmt(&cuts, 0, text)
+        let cutter = self.own();
+        let mut cuts = cutter.scratch();
+        let s = if cut_into(text, cutter, &mut cuts) {
+            self.stmt(&cuts, 0, text.trim().to_string())
         } else {
             Stmt {
                 text: text.trim().to_string(),
@@ -127,7 +133,7 @@ impl Interner {
                 weight: 0,
             }
         };
-        self.cutter.cuts = cuts;
+        self.own().cuts = cuts;
         s
     }
 }
@@ -138,8 +144,8 @@ mod tests {
     use super::*;
 
     /// Sentences cut one after the other into one [`Cuts`] and interned give the
-    /// statements [`statement`] gives each (texts, token ids, kinds, weights);
-    /// the ones without a token are left out.
+    /// statements [`statement`] gives each (token ids, kinds, weights; not their
+    /// texts, which the arena does not keep); the ones without a token are left out.
     #[test]
     fn cuts_in_one_arena_intern_as_each_statement_alone() {
         const SENTENCES: &[&str] = &[
@@ -156,7 +162,9 @@ mod tests {
         let mut cuts = cutter.scratch();
         let kept: Vec<bool> = SENTENCES.iter().map(|s| cut_into(s, &mut cutter, &mut cuts)).collect();
         assert_eq!(kept, [true, false, true, false, true, true, true]);
-        let got = arena.stmts(cutter.keep(cuts));
+        let kept = cutter.keep(cuts);
+        arena.adopt([cutter]);
+        let got = arena.stmts(&kept);
         let want: Vec<Stmt> = SENTENCES
             .iter()
             .map(|s| statement(s, &mut alone))
@@ -164,12 +172,45 @@ mod tests {
             .collect();
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
-            assert_eq!((&g.text, &g.toks, g.weight), (&w.text, &w.toks, w.weight));
+            assert_eq!((&g.toks, g.weight), (&w.toks, w.weight));
+            assert!(g.text.is_empty());
             let names = |i: &Interner, s: &Stmt| s.ids().map(|t| i.name(t).to_string()).collect::<Vec<_>>();
             assert_eq!(names(&arena, g), names(&alone, w));
         }
-        assert_eq!(got[0].text, "Run `cargo test -p core` before pushing.");
         // The same words give the same ids in later statements.
         assert!(got[4].ids().any(|t| got[0].ids().any(|u| u == t)));
+    }
+
+    /// Statements cut by two cutters (two reader threads), their token texts
+    /// known only to the cutter that cut them (a word met in prose by one and in
+    /// code by the other), interned in a fixed order, give the ids one
+    /// interner gives them alone in that order.
+    #[test]
+    fn cuts_of_several_cutters_intern_in_the_order_given() {
+        const SENTENCES: &[&str] = &[
+            "Run `cargo test -p core` before pushing.",
+            "Tests need cargo; never deploy on Fridays.",
+            "Use `deploy.sh` to deploy, not `make deploy`.",
+            "Keep 4-space indentation in src/api/ and the tests.",
+        ];
+        let mut cutters = [Cutter::default(), Cutter::default()];
+        let cuts: Vec<Cuts> = SENTENCES
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let c = &mut cutters[(i + 1) % 2];
+                let mut cuts = c.scratch();
+                assert!(cut_into(s, c, &mut cuts));
+                c.keep(cuts)
+            })
+            .collect();
+        let (mut arena, mut alone) = (Interner::default(), Interner::default());
+        arena.adopt(cutters);
+        for (c, s) in cuts.iter().zip(SENTENCES) {
+            let (g, w) = (arena.stmts(c), statement(s, &mut alone));
+            assert_eq!(g.len(), 1);
+            assert_eq!((&g[0].toks, g[0].weight), (&w.toks, w.weight), "{s}");
+        }
+        assert_eq!(arena.names, alone.names);
     }
 }
