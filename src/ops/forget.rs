@@ -110,19 +110,7 @@ pub fn plan_targets(
         let base = index_path.parent().unwrap_or(dir.dir());
         for &(t, local) in &ts {
             let (lines, _) = lines_linking(&text, &[local]);
-            // Per removed line, the memories that stay but lose it.
-            let mut at = Vec::new();
-            let mut others: Vec<String> = Vec::new();
-            for (n, line) in &lines {
-                let (_, mut o) = lines_linking(line, &[local]);
-                o.retain(|o| !ts.iter().any(|(_, l)| l == o) && std::fs::symlink_metadata(base.join(o)).is_ok());
-                if !o.is_empty() {
-                    at.push(format!("{label}:{n}"));
-                    others.extend(o);
-                }
-            }
-            others.sort();
-            others.dedup();
+            let (at, others) = staying_on(&lines, local, &ts, base, &label);
             if !others.is_empty() {
                 let (it, its) = if others.len() == 1 {
                     ("it", "its")
@@ -173,6 +161,31 @@ pub fn plan_targets(
         diffs,
         warnings,
     })
+}
+
+/// Of the index lines `lines` (of the index `label`, beside `base`) that link
+/// `local`, the ones that also link memories that stay (none of `ts`, and on
+/// disk), as `label:n`, and those memories (sorted, once each).
+fn staying_on(
+    lines: &BTreeMap<usize, String>,
+    local: &str,
+    ts: &[(&Target, &str)],
+    base: &Path,
+    label: &str,
+) -> (Vec<String>, Vec<String>) {
+    let mut at = Vec::new();
+    let mut others: Vec<String> = Vec::new();
+    for (n, line) in lines {
+        let (_, mut o) = lines_linking(line, &[local]);
+        o.retain(|o| !ts.iter().any(|(_, l)| l == o) && std::fs::symlink_metadata(base.join(o)).is_ok());
+        if !o.is_empty() {
+            at.push(format!("{label}:{n}"));
+            others.extend(o);
+        }
+    }
+    others.sort();
+    others.dedup();
+    (at, others)
 }
 
 /// Where the forgotten copies are kept.
