@@ -79,13 +79,7 @@ impl SyncRepo {
     pub fn open(path: &Path) -> Result<SyncRepo, Error> {
         fs::create_dir_all(path).map_err(|e| io("cannot create the sync repository", path, e))?;
         let lock = take_lock(path)?;
-        for rel in ["refs/heads/main.lock", "HEAD.lock", "packed-refs.lock", "config.lock"] {
-            // Left by a sync killed meanwhile: with the lock held, stale.
-            let p = path.join(rel);
-            if fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
-                let _ = fs::remove_file(&p);
-            }
-        }
+        remove_stale_git_locks(path);
         if !path.join("HEAD").exists() {
             init(path)?;
         }
@@ -507,6 +501,43 @@ fn take_lock(repo: &Path) -> Result<File, Error> {
                 .hint("wait for it to finish; the lock file is that sync's"),
         ),
         Err(e) => Err(io("cannot lock the sync repository", &lock_path, e)),
+    }
+}
+
+/// Remove the lock files git and gix leave in the sync repository `path` when a
+/// sync is killed while they write (`HEAD.lock`, `config.lock`,
+/// `packed-refs.lock`, `index.lock`, `shallow.lock`, and any `refs/**/*.lock`:
+/// `git fetch` locks `refs/remotes/origin/main` to update it, memctl's writes its
+/// own refs). Only memctl runs git here, under the sync lock the caller holds:
+/// whatever lock is left is a killed writer's, and would stop every later sync
+/// ("cannot lock ref ... File exists"). Symlinks are not followed.
+fn remove_stale_git_locks(path: &Path) {
+    let is_file = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+    for rel in [
+        "HEAD.lock",
+        "config.lock",
+        "packed-refs.lock",
+        "index.lock",
+        "shallow.lock",
+    ] {
+        let p = path.join(rel);
+        if is_file(&p) {
+            let _ = fs::remove_file(&p);
+        }
+    }
+    // refs/ is memctl's few refs deep; a deeper tree is not walked further.
+    let mut dirs = vec![(path.join("refs"), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            let p = e.path();
+            if t.is_dir() && depth < 8 {
+                dirs.push((p, depth + 1));
+            } else if t.is_file() && p.extension().is_some_and(|x| x == "lock") {
+                let _ = fs::remove_file(&p);
+            }
+        }
     }
 }
 

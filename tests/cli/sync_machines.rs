@@ -970,6 +970,36 @@ fn m10_a_sync_killed_at_random_moments_is_never_torn() {
     }
 }
 
+/// A sync killed while `git fetch` updated the remote-tracking ref (or while a
+/// ref of memctl's own was written) leaves git's lock files in the sync
+/// repository; the next sync removes them instead of failing on every run with
+/// "cannot lock ref ... File exists".
+#[test]
+fn m10_the_lock_files_of_a_killed_git_do_not_stop_the_next_sync() {
+    let w = World::new();
+    let (lap, desk) = synced_pair(&w);
+    desk.write("user_n.md", &memory("n", "user", "new on the desk"));
+    desk.sync_ok(&w, &[]);
+    let state = lap.root.join("state/memctl/sync.git");
+    let left = [
+        "refs/remotes/origin/main.lock",
+        "refs/heads/main.lock",
+        "packed-refs.lock",
+        "index.lock",
+    ];
+    for rel in left {
+        fs::create_dir_all(state.join(rel).parent().unwrap()).unwrap();
+        fs::write(state.join(rel), "").unwrap();
+    }
+    let out = lap.run(&["sync"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(lap.read("user_n.md").is_some(), "the desk's memory arrived: {out:?}");
+    for rel in left {
+        assert!(!state.join(rel).exists(), "{rel} is still there");
+    }
+    assert!(state.join("memctl.lock").exists(), "memctl's own lock file stays");
+}
+
 #[test]
 fn m11_a_fresh_dream_lock_refuses_and_writes_nothing() {
     let w = World::new();
