@@ -44,15 +44,7 @@ pub fn run(args: &ForgetArgs, ctx: &Context, out: &mut Output) -> Result<ExitCod
     }
     let res = ctx.resolve()?;
     let mut writer = Writer::open(&plan.dir, ctx.now, args.force, &ctx.recording("forget", &res))?;
-    let (kept, removed) = forget::apply(&plan, &mut writer)?;
-    for w in writer.finish() {
-        out.warn(w);
-    }
-    report(
-        out,
-        &plan,
-        &forget::outcome(&plan.dir, &kept, &plan.targets, &removed, false, &memctl(ctx)),
-    )
+    forget_through(&plan, &mut writer, ctx, out)
 }
 
 /// `forget --yes`: the memories are found first, then the lock is taken and the
@@ -80,13 +72,18 @@ fn forget_now(
     for w in &plan.warnings {
         out.warn(w.clone());
     }
-    let (kept, removed) = forget::apply(&plan, &mut writer)?;
+    forget_through(&plan, &mut writer, ctx, out)
+}
+
+/// Forget what `plan` names through `writer` (its lock held), and say so.
+fn forget_through(plan: &Plan, writer: &mut Writer, ctx: &Context, out: &mut Output) -> Result<ExitCode> {
+    let (kept, removed) = forget::apply(plan, writer)?;
     for w in writer.finish() {
         out.warn(w);
     }
     report(
         out,
-        &plan,
+        plan,
         &forget::outcome(&plan.dir, &kept, &plan.targets, &removed, false, &memctl(ctx)),
     )
 }
