@@ -284,15 +284,18 @@ fn lint_inner<K: Kept, X: Send>(
     // walked); a large one first (see [`index_first`]). Only when, not what: the
     // findings and their order are the same either way.
     let beside = indexes_are_small(&scopes);
-    let (first, first_results) = match (!beside).then(|| index_first(input, &scopes, team_store)) {
-        Some((f, r)) => (f, Some(r)),
-        None => (Vec::new(), None),
+    let (early, first, first_results) = match (!beside).then(|| index_first(input, &scopes, team_store)) {
+        Some((p, f, r)) => (p, f, Some(r)),
+        None => (Vec::new(), Vec::new(), None),
     };
     // The scan's reader threads read each file whole and check it as they go (one
     // open and read per file; each text is dropped as soon as its findings and
     // links are known). A file's findings are packed at once (see [`Found`]), as
     // the index's were; one at another path (none today) joins the report's list.
     let (packed, first) = found::pack_all(input.dir, first);
+    // An index's findings packed early come before its others (the report
+    // shows a file's findings in the order found where they sort equal).
+    let packed: Vec<_> = early.into_iter().chain(packed).collect();
     let (packed, sink) = (Mutex::new(packed), Mutex::new(first));
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| {
         let mut o = check_file_extracting(m, file, buf, claude_md.as_ref(), extract);
@@ -311,8 +314,9 @@ fn lint_inner<K: Kept, X: Send>(
     let mut packed = packed.into_inner().unwrap_or_else(PoisonError::into_inner);
     // Beside the readers, the index's findings come first all the same.
     let index_results = match (during, first_results) {
-        (Some((f, r)), _) => {
+        (Some((early, f, r)), _) => {
             let (p, mut f) = found::pack_all(input.dir, f);
+            packed.extend(early);
             packed.extend(p);
             f.append(&mut findings);
             findings = f;
@@ -355,21 +359,24 @@ fn indexes_are_small(scopes: &[index_rules::Scope]) -> bool {
 /// about 8 MB for a 20 000-line index) are gone before the scan's records grow.
 /// Beside the readers, the two peaked together: 3 MB more at 20 000 files for 6 %
 /// less wall time on two cores. The findings (ML217's after the indexes') start
-/// the report's list.
-fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -> (Vec<Finding>, Vec<IndexResult>) {
+/// the report's list: those of the link and line rules already packed (17 000
+/// on the bench's 20 000-line index), then the others.
+fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -> IndexFirst {
     let mut ml217 = Vec::new();
     index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
     let mut findings = Vec::new();
+    let mut packed = Vec::new();
     let index_results: Vec<IndexResult> = scopes
         .iter()
-        .map(|scope| index_rules::check_index(scope, input.warn_at, &mut findings))
+        .map(|scope| index_rules::check_index(scope, input.warn_at, &mut findings, Some((input.dir, &mut packed))))
         .collect();
-    // Held until the scan is done (17 000 on the bench's 20 000-line index):
-    // without the growth slack.
     findings.shrink_to_fit();
     findings.append(&mut ml217);
-    (findings, index_results)
+    (packed, findings, index_results)
 }
+
+/// What [`index_first`] found: packed files, other findings, each index's result.
+type IndexFirst = (Vec<Box<[u8]>>, Vec<Finding>, Vec<IndexResult>);
 
 /// The topic files' outcomes (in the scan's order, beside `memories`; their
 /// findings are already packed): their links into the graph of which memory
@@ -470,7 +477,7 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
     let check_indexes = || -> Vec<IndexResult> {
         scopes
             .iter()
-            .map(|scope| index_rules::check_index(scope, 90.0, &mut index_findings))
+            .map(|scope| index_rules::check_index(scope, 90.0, &mut index_findings, None))
             .collect()
     };
     let visit = |m: &Memory, _: &mut File, buf: &mut Vec<u8>| {

@@ -48,7 +48,7 @@ pub fn check_team_index(memdir: &crate::memdir::MemoryDir, team_store: bool, out
 
 /// Run the index rules for one scope; returns the number of files examined.
 pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
-    let (files, targets) = check_index(scope, warn_at, out);
+    let (files, targets) = check_index(scope, warn_at, out, None);
     check_files(
         scope,
         memories,
@@ -61,10 +61,25 @@ pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64,
     files
 }
 
+/// Where [`check_index`] packs the index's findings as soon as its line rules ran
+/// (lint's own run): the linted dir, and the packed files (see
+/// [`crate::lint::found`]), which the report's other findings of the index follow.
+pub type PackInto<'a> = Option<(&'a Path, &'a mut Vec<Box<[u8]>>)>;
+
 /// The index rules that need neither the topic files nor reachability (all but
 /// ML203 and ML213); returns the number of files examined and the index's targets
 /// (`None` when there is no readable index: see [`check_files`]).
-pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usize, Option<Targets>) {
+///
+/// With `pack`, the findings of the link and line rules leave `out` packed before
+/// the load is modelled: one per line of a 20 000-line index (ML204), as records
+/// with their boxed messages they were the largest table beside the load's.
+pub fn check_index(
+    scope: &Scope,
+    warn_at: f64,
+    out: &mut Vec<Finding>,
+    pack: PackInto<'_>,
+) -> (usize, Option<Targets>) {
+    let from = out.len();
     let idx = &scope.index;
     let bytes = match read(idx, out) {
         Ok(bytes) => bytes,
@@ -78,7 +93,13 @@ pub fn check_index(scope: &Scope, warn_at: f64, out: &mut Vec<Finding>) -> (usiz
     lines::check(idx, &text, &link_lines, out);
     drop(link_lines);
     // The line rules may have found one per line (ML204): their list is held to
-    // the end of the run, so without the growth slack, before the load is modelled.
+    // the end of the run, so packed, or without the growth slack, before the load
+    // is modelled.
+    if let Some((dir, packed)) = pack {
+        let (files, mut rest) = crate::lint::found::pack_all(dir, out.split_off(from));
+        packed.extend(files);
+        out.append(&mut rest);
+    }
     out.shrink_to_fit();
     // The load takes the text over: modelled last, once the link rules' tables are
     // gone (findings are sorted afterwards, so the order they are found in is free).
@@ -229,4 +250,56 @@ fn unclosed_comment(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// lint packs the index's findings early: what it shows must be exactly
+    /// the findings of the same rules kept as records, in the report's order.
+    #[test]
+    fn findings_packed_early_are_the_records_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join("here.md"), "---\nname: here\n---\nx\n").unwrap();
+        let mut index = String::from("---\nabout: [x](here.md)\n---\n# Index\n");
+        for i in 0..260 {
+            match i % 7 {
+                0 => index.push_str(&format!("- [Long {i}](here.md) — {}\n", "word ".repeat(40))),
+                1 => index.push_str(&format!("- **[Bold {i}](gone_{i}.md)** - hook\n")),
+                2 => index.push_str("Some memory content written into the index.\n"),
+                3 => index.push_str(&format!("- [Case {i}](HERE.md) — hook\n")),
+                4 => index.push_str(&format!("- [Pic {i}](pic_{i}.png) — yesterday\n")),
+                _ => index.push_str(&format!("- [Plain {i}](here.md) — hook {i}\n")),
+            }
+        }
+        let idx = dir.join("MEMORY.md");
+        std::fs::write(&idx, &index).unwrap();
+        let scope = Scope::single(&idx, dir);
+
+        let mut records = Vec::new();
+        check_index(&scope, 90.0, &mut records, None);
+        let mut loose = Vec::new();
+        let mut packed = Vec::new();
+        check_index(&scope, 90.0, &mut loose, Some((dir, &mut packed)));
+        assert!(!packed.is_empty(), "the line rules' findings are packed");
+        assert!(loose.len() < records.len(), "fewer left as records");
+
+        let key = |f: &Finding| (f.line, f.col, f.id);
+        records.sort_by_key(key);
+        loose.sort_by_key(key);
+        let shown: Vec<Finding> = crate::lint::found::Found::new(dir, packed, loose).iter().collect();
+        assert_eq!(shown, records);
+        for id in [
+            RuleId::ML204,
+            RuleId::ML208,
+            RuleId::ML209,
+            RuleId::ML210,
+            RuleId::ML211,
+            RuleId::ML201,
+        ] {
+            assert!(records.iter().any(|f| f.id == id), "{id:?} is exercised");
+        }
+    }
 }
