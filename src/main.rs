@@ -19,6 +19,9 @@ fn main() -> ExitCode {
             None => e.exit(),
         },
     };
+    if reads_whole_dir(&cli.command) {
+        fixed_mmap_threshold();
+    }
     let json = memctl::wants_json(&cli);
     let policy = memctl::exit_policy(&cli);
     if policy != memctl::error::ExitPolicy::Standard {
@@ -39,3 +42,32 @@ fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
     let mut matches = std::mem::ManuallyDrop::new(cmd.try_get_matches_from_mut(args)?);
     Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
 }
+
+/// The commands whose peak RSS is a target (issue 31: flat in N, ≤ 16 MiB): they
+/// read every memory of a dir, and the large tables of one phase (the index's, at
+/// 20 000 lines) are freed before the next grows.
+fn reads_whole_dir(command: &memctl::cli::Command) -> bool {
+    use memctl::cli::Command;
+    matches!(
+        command,
+        Command::Lint(_) | Command::Review(_) | Command::Dream(_) | Command::TruncateCheck(_)
+    )
+}
+
+/// glibc raises its mmap threshold to the size of every large block freed (up to
+/// 32 MiB), so that after the index's first 3 MB buffer is freed every table below
+/// that size comes from the heap, where freed space is kept and the readers'
+/// threads do not reuse it: `lint` at 20 000 files peaked at 15.5–16.5 MiB. A fixed
+/// 256 KiB threshold returns each large table when freed: 14.0–14.3 MiB, for
+/// ~2 000 more page faults (~4 % of lint's time there).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn fixed_mmap_threshold() {
+    // SAFETY: `mallopt` only sets a parameter of glibc's allocator, here before any
+    // other thread exists; an unknown parameter or value is refused (returns 0).
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn fixed_mmap_threshold() {}
