@@ -505,7 +505,7 @@ impl Writer {
         let same = same && super::settle::Watch::new().trust(target, &current, None)?;
         let content = match std::str::from_utf8(new) {
             Ok(text) => keep_original_bytes(&current, text),
-            Err(_) => new.to_vec(),
+            Err(_) => std::borrow::Cow::Borrowed(new),
         };
         let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
         self.touch(target);
