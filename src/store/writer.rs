@@ -222,9 +222,9 @@ impl Writer {
     }
 
     /// Whether the before-snapshot holds the entry `target` with these bytes.
-    pub fn history_holds(&self, target: &Path, bytes: &[u8], link: bool) -> bool {
+    pub fn history_holds(&mut self, target: &Path, bytes: &[u8], link: bool) -> bool {
         use std::os::unix::ffi::OsStrExt;
-        let Some(store) = self.history.as_ref() else {
+        let Some(store) = self.history.as_mut() else {
             return false;
         };
         let Ok(rel) = target.strip_prefix(self.dir.main()) else {
