@@ -469,22 +469,34 @@ pub fn escape_name_bytes(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 
 /// Cut `s` to `max` chars, the last being `…`, when it is longer.
 pub fn ellipsize(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    push_ellipsized(&mut out, s, max);
+    out
+}
+
+/// [`ellipsize`] appended to `out` (no string of its own per line).
+pub fn push_ellipsized(out: &mut String, s: &str, max: usize) {
     // Only the first `max` chars are looked at, by their bytes (issue 31: `add
     // --force` names 20 000 dropped index lines, each counted and copied char by
     // char before).
     if char_start(s, max).is_none() {
-        return s.to_string();
+        out.push_str(s);
+        return;
     }
     let cut = max.checked_sub(1).and_then(|n| char_start(s, n)).unwrap_or(0);
-    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.reserve(cut + '…'.len_utf8());
     out.push_str(&s[..cut]);
     out.push('…');
-    out
 }
 
 /// The byte offset of the char `n` (0-based) of `s`; `None` when `s` has no more
 /// than `n` chars.
 fn char_start(s: &str, n: usize) -> Option<usize> {
+    // An ASCII head (the usual index line): char `n` is byte `n`.
+    let head = &s.as_bytes()[..s.len().min(n.saturating_add(1))];
+    if head.is_ascii() {
+        return (s.len() > n).then_some(n);
+    }
     let mut seen = 0;
     for (i, &b) in s.as_bytes().iter().enumerate() {
         // Not a UTF-8 continuation byte: a char starts here.

@@ -87,25 +87,24 @@ impl Store {
     }
 
     /// Whether the newest snapshot holds `rel` (below the main dir) with exactly
-    /// these bytes (a link's target for a symlink): its copy is safe there.
-    pub fn holds(&self, rel: &[u8], bytes: &[u8], link: bool) -> bool {
+    /// these bytes (a link's target for a symlink): its copy is safe there. The
+    /// newest snapshot's state, once loaded, stays with the store: the next
+    /// snapshot (the writer's after-snapshot) takes it as its previous state
+    /// instead of making it again, and a second file asked about reads nothing.
+    pub fn holds(&mut self, rel: &[u8], bytes: &[u8], link: bool) -> bool {
         let Some(head) = self.head_id() else { return false };
-        let loaded;
-        // The stat cache complete for the newest snapshot holds its state (as the
-        // next snapshot takes it): its tree is not read then (20 000 files: 84 M
-        // instructions).
-        let state = match &self.head {
-            Some((id, st)) if *id == head => st,
-            _ => match super::snapshot::read_cache_full(&self.path, Some(head))
+        if !matches!(&self.head, Some((id, _)) if *id == head) {
+            // The stat cache complete for the newest snapshot holds its state (as
+            // the next snapshot takes it): its tree is not read then (20 000
+            // files: 84 M instructions).
+            match super::snapshot::read_cache_full(&self.path, Some(head))
                 .map_or_else(|| read::load_state(&self.repo, head), Ok)
             {
-                Ok(st) => {
-                    loaded = st;
-                    &loaded
-                }
+                Ok(st) => self.head = Some((head, st)),
                 Err(_) => return false,
-            },
-        };
+            }
+        }
+        let Some((_, state)) = &self.head else { return false };
         let Some(f) = state.files.get(rel) else { return false };
         let oid = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes);
         f.link == link && oid.is_ok_and(|o| o == f.oid)

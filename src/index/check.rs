@@ -137,7 +137,7 @@ impl Checked {
         let bytes = text.as_bytes();
         while starts.len() <= n {
             let Some(&last) = starts.last() else { break };
-            match bytes.get(last..).and_then(|rest| rest.iter().position(|b| *b == b'\n')) {
+            match bytes.get(last..).and_then(|rest| memchr::memchr(b'\n', rest)) {
                 Some(i) => starts.push(last + i + 1),
                 None => break,
             }

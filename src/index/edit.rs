@@ -10,11 +10,20 @@ pub fn line_ending(index: &str) -> &'static str {
 /// Append `line` to an index: trailing blank lines removed, the previous line
 /// terminated, the file ending in one line ending (SPEC §3.6).
 pub fn append_line(index: &str, line: &str, eol: &str) -> String {
-    let mut lines: Vec<&str> = index.split_inclusive('\n').collect();
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
+    // The lines of `index` (each with its `\n`) but the blank ones at its end.
+    let mut keep = index.len();
+    while keep > 0 {
+        let start = index.as_bytes()[..keep - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        if !index[start..keep].trim().is_empty() {
+            break;
+        }
+        keep = start;
     }
-    let mut s = lines.concat();
+    let mut s = String::with_capacity(keep + line.len() + 2 * eol.len());
+    s.push_str(&index[..keep]);
     if !s.is_empty() && !s.ends_with('\n') {
         s.push_str(eol);
     }
@@ -33,6 +42,12 @@ mod tests {
         assert_eq!(append_line("- a", "- b", "\n"), "- a\n- b\n");
         assert_eq!(append_line("", "- b", "\n"), "- b\n");
         assert_eq!(append_line("- a\r\n", "- b", "\r\n"), "- a\r\n- b\r\n");
+        // Blank lines of any whitespace go; a last line without `\n` stays.
+        assert_eq!(append_line("- a\n \t\r\n\u{3000}\n  ", "- b", "\n"), "- a\n- b\n");
+        assert_eq!(append_line("- é", "- b", "\n"), "- é\n- b\n");
+        assert_eq!(append_line("é\n\n", "- b", "\n"), "é\n- b\n");
+        assert_eq!(append_line("\n \n", "- b", "\n"), "- b\n");
+        assert_eq!(append_line("- a\n- c ", "- b", "\n"), "- a\n- c \n- b\n");
     }
 
     #[test]

@@ -20,8 +20,9 @@ pub fn read_index(path: &std::path::Path) -> Result<Vec<u8>, crate::fsread::Read
 
 /// [`read_index`] as text (lossily decoded), empty when it cannot be read.
 pub fn read_index_text(path: &std::path::Path) -> String {
+    // Valid UTF-8 (the usual index) becomes the text without a copy.
     read_index(path)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map(|b| String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
         .unwrap_or_default()
 }
 

@@ -1,5 +1,6 @@
 //! `add` (SPEC §3.6): a validated new memory becomes a file and an index line.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
@@ -166,12 +167,17 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
         // FIFO) is refused before the file is created.
         let index = w.memdir().index_path();
         store::ensure_contained(w.memdir().dir(), &index)?;
-        store::read_for_update(&index)?;
+        store::ensure_updatable(&index)?;
     }
     w.create(&target, plan.content.as_bytes())?;
     if let Some(entry) = &plan.entry {
         let index = w.memdir().index_path();
         if let Err(e) = w.update(&index, Some(plan.old_index.as_bytes()), |fresh| {
+            // The index as planned (the usual case): the text placed then is the
+            // one placing it again gives (20 000 lines: not scanned a second time).
+            if fresh == plan.old_index {
+                return Ok(plan.new_index.clone());
+            }
             Ok(with_entry(fresh, entry, plan.ty, plan.at_top).text)
         }) {
             w.roll_back();
@@ -344,13 +350,19 @@ fn duplicate_name(dir: &MemoryDir, m: &NewMemory, cache: Option<&Path>, seen: Op
     let lower = m.name.to_lowercase();
     // (2.1.332) Also the slug: Claude Code stores names as slugs (SPEC §3.6).
     let slug = crate::memory::claude_slug(&m.name);
-    let (rel, name) = survey.named(|n| {
-        let n = n.to_lowercase();
-        n == lower || (!slug.is_empty() && n == slug)
-    })?;
+    let (rel, name) = survey.named(|n| lowercase_is(n, &lower) || (!slug.is_empty() && lowercase_is(n, &slug)))?;
     Some(format!(
         "`{rel}` already has the name `{name}`: Claude Code prefers updating a memory to adding a duplicate (`memctl edit {rel}`)"
     ))
+}
+
+/// Whether `n.to_lowercase()` is `want`, without making it for an ASCII `n`.
+fn lowercase_is(n: &str, want: &str) -> bool {
+    if n.is_ascii() {
+        n.len() == want.len() && n.bytes().zip(want.bytes()).all(|(a, b)| a.to_ascii_lowercase() == b)
+    } else {
+        n.to_lowercase() == want
+    }
 }
 
 /// The write-time truncation warning, naming every entry past the cut.
@@ -359,17 +371,16 @@ fn truncation_warning(check: &Checked, label: &str, entry: &str) -> Option<Strin
     let reason = l.reason.as_ref()?;
     let mut s = format!("Claude Code would truncate {label}: {reason}\nThese entries would not be loaded:");
     for d in &l.dropped {
-        let text = check.file_line(d.line).unwrap_or(l.dropped_text(d)).to_string();
+        let text = check.file_line(d.line).unwrap_or(l.dropped_text(d));
         let mark = if text.trim_end() == entry {
             "   ← the new entry"
         } else {
             ""
         };
-        s.push_str(&format!(
-            "\n  {label}:{}: {}{mark}",
-            d.line,
-            crate::text::ellipsize(&text, 100)
-        ));
+        // Written into the one string (20 000 dropped lines: no strings of their own).
+        let _ = write!(s, "\n  {label}:{}: ", d.line);
+        crate::text::push_ellipsized(&mut s, text, 100);
+        s.push_str(mark);
     }
     s.push_str("\nhint: shorten or remove index lines (memctl lint), or move detail into topic files");
     Some(s)

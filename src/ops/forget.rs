@@ -324,8 +324,7 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Don
             let mtime = std::fs::metadata(&index_path)
                 .ok()
                 .map(|m| crate::history::tracked::mtime_ns(&m));
-            let seen = fresh.clone().into_bytes();
-            let (old, new) = w.update(&index_path, Some(&seen), |text| {
+            let (old, new) = w.update(&index_path, Some(fresh.as_bytes()), |text| {
                 Ok(without_lines(text, &lines_linking(text, &files).0))
             })?;
             if old != new {

@@ -16,6 +16,26 @@ pub use crate::index::check::MAX_INDEX_BYTES;
 /// for reading, and the read is bounded.
 pub fn read_for_update(target: &Path) -> Result<Vec<u8>, Error> {
     use std::io::Read;
+    let Some(file) = open_for_update(target)? else {
+        return Ok(Vec::new());
+    };
+    // Sized from the open file: a 3 MB index is read without growing (and
+    // copying) the buffer on the way.
+    let hint = file.metadata().map_or(0, |m| m.len()).min(MAX_INDEX_BYTES + 1) as usize;
+    let mut bytes = Vec::with_capacity(hint + 1);
+    file.take(MAX_INDEX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_err("cannot read", target, e))?;
+    Ok(bytes)
+}
+
+/// What [`read_for_update`] refuses, refused without reading the file.
+pub fn ensure_updatable(target: &Path) -> Result<(), Error> {
+    open_for_update(target).map(drop)
+}
+
+/// [`read_for_update`]'s file, opened (`None`: it is missing).
+fn open_for_update(target: &Path) -> Result<Option<fs::File>, Error> {
     match fs::metadata(target) {
         Ok(m) if !m.is_file() => {
             return Err(
@@ -30,25 +50,49 @@ pub fn read_for_update(target: &Path) -> Result<Vec<u8>, Error> {
             )
             .hint("shorten it by hand"));
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err("cannot read", target, e)),
         Ok(_) => {}
     }
-    let mut bytes = Vec::new();
     // O_NONBLOCK: a file swapped for a FIFO after the check never blocks the read.
     crate::fsread::open_regular(target)
-        .map_err(std::io::Error::from)
-        .and_then(|f| f.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| io_err("cannot read", target, e))?;
-    Ok(bytes)
+        .map(Some)
+        .map_err(|e| io_err("cannot read", target, std::io::Error::from(e)))
+}
+
+/// Whether [`read_for_update`] of `target` would give exactly `expect`, read in
+/// pieces (no copy of the whole file is made to compare it).
+fn holds(target: &Path, expect: &[u8]) -> bool {
+    use std::io::Read;
+    let file = match open_for_update(target) {
+        Ok(Some(f)) => f,
+        Ok(None) => return expect.is_empty(),
+        Err(_) => return false,
+    };
+    let mut file = file.take(MAX_INDEX_BYTES + 1);
+    let mut buf = vec![0u8; 64 << 10];
+    let mut at = 0;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return at == expect.len(),
+            Ok(n) => {
+                if expect.get(at..at + n) != buf.get(..n) {
+                    return false;
+                }
+                at += n;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
 }
 
 /// `new` as bytes, keeping the exact bytes of every line of `old` that `new` keeps:
 /// memctl edits an index as text, and must not turn bytes that are not UTF-8 into
 /// U+FFFD on lines it did not change. Linear: lines are matched through a map.
-pub fn keep_original_bytes(old: &[u8], new: &str) -> Vec<u8> {
+pub fn keep_original_bytes<'a>(old: &[u8], new: &'a str) -> std::borrow::Cow<'a, [u8]> {
     if std::str::from_utf8(old).is_ok() {
-        return new.as_bytes().to_vec();
+        return std::borrow::Cow::Borrowed(new.as_bytes());
     }
     let mut originals: std::collections::HashMap<String, std::collections::VecDeque<&[u8]>> =
         std::collections::HashMap::new();
@@ -67,7 +111,7 @@ pub fn keep_original_bytes(old: &[u8], new: &str) -> Vec<u8> {
             None => out.extend_from_slice(line.as_bytes()),
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Read-modify-write `target` (a missing file reads as empty): `change` computes
@@ -119,13 +163,21 @@ pub fn update(
             watch.pause();
             continue;
         }
-        let old = String::from_utf8_lossy(&old_bytes).into_owned();
+        // Valid UTF-8 (the usual index) is taken as the text without a copy.
+        let (old, invalid) = match String::from_utf8(old_bytes) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let bytes = e.into_bytes();
+                (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
+            }
+        };
+        let old_bytes = invalid.as_deref().unwrap_or(old.as_bytes());
         let new = change(&old)?;
         if new == old {
             return Ok((old, new));
         }
-        let content = keep_original_bytes(&old_bytes, &new);
-        if write_if_unchanged(root, target, &content, before, &old_bytes)? {
+        let content = keep_original_bytes(old_bytes, &new);
+        if write_if_unchanged(root, target, &content, before, old_bytes)? {
             return Ok((old, new));
         }
         watch.pause();
@@ -141,6 +193,6 @@ fn write_if_unchanged(
     expect: Stamp,
     expect_bytes: &[u8],
 ) -> Result<bool, Error> {
-    let unchanged = || stamp(target) == expect && read_for_update(target).is_ok_and(|b| b == expect_bytes);
+    let unchanged = || stamp(target) == expect && holds(target, expect_bytes);
     write_checked_with(root, target, content, &unchanged)
 }

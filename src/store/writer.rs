@@ -222,9 +222,9 @@ impl Writer {
     }
 
     /// Whether the before-snapshot holds the entry `target` with these bytes.
-    pub fn history_holds(&self, target: &Path, bytes: &[u8], link: bool) -> bool {
+    pub fn history_holds(&mut self, target: &Path, bytes: &[u8], link: bool) -> bool {
         use std::os::unix::ffi::OsStrExt;
-        let Some(store) = self.history.as_ref() else {
+        let Some(store) = self.history.as_mut() else {
             return false;
         };
         let Ok(rel) = target.strip_prefix(self.dir.main()) else {
@@ -505,7 +505,7 @@ impl Writer {
         let same = same && super::settle::Watch::new().trust(target, &current, None)?;
         let content = match std::str::from_utf8(new) {
             Ok(text) => keep_original_bytes(&current, text),
-            Err(_) => new.to_vec(),
+            Err(_) => std::borrow::Cow::Borrowed(new),
         };
         let unchanged = || read_for_update(target).is_ok_and(|b| b == current);
         self.touch(target);

@@ -193,6 +193,16 @@ fn unhex_into(hex: &[u8], rel: &mut Vec<u8>) -> bool {
 /// `complete` line: every file of the snapshot, and the lock); racy entries
 /// count for the state, not as a stat match.
 pub(in crate::history) fn parse_full(loaded: Option<&Loaded>, head: Option<ObjectId>) -> (Lines<'_>, Option<State>) {
+    parse(loaded, head, true)
+}
+
+/// [`parse_full`], the state made only when `want_state` (a caller that holds
+/// the state already needs only the lines: no copy of 20 000 paths).
+pub(in crate::history) fn parse(
+    loaded: Option<&Loaded>,
+    head: Option<ObjectId>,
+    want_state: bool,
+) -> (Lines<'_>, Option<State>) {
     let mut out = Lines::default();
     let (Some(head), Some(loaded)) = (head, loaded) else {
         return (out, None);
@@ -228,7 +238,9 @@ pub(in crate::history) fn parse_full(loaded: Option<&Loaded>, head: Option<Objec
     // cache's own size: a line is more than 12 bytes).
     if let Some((n, _)) = &complete {
         let n = (*n).min(loaded.bytes.len() / 12);
-        files.reserve(n);
+        if want_state {
+            files.reserve(n);
+        }
         out.lines.reserve(n);
     }
     // The last line's path and this one's, decoded: the lines' order is checked.
@@ -244,7 +256,7 @@ pub(in crate::history) fn parse_full(loaded: Option<&Loaded>, head: Option<Objec
             continue;
         }
         std::mem::swap(&mut last, &mut rel);
-        if whole {
+        if whole && want_state {
             files.push((
                 last.clone(),
                 FileState {
@@ -257,7 +269,7 @@ pub(in crate::history) fn parse_full(loaded: Option<&Loaded>, head: Option<Objec
         out.lines.push(line);
     }
     let state = match complete {
-        Some((n, lock)) if whole && files.len() == n => Some(State {
+        Some((n, lock)) if want_state && whole && files.len() == n => Some(State {
             files: files.into_iter().collect(),
             lock,
         }),

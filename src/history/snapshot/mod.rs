@@ -217,7 +217,9 @@ impl Store {
     ) -> Result<(Option<ObjectId>, State, cache::Lines<'a>), Error> {
         let opened = self.head_id();
         let mut head = opened;
-        let (cache, cached_state) = cache::parse_full(loaded, head);
+        // The state loaded already (the before-snapshot's) needs no copy from the cache.
+        let held = matches!((head, &self.head), (Some(h), Some((id, _))) if *id == h);
+        let (cache, cached_state) = cache::parse(loaded, head, !held);
         let prev = match (head, self.head.take(), cached_state) {
             (Some(h), Some((id, st)), _) if id == h => st,
             (Some(_), _, Some(st)) => st,

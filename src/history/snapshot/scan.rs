@@ -30,7 +30,7 @@ impl Store {
         walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
         let loaded = head.and_then(|_| cache::load(&self.path));
-        let lines = cache::parse_full(loaded.as_ref(), head).0;
+        let lines = cache::parse(loaded.as_ref(), head, false).0;
         self.scan_cached(main, &lines, prev, walked)
     }
 

@@ -56,14 +56,155 @@ impl Stat {
     }
 }
 
-/// A cached entry: the stat it was read with and what was read.
-pub(super) struct Cached {
-    pub(super) stat: Stat,
-    pub(super) facts: Facts,
+/// Where one entry lies in a read cache's bytes: its start (the path's
+/// length), its facts (the name's flag) and its end.
+#[derive(Clone, Copy)]
+struct At {
+    start: u32,
+    facts: u32,
+    end: u32,
 }
 
-/// The cache of one dir, read: relative path → entry.
-pub(super) type Entries = crate::fx::HashMap<String, Cached>;
+/// A cache as read: its bytes, every entry checked whole when read (each part
+/// decodes, every text is UTF-8) and found by offsets. Nothing is copied out of
+/// it: a memory's facts are decoded where they lie when a query asks, and an
+/// entry still true is copied into the new cache as its bytes.
+#[derive(Default)]
+pub(super) struct Old {
+    bytes: Vec<u8>,
+    ents: Vec<At>,
+}
+
+impl Old {
+    pub(super) fn len(&self) -> usize {
+        self.ents.len()
+    }
+
+    fn reader(&self, i: usize) -> Reader<'_> {
+        let a = self.ents[i];
+        Reader(self.bytes.get(a.start as usize..a.end as usize).unwrap_or_default())
+    }
+
+    fn facts_reader(&self, i: usize) -> Reader<'_> {
+        let a = self.ents[i];
+        Reader(self.bytes.get(a.facts as usize..a.end as usize).unwrap_or_default())
+    }
+
+    /// The path of entry `i`, as bytes (checked UTF-8).
+    fn rel(&self, i: usize) -> &[u8] {
+        self.reader(i).bytes().unwrap_or_default()
+    }
+
+    /// The stat entry `i` was read with.
+    pub(super) fn stat(&self, i: usize) -> Option<Stat> {
+        let mut r = self.reader(i);
+        r.bytes()?;
+        read_stat(&mut r)
+    }
+
+    /// The entry's bytes, exactly as [`write`] writes them for its path, stat
+    /// and facts.
+    pub(super) fn entry(&self, i: usize) -> &[u8] {
+        let a = self.ents[i];
+        self.bytes.get(a.start as usize..a.end as usize).unwrap_or_default()
+    }
+
+    /// The frontmatter `name` of entry `i` ([`Facts::name`]).
+    pub(super) fn name(&self, i: usize) -> Option<&str> {
+        let mut r = self.facts_reader(i);
+        match r.byte()? {
+            1 => std::str::from_utf8(r.bytes()?).ok(),
+            _ => None,
+        }
+    }
+
+    /// The links of entry `i` and its hub flag ([`Facts::links`], [`Facts::hub`]).
+    fn rest(&self, i: usize) -> Option<(bool, u32, Reader<'_>)> {
+        let mut r = self.facts_reader(i);
+        if r.byte()? == 1 {
+            r.bytes()?;
+        }
+        let hub = r.byte()? == 1;
+        let k = r.u32()?;
+        Some((hub, k, r))
+    }
+
+    /// [`Facts::hub`] of entry `i`.
+    pub(super) fn hub(&self, i: usize) -> bool {
+        self.rest(i).is_some_and(|(hub, _, _)| hub)
+    }
+
+    /// Whether entry `i` links `rel` ([`Facts::links`] holds it).
+    pub(super) fn links_to(&self, i: usize, rel: &str) -> bool {
+        let Some((_, k, mut r)) = self.rest(i) else {
+            return false;
+        };
+        (0..k).any(|_| r.bytes() == Some(rel.as_bytes()))
+    }
+
+    /// The facts of entry `i`, owned (the tests compare them).
+    #[cfg(test)]
+    pub(super) fn facts(&self, i: usize) -> Option<Facts> {
+        let (hub, k, mut r) = self.rest(i)?;
+        let links = (0..k)
+            .map(|_| std::str::from_utf8(r.bytes()?).ok().map(str::to_string))
+            .collect::<Option<Vec<String>>>()?;
+        Some(Facts {
+            name: self.name(i).map(str::to_string),
+            hub,
+            links,
+        })
+    }
+
+    /// A merge of the walk's files into the entries (see [`Matcher`]).
+    pub(super) fn matcher(&self) -> Matcher<'_> {
+        Matcher {
+            old: self,
+            next: 0,
+            by_rel: None,
+            matched: 0,
+        }
+    }
+}
+
+/// Finds the entry of each path of a walk. The cache was written in the order a
+/// walk of the dir read its files, and the next walk reads them in the same
+/// order but for the files added or removed since: the entry after the last one
+/// found is tried first, and only a path that is not there is looked up in a
+/// map of every entry, made then (a line of the cache is never looked at twice
+/// for an unchanged dir).
+pub(super) struct Matcher<'a> {
+    old: &'a Old,
+    next: usize,
+    by_rel: Option<crate::fx::HashMap<&'a [u8], usize>>,
+    /// How many entries were found (each path of a walk is another).
+    pub(super) matched: usize,
+}
+
+impl Matcher<'_> {
+    /// The entry of the path `rel` (paths asked are distinct).
+    pub(super) fn take(&mut self, rel: &str) -> Option<usize> {
+        let old = self.old;
+        let i = if self.next < old.len() && old.rel(self.next) == rel.as_bytes() {
+            self.next
+        } else {
+            let map = self
+                .by_rel
+                .get_or_insert_with(|| (0..old.len()).map(|i| (old.rel(i), i)).collect());
+            *map.get(rel.as_bytes())?
+        };
+        self.next = i + 1;
+        self.matched += 1;
+        Some(i)
+    }
+}
+
+/// One entry of a cache to write: an old entry's bytes, or a path, its stat and
+/// the facts read.
+pub(super) enum Out<'a> {
+    Same(&'a [u8]),
+    New(&'a str, &'a Stat, &'a Facts),
+}
 
 /// The temp file the new cache is written into, made before anything is read;
 /// its mtime is the stamp.
@@ -92,12 +233,7 @@ pub(super) fn abandon(stamp: Stamp) {
 
 /// Write the cache of `dir` (its real path) into the stamp's temp file and put
 /// it in place. Failures are ignored: the cache only saves work.
-pub(super) fn write<'a>(
-    stamp: Stamp,
-    path: &Path,
-    dir: &[u8],
-    entries: impl Iterator<Item = (&'a str, &'a Stat, &'a Facts)>,
-) {
+pub(super) fn write<'a>(stamp: Stamp, path: &Path, dir: &[u8], entries: impl Iterator<Item = Out<'a>>) {
     let mut b = Vec::with_capacity(1 << 20);
     b.extend_from_slice(MAGIC);
     put_u32(&mut b, FORMAT);
@@ -106,8 +242,15 @@ pub(super) fn write<'a>(
     let count_at = b.len();
     put_u32(&mut b, 0);
     let mut n: u32 = 0;
-    for (rel, s, f) in entries {
+    for e in entries {
         n += 1;
+        let (rel, s, f) = match e {
+            Out::Same(bytes) => {
+                b.extend_from_slice(bytes);
+                continue;
+            }
+            Out::New(rel, s, f) => (rel, s, f),
+        };
         put_bytes(&mut b, rel.as_bytes());
         for v in [s.dev, s.ino, s.size, u64::from(s.mode)] {
             b.extend_from_slice(&v.to_le_bytes());
@@ -135,19 +278,24 @@ pub(super) fn write<'a>(
     }
 }
 
-/// The entries of the cache `path` written for `dir` (its real path); empty when
-/// there is none or it is not whole.
-pub(super) fn read(path: &Path, dir: &[u8]) -> Entries {
+/// The cache `path` written for `dir` (its real path); empty when there is
+/// none or it is not whole.
+pub(super) fn read(path: &Path, dir: &[u8]) -> Old {
     let Ok(file) = crate::fsread::open_regular(path) else {
-        return Entries::default();
+        return Old::default();
     };
     let Ok(bytes) = crate::fsread::read_bounded(file, MAX_BYTES) else {
-        return Entries::default();
+        return Old::default();
     };
-    parse(&bytes, dir).unwrap_or_default()
+    match parse(&bytes, dir) {
+        Some(ents) => Old { bytes, ents },
+        None => Old::default(),
+    }
 }
 
-fn parse(bytes: &[u8], dir: &[u8]) -> Option<Entries> {
+/// Where each entry of the cache `bytes` lies, every part checked; `None` for
+/// a cache that is not whole, of another format or version, or of another dir.
+fn parse(bytes: &[u8], dir: &[u8]) -> Option<Vec<At>> {
     let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
     if u64::from_le_bytes(sum.try_into().ok()?) != checksum(body) {
         return None;
@@ -157,43 +305,44 @@ fn parse(bytes: &[u8], dir: &[u8]) -> Option<Entries> {
         return None;
     }
     let n = r.u32()? as usize;
-    let mut out = Entries::default();
+    let at = |r: &Reader| u32::try_from(body.len() - r.0.len()).ok();
     // Bounded by the body: an entry is more than 60 bytes.
-    out.reserve(n.min(body.len() / 60));
+    let mut out = Vec::with_capacity(n.min(body.len() / 60));
     for _ in 0..n {
-        let rel = r.string()?;
-        let stat = Stat {
-            dev: r.u64()?,
-            ino: r.u64()?,
-            size: r.u64()?,
-            mode: u32::try_from(r.u64()?).ok()?,
-            mtime_ns: r.i128()?,
-            ctime_ns: r.i128()?,
-        };
-        let name = match r.byte()? {
-            0 => None,
-            1 => Some(r.string()?),
+        let start = at(&r)?;
+        r.text()?;
+        read_stat(&mut r)?;
+        let facts = at(&r)?;
+        match r.byte()? {
+            0 => {}
+            1 => r.text()?,
             _ => return None,
-        };
-        let hub = match r.byte()? {
-            0 => false,
-            1 => true,
-            _ => return None,
-        };
-        let k = r.u32()? as usize;
-        let mut links = Vec::with_capacity(k.min(r.0.len() / 4));
-        for _ in 0..k {
-            links.push(r.string()?);
         }
-        out.insert(
-            rel,
-            Cached {
-                stat,
-                facts: Facts { name, hub, links },
-            },
-        );
+        if r.byte()? > 1 {
+            return None;
+        }
+        for _ in 0..r.u32()? {
+            r.text()?;
+        }
+        out.push(At {
+            start,
+            facts,
+            end: at(&r)?,
+        });
     }
     r.0.is_empty().then_some(out)
+}
+
+/// A stat as [`write`] puts it.
+fn read_stat(r: &mut Reader) -> Option<Stat> {
+    Some(Stat {
+        dev: r.u64()?,
+        ino: r.u64()?,
+        size: r.u64()?,
+        mode: u32::try_from(r.u64()?).ok()?,
+        mtime_ns: r.i128()?,
+        ctime_ns: r.i128()?,
+    })
 }
 
 /// FxHash over the bytes (a guard against a torn or foreign file, not an
@@ -244,8 +393,9 @@ impl<'a> Reader<'a> {
         self.take(n)
     }
 
-    fn string(&mut self) -> Option<String> {
-        std::str::from_utf8(self.bytes()?).ok().map(str::to_string)
+    /// Past a length-prefixed UTF-8 text.
+    fn text(&mut self) -> Option<()> {
+        std::str::from_utf8(self.bytes()?).ok().map(drop)
     }
 }
 
@@ -275,14 +425,31 @@ mod tests {
             stamp,
             &path,
             b"/d",
-            [("a.md", &stat, &a), ("s/b\n.md", &stat, &b)].into_iter(),
+            [Out::New("a.md", &stat, &a), Out::New("s/b\n.md", &stat, &b)].into_iter(),
         );
         let read_back = read(&path, b"/d");
         assert_eq!(read_back.len(), 2);
-        assert_eq!(read_back["a.md"].facts, a);
-        assert_eq!(read_back["s/b\n.md"].facts, b);
-        assert_eq!(read_back["a.md"].stat, stat);
-        assert!(read(&path, b"/other").is_empty(), "another dir's cache");
+        let mut m = read_back.matcher();
+        let (i, j) = (m.take("s/b\n.md").unwrap(), m.take("a.md").unwrap());
+        assert_eq!(m.matched, 2);
+        assert!(m.take("c.md").is_none());
+        assert_eq!(read_back.facts(j).as_ref(), Some(&a));
+        assert_eq!(read_back.facts(i).as_ref(), Some(&b));
+        assert_eq!(read_back.stat(j), Some(stat));
+        assert_eq!(read_back.name(j), Some("A é"));
+        assert!(read_back.hub(j) && !read_back.hub(i));
+        assert!(read_back.links_to(j, "sub/c.md") && !read_back.links_to(j, "sub"));
+        // An entry copied as its bytes is the entry written again.
+        let again = tmp.path().join("state/survey/again");
+        let stamp = begin(&again).unwrap();
+        write(
+            stamp,
+            &again,
+            b"/d",
+            [Out::Same(read_back.entry(j)), Out::New("s/b\n.md", &stat, &b)].into_iter(),
+        );
+        assert_eq!(fs::read(&again).unwrap(), fs::read(&path).unwrap());
+        assert_eq!(read(&path, b"/other").len(), 0, "another dir's cache");
         let bytes = fs::read(&path).unwrap();
         for cut in [0, 1, MAGIC.len(), bytes.len() / 2, bytes.len() - 1] {
             assert!(parse(&bytes[..cut], b"/d").is_none(), "truncated at {cut}");
@@ -293,7 +460,7 @@ mod tests {
             assert!(parse(&bad, b"/d").is_none(), "a flipped bit at {at}");
         }
         fs::write(&path, b"garbage").unwrap();
-        assert!(read(&path, b"/d").is_empty());
+        assert_eq!(read(&path, b"/d").len(), 0);
     }
 
     #[test]

@@ -35,20 +35,25 @@ pub(crate) struct Facts {
     pub(crate) links: Vec<String>,
 }
 
-/// One memory of the survey.
-struct Entry {
-    rel: String,
-    mtime_ms: f64,
-    /// No symlink on its way: [`scan::exact_ref`] may resolve it.
-    plain: bool,
-    facts: Facts,
+/// What the survey holds of one file the walk found: its facts where the
+/// cache holds them (an entry of [`cache::Old`]), or as read; none when it
+/// could not be read (not a memory the survey answers for).
+enum Held {
+    Cached(usize),
+    Read(Box<Facts>),
+    None,
 }
 
-/// Every memory of a dir, in Claude Code's order (newest first, ties by path).
+/// Every memory of a dir, in the order the walk found them; the queries answer
+/// in Claude Code's order (newest first, ties by path).
 pub struct Survey {
     dir: PathBuf,
-    entries: Vec<Entry>,
-    /// Index of each entry by its path, made when first asked.
+    found: Vec<walk::Found>,
+    /// What is held of each file of `found`.
+    held: Vec<Held>,
+    /// The cache as read: the facts of the files it answered for.
+    old: cache::Old,
+    /// Index of each memory by its path, made when first asked.
     by_rel: std::cell::OnceCell<crate::fx::HashMap<String, usize>>,
     /// How many memories the cache answered for (the tests ask).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -115,96 +120,117 @@ impl Survey {
     ) -> Survey {
         let cache = cache_root.and_then(|r| cache_file(r, dir));
         let stamp = cache.as_ref().and_then(|(p, _)| cache::begin(p));
-        let mut old = match &cache {
+        let old = match &cache {
             Some((p, real)) => cache::read(p, real),
-            None => cache::Entries::default(),
+            None => cache::Old::default(),
         };
         let (found, complete) = found.unwrap_or_else(|| walk::files(dir));
-        let mut facts: Vec<Option<Facts>> = Vec::with_capacity(found.len());
-        let mut stats = Vec::with_capacity(found.len());
+        let mut held: Vec<Held> = Vec::with_capacity(found.len());
         let mut misses = Vec::new();
-        let mut changed = false;
         let mut hits = 0;
+        let mut matcher = old.matcher();
+        let mut changed = false;
         for (i, f) in found.iter().enumerate() {
-            let stat = cache::Stat::of(&f.meta);
-            match old.remove(&f.rel) {
-                Some(c) if c.stat == stat => {
+            match matcher.take(&f.rel) {
+                Some(j) if old.stat(j) == Some(f.stat) => {
                     hits += 1;
-                    facts.push(Some(c.facts));
+                    held.push(Held::Cached(j));
                 }
                 other => {
                     changed |= other.is_some();
-                    facts.push(None);
+                    held.push(Held::None);
                     misses.push(i);
                 }
             }
-            stats.push(stat);
         }
         // Entries of files gone, or changed: the cache is rewritten without them.
-        changed |= !old.is_empty();
+        changed |= matcher.matched < old.len();
         let read = read_all(dir, &found, &misses);
         let mut kept = vec![true; found.len()];
         for (&i, r) in misses.iter().zip(read) {
             match r {
                 Some((f, whole)) => {
                     // A failed read is not kept: it may succeed next time.
-                    kept[i] = whole && stamp.as_ref().is_some_and(|s| stats[i].keepable(s.ns, young));
+                    kept[i] = whole && stamp.as_ref().is_some_and(|s| found[i].stat.keepable(s.ns, young));
                     changed |= kept[i];
-                    facts[i] = Some(f);
+                    held[i] = Held::Read(Box::new(f));
                 }
                 None => kept[i] = false,
             }
         }
         if let (Some(stamp), Some((path, real))) = (stamp, &cache) {
             if changed {
-                let entries = found
-                    .iter()
-                    .zip(&stats)
-                    .zip(&facts)
-                    .zip(&kept)
-                    .filter_map(|(((f, s), x), k)| Some((f.rel.as_str(), s, x.as_ref().filter(|_| *k)?)));
+                let entries = found.iter().zip(&held).zip(&kept).filter_map(|((f, h), k)| match h {
+                    Held::Cached(j) => Some(cache::Out::Same(old.entry(*j))),
+                    Held::Read(x) if *k => Some(cache::Out::New(&f.rel, &f.stat, x)),
+                    _ => None,
+                });
                 cache::write(stamp, path, real, entries);
             } else {
                 cache::abandon(stamp);
             }
         }
-        Survey::new(dir, found, facts, hits, complete)
-    }
-
-    fn new(dir: &Path, found: Vec<walk::Found>, facts: Vec<Option<Facts>>, hits: usize, complete: bool) -> Survey {
-        let mut entries: Vec<Entry> = found
-            .into_iter()
-            .zip(facts)
-            .filter_map(|(f, x)| {
-                Some(Entry {
-                    mtime_ms: scan::mtime_ms(&f.meta),
-                    rel: f.rel,
-                    plain: f.plain,
-                    facts: x?,
-                })
-            })
-            .collect();
-        entries.sort_by(|a, b| {
-            b.mtime_ms
-                .total_cmp(&a.mtime_ms)
-                .then_with(|| a.rel.as_bytes().cmp(b.rel.as_bytes()))
-        });
         Survey {
             dir: dir.to_path_buf(),
-            entries,
+            found,
+            held,
+            old,
             by_rel: std::cell::OnceCell::new(),
             hits,
             complete,
         }
     }
 
+    /// The frontmatter `name` of file `i` ([`Facts::name`]).
+    fn name(&self, i: usize) -> Option<&str> {
+        match &self.held[i] {
+            Held::Cached(j) => self.old.name(*j),
+            Held::Read(f) => f.name.as_deref(),
+            Held::None => None,
+        }
+    }
+
+    /// Whether file `i` is a memory of the survey and a hub on a path without
+    /// symlinks.
+    fn plain_hub(&self, i: usize) -> bool {
+        self.found[i].plain
+            && match &self.held[i] {
+                Held::Cached(j) => self.old.hub(*j),
+                Held::Read(f) => f.hub,
+                Held::None => false,
+            }
+    }
+
+    /// Whether file `i` is a memory of the survey with a link to `rel`.
+    fn links_to(&self, i: usize, rel: &str) -> bool {
+        match &self.held[i] {
+            Held::Cached(j) => self.old.links_to(*j, rel),
+            Held::Read(f) => f.links.binary_search_by(|l| l.as_str().cmp(rel)).is_ok(),
+            Held::None => false,
+        }
+    }
+
+    /// Whether file `a` comes before file `b` in Claude Code's order.
+    fn before(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        let (a, b) = (&self.found[a], &self.found[b]);
+        b.mtime_ms
+            .total_cmp(&a.mtime_ms)
+            .then_with(|| a.rel.as_bytes().cmp(b.rel.as_bytes()))
+    }
+
     /// The first memory (in Claude Code's order) whose `name` satisfies `pred`:
     /// its relative path and name.
     pub fn named(&self, pred: impl Fn(&str) -> bool) -> Option<(&str, &str)> {
-        self.entries.iter().find_map(|e| {
-            let n = e.facts.name.as_deref()?;
-            pred(n).then_some((e.rel.as_str(), n))
-        })
+        let mut first: Option<(usize, &str)> = None;
+        for i in 0..self.found.len() {
+            let Some(n) = self.name(i).filter(|n| pred(n)) else {
+                continue;
+            };
+            if first.is_none_or(|(f, _)| self.before(i, f).is_lt()) {
+                first = Some((i, n));
+            }
+        }
+        first.map(|(i, n)| (self.found[i].rel.as_str(), n))
     }
 
     /// Whether `reference` names a hub by its exact path, as
@@ -216,14 +242,13 @@ impl Survey {
             format!("{reference}.md")
         };
         let by_rel = self.by_rel.get_or_init(|| {
-            self.entries
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.rel.clone(), i))
+            (0..self.found.len())
+                .filter(|&i| !matches!(self.held[i], Held::None))
+                .map(|i| (self.found[i].rel.clone(), i))
                 .collect()
         });
         match by_rel.get(&rel) {
-            Some(&i) => self.entries[i].plain && self.entries[i].facts.hub,
+            Some(&i) => self.plain_hub(i),
             // Not a memory the walk found (or none at all): as it would answer.
             None => scan::exact_ref(&self.dir, reference).is_some_and(|m| m.is_hub()),
         }
@@ -232,7 +257,7 @@ impl Survey {
     /// Whether [`Survey::is_hub`] may say yes for some path: the survey holds a
     /// hub on a path without symlinks, or missed a directory.
     pub fn may_have_hubs(&self) -> bool {
-        !self.complete || self.entries.iter().any(|e| e.plain && e.facts.hub)
+        !self.complete || (0..self.found.len()).any(|i| self.plain_hub(i))
     }
 
     /// The memories (in Claude Code's order) with a link to `rel`, other than
@@ -242,11 +267,34 @@ impl Survey {
         rel: &'a str,
         skip: impl Fn(&str, &Path) -> bool + 'a,
     ) -> impl Iterator<Item = &'a str> + 'a {
-        self.entries
-            .iter()
-            .filter(move |e| e.facts.links.binary_search_by(|l| l.as_str().cmp(rel)).is_ok())
-            .filter(move |e| !skip(&e.rel, &self.dir.join(&e.rel)))
-            .map(|e| e.rel.as_str())
+        let mut linking: Vec<usize> = (0..self.found.len())
+            .filter(|&i| self.links_to(i, rel))
+            .filter(|&i| !skip(&self.found[i].rel, &self.dir.join(&self.found[i].rel)))
+            .collect();
+        linking.sort_by(|&a, &b| self.before(a, b));
+        linking.into_iter().map(|i| self.found[i].rel.as_str())
+    }
+
+    /// Each memory's path, mtime, way and facts, in Claude Code's order (the
+    /// tests compare surveys).
+    #[cfg(test)]
+    fn view(&self) -> Vec<(String, f64, bool, Facts)> {
+        let mut order: Vec<usize> = (0..self.found.len())
+            .filter(|&i| !matches!(self.held[i], Held::None))
+            .collect();
+        order.sort_by(|&a, &b| self.before(a, b));
+        order
+            .into_iter()
+            .map(|i| {
+                let f = &self.found[i];
+                let facts = match &self.held[i] {
+                    Held::Cached(j) => self.old.facts(*j).unwrap(),
+                    Held::Read(x) => (**x).clone(),
+                    Held::None => unreachable!(),
+                };
+                (f.rel.clone(), f.mtime_ms, f.plain, facts)
+            })
+            .collect()
     }
 }
 
@@ -287,7 +335,8 @@ impl Seen {
         debug_assert_eq!(e.file_name().as_encoded_bytes(), rel.as_bytes());
         self.found.push(walk::Found {
             rel: rel.to_string(),
-            meta: md.clone(),
+            stat: cache::Stat::of(md),
+            mtime_ms: scan::mtime_ms(md),
             plain: true,
         });
     }

@@ -222,18 +222,13 @@ fn a_survey_from_the_snapshots_walk_is_the_surveys_own() {
         crate::history::tracked::walk_visiting(dir, &mut Vec::new(), &mut |e, rel, ft, md| s.visit(e, rel, ft, md));
         s
     };
-    let view = |s: &Survey| -> Vec<(String, f64, bool, Facts)> {
-        s.entries
-            .iter()
-            .map(|e| (e.rel.clone(), e.mtime_ms, e.plain, e.facts.clone()))
-            .collect()
-    };
+    let view = Survey::view;
     let (own_state, seen_state) = (tmp.path().join("own"), tmp.path().join("seen"));
     let own = Survey::take_found(&dir, Some(&own_state), 0, None);
     let files = seen(&dir).files().expect("a flat dir is told by the walk");
     let from_walk = Survey::take_found(&dir, Some(&seen_state), 0, Some((files, true)));
     assert_eq!(view(&from_walk), view(&own));
-    assert_eq!(own.entries.len(), 40);
+    assert_eq!(own.view().len(), 40);
     assert!(own.complete && from_walk.complete);
     let bytes = |root: &Path| {
         let (p, _) = cache_file(root, &dir).unwrap();

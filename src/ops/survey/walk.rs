@@ -9,14 +9,17 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+use super::cache::Stat;
 use crate::fsread::{self, BLOCK};
 
 /// One memory file the scan would read.
 pub(super) struct Found {
     /// Relative to the dir, `/`-separated.
     pub(super) rel: String,
-    /// Its metadata (the symlink's target's for a symlink).
-    pub(super) meta: Metadata,
+    /// Its stat (the symlink's target's for a symlink).
+    pub(super) stat: Stat,
+    /// Its mtime as the scan orders memories ([`crate::scan::mtime_ms`]).
+    pub(super) mtime_ms: f64,
     /// No symlink on the way from the dir to it, itself included.
     pub(super) plain: bool,
 }
@@ -128,7 +131,8 @@ impl Walk {
         }
         self.out.push(Found {
             rel: format!("{p}{n}"),
-            meta,
+            stat: Stat::of(&meta),
+            mtime_ms: crate::scan::mtime_ms(&meta),
             plain: plain && !link,
         });
     }
@@ -162,20 +166,13 @@ mod tests {
 
     /// What a walk found: each file's path, (device, inode, size, mtime) and
     /// whether its way is plain, in order, and whether it saw every dir.
-    type Seen = (Vec<(String, (u64, u64, u64, i64, i64), bool)>, bool);
+    type Seen = (Vec<(String, Stat, f64, bool)>, bool);
 
     fn seen(root: &Path, threads: usize) -> Seen {
         let (found, complete) = files_on(root, Some(threads));
         let files = found
             .iter()
-            .map(|f| {
-                let m = &f.meta;
-                (
-                    f.rel.clone(),
-                    (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()),
-                    f.plain,
-                )
-            })
+            .map(|f| (f.rel.clone(), f.stat, f.mtime_ms, f.plain))
             .collect();
         (files, complete)
     }
