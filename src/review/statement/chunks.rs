@@ -5,6 +5,7 @@
 /// letters and digits: split at ASCII white space when `s` is ASCII without a
 /// vertical tab (the same chunks, without decoding chars, read through a table
 /// of byte classes once).
+#[inline]
 pub(super) fn chunks(s: &str, ascii: bool) -> Chunks<'_> {
     if ascii {
         Chunks::Ascii { s, at: 0 }
@@ -41,6 +42,7 @@ const ASCII_CLASS: [u8; 256] = {
 
 impl<'a> Iterator for Chunks<'a> {
     type Item = (&'a str, bool);
+    #[inline]
     fn next(&mut self) -> Option<(&'a str, bool)> {
         match self {
             Chunks::Ascii { s, at } => {
@@ -73,6 +75,7 @@ impl<'a> Iterator for Chunks<'a> {
 }
 
 /// Whether `c` is all ASCII letters and digits (and not empty).
+#[inline]
 pub(super) fn all_alnum(c: &str) -> bool {
     !c.is_empty() && c.bytes().all(|b| ASCII_CLASS[usize::from(b)] == ALNUM)
 }
