@@ -42,6 +42,11 @@ impl Hasher for Fx {
     fn write_usize(&mut self, n: usize) {
         self.add(n as u64);
     }
+    /// Two words (review's short prose pieces are `u128` keys), not 16 bytes.
+    fn write_u128(&mut self, n: u128) {
+        self.add(n as u64);
+        self.add((n >> 64) as u64);
+    }
     /// The product's high bits folded into the low ones: the table picks a
     /// bucket by the low bits, which alone depend only on the low bytes of each
     /// word (names that differ in one digit then collide).

@@ -193,7 +193,9 @@ fn collapse(s: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        let at = out.len();
+        out.push_str(word);
+        out[at..].make_ascii_lowercase();
     }
     out
 }

@@ -162,8 +162,14 @@ fn is_topic_word(w: &str) -> bool {
 /// The topic word whose bytes are `w` (lower-case ASCII), if any: the words
 /// are bucketed by first byte and length, so a look-up compares a few bytes
 /// with at most a few words (no hashing, no UTF-8 check).
+#[cfg(test)]
 fn topic_word_of(w: &[u8]) -> Option<&'static str> {
-    type Buckets = Vec<Vec<(u128, &'static str)>>;
+    topic_word_at(w).map(|(_, t)| t)
+}
+
+/// [`topic_word_of`] with the word's place among all topic words (below 128).
+fn topic_word_at(w: &[u8]) -> Option<(usize, &'static str)> {
+    type Buckets = Vec<Vec<(u128, usize, &'static str)>>;
     static BUCKETS: std::sync::OnceLock<Buckets> = std::sync::OnceLock::new();
     let at = |first: u8, len: usize| usize::from(first) * (MAX_TOPIC_WORD + 1) + len;
     // A word of at most 16 bytes as one number (zero-padded): compared at once.
@@ -174,8 +180,12 @@ fn topic_word_of(w: &[u8]) -> Option<&'static str> {
     };
     let buckets = BUCKETS.get_or_init(|| {
         let mut b = vec![Vec::new(); 256 * (MAX_TOPIC_WORD + 1)];
-        for word in [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat() {
-            b[at(word.as_bytes()[0], word.len())].push((key(word.as_bytes()), word));
+        for (k, word) in [EDITOR, BRANCHES, CONVENTION, PERSONAL]
+            .concat()
+            .into_iter()
+            .enumerate()
+        {
+            b[at(word.as_bytes()[0], word.len())].push((key(word.as_bytes()), k, word));
         }
         b
     });
@@ -186,8 +196,8 @@ fn topic_word_of(w: &[u8]) -> Option<&'static str> {
     let k = key(w);
     buckets[at(first, w.len())]
         .iter()
-        .find(|(t, _)| *t == k)
-        .map(|(_, t)| *t)
+        .find(|(t, _, _)| *t == k)
+        .map(|&(_, i, t)| (i, t))
 }
 
 /// The (first letter, last letter, length) triples of the topic words, a
@@ -241,6 +251,8 @@ pub fn topic_tokens(s: &str) -> Tokens {
         t
     };
     let mut out = Tokens::new();
+    // The topic words met (by their place: [`topic_word_at`]).
+    let mut met: u128 = 0;
     let ends = topic_ends();
     // Runs between ASCII separators, read as bytes; a run with a non-ASCII char
     // is split again by `tokens`' own rule (its non-ASCII separators).
@@ -268,13 +280,17 @@ pub fn topic_tokens(s: &str) -> Tokens {
             continue;
         }
         let mut buf = [0u8; MAX_TOPIC_WORD];
-        let w = &mut buf[..r.len()];
-        w.copy_from_slice(r.as_bytes());
-        w.make_ascii_lowercase();
-        if let Some(w) = topic_word_of(w)
-            && !out.contains(w)
+        for (d, &b) in buf.iter_mut().zip(r.as_bytes()) {
+            *d = b.to_ascii_lowercase();
+        }
+        // A word already met in this text is not looked up in the set again.
+        if let Some((k, w)) = topic_word_at(&buf[..r.len()])
+            && met & (1 << k) == 0
         {
-            out.insert(w.to_string());
+            met |= 1 << k;
+            if !out.contains(w) {
+                out.insert(w.to_string());
+            }
         }
     }
     out
@@ -295,7 +311,7 @@ pub struct Subject<'a> {
 
 /// Whether `raw` names a pull request (`PR`, `PRs`).
 fn names_pr(raw: &str) -> bool {
-    raw.contains("PR")
+    memchr::memmem::find(raw.as_bytes(), b"PR").is_some()
         && raw
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| matches!(w, "PR" | "PRs"))
@@ -429,6 +445,12 @@ mod tests {
                     .all(|x| topic_ends().may_have(x[0], x[x.len() - 1], x.len()))),
                 "{l:?}"
             );
+        }
+        let all = [EDITOR, BRANCHES, CONVENTION, PERSONAL].concat();
+        // [`topic_tokens`] marks the words met in a `u128`, by their place.
+        assert!(all.len() <= 128);
+        for (k, w) in all.iter().enumerate() {
+            assert_eq!(topic_word_at(w.as_bytes()), Some((k, *w)));
         }
     }
 

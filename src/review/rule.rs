@@ -106,7 +106,11 @@ pub fn of_memory(text: &str) -> Rule {
 /// `**Why`, not by splitting every line.
 fn why_line(text: &str) -> Option<&str> {
     let mut from = 0;
-    while let Some(k) = text.get(from..).and_then(|t| t.find("**Why")) {
+    // `memmem` (SIMD) rather than `str::find`: the rest of a body is most of the file.
+    while let Some(k) = text
+        .get(from..)
+        .and_then(|t| memchr::memmem::find(t.as_bytes(), b"**Why"))
+    {
         let p = from + k;
         let start = text[..p].rfind('\n').map_or(0, |n| n + 1);
         let tail = &text[p..];

@@ -30,7 +30,9 @@ use crate::fx::HashMap;
 pub use super::words::sentences;
 use super::words::*;
 
+mod chunks;
 mod intern;
+use chunks::{all_alnum, chunks};
 pub use intern::Interner;
 
 /// The weight of an ordinary word.
@@ -57,8 +59,8 @@ pub struct Thresholds {
 pub struct Cutter {
     /// Which cutter it is (unique in the process), for [`Interner::stmt`].
     id: u32,
-    /// A piece to its token's kind and local id.
-    prose: HashMap<Box<str>, Option<Piece>>,
+    /// A piece to its token's kind and local id ([`ProseCache`]).
+    prose: ProseCache,
     /// Any other token's text to its local id.
     terms: HashMap<Box<str>, u32>,
     /// The token texts, one after the other; per local id, where its text ends.
@@ -79,7 +81,7 @@ impl Default for Cutter {
         static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         Cutter {
             id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            prose: HashMap::default(),
+            prose: ProseCache::default(),
             terms: HashMap::default(),
             words: String::new(),
             ends: Vec::new(),
@@ -87,6 +89,43 @@ impl Default for Cutter {
             cuts: Cuts::default(),
             folded: String::new(),
         }
+    }
+}
+
+/// The prose pieces met, to their tokens: a piece of at most 15 bytes (nearly
+/// every word) keyed by its bytes and length as one number (hashed and compared
+/// at once, no string compare), a longer one by its text.
+#[derive(Default)]
+struct ProseCache {
+    short: HashMap<u128, Option<Piece>>,
+    long: HashMap<Box<str>, Option<Piece>>,
+}
+
+impl ProseCache {
+    /// A piece of at most 15 bytes as one number: its bytes, zero-padded (a
+    /// piece is alphanumeric: it holds no zero byte), and its length in the last.
+    fn key(piece: &str) -> Option<u128> {
+        let b = piece.as_bytes();
+        (b.len() < 16).then(|| {
+            let mut k = [0u8; 16];
+            k[..b.len()].copy_from_slice(b);
+            k[15] = b.len() as u8;
+            u128::from_le_bytes(k)
+        })
+    }
+
+    fn get(&self, piece: &str) -> Option<Option<Piece>> {
+        match Self::key(piece) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(piece).copied(),
+        }
+    }
+
+    fn insert(&mut self, piece: &str, p: Option<Piece>) {
+        match Self::key(piece) {
+            Some(k) => self.short.insert(k, p),
+            None => self.long.insert(piece.into(), p),
+        };
     }
 }
 
@@ -161,7 +200,7 @@ impl Cutter {
         }
         let Some((stemmed, weight, tool, number)) = piece_class(piece, code, lead) else {
             if prose {
-                self.prose.insert(piece.into(), None);
+                self.prose.insert(piece, None);
             }
             return None;
         };
@@ -182,7 +221,7 @@ impl Cutter {
                 tool,
                 number,
             };
-            self.prose.insert(piece.into(), Some(p));
+            self.prose.insert(piece, Some(p));
             local
         } else {
             self.local(text)
@@ -410,8 +449,8 @@ pub fn cut_into(text: &str, cutter: &mut Cutter, into: &mut Cuts) -> bool {
         let code = i % 2 == 1;
         let words_in_span = if code { chunks(part, ascii).count() } else { 0 };
         let mut first_in_span = true;
-        for chunk in chunks(part, ascii) {
-            if sc.chunk(chunk, code, code && first_in_span && words_in_span >= 2) {
+        for (chunk, alnum) in chunks(part, ascii) {
+            if sc.chunk(chunk, alnum, code, code && first_in_span && words_in_span >= 2) {
                 first_in_span = false;
             }
         }
@@ -423,31 +462,6 @@ pub fn cut_into(text: &str, cutter: &mut Cutter, into: &mut Cuts) -> bool {
     }
     into.ends.push(into.toks.len() as u32);
     true
-}
-
-/// The white-space separated chunks of `s`: split at ASCII white space when `s`
-/// is ASCII without a vertical tab (the same chunks, without decoding chars).
-fn chunks(s: &str, ascii: bool) -> Chunks<'_> {
-    if ascii {
-        Chunks::Ascii(s.split_ascii_whitespace())
-    } else {
-        Chunks::Any(s.split_whitespace())
-    }
-}
-
-enum Chunks<'a> {
-    Ascii(std::str::SplitAsciiWhitespace<'a>),
-    Any(std::str::SplitWhitespace<'a>),
-}
-
-impl<'a> Iterator for Chunks<'a> {
-    type Item = &'a str;
-    fn next(&mut self) -> Option<&'a str> {
-        match self {
-            Chunks::Ascii(i) => i.next(),
-            Chunks::Any(i) => i.next(),
-        }
-    }
 }
 
 /// Folded (case, accents), `’` as `'`, common command spellings as one.
@@ -472,9 +486,9 @@ fn normalise(text: &str, folded: &mut String) {
 /// of these words and a space (one pass instead of a search per spelling).
 fn may_respell(s: &str) -> bool {
     let b = s.as_bytes();
-    (0..b.len()).any(|i| {
-        b[i] == b' '
-            && matches!(b[..i].last(), Some(b'n' | b'm' | b'c' | b'x' | b'3'))
+    // The spaces found with `memchr` (SIMD), not byte by byte.
+    memchr::memchr_iter(b' ', b).any(|i| {
+        matches!(b[..i].last(), Some(b'n' | b'm' | b'c' | b'x' | b'3'))
             && ["run", "-m", "exec", "npx", "bunx", "python3", "pip3"]
                 .iter()
                 .any(|w| b[..i].ends_with(w.as_bytes()))
@@ -509,14 +523,15 @@ struct Scanner<'t, 'n> {
 impl<'t> Scanner<'t, '_> {
     /// One chunk; `lead`: it starts a backticked command (its first word is a
     /// tool). Returns whether it reached the tokens (not a dash or a negation).
-    fn chunk(&mut self, chunk: &'t str, code: bool, lead: bool) -> bool {
-        let c = trim_chunk(chunk);
+    /// `alnum`: the chunk is all ASCII letters and digits (nothing to trim).
+    fn chunk(&mut self, chunk: &'t str, alnum: bool, code: bool, lead: bool) -> bool {
+        let c = if alnum { chunk } else { trim_chunk(chunk) };
         // `,` `;` `.` `:` `!` `?` end a clause, not an abbreviation's `.`.
         let clause_end = !code
             && matches!(chunk.as_bytes().last(), Some(b',' | b';' | b'.' | b':' | b'!' | b'?'))
             && lists_of(c) & IN_ABBREVIATIONS == 0;
         // A dash ends a clause; a lone `,` between code spans (`a`, `b`) does not.
-        if c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|')) {
+        if !alnum && (c.is_empty() || c.chars().all(|ch| matches!(ch, '-' | '—' | '–' | '=' | '|'))) {
             if !code && !c.is_empty() {
                 self.end_clause();
             }
@@ -525,7 +540,7 @@ impl<'t> Scanner<'t, '_> {
         if !code && self.negation(c, clause_end) {
             return false;
         }
-        self.tokens(c, code, lead);
+        self.tokens(c, alnum, code, lead);
         if clause_end {
             self.end_clause();
         }
@@ -571,9 +586,10 @@ impl<'t> Scanner<'t, '_> {
 
     /// The tokens of chunk `c`: a path, a flag, identifier or dotted name whole,
     /// else its alphanumeric pieces.
-    fn tokens(&mut self, c: &str, code: bool, mut lead: bool) {
+    /// `alnum`: `c` is known to be all ASCII letters and digits.
+    fn tokens(&mut self, c: &str, alnum: bool, code: bool, mut lead: bool) {
         let neg = self.negated;
-        if c.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        if alnum || all_alnum(c) {
             // One piece, neither a path, a flag, an identifier nor a dotted name
             // (most chunks): the tests below all fail on it.
             self.piece(c, code, lead, neg);

@@ -177,13 +177,36 @@ impl Shapes {
 
 /// The lists `c` is in ([`in_list`] of each): one hash look-up per chunk that
 /// may be in one.
+#[inline]
 pub(super) fn lists_of(c: &str) -> u8 {
-    static SHAPES: std::sync::OnceLock<Shapes> = std::sync::OnceLock::new();
-    let shapes = SHAPES
-        .get_or_init(|| Shapes::of([NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS].concat()));
-    if !shapes.may_hold(c.as_bytes()) {
+    if !LIST_SHAPES.may_hold(c.as_bytes()) {
         return 0;
     }
+    lists_of_listed(c)
+}
+
+/// The shapes of the scanner's word lists ([`Shapes::of`], made at compile time).
+const LIST_SHAPES: Shapes = {
+    let lists: [&[&str]; 4] = [NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS];
+    let mut t = [0u16; 256];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let w = lists[l][i].as_bytes();
+            if !w.is_empty() {
+                t[w[0] as usize] |= if w.len() < 16 { 1 << w.len() } else { u16::MAX };
+            }
+            i += 1;
+        }
+        l += 1;
+    }
+    Shapes(t)
+};
+
+/// [`lists_of`] of a chunk whose shape is a listed word's.
+#[inline(never)]
+fn lists_of_listed(c: &str) -> u8 {
     static LISTS: std::sync::OnceLock<HashMap<&'static str, u8>> = std::sync::OnceLock::new();
     let lists = LISTS.get_or_init(|| {
         let mut m: HashMap<&'static str, u8> = HashMap::default();
@@ -274,5 +297,20 @@ pub(super) fn stem_into(w: &str, s: &mut String) {
         && b[l - 1].is_ascii_alphabetic();
     if l > 3 && (doubled || b[l - 1] == b'e') {
         s.truncate(l - 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_shapes_are_those_of_the_lists() {
+        let made = Shapes::of([NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS].concat());
+        assert_eq!(LIST_SHAPES.0, made.0);
+        for w in [NEGATIONS, NEGATED_BEFORE, NEGATED_BEFORE_AFTER_NOT, ABBREVIATIONS].concat() {
+            assert_ne!(lists_of(w), 0, "{w}");
+        }
+        assert_eq!(lists_of("deploy"), 0);
     }
 }
