@@ -21,6 +21,8 @@ fn main() -> ExitCode {
     };
     if reads_whole_dir(&cli.command) {
         fixed_mmap_threshold();
+    } else if takes_snapshots(&cli.command) {
+        heap_kept();
     }
     let json = memctl::wants_json(&cli);
     let policy = memctl::exit_policy(&cli);
@@ -71,3 +73,41 @@ fn fixed_mmap_threshold() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fixed_mmap_threshold() {}
+
+/// The commands that take a snapshot as they write (the hook's after every memory
+/// write Claude Code makes): at 20 000 files a snapshot makes and frees buffers of
+/// 1–4 MB one after the other (the stat cache, the index, the mtimes, the root
+/// tree), and the whole walk's records.
+fn takes_snapshots(command: &memctl::cli::Command) -> bool {
+    use memctl::cli::Command;
+    matches!(
+        command,
+        Command::Add(_)
+            | Command::Forget(_)
+            | Command::Edit(_)
+            | Command::Snapshot(_)
+            | Command::Restore(_)
+            | Command::Undo(_)
+            | Command::Hook(_)
+    )
+}
+
+/// glibc gives each block over its mmap threshold (128 KiB at first) pages of its
+/// own, faulted in on first touch and returned when freed, and trims the heap's top
+/// whenever 128 KiB of it are free: each of a snapshot's large buffers faulted in
+/// fresh pages. With the threshold at its 32 MiB ceiling and no trim below
+/// 256 MiB, a freed buffer's pages serve the next: `add` at 20 000 files 13 300 →
+/// 11 000 page faults, `forget` 12 400 → 9 070, the hook 7 300 → 6 700, about
+/// 8 % of their time; peak RSS the same or lower (56 / 48 / 39 MiB).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn heap_kept() {
+    // SAFETY: as in `fixed_mmap_threshold`: parameters of glibc's allocator, set
+    // before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn heap_kept() {}

@@ -10,7 +10,7 @@ use crate::error::{Error, Kind};
 use crate::frontmatter::{self, Fields, Status};
 use crate::index::check::{Checked, checked};
 use crate::index::place::{newly_cut, place};
-use crate::index::report::{JSON_DROPPED, TruncationReport};
+use crate::index::report::{JSON_DROPPED, LIST_DROPPED, TruncationReport};
 use crate::memdir::MemoryDir;
 use crate::memory::MemoryType;
 use crate::ops::survey::{Seen, Survey};
@@ -365,22 +365,43 @@ fn lowercase_is(n: &str, want: &str) -> bool {
     }
 }
 
-/// The write-time truncation warning, naming every entry past the cut.
+/// The write-time truncation warning: the first [`LIST_DROPPED`] entries past the
+/// cut (as `truncate-check` lists them), how many more, and the new entry when it is
+/// past the cut too (20 000 dropped lines are not a warning anyone reads; `--json`'s
+/// `truncation` names each).
 fn truncation_warning(check: &Checked, label: &str, entry: &str) -> Option<String> {
     let l = &check.load;
     let reason = l.reason.as_ref()?;
     let mut s = format!("Claude Code would truncate {label}: {reason}\nThese entries would not be loaded:");
-    for d in &l.dropped {
+    let line = |s: &mut String, d: &crate::index::load::Dropped| {
         let text = check.file_line(d.line).unwrap_or(l.dropped_text(d));
-        let mark = if text.trim_end() == entry {
-            "   ← the new entry"
-        } else {
-            ""
-        };
-        // Written into the one string (20 000 dropped lines: no strings of their own).
+        let new = text.trim_end() == entry;
         let _ = write!(s, "\n  {label}:{}: ", d.line);
-        crate::text::push_ellipsized(&mut s, text, 100);
-        s.push_str(mark);
+        crate::text::push_ellipsized(s, text, 100);
+        if new {
+            s.push_str("   ← the new entry");
+        }
+        new
+    };
+    let mut shown_new = false;
+    for d in l.dropped.iter().take(LIST_DROPPED) {
+        shown_new |= line(&mut s, d);
+    }
+    if let Some(rest) = l.dropped.get(LIST_DROPPED..).filter(|r| !r.is_empty()) {
+        // From the end: the new entry is mostly the index's last line.
+        let new = (!shown_new)
+            .then(|| {
+                rest.iter()
+                    .rposition(|d| check.file_line(d.line).unwrap_or(l.dropped_text(d)).trim_end() == entry)
+            })
+            .flatten();
+        let more = rest.len() - usize::from(new.is_some());
+        if more > 0 {
+            let _ = write!(s, "\n  … and {} more", crate::text::group_digits(more as i64));
+        }
+        if let Some(i) = new {
+            line(&mut s, &rest[i]);
+        }
     }
     s.push_str("\nhint: shorten or remove index lines (memctl lint), or move detail into topic files");
     Some(s)

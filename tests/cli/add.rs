@@ -203,7 +203,7 @@ fn refuses_a_line_that_would_fall_past_the_cut_and_writes_nothing() {
 }
 
 #[test]
-fn force_adds_past_the_cut_and_warns_with_every_entry_that_would_fall_past_it() {
+fn force_adds_past_the_cut_and_warns_with_the_entries_that_would_fall_past_it() {
     let index: String = (1..=200).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
     let run = Env::new()
         .index(&index)
@@ -222,6 +222,38 @@ fn force_adds_past_the_cut_and_warns_with_every_entry_that_would_fall_past_it() 
     run.stderr_has(
             "memctl: warning: Claude Code would truncate MEMORY.md: 201 lines (limit: 200)\nThese entries would not be loaded:\n  MEMORY.md:201: - [New one](user_new_one.md) — d   ← the new entry\nhint: shorten or remove index lines (memctl lint), or move detail into topic files\n"
         );
+}
+
+#[test]
+fn a_long_cut_is_warned_with_its_first_fifty_entries_a_count_and_the_new_entry() {
+    // 260 lines: 60 past the cut, the new entry the 61st. The warning lists the
+    // first 50 as truncate-check does, counts the other 10, and still names the
+    // new entry; `--json` keeps every one in `truncation`.
+    let index: String = (1..=260).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
+    let add = [
+        "add",
+        "--force",
+        "--type",
+        "user",
+        "--name",
+        "New one",
+        "--description",
+        "d",
+    ];
+    let run = Env::new().index(&index).args(add).run().success();
+    let listed: String = (201..=250)
+        .map(|i| format!("\n  MEMORY.md:{i}: - [E{i}](e{i}.md) — e"))
+        .collect();
+    run.stderr_has(&format!(
+        "memctl: warning: Claude Code would truncate MEMORY.md: 261 lines (limit: 200)\nThese entries would not be loaded:{listed}\n  … and 10 more\n  MEMORY.md:261: - [New one](user_new_one.md) — d   ← the new entry\nhint: shorten or remove index lines (memctl lint), or move detail into topic files\n"
+    ));
+    let env = Env::new().index(&index);
+    let json = env.args(["--json"]).args(add).run().success().json();
+    assert_eq!(
+        json["truncation"]["dropped_entries"].as_array().map(Vec::len),
+        Some(61),
+        "{json}"
+    );
 }
 
 #[test]
