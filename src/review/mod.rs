@@ -38,7 +38,7 @@ pub mod statement;
 pub mod tokens;
 mod words;
 
-pub use compare::{Prepared, prepare};
+pub use compare::{Only, Prepared, prepare, prepare_only, vocab};
 pub use statement::Cutter;
 use statement::{Interner, Thresholds};
 
