@@ -141,6 +141,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
         prepared,
         texts,
         cutters,
+        claude,
     } = scan_compared(memdir, &files, keep_texts);
     let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
     for f in [&located.claude_md, &located.claude_local_md, &located.agents_md] {
@@ -162,6 +163,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
         },
         prepared,
         cutters,
+        claude,
     );
     warnings.append(&mut analysis.warnings);
     analysis.warnings = warnings;
@@ -203,11 +205,15 @@ fn scan_compared(memdir: &crate::memdir::MemoryDir, files: &[ClaudeFile], keep_t
         vocab: review::vocab(files, review::THRESHOLDS.related),
         rules: keep_texts,
     };
-    let scanned = scan_prepared(memdir, keep_texts, Some(&only));
+    let mut scanned = scan_prepared(memdir, keep_texts, Some(&only));
     if scanned.scan.memories.iter().any(|m| in_team(memdir, m)) {
         drop(scanned);
         return scan_prepared(memdir, keep_texts, None);
     }
+    // The CLAUDE/AGENTS statements cut for the check are interned, not cut again.
+    let (cuts, cutter) = only.vocab.into_cuts();
+    scanned.cutters.extend(cutter);
+    scanned.claude = Some(cuts);
     scanned
 }
 
@@ -221,6 +227,9 @@ struct Scanned {
     /// The cutters that prepared them: each a cache of prose words and the token
     /// texts its cuts name.
     cutters: Vec<review::Cutter>,
+    /// The CLAUDE/AGENTS statements as cut for [`review::Only`] (their cutter
+    /// among `cutters`), when it was used.
+    claude: Option<review::Cuts>,
 }
 
 /// Scan every memory, each prepared on the reader threads (its text kept when
@@ -250,6 +259,7 @@ fn scan_prepared(memdir: &crate::memdir::MemoryDir, keep_texts: bool, only: Opti
         prepared,
         texts,
         cutters,
+        claude: None,
     }
 }
 

@@ -55,9 +55,17 @@ pub struct Only {
 /// The CLAUDE/AGENTS statements as [`Only`] reads them; `related`: the
 /// threshold at which two statements relate.
 pub fn vocab(claude: &[super::ClaudeFile], related: f64) -> Vocab {
-    let mut names = Interner::default();
-    let units = units(claude, &mut names);
-    Vocab::new(names.into_names(), units.into_iter().map(|u| u.stmt).collect(), related)
+    let mut cutter = Cutter::default();
+    let mut cuts = cutter.scratch();
+    let mut n = 0;
+    claude_sentences(claude, |_, _, sentence| {
+        if statement::cut_into(sentence, &mut cutter, &mut cuts) {
+            cuts.number(n);
+        }
+        n += 1;
+    });
+    let cuts = cutter.keep(cuts);
+    Vocab::new(cutter, cuts, related)
 }
 
 /// `memory`'s [`Prepared`] from its whole `text`; `None` for a hub or a blank
@@ -184,26 +192,48 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
     items
 }
 
-/// Every sentence of the CLAUDE/AGENTS files' statements, on the line it starts on.
-pub(super) fn units(claude: &[super::ClaudeFile], names: &mut Interner) -> Vec<Unit> {
+/// Every sentence of the CLAUDE/AGENTS files' statements, on the line it starts
+/// on. `cut`: those sentences as [`vocab`] cut them (numbered in this order),
+/// interned rather than cut again; `None`: each cut here.
+pub(super) fn units(claude: &[super::ClaudeFile], cut: Option<&Cuts>, names: &mut Interner) -> Vec<Unit> {
     let mut units: Vec<Unit> = Vec::new();
+    let (mut n, mut k) = (0, 0);
+    claude_sentences(claude, |f, s, sentence| {
+        let stmt = match cut {
+            Some(cuts) if cuts.numbers().get(k) == Some(&n) => {
+                k += 1;
+                names.stmt_of(cuts, k - 1, sentence.trim().to_string())
+            }
+            Some(_) => statement::Stmt::default(),
+            None => statement::statement(sentence, names),
+        };
+        n += 1;
+        if !stmt.is_empty() {
+            // The line the sentence starts on (a paragraph's lines are joined).
+            let offset = (sentence.as_ptr() as usize).saturating_sub(s.text.as_ptr() as usize);
+            units.push(Unit {
+                file: f,
+                line: s.line_at(offset),
+                stmt,
+            });
+        }
+    });
+    units
+}
+
+/// Each sentence of each statement of the CLAUDE/AGENTS files, in order, with
+/// its file's number and its statement.
+fn claude_sentences<'a>(
+    claude: &'a [super::ClaudeFile],
+    mut each: impl FnMut(usize, &'a crate::claude_md::Statement, &'a str),
+) {
     for (f, c) in claude.iter().enumerate() {
         for s in &c.statements {
             for sentence in statement::sentences(&s.text) {
-                let stmt = statement::statement(sentence, names);
-                if !stmt.is_empty() {
-                    // The line the sentence starts on (a paragraph's lines are joined).
-                    let offset = (sentence.as_ptr() as usize).saturating_sub(s.text.as_ptr() as usize);
-                    units.push(Unit {
-                        file: f,
-                        line: s.line_at(offset),
-                        stmt,
-                    });
-                }
+                each(f, s, sentence);
             }
         }
     }
-    units
 }
 
 /// A memory's rule statements, cut: [`rule_sentences`], the empty ones dropped,
@@ -498,9 +528,27 @@ mod tests {
         names_kept.adopt([kept_cutter]);
         let items_whole = items(&input, whole, &mut names_whole);
         let items_kept = items(&input, kept, &mut names_kept);
-        let units_whole = units(&claude, &mut names_whole);
-        units(&claude, &mut names_kept);
-        let all = |i: Interner| i.into_names().collect::<Vec<_>>();
+        let units_whole = units(&claude, None, &mut names_whole);
+        units(&claude, None, &mut names_kept);
+        // The CLAUDE statements as the check cut them intern as cut again.
+        let (cuts, cutter) = only.vocab.into_cuts();
+        names_kept.adopt(cutter);
+        let units_kept = units(&claude, Some(&cuts), &mut names_kept);
+        let unit = |u: &Unit| {
+            (
+                u.file,
+                u.line,
+                u.stmt.text.clone(),
+                u.stmt.ids().collect::<Vec<_>>(),
+                u.stmt.weight(),
+            )
+        };
+        assert_eq!(units_whole.len(), 2);
+        assert_eq!(
+            units_whole.iter().map(unit).collect::<Vec<_>>(),
+            units_kept.iter().map(unit).collect::<Vec<_>>()
+        );
+        let all = |i: Interner| i.into_parts().0;
         let stmts: Vec<&Stmt> = units_whole.iter().map(|u| &u.stmt).collect();
         let postings = Postings::new(&stmts);
         for ((w, k), unmet) in items_whole.iter().zip(&items_kept).zip(&unmet) {

@@ -344,7 +344,7 @@ impl Tok {
 }
 
 /// A statement as compared.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Stmt {
     /// Its text (as written, trimmed).
     pub text: String,

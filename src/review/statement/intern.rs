@@ -32,9 +32,16 @@ impl Interner {
         i
     }
 
-    /// Every token text, by id.
-    pub fn into_names(self) -> impl Iterator<Item = Box<str>> {
-        self.names.into_iter().map(String::into_boxed_str)
+    /// Every token text, by id, and the cutters adopted ([`Interner::adopt`]),
+    /// in order.
+    pub fn into_parts(self) -> (Vec<String>, Vec<Cutter>) {
+        let cutters = self.cutters.into_iter().skip(1).map(|(c, _)| c).collect();
+        (self.names, cutters)
+    }
+
+    /// The statement of cut `k` of `cuts`, with `text` ([`Interner::stmts`]).
+    pub fn stmt_of(&mut self, cuts: &Cuts, k: usize, text: String) -> Stmt {
+        self.stmt(cuts, k, text)
     }
 
     /// The text of a token.

@@ -18,13 +18,25 @@ pub struct Vocab {
     stmts: Vec<Stmt>,
     lists: HashMap<u32, Vec<(u32, u32)>>,
     related: f64,
+    /// The statements as cut, and the cutter that cut them: the analysis
+    /// interns these rather than cut them again ([`Vocab::into_cuts`]).
+    cuts: Cuts,
+    cutter: Option<Cutter>,
 }
 
 impl Vocab {
-    /// `names`: the token texts by id; `stmts`: the statements, by those ids;
+    /// The statements `cuts` cut by `cutter` (numbered, [`Cuts::number`]);
     /// `related`: the threshold at which two statements relate.
-    pub fn new(names: impl IntoIterator<Item = Box<str>>, stmts: Vec<Stmt>, related: f64) -> Vocab {
-        let ids = names.into_iter().enumerate().map(|(i, n)| (n, i as u32)).collect();
+    pub fn new(cutter: Cutter, cuts: Cuts, related: f64) -> Vocab {
+        let mut names = super::Interner::default();
+        names.adopt([cutter]);
+        let stmts = names.stmts(&cuts);
+        let (names, cutter) = names.into_parts();
+        let ids = names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| (n.into_boxed_str(), i as u32))
+            .collect();
         let mut lists: HashMap<u32, Vec<(u32, u32)>> = HashMap::default();
         for (i, s) in stmts.iter().enumerate() {
             for t in s.ids() {
@@ -39,7 +51,14 @@ impl Vocab {
             stmts,
             lists,
             related,
+            cuts,
+            cutter: cutter.into_iter().next(),
         }
+    }
+
+    /// The statements as cut and the cutter that cut them, to intern.
+    pub fn into_cuts(self) -> (Cuts, Option<Cutter>) {
+        (self.cuts, self.cutter)
     }
 
     fn len(&self) -> u32 {
