@@ -121,25 +121,6 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
     let claude_md = claude_md::read(&located.claude_md)?;
     let claude_local_md = claude_md::read(&located.claude_local_md)?;
     let agents_md = claude_md::read(&located.agents_md)?;
-    let Scanned {
-        scan,
-        prepared,
-        texts,
-        cutters,
-    } = scan_prepared(memdir, keep_texts);
-    let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
-    for f in [&located.claude_md, &located.claude_local_md, &located.agents_md] {
-        if let Some(n) = &f.note {
-            warnings.push(n.clone());
-        }
-    }
-    // Review's team layer is the `team/` dir of the main scope, shared or not
-    // (SPEC §12); whether Claude Code treats it as team memory is §2.13's matter.
-    let team: Vec<bool> = scan
-        .memories
-        .iter()
-        .map(|m| !memdir.is_team() && m.rel.starts_with("team/"))
-        .collect();
     let files: Vec<ClaudeFile> = [
         (Layer::Claude, &claude_md),
         (Layer::Local, &claude_local_md),
@@ -155,6 +136,20 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
         })
     })
     .collect();
+    let Scanned {
+        scan,
+        prepared,
+        texts,
+        cutters,
+        claude,
+    } = scan_compared(memdir, &files, keep_texts);
+    let mut warnings: Vec<String> = scan.problems.iter().map(|p| p.message()).collect();
+    for f in [&located.claude_md, &located.claude_local_md, &located.agents_md] {
+        if let Some(n) = &f.note {
+            warnings.push(n.clone());
+        }
+    }
+    let team: Vec<bool> = scan.memories.iter().map(|m| in_team(memdir, m)).collect();
     let team_dir = memdir.team_dir().is_dir();
     let mut analysis = review::analyze_prepared(
         &review::Input {
@@ -168,6 +163,7 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
         },
         prepared,
         cutters,
+        claude,
     );
     warnings.append(&mut analysis.warnings);
     analysis.warnings = warnings;
@@ -189,6 +185,38 @@ fn gather(memdir: &crate::memdir::MemoryDir, root: &Path, ctx: &Context, keep_te
     })
 }
 
+/// Whether review's team layer holds `m` (SPEC §12): the `team/` dir of the
+/// main scope, shared or not (whether Claude Code treats it as team memory is
+/// §2.13's matter).
+fn in_team(memdir: &crate::memdir::MemoryDir, m: &Memory) -> bool {
+    !memdir.is_team() && m.rel.starts_with("team/")
+}
+
+/// [`scan_prepared`], keeping nothing of the memories that cannot meet a
+/// CLAUDE/AGENTS statement ([`review::Only`]) unless a team memory is compared
+/// with them: when there is no `team/` entry before the scan and the scan finds
+/// no team memory (one made meanwhile: scanned again, keeping everything).
+fn scan_compared(memdir: &crate::memdir::MemoryDir, files: &[ClaudeFile], keep_texts: bool) -> Scanned {
+    let team = !memdir.is_team() && std::fs::symlink_metadata(memdir.team_dir()).is_ok();
+    if team {
+        return scan_prepared(memdir, keep_texts, None);
+    }
+    let only = review::Only {
+        vocab: review::vocab(files, review::THRESHOLDS.related),
+        rules: keep_texts,
+    };
+    let mut scanned = scan_prepared(memdir, keep_texts, Some(&only));
+    if scanned.scan.memories.iter().any(|m| in_team(memdir, m)) {
+        drop(scanned);
+        return scan_prepared(memdir, keep_texts, None);
+    }
+    // The CLAUDE/AGENTS statements cut for the check are interned, not cut again.
+    let (cuts, cutter) = only.vocab.into_cuts();
+    scanned.cutters.extend(cutter);
+    scanned.claude = Some(cuts);
+    scanned
+}
+
 /// What [`scan_prepared`] read.
 struct Scanned {
     scan: Scan,
@@ -199,13 +227,16 @@ struct Scanned {
     /// The cutters that prepared them: each a cache of prose words and the token
     /// texts its cuts name.
     cutters: Vec<review::Cutter>,
+    /// The CLAUDE/AGENTS statements as cut for [`review::Only`] (their cutter
+    /// among `cutters`), when it was used.
+    claude: Option<review::Cuts>,
 }
 
 /// Scan every memory, each prepared on the reader threads (its text kept when
 /// `keep_texts`). A reader takes a cutter for each memory it prepares and puts
 /// it back: as many cutters as memories prepared at once, all handed to the
 /// analysis.
-fn scan_prepared(memdir: &crate::memdir::MemoryDir, keep_texts: bool) -> Scanned {
+fn scan_prepared(memdir: &crate::memdir::MemoryDir, keep_texts: bool, only: Option<&review::Only>) -> Scanned {
     let cutters: std::sync::Mutex<Vec<review::Cutter>> = Default::default();
     let take = || cutters.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| -> Option<(Option<String>, Option<Prepared>)> {
@@ -213,7 +244,7 @@ fn scan_prepared(memdir: &crate::memdir::MemoryDir, keep_texts: bool) -> Scanned
         file.take(left).read_to_end(buf).ok()?;
         let text = lossy(buf);
         let mut cutter = take().pop().unwrap_or_default();
-        let prepared = review::prepare(m, &text, &mut cutter);
+        let prepared = review::prepare_only(m, &text, &mut cutter, only);
         take().push(cutter);
         Some((keep_texts.then(|| text.into_owned()), prepared))
     };
@@ -228,6 +259,7 @@ fn scan_prepared(memdir: &crate::memdir::MemoryDir, keep_texts: bool) -> Scanned
         prepared,
         texts,
         cutters,
+        claude: None,
     }
 }
 

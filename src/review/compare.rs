@@ -7,7 +7,7 @@ use crate::memory::{Memory, MemoryType};
 use super::Input;
 use super::classify::Topic;
 use super::rule::{self, Rule};
-use super::statement::{self, Cuts, Cutter, Interner, Relation, Stmt, Thresholds};
+use super::statement::{self, Cuts, Cutter, Interner, Relation, Stmt, Thresholds, Vocab};
 
 /// A memory as compared: its rule, its statements and its promotion topic.
 pub(super) struct Item<'a> {
@@ -27,14 +27,57 @@ pub(super) struct Item<'a> {
 /// not yet interned, its promotion topic.
 pub struct Prepared {
     rule: Rule,
-    cuts: Cuts,
+    toks: Toks,
     topic: Option<(Topic, Vec<String>)>,
+}
+
+/// A prepared memory's statements.
+enum Toks {
+    /// Cut, to be interned and compared.
+    Cut(Cuts),
+    /// None can meet a CLAUDE/AGENTS statement ([`Only`]): only the tokens it
+    /// would intern first, by the local ids of the cutter `cutter`.
+    Unmet { cutter: u32, firsts: Box<[u32]> },
+}
+
+/// What a memory that cannot meet a CLAUDE/AGENTS statement keeps: when no
+/// team memory is compared (the command checks), a memory none of whose
+/// statements can reach a CLAUDE/AGENTS statement ([`Cutter::meets`]) is never
+/// updated or removed, so it keeps none of its statements and, when `rules` is
+/// false (nothing is applied), not its rule's paragraph either.
+pub struct Only {
+    /// The CLAUDE/AGENTS statements ([`vocab`]).
+    pub vocab: Vocab,
+    /// Keep every rule's paragraph and `**Why:**` line (a promotion applies them).
+    pub rules: bool,
+}
+
+/// The CLAUDE/AGENTS statements as [`Only`] reads them; `related`: the
+/// threshold at which two statements relate.
+pub fn vocab(claude: &[super::ClaudeFile], related: f64) -> Vocab {
+    let mut cutter = Cutter::default();
+    let mut cuts = cutter.scratch();
+    let mut n = 0;
+    claude_sentences(claude, |_, _, sentence| {
+        if statement::cut_into(sentence, &mut cutter, &mut cuts) {
+            cuts.number(n);
+        }
+        n += 1;
+    });
+    let cuts = cutter.keep(cuts);
+    Vocab::new(cutter, cuts, related)
 }
 
 /// `memory`'s [`Prepared`] from its whole `text`; `None` for a hub or a blank
 /// rule (review skips them). `cutter`: one per thread.
 pub fn prepare(memory: &Memory, text: &str, cutter: &mut Cutter) -> Option<Prepared> {
-    let rule = rule::of_memory(text).compared()?;
+    prepare_only(memory, text, cutter, None)
+}
+
+/// [`prepare`], keeping of a memory that cannot meet a CLAUDE/AGENTS statement
+/// only what `only` says (`None`: everything).
+pub fn prepare_only(memory: &Memory, text: &str, cutter: &mut Cutter, only: Option<&Only>) -> Option<Prepared> {
+    let mut rule = rule::of_memory(text).compared()?;
     if memory.is_hub() {
         return None;
     }
@@ -50,7 +93,20 @@ pub fn prepare(memory: &Memory, text: &str, cutter: &mut Cutter) -> Option<Prepa
     } else {
         None
     };
-    Some(Prepared { rule, cuts, topic })
+    let toks = match only {
+        Some(only) if !cutter.meets(&cuts, &only.vocab) => {
+            if !only.rules {
+                rule.paragraph = String::new();
+                rule.why = None;
+            }
+            Toks::Unmet {
+                cutter: cuts.cutter(),
+                firsts: cutter.firsts(&cuts),
+            }
+        }
+        _ => Toks::Cut(cuts),
+    };
+    Some(Prepared { rule, toks, topic })
 }
 
 impl Item<'_> {
@@ -113,13 +169,22 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
         let Some(p) = p else {
             continue;
         };
-        let mut statements: Vec<Stmt> = names.stmts(&p.cuts);
-        statements.shrink_to_fit();
+        let (statements, sentences) = match &p.toks {
+            Toks::Cut(cuts) => {
+                let mut statements: Vec<Stmt> = names.stmts(cuts);
+                statements.shrink_to_fit();
+                (statements, cuts.numbers().into())
+            }
+            Toks::Unmet { cutter, firsts } => {
+                names.touch(*cutter, firsts);
+                (Vec::new(), Box::default())
+            }
+        };
         items.push(Item {
             memory: m,
             rule: p.rule,
             statements,
-            sentences: p.cuts.numbers().into(),
+            sentences,
             team: input.team.get(i).copied().unwrap_or(false),
             topic: p.topic,
         });
@@ -127,26 +192,48 @@ pub(super) fn items<'a>(input: &Input<'a>, prepared: Vec<Option<Prepared>>, name
     items
 }
 
-/// Every sentence of the CLAUDE/AGENTS files' statements, on the line it starts on.
-pub(super) fn units(claude: &[super::ClaudeFile], names: &mut Interner) -> Vec<Unit> {
+/// Every sentence of the CLAUDE/AGENTS files' statements, on the line it starts
+/// on. `cut`: those sentences as [`vocab`] cut them (numbered in this order),
+/// interned rather than cut again; `None`: each cut here.
+pub(super) fn units(claude: &[super::ClaudeFile], cut: Option<&Cuts>, names: &mut Interner) -> Vec<Unit> {
     let mut units: Vec<Unit> = Vec::new();
+    let (mut n, mut k) = (0, 0);
+    claude_sentences(claude, |f, s, sentence| {
+        let stmt = match cut {
+            Some(cuts) if cuts.numbers().get(k) == Some(&n) => {
+                k += 1;
+                names.stmt_of(cuts, k - 1, sentence.trim().to_string())
+            }
+            Some(_) => statement::Stmt::default(),
+            None => statement::statement(sentence, names),
+        };
+        n += 1;
+        if !stmt.is_empty() {
+            // The line the sentence starts on (a paragraph's lines are joined).
+            let offset = (sentence.as_ptr() as usize).saturating_sub(s.text.as_ptr() as usize);
+            units.push(Unit {
+                file: f,
+                line: s.line_at(offset),
+                stmt,
+            });
+        }
+    });
+    units
+}
+
+/// Each sentence of each statement of the CLAUDE/AGENTS files, in order, with
+/// its file's number and its statement.
+fn claude_sentences<'a>(
+    claude: &'a [super::ClaudeFile],
+    mut each: impl FnMut(usize, &'a crate::claude_md::Statement, &'a str),
+) {
     for (f, c) in claude.iter().enumerate() {
         for s in &c.statements {
             for sentence in statement::sentences(&s.text) {
-                let stmt = statement::statement(sentence, names);
-                if !stmt.is_empty() {
-                    // The line the sentence starts on (a paragraph's lines are joined).
-                    let offset = (sentence.as_ptr() as usize).saturating_sub(s.text.as_ptr() as usize);
-                    units.push(Unit {
-                        file: f,
-                        line: s.line_at(offset),
-                        stmt,
-                    });
-                }
+                each(f, s, sentence);
             }
         }
     }
-    units
 }
 
 /// A memory's rule statements, cut: [`rule_sentences`], the empty ones dropped,
@@ -369,6 +456,117 @@ mod tests {
             assert_eq!(got, want, "{paragraph:?}");
         }
         assert_eq!(nth_sentence("One. Two.", 5), "");
+    }
+
+    /// Memories prepared keeping only what can meet the CLAUDE statements give
+    /// the ids the whole preparation gives (an unmet memory's tokens interned in
+    /// its place: the first memory's `push` and `deploy` come before the second's
+    /// words), the same statements for the memories kept, and none of the memories
+    /// left without statements relates to a CLAUDE statement.
+    #[test]
+    fn memories_that_cannot_meet_keep_only_their_first_tokens() {
+        use crate::claude_md::{Line, statements};
+        let lines: Vec<Line> = [
+            "- Run `cargo test` before pushing.",
+            "- Never deploy on Fridays with npm.",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Line {
+            number: i + 1,
+            text: t.to_string(),
+        })
+        .collect();
+        let claude = [super::super::ClaudeFile {
+            layer: super::super::Layer::Claude,
+            label: "CLAUDE.md".into(),
+            statements: statements(&lines),
+            mtime_ms: 0.0,
+        }];
+        let texts = [
+            "Keep the staging cache warm before pushing. Deploy the dashboard weekly on staging hosts.\n",
+            "Run `cargo test` before pushing the release branch.\n",
+            "Rollback with `deploy.sh --undo` when the staging cache breaks.\n",
+            "Never deploy on Fridays, use npm.\n",
+        ];
+        let memories: Vec<Memory> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Memory::from_text(&format!("m{i}.md"), &format!("---\ntype: feedback\n---\n{t}")))
+            .collect();
+        let input = Input {
+            memories: &memories,
+            texts: &[],
+            team: &[],
+            claude: &claude,
+            team_dir: false,
+            thresholds: super::super::THRESHOLDS,
+            now_ms: 0.0,
+        };
+        let only = Only {
+            vocab: vocab(&claude, input.thresholds.related),
+            rules: false,
+        };
+        let prepared = |only: Option<&Only>| {
+            let mut cutter = Cutter::default();
+            let p: Vec<Option<Prepared>> = memories
+                .iter()
+                .zip(texts)
+                .map(|(m, t)| prepare_only(m, &format!("---\ntype: feedback\n---\n{t}"), &mut cutter, only))
+                .collect();
+            (p, cutter)
+        };
+        let (whole, whole_cutter) = prepared(None);
+        let (kept, kept_cutter) = prepared(Some(&only));
+        let unmet: Vec<bool> = kept
+            .iter()
+            .map(|p| matches!(p.as_ref().map(|p| &p.toks), Some(Toks::Unmet { .. })))
+            .collect();
+        assert_eq!(unmet, [true, false, true, false]);
+        let (mut names_whole, mut names_kept) = (Interner::default(), Interner::default());
+        names_whole.adopt([whole_cutter]);
+        names_kept.adopt([kept_cutter]);
+        let items_whole = items(&input, whole, &mut names_whole);
+        let items_kept = items(&input, kept, &mut names_kept);
+        let units_whole = units(&claude, None, &mut names_whole);
+        units(&claude, None, &mut names_kept);
+        // The CLAUDE statements as the check cut them intern as cut again.
+        let (cuts, cutter) = only.vocab.into_cuts();
+        names_kept.adopt(cutter);
+        let units_kept = units(&claude, Some(&cuts), &mut names_kept);
+        let unit = |u: &Unit| {
+            (
+                u.file,
+                u.line,
+                u.stmt.text.clone(),
+                u.stmt.ids().collect::<Vec<_>>(),
+                u.stmt.weight(),
+            )
+        };
+        assert_eq!(units_whole.len(), 2);
+        assert_eq!(
+            units_whole.iter().map(unit).collect::<Vec<_>>(),
+            units_kept.iter().map(unit).collect::<Vec<_>>()
+        );
+        let all = |i: Interner| i.into_parts().0;
+        let stmts: Vec<&Stmt> = units_whole.iter().map(|u| &u.stmt).collect();
+        let postings = Postings::new(&stmts);
+        for ((w, k), unmet) in items_whole.iter().zip(&items_kept).zip(&unmet) {
+            let ids = |s: &Stmt| (s.ids().collect::<Vec<_>>(), s.weight());
+            if *unmet {
+                assert!(k.statements.is_empty() && k.rule.paragraph.is_empty());
+                let f = find(w, &stmts, &postings, &input.thresholds, &names_whole);
+                assert!(f.contradiction.is_none() && f.same.is_none(), "{}", w.memory.rel);
+            } else {
+                let (a, b): (Vec<_>, Vec<_>) = (
+                    w.statements.iter().map(ids).collect(),
+                    k.statements.iter().map(ids).collect(),
+                );
+                assert_eq!(a, b);
+                assert_eq!(w.rule, k.rule);
+            }
+        }
+        assert_eq!(all(names_whole), all(names_kept));
     }
 
     #[test]

@@ -38,8 +38,8 @@ pub mod statement;
 pub mod tokens;
 mod words;
 
-pub use compare::{Prepared, prepare};
-pub use statement::Cutter;
+pub use compare::{Only, Prepared, prepare, prepare_only, vocab};
+pub use statement::{Cuts, Cutter};
 use statement::{Interner, Thresholds};
 
 /// The thresholds chosen on the evaluation set (`src/review/eval.rs`, the figures
@@ -253,21 +253,27 @@ pub fn analyze(input: &Input) -> Analysis {
         .zip(input.texts)
         .map(|(m, t)| t.as_deref().and_then(|t| prepare(m, t, &mut cutter)))
         .collect();
-    analyze_prepared(input, prepared, vec![cutter])
+    analyze_prepared(input, prepared, vec![cutter], None)
 }
 
 /// [`analyze`] from each memory's [`prepare`] (`None`: it could not be read)
 /// instead of its text (`input.texts` is not read): the command prepares the
 /// memories on the scan's reader threads and keeps them, not the whole texts,
 /// of a large dir. `cutters`: the cutters that prepared them (the prepared
-/// memories' token texts are theirs).
-pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>, cutters: Vec<Cutter>) -> Analysis {
+/// memories' token texts are theirs). `claude`: the CLAUDE/AGENTS statements
+/// as [`vocab`] cut them (its cutter among `cutters`), else `None`.
+pub fn analyze_prepared(
+    input: &Input,
+    prepared: Vec<Option<Prepared>>,
+    cutters: Vec<Cutter>,
+    claude: Option<Cuts>,
+) -> Analysis {
     // The merges read only each memory and its rule's first line: they are
     // found on a thread of their own while the statements are compared.
     let members = compare::merge_items(input, &prepared);
     std::thread::scope(|s| {
         let merges = s.spawn(|| merge::merges(&members, input.now_ms));
-        let mut out = compared(input, prepared, cutters);
+        let mut out = compared(input, prepared, cutters, claude.as_ref());
         out.extend(merges.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         propose::number(&mut out);
         Analysis {
@@ -278,11 +284,11 @@ pub fn analyze_prepared(input: &Input, prepared: Vec<Option<Prepared>>, cutters:
 }
 
 /// The conflicts, then each memory's update, removal or promotion.
-fn compared(input: &Input, prepared: Vec<Option<Prepared>>, cutters: Vec<Cutter>) -> Vec<Proposal> {
+fn compared(input: &Input, prepared: Vec<Option<Prepared>>, cutters: Vec<Cutter>, cut: Option<&Cuts>) -> Vec<Proposal> {
     let mut names = Interner::default();
     names.adopt(cutters);
     let mut items = compare::items(input, prepared, &mut names);
-    let units = compare::units(input.claude, &mut names);
+    let units = compare::units(input.claude, cut, &mut names);
     let claude = propose::Claude::new(input.claude, &units);
     let stale = propose::stale(input.memories);
     let (mut out, in_conflict) = propose::conflicts(&items, &input.thresholds, &names, input.now_ms);

@@ -32,8 +32,10 @@ use super::words::*;
 
 mod chunks;
 mod intern;
+mod vocab;
 use chunks::{all_alnum, chunks};
 pub use intern::Interner;
+pub use vocab::Vocab;
 
 /// The weight of an ordinary word.
 const WORD: u8 = 1;
@@ -71,6 +73,17 @@ pub struct Cutter {
     cuts: Cuts,
     /// Scratch for a statement's normalised text.
     folded: String,
+    /// Per local id, its token's id in the vocabulary's numbering
+    /// ([`Cutter::meets`]; [`NO_ID`] until met), the texts outside the
+    /// vocabulary numbered above it, and scratch for a statement's tokens.
+    canon: Vec<u32>,
+    others: HashMap<Box<str>, u32>,
+    probe: Vec<Tok>,
+    /// Per local id and per vocabulary statement, the last stamp that met it
+    /// ([`Cutter::firsts`], [`Cutter::meets`]).
+    seen: Vec<u32>,
+    units: Vec<u32>,
+    stamp: u32,
 }
 
 /// No id: a local id not met yet.
@@ -88,6 +101,12 @@ impl Default for Cutter {
             buf: String::new(),
             cuts: Cuts::default(),
             folded: String::new(),
+            canon: Vec::new(),
+            others: HashMap::default(),
+            probe: Vec::new(),
+            seen: Vec::new(),
+            units: Vec::new(),
+            stamp: 0,
         }
     }
 }
@@ -254,6 +273,11 @@ impl Cuts {
         self.at.push(n);
     }
 
+    /// The [`Cutter`] that cut them.
+    pub fn cutter(&self) -> u32 {
+        self.cutter
+    }
+
     /// The numbers of the statements ([`Cuts::number`]), in order.
     pub fn numbers(&self) -> &[u32] {
         &self.at
@@ -320,7 +344,7 @@ impl Tok {
 }
 
 /// A statement as compared.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Stmt {
     /// Its text (as written, trimmed).
     pub text: String,

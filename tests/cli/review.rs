@@ -885,3 +885,35 @@ fn a_long_report_is_whole_in_text_and_in_json() {
         &text.stdout[text.stdout.len() - 200..]
     );
 }
+
+/// The words a reason names as matched are in the order review first meets
+/// them, the newest memory first, also when that memory shares too little with
+/// any CLAUDE line to be compared (review keeps none of its statements then,
+/// only the order of its words): `push, stag` from `new.md`, not `deploy, stag,
+/// push` as `old.md` says them.
+#[test]
+fn matched_words_are_in_first_met_order_across_memories_that_match_nothing() {
+    let line = "Deploy staging before pushing the release with the nightly build and the smoke tests on every runner.";
+    let env = project()
+        .memory_aged(
+            "new.md",
+            &memory(
+                "project",
+                "ops",
+                "ops notes",
+                "Pushing to staging needs a green dashboard, an owner on call and a rollback plan.",
+            ),
+            1.0,
+        )
+        .memory_aged("old.md", &memory("feedback", "ship", "shipping", line), 48.0);
+    fs::write(env.root().join("proj/CLAUDE.md"), format!("- {line}\n")).unwrap();
+    let run = review(env, &["--json"]).success();
+    let proposals = run.json()["proposals"].as_array().unwrap().clone();
+    let removal = proposals.iter().find(|p| p["kind"] == "remove").unwrap();
+    assert_eq!(removal["memory"], "old.md");
+    let reason = removal["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("matched push, stag, deploy, releas, nightly, build, smok, test, …;"),
+        "{reason}"
+    );
+}

@@ -32,6 +32,18 @@ impl Interner {
         i
     }
 
+    /// Every token text, by id, and the cutters adopted ([`Interner::adopt`]),
+    /// in order.
+    pub fn into_parts(self) -> (Vec<String>, Vec<Cutter>) {
+        let cutters = self.cutters.into_iter().skip(1).map(|(c, _)| c).collect();
+        (self.names, cutters)
+    }
+
+    /// The statement of cut `k` of `cuts`, with `text` ([`Interner::stmts`]).
+    pub fn stmt_of(&mut self, cuts: &Cuts, k: usize, text: String) -> Stmt {
+        self.stmt(cuts, k, text)
+    }
+
     /// The text of a token.
     pub fn name(&self, id: u32) -> &str {
         self.names.get(id as usize).map_or("", String::as_str)
@@ -49,6 +61,36 @@ impl Interner {
             self.cutters.push((Cutter::default(), Vec::new()));
         }
         &mut self.cutters[0].0
+    }
+
+    /// Intern the tokens numbered `locals` by the cutter `cutter`, in that order
+    /// (a memory without statements to compare, [`super::Cutter::firsts`]): the
+    /// ids interning its statements would have given, nothing kept.
+    pub fn touch(&mut self, cutter: u32, locals: &[u32]) {
+        let mut cutters = std::mem::take(&mut self.cutters);
+        if let Some((cutter, map)) = cutters.iter_mut().find(|(c, _)| c.id == cutter) {
+            for &local in locals {
+                self.global(cutter, map, local);
+            }
+        }
+        self.cutters = cutters;
+    }
+
+    /// The id of the token numbered `local` by `cutter` (`map`: its local ids
+    /// to ids), interned the first time.
+    fn global(&mut self, cutter: &Cutter, map: &mut Vec<u32>, local: u32) -> u32 {
+        let l = local as usize;
+        match map.get(l) {
+            Some(&id) if id != NO_ID => id,
+            _ => {
+                let id = self.id(cutter.name(local));
+                if map.len() <= l {
+                    map.resize(l + 1, NO_ID);
+                }
+                map[l] = id;
+                id
+            }
+        }
     }
 
     /// The statements of `cuts`, in order ([`Interner::stmt`] of each), without
@@ -76,18 +118,7 @@ impl Interner {
             };
         };
         for r in raw {
-            let local = r.local as usize;
-            let id = match map.get(local) {
-                Some(&id) if id != NO_ID => id,
-                _ => {
-                    let id = self.id(cutter.name(r.local));
-                    if map.len() <= local {
-                        map.resize(local + 1, NO_ID);
-                    }
-                    map[local] = id;
-                    id
-                }
-            };
+            let id = self.global(cutter, map, r.local);
             toks.push(Tok {
                 id,
                 weight: r.weight,
@@ -96,19 +127,9 @@ impl Interner {
                 seen: if r.neg { super::NEG } else { super::POS },
             });
         }
-        toks.sort_by_key(|t| t.id);
         // Merged in place in the scratch, then copied at their exact length (a
         // statement lives as long as the analysis).
-        toks.dedup_by(|t, m| {
-            let same = m.id == t.id;
-            if same {
-                m.weight = m.weight.max(t.weight);
-                m.tool |= t.tool;
-                m.number |= t.number;
-                m.seen |= t.seen;
-            }
-            same
-        });
+        merge(&mut toks);
         let merged = toks.to_vec();
         self.toks = toks;
         self.cutters = cutters;
@@ -136,6 +157,22 @@ impl Interner {
         self.own().cuts = cuts;
         s
     }
+}
+
+/// A statement's tokens sorted by id, those of one id merged into one (the
+/// largest weight, every kind and clause they were seen in).
+pub(super) fn merge(toks: &mut Vec<Tok>) {
+    toks.sort_by_key(|t| t.id);
+    toks.dedup_by(|t, m| {
+        let same = m.id == t.id;
+        if same {
+            m.weight = m.weight.max(t.weight);
+            m.tool |= t.tool;
+            m.number |= t.number;
+            m.seen |= t.seen;
+        }
+        same
+    });
 }
 
 #[cfg(test)]
