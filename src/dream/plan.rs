@@ -244,8 +244,10 @@ pub fn plan(i: &PlanInput, index_text: String) -> Plan {
         let gather = gather(i);
         let relative_dates = relative_dates(i);
         let superseded = superseded(i.memories);
-        let prune_and_index = prune_and_index(i, caps);
         duplicate_clusters.extend(similar.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        // The index findings (16 820 long lines at 20 000 files) are unpacked once
+        // the search's structures are freed: the two are not held together.
+        let prune_and_index = prune_and_index(i, caps);
         Plan {
             orient,
             gather,
