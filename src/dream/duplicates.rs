@@ -1,7 +1,6 @@
 //! Memories that may say the same thing (SPEC §3.11 phase 3): duplicate clusters by
 //! index line, name, description and Jaccard similarity, and superseded memories.
 
-use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The similarity step's maps are keyed by token ranks and short tokens of the
@@ -10,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::fx::HashMap;
 use serde::Serialize;
 
+use super::record::Named;
 use crate::memory::Memory;
 use crate::yaml::Value;
 
@@ -84,13 +84,13 @@ struct TokenSets {
 }
 
 impl TokenSets {
-    fn of<'a>(texts: impl Iterator<Item = &'a str>) -> TokenSets {
+    fn of<S: AsRef<str>>(texts: impl Iterator<Item = S>) -> TokenSets {
         let mut ids: HashMap<String, u32> = HashMap::default();
         let mut vocab: Vec<String> = Vec::new();
         let sets = texts
             .map(|text| {
                 let mut set = Vec::new();
-                for_each_token(text, |t| {
+                for_each_token(text.as_ref(), |t| {
                     let id = match ids.get(t) {
                         Some(&id) => id,
                         None => {
@@ -202,7 +202,7 @@ fn collapse(s: &str) -> String {
 
 /// Duplicate clusters, rules (a) and (b): index lines pointing to one file, the
 /// same name or description ([`similar_clusters`] adds rule (c)).
-pub fn exact_clusters<M: Borrow<Memory>>(memories: &[M], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
+pub fn exact_clusters<M: Named>(memories: &[M], index_targets: &BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
     let mut out: Vec<Cluster> = index_targets
         .iter()
         .filter(|(_, l)| l.len() > 1)
@@ -212,11 +212,11 @@ pub fn exact_clusters<M: Borrow<Memory>>(memories: &[M], index_targets: &BTreeMa
         // Each key's members by position; only groups of two or more are sorted
         // (by key, as the clusters are listed) and named.
         let mut groups: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, m) in memories.iter().map(Borrow::borrow).enumerate() {
+        for (i, m) in memories.iter().enumerate() {
             let v = if reason == ClusterReason::SameName {
                 m.name()
             } else {
-                m.fields.description.as_ref().map(Value::js_string)
+                m.description()
             };
             if let Some(v) = v.map(|v| collapse(&v)).filter(|v| !v.is_empty()) {
                 groups.entry(v).or_default().push(i as u32);
@@ -227,7 +227,7 @@ pub fn exact_clusters<M: Borrow<Memory>>(memories: &[M], index_targets: &BTreeMa
         out.extend(shared.into_iter().map(|(_, members)| {
             let files = members
                 .iter()
-                .map(|&i| memories[i as usize].borrow().rel.clone())
+                .map(|&i| memories[i as usize].rel().to_string())
                 .collect();
             Cluster::new(reason, files, vec![])
         }));
@@ -237,17 +237,18 @@ pub fn exact_clusters<M: Borrow<Memory>>(memories: &[M], index_targets: &BTreeMa
 
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
 /// grouped transitively, each group with its highest similarity.
-pub fn similar_clusters<M: Borrow<Memory>>(memories: &[M]) -> Vec<Cluster> {
-    let texts: Vec<String> = memories
-        .iter()
-        .map(Borrow::borrow)
-        .map(|m: &Memory| format!("{} {}", m.name().unwrap_or_default(), m.description_text()))
-        .collect();
-    let toks = TokenSets::of(texts.iter().map(String::as_str));
-    drop(texts);
+pub fn similar_clusters<M: Named>(memories: &[M]) -> Vec<Cluster> {
+    // The name, a space, the description: one text at a time, none held.
+    let toks = TokenSets::of(memories.iter().map(|m| {
+        format!(
+            "{} {}",
+            m.name().unwrap_or_default(),
+            m.description().unwrap_or_default()
+        )
+    }));
     let mut out = Vec::new();
-    for (members, sim) in similar_groups(&toks) {
-        let mut files: Vec<String> = members.iter().map(|&i| memories[i].borrow().rel.clone()).collect();
+    for (members, sim) in similar_groups(toks) {
+        let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel().to_string()).collect();
         files.sort();
         out.push(Cluster::new(ClusterReason::Similar(sim), files, vec![]));
     }
@@ -305,7 +306,7 @@ fn prefix_len(n: usize) -> usize {
 /// - [`highest_similarity`]: each component's highest similarity, from the pairs
 ///   met in the order of the most they can still reach, until none can beat the
 ///   best found.
-fn similar_groups(toks: &TokenSets) -> Vec<(Vec<usize>, f64)> {
+fn similar_groups(toks: TokenSets) -> Vec<(Vec<usize>, f64)> {
     let sets = ranked_sets(toks);
     let (mut members, best) = components(&sets);
     let mut out = Vec::new();
@@ -318,8 +319,9 @@ fn similar_groups(toks: &TokenSets) -> Vec<(Vec<usize>, f64)> {
     out
 }
 
-/// Every token set as [`Set`]s, ranked by the token's frequency in the whole input.
-fn ranked_sets(toks: &TokenSets) -> Vec<Set> {
+/// Every token set as [`Set`]s, ranked by the token's frequency in the whole input
+/// (each id set freed once ranked, the vocabulary at the end).
+fn ranked_sets(toks: TokenSets) -> Vec<Set> {
     let mut freq: Vec<usize> = vec![0; toks.vocab.len()];
     for &t in toks.sets.iter().flatten() {
         freq[t as usize] += 1;
@@ -335,10 +337,14 @@ fn ranked_sets(toks: &TokenSets) -> Vec<Set> {
     for (r, &t) in order.iter().enumerate() {
         rank[t as usize] = r as u32;
     }
+    drop(toks.vocab);
     toks.sets
-        .iter()
-        .map(|set| {
-            let mut ranks: Vec<u32> = set.iter().map(|&t| rank[t as usize]).collect();
+        .into_iter()
+        .map(|mut ranks| {
+            // The ids become ranks in place.
+            for t in &mut ranks {
+                *t = rank[*t as usize];
+            }
             ranks.sort_unstable();
             let rare = ranks.iter().copied().filter(|&r| r < first_common).collect();
             let common = ranks
@@ -668,42 +674,41 @@ pub struct Superseded {
 pub fn superseded(memories: &[Memory]) -> Vec<Superseded> {
     let mut out = Vec::new();
     for m in memories {
-        let get = |k: &str| {
-            m.frontmatter
-                .get(k)
-                .cloned()
-                .or_else(|| m.frontmatter.get("metadata").and_then(|x| x.get(k)).cloned())
-        };
-        if let Some(v) = get("supersedes") {
-            out.push(Superseded {
-                file: m.rel.clone(),
-                line: 1,
-                detail: format!("supersedes {}", v.js_string()),
-            });
-        }
-        if let Some(v) = get("status")
-            .map(|v| v.js_string())
-            .filter(|s| s.to_lowercase().starts_with("superseded"))
-        {
-            out.push(Superseded {
-                file: m.rel.clone(),
-                line: 1,
-                detail: format!("status: {v}"),
-            });
-        }
-        if let Some(d) = m
-            .fields
-            .description
-            .as_ref()
-            .map(Value::js_string)
-            .filter(|d| d.starts_with("SUPERSEDED"))
-        {
-            out.push(Superseded {
-                file: m.rel.clone(),
-                line: 1,
-                detail: format!("description: {}", crate::text::ellipsize(&d, 80)),
-            });
-        }
+        out.extend(superseded_details(m).into_iter().map(|detail| Superseded {
+            file: m.rel.clone(),
+            line: 1,
+            detail,
+        }));
+    }
+    out
+}
+
+/// The details [`superseded`] gives for one memory, in order (most have none).
+pub fn superseded_details(m: &Memory) -> Vec<String> {
+    let mut out = Vec::new();
+    let get = |k: &str| {
+        m.frontmatter
+            .get(k)
+            .cloned()
+            .or_else(|| m.frontmatter.get("metadata").and_then(|x| x.get(k)).cloned())
+    };
+    if let Some(v) = get("supersedes") {
+        out.push(format!("supersedes {}", v.js_string()));
+    }
+    if let Some(v) = get("status")
+        .map(|v| v.js_string())
+        .filter(|s| s.to_lowercase().starts_with("superseded"))
+    {
+        out.push(format!("status: {v}"));
+    }
+    if let Some(d) = m
+        .fields
+        .description
+        .as_ref()
+        .map(Value::js_string)
+        .filter(|d| d.starts_with("SUPERSEDED"))
+    {
+        out.push(format!("description: {}", crate::text::ellipsize(&d, 80)));
     }
     out
 }
@@ -841,7 +846,7 @@ mod tests {
         let toks: Vec<BTreeSet<String>> = texts.iter().map(|t| tokens(t)).collect();
         let slow = brute_force(&toks);
         assert!(!slow.is_empty());
-        assert_eq!(similar_groups(&sets(&toks)), slow);
+        assert_eq!(similar_groups(sets(&toks)), slow);
     }
 
     #[test]
@@ -882,7 +887,7 @@ mod tests {
                 };
                 toks.push(set);
             }
-            assert_eq!(similar_groups(&sets(&toks)), brute_force(&toks), "round {round}");
+            assert_eq!(similar_groups(sets(&toks)), brute_force(&toks), "round {round}");
         }
     }
 
@@ -912,7 +917,7 @@ mod tests {
                     s
                 })
                 .collect();
-            assert_eq!(similar_groups(&sets(&toks)), brute_force(&toks), "round {round}");
+            assert_eq!(similar_groups(sets(&toks)), brute_force(&toks), "round {round}");
         }
     }
 

@@ -9,6 +9,7 @@
 //!   and project-file citations.
 //! - `caps`: the index against its caps (the truncation report).
 //! - `permission`: the Write/Edit deny and ask rules of the permission gate.
+//! - `record`: what the plan keeps of each memory.
 //! - `render`: the text form.
 
 mod caps;
@@ -17,6 +18,7 @@ mod duplicates;
 mod gates;
 mod permission;
 mod plan;
+mod record;
 mod render;
 
 use serde::Serialize;
@@ -40,6 +42,7 @@ pub use plan::{
     BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, PLAN_RULES, Plan, PlanInput,
     PruneAndIndex, Recent, RelativeDate, plan,
 };
+pub use record::Record;
 pub use render::render_text;
 
 /// Claude Code's defaults.

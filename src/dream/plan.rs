@@ -10,12 +10,13 @@ use serde::Serialize;
 
 use super::caps::Caps;
 use super::citations::{Cited, Shape, citations};
-use super::duplicates::{Cluster, Superseded, exact_clusters, similar_clusters, superseded};
+use super::duplicates::{Cluster, Superseded, exact_clusters, similar_clusters};
+use super::record::Record;
 use crate::dates;
 use crate::index::{self, Link};
 use crate::lint::RuleId;
-use crate::lint::{Finding, Severity};
-use crate::memory::{Memory, MemoryType};
+use crate::lint::{Found, Severity};
+use crate::memory::MemoryType;
 use crate::sessions::Session;
 use crate::text::IsoMs;
 
@@ -24,15 +25,13 @@ pub struct PlanInput<'a> {
     /// The main memory dir.
     pub dir: &'a Path,
     /// Its memories, newest first (the scan's order).
-    pub memories: &'a [Memory],
+    pub memories: &'a [Record],
     /// What [`BodyFacts::of`] found in the text of each of `memories`, in the same
     /// order; `None` when nothing, or the file could not be read.
     pub bodies: &'a [Option<BodyFacts>],
-    /// `MEMORY.md` as read (empty when missing).
-    pub index_text: &'a str,
     /// The lint findings on the main dir (the index rules are picked from them:
     /// those of [`PLAN_RULES`] are enough).
-    pub findings: &'a [Finding],
+    pub findings: &'a Found,
     /// The transcripts dir's entries (none without a project).
     pub sessions: &'a [Session],
     pub transcripts_dir: Option<&'a str>,
@@ -47,6 +46,8 @@ pub struct PlanInput<'a> {
     pub home: Option<&'a Path>,
     /// Whether a cited path exists (not following a final symlink).
     pub exists: &'a dyn Fn(&Path) -> bool,
+    /// The plan is for `--json`: its caps quote the dropped index entries.
+    pub for_json: bool,
 }
 
 /// What the plan needs of a memory's text, taken while lint reads it (so that no
@@ -215,23 +216,38 @@ pub struct IndexFinding {
     pub severity: Severity,
 }
 
-/// Build the plan.
-pub fn plan(i: &PlanInput) -> Plan {
-    let caps = Caps::of_index(i.dir, i.index_text);
-    let links = index::extract_links(i.index_text);
-    let targets = index_targets(&links);
+/// Build the plan from `index_text`, `MEMORY.md` as read (empty when missing),
+/// and the rest.
+pub fn plan(i: &PlanInput, index_text: String) -> Plan {
+    // Of the links (20 000 at 20 000 files) only their count and the files
+    // linked from two lines or more (rule (a)'s clusters) are kept.
+    let (index_links, targets) = {
+        let links = index::extract_links(&index_text);
+        let mut targets = index_targets(&links);
+        targets.retain(|_, lines| lines.len() > 1);
+        (links.iter().filter(|l| l.is_memory_link()).count(), targets)
+    };
+    let index_lines = if index_text.is_empty() {
+        0
+    } else {
+        index::lines(&index_text).len()
+    };
+    // The text moves into the model (no copy of a 3 MB index).
+    let caps = Caps::of_index(i.dir, index_text, i.for_json);
     let memories = i.memories;
     // The duplicate search is the plan's largest part and needs only the scan:
     // it runs beside the rest (a second core halves the wall time).
     std::thread::scope(|s| {
         let similar = s.spawn(|| similar_clusters(memories));
         let mut duplicate_clusters = exact_clusters(memories, &targets);
-        let orient = orient(i, &caps, &links);
+        let orient = orient(i, &caps, index_links, index_lines);
         let gather = gather(i);
         let relative_dates = relative_dates(i);
         let superseded = superseded(i.memories);
-        let prune_and_index = prune_and_index(i, caps);
         duplicate_clusters.extend(similar.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        // The index findings (16 820 long lines at 20 000 files) are unpacked once
+        // the search's structures are freed: the two are not held together.
+        let prune_and_index = prune_and_index(i, caps);
         Plan {
             orient,
             gather,
@@ -245,12 +261,12 @@ pub fn plan(i: &PlanInput) -> Plan {
     })
 }
 
-fn orient(i: &PlanInput, caps: &Caps, links: &[Link]) -> Orient {
+fn orient(i: &PlanInput, caps: &Caps, index_links: usize, index_lines: usize) -> Orient {
     let count = |t: Option<MemoryType>| i.memories.iter().filter(|m| m.memory_type() == t).count();
-    let dated = |m: &Memory| Dated {
-        file: m.rel.clone(),
+    let dated = |m: &Record| Dated {
+        file: m.rel().to_string(),
         line: 1,
-        mtime: IsoMs(m.mtime_ms),
+        mtime: IsoMs(m.mtime_ms()),
     };
     Orient {
         topic_files: i.memories.len(),
@@ -266,14 +282,10 @@ fn orient(i: &PlanInput, caps: &Caps, links: &[Link]) -> Orient {
                 .filter(|m| m.memory_type().is_some() && m.claude_type().is_none())
                 .count(),
         },
-        index_lines: if i.index_text.is_empty() {
-            0
-        } else {
-            index::lines(i.index_text).len()
-        },
-        index_links: links.iter().filter(|l| l.is_memory_link()).count(),
-        index_units: caps.load().unit_count,
-        index_line_count: caps.load().line_count,
+        index_lines,
+        index_links,
+        index_units: caps.unit_count(),
+        index_line_count: caps.line_count(),
         newest: i.memories.first().map(dated),
         oldest: i.memories.last().map(dated),
         last_consolidated_at: i.last_consolidated_ms.map(IsoMs),
@@ -282,7 +294,7 @@ fn orient(i: &PlanInput, caps: &Caps, links: &[Link]) -> Orient {
 }
 
 /// The memories whose text had facts, with them.
-fn read<'a>(i: &'a PlanInput) -> impl Iterator<Item = (&'a Memory, &'a BodyFacts)> {
+fn read<'a>(i: &'a PlanInput) -> impl Iterator<Item = (&'a Record, &'a BodyFacts)> {
     i.memories
         .iter()
         .zip(i.bodies)
@@ -315,7 +327,7 @@ fn gather(i: &PlanInput) -> Gather {
                 };
                 if !(i.exists)(&full) {
                     missing.push(MissingCitation {
-                        file: m.rel.clone(),
+                        file: m.rel().to_string(),
                         line: c.line,
                         citation: c.citation.clone(),
                         path: c.path.clone(),
@@ -343,9 +355,9 @@ fn gather(i: &PlanInput) -> Gather {
 fn relative_dates(i: &PlanInput) -> Vec<RelativeDate> {
     let mut relative = Vec::new();
     for (m, body) in read(i) {
-        let (written_ms, based_on) = match m.fields.modified_ms() {
+        let (written_ms, based_on) = match m.modified_ms() {
             Some(ms) => (ms, BasedOn::Modified),
-            None => (m.mtime_ms, BasedOn::Mtime),
+            None => (m.mtime_ms(), BasedOn::Mtime),
         };
         for d in &body.dates {
             let suggestion = d.offset_days.and_then(|off| {
@@ -354,7 +366,7 @@ fn relative_dates(i: &PlanInput) -> Vec<RelativeDate> {
                     .map(|t| (t + Duration::days(off)).format("%Y-%m-%d").to_string())
             });
             relative.push(RelativeDate {
-                file: m.rel.clone(),
+                file: m.rel().to_string(),
                 line: d.line,
                 col: d.col,
                 phrase: d.phrase.clone(),
@@ -364,6 +376,20 @@ fn relative_dates(i: &PlanInput) -> Vec<RelativeDate> {
         }
     }
     relative
+}
+
+/// The memories marked superseded, as [`super::duplicates::superseded`] lists
+/// them (each record holds its own details).
+fn superseded(memories: &[Record]) -> Vec<Superseded> {
+    let mut out = Vec::new();
+    for m in memories {
+        out.extend(m.superseded().iter().map(|detail| Superseded {
+            file: m.rel().to_string(),
+            line: 1,
+            detail: detail.clone(),
+        }));
+    }
+    out
 }
 
 /// Each memory file the index links, with the lines that link it.
@@ -390,27 +416,92 @@ pub const PLAN_RULES: [RuleId; 5] = [
 ];
 
 fn prune_and_index(i: &PlanInput, caps: Caps) -> PruneAndIndex {
-    let pick = |id: RuleId| -> Vec<IndexFinding> {
-        i.findings
-            .iter()
-            .filter(|f| f.id == id)
-            .map(|f| IndexFinding {
-                file: f
-                    .path
-                    .as_ref()
-                    .map(|p| p.strip_prefix(i.dir).unwrap_or(p).to_string_lossy().into_owned()),
-                line: f.line,
-                message: f.message.to_string(),
-                severity: f.severity,
-            })
-            .collect()
-    };
+    // One pass over the findings (unpacked a file at a time), each kept one moved
+    // into its rule's list: in the report's order within each.
+    let mut picked: [Vec<IndexFinding>; PLAN_RULES.len()] = Default::default();
+    for f in i.findings.iter() {
+        let Some(k) = PLAN_RULES.iter().position(|&id| id == f.id) else {
+            continue;
+        };
+        picked[k].push(IndexFinding {
+            file: f
+                .path
+                .as_ref()
+                .map(|p| p.strip_prefix(i.dir).unwrap_or(p).to_string_lossy().into_owned()),
+            line: f.line,
+            message: f.message.into_string(),
+            severity: f.severity,
+        });
+    }
+    let [dangling, unindexed, long_lines, near_caps, duplicate_targets] = picked;
     PruneAndIndex {
-        dangling: pick(RuleId::ML201),
-        unindexed: pick(RuleId::ML203),
-        long_lines: pick(RuleId::ML204),
+        dangling,
+        unindexed,
+        long_lines,
         caps,
-        near_caps: pick(RuleId::ML207),
-        duplicate_targets: pick(RuleId::ML209),
+        near_caps,
+        duplicate_targets,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::Finding;
+
+    #[test]
+    fn each_plan_rule_lists_its_findings_in_the_reports_order() {
+        let dir = Path::new("/m");
+        let ids = [
+            RuleId::ML204,
+            RuleId::ML201,
+            RuleId::ML101,
+            RuleId::ML204,
+            RuleId::ML209,
+            RuleId::ML203,
+            RuleId::ML207,
+            RuleId::ML201,
+        ];
+        let findings: Vec<Finding> = ids
+            .iter()
+            .enumerate()
+            .map(|(k, &id)| Finding::new(id, &dir.join(format!("f{k}.md")), k + 1, 1, format!("m{k}")))
+            .collect();
+        let found = Found::from_sorted(findings.clone());
+        let input = PlanInput {
+            dir,
+            memories: &[],
+            bodies: &[],
+            findings: &found,
+            sessions: &[],
+            transcripts_dir: None,
+            last_consolidated_ms: None,
+            sessions_dir: false,
+            project_root: None,
+            home: None,
+            exists: &|_| false,
+            for_json: false,
+        };
+        let p = prune_and_index(&input, Caps::of_index(dir, String::new(), false));
+        let lists = [
+            &p.dangling,
+            &p.unindexed,
+            &p.long_lines,
+            &p.near_caps,
+            &p.duplicate_targets,
+        ];
+        for (id, list) in PLAN_RULES.iter().zip(lists) {
+            let want: Vec<(Option<String>, usize, String)> = findings
+                .iter()
+                .filter(|f| f.id == *id)
+                .map(|f| (Some(format!("f{}.md", f.line - 1)), f.line, f.message.to_string()))
+                .collect();
+            let got: Vec<(Option<String>, usize, String)> = list
+                .iter()
+                .map(|f| (f.file.clone(), f.line, f.message.clone()))
+                .collect();
+            assert_eq!(got, want, "{id:?}");
+        }
+        assert_eq!(p.long_lines.len(), 2);
     }
 }

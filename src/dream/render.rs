@@ -31,17 +31,17 @@ pub const TERMINAL_LIST: usize = 5;
 /// plan (the lists follow, in their phases).
 fn summary(s: &mut String, d: &DryRun, width: Option<usize>) {
     let p = &d.plan;
-    let load = p.prune_and_index.caps.load();
+    let caps = &p.prune_and_index.caps;
     let _ = writeln!(s, "auto-dream for {}", d.memory_dir);
     s.push_str(&crate::output::hang(
         "summary: ",
         &format!(
             "{}; MEMORY.md {} of 200 lines, {} of 25 000 units{}",
             d.verdict.as_str(),
-            load.line_count,
-            group_digits(load.unit_count as i64),
-            if load.truncated() {
-                format!(", {} entries not loaded", p.prune_and_index.caps.dropped_total())
+            caps.line_count(),
+            group_digits(caps.unit_count() as i64),
+            if caps.truncated() {
+                format!(", {} entries not loaded", caps.dropped_total())
             } else {
                 String::new()
             }
@@ -264,8 +264,7 @@ fn prune_and_index(s: &mut String, p: &PruneAndIndex, width: Option<usize>) {
     section(s, "dangling index lines", &p.dangling, width, f);
     section(s, "unindexed files", &p.unindexed, width, f);
     section(s, "long index lines", &p.long_lines, width, f);
-    let load = p.caps.load();
-    let truncated = if load.truncated() {
+    let truncated = if p.caps.truncated() {
         format!("; truncated, {} entries dropped", p.caps.dropped_total())
     } else {
         String::new()
@@ -273,8 +272,8 @@ fn prune_and_index(s: &mut String, p: &PruneAndIndex, width: Option<usize>) {
     let _ = writeln!(
         s,
         "  caps: {} / 200 lines, {} / 25 000 units{truncated}",
-        load.line_count,
-        group_digits(load.unit_count as i64)
+        p.caps.line_count(),
+        group_digits(p.caps.unit_count() as i64)
     );
     section(s, "near the caps", &p.near_caps, width, f);
     section(s, "duplicate targets", &p.duplicate_targets, width, f);

@@ -254,17 +254,21 @@ pub fn lint(input: &Input) -> Report {
 /// What [`lint_extracting`] gives beside the report: the scan of the dir and what
 /// was taken from the text of each of its memories, in the scan's order (`None`
 /// where nothing was, or the file could not be read).
-pub struct Scanned<X> {
-    pub scan: Scan,
+pub struct Scanned<K, X> {
+    pub scan: Scan<K>,
     pub extracts: Vec<Option<X>>,
 }
 
-/// [`lint`], keeping the scan and what `extract` takes from each text as it is
-/// read, so that a caller that needs them too (`dream`) neither walks and reads
-/// the dir a second time nor holds every text.
-pub fn lint_extracting<X: Send>(input: &Input, extract: Extract<X>) -> (Report, Scanned<X>) {
-    let (report, scan, extracts) = lint_inner::<Memory, X>(input, Some(extract), |ms| {
-        Cow::Owned(ms.iter().map(FileFacts::of).collect())
+/// [`lint`], keeping the scan (`K` of each memory: its [`FileFacts`] and what
+/// else the caller needs) and what `extract` takes from each text as it is read,
+/// so that a caller that needs them too (`dream`) neither walks and reads the dir
+/// a second time nor holds every text.
+pub fn lint_extracting<K: Kept + AsRef<FileFacts>, X: Send>(
+    input: &Input,
+    extract: Extract<X>,
+) -> (Report, Scanned<K, X>) {
+    let (report, scan, extracts) = lint_inner::<K, X>(input, Some(extract), |ms| {
+        Cow::Owned(ms.iter().map(|k| k.as_ref().clone()).collect())
     });
     (report, Scanned { scan, extracts })
 }

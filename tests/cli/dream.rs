@@ -706,3 +706,37 @@ fn a_summary_first_and_lists_cut_on_a_terminal() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["plan"]["prune_and_index"]["dangling"].as_array().unwrap().len(), 60);
 }
+
+/// The plan's caps are `truncate-check`'s: `--json` quotes every dropped index
+/// entry (the text form counts them), though the model behind them is freed as
+/// soon as the figures are taken.
+#[test]
+fn the_caps_quote_the_dropped_index_entries_in_json() {
+    let (env, _) = setup(Some(true));
+    let mut index = String::from("# Index\n");
+    for i in 0..205 {
+        index.push_str(&format!("- [n{i}](n{i}.md) — hook {i}\n"));
+    }
+    let env = env
+        .memory("n0.md", "---\nname: n0\ndescription: d\ntype: user\n---\nx\n")
+        .index(&index);
+    let text = env.arg("dream").run().success().stdout;
+    assert!(text.contains(", 6 entries not loaded"), "{text}");
+    assert!(
+        text.contains("  caps: 206 / 200 lines, 5 622 / 25 000 units; truncated, 6 entries dropped"),
+        "{text}"
+    );
+    let (env, _) = setup(Some(true));
+    let env = env
+        .memory("n0.md", "---\nname: n0\ndescription: d\ntype: user\n---\nx\n")
+        .index(&index);
+    let caps = dream(env)["plan"]["prune_and_index"]["caps"].clone();
+    assert_eq!(caps["dropped_entries_total"], 6);
+    let quoted = caps["dropped_entries"].as_array().unwrap();
+    assert_eq!(quoted.len(), 6, "{caps}");
+    assert_eq!(
+        quoted[0],
+        serde_json::json!({"line": 201, "text": "- [n199](n199.md) — hook 199"})
+    );
+    assert_eq!(quoted[5]["line"], 206);
+}
