@@ -202,23 +202,22 @@ fn refuses_a_line_that_would_fall_past_the_cut_and_writes_nothing() {
     assert!(!d.join("user_new_one.md").exists());
 }
 
+/// `add --force` of a user memory "New one" (its line past the cut in the tests below).
+const FORCED_ADD: [&str; 8] = [
+    "add",
+    "--force",
+    "--type",
+    "user",
+    "--name",
+    "New one",
+    "--description",
+    "d",
+];
+
 #[test]
 fn force_adds_past_the_cut_and_warns_with_the_entries_that_would_fall_past_it() {
     let index: String = (1..=200).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
-    let run = Env::new()
-        .index(&index)
-        .args([
-            "add",
-            "--force",
-            "--type",
-            "user",
-            "--name",
-            "New one",
-            "--description",
-            "d",
-        ])
-        .run()
-        .success();
+    let run = Env::new().index(&index).args(FORCED_ADD).run().success();
     run.stderr_has(
             "memctl: warning: Claude Code would truncate MEMORY.md: 201 lines (limit: 200)\nThese entries would not be loaded:\n  MEMORY.md:201: - [New one](user_new_one.md) — d   ← the new entry\nhint: shorten or remove index lines (memctl lint), or move detail into topic files\n"
         );
@@ -230,17 +229,7 @@ fn a_long_cut_is_warned_with_its_first_fifty_entries_a_count_and_the_new_entry()
     // first 50 as truncate-check does, counts the other 10, and still names the
     // new entry; `--json` keeps every one in `truncation`.
     let index: String = (1..=260).map(|i| format!("- [E{i}](e{i}.md) — e\n")).collect();
-    let add = [
-        "add",
-        "--force",
-        "--type",
-        "user",
-        "--name",
-        "New one",
-        "--description",
-        "d",
-    ];
-    let run = Env::new().index(&index).args(add).run().success();
+    let run = Env::new().index(&index).args(FORCED_ADD).run().success();
     let listed: String = (201..=250)
         .map(|i| format!("\n  MEMORY.md:{i}: - [E{i}](e{i}.md) — e"))
         .collect();
@@ -248,7 +237,7 @@ fn a_long_cut_is_warned_with_its_first_fifty_entries_a_count_and_the_new_entry()
         "memctl: warning: Claude Code would truncate MEMORY.md: 261 lines (limit: 200)\nThese entries would not be loaded:{listed}\n  … and 10 more\n  MEMORY.md:261: - [New one](user_new_one.md) — d   ← the new entry\nhint: shorten or remove index lines (memctl lint), or move detail into topic files\n"
     ));
     let env = Env::new().index(&index);
-    let json = env.args(["--json"]).args(add).run().success().json();
+    let json = env.args(["--json"]).args(FORCED_ADD).run().success().json();
     assert_eq!(
         json["truncation"]["dropped_entries"].as_array().map(Vec::len),
         Some(61),
