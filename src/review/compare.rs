@@ -352,17 +352,8 @@ pub(super) struct Postings {
 
 impl Postings {
     pub fn new(stmts: &[&Stmt]) -> Postings {
-        let mut lists: crate::fx::HashMap<u32, Vec<(u32, u32)>> = Default::default();
-        for (i, s) in stmts.iter().enumerate() {
-            for t in s.ids() {
-                lists.entry(t).or_default().push((s.weight(), i as u32));
-            }
-        }
-        for l in lists.values_mut() {
-            l.sort_unstable();
-        }
         Postings {
-            lists,
+            lists: statement::token_lists(stmts),
             seen: std::cell::RefCell::new((0, vec![0; stmts.len()])),
         }
     }

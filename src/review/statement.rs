@@ -35,7 +35,7 @@ mod intern;
 mod vocab;
 use chunks::{all_alnum, chunks};
 pub use intern::Interner;
-pub use vocab::Vocab;
+pub use vocab::{Vocab, token_lists};
 
 /// The weight of an ordinary word.
 const WORD: u8 = 1;

@@ -37,15 +37,7 @@ impl Vocab {
             .enumerate()
             .map(|(i, n)| (n.into_boxed_str(), i as u32))
             .collect();
-        let mut lists: HashMap<u32, Vec<(u32, u32)>> = HashMap::default();
-        for (i, s) in stmts.iter().enumerate() {
-            for t in s.ids() {
-                lists.entry(t).or_default().push((s.weight(), i as u32));
-            }
-        }
-        for l in lists.values_mut() {
-            l.sort_unstable();
-        }
+        let lists = token_lists(&stmts);
         Vocab {
             ids,
             stmts,
@@ -64,6 +56,22 @@ impl Vocab {
     fn len(&self) -> u32 {
         self.ids.len() as u32
     }
+}
+
+/// Per token of `stmts`, `(weight, statement)` of the statements holding it,
+/// lightest first: the lists the comparison's prefix filter reads
+/// ([`super::super::compare::Postings`] and [`Vocab`]).
+pub fn token_lists<S: std::borrow::Borrow<Stmt>>(stmts: &[S]) -> HashMap<u32, Vec<(u32, u32)>> {
+    let mut lists: HashMap<u32, Vec<(u32, u32)>> = HashMap::default();
+    for (i, s) in stmts.iter().map(std::borrow::Borrow::borrow).enumerate() {
+        for t in s.ids() {
+            lists.entry(t).or_default().push((s.weight(), i as u32));
+        }
+    }
+    for l in lists.values_mut() {
+        l.sort_unstable();
+    }
+    lists
 }
 
 impl Cutter {
