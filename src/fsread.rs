@@ -150,6 +150,8 @@ pub struct Lines {
     piece: usize,
     left: u64,
     done: bool,
+    /// A read failed or went past `max` bytes: the lines ended early.
+    cut: bool,
 }
 
 impl Lines {
@@ -164,6 +166,7 @@ impl Lines {
             piece: piece.max(1),
             left: max,
             done: false,
+            cut: false,
         }
     }
 
@@ -183,32 +186,48 @@ impl Lines {
                 let s = std::mem::replace(&mut self.start, self.end);
                 return &self.buf[s..self.end];
             }
-            // The lines read are dropped when they are at least half of what
-            // is held: each byte is moved at most once on average, whatever
-            // the length of a line.
-            if self.start > 0 && self.start >= self.end / 2 {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.scanned -= self.start;
-                self.start = 0;
+            self.fill();
+        }
+    }
+
+    /// Whether every byte of the file was read as a line: nothing is left
+    /// past the lines taken, and no read failed or went past `max` bytes.
+    pub fn at_end(&mut self) -> bool {
+        while self.start == self.end && !self.done {
+            self.fill();
+        }
+        self.start == self.end && !self.cut
+    }
+
+    /// Read the next piece after what is held (the file's end, a failure or
+    /// more than `max` bytes mark it done).
+    fn fill(&mut self) {
+        // The lines read are dropped when they are at least half of what
+        // is held: each byte is moved at most once on average, whatever
+        // the length of a line.
+        if self.start > 0 && self.start >= self.end / 2 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.scanned -= self.start;
+            self.start = 0;
+        }
+        let want = (self.piece as u64).min(self.left.saturating_add(1)) as usize;
+        if self.buf.len() < self.end + want {
+            self.buf.resize(self.end + want, 0);
+        }
+        match self.file.read(&mut self.buf[self.end..self.end + want]) {
+            Ok(n) if n as u64 <= self.left => {
+                self.end += n;
+                self.left -= n as u64;
+                self.done = n == 0;
             }
-            let want = (self.piece as u64).min(self.left.saturating_add(1)) as usize;
-            if self.buf.len() < self.end + want {
-                self.buf.resize(self.end + want, 0);
-            }
-            match self.file.read(&mut self.buf[self.end..self.end + want]) {
-                Ok(n) if n as u64 <= self.left => {
-                    self.end += n;
-                    self.left -= n as u64;
-                    self.done = n == 0;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Ok(_) | Err(_) => {
-                    // Too much, or failed: nothing more is a line.
-                    self.end = self.start;
-                    self.scanned = self.start;
-                    self.done = true;
-                }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Ok(_) | Err(_) => {
+                // Too much, or failed: nothing more is a line.
+                self.end = self.start;
+                self.scanned = self.start;
+                self.done = true;
+                self.cut = true;
             }
         }
     }
@@ -370,6 +389,38 @@ mod tests {
             assert_eq!(got[..read], [&b"ab"[..], b"cd"][..read], "{piece}");
             assert!(got[read..].iter().all(Vec::is_empty), "{piece}: {got:?}");
             assert_eq!(piece_lines(&p, 9, piece, 4), [&b"ab"[..], b"cd", b"ef", b""], "{piece}");
+        }
+    }
+
+    /// `at_end` after each line: true exactly when the lines taken are all of
+    /// the file, false when more bytes follow or the lines were cut by `max`.
+    #[test]
+    fn at_end_is_true_only_past_every_byte_read_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        for (text, ends) in [
+            ("", vec![true]),
+            ("\n", vec![false, true]),
+            ("a\nb", vec![false, false, true]),
+            ("a\nb\n", vec![false, false, true]),
+            ("a\n\n", vec![false, false, true]),
+        ] {
+            std::fs::write(&p, text).unwrap();
+            for piece in [1, 2, 64] {
+                let mut lines = Lines::new(File::open(&p).unwrap(), 1 << 20, piece);
+                let mut got = vec![lines.at_end()];
+                for _ in 1..ends.len() {
+                    lines.next_line();
+                    got.push(lines.at_end());
+                }
+                assert_eq!(got, ends, "{text:?} in {piece}-byte pieces");
+            }
+        }
+        std::fs::write(&p, "ab\ncd\n").unwrap();
+        for piece in [1, 4, 100] {
+            let mut lines = Lines::new(File::open(&p).unwrap(), 5, piece);
+            while !lines.next_line().is_empty() {}
+            assert!(!lines.at_end(), "cut at 5 bytes, {piece}-byte pieces");
         }
     }
 }

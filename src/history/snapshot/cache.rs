@@ -446,13 +446,14 @@ pub(in crate::history) fn cache_vouches(store: &Path, head: ObjectId, files: &[O
 /// [`cache_vouches`] of the cache `loaded`.
 #[cfg(test)]
 pub(in crate::history) fn vouches(loaded: &Loaded, head: ObjectId, files: &[OnDisk], main: &Path) -> bool {
-    vouch_lines(&mut loaded.bytes.as_slice(), loaded.written, head, files, main)
+    vouch_lines(&mut loaded.bytes.as_slice(), loaded.written, head, files, main, false).is_some()
 }
 
 /// [`cache_vouches`] reading the store's cache file `piece` bytes at a time
 /// into one buffer (an unchanged snapshot looks at each line once: at 20 000
 /// files no 3.5 MB copy of the file), as [`load`] reads it: a regular file of
 /// at most 256 MiB, its mtime the racy rule's stamp.
+#[cfg(test)]
 pub(in crate::history) fn file_vouches(
     store: &Path,
     head: ObjectId,
@@ -460,12 +461,26 @@ pub(in crate::history) fn file_vouches(
     main: &Path,
     piece: usize,
 ) -> bool {
-    let Ok(file) = crate::fsread::open_regular(&store.join(CACHE)) else {
-        return false;
-    };
-    let Ok(md) = file.metadata() else { return false };
+    file_vouched(store, head, files, main, piece, false).is_some()
+}
+
+/// [`file_vouches`], and when it vouches and `want_state`, the state of the
+/// snapshot `head` as [`parse_full`] would make it from the same cache (the
+/// cache read once: a writer's before-snapshot needs that state for its
+/// after-snapshot). `None`: it does not vouch; `Some(None)`: it vouches, and
+/// the state was not wanted or [`parse_full`] would make none.
+pub(in crate::history) fn file_vouched(
+    store: &Path,
+    head: ObjectId,
+    files: &[OnDisk],
+    main: &Path,
+    piece: usize,
+    want_state: bool,
+) -> Option<Option<State>> {
+    let file = crate::fsread::open_regular(&store.join(CACHE)).ok()?;
+    let md = file.metadata().ok()?;
     if md.len() > MAX_BYTES {
-        return false;
+        return None;
     }
     let written = tracked::mtime_ns(&md);
     vouch_lines(
@@ -474,17 +489,23 @@ pub(in crate::history) fn file_vouches(
         head,
         files,
         main,
+        want_state,
     )
 }
 
 /// Lines one at a time, as [`next_line`] cuts them.
 trait NextLine {
     fn next_line(&mut self) -> &[u8];
+    /// Whether the lines taken are all there is.
+    fn at_end(&mut self) -> bool;
 }
 
 impl NextLine for &[u8] {
     fn next_line(&mut self) -> &[u8] {
         next_line(self)
+    }
+    fn at_end(&mut self) -> bool {
+        self.is_empty()
     }
 }
 
@@ -492,32 +513,62 @@ impl NextLine for crate::fsread::Lines {
     fn next_line(&mut self) -> &[u8] {
         crate::fsread::Lines::next_line(self)
     }
+    fn at_end(&mut self) -> bool {
+        crate::fsread::Lines::at_end(self)
+    }
 }
 
 /// Whether the cache's `lines`, written at `written`, vouch for `files`: its
-/// head line, its `complete` line and one line per file.
-fn vouch_lines(lines: &mut impl NextLine, written: i128, head: ObjectId, files: &[OnDisk], main: &Path) -> bool {
+/// head line, its `complete` line and one line per file; with `want_state`,
+/// the snapshot's state too ([`file_vouched`]).
+fn vouch_lines(
+    lines: &mut impl NextLine,
+    written: i128,
+    head: ObjectId,
+    files: &[OnDisk],
+    main: &Path,
+    want_state: bool,
+) -> Option<Option<State>> {
     if lines.next_line() != head.to_hex().to_string().as_bytes() {
-        return false;
+        return None;
     }
-    let Some(complete) = std::str::from_utf8(lines.next_line()).ok() else {
-        return false;
-    };
+    let complete = std::str::from_utf8(lines.next_line()).ok()?;
     let mut c = complete.split('\t');
     if c.next() != Some("complete") || c.next() != Some(files.len().to_string().as_str()) {
-        return false;
+        return None;
     }
-    if c.next() != Some(lock_field(tracked::lock_state(main).as_ref()).as_str()) {
-        return false;
+    let lock = tracked::lock_state(main);
+    if c.next() != Some(lock_field(lock.as_ref()).as_str()) {
+        return None;
     }
+    // The state as [`parse`] makes it: the `complete` line has no more fields,
+    // every blob id parses, nothing follows the files' lines.
+    let mut state = (want_state && c.next().is_none()).then(|| Vec::with_capacity(files.len()));
     // A line missing reads as empty, which vouches for nothing. Plain loops
     // here and below: at 20 000 lines they are the unchanged snapshot's cost.
     for f in files {
-        if !line_vouches(lines.next_line(), f, written) {
-            return false;
+        let oid = line_vouched(lines.next_line(), f, written)?;
+        if let Some(s) = state.as_mut() {
+            match ObjectId::from_hex(oid) {
+                Ok(oid) => s.push((
+                    f.rel.clone(),
+                    FileState {
+                        oid,
+                        link: f.link,
+                        mtime_ns: f.mtime_ns,
+                    },
+                )),
+                Err(_) => state = None,
+            }
         }
     }
-    true
+    Some(match state {
+        Some(s) if lines.at_end() => Some(State {
+            files: s.into_iter().collect(),
+            lock,
+        }),
+        _ => None,
+    })
 }
 
 /// The text up to the next `\n` of `rest` (all of it when there is none), and
@@ -536,22 +587,26 @@ fn next_line<'a>(rest: &mut &'a [u8]) -> &'a [u8] {
 /// Whether one line of a complete cache (`size mtime ctime ino link oid rel`,
 /// tab-separated, the oid valid UTF-8) is the walked `f`, its ctime older than
 /// the cache `written`.
+#[cfg(test)]
 fn line_vouches(l: &[u8], f: &OnDisk, written: i128) -> bool {
+    line_vouched(l, f, written).is_some()
+}
+
+/// [`line_vouches`]: the line's blob id field (as written) when it vouches.
+fn line_vouched<'a>(l: &'a [u8], f: &OnDisk, written: i128) -> Option<&'a [u8]> {
     let mut rest = l;
-    let mut same = || -> Option<bool> {
-        Some(
-            dec_u64(field(&mut rest)?) == Some(f.size)
-                && dec_i128(field(&mut rest)?) == Some(f.mtime_ns)
-                && dec_i128(field(&mut rest)?) == Some(f.ctime_ns)
-                && f.ctime_ns < written
-                && dec_u64(field(&mut rest)?) == Some(f.ino)
-                && field(&mut rest)? == if f.link { b"1" } else { b"0" }
-                && field(&mut rest).is_some_and(|oid| oid.is_ascii() || std::str::from_utf8(oid).is_ok())
-                // The rest of the line: a tab in it is no hex digit.
-                && same_hex(rest, &f.rel),
-        )
-    };
-    same() == Some(true)
+    let same = dec_u64(field(&mut rest)?) == Some(f.size)
+        && dec_i128(field(&mut rest)?) == Some(f.mtime_ns)
+        && dec_i128(field(&mut rest)?) == Some(f.ctime_ns)
+        && f.ctime_ns < written
+        && dec_u64(field(&mut rest)?) == Some(f.ino)
+        && field(&mut rest)? == if f.link { b"1" } else { b"0" };
+    if !same {
+        return None;
+    }
+    let oid = field(&mut rest).filter(|oid| oid.is_ascii() || std::str::from_utf8(oid).is_ok())?;
+    // The rest of the line: a tab in it is no hex digit.
+    same_hex(rest, &f.rel).then_some(oid)
 }
 
 /// The text of `rest` up to its next tab, and `rest` moved past that tab;
@@ -936,6 +991,18 @@ mod tests {
                     whole,
                     "round {round}, {piece}-byte pieces"
                 );
+            }
+            // The state made while vouching is the one the cache parses to.
+            let parsed = parse_full(load(store.path()).as_ref(), Some(head)).1;
+            for piece in [1, 7, 64 << 10] {
+                if let Some(state) = file_vouched(store.path(), head, &files, main.path(), piece, true) {
+                    assert_eq!(state, parsed, "round {round}, {piece}-byte pieces");
+                    assert!(
+                        round % 4 != 3 || state.is_none(),
+                        "round {round}: lines after the files"
+                    );
+                    assert!(round % 4 != 0 || state.is_some(), "round {round}: the cache as written");
+                }
             }
             vouched += usize::from(whole);
             if round % 4 == 0 {
