@@ -166,6 +166,10 @@ pub struct Store {
     /// The walk of the latest snapshot, kept when `keep_walk` and the stat cache
     /// vouched that it is exactly the newest snapshot.
     vouched_walk: Option<(Vec<tracked::OnDisk>, Vec<String>)>,
+    /// Whether `head`'s state is the one the stat cache's lines gave while they
+    /// vouched for `vouched_walk` (the after-snapshot of a patched walk then
+    /// reads no cache).
+    vouched_state: bool,
 }
 
 /// How long a command waits for another process's snapshot before giving up
@@ -294,6 +298,7 @@ impl Store {
             streamed: std::collections::HashSet::new(),
             keep_walk: false,
             vouched_walk: None,
+            vouched_state: false,
         };
         store.check_head(now, load_head)?;
         if let Some(p) = project {

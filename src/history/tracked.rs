@@ -200,28 +200,32 @@ pub fn mtime_ns(md: &fs::Metadata) -> i128 {
 /// `files`, a [`walk`] of `root` (sorted), brought up to date for the paths
 /// `touched` (below `root`, raw bytes, `/`-separated), each `lstat`ed again:
 /// what the walk would find now if nothing else changed (a writer knows every
-/// path it wrote or removed, SPEC v3 §8.2). `false` when a path's place in the
-/// walk cannot be told this way (a symlink, a file or a `.memctl` dir on its
-/// way, a directory, an error other than absence): the caller walks again.
-pub fn patch(root: &Path, files: &mut Vec<OnDisk>, touched: &[Vec<u8>]) -> bool {
+/// path it wrote or removed, SPEC v3 §8.2). Returns the entries of `files` it
+/// replaced (the touched paths as walked before, sorted); `None` when a path's
+/// place in the walk cannot be told this way (a symlink, a file or a `.memctl`
+/// dir on its way, a directory, an error other than absence): the caller walks
+/// again.
+pub fn patch(root: &Path, files: &mut Vec<OnDisk>, touched: &[Vec<u8>]) -> Option<Vec<OnDisk>> {
     let mut rels: Vec<&[u8]> = touched.iter().map(Vec::as_slice).collect();
     rels.sort_unstable();
     rels.dedup();
     let mut found = Vec::new();
     for rel in &rels {
         match lstat_tracked(root, rel) {
-            Err(()) => return false,
+            Err(()) => return None,
             Ok(Some(f)) => found.push(f),
             Ok(None) => {}
         }
     }
-    files.retain(|f| rels.binary_search(&f.rel.as_slice()).is_err());
+    let replaced: Vec<OnDisk> = files
+        .extract_if(.., |f| rels.binary_search(&f.rel.as_slice()).is_ok())
+        .collect();
     if found.len() <= 16 {
         for f in found {
             let at = files.partition_point(|x| x.rel < f.rel);
             files.insert(at, f);
         }
-        return true;
+        return Some(replaced);
     }
     // Many (an import): one merge of the two sorted lists.
     let mut out = Vec::with_capacity(files.len() + found.len());
@@ -234,7 +238,7 @@ pub fn patch(root: &Path, files: &mut Vec<OnDisk>, touched: &[Vec<u8>]) -> bool 
     }
     out.extend(add);
     *files = out;
-    true
+    Some(replaced)
 }
 
 /// The walk's entry for `rel` below `root` as it is now: `Ok(None)` when the
@@ -367,9 +371,13 @@ mod tests {
                 }
                 touched.push(rel.into_bytes());
             }
-            assert!(patch(d, &mut before, &touched), "round {round}");
+            let was = before.clone();
+            let replaced = patch(d, &mut before, &touched);
             let now = walk(d, &mut Vec::new());
             assert_eq!(before, now, "round {round}");
+            // What it replaced: the touched paths as walked before.
+            let touched_before: Vec<OnDisk> = was.into_iter().filter(|f| touched.contains(&f.rel)).collect();
+            assert_eq!(replaced, Some(touched_before), "round {round}");
             before = now;
         }
     }
@@ -387,12 +395,12 @@ mod tests {
         let files = walk(d, &mut Vec::new());
         for rel in ["via/a.md", ".memctl/m.md", "dir.md", "../a.md", "real/../a.md", ""] {
             let mut f = files.clone();
-            assert!(!patch(d, &mut f, &[rel.as_bytes().to_vec()]), "{rel}");
+            assert!(patch(d, &mut f, &[rel.as_bytes().to_vec()]).is_none(), "{rel}");
         }
         // Gone, in `.trash/`, under a dir that is gone, not a memory file: none.
         let mut f = files.clone();
         let none = ["gone.md", ".trash/a.md", "nodir/a.md", "real/a.txt"];
-        assert!(patch(d, &mut f, &none.map(|r| r.as_bytes().to_vec())));
+        assert_eq!(patch(d, &mut f, &none.map(|r| r.as_bytes().to_vec())), Some(Vec::new()));
         assert_eq!(f, files);
     }
 

@@ -84,7 +84,7 @@ impl Store {
         req: &Request,
         walked: (Vec<OnDisk>, Vec<String>),
     ) -> Result<Option<Recorded>, Error> {
-        self.record(main, req, &[], Some(walked))
+        self.record(main, req, &[], Some(walked), None)
     }
 
     /// [`Store::snapshot`] that also keeps `outside`, the files outside the dir the
@@ -96,7 +96,7 @@ impl Store {
         req: &Request,
         outside: &[OutsideChange],
     ) -> Result<Option<Recorded>, Error> {
-        self.record(main, req, outside, None)
+        self.record(main, req, outside, None, None)
     }
 
     /// A writer's after-snapshot ([`Store::snapshot_with`]) when it knows every
@@ -114,37 +114,72 @@ impl Store {
         outside: &[OutsideChange],
         touched: Option<&[Vec<u8>]>,
     ) -> Result<Option<Recorded>, Error> {
-        let walked = match (self.vouched_walk.take(), touched) {
-            (Some(mut w), Some(t)) if outside.is_empty() => tracked::patch(main, &mut w.0, t).then_some(w),
-            _ => None,
+        let vouched_state = std::mem::take(&mut self.vouched_state);
+        let (walked, patched) = match (self.vouched_walk.take(), touched) {
+            (Some(mut w), Some(t)) if outside.is_empty() => match tracked::patch(main, &mut w.0, t) {
+                // The store holds the state the cache's lines gave for the walk
+                // before: the cache is not read again ([`Patched`]).
+                Some(replaced) if vouched_state && self.holds_head() => {
+                    let mut touched = t.to_vec();
+                    touched.sort_unstable();
+                    touched.dedup();
+                    (Some(w), Some(Patched { replaced, touched }))
+                }
+                Some(_) => (Some(w), None),
+                None => (None, None),
+            },
+            _ => (None, None),
         };
-        self.record(main, req, outside, walked)
+        self.record(main, req, outside, walked, patched)
+    }
+
+    /// Whether the state the store holds is the newest snapshot's.
+    fn holds_head(&self) -> bool {
+        matches!((self.head_id(), &self.head), (Some(h), Some((id, _))) if *id == h)
     }
 
     /// The snapshot's steps: (1) done when the stat cache vouches for the walk,
     /// (2) the last snapshot's state, (3) the dir now, its torn files set aside,
     /// (4) done when that equals the last state, else (5) the trigger, (6) the
     /// blobs, (7) the tree and (8) the commit, (9) the cache written for it.
+    /// With `patched`, the walk is the vouched one patched and the store holds
+    /// the cache's state for it: (1) and (3) take the cache's word from them.
     fn record(
         &mut self,
         main: &Path,
         req: &Request,
         outside: &[OutsideChange],
         walked: Option<(Vec<OnDisk>, Vec<String>)>,
+        patched: Option<Patched>,
     ) -> Result<Option<Recorded>, Error> {
         self.vouched_walk = None;
+        self.vouched_state = false;
         let walked = walked.unwrap_or_else(|| walk(main));
-        if outside.is_empty() && self.vouched(main, &walked) {
+        let vouched = match &patched {
+            Some(p) => self.patch_vouched(main, &walked, p),
+            None => outside.is_empty() && self.vouched(main, &walked),
+        };
+        if vouched {
             if self.keep_walk {
                 self.vouched_walk = Some(walked);
             }
             return Ok(None);
         }
         // Read once for the scan: its lines and its racy rule's stamp are those
-        // of the same bytes (20 000 files: a 3.5 MB file).
-        let loaded = self.head_id().and_then(|_| cache::load(&self.path));
+        // of the same bytes (20 000 files: a 3.5 MB file). Not read for a
+        // patched walk: its files' entries are the walk before and the state held.
+        let loaded = match patched {
+            None => self.head_id().and_then(|_| cache::load(&self.path)),
+            Some(_) => None,
+        };
         let (head, prev, cache) = self.last_state(req.now, loaded.as_ref())?;
-        let (mut files, mut now_state, mut fresh) = self.scan_cached(main, &cache, &prev, Some(walked))?;
+        let (mut files, mut now_state, mut fresh) = match &patched {
+            Some(p) => self.scan_cached(main, &mut p.known(&prev), &prev, Some(walked))?,
+            None => {
+                let mut at = cache::Cursor::default();
+                self.scan_cached(main, &mut |f| cache.vouched(&mut at, f), &prev, Some(walked))?
+            }
+        };
         // memctl's own after-snapshot follows its own write (under its lock): an
         // index it shrank is not another program's half-write.
         let own = matches!(req.trigger, Some(Trigger::Own(_)));
@@ -201,13 +236,35 @@ impl Store {
         let want_state = self.keep_walk && !held;
         match cache::file_vouched(&self.path, h, &walked.0, main, 64 << 10, want_state) {
             None => return false,
-            Some(Some(state)) => self.head = Some((h, state)),
+            Some(Some(state)) => {
+                self.head = Some((h, state));
+                self.vouched_state = true;
+            }
             Some(None) => {}
         }
+        self.vouched_done(walked);
+        true
+    }
+
+    /// A vouched walk's warnings kept, the last scan's findings cleared.
+    fn vouched_done(&mut self, walked: &(Vec<OnDisk>, Vec<String>)) {
         self.warnings.extend(walked.1.iter().cloned());
         self.torn.clear();
         self.unreadable.clear();
         self.streamed.clear();
+    }
+
+    /// [`Store::vouched`] of a patched walk: the cache vouched for the walk
+    /// before, so it vouches for this one when each touched path is as it was
+    /// then (or absent both times) and the lock is the state's.
+    fn patch_vouched(&mut self, main: &Path, walked: &(Vec<OnDisk>, Vec<String>), p: &Patched) -> bool {
+        let now: Vec<&OnDisk> = p.touched.iter().filter_map(|rel| find(&walked.0, rel)).collect();
+        let same = now.len() == p.replaced.len() && now.iter().zip(&p.replaced).all(|(a, b)| *a == b);
+        let lock_same = matches!(&self.head, Some((_, st)) if st.lock == tracked::lock_state(main));
+        if !(same && lock_same) {
+            return false;
+        }
+        self.vouched_done(walked);
         true
     }
 
@@ -375,6 +432,47 @@ impl Store {
         files.retain(|f| !unsettled.contains(&f.rel));
         unsettled
     }
+}
+
+/// A writer's after-snapshot of a patched walk ([`Store::snapshot_after`]):
+/// the entries the patch replaced (the touched paths as walked before, which
+/// the stat cache vouched for with the rest) and the touched paths, sorted.
+struct Patched {
+    replaced: Vec<OnDisk>,
+    touched: Vec<Vec<u8>>,
+}
+
+impl Patched {
+    /// The blob id the stat cache vouches for a walked file with, told from
+    /// the walk it vouched for and its state `prev` (what
+    /// [`cache::Lines::vouched`] answers for the same cache): an untouched file
+    /// is as the cache has it; a touched one only when it is as it was walked
+    /// before. Asked in walk order: the state's entries are passed once.
+    fn known<'a>(&'a self, prev: &'a State) -> impl FnMut(&OnDisk) -> Option<ObjectId> + 'a {
+        let mut states = prev.files.iter().peekable();
+        move |f| {
+            if self.touched.binary_search(&f.rel).is_ok() {
+                return find(&self.replaced, &f.rel)
+                    .filter(|was| *was == f)
+                    .and_then(|_| prev.files.get(&f.rel))
+                    .map(|s| s.oid);
+            }
+            while states.next_if(|(r, _)| r.as_slice() < f.rel.as_slice()).is_some() {}
+            match states.peek() {
+                Some((r, s)) if **r == f.rel => Some(s.oid),
+                // Out of walk order (never, as walked): looked up.
+                _ => prev.files.get(&f.rel).map(|s| s.oid),
+            }
+        }
+    }
+}
+
+/// The entry of `rel` in the sorted `files`.
+fn find<'a>(files: &'a [OnDisk], rel: &[u8]) -> Option<&'a OnDisk> {
+    files
+        .binary_search_by(|f| f.rel.as_slice().cmp(rel))
+        .ok()
+        .map(|i| &files[i])
 }
 
 /// The walked `files` that the scan read (`fresh`, `streamed`), in walk order:

@@ -31,17 +31,19 @@ impl Store {
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
         let loaded = head.and_then(|_| cache::load(&self.path));
         let lines = cache::parse(loaded.as_ref(), head, false).0;
-        self.scan_cached(main, &lines, prev, walked)
+        let mut at = cache::Cursor::default();
+        self.scan_cached(main, &mut |f| lines.vouched(&mut at, f), prev, walked)
     }
 
-    /// [`Store::scan`] with the stat cache already read: (1) each walked file's
-    /// blob id, (2) the recorded files that became special files, (3) the
-    /// unreadable ones kept as last recorded.
+    /// [`Store::scan`] with the stat cache already read (`known`: the blob id
+    /// it vouches for a walked file with, asked in walk order): (1) each walked
+    /// file's blob id, (2) the recorded files that became special files, (3)
+    /// the unreadable ones kept as last recorded.
     #[allow(clippy::type_complexity)]
     pub(super) fn scan_cached(
         &mut self,
         main: &Path,
-        cache: &cache::Lines,
+        known: &mut dyn FnMut(&OnDisk) -> Option<ObjectId>,
         prev: &State,
         walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
@@ -54,9 +56,8 @@ impl Store {
         // once, not searched for each insert.
         let lock = tracked::lock_state(main);
         let mut now: Vec<(Vec<u8>, FileState)> = Vec::with_capacity(files.len());
-        let mut at = cache::Cursor::default();
         for f in &files {
-            match self.blob_id(main, f, cache.vouched(&mut at, f), &mut fresh)? {
+            match self.blob_id(main, f, known(f), &mut fresh)? {
                 Found::Oid(oid) => now.push((
                     f.rel.clone(),
                     FileState {
