@@ -170,6 +170,15 @@ pub struct Store {
     /// vouched for `vouched_walk` (the after-snapshot of a patched walk then
     /// reads no cache).
     vouched_state: bool,
+    /// Cache writes still under way on other threads ([`Store::later`]).
+    pending: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl Drop for Store {
+    /// The cache writes end before the store's lock is let go.
+    fn drop(&mut self) {
+        self.settle();
+    }
 }
 
 /// How long a command waits for another process's snapshot before giving up
@@ -299,6 +308,7 @@ impl Store {
             keep_walk: false,
             vouched_walk: None,
             vouched_state: false,
+            pending: Default::default(),
         };
         store.check_head(now, load_head)?;
         if let Some(p) = project {
@@ -347,6 +357,45 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Run `job` (a cache write: its result is only a cache) on another thread
+    /// while this one goes on; here when no thread can be had.
+    fn later<F: FnOnce() + Send + 'static>(&self, job: F) {
+        use std::sync::{Arc, Mutex};
+        let slot = Arc::new(Mutex::new(Some(job)));
+        let theirs = Arc::clone(&slot);
+        let spawned = std::thread::Builder::new().spawn(move || {
+            let job = theirs.lock().ok().and_then(|mut j| j.take());
+            if let Some(job) = job {
+                job();
+            }
+        });
+        match spawned {
+            Ok(h) => {
+                if let Ok(mut p) = self.pending.lock() {
+                    p.push(h);
+                }
+            }
+            Err(_) => {
+                let job = slot.lock().ok().and_then(|mut j| j.take());
+                if let Some(job) = job {
+                    job();
+                }
+            }
+        }
+    }
+
+    /// Wait for the cache writes [`Store::later`] started: before a cache is
+    /// read again, and before the store's lock is let go.
+    pub(crate) fn settle(&self) {
+        let handles = match self.pending.lock() {
+            Ok(mut p) => std::mem::take(&mut *p),
+            Err(e) => std::mem::take(&mut *e.into_inner()),
+        };
+        for h in handles {
+            let _ = h.join();
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -482,6 +531,7 @@ mod store_tests {
         s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
         fs::write(mem.join("a.md"), "a, again\n").unwrap();
         let second = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        s.settle();
         let stored = read::load_state(&s.repo, second.id).unwrap();
         let cached = super::snapshot::read_cache_full(s.path(), Some(second.id));
         assert_eq!(cached.as_ref(), Some(&stored));

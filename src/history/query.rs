@@ -92,6 +92,7 @@ impl Store {
     /// snapshot (the writer's after-snapshot) takes it as its previous state
     /// instead of making it again, and a second file asked about reads nothing.
     pub fn holds(&mut self, rel: &[u8], bytes: &[u8], link: bool) -> bool {
+        self.settle();
         let Some(head) = self.head_id() else { return false };
         if !matches!(&self.head, Some((id, _)) if *id == head) {
             // The stat cache complete for the newest snapshot holds its state (as

@@ -329,8 +329,21 @@ pub(super) fn render_cache_body(files: &[OnDisk], state: &State, old: &Lines) ->
 }
 
 /// Write the cache for the snapshot `head` from its [`render_cache_body`].
-pub(super) fn write_cache_body(store: &Path, head: Option<ObjectId>, (body, n): (Vec<u8>, usize), state: &State) {
-    let Some(head) = head else { return };
+pub(super) fn write_cache_body(store: &Path, head: Option<ObjectId>, body: (Vec<u8>, usize), state: &State) {
+    if let Some(write) = cache_writer(store, head, body, state) {
+        write();
+    }
+}
+
+/// [`write_cache_body`] as a job to run later (on another thread): what it
+/// writes is made now, from `state`.
+pub(super) fn cache_writer(
+    store: &Path,
+    head: Option<ObjectId>,
+    (body, n): (Vec<u8>, usize),
+    state: &State,
+) -> Option<impl FnOnce() + Send + 'static> {
+    let head = head?;
     let mut text = format!("{}\n", head.to_hex());
     // Every file of the snapshot is in the cache, in walk order: a later walk
     // that matches it line by line (and the same lock) is that snapshot
@@ -338,18 +351,22 @@ pub(super) fn write_cache_body(store: &Path, head: Option<ObjectId>, (body, n): 
     if n == state.files.len() {
         text.push_str(&format!("complete\t{n}\t{}\n", lock_field(state.lock.as_ref())));
     }
-    // The cache only saves hashing: a failed or torn write costs a rehash. The
-    // head lines and the body are written one after the other, not copied into
-    // one buffer first (20 000 files: 3 MB of memory touched once more).
     let tmp = store.join(format!("{CACHE}.{}.tmp", std::process::id()));
-    let written = fs::File::create(&tmp).and_then(|mut f| {
-        use std::io::Write as _;
-        f.write_all(text.as_bytes())?;
-        f.write_all(&body)
-    });
-    if written.is_ok() {
-        let _ = fs::rename(&tmp, store.join(CACHE));
-    }
+    let dest = store.join(CACHE);
+    Some(move || {
+        // The cache only saves hashing: a failed or torn write costs a rehash.
+        // The head lines and the body are written one after the other, not
+        // copied into one buffer first (20 000 files: 3 MB of memory touched
+        // once more).
+        let written = fs::File::create(&tmp).and_then(|mut f| {
+            use std::io::Write as _;
+            f.write_all(text.as_bytes())?;
+            f.write_all(&body)
+        });
+        if written.is_ok() {
+            let _ = fs::rename(&tmp, dest);
+        }
+    })
 }
 
 /// `n` in decimal, as `Display` writes it: two digits per division (60 000

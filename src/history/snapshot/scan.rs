@@ -29,6 +29,7 @@ impl Store {
         prev: &State,
         walked: Option<(Vec<OnDisk>, Vec<String>)>,
     ) -> Result<(Vec<OnDisk>, State, HashMap<Vec<u8>, Vec<u8>>), Error> {
+        self.settle();
         let loaded = head.and_then(|_| cache::load(&self.path));
         let lines = cache::parse(loaded.as_ref(), head, false).0;
         let mut at = cache::Cursor::default();

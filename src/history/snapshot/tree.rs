@@ -31,6 +31,7 @@ impl Store {
         let loose = gix::odb::loose::Store::at(self.path.join("objects"), kind);
         // The chunks of the last snapshot's root tree and mtimes blob: only the
         // chunks that changed are compressed again.
+        self.settle();
         let chunks = zchunk::Chunks::read(&self.path);
         let (tree, mtimes_z) = std::thread::scope(|s| {
             // The mtimes blob (1.2 MB at 20 000 files) is compressed and stored on
@@ -52,9 +53,11 @@ impl Store {
             tree.map(|t| (t, mtimes_z))
         })?;
         let (tree, tree_z) = tree;
-        let written: Vec<&zchunk::Compressed> = tree_z.iter().chain(&mtimes_z).collect();
+        let written: Vec<zchunk::Compressed> = tree_z.into_iter().chain(mtimes_z).collect();
         if !written.is_empty() {
-            chunks.write(&self.path, &written);
+            // Kept on another thread while this one writes the commit.
+            let write = chunks.writer(&self.path, written);
+            self.later(write);
         }
         Ok(tree)
     }
@@ -317,6 +320,7 @@ mod tests {
         let mut ids = Vec::new();
         let mut check = |state: &State| {
             let got = store.write_tree(state, &[]).unwrap();
+            store.settle();
             let back = read_back(&store, got);
             assert_eq!(back.files, state.files);
             ids.push((got, state.clone()));

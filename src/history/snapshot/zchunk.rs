@@ -107,32 +107,39 @@ impl Chunks {
         Ok(Compressed { zlib, chunks })
     }
 
-    /// Keep the chunks of `objects` (the objects just written) as the cache,
-    /// under this cache's keys. Failures are ignored: the next snapshot
-    /// compresses again.
-    pub(super) fn write(&self, store: &Path, objects: &[&Compressed]) {
-        let mut out = Vec::with_capacity(objects.iter().map(|o| o.zlib.len()).sum::<usize>() + 64);
-        out.extend_from_slice(MAGIC);
-        for k in self.keys {
-            out.extend_from_slice(&k.to_le_bytes());
+    /// Keeping the chunks of `objects` (the objects just written) as the
+    /// cache, under this cache's keys, as a job to run later (on another
+    /// thread). Failures are ignored: the next snapshot compresses again.
+    pub(super) fn writer(&self, store: &Path, objects: Vec<Compressed>) -> impl FnOnce() + Send + 'static {
+        let keys = self.keys;
+        let store = store.to_path_buf();
+        move || write_chunks(keys, &store, &objects)
+    }
+}
+
+/// [`Chunks::writer`]'s job: the cache file of `objects` under `keys`.
+fn write_chunks(keys: [u64; 2], store: &Path, objects: &[Compressed]) {
+    let mut out = Vec::with_capacity(objects.iter().map(|o| o.zlib.len()).sum::<usize>() + 64);
+    out.extend_from_slice(MAGIC);
+    for k in keys {
+        out.extend_from_slice(&k.to_le_bytes());
+    }
+    for o in objects {
+        for ((len, a, b), r) in &o.chunks {
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&a.to_le_bytes());
+            out.extend_from_slice(&b.to_le_bytes());
+            out.extend_from_slice(&((r.end - r.start) as u32).to_le_bytes());
+            out.extend_from_slice(&o.zlib[r.clone()]);
         }
-        for o in objects {
-            for ((len, a, b), r) in &o.chunks {
-                out.extend_from_slice(&len.to_le_bytes());
-                out.extend_from_slice(&a.to_le_bytes());
-                out.extend_from_slice(&b.to_le_bytes());
-                out.extend_from_slice(&((r.end - r.start) as u32).to_le_bytes());
-                out.extend_from_slice(&o.zlib[r.clone()]);
-            }
-        }
-        // A disk's damage to a kept chunk would be copied into every later
-        // object: the file ends with the Adler-32 of all before it.
-        let sum = zlib_rs::adler32::adler32(1, &out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        let tmp = store.join(format!("{FILE}.{}.tmp", std::process::id()));
-        if fs::write(&tmp, out).is_ok() {
-            let _ = fs::rename(&tmp, store.join(FILE));
-        }
+    }
+    // A disk's damage to a kept chunk would be copied into every later
+    // object: the file ends with the Adler-32 of all before it.
+    let sum = zlib_rs::adler32::adler32(1, &out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    let tmp = store.join(format!("{FILE}.{}.tmp", std::process::id()));
+    if fs::write(&tmp, out).is_ok() {
+        let _ = fs::rename(&tmp, store.join(FILE));
     }
 }
 
@@ -346,7 +353,7 @@ mod tests {
         want.extend_from_slice(&first);
         assert_eq!(inflate(&c.zlib), want);
         assert!(c.chunks.len() > 10);
-        cold.write(t.path(), &[&c]);
+        write_chunks(cold.keys, t.path(), std::slice::from_ref(&c));
         let warm = Chunks::read(t.path());
         assert_eq!(warm.keys, cold.keys);
         assert_eq!(warm.known.len(), c.chunks.len());
@@ -383,7 +390,7 @@ mod tests {
         // A byte of a kept chunk damaged: the whole cache is dropped.
         let cold = Chunks::read(t.path());
         let c = cold.compress(gix::objs::Kind::Blob, &lines(5000, usize::MAX)).unwrap();
-        cold.write(t.path(), &[&c]);
+        write_chunks(cold.keys, t.path(), std::slice::from_ref(&c));
         assert_eq!(Chunks::read(t.path()).known.len(), c.chunks.len());
         let mut bytes = fs::read(t.path().join(FILE)).unwrap();
         let k = bytes.len() / 2;
