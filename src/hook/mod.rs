@@ -55,7 +55,7 @@ pub fn run(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> {
                 checks.then(|| crate::scan::ScanRules::from_stores(&crate::paths::stores::Stores::from_env(call.env)));
             let mut walk = rules.as_ref().map(session::Walk::new);
             let snap = Snapshot::of(p, &res, "hook:SessionStart", call);
-            let (between, walked) = record_snapshot_walking(&snap, walk.as_mut());
+            let (between, walked, _) = record_snapshot_walking(&snap, walk.as_mut());
             let walked = walked.then(|| walk.map(session::Walk::finish)).flatten();
             Ok(react::session_start(&res, call.env, between, walked))
         }
@@ -117,12 +117,12 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
     };
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
     snap.file = Some(w.rel.clone());
-    record_snapshot(&snap);
-    Ok(react::post_tool_use(
-        &w,
-        fallback.as_ref().unwrap_or(p.original()),
-        call.now,
-    ))
+    // The store is let go after the reaction: the snapshot's cache writes,
+    // on their own thread, end while the written file is checked.
+    let (_, _, store) = record_snapshot_walking(&snap, None);
+    let out = react::post_tool_use(&w, fallback.as_ref().unwrap_or(p.original()), call.now);
+    drop(store);
+    Ok(out)
 }
 
 /// A write into another memory dir under the same memory base (SPEC v3 §7.3
@@ -398,17 +398,21 @@ pub fn record_snapshot(snap: &Snapshot) -> Option<react::Between> {
     record_snapshot_walking(snap, None).0
 }
 
+/// What [`record_snapshot_walking`] did, and its store (its lock held and its
+/// cache writes under way until it is dropped).
+type Recorded = (Option<react::Between>, bool, Option<crate::history::Store>);
+
 /// [`record_snapshot`] whose walk of the dir also feeds `walk` (SessionStart's
 /// check); the flag says whether it did (the store opened and the dir was walked).
-fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) -> (Option<react::Between>, bool) {
+fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) -> Recorded {
     if !snap.main_dir.is_dir() {
-        return (None, false);
+        return (None, false, None);
     }
     let project = snap.res.project.as_ref().map(|p| PathBuf::from(&p.canonical_root));
     let Ok(Some(mut store)) =
         crate::history::Store::open_for_snapshot(snap.history, &snap.main_dir, project.as_deref(), snap.now, 200)
     else {
-        return (None, false);
+        return (None, false, None);
     };
     let post = snap.recorded_by == "hook:PostToolUse";
     let dreaming = post && is_dream_write(snap.agent_id, snap.agent_type, &snap.main_dir, snap.now);
@@ -448,7 +452,7 @@ fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) ->
         trigger: r.trigger.as_str(),
         files: r.changes.len(),
     });
-    (between, walked)
+    (between, walked, Some(store))
 }
 
 #[cfg(test)]
