@@ -217,9 +217,7 @@ pub fn patch(root: &Path, files: &mut Vec<OnDisk>, touched: &[Vec<u8>]) -> Optio
             Ok(None) => {}
         }
     }
-    let replaced: Vec<OnDisk> = files
-        .extract_if(.., |f| rels.binary_search(&f.rel.as_slice()).is_ok())
-        .collect();
+    let replaced: Vec<OnDisk> = files.extract_if(.., |f| is_among(&rels, &f.rel)).collect();
     if found.len() <= 16 {
         for f in found {
             let at = files.partition_point(|x| x.rel < f.rel);
@@ -239,6 +237,15 @@ pub fn patch(root: &Path, files: &mut Vec<OnDisk>, touched: &[Vec<u8>]) -> Optio
     out.extend(add);
     *files = out;
     Some(replaced)
+}
+
+/// Whether `rel` is one of the sorted `rels`: a few are compared one by one
+/// (lengths first: most paths of a walk are told apart without a `memcmp`).
+pub(crate) fn is_among<T: AsRef<[u8]> + Ord>(rels: &[T], rel: &[u8]) -> bool {
+    if rels.len() <= 8 {
+        return rels.iter().any(|r| r.as_ref() == rel);
+    }
+    rels.binary_search_by(|r| r.as_ref().cmp(rel)).is_ok()
 }
 
 /// The walk's entry for `rel` below `root` as it is now: `Ok(None)` when the
@@ -402,6 +409,18 @@ mod tests {
         let none = ["gone.md", ".trash/a.md", "nodir/a.md", "real/a.txt"];
         assert_eq!(patch(d, &mut f, &none.map(|r| r.as_bytes().to_vec())), Some(Vec::new()));
         assert_eq!(f, files);
+    }
+
+    #[test]
+    fn is_among_finds_exactly_the_listed_paths() {
+        for n in [0usize, 1, 3, 8, 9, 40] {
+            let rels: Vec<Vec<u8>> = (0..n).map(|i| format!("m{:03}.md", 2 * i).into_bytes()).collect();
+            for i in 0..2 * n + 2 {
+                let rel = format!("m{i:03}.md").into_bytes();
+                assert_eq!(is_among(&rels, &rel), i % 2 == 0 && i < 2 * n, "{n} {i}");
+            }
+            assert!(!is_among(&rels, b""));
+        }
     }
 
     #[test]

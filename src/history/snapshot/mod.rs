@@ -457,7 +457,7 @@ impl Patched {
     fn known<'a>(&'a self, prev: &'a State) -> impl FnMut(&OnDisk) -> Option<ObjectId> + 'a {
         let mut states = prev.files.iter().peekable();
         move |f| {
-            if self.touched.binary_search(&f.rel).is_ok() {
+            if tracked::is_among(&self.touched, &f.rel) {
                 return find(&self.replaced, &f.rel)
                     .filter(|was| *was == f)
                     .and_then(|_| prev.files.get(&f.rel))
