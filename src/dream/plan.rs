@@ -60,17 +60,11 @@ pub struct BodyFacts {
 }
 
 impl BodyFacts {
-    /// The facts of `text` (the whole file as read, BOM included), given the
-    /// relative dates lint found in it without its BOM; `None` when it has none.
-    /// Citations are looked for only `with_citations` (a project).
-    pub fn of(text: &str, dates_without_bom: Vec<dates::DateMatch>, with_citations: bool) -> Option<BodyFacts> {
-        // The plan's columns count the BOM (a char of line 1): find them again in
-        // the rare file that has one.
-        let dates = if text.starts_with('\u{feff}') {
-            dates::find(text)
-        } else {
-            dates_without_bom
-        };
+    /// The facts of `text` (the whole file as read, BOM included: the plan's
+    /// columns count it, a char of line 1); `None` when it has none. Citations are
+    /// looked for only `with_citations` (a project).
+    pub fn of(text: &str, with_citations: bool) -> Option<BodyFacts> {
+        let dates = dates::find(text);
         let citations = if with_citations { citations(text) } else { Vec::new() };
         (!dates.is_empty() || !citations.is_empty()).then_some(BodyFacts { dates, citations })
     }
