@@ -280,7 +280,7 @@ type IndexResult = (usize, Option<index_rules::Targets>);
 /// Run every rule on the dir. Of each topic file only its [`FileFacts`] are
 /// held once its own rules ran (its text is dropped then).
 pub fn lint(input: &Input) -> Report {
-    lint_inner::<FileFacts, ()>(input, Selection::All, None, |m| Cow::Borrowed(m)).0
+    lint_inner::<FileFacts, ()>(input, Selection::All, None).0
 }
 
 /// What [`lint_extracting`] gives beside the report: the scan of the dir and what
@@ -302,20 +302,17 @@ pub fn lint_extracting<K: Kept + AsRef<FileFacts>, X: Send>(
     only: &[RuleId],
     extract: Extract<X>,
 ) -> (Report, Scanned<K, X>) {
-    let (report, scan, extracts) = lint_inner::<K, X>(input, Selection::Index(only), Some(extract), |ms| {
-        Cow::Owned(ms.iter().map(|k| k.as_ref().clone()).collect())
-    });
+    let (report, scan, extracts) = lint_inner::<K, X>(input, Selection::Index(only), Some(extract));
     (report, Scanned { scan, extracts })
 }
 
-/// The lint run of `rules`, keeping `K` of each memory (`facts` makes the rules
-/// across files their records of them) and, with `extract`, what it takes of the
-/// texts.
-fn lint_inner<K: Kept, X: Send>(
+/// The lint run of `rules`, keeping `K` of each memory (the rules across files
+/// read its [`FileFacts`] where it is, not a copy) and, with `extract`, what it
+/// takes of the texts.
+fn lint_inner<K: Kept + AsRef<FileFacts>, X: Send>(
     input: &Input,
     rules: Selection,
     extract: Option<Extract<X>>,
-    facts: fn(&[K]) -> Cow<'_, [FileFacts]>,
 ) -> (Report, Scan<K>, Vec<Option<X>>) {
     let mut notes = Vec::new();
     let claude_md = if rules.all() {
@@ -369,7 +366,7 @@ fn lint_inner<K: Kept, X: Send>(
         }
         (None, r) => r.unwrap_or_default(),
     };
-    let memories = facts(&scan.memories);
+    let memories: Vec<&FileFacts> = scan.memories.iter().map(AsRef::as_ref).collect();
     let (edges, extracts) = gather(&memories, results, extract.is_some());
     // (2.1.332) What decides the scan's exclusions and recall mode (SPEC §2.13).
     let scan_rules = scan::ScanRules::from_env();
@@ -446,7 +443,7 @@ type IndexFirst = (Vec<Box<[u8]>>, Vec<Finding>, Vec<IndexResult>);
 /// findings are already packed): their links into the graph of which memory
 /// links which, and, when `keep`, what was extracted of each.
 fn gather<X>(
-    memories: &[FileFacts],
+    memories: &[&FileFacts],
     results: Vec<Outcome<X>>,
     keep: bool,
 ) -> (HashMap<String, Vec<String>>, Vec<Option<X>>) {
@@ -483,7 +480,7 @@ fn index_files(
     input: &Input,
     scopes: &[index_rules::Scope],
     index_results: Vec<IndexResult>,
-    memories: &[FileFacts],
+    memories: &[&FileFacts],
     reach: &index_rules::Reach,
     rules: &scan::ScanRules,
     findings: &mut Vec<Finding>,
@@ -511,17 +508,17 @@ fn index_files(
 /// The memories ML203 judges: only the files of Claude Code's scan, not the
 /// excluded ones (ML136), not the synced content of a store mount (SPEC §3.9.3) —
 /// unless `--team` works in that mount: its index is then linted as a team index.
-fn judged<'m>(input: &Input, memories: &'m [FileFacts], rules: &scan::ScanRules) -> Cow<'m, [FileFacts]> {
+fn judged<'a, 'm>(input: &Input, memories: &'a [&'m FileFacts], rules: &scan::ScanRules) -> Cow<'a, [&'m FileFacts]> {
     let root = input.res.memdir.main();
     let in_mount = input.res.memdir.mount().is_some() && input.res.memdir.is_team();
     let rel_in = |m: &FileFacts| {
         let rel = scope_rel(input.dir, root, m.rel());
         rules.excluded_by(&rel).is_none() && (in_mount || !rules.in_store_mount(&rel))
     };
-    if memories.iter().all(rel_in) {
+    if memories.iter().all(|m| rel_in(m)) {
         Cow::Borrowed(memories)
     } else {
-        Cow::Owned(memories.iter().filter(|m| rel_in(m)).cloned().collect())
+        Cow::Owned(memories.iter().copied().filter(|m| rel_in(m)).collect())
     }
 }
 
@@ -553,7 +550,8 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
     let mut findings: Vec<Finding> = results.into_iter().flatten().collect();
     findings.extend(index_findings);
     let mut notes = Vec::new();
-    let memories: Vec<FileFacts> = scan.memories.iter().map(FileFacts::of).collect();
+    let facts: Vec<FileFacts> = scan.memories.iter().map(FileFacts::of).collect();
+    let memories: Vec<&FileFacts> = facts.iter().collect();
     walk_findings(
         &scan,
         &memories,

@@ -47,7 +47,7 @@ pub fn check_team_index(memdir: &crate::memdir::MemoryDir, team_store: bool, out
 }
 
 /// Run the index rules for one scope; returns the number of files examined.
-pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
+pub fn check(scope: &Scope, memories: &[&FileFacts], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
     let (files, targets) = check_index(scope, warn_at, Selection::All, out, None);
     check_files(
         scope,
