@@ -155,10 +155,16 @@ mod tests {
         // Only kept on request: then after the name, or the path when no name.
         assert_eq!(none.description(), None);
         let kept = FileFacts::with_description(&m);
-        assert_eq!((kept.rel(), kept.name(), kept.description()), ("sub/a.md", Some("Alpha"), Some("the hook")));
+        assert_eq!(
+            (kept.rel(), kept.name(), kept.description()),
+            ("sub/a.md", Some("Alpha"), Some("the hook"))
+        );
         let c = Memory::from_text("c.md", "---\ndescription: only this\n---\n");
         let kept = FileFacts::with_description(&c);
-        assert_eq!((kept.rel(), kept.name(), kept.description()), ("c.md", None, Some("only this")));
+        assert_eq!(
+            (kept.rel(), kept.name(), kept.description()),
+            ("c.md", None, Some("only this"))
+        );
         let kept = FileFacts::with_description(&Memory::from_text("d.md", "---\nname: n\n---\n"));
         assert_eq!((kept.name(), kept.description()), (Some("n"), None));
     }
