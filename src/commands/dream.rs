@@ -128,6 +128,9 @@ fn plan(
         out.note("missing-citation check skipped: no project (pass --project with --dir)");
     }
     let home = ctx.env.home();
+    // The index's part first: its load model is gone before the scan's records
+    // grow.
+    let index = dream::IndexPart::of(dir, crate::index::read_index_text(&dir.join("MEMORY.md")), out.json);
     // One scan and one read of every file: lint's, which hands each text to the
     // plan's extraction before dropping it.
     let with_citations = project_root.is_some();
@@ -145,8 +148,6 @@ fn plan(
         &dream::PLAN_RULES,
         &extract,
     );
-    // Read once lint is done with its own copy (at 20 000 files, 3.3 MB).
-    let index_text = crate::index::read_index_text(&dir.join("MEMORY.md"));
     dream::plan(
         &PlanInput {
             dir,
@@ -160,8 +161,7 @@ fn plan(
             project_root,
             home: home.as_deref().map(Path::new),
             exists: &|p| std::fs::symlink_metadata(p).is_ok(),
-            for_json: out.json,
         },
-        index_text,
+        index,
     )
 }

@@ -49,8 +49,39 @@ pub struct PlanInput<'a> {
     pub home: Option<&'a Path>,
     /// Whether a cited path exists (not following a final symlink).
     pub exists: &'a dyn Fn(&Path) -> bool,
-    /// The plan is for `--json`: its caps quote the dropped index entries.
-    pub for_json: bool,
+}
+
+/// What the plan takes of `MEMORY.md`, taken from its text before the scan (so
+/// that the load model behind the caps, ~7.6 MB at 20 000 files, is never held
+/// beside the scan's records).
+pub struct IndexPart {
+    /// Its memory links.
+    links: usize,
+    /// Each memory file it links from two lines or more, with those lines.
+    targets: BTreeMap<String, Vec<usize>>,
+    /// Its lines (0 when empty or missing).
+    lines: usize,
+    caps: Caps,
+}
+
+impl IndexPart {
+    /// The part of `text`, `MEMORY.md` of `dir` as read (empty when missing);
+    /// the caps quote the dropped index entries only `for_json`.
+    pub fn of(dir: &Path, text: String, for_json: bool) -> IndexPart {
+        // Of the links (20 000 at 20 000 files) only their count and the files
+        // linked from two lines or more (rule (a)'s clusters) are kept; they are
+        // met one at a time, never held as a list.
+        let (links, targets) = index_targets(&text);
+        let lines = if text.is_empty() { 0 } else { index::lines(&text).len() };
+        // The text moves into the model (no copy of a 3 MB index).
+        let caps = Caps::of_index(dir, text, for_json);
+        IndexPart {
+            links,
+            targets,
+            lines,
+            caps,
+        }
+    }
 }
 
 /// What the plan needs of a memory's text, taken while lint reads it (so that no
@@ -213,20 +244,14 @@ pub struct IndexFinding {
     pub severity: Severity,
 }
 
-/// Build the plan from `index_text`, `MEMORY.md` as read (empty when missing),
-/// and the rest.
-pub fn plan(i: &PlanInput, index_text: String) -> Plan {
-    // Of the links (20 000 at 20 000 files) only their count and the files
-    // linked from two lines or more (rule (a)'s clusters) are kept; they are
-    // met one at a time, never held as a list.
-    let (index_links, targets) = index_targets(&index_text);
-    let index_lines = if index_text.is_empty() {
-        0
-    } else {
-        index::lines(&index_text).len()
-    };
-    // The text moves into the model (no copy of a 3 MB index).
-    let caps = Caps::of_index(i.dir, index_text, i.for_json);
+/// Build the plan from what it takes of `MEMORY.md` and the rest.
+pub fn plan(i: &PlanInput, index: IndexPart) -> Plan {
+    let IndexPart {
+        links: index_links,
+        targets,
+        lines: index_lines,
+        caps,
+    } = index;
     // The duplicate search, the plan's largest part, runs on this thread: on a
     // second one (its own malloc arena) what it allocated and freed was not
     // reused by the rest, and at 20 000 files the peak RSS held both.
@@ -507,7 +532,6 @@ mod tests {
             project_root: None,
             home: None,
             exists: &|_| false,
-            for_json: false,
         };
         let p = prune_and_index(&input, Caps::of_index(dir, String::new(), false));
         let lists = [
