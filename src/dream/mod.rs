@@ -39,8 +39,8 @@ pub use gates::{
 };
 pub use permission::permission;
 pub use plan::{
-    BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, MissingCitation, Orient, PLAN_RULES, Plan, PlanInput,
-    PruneAndIndex, Recent, RelativeDate, plan,
+    BodyFacts, ByType, Consolidate, Dated, Gather, IndexFinding, IndexPart, MissingCitation, Orient, PLAN_RULES, Plan,
+    PlanInput, PruneAndIndex, Recent, RelativeDate, plan,
 };
 pub use record::Record;
 pub use render::render_text;

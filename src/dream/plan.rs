@@ -2,7 +2,9 @@
 //! the caller gathers the scan, the texts, the lint findings and the sessions, and
 //! says which cited paths exist.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap as StdHashMap};
+
+use crate::fx::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{Duration, TimeZone, Utc};
@@ -27,8 +29,9 @@ pub struct PlanInput<'a> {
     /// Its memories, newest first (the scan's order).
     pub memories: &'a [Record],
     /// What [`BodyFacts::of`] found in the text of each of `memories`, in the same
-    /// order; `None` when nothing, or the file could not be read.
-    pub bodies: &'a [Option<BodyFacts>],
+    /// order; `None` when nothing, or the file could not be read (most files:
+    /// boxed, a pointer each).
+    pub bodies: &'a [Option<Box<BodyFacts>>],
     /// The lint findings on the main dir (the index rules are picked from them:
     /// those of [`PLAN_RULES`] are enough).
     pub findings: &'a Found,
@@ -46,8 +49,39 @@ pub struct PlanInput<'a> {
     pub home: Option<&'a Path>,
     /// Whether a cited path exists (not following a final symlink).
     pub exists: &'a dyn Fn(&Path) -> bool,
-    /// The plan is for `--json`: its caps quote the dropped index entries.
-    pub for_json: bool,
+}
+
+/// What the plan takes of `MEMORY.md`, taken from its text before the scan (so
+/// that the load model behind the caps, ~7.6 MB at 20 000 files, is never held
+/// beside the scan's records).
+pub struct IndexPart {
+    /// Its memory links.
+    links: usize,
+    /// Each memory file it links from two lines or more, with those lines.
+    targets: BTreeMap<String, Vec<usize>>,
+    /// Its lines (0 when empty or missing).
+    lines: usize,
+    caps: Caps,
+}
+
+impl IndexPart {
+    /// The part of `text`, `MEMORY.md` of `dir` as read (empty when missing);
+    /// the caps quote the dropped index entries only `for_json`.
+    pub fn of(dir: &Path, text: String, for_json: bool) -> IndexPart {
+        // Of the links (20 000 at 20 000 files) only their count and the files
+        // linked from two lines or more (rule (a)'s clusters) are kept; they are
+        // met one at a time, never held as a list.
+        let (links, targets) = index_targets(&text);
+        let lines = if text.is_empty() { 0 } else { index::lines(&text).len() };
+        // The text moves into the model (no copy of a 3 MB index).
+        let caps = Caps::of_index(dir, text, for_json);
+        IndexPart {
+            links,
+            targets,
+            lines,
+            caps,
+        }
+    }
 }
 
 /// What the plan needs of a memory's text, taken while lint reads it (so that no
@@ -60,19 +94,13 @@ pub struct BodyFacts {
 }
 
 impl BodyFacts {
-    /// The facts of `text` (the whole file as read, BOM included), given the
-    /// relative dates lint found in it without its BOM; `None` when it has none.
-    /// Citations are looked for only `with_citations` (a project).
-    pub fn of(text: &str, dates_without_bom: Vec<dates::DateMatch>, with_citations: bool) -> Option<BodyFacts> {
-        // The plan's columns count the BOM (a char of line 1): find them again in
-        // the rare file that has one.
-        let dates = if text.starts_with('\u{feff}') {
-            dates::find(text)
-        } else {
-            dates_without_bom
-        };
+    /// The facts of `text` (the whole file as read, BOM included: the plan's
+    /// columns count it, a char of line 1); `None` when it has none. Citations are
+    /// looked for only `with_citations` (a project).
+    pub fn of(text: &str, with_citations: bool) -> Option<Box<BodyFacts>> {
+        let dates = dates::find(text);
         let citations = if with_citations { citations(text) } else { Vec::new() };
-        (!dates.is_empty() || !citations.is_empty()).then_some(BodyFacts { dates, citations })
+        (!dates.is_empty() || !citations.is_empty()).then(|| Box::new(BodyFacts { dates, citations }))
     }
 }
 
@@ -216,49 +244,37 @@ pub struct IndexFinding {
     pub severity: Severity,
 }
 
-/// Build the plan from `index_text`, `MEMORY.md` as read (empty when missing),
-/// and the rest.
-pub fn plan(i: &PlanInput, index_text: String) -> Plan {
-    // Of the links (20 000 at 20 000 files) only their count and the files
-    // linked from two lines or more (rule (a)'s clusters) are kept.
-    let (index_links, targets) = {
-        let links = index::extract_links(&index_text);
-        let mut targets = index_targets(&links);
-        targets.retain(|_, lines| lines.len() > 1);
-        (links.iter().filter(|l| l.is_memory_link()).count(), targets)
-    };
-    let index_lines = if index_text.is_empty() {
-        0
-    } else {
-        index::lines(&index_text).len()
-    };
-    // The text moves into the model (no copy of a 3 MB index).
-    let caps = Caps::of_index(i.dir, index_text, i.for_json);
-    let memories = i.memories;
-    // The duplicate search is the plan's largest part and needs only the scan:
-    // it runs beside the rest (a second core halves the wall time).
-    std::thread::scope(|s| {
-        let similar = s.spawn(|| similar_clusters(memories));
-        let mut duplicate_clusters = exact_clusters(memories, &targets);
-        let orient = orient(i, &caps, index_links, index_lines);
-        let gather = gather(i);
-        let relative_dates = relative_dates(i);
-        let superseded = superseded(i.memories);
-        duplicate_clusters.extend(similar.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        // The index findings (16 820 long lines at 20 000 files) are unpacked once
-        // the search's structures are freed: the two are not held together.
-        let prune_and_index = prune_and_index(i, caps);
-        Plan {
-            orient,
-            gather,
-            consolidate: Consolidate {
-                relative_dates,
-                duplicate_clusters,
-                superseded,
-            },
-            prune_and_index,
-        }
-    })
+/// Build the plan from what it takes of `MEMORY.md` and the rest.
+pub fn plan(i: &PlanInput, index: IndexPart) -> Plan {
+    let IndexPart {
+        links: index_links,
+        targets,
+        lines: index_lines,
+        caps,
+    } = index;
+    // The duplicate search, the plan's largest part, runs on this thread: on a
+    // second one (its own malloc arena) what it allocated and freed was not
+    // reused by the rest, and at 20 000 files the peak RSS held both.
+    let mut duplicate_clusters = exact_clusters(i.memories, &targets);
+    drop(targets);
+    duplicate_clusters.extend(similar_clusters(i.memories));
+    let orient = orient(i, &caps, index_links, index_lines);
+    let gather = gather(i);
+    let relative_dates = relative_dates(i);
+    let superseded = superseded(i.memories);
+    // The index findings (16 820 long lines at 20 000 files) are unpacked once
+    // the search's structures are freed: the two are not held together.
+    let prune_and_index = prune_and_index(i, caps);
+    Plan {
+        orient,
+        gather,
+        consolidate: Consolidate {
+            relative_dates,
+            duplicate_clusters,
+            superseded,
+        },
+        prune_and_index,
+    }
 }
 
 fn orient(i: &PlanInput, caps: &Caps, index_links: usize, index_lines: usize) -> Orient {
@@ -298,14 +314,14 @@ fn read<'a>(i: &'a PlanInput) -> impl Iterator<Item = (&'a Record, &'a BodyFacts
     i.memories
         .iter()
         .zip(i.bodies)
-        .filter_map(|(m, b)| b.as_ref().map(|b| (m, b)))
+        .filter_map(|(m, b)| b.as_deref().map(|b| (m, b)))
 }
 
 fn gather(i: &PlanInput) -> Gather {
     let mut missing = Vec::new();
     if let Some(root) = i.project_root {
         // Whether the project root has an entry of that name, asked once per name.
-        let mut roots: HashMap<String, bool> = HashMap::new();
+        let mut roots: StdHashMap<String, bool> = StdHashMap::new();
         for (m, body) in read(i) {
             for c in &body.citations {
                 let full = match &c.shape {
@@ -392,18 +408,32 @@ fn superseded(memories: &[Record]) -> Vec<Superseded> {
     out
 }
 
-/// Each memory file the index links, with the lines that link it.
-fn index_targets(links: &[Link]) -> BTreeMap<String, Vec<usize>> {
-    let mut targets: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for l in links {
-        if let Some(t) = l.memory_target() {
-            let v = targets.entry(t.to_string()).or_default();
-            if v.last() != Some(&l.line) {
-                v.push(l.line);
+/// The index's memory links (their count), and each memory file it links from
+/// two lines or more, with those lines. Each file's first line is kept beside
+/// its name until a second line links it (most are linked once).
+fn index_targets(text: &str) -> (usize, BTreeMap<String, Vec<usize>>) {
+    let mut count = 0;
+    let mut first: HashMap<Box<str>, usize> = HashMap::default();
+    let mut more: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    index::for_each_link(text, |l: Link| {
+        count += usize::from(l.is_memory_link());
+        let Some(t) = l.memory_target() else {
+            return;
+        };
+        match first.get(t) {
+            None => {
+                first.insert(t.into(), l.line);
+            }
+            Some(&line) if line == l.line && !more.contains_key(t) => {}
+            Some(&line) => {
+                let v = more.entry(t.to_string()).or_insert_with(|| vec![line]);
+                if v.last() != Some(&l.line) {
+                    v.push(l.line);
+                }
             }
         }
-    }
-    targets
+    });
+    (count, more)
 }
 
 /// The rules whose findings the plan shows (see [`PlanInput::findings`]).
@@ -450,6 +480,28 @@ mod tests {
     use crate::lint::Finding;
 
     #[test]
+    fn index_targets_are_the_files_linked_from_two_lines_or_more() {
+        let text = "# I\n- [a](a.md) [a again](a.md) [b](b.md)\n- [b](b.md) [c](c.md) [x](https://x.md)\n\
+                    - [pic](p.png) [out](../o.md) [d](d.md)\n- [a](a.md)\n- [d](./d.md)\n";
+        // What the plan kept before: every link's lines, consecutive repeats once.
+        let links = index::extract_links(text);
+        let mut want: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for l in &links {
+            if let Some(t) = l.memory_target() {
+                let v = want.entry(t.to_string()).or_default();
+                if v.last() != Some(&l.line) {
+                    v.push(l.line);
+                }
+            }
+        }
+        want.retain(|_, lines| lines.len() > 1);
+        let count = links.iter().filter(|l| l.is_memory_link()).count();
+        assert_eq!(index_targets(text), (count, want.clone()));
+        assert_eq!(want.len(), 3, "{want:?}");
+        assert_eq!(want["a.md"], [2, 5]);
+    }
+
+    #[test]
     fn each_plan_rule_lists_its_findings_in_the_reports_order() {
         let dir = Path::new("/m");
         let ids = [
@@ -480,7 +532,6 @@ mod tests {
             project_root: None,
             home: None,
             exists: &|_| false,
-            for_json: false,
         };
         let p = prune_and_index(&input, Caps::of_index(dir, String::new(), false));
         let lists = [

@@ -11,10 +11,10 @@ use crate::memory::{Memory, MemoryType};
 /// One memory as the plan reads it.
 #[derive(Debug)]
 pub struct Record {
-    /// The path, the `name`, the mtime and the type, as lint keeps them.
+    /// The path, the `name`, the mtime and the type, as lint keeps them, and the
+    /// `description` as text ([`crate::yaml::Value::js_string`]) in the same
+    /// string.
     facts: FileFacts,
-    /// The `description` as text ([`Value::js_string`]), when there is one.
-    description: Option<Box<str>>,
     /// The frontmatter's `modified` time, when it parses.
     modified_ms: Option<f64>,
     /// What [`super::duplicates::superseded`] says of it (usually nothing).
@@ -25,8 +25,7 @@ impl Record {
     pub fn of(m: &Memory) -> Record {
         let superseded = super::duplicates::superseded_details(m);
         Record {
-            facts: FileFacts::of(m),
-            description: m.fields.description.as_ref().map(|d| d.js_string().into_boxed_str()),
+            facts: FileFacts::with_description(m),
             modified_ms: m.fields.modified_ms(),
             superseded: (!superseded.is_empty()).then(|| superseded.into_boxed_slice()),
         }
@@ -48,7 +47,7 @@ impl Record {
 
     /// The `description` as text, as [`Memory::description_text`] when present.
     pub fn description(&self) -> Option<&str> {
-        self.description.as_deref()
+        self.facts.description()
     }
 
     /// [`Memory::memory_type`]: since 2.1.332 the type Claude Code's scan sees.

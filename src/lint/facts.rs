@@ -13,14 +13,17 @@ use crate::yaml::Value;
 #[derive(Clone, Debug)]
 pub struct FileFacts {
     /// The path relative to the linted dir (`/`-separated; the path is the dir
-    /// joined with it, as the walk built it: [`FileFacts::path`]), then the name.
-    /// Not the description: the rules across files ask only whether there is one
-    /// (84 bytes a file on the bench dirs, 1.7 MB at 20 000 files).
+    /// joined with it, as the walk built it: [`FileFacts::path`]), then the name,
+    /// then (only for `dream`'s records, [`FileFacts::with_description`]) the
+    /// description: the rules across files ask only whether there is one (84
+    /// bytes a file on the bench dirs, 1.7 MB at 20 000 files).
     text: Box<str>,
     pub mtime_ms: f64,
     rel_len: u32,
     /// [`NONE`] when absent.
     name_len: u32,
+    /// [`NONE`] when absent or not kept.
+    description_len: u32,
     /// Whether the `description` is a string.
     has_description: bool,
     /// Whether the `name` is a YAML string (the title `lint --fix` writes).
@@ -35,16 +38,31 @@ pub struct FileFacts {
 const NONE: u32 = u32::MAX;
 
 impl FileFacts {
+    /// The facts of `m`, without its description's text.
     pub fn of(m: &Memory) -> FileFacts {
+        FileFacts::keeping(m, None)
+    }
+
+    /// The facts of `m` and its `description` as text ([`Value::js_string`]),
+    /// when it has one, in the same allocation as its path and name.
+    pub fn with_description(m: &Memory) -> FileFacts {
+        FileFacts::keeping(m, m.fields.description.as_ref().map(Value::js_string))
+    }
+
+    fn keeping(m: &Memory, description: Option<String>) -> FileFacts {
         let name = m.name();
-        let mut text = String::with_capacity(m.rel.len() + name.as_ref().map_or(0, String::len));
+        let len = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let mut text = String::with_capacity(m.rel.len() + len(&name) + len(&description));
         text.push_str(&m.rel);
         text.push_str(name.as_deref().unwrap_or_default());
+        text.push_str(description.as_deref().unwrap_or_default());
+        let len = |s: &Option<String>| s.as_ref().map_or(NONE, |s| s.len() as u32);
         FileFacts {
             text: text.into_boxed_str(),
             mtime_ms: m.mtime_ms,
             rel_len: m.rel.len() as u32,
-            name_len: name.as_ref().map_or(NONE, |s| s.len() as u32),
+            name_len: len(&name),
+            description_len: len(&description),
             has_description: matches!(m.fields.description, Some(Value::String(_))),
             name_is_string: matches!(m.fields.name, Some(Value::String(_))),
             hub: m.is_hub(),
@@ -68,6 +86,13 @@ impl FileFacts {
         self.has_description
     }
 
+    /// The `description` as text (any value, [`Value::js_string`]), when there
+    /// is one and these facts keep it ([`FileFacts::with_description`]).
+    pub fn description(&self) -> Option<&str> {
+        let start = self.rel_len as usize + self.name().map_or(0, str::len);
+        (self.description_len != NONE).then(|| &self.text[start..start + self.description_len as usize])
+    }
+
     /// The file's path, `dir` being the linted dir.
     pub fn path(&self, dir: &Path) -> PathBuf {
         dir.join(self.rel())
@@ -83,6 +108,12 @@ impl FileFacts {
         let rel = self.rel();
         let base = rel.rsplit('/').next().unwrap_or(rel);
         base.strip_suffix(".md").unwrap_or(base)
+    }
+}
+
+impl AsRef<FileFacts> for FileFacts {
+    fn as_ref(&self) -> &FileFacts {
+        self
     }
 }
 
@@ -121,5 +152,20 @@ mod tests {
         let none = FileFacts::of(&Memory::from_text("c.md", "---\ndescription: only this\n---\n"));
         assert_eq!((none.name(), none.has_description()), (None, true));
         assert_eq!(std::mem::size_of::<FileFacts>(), 40);
+        // Only kept on request: then after the name, or the path when no name.
+        assert_eq!(none.description(), None);
+        let kept = FileFacts::with_description(&m);
+        assert_eq!(
+            (kept.rel(), kept.name(), kept.description()),
+            ("sub/a.md", Some("Alpha"), Some("the hook"))
+        );
+        let c = Memory::from_text("c.md", "---\ndescription: only this\n---\n");
+        let kept = FileFacts::with_description(&c);
+        assert_eq!(
+            (kept.rel(), kept.name(), kept.description()),
+            ("c.md", None, Some("only this"))
+        );
+        let kept = FileFacts::with_description(&Memory::from_text("d.md", "---\nname: n\n---\n"));
+        assert_eq!((kept.name(), kept.description()), (Some("n"), None));
     }
 }

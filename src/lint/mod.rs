@@ -167,14 +167,40 @@ fn check_file(
     buf: &mut Vec<u8>,
     claude_md: Option<&claude_text::ClaudeText>,
 ) -> Vec<Finding> {
-    check_file_extracting::<()>(m, file, buf, claude_md, None).findings
+    check_file_extracting::<()>(m, file, buf, Selection::All, claude_md, None).findings
 }
 
 /// What a caller of [`lint_extracting`] takes from a topic file's text while it is
 /// in memory (`None`: nothing worth holding), given the text (lossily decoded, BOM
-/// included) and the relative dates ML116 found in it with its BOM removed. Runs
-/// in the scan's reader threads.
-pub type Extract<'a, X> = &'a (dyn Fn(&Memory, &str, Vec<crate::dates::DateMatch>) -> Option<X> + Sync);
+/// included). Runs in the scan's reader threads.
+pub type Extract<'a, X> = &'a (dyn Fn(&Memory, &str) -> Option<X> + Sync);
+
+/// Which rules a run checks.
+#[derive(Clone, Copy, Debug)]
+pub enum Selection<'a> {
+    /// Every rule: `lint`.
+    All,
+    /// Only the index rules (ML2xx), and of their findings only those of these
+    /// rules: what `dream`'s plan shows. The topic files are read for their links
+    /// alone (the reachability behind ML203); the topic, walk, config and settings
+    /// rules do not run.
+    Index(&'a [RuleId]),
+}
+
+impl Selection<'_> {
+    /// Whether every rule runs.
+    fn all(self) -> bool {
+        matches!(self, Selection::All)
+    }
+
+    /// Whether a finding of rule `id` is kept.
+    pub fn keeps(self, id: RuleId) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Index(only) => only.contains(&id),
+        }
+    }
+}
 
 /// What a topic file's own rules leave for the rest of the run.
 struct FileOutcome<X> {
@@ -205,13 +231,15 @@ impl<X> FileOutcome<X> {
     }
 }
 
-/// The topic rules on a memory whose file the scan has begun, its links, and what
-/// `extract` takes from its text (lossily decoded, at most [`READ_CAP`] bytes;
-/// nothing when the file could not be read). The text itself is dropped here.
+/// The topic rules (when `rules` has them) on a memory whose file the scan has
+/// begun, its links, and what `extract` takes from its text (lossily decoded, at
+/// most [`READ_CAP`] bytes; nothing when the file could not be read). The text
+/// itself is dropped here.
 fn check_file_extracting<X>(
     m: &Memory,
     file: &mut File,
     buf: &mut Vec<u8>,
+    rules: Selection,
     claude_md: Option<&claude_text::ClaudeText>,
     extract: Option<Extract<X>>,
 ) -> FileOutcome<X> {
@@ -220,11 +248,15 @@ fn check_file_extracting<X>(
         return FileOutcome::default();
     }
     let t = FileText::new(buf, m.size);
-    let dates = topic::check(m, &t, claude_md, &mut out);
+    if rules.all() {
+        topic::check(m, &t, claude_md, &mut out);
+    }
     let links = crate::index::extract_links(&t.text);
-    topic::dangling(m, &t.text, &links, &mut out);
+    if rules.all() {
+        topic::dangling(m, &t.text, &links, &mut out);
+    }
     let links = index_rules::Reach::links_of(&m.rel, &t.text, &links);
-    let extra = extract.and_then(|f| f(m, &t.text, dates));
+    let extra = extract.and_then(|f| f(m, &t.text));
     FileOutcome {
         findings: out,
         links,
@@ -248,7 +280,7 @@ type IndexResult = (usize, Option<index_rules::Targets>);
 /// Run every rule on the dir. Of each topic file only its [`FileFacts`] are
 /// held once its own rules ran (its text is dropped then).
 pub fn lint(input: &Input) -> Report {
-    lint_inner::<FileFacts, ()>(input, None, |m| Cow::Borrowed(m)).0
+    lint_inner::<FileFacts, ()>(input, Selection::All, None).0
 }
 
 /// What [`lint_extracting`] gives beside the report: the scan of the dir and what
@@ -259,36 +291,42 @@ pub struct Scanned<K, X> {
     pub extracts: Vec<Option<X>>,
 }
 
-/// [`lint`], keeping the scan (`K` of each memory: its [`FileFacts`] and what
-/// else the caller needs) and what `extract` takes from each text as it is read,
-/// so that a caller that needs them too (`dream`) neither walks and reads the dir
-/// a second time nor holds every text.
+/// The index rules of lint's run, their findings those of `only` (see
+/// [`Selection::Index`]), keeping the scan (`K` of each memory: its
+/// [`FileFacts`] and what else the caller needs) and what `extract` takes from
+/// each text as it is read, so that a caller that needs them too (`dream`)
+/// neither walks and reads the dir a second time nor holds every text. The
+/// report's `files` and `notes` are those of the index rules alone.
 pub fn lint_extracting<K: Kept + AsRef<FileFacts>, X: Send>(
     input: &Input,
+    only: &[RuleId],
     extract: Extract<X>,
 ) -> (Report, Scanned<K, X>) {
-    let (report, scan, extracts) = lint_inner::<K, X>(input, Some(extract), |ms| {
-        Cow::Owned(ms.iter().map(|k| k.as_ref().clone()).collect())
-    });
+    let (report, scan, extracts) = lint_inner::<K, X>(input, Selection::Index(only), Some(extract));
     (report, Scanned { scan, extracts })
 }
 
-/// The lint run, keeping `K` of each memory (`facts` makes the rules across
-/// files their records of them) and, with `extract`, what it takes of the texts.
-fn lint_inner<K: Kept, X: Send>(
+/// The lint run of `rules`, keeping `K` of each memory (the rules across files
+/// read its [`FileFacts`] where it is, not a copy) and, with `extract`, what it
+/// takes of the texts.
+fn lint_inner<K: Kept + AsRef<FileFacts>, X: Send>(
     input: &Input,
+    rules: Selection,
     extract: Option<Extract<X>>,
-    facts: fn(&[K]) -> Cow<'_, [FileFacts]>,
 ) -> (Report, Scan<K>, Vec<Option<X>>) {
     let mut notes = Vec::new();
-    let claude_md = config::claude_md_lines(input.res, &mut notes);
+    let claude_md = if rules.all() {
+        config::claude_md_lines(input.res, &mut notes)
+    } else {
+        None
+    };
     let team_store = input.env.is_some_and(crate::index::check::team_store_configured);
     let scopes = index_rules::scopes(&input.res.memdir, team_store);
     // A small index is checked beside the readers (on the main thread, once it has
     // walked); a large one first (see [`index_first`]). Only when, not what: the
     // findings and their order are the same either way.
     let beside = indexes_are_small(&scopes);
-    let (early, first, first_results) = match (!beside).then(|| index_first(input, &scopes, team_store)) {
+    let (early, first, first_results) = match (!beside).then(|| index_first(input, rules, &scopes, team_store)) {
         Some((p, f, r)) => (p, f, Some(r)),
         None => (Vec::new(), Vec::new(), None),
     };
@@ -302,7 +340,7 @@ fn lint_inner<K: Kept, X: Send>(
     let packed: Vec<_> = early.into_iter().chain(packed).collect();
     let (packed, sink) = (Mutex::new(packed), Mutex::new(first));
     let visit = |m: &Memory, file: &mut File, buf: &mut Vec<u8>| {
-        let mut o = check_file_extracting(m, file, buf, claude_md.as_ref(), extract);
+        let mut o = check_file_extracting(m, file, buf, rules, claude_md.as_ref(), extract);
         let (own, mut other) = found::pack(input.dir, &m.path, std::mem::take(&mut o.findings));
         if let Some(own) = own {
             packed.lock().unwrap_or_else(PoisonError::into_inner).push(own);
@@ -312,7 +350,7 @@ fn lint_inner<K: Kept, X: Send>(
         }
         o.boxed()
     };
-    let meanwhile = || beside.then(|| index_first(input, &scopes, team_store));
+    let meanwhile = || beside.then(|| index_first(input, rules, &scopes, team_store));
     let (scan, results, during) = scan::scan_visit_keeping::<K, Outcome<X>, _, _>(input.dir, meanwhile, &visit);
     let mut findings = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
     let mut packed = packed.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -328,18 +366,32 @@ fn lint_inner<K: Kept, X: Send>(
         }
         (None, r) => r.unwrap_or_default(),
     };
-    let memories = facts(&scan.memories);
+    let memories: Vec<&FileFacts> = scan.memories.iter().map(AsRef::as_ref).collect();
     let (edges, extracts) = gather(&memories, results, extract.is_some());
     // (2.1.332) What decides the scan's exclusions and recall mode (SPEC §2.13).
-    let rules = scan::ScanRules::from_env();
+    let scan_rules = scan::ScanRules::from_env();
     let root = input.res.memdir.main();
     let (dir, now) = (input.dir, input.now_ms);
-    walk_findings(&scan, &memories, dir, root, now, &rules, &mut findings, &mut notes);
+    if rules.all() {
+        walk_findings(&scan, &memories, dir, root, now, &scan_rules, &mut findings, &mut notes);
+    }
     let reach = index_rules::Reach::new(edges);
-    let index_files = index_files(input, &scopes, index_results, &memories, &reach, &rules, &mut findings);
+    let index_files = index_files(
+        input,
+        &scopes,
+        index_results,
+        &memories,
+        &reach,
+        &scan_rules,
+        &mut findings,
+    );
     let files = memories.len() + index_files;
     drop(memories);
-    config::check(input, &mut findings, &mut notes);
+    if rules.all() {
+        config::check(input, &mut findings, &mut notes);
+    } else {
+        findings.retain(|f| rules.keeps(f.id));
+    }
     sort_findings(&mut findings);
     let findings = Found::new(input.dir, packed, findings);
     (Report { findings, files, notes }, scan, extracts)
@@ -365,14 +417,19 @@ fn indexes_are_small(scopes: &[index_rules::Scope]) -> bool {
 /// less wall time on two cores. The findings (ML217's after the indexes') start
 /// the report's list: those of the link and line rules already packed (17 000
 /// on the bench's 20 000-line index), then the others.
-fn index_first(input: &Input, scopes: &[index_rules::Scope], team_store: bool) -> IndexFirst {
+fn index_first(input: &Input, rules: Selection, scopes: &[index_rules::Scope], team_store: bool) -> IndexFirst {
     let mut ml217 = Vec::new();
-    index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
+    if rules.keeps(RuleId::ML217) {
+        index_rules::check_team_index(&input.res.memdir, team_store, &mut ml217);
+    }
     let mut findings = Vec::new();
     let mut packed = Vec::new();
     let index_results: Vec<IndexResult> = scopes
         .iter()
-        .map(|scope| index_rules::check_index(scope, input.warn_at, &mut findings, Some((input.dir, &mut packed))))
+        .map(|scope| {
+            let pack = Some((input.dir, &mut packed));
+            index_rules::check_index(scope, input.warn_at, rules, &mut findings, pack)
+        })
         .collect();
     findings.shrink_to_fit();
     findings.append(&mut ml217);
@@ -386,7 +443,7 @@ type IndexFirst = (Vec<Box<[u8]>>, Vec<Finding>, Vec<IndexResult>);
 /// findings are already packed): their links into the graph of which memory
 /// links which, and, when `keep`, what was extracted of each.
 fn gather<X>(
-    memories: &[FileFacts],
+    memories: &[&FileFacts],
     results: Vec<Outcome<X>>,
     keep: bool,
 ) -> (HashMap<String, Vec<String>>, Vec<Option<X>>) {
@@ -423,7 +480,7 @@ fn index_files(
     input: &Input,
     scopes: &[index_rules::Scope],
     index_results: Vec<IndexResult>,
-    memories: &[FileFacts],
+    memories: &[&FileFacts],
     reach: &index_rules::Reach,
     rules: &scan::ScanRules,
     findings: &mut Vec<Finding>,
@@ -451,17 +508,17 @@ fn index_files(
 /// The memories ML203 judges: only the files of Claude Code's scan, not the
 /// excluded ones (ML136), not the synced content of a store mount (SPEC §3.9.3) —
 /// unless `--team` works in that mount: its index is then linted as a team index.
-fn judged<'m>(input: &Input, memories: &'m [FileFacts], rules: &scan::ScanRules) -> Cow<'m, [FileFacts]> {
+fn judged<'a, 'm>(input: &Input, memories: &'a [&'m FileFacts], rules: &scan::ScanRules) -> Cow<'a, [&'m FileFacts]> {
     let root = input.res.memdir.main();
     let in_mount = input.res.memdir.mount().is_some() && input.res.memdir.is_team();
     let rel_in = |m: &FileFacts| {
         let rel = scope_rel(input.dir, root, m.rel());
         rules.excluded_by(&rel).is_none() && (in_mount || !rules.in_store_mount(&rel))
     };
-    if memories.iter().all(rel_in) {
+    if memories.iter().all(|m| rel_in(m)) {
         Cow::Borrowed(memories)
     } else {
-        Cow::Owned(memories.iter().filter(|m| rel_in(m)).cloned().collect())
+        Cow::Owned(memories.iter().copied().filter(|m| rel_in(m)).collect())
     }
 }
 
@@ -481,7 +538,7 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
     let check_indexes = || -> Vec<IndexResult> {
         scopes
             .iter()
-            .map(|scope| index_rules::check_index(scope, 90.0, &mut index_findings, None))
+            .map(|scope| index_rules::check_index(scope, 90.0, Selection::All, &mut index_findings, None))
             .collect()
     };
     let visit = |m: &Memory, _: &mut File, buf: &mut Vec<u8>| {
@@ -493,7 +550,8 @@ pub fn window_lint(memdir: &crate::memdir::MemoryDir, now_ms: f64) -> WindowLint
     let mut findings: Vec<Finding> = results.into_iter().flatten().collect();
     findings.extend(index_findings);
     let mut notes = Vec::new();
-    let memories: Vec<FileFacts> = scan.memories.iter().map(FileFacts::of).collect();
+    let facts: Vec<FileFacts> = scan.memories.iter().map(FileFacts::of).collect();
+    let memories: Vec<&FileFacts> = facts.iter().collect();
     walk_findings(
         &scan,
         &memories,

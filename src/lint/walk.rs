@@ -15,7 +15,7 @@ use crate::scan::{self, Problem, Scan, ScanRules, TempFile};
 #[allow(clippy::too_many_arguments)]
 pub(super) fn walk_findings<K>(
     scan: &Scan<K>,
-    memories: &[FileFacts],
+    memories: &[&FileFacts],
     dir: &Path,
     root: &Path,
     now_ms: f64,
@@ -71,14 +71,14 @@ fn problems(problems: &[Problem], out: &mut Vec<Finding>, notes: &mut Vec<String
 /// (2.1.332) ML136: files the scan skips (SPEC §2.5 step 2); memctl's own
 /// `.trash/` is not walked. Returns the files of the scan, in order.
 fn excluded<'m>(
-    memories: &'m [FileFacts],
+    memories: &[&'m FileFacts],
     dir: &Path,
     root: &Path,
     rules: &ScanRules,
     out: &mut Vec<Finding>,
 ) -> Vec<&'m FileFacts> {
     let mut scanned = Vec::with_capacity(memories.len());
-    for m in memories {
+    for &m in memories {
         let rel = scope_rel(dir, root, m.rel());
         match rules.excluded_by(&rel) {
             Some(why) => out.push(Finding::file(

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::index::load;
 use crate::lint::facts::FileFacts;
 
-use super::{Finding, RuleId, Severity};
+use super::{Finding, RuleId, Selection, Severity};
 
 pub use reach::{FileLinks, Reach};
 pub use scope::{Scope, scopes};
@@ -47,8 +47,8 @@ pub fn check_team_index(memdir: &crate::memdir::MemoryDir, team_store: bool, out
 }
 
 /// Run the index rules for one scope; returns the number of files examined.
-pub fn check(scope: &Scope, memories: &[FileFacts], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
-    let (files, targets) = check_index(scope, warn_at, out, None);
+pub fn check(scope: &Scope, memories: &[&FileFacts], reach: &Reach, warn_at: f64, out: &mut Vec<Finding>) -> usize {
+    let (files, targets) = check_index(scope, warn_at, Selection::All, out, None);
     check_files(
         scope,
         memories,
@@ -68,7 +68,9 @@ pub type PackInto<'a> = Option<(&'a Path, &'a mut Vec<Box<[u8]>>)>;
 
 /// The index rules that need neither the topic files nor reachability (all but
 /// ML203 and ML213); returns the number of files examined and the index's targets
-/// (`None` when there is no readable index: see [`check_files`]).
+/// (`None` when there is no readable index: see [`check_files`]). Of `rules`'
+/// findings only those it keeps are added to `out`; the rules on the text as a
+/// whole and ML208 run only when `rules` is every rule (none is in `dream`'s plan).
 ///
 /// With `pack`, the findings of the link and line rules leave `out` packed before
 /// the load is modelled: one per line of a 20 000-line index (ML204), as records
@@ -76,6 +78,7 @@ pub type PackInto<'a> = Option<(&'a Path, &'a mut Vec<Box<[u8]>>)>;
 pub fn check_index(
     scope: &Scope,
     warn_at: f64,
+    rules: Selection,
     out: &mut Vec<Finding>,
     pack: PackInto<'_>,
 ) -> (usize, Option<Targets>) {
@@ -83,18 +86,24 @@ pub fn check_index(
     let idx = &scope.index;
     let bytes = match read(idx, out) {
         Ok(bytes) => bytes,
-        Err(files) => return (files, None),
+        Err(files) => {
+            keep_only(rules, out, from);
+            return (files, None);
+        }
     };
     let oversize = oversize(idx, bytes.len(), out);
     // Valid UTF-8 is used as read, not copied.
     let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    text_rules(idx, &text, out);
+    if rules.all() {
+        text_rules(idx, &text, out);
+    }
     let (targets, link_lines) = links::check(idx, &scope.base, &text, out);
     lines::check(idx, &text, &link_lines, out);
     drop(link_lines);
     // The line rules may have found one per line (ML204): their list is held to
     // the end of the run, so packed, or without the growth slack, before the load
     // is modelled.
+    keep_only(rules, out, from);
     if let Some((dir, packed)) = pack {
         let (files, mut rest) = crate::lint::found::pack_all(dir, out.split_off(from));
         packed.extend(files);
@@ -103,14 +112,31 @@ pub fn check_index(
     out.shrink_to_fit();
     // The load takes the text over: modelled last, once the link rules' tables are
     // gone (findings are sorted afterwards, so the order they are found in is free).
-    let stripped = frontmatter_part(&text).map(str::to_string);
+    let stripped = if rules.all() {
+        frontmatter_part(&text).map(str::to_string)
+    } else {
+        None
+    };
     let loaded = load::load_owned(text);
     out.extend(stripped.map(|part| frontmatter_finding(idx, &part)));
     // Claude Code loads nothing of an oversize index: no entry is cut.
     if !oversize {
+        let at = out.len();
         caps::check(idx, &loaded, warn_at, out);
+        keep_only(rules, out, at);
     }
     (1, Some(targets))
+}
+
+/// Drop from `out[from..]` the findings `rules` does not keep (none when every
+/// rule runs).
+fn keep_only(rules: Selection, out: &mut Vec<Finding>, from: usize) {
+    if rules.all() {
+        return;
+    }
+    let mut rest = out.split_off(from);
+    rest.retain(|f| rules.keeps(f.id));
+    out.append(&mut rest);
 }
 
 /// The index's bytes; else the number of files examined (0 when there is no index,
@@ -279,10 +305,10 @@ mod tests {
         let scope = Scope::single(&idx, dir);
 
         let mut records = Vec::new();
-        check_index(&scope, 90.0, &mut records, None);
+        check_index(&scope, 90.0, Selection::All, &mut records, None);
         let mut loose = Vec::new();
         let mut packed = Vec::new();
-        check_index(&scope, 90.0, &mut loose, Some((dir, &mut packed)));
+        check_index(&scope, 90.0, Selection::All, &mut loose, Some((dir, &mut packed)));
         assert!(!packed.is_empty(), "the line rules' findings are packed");
         assert!(loose.len() < records.len(), "fewer left as records");
 
@@ -300,6 +326,46 @@ mod tests {
             RuleId::ML201,
         ] {
             assert!(records.iter().any(|f| f.id == id), "{id:?} is exercised");
+        }
+    }
+
+    /// `dream`'s run: of the index rules' findings exactly those of the rules
+    /// asked for, in the same order, packed or not.
+    #[test]
+    fn a_selection_keeps_its_rules_findings_and_no_other() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join("here.md"), "---\nname: here\n---\nx\n").unwrap();
+        let mut index = String::from("---\nabout: x\n---\n# Index yesterday\n");
+        for i in 0..180 {
+            match i % 5 {
+                0 => index.push_str(&format!("- [Long {i}](here.md) — {}\n", "word ".repeat(40))),
+                1 => index.push_str(&format!("- [Gone {i}](gone_{i}.md) - hook\n")),
+                2 => index.push_str("Some memory content written into the index.\n"),
+                _ => index.push_str(&format!("- [Plain {i}](here.md) — hook {i}\n")),
+            }
+        }
+        let idx = dir.join("MEMORY.md");
+        std::fs::write(&idx, &index).unwrap();
+        let scope = Scope::single(&idx, dir);
+        let only = [RuleId::ML201, RuleId::ML204, RuleId::ML207, RuleId::ML209];
+        let mut all = Vec::new();
+        check_index(&scope, 90.0, Selection::All, &mut all, None);
+        assert!(all.iter().any(|f| !only.contains(&f.id)), "other rules are exercised");
+        for pack in [false, true] {
+            let mut loose = Vec::new();
+            let mut packed = Vec::new();
+            let into = pack.then_some((dir, &mut packed));
+            check_index(&scope, 90.0, Selection::Index(&only), &mut loose, into);
+            let key = |f: &Finding| (f.line, f.col, f.id);
+            loose.sort_by_key(key);
+            let got: Vec<Finding> = crate::lint::found::Found::new(dir, packed, loose).iter().collect();
+            let mut want: Vec<Finding> = all.iter().filter(|f| only.contains(&f.id)).cloned().collect();
+            want.sort_by_key(key);
+            assert_eq!(got, want, "packed: {pack}");
+            for id in only {
+                assert!(got.iter().any(|f| f.id == id), "{id:?} is exercised");
+            }
         }
     }
 }

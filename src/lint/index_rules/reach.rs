@@ -14,7 +14,7 @@ pub struct Reach {
 impl Reach {
     /// The names wikilinks resolve by: frontmatter `name`, case-insensitive, and
     /// (2.1.332) its slug, the name Claude Code's first write stores (SPEC §2.4.6).
-    pub fn names(memories: &[FileFacts]) -> HashMap<String, String> {
+    pub fn names(memories: &[&FileFacts]) -> HashMap<String, String> {
         let mut by_name: HashMap<String, String> = HashMap::new();
         for m in memories {
             if let Some(n) = m.name() {

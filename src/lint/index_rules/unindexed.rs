@@ -12,7 +12,7 @@ use super::{Reach, Scope, Targets};
 /// the index's `targets`, ML213 when there was no readable index.
 pub fn check_files(
     scope: &Scope,
-    memories: &[FileFacts],
+    memories: &[&FileFacts],
     targets: Option<&Targets>,
     reach: &Reach,
     env: &crate::paths::Env,
@@ -31,12 +31,12 @@ pub fn check_files(
 /// `recall`: the recall-mode lever, if on (Claude Code then writes no index).
 fn check_missing(
     scope: &Scope,
-    memories: &[FileFacts],
+    memories: &[&FileFacts],
     env: &crate::paths::Env,
     recall: Option<&str>,
     out: &mut Vec<Finding>,
 ) {
-    let owned: Vec<&str> = memories.iter().map(FileFacts::rel).filter(|r| scope.owns(r)).collect();
+    let owned: Vec<&str> = memories.iter().map(|m| m.rel()).filter(|r| scope.owns(r)).collect();
     let idx = &scope.index;
     if owned.is_empty() || std::fs::symlink_metadata(idx).is_ok() {
         return;
@@ -92,8 +92,8 @@ fn check_missing(
 }
 
 /// ML203: files the index does not link.
-fn check_unindexed(scope: &Scope, memories: &[FileFacts], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
-    let owned: Vec<&FileFacts> = memories.iter().filter(|m| scope.owns(m.rel())).collect();
+fn check_unindexed(scope: &Scope, memories: &[&FileFacts], targets: &Targets, reach: &Reach, out: &mut Vec<Finding>) {
+    let owned: Vec<&FileFacts> = memories.iter().copied().filter(|m| scope.owns(m.rel())).collect();
     unindexed(scope, &owned, targets, reach, out);
 }
 
