@@ -739,11 +739,40 @@ pub fn shared_count(a: &Stmt, b: &Stmt) -> u32 {
 /// The words `a` and `b` share (for a reason), at most 8.
 pub fn shared_words(a: &Stmt, b: &Stmt, interner: &Interner) -> String {
     let v: Vec<&str> = pairs(a, b).map(|(x, _)| interner.name(x.id)).collect();
-    let mut s = v.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+    let mut s = v
+        .iter()
+        .take(8)
+        .map(|name| as_written(name, &b.text, &a.text))
+        .collect::<Vec<_>>()
+        .join(", ");
     if v.len() > 8 {
         s.push_str(", …");
     }
     if s.is_empty() { "no words".into() } else { s }
+}
+
+/// A matched word as a user reads it: a folded word (`spac`, `releas`) becomes
+/// the first word of `first`, else of `then`, that folds to it (`space`,
+/// `release`), case and accents folded; terms, paths and numbers stay as named.
+fn as_written(name: &str, first: &str, then: &str) -> String {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase()) {
+        return name.to_string();
+    }
+    let (mut folded, mut stem) = (String::new(), String::new());
+    for text in [first, then] {
+        folded.clear();
+        crate::search::fold::fold_into(text, &mut folded);
+        for w in folded.split(|c: char| !c.is_alphanumeric()) {
+            if w.len() < name.len() || !w.starts_with(&name[..1]) {
+                continue;
+            }
+            stem_into(w, &mut stem);
+            if stem == name {
+                return w.to_string();
+            }
+        }
+    }
+    name.to_string()
 }
 
 /// The tokens of `s` that `pick` selects, stated (not only negated), that `o` does
@@ -856,6 +885,22 @@ mod tests {
 
     fn toks(s: &str) -> Vec<String> {
         scan(s).into_iter().map(|r| r.text).collect()
+    }
+
+    #[test]
+    fn matched_words_are_shown_as_written_not_folded() {
+        let mut i = Interner::default();
+        let memory = statement("Use 4-space indentation in Python", &mut i);
+        let claude = statement("Use 4-space indentation in Python.", &mut i);
+        assert_eq!(shared_words(&memory, &claude, &i), "4, space, indentation, python");
+        let memory = statement("Deploy to staging before releasing builds", &mut i);
+        let claude = statement("Always deploy staging first, then the release build", &mut i);
+        // The CLAUDE line's words first (`release`, not the memory's `releasing`).
+        assert_eq!(shared_words(&memory, &claude, &i), "deploy, staging, release, build");
+        assert_eq!(as_written("caf", "Le Café ouvert", ""), "cafe");
+        assert_eq!(as_written("src/api/", "see src/api/", ""), "src/api/");
+        assert_eq!(as_written("smok", "nothing here", "smoke tests"), "smoke");
+        assert_eq!(as_written("zzz", "nothing here", ""), "zzz");
     }
 
     #[test]

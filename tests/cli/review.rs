@@ -889,8 +889,9 @@ fn a_long_report_is_whole_in_text_and_in_json() {
 /// The words a reason names as matched are in the order review first meets
 /// them, the newest memory first, also when that memory shares too little with
 /// any CLAUDE line to be compared (review keeps none of its statements then,
-/// only the order of its words): `push, stag` from `new.md`, not `deploy, stag,
-/// push` as `old.md` says them.
+/// only the order of its words): `pushing, staging` from `new.md`, not `deploy,
+/// staging, pushing` as `old.md` says them (each word shown as the CLAUDE line
+/// writes it).
 #[test]
 fn matched_words_are_in_first_met_order_across_memories_that_match_nothing() {
     let line = "Deploy staging before pushing the release with the nightly build and the smoke tests on every runner.";
@@ -913,7 +914,7 @@ fn matched_words_are_in_first_met_order_across_memories_that_match_nothing() {
     assert_eq!(removal["memory"], "old.md");
     let reason = removal["reason"].as_str().unwrap();
     assert!(
-        reason.contains("matched push, stag, deploy, releas, nightly, build, smok, test, …;"),
+        reason.contains("matched pushing, staging, deploy, release, nightly, build, smoke, tests, …;"),
         "{reason}"
     );
 }
