@@ -282,26 +282,39 @@ fn unclosed_comment(text: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// `dir` with one memory, `here.md`, and a `MEMORY.md` of `head` then `n`
+    /// lines made by `line`; its path.
+    fn index_of_lines(
+        dir: &std::path::Path,
+        head: &str,
+        n: usize,
+        line: impl Fn(usize) -> String,
+    ) -> std::path::PathBuf {
+        std::fs::write(dir.join("here.md"), "---\nname: here\n---\nx\n").unwrap();
+        let mut index = String::from(head);
+        for i in 0..n {
+            index.push_str(&line(i));
+            index.push('\n');
+        }
+        let idx = dir.join("MEMORY.md");
+        std::fs::write(&idx, &index).unwrap();
+        idx
+    }
+
     /// lint packs the index's findings early: what it shows must be exactly
     /// the findings of the same rules kept as records, in the report's order.
     #[test]
     fn findings_packed_early_are_the_records_in_order() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
-        std::fs::write(dir.join("here.md"), "---\nname: here\n---\nx\n").unwrap();
-        let mut index = String::from("---\nabout: [x](here.md)\n---\n# Index\n");
-        for i in 0..260 {
-            match i % 7 {
-                0 => index.push_str(&format!("- [Long {i}](here.md) — {}\n", "word ".repeat(40))),
-                1 => index.push_str(&format!("- **[Bold {i}](gone_{i}.md)** - hook\n")),
-                2 => index.push_str("Some memory content written into the index.\n"),
-                3 => index.push_str(&format!("- [Case {i}](HERE.md) — hook\n")),
-                4 => index.push_str(&format!("- [Pic {i}](pic_{i}.png) — yesterday\n")),
-                _ => index.push_str(&format!("- [Plain {i}](here.md) — hook {i}\n")),
-            }
-        }
-        let idx = dir.join("MEMORY.md");
-        std::fs::write(&idx, &index).unwrap();
+        let idx = index_of_lines(dir, "---\nabout: [x](here.md)\n---\n# Index\n", 260, |i| match i % 7 {
+            0 => format!("- [Long {i}](here.md) — {}", "word ".repeat(40)),
+            1 => format!("- **[Bold {i}](gone_{i}.md)** - hook"),
+            2 => "Some memory content written into the index.".into(),
+            3 => format!("- [Case {i}](HERE.md) — hook"),
+            4 => format!("- [Pic {i}](pic_{i}.png) — yesterday"),
+            _ => format!("- [Plain {i}](here.md) — hook {i}"),
+        });
         let scope = Scope::single(&idx, dir);
 
         let mut records = Vec::new();
@@ -335,18 +348,12 @@ mod tests {
     fn a_selection_keeps_its_rules_findings_and_no_other() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
-        std::fs::write(dir.join("here.md"), "---\nname: here\n---\nx\n").unwrap();
-        let mut index = String::from("---\nabout: x\n---\n# Index yesterday\n");
-        for i in 0..180 {
-            match i % 5 {
-                0 => index.push_str(&format!("- [Long {i}](here.md) — {}\n", "word ".repeat(40))),
-                1 => index.push_str(&format!("- [Gone {i}](gone_{i}.md) - hook\n")),
-                2 => index.push_str("Some memory content written into the index.\n"),
-                _ => index.push_str(&format!("- [Plain {i}](here.md) — hook {i}\n")),
-            }
-        }
-        let idx = dir.join("MEMORY.md");
-        std::fs::write(&idx, &index).unwrap();
+        let idx = index_of_lines(dir, "---\nabout: x\n---\n# Index yesterday\n", 180, |i| match i % 5 {
+            0 => format!("- [Long {i}](here.md) — {}", "word ".repeat(40)),
+            1 => format!("- [Gone {i}](gone_{i}.md) - hook"),
+            2 => "Some memory content written into the index.".into(),
+            _ => format!("- [Plain {i}](here.md) — hook {i}"),
+        });
         let scope = Scope::single(&idx, dir);
         let only = [RuleId::ML201, RuleId::ML204, RuleId::ML207, RuleId::ML209];
         let mut all = Vec::new();
