@@ -739,10 +739,11 @@ pub fn shared_count(a: &Stmt, b: &Stmt) -> u32 {
 /// The words `a` and `b` share (for a reason), at most 8.
 pub fn shared_words(a: &Stmt, b: &Stmt, interner: &Interner) -> String {
     let v: Vec<&str> = pairs(a, b).map(|(x, _)| interner.name(x.id)).collect();
+    let texts = [crate::search::fold::fold(&b.text), crate::search::fold::fold(&a.text)];
     let mut s = v
         .iter()
         .take(8)
-        .map(|name| as_written(name, &b.text, &a.text))
+        .map(|name| as_written(name, &texts))
         .collect::<Vec<_>>()
         .join(", ");
     if v.len() > 8 {
@@ -752,16 +753,14 @@ pub fn shared_words(a: &Stmt, b: &Stmt, interner: &Interner) -> String {
 }
 
 /// A matched word as a user reads it: a folded word (`spac`, `releas`) becomes
-/// the first word of `first`, else of `then`, that folds to it (`space`,
-/// `release`), case and accents folded; terms, paths and numbers stay as named.
-fn as_written(name: &str, first: &str, then: &str) -> String {
+/// the first word of the folded `texts`, in order, that folds to it (`space`,
+/// `release`); terms, paths and numbers stay as named.
+fn as_written(name: &str, texts: &[String]) -> String {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase()) {
         return name.to_string();
     }
-    let (mut folded, mut stem) = (String::new(), String::new());
-    for text in [first, then] {
-        folded.clear();
-        crate::search::fold::fold_into(text, &mut folded);
+    let mut stem = String::new();
+    for folded in texts {
         for w in folded.split(|c: char| !c.is_alphanumeric()) {
             if w.len() < name.len() || !w.starts_with(&name[..1]) {
                 continue;
@@ -897,10 +896,11 @@ mod tests {
         let claude = statement("Always deploy staging first, then the release build", &mut i);
         // The CLAUDE line's words first (`release`, not the memory's `releasing`).
         assert_eq!(shared_words(&memory, &claude, &i), "deploy, staging, release, build");
-        assert_eq!(as_written("caf", "Le Café ouvert", ""), "cafe");
-        assert_eq!(as_written("src/api/", "see src/api/", ""), "src/api/");
-        assert_eq!(as_written("smok", "nothing here", "smoke tests"), "smoke");
-        assert_eq!(as_written("zzz", "nothing here", ""), "zzz");
+        let folded = |a: &str, b: &str| [crate::search::fold::fold(a), crate::search::fold::fold(b)];
+        assert_eq!(as_written("caf", &folded("Le Café ouvert", "")), "cafe");
+        assert_eq!(as_written("src/api/", &folded("see src/api/", "")), "src/api/");
+        assert_eq!(as_written("smok", &folded("nothing here", "smoke tests")), "smoke");
+        assert_eq!(as_written("zzz", &folded("nothing here", "")), "zzz");
     }
 
     #[test]
