@@ -15,21 +15,15 @@ const PIECE: usize = 64 << 10;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
-/// Bytes tested for a special byte at a time.
-const BLOCK: usize = 256;
-
-/// A byte that puts its line in [`Sparse`] (besides the file's base name): `%`
-/// (a percent-encoded name), or `<`, `>`, backtick, `~` (a comment or fence can
-/// open or close only on such a line). Branch-free, so a loop over bytes vectorizes.
-fn special(b: u8) -> bool {
-    // `<` and `>` are the bytes that are `>` once bit 1 is set.
-    (b == b'%') | ((b | 2) == b'>') | (b == b'`') | (b == b'~')
-}
-
-/// Whether `block` holds a [`special`] byte (one OR over it, a loop the
-/// compiler vectorizes).
-fn any_special(block: &[u8]) -> bool {
-    block.iter().fold(0u8, |a, b| a | u8::from(special(*b))) != 0
+/// The positions in `chunk` of the bytes that put their line in [`Sparse`]
+/// (besides the file's base name), each with whether it is `%` (a
+/// percent-encoded name): `%`, `<`, `>`, backtick, `~` (a comment or fence can
+/// open or close only on such a line). Two of memchr's vectorized searches, so
+/// the common byte that is none of them costs a fraction of an instruction.
+fn specials(chunk: &[u8]) -> impl Iterator<Item = (usize, bool)> + '_ {
+    let percent_backtick_tilde = memchr::memchr3_iter(b'%', b'`', b'~', chunk).map(|p| (p, chunk[p] == b'%'));
+    let angles = memchr::memchr2_iter(b'<', b'>', chunk).map(|p| (p, false));
+    percent_backtick_tilde.chain(angles)
 }
 
 /// The LFs in `bytes` (memchr's vectorized count).
@@ -133,13 +127,7 @@ impl Sparse {
         let mut at = std::mem::take(&mut self.at);
         at.clear();
         at.extend(finder.find_iter(chunk).map(|p| (p, true)));
-        // Most blocks hold no special byte: one vectorized test each.
-        for (k, block) in chunk.chunks(BLOCK).enumerate() {
-            if any_special(block) {
-                let hits = block.iter().enumerate().filter(|(_, b)| special(**b));
-                at.extend(hits.map(|(i, b)| (k * BLOCK + i, *b == b'%')));
-            }
-        }
+        at.extend(specials(chunk));
         at.sort_unstable();
         let (mut counted_to, mut number) = (0, self.next_line);
         // The end (in `chunk`) of the line last kept.
@@ -212,20 +200,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn special_bytes_anywhere_in_a_block() {
-        for b in 0..=255u8 {
-            assert_eq!(special(b), b"%<>`~".contains(&b), "{b}");
-        }
-        for len in [0, 1, 31, 32, 33, 255, 256] {
-            let block = vec![b'a'; len];
-            assert!(!any_special(&block));
+    fn special_bytes_found_anywhere() {
+        for len in [0, 1, 31, 32, 33, 64, 65, 255, 256] {
+            let plain = vec![b'a'; len];
+            assert_eq!(specials(&plain).count(), 0);
             for at in 0..len {
-                for s in *b"%<>`~" {
-                    let mut b = block.clone();
-                    b[at] = s;
-                    assert!(any_special(&b), "{s} at {at} of {len}");
+                for b in 0..=255u8 {
+                    let mut bytes = plain.clone();
+                    bytes[at] = b;
+                    let found: Vec<(usize, bool)> = specials(&bytes).collect();
+                    let want = if b"%<>`~".contains(&b) {
+                        vec![(at, b == b'%')]
+                    } else {
+                        vec![]
+                    };
+                    assert_eq!(found, want, "{b} at {at} of {len}");
                 }
             }
         }
+        // Many, of every kind, in one chunk: each once, as a byte scan finds them.
+        let text: Vec<u8> = (0..5000u32).map(|i| b"ab%c<d>e`f~g\n"[(i * 7 % 13) as usize]).collect();
+        let mut found: Vec<(usize, bool)> = specials(&text).collect();
+        found.sort_unstable();
+        let scanned: Vec<(usize, bool)> = (text.iter().enumerate())
+            .filter(|(_, b)| b"%<>`~".contains(b))
+            .map(|(i, b)| (i, *b == b'%'))
+            .collect();
+        assert_eq!(found, scanned);
     }
 }
