@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::fx::HashMap;
 use serde::Serialize;
 
-use super::record::Named;
+use super::record::{Named, Record};
 use crate::memory::Memory;
 use crate::yaml::Value;
 
@@ -259,14 +259,41 @@ pub fn exact_clusters<M: Named>(memories: &[M], index_targets: &BTreeMap<String,
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
 /// grouped transitively, each group with its highest similarity.
 pub fn similar_clusters<M: Named>(memories: &[M]) -> Vec<Cluster> {
-    // The name, a space, the description: one text at a time, none held.
-    let toks = TokenSets::of(memories.iter().map(|m| {
+    similar_clusters_of(token_sets(memories), memories)
+}
+
+/// Every duplicate cluster of dream's records (rules (a), (b) and (c), as
+/// [`exact_clusters`] then [`similar_clusters`]). The records' descriptions are
+/// let go once their tokens are taken ([`Record::forget_description`]) and the
+/// freed memory given back, before the similarity search's tables grow: at
+/// 20 000 files the descriptions are 2 MB, most of them in a reader thread's
+/// malloc arena, where this thread would not reuse them.
+pub fn record_clusters(memories: &mut [Record], index_targets: BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
+    let mut out = exact_clusters(memories, &index_targets);
+    drop(index_targets);
+    let toks = token_sets(memories);
+    for m in memories.iter_mut() {
+        m.forget_description();
+    }
+    crate::heap::give_back();
+    out.extend(similar_clusters_of(toks, memories));
+    out
+}
+
+/// The token sets of rule (c): the name, a space, the description; one text at
+/// a time, none held.
+fn token_sets<M: Named>(memories: &[M]) -> TokenSets {
+    TokenSets::of(memories.iter().map(|m| {
         format!(
             "{} {}",
             m.name().unwrap_or_default(),
             m.description().unwrap_or_default()
         )
-    }));
+    }))
+}
+
+/// [`similar_clusters`] from the sets [`token_sets`] took of `memories`.
+fn similar_clusters_of<M: Named>(toks: TokenSets, memories: &[M]) -> Vec<Cluster> {
     let mut out = Vec::new();
     for (members, sim) in similar_groups(toks) {
         let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel().to_string()).collect();
@@ -276,9 +303,10 @@ pub fn similar_clusters<M: Named>(memories: &[M]) -> Vec<Cluster> {
     out
 }
 
-/// A token set as the similarity step holds it: the 64 most common tokens of the
+/// A token set as the similarity step reads it: the 64 most common tokens of the
 /// whole input as bits, the others as ranks (rarest first), and the rank order.
-/// Its ranks are a part of one list that holds every set's.
+/// Its ranks are a part of one list that holds every set's; made from [`Sets`]
+/// when read.
 struct Set<'a> {
     /// Every token's rank, rarest first (the prefix filter's order).
     ranks: &'a [u32],
@@ -330,8 +358,7 @@ fn prefix_len(n: usize) -> usize {
 ///   best found.
 fn similar_groups(toks: TokenSets) -> Vec<(Vec<usize>, f64)> {
     let (ranks, ends, first_common) = ranked(toks);
-    let sets = sets_of(&ranks, &ends, first_common);
-    drop(ends);
+    let sets = Sets::of(ranks, ends, first_common);
     let (mut members, best) = components(&sets);
     let mut out = Vec::new();
     for (group, found) in members.iter_mut().zip(best) {
@@ -365,6 +392,9 @@ fn ranked(toks: TokenSets) -> (Vec<u32>, Vec<u32>, u32) {
     drop(order);
     let TokenSets { mut ids, ends, vocab } = toks;
     drop(vocab);
+    // The list grew by doubling (at 20 000 files to 1 MB): its slack goes back
+    // before the search's tables grow.
+    ids.shrink_to_fit();
     for t in &mut ids {
         *t = rank[*t as usize];
     }
@@ -376,20 +406,51 @@ fn ranked(toks: TokenSets) -> (Vec<u32>, Vec<u32>, u32) {
     (ids, ends, first_common)
 }
 
-/// The [`Set`]s of [`ranked`]'s lists.
-fn sets_of<'a>(ranks: &'a [u32], ends: &[u32], first_common: u32) -> Vec<Set<'a>> {
-    let mut start = 0;
-    ends.iter()
-        .map(|&end| {
-            let ranks = &ranks[start..end as usize];
+/// Every set of [`ranked`]'s lists, 16 bytes a set beside its ranks (a [`Set`]
+/// of slices is 40: 0.5 MB more at 20 000 files).
+struct Sets {
+    ranks: Vec<u32>,
+    /// Where each set ends in `ranks`.
+    ends: Vec<u32>,
+    /// How many of each set's ranks are below the first common one.
+    rare: Vec<u32>,
+    /// Each set's common tokens as bits.
+    common: Vec<u64>,
+}
+
+impl Sets {
+    fn of(ranks: Vec<u32>, ends: Vec<u32>, first_common: u32) -> Sets {
+        let (mut rare, mut common) = (Vec::with_capacity(ends.len()), Vec::with_capacity(ends.len()));
+        let mut start = 0;
+        for &end in &ends {
+            let set = &ranks[start..end as usize];
             start = end as usize;
-            let rare = &ranks[..ranks.partition_point(|&r| r < first_common)];
-            let common = ranks[rare.len()..]
-                .iter()
-                .fold(0u64, |m, &r| m | 1 << (r - first_common));
-            Set { ranks, rare, common }
-        })
-        .collect()
+            let r = set.partition_point(|&r| r < first_common);
+            rare.push(r as u32);
+            common.push(set[r..].iter().fold(0u64, |m, &r| m | 1 << (r - first_common)));
+        }
+        Sets {
+            ranks,
+            ends,
+            rare,
+            common,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Set `i`.
+    fn get(&self, i: usize) -> Set<'_> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        let ranks = &self.ranks[start..self.ends[i] as usize];
+        Set {
+            ranks,
+            rare: &ranks[..self.rare[i] as usize],
+            common: self.common[i],
+        }
+    }
 }
 
 /// A set's entry in a posting list: the set and the token's position in it
@@ -429,11 +490,12 @@ fn above(a: Ratio, b: Ratio) -> bool {
 /// smaller into larger on a union. A pair is verified only when its sets are in
 /// different components at that moment, so every edge of the graph is either
 /// verified or already within one component: the components are exact.
-fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
+fn components(sets: &Sets) -> (Vec<Vec<usize>>, Vec<Ratio>) {
     let mut g = Components::new(sets);
-    let mut by_size: Vec<usize> = (0..sets.len()).collect();
-    by_size.sort_by_key(|&i| (sets[i].len(), i));
+    let mut by_size: Vec<u32> = (0..sets.len() as u32).collect();
+    by_size.sort_by_key(|&i| (sets.get(i as usize).len(), i));
     for &i in &by_size {
+        let i = i as usize;
         g.probe(i);
         g.index(i);
     }
@@ -443,11 +505,12 @@ fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
 /// The state of [`components`]: a union-find over the sets, each root's best
 /// similarity, and the posting lists per (token, root).
 struct Components<'s> {
-    sets: &'s [Set<'s>],
-    parent: Vec<usize>,
-    best: Vec<Ratio>,
+    sets: &'s Sets,
+    parent: Vec<u32>,
+    /// Each root's best similarity ([`Ratio`]'s two counts).
+    best: Vec<(u32, u32)>,
     /// Entries held per root, to merge the smaller into the larger.
-    held: Vec<usize>,
+    held: Vec<u32>,
     lists: HashMap<(u32, u32), Vec<Entry>>,
     /// The roots with a list under each token (stale ones dropped when met).
     tok_roots: Vec<Vec<u32>>,
@@ -458,16 +521,15 @@ struct Components<'s> {
 }
 
 impl<'s> Components<'s> {
-    fn new(sets: &'s [Set<'s>]) -> Components<'s> {
+    fn new(sets: &'s Sets) -> Components<'s> {
         let n = sets.len();
-        let ntok = sets
-            .iter()
-            .flat_map(|s| s.ranks.last())
+        let ntok = (0..n)
+            .flat_map(|i| sets.get(i).ranks.last().copied())
             .max()
-            .map_or(0, |&r| r as usize + 1);
+            .map_or(0, |r| r as usize + 1);
         Components {
             sets,
-            parent: (0..n).collect(),
+            parent: (0..n as u32).collect(),
             best: vec![(0, 1); n],
             held: vec![0; n],
             lists: HashMap::default(),
@@ -481,13 +543,13 @@ impl<'s> Components<'s> {
     fn find(&mut self, x: usize) -> usize {
         let p = &mut self.parent;
         let mut r = x;
-        while p[r] != r {
-            r = p[r];
+        while p[r] as usize != r {
+            r = p[r] as usize;
         }
         let mut y = x;
-        while p[y] != r {
-            let next = p[y];
-            p[y] = r;
+        while p[y] as usize != r {
+            let next = p[y] as usize;
+            p[y] = r as u32;
             y = next;
         }
         r
@@ -496,13 +558,13 @@ impl<'s> Components<'s> {
     /// Set `i` against the components indexed under its prefix: joined with each
     /// other component holding a set it is similar to.
     fn probe(&mut self, i: usize) {
-        let a = &self.sets[i];
+        let a = self.sets.get(i);
         for (pos_a, &tok) in a.ranks[..prefix_len(a.len())].iter().enumerate() {
             let t = tok as usize;
             let mut r_at = 0;
             while r_at < self.tok_roots[t].len() {
                 let r = self.tok_roots[t][r_at] as usize;
-                if self.parent[r] != r {
+                if self.parent[r] as usize != r {
                     self.tok_roots[t].swap_remove(r_at);
                     continue;
                 }
@@ -521,7 +583,7 @@ impl<'s> Components<'s> {
     /// The first set under (`tok`, root `r`) similar to set `i` (met at its
     /// `pos_a`-th token), with the similarity.
     fn meet(&mut self, i: usize, pos_a: usize, tok: u32, r: usize) -> Option<Ratio> {
-        let a = &self.sets[i];
+        let a = self.sets.get(i);
         let la = a.len();
         for e in &self.lists[&(tok, r as u32)] {
             let j = e.set as usize;
@@ -531,12 +593,12 @@ impl<'s> Components<'s> {
                 continue;
             }
             self.seen[j] = i as u32;
-            let b = &self.sets[j];
+            let b = self.sets.get(j);
             let total = la + b.len();
-            if 3 * overlap_bound(a, pos_a, b, e.pos as usize) < total {
+            if 3 * overlap_bound(&a, pos_a, &b, e.pos as usize) < total {
                 continue;
             }
-            let o = a.overlap(b);
+            let o = a.overlap(&b);
             if 3 * o >= total {
                 return Some((o, total - o));
             }
@@ -552,11 +614,12 @@ impl<'s> Components<'s> {
         } else {
             (ri, r)
         };
-        self.parent[gone] = keep;
+        self.parent[gone] = keep as u32;
         self.held[keep] += self.held[gone];
-        for b in [self.best[gone], sim] {
-            if above(b, self.best[keep]) {
-                self.best[keep] = b;
+        let ratio = |(o, u): (u32, u32)| (o as usize, u as usize);
+        for b in [ratio(self.best[gone]), sim] {
+            if above(b, ratio(self.best[keep])) {
+                self.best[keep] = (b.0 as u32, b.1 as u32);
             }
         }
         for t in std::mem::take(&mut self.root_toks[gone]) {
@@ -574,7 +637,7 @@ impl<'s> Components<'s> {
 
     /// Index set `i` under its first |A| − ⌈2|A|/3⌉ + 1 tokens, in its root's lists.
     fn index(&mut self, i: usize) {
-        let a = &self.sets[i];
+        let a = self.sets.get(i);
         let la = a.len();
         let ri = self.find(i);
         let indexed = if la == 0 { 0 } else { la - (2 * la).div_ceil(3) + 1 };
@@ -606,7 +669,8 @@ impl<'s> Components<'s> {
             if slot[r] == usize::MAX {
                 slot[r] = members.len();
                 members.push(Vec::new());
-                found.push(self.best[r]);
+                let (o, u) = self.best[r];
+                found.push((o as usize, u as usize));
             }
             members[slot[r]].push(i);
         }
@@ -645,16 +709,16 @@ impl PartialOrd for Step {
 /// found stops there. A pair is met when the later of the two steps at its first
 /// shared token is taken, and both are taken if it beats the best found before:
 /// the result is exact.
-fn highest_similarity(sets: &[Set], group: &[usize], mut found: Ratio) -> Ratio {
+fn highest_similarity(sets: &Sets, group: &[usize], mut found: Ratio) -> Ratio {
     use std::collections::BinaryHeap;
     let mut index: HashMap<u32, Vec<Entry>> = HashMap::default();
     let mut heap: BinaryHeap<Step> = group
         .iter()
-        .filter(|&&i| !sets[i].ranks.is_empty())
+        .filter(|&&i| !sets.get(i).ranks.is_empty())
         .map(|&i| Step {
             set: i as u32,
             k: 0,
-            len: sets[i].len() as u32,
+            len: sets.get(i).len() as u32,
         })
         .collect();
     while let Some(step) = heap.pop() {
@@ -662,17 +726,17 @@ fn highest_similarity(sets: &[Set], group: &[usize], mut found: Ratio) -> Ratio 
         if !above((la - k, la), found) {
             continue;
         }
-        let a = &sets[i];
+        let a = sets.get(i);
         let tok = a.ranks[k];
         let list = index.entry(tok).or_default();
         for e in list.iter() {
-            let b = &sets[e.set as usize];
+            let b = sets.get(e.set as usize);
             let total = la + b.len();
-            let bound = overlap_bound(a, k, b, e.pos as usize);
+            let bound = overlap_bound(&a, k, &b, e.pos as usize);
             if !above((bound, total - bound), found) {
                 continue;
             }
-            let o = a.overlap(b);
+            let o = a.overlap(&b);
             if above((o, total - o), found) {
                 found = (o, total - o);
             }

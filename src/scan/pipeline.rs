@@ -191,7 +191,14 @@ where
             keep_newest(&mut memories, &mut results, c);
             memories.shrink_to_fit();
         }
-        None => sort_claude_order_with(&mut memories, &mut results),
+        None => {
+            sort_claude_order_with(&mut memories, &mut results);
+            // The lists grew by doubling while the walk was still finding files
+            // (at 20 000 files to room for 32 768): the slack goes back here
+            // (a large list is its own mapping, shrunk in place).
+            memories.shrink_to_fit();
+            results.shrink_to_fit();
+        }
     }
     out.memories = memories;
     (out, results, extra)
