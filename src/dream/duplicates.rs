@@ -1,11 +1,9 @@
 //! Memories that may say the same thing (SPEC §3.11 phase 3): duplicate clusters by
 //! index line, name, description and Jaccard similarity, and superseded memories.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The exact groups' map is keyed by the user's own names and descriptions:
-/// FxHash ([`crate::fx`]) instead of SipHash.
-use crate::fx::HashMap;
 use serde::Serialize;
 
 use super::record::{Named, Record};
@@ -147,11 +145,19 @@ impl Cluster {
 
 /// `s` lower-cased with its whitespace runs collapsed to one space and trimmed.
 fn collapse(s: &str) -> String {
+    let mut out = String::new();
+    collapse_into(s, &mut out);
+    out
+}
+
+/// [`collapse`] into `out` (cleared first).
+fn collapse_into(s: &str, out: &mut String) {
+    out.clear();
     if !s.is_ascii() {
-        return s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        out.push_str(&s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase());
+        return;
     }
     // ASCII: one pass; `char::is_whitespace` of ASCII is tab to CR and space.
-    let mut out = String::with_capacity(s.len());
     for word in s.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
@@ -160,7 +166,6 @@ fn collapse(s: &str) -> String {
         out.push_str(word);
         out[at..].make_ascii_lowercase();
     }
-    out
 }
 
 /// Duplicate clusters, rules (a) and (b): index lines pointing to one file, the
@@ -172,20 +177,9 @@ pub fn exact_clusters<M: Named>(memories: &[M], index_targets: &BTreeMap<String,
         .map(|(f, l)| Cluster::new(ClusterReason::IndexLines, vec![f.clone()], l.clone()))
         .collect();
     for reason in [ClusterReason::SameName, ClusterReason::SameDescription] {
-        // Each key's members by position; only groups of two or more are sorted
-        // (by key, as the clusters are listed) and named.
-        let mut groups: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, m) in memories.iter().enumerate() {
-            let v = if reason == ClusterReason::SameName {
-                m.name()
-            } else {
-                m.description()
-            };
-            if let Some(v) = v.map(|v| collapse(&v)).filter(|v| !v.is_empty()) {
-                groups.entry(v).or_default().push(i as u32);
-            }
-        }
-        let mut shared: Vec<(String, Vec<u32>)> = groups.into_iter().filter(|g| g.1.len() > 1).collect();
+        // Only groups of two or more are sorted (by key, as the clusters are
+        // listed) and named.
+        let mut shared = shared_keys(memories, reason == ClusterReason::SameName);
         shared.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         out.extend(shared.into_iter().map(|(_, members)| {
             let files = members
@@ -196,6 +190,45 @@ pub fn exact_clusters<M: Named>(memories: &[M], index_targets: &BTreeMap<String,
         }));
     }
     out
+}
+
+/// A memory's `name` (`by_name`) or `description`.
+fn key_of<M: Named>(m: &M, by_name: bool) -> Option<Cow<'_, str>> {
+    if by_name { m.name() } else { m.description() }
+}
+
+/// The names (`by_name`) or descriptions (collapsed, non-empty) two memories or
+/// more share, each with its members by position. Every key is hashed, not kept: only the memories whose
+/// hashes meet have their keys collapsed again and compared (at 20 000 files a
+/// map of every collapsed description was 3 MB).
+fn shared_keys<M: Named>(memories: &[M], by_name: bool) -> Vec<(String, Vec<u32>)> {
+    use std::hash::BuildHasher;
+    let hasher = std::hash::BuildHasherDefault::<crate::fx::Fx>::default();
+    let mut buf = String::new();
+    let mut hashed: Vec<(u64, u32)> = Vec::new();
+    for (i, m) in memories.iter().enumerate() {
+        if let Some(v) = key_of(m, by_name) {
+            collapse_into(&v, &mut buf);
+            if !buf.is_empty() {
+                hashed.push((hasher.hash_one(&buf), i as u32));
+            }
+        }
+    }
+    // By hash, then by position: each group's members in order.
+    hashed.sort_unstable();
+    let mut shared = Vec::new();
+    for run in hashed.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+        for &(_, i) in run {
+            let k = collapse(&key_of(&memories[i as usize], by_name).unwrap_or_default());
+            match groups.iter_mut().find(|g| g.0 == k) {
+                Some(g) => g.1.push(i),
+                None => groups.push((k, vec![i])),
+            }
+        }
+        shared.extend(groups.into_iter().filter(|g| g.1.len() > 1));
+    }
+    shared
 }
 
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
@@ -213,10 +246,13 @@ pub fn similar_clusters<M: Named>(memories: &[M]) -> Vec<Cluster> {
 pub fn record_clusters(memories: &mut [Record], index_targets: BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
     let mut out = exact_clusters(memories, &index_targets);
     drop(index_targets);
-    let toks = token_sets(memories);
-    for m in memories.iter_mut() {
+    // Each description goes as soon as its tokens are taken, while the token
+    // tables grow.
+    let toks = TokenSets::of(memories.iter_mut().map(|m| {
+        let text = token_text(&*m);
         m.forget_description();
-    }
+        text
+    }));
     crate::heap::give_back();
     out.extend(similar_clusters_of(toks, memories));
     out
@@ -225,13 +261,16 @@ pub fn record_clusters(memories: &mut [Record], index_targets: BTreeMap<String, 
 /// The token sets of rule (c): the name, a space, the description; one text at
 /// a time, none held.
 fn token_sets<M: Named>(memories: &[M]) -> TokenSets {
-    TokenSets::of(memories.iter().map(|m| {
-        format!(
-            "{} {}",
-            m.name().unwrap_or_default(),
-            m.description().unwrap_or_default()
-        )
-    }))
+    TokenSets::of(memories.iter().map(token_text))
+}
+
+/// What rule (c) takes the tokens of: the name, a space, the description.
+fn token_text<M: Named>(m: &M) -> String {
+    format!(
+        "{} {}",
+        m.name().unwrap_or_default(),
+        m.description().unwrap_or_default()
+    )
 }
 
 /// [`similar_clusters`] from the sets [`token_sets`] took of `memories`.

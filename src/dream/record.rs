@@ -19,7 +19,8 @@ pub struct Record {
     /// otherwise): 8 bytes, not an `Option<f64>`'s 16.
     modified_bits: u64,
     /// What [`super::duplicates::superseded`] says of it (usually nothing), behind
-    /// one thin pointer.
+    /// one thin pointer (8 bytes a record, not a list's 16 or 24).
+    #[allow(clippy::box_collection)]
     superseded: Option<Box<Vec<String>>>,
 }
 

@@ -24,16 +24,15 @@ pub(super) struct TokenSets {
 impl TokenSets {
     pub(super) fn of<S: AsRef<str>>(texts: impl Iterator<Item = S>) -> TokenSets {
         let mut index: HashMap<String, u32> = HashMap::default();
-        let (mut ids, mut ends, mut vocab) = (Vec::new(), Vec::new(), Vec::<String>::new());
+        let (mut ids, mut ends) = (Vec::new(), Vec::new());
         for text in texts {
             let start = ids.len();
             for_each_token(text.as_ref(), |t| {
                 let id = match index.get(t) {
                     Some(&id) => id,
                     None => {
-                        let id = vocab.len() as u32;
+                        let id = index.len() as u32;
                         index.insert(t.to_string(), id);
-                        vocab.push(t.to_string());
                         id
                     }
                 };
@@ -43,6 +42,11 @@ impl TokenSets {
             let kept = dedup_sorted(&mut ids[start..]);
             ids.truncate(start + kept);
             ends.push(ids.len() as u32);
+        }
+        // Each token's string moved out of the map, not held twice.
+        let mut vocab = vec![String::new(); index.len()];
+        for (t, id) in index {
+            vocab[id as usize] = t;
         }
         TokenSets { ids, ends, vocab }
     }
@@ -267,7 +271,9 @@ fn components(sets: &Sets) -> (Vec<Vec<usize>>, Vec<Ratio>) {
 }
 
 /// The state of [`components`]: a union-find over the sets, each root's best
-/// similarity, and the posting lists per (token, root).
+/// similarity, and the posting lists per (token, root). The lists and their
+/// entries live in two arenas, linked by index (at 20 000 files a map of vectors
+/// and two lists of lists were 4 MB with their allocations; these are ~2).
 struct Components<'s> {
     sets: &'s Sets,
     parent: Vec<u32>,
@@ -275,13 +281,45 @@ struct Components<'s> {
     best: Vec<(u32, u32)>,
     /// Entries held per root, to merge the smaller into the larger.
     held: Vec<u32>,
-    lists: HashMap<(u32, u32), Vec<Entry>>,
-    /// The roots with a list under each token (stale ones dropped when met).
-    tok_roots: Vec<Vec<u32>>,
-    /// The tokens under which each root has a list.
-    root_toks: Vec<Vec<u32>>,
+    /// The list of each live (token, root).
+    lists: HashMap<(u32, u32), u32>,
+    /// Every list made, live or emptied by a merge.
+    arena: Vec<List>,
+    /// Every entry, each linked to the next of its list.
+    entries: Vec<Link>,
+    /// Each token's first list (its lists are linked; emptied ones are unlinked
+    /// when met).
+    tok_first: Vec<u32>,
+    /// Each root's first list (linked through [`List::next_of_root`]).
+    root_first: Vec<u32>,
     /// Per set, the last prober that met it.
     seen: Vec<u32>,
+}
+
+/// No list or entry.
+const NIL: u32 = u32::MAX;
+
+/// A posting list: its entries (first and last), its token and root ([`NIL`]
+/// once merged into another), and the next list of the same token and root.
+struct List {
+    first: u32,
+    last: u32,
+    tok: u32,
+    root: u32,
+    next_of_tok: u32,
+    next_of_root: u32,
+}
+
+/// An [`Entry`] and the next entry of its list.
+struct Link {
+    entry: Entry,
+    next: u32,
+}
+
+/// How many of a set's `la` tokens [`Components::index`] indexes: its first
+/// |A| − ⌈2|A|/3⌉ + 1.
+fn indexed_len(la: usize) -> usize {
+    if la == 0 { 0 } else { la - (2 * la).div_ceil(3) + 1 }
 }
 
 impl<'s> Components<'s> {
@@ -291,14 +329,17 @@ impl<'s> Components<'s> {
             .flat_map(|i| sets.get(i).ranks.last().copied())
             .max()
             .map_or(0, |r| r as usize + 1);
+        let entries = (0..n).map(|i| indexed_len(sets.get(i).len())).sum();
         Components {
             sets,
             parent: (0..n as u32).collect(),
             best: vec![(0, 1); n],
             held: vec![0; n],
             lists: HashMap::default(),
-            tok_roots: vec![Vec::new(); ntok],
-            root_toks: vec![Vec::new(); n],
+            arena: Vec::new(),
+            entries: Vec::with_capacity(entries),
+            tok_first: vec![NIL; ntok],
+            root_first: vec![NIL; n],
             seen: vec![u32::MAX; n],
         }
     }
@@ -320,36 +361,44 @@ impl<'s> Components<'s> {
     }
 
     /// Set `i` against the components indexed under its prefix: joined with each
-    /// other component holding a set it is similar to.
+    /// other component holding a set it is similar to. A list merged into
+    /// another, or moved to another root, joined `i`'s component: skipped.
     fn probe(&mut self, i: usize) {
         let a = self.sets.get(i);
         for (pos_a, &tok) in a.ranks[..prefix_len(a.len())].iter().enumerate() {
             let t = tok as usize;
-            let mut r_at = 0;
-            while r_at < self.tok_roots[t].len() {
-                let r = self.tok_roots[t][r_at] as usize;
-                if self.parent[r] as usize != r {
-                    self.tok_roots[t].swap_remove(r_at);
+            let (mut prev, mut at) = (NIL, self.tok_first[t]);
+            while at != NIL {
+                let List { root, next_of_tok, .. } = self.arena[at as usize];
+                if root == NIL {
+                    match prev {
+                        NIL => self.tok_first[t] = next_of_tok,
+                        p => self.arena[p as usize].next_of_tok = next_of_tok,
+                    }
+                    at = next_of_tok;
                     continue;
                 }
-                r_at += 1;
-                let ri = self.find(i);
-                if r == ri {
-                    continue;
-                }
-                if let Some(sim) = self.meet(i, pos_a, tok, r) {
+                prev = at;
+                let (r, ri) = (root as usize, self.find(i));
+                if r != ri
+                    && let Some(sim) = self.meet(i, pos_a, at)
+                {
                     self.union(r, ri, sim);
                 }
+                at = next_of_tok;
             }
         }
     }
 
-    /// The first set under (`tok`, root `r`) similar to set `i` (met at its
-    /// `pos_a`-th token), with the similarity.
-    fn meet(&mut self, i: usize, pos_a: usize, tok: u32, r: usize) -> Option<Ratio> {
+    /// The first set of list `list` similar to set `i` (met at its `pos_a`-th
+    /// token), with the similarity.
+    fn meet(&mut self, i: usize, pos_a: usize, list: u32) -> Option<Ratio> {
         let a = self.sets.get(i);
         let la = a.len();
-        for e in &self.lists[&(tok, r as u32)] {
+        let mut at = self.arena[list as usize].first;
+        while at != NIL {
+            let Link { entry: ref e, next } = self.entries[at as usize];
+            at = next;
             let j = e.set as usize;
             // A set is met first at the pair's first shared token, where the
             // positional bound holds; later meetings are skipped.
@@ -371,7 +420,7 @@ impl<'s> Components<'s> {
     }
 
     /// Join roots `r` and `ri`, the root holding more entries surviving with the
-    /// other's lists merged into its own.
+    /// other's lists merged into its own (appended) or moved to it.
     fn union(&mut self, r: usize, ri: usize, sim: Ratio) {
         let (keep, gone) = if self.held[r] >= self.held[ri] {
             (r, ri)
@@ -386,36 +435,67 @@ impl<'s> Components<'s> {
                 self.best[keep] = (b.0 as u32, b.1 as u32);
             }
         }
-        for t in std::mem::take(&mut self.root_toks[gone]) {
-            let moved = self.lists.remove(&(t, gone as u32)).unwrap_or_default();
-            match self.lists.entry((t, keep as u32)) {
-                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().extend(moved),
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(moved);
-                    self.root_toks[keep].push(t);
-                    self.tok_roots[t as usize].push(keep as u32);
+        let mut at = std::mem::replace(&mut self.root_first[gone], NIL);
+        while at != NIL {
+            let List {
+                first,
+                last,
+                tok,
+                next_of_root,
+                ..
+            } = self.arena[at as usize];
+            self.lists.remove(&(tok, gone as u32));
+            match self.lists.get(&(tok, keep as u32)) {
+                Some(&k) => {
+                    let into = &mut self.arena[k as usize];
+                    self.entries[into.last as usize].next = first;
+                    into.last = last;
+                    self.arena[at as usize].root = NIL;
+                }
+                None => {
+                    self.lists.insert((tok, keep as u32), at);
+                    let moved = &mut self.arena[at as usize];
+                    moved.root = keep as u32;
+                    moved.next_of_root = self.root_first[keep];
+                    self.root_first[keep] = at;
                 }
             }
+            at = next_of_root;
         }
     }
 
     /// Index set `i` under its first |A| − ⌈2|A|/3⌉ + 1 tokens, in its root's lists.
     fn index(&mut self, i: usize) {
         let a = self.sets.get(i);
-        let la = a.len();
         let ri = self.find(i);
-        let indexed = if la == 0 { 0 } else { la - (2 * la).div_ceil(3) + 1 };
-        for (pos, &tok) in a.ranks[..indexed].iter().enumerate() {
-            let entry = Entry {
-                set: i as u32,
-                pos: pos as u32,
-            };
+        for (pos, &tok) in a.ranks[..indexed_len(a.len())].iter().enumerate() {
+            let link = self.entries.len() as u32;
+            self.entries.push(Link {
+                entry: Entry {
+                    set: i as u32,
+                    pos: pos as u32,
+                },
+                next: NIL,
+            });
             match self.lists.entry((tok, ri as u32)) {
-                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().push(entry),
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    let list = &mut self.arena[*o.get() as usize];
+                    self.entries[list.last as usize].next = link;
+                    list.last = link;
+                }
                 std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(vec![entry]);
-                    self.root_toks[ri].push(tok);
-                    self.tok_roots[tok as usize].push(ri as u32);
+                    let id = self.arena.len() as u32;
+                    v.insert(id);
+                    self.arena.push(List {
+                        first: link,
+                        last: link,
+                        tok,
+                        root: ri as u32,
+                        next_of_tok: self.tok_first[tok as usize],
+                        next_of_root: self.root_first[ri],
+                    });
+                    self.tok_first[tok as usize] = id;
+                    self.root_first[ri] = id;
                 }
             }
             self.held[ri] += 1;
