@@ -6,8 +6,9 @@
 //! Layers, lowest first: a module uses its own layer and those below, never one
 //! above (`scripts/structure` checks it; modules of one layer may use each other).
 //!
-//! 1. text, error, dates, age, fx, claude, fsread, yaml, frontmatter, prompt, lock, sessions, bundle, tmpname:
-//!    base utilities (`tmpname`: the temp-file names the store writes and the scan skips)
+//! 1. text, error, dates, age, fx, claude, fsread, yaml, frontmatter, prompt, lock, sessions, bundle, tmpname, heap:
+//!    base utilities (`tmpname`: the temp-file names the store writes and the scan skips;
+//!    `heap`: free memory given back)
 //! 2. cli, command_tree, output, diff: the command line as data and the output it asks
 //!    for; below the model because `output` takes its colour choice from `cli` and
 //!    `history` renders diffs
@@ -38,6 +39,7 @@ pub mod frontmatter;
 pub mod fsread;
 pub mod fx;
 pub mod generate;
+pub mod heap;
 pub mod history;
 pub mod hook;
 pub mod identity;

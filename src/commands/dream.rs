@@ -137,7 +137,7 @@ fn plan(
     let extract = |_: &crate::memory::Memory, text: &str| dream::BodyFacts::of(text, with_citations);
     // Only the index rules whose findings the plan shows run (at 20 000 files,
     // 17 000 findings of lint's 35 000).
-    let (report, lint::Scanned { scan, extracts }) = lint::lint_extracting::<dream::Record, _>(
+    let (report, lint::Scanned { mut scan, extracts }) = lint::lint_extracting::<dream::Record, _>(
         &lint::Input {
             dir,
             res,
@@ -149,9 +149,9 @@ fn plan(
         &extract,
     );
     dream::plan(
-        &PlanInput {
+        &mut PlanInput {
             dir,
-            memories: &scan.memories,
+            memories: &mut scan.memories,
             bodies: &extracts,
             findings: &report.findings,
             sessions,

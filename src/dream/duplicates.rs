@@ -1,15 +1,13 @@
 //! Memories that may say the same thing (SPEC §3.11 phase 3): duplicate clusters by
 //! index line, name, description and Jaccard similarity, and superseded memories.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The similarity step's maps are keyed by token ranks and short tokens of the
-/// user's own memories: FxHash ([`crate::fx`]) instead of SipHash, which was a
-/// fifth of the step.
-use crate::fx::HashMap;
 use serde::Serialize;
 
-use super::record::Named;
+use super::record::{Named, Record};
+use super::similar::{TokenSets, similar_groups};
 use crate::memory::Memory;
 use crate::yaml::Value;
 
@@ -26,7 +24,7 @@ pub fn tokens(s: &str) -> BTreeSet<String> {
 }
 
 /// Each token of `s` as [`tokens`] has them, in order, repeats included.
-fn for_each_token(s: &str, mut f: impl FnMut(&str)) {
+pub(super) fn for_each_token(s: &str, mut f: impl FnMut(&str)) {
     if s.is_ascii() {
         // ASCII (most names and descriptions): word chars are letters, digits and
         // `_`, lower case is ASCII's, and a run counts from 3 bytes.
@@ -72,64 +70,6 @@ fn each_token_general(s: &str, mut f: impl FnMut(&str)) {
             f(run);
         }
     }
-}
-
-/// The token sets of many texts, each token numbered once (an id per distinct
-/// token, no string per set): what the similarity step compares. The sets are
-/// held back to back in one list (at 20 000 files, not 20 000 allocations).
-struct TokenSets {
-    /// Every text's token ids, sorted, without repeats, one set after another.
-    ids: Vec<u32>,
-    /// Where each set ends in `ids`.
-    ends: Vec<u32>,
-    /// Each id's token.
-    vocab: Vec<String>,
-}
-
-impl TokenSets {
-    fn of<S: AsRef<str>>(texts: impl Iterator<Item = S>) -> TokenSets {
-        let mut index: HashMap<String, u32> = HashMap::default();
-        let (mut ids, mut ends, mut vocab) = (Vec::new(), Vec::new(), Vec::<String>::new());
-        for text in texts {
-            let start = ids.len();
-            for_each_token(text.as_ref(), |t| {
-                let id = match index.get(t) {
-                    Some(&id) => id,
-                    None => {
-                        let id = vocab.len() as u32;
-                        index.insert(t.to_string(), id);
-                        vocab.push(t.to_string());
-                        id
-                    }
-                };
-                ids.push(id);
-            });
-            ids[start..].sort_unstable();
-            let kept = dedup_sorted(&mut ids[start..]);
-            ids.truncate(start + kept);
-            ends.push(ids.len() as u32);
-        }
-        TokenSets { ids, ends, vocab }
-    }
-
-    /// Each set's ids, in order.
-    #[cfg(test)]
-    fn sets(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().map(|&e| e as usize));
-        starts.zip(&self.ends).map(|(s, &e)| &self.ids[s..e as usize])
-    }
-}
-
-/// Moves the distinct values of the sorted `s` to its front; how many there are.
-fn dedup_sorted(s: &mut [u32]) -> usize {
-    let mut kept = 0;
-    for r in 0..s.len() {
-        if kept == 0 || s[r] != s[kept - 1] {
-            s[kept] = s[r];
-            kept += 1;
-        }
-    }
-    kept
 }
 
 /// |A ∩ B| / |A ∪ B| (0 for two empty sets).
@@ -205,11 +145,19 @@ impl Cluster {
 
 /// `s` lower-cased with its whitespace runs collapsed to one space and trimmed.
 fn collapse(s: &str) -> String {
+    let mut out = String::new();
+    collapse_into(s, &mut out);
+    out
+}
+
+/// [`collapse`] into `out` (cleared first).
+fn collapse_into(s: &str, out: &mut String) {
+    out.clear();
     if !s.is_ascii() {
-        return s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        out.push_str(&s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase());
+        return;
     }
     // ASCII: one pass; `char::is_whitespace` of ASCII is tab to CR and space.
-    let mut out = String::with_capacity(s.len());
     for word in s.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
@@ -218,7 +166,6 @@ fn collapse(s: &str) -> String {
         out.push_str(word);
         out[at..].make_ascii_lowercase();
     }
-    out
 }
 
 /// Duplicate clusters, rules (a) and (b): index lines pointing to one file, the
@@ -230,20 +177,9 @@ pub fn exact_clusters<M: Named>(memories: &[M], index_targets: &BTreeMap<String,
         .map(|(f, l)| Cluster::new(ClusterReason::IndexLines, vec![f.clone()], l.clone()))
         .collect();
     for reason in [ClusterReason::SameName, ClusterReason::SameDescription] {
-        // Each key's members by position; only groups of two or more are sorted
-        // (by key, as the clusters are listed) and named.
-        let mut groups: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, m) in memories.iter().enumerate() {
-            let v = if reason == ClusterReason::SameName {
-                m.name()
-            } else {
-                m.description()
-            };
-            if let Some(v) = v.map(|v| collapse(&v)).filter(|v| !v.is_empty()) {
-                groups.entry(v).or_default().push(i as u32);
-            }
-        }
-        let mut shared: Vec<(String, Vec<u32>)> = groups.into_iter().filter(|g| g.1.len() > 1).collect();
+        // Only groups of two or more are sorted (by key, as the clusters are
+        // listed) and named.
+        let mut shared = shared_keys(memories, reason == ClusterReason::SameName);
         shared.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         out.extend(shared.into_iter().map(|(_, members)| {
             let files = members
@@ -256,17 +192,89 @@ pub fn exact_clusters<M: Named>(memories: &[M], index_targets: &BTreeMap<String,
     out
 }
 
+/// A memory's `name` (`by_name`) or `description`.
+fn key_of<M: Named>(m: &M, by_name: bool) -> Option<Cow<'_, str>> {
+    if by_name { m.name() } else { m.description() }
+}
+
+/// The names (`by_name`) or descriptions (collapsed, non-empty) two memories or
+/// more share, each with its members by position. Every key is hashed, not kept: only the memories whose
+/// hashes meet have their keys collapsed again and compared (at 20 000 files a
+/// map of every collapsed description was 3 MB).
+fn shared_keys<M: Named>(memories: &[M], by_name: bool) -> Vec<(String, Vec<u32>)> {
+    use std::hash::BuildHasher;
+    let hasher = std::hash::BuildHasherDefault::<crate::fx::Fx>::default();
+    let mut buf = String::new();
+    let mut hashed: Vec<(u64, u32)> = Vec::new();
+    for (i, m) in memories.iter().enumerate() {
+        if let Some(v) = key_of(m, by_name) {
+            collapse_into(&v, &mut buf);
+            if !buf.is_empty() {
+                hashed.push((hasher.hash_one(&buf), i as u32));
+            }
+        }
+    }
+    // By hash, then by position: each group's members in order.
+    hashed.sort_unstable();
+    let mut shared = Vec::new();
+    for run in hashed.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+        for &(_, i) in run {
+            let k = collapse(&key_of(&memories[i as usize], by_name).unwrap_or_default());
+            match groups.iter_mut().find(|g| g.0 == k) {
+                Some(g) => g.1.push(i),
+                None => groups.push((k, vec![i])),
+            }
+        }
+        shared.extend(groups.into_iter().filter(|g| g.1.len() > 1));
+    }
+    shared
+}
+
 /// Rule (c): pairs with a Jaccard similarity ≥ 0.5 of name + description tokens,
 /// grouped transitively, each group with its highest similarity.
 pub fn similar_clusters<M: Named>(memories: &[M]) -> Vec<Cluster> {
-    // The name, a space, the description: one text at a time, none held.
-    let toks = TokenSets::of(memories.iter().map(|m| {
-        format!(
-            "{} {}",
-            m.name().unwrap_or_default(),
-            m.description().unwrap_or_default()
-        )
+    similar_clusters_of(token_sets(memories), memories)
+}
+
+/// Every duplicate cluster of dream's records (rules (a), (b) and (c), as
+/// [`exact_clusters`] then [`similar_clusters`]). The records' descriptions are
+/// let go once their tokens are taken ([`Record::forget_description`]) and the
+/// freed memory given back, before the similarity search's tables grow: at
+/// 20 000 files the descriptions are 2 MB, most of them in a reader thread's
+/// malloc arena, where this thread would not reuse them.
+pub fn record_clusters(memories: &mut [Record], index_targets: BTreeMap<String, Vec<usize>>) -> Vec<Cluster> {
+    let mut out = exact_clusters(memories, &index_targets);
+    drop(index_targets);
+    // Each description goes as soon as its tokens are taken, while the token
+    // tables grow.
+    let toks = TokenSets::of(memories.iter_mut().map(|m| {
+        let text = token_text(&*m);
+        m.forget_description();
+        text
     }));
+    crate::heap::give_back();
+    out.extend(similar_clusters_of(toks, memories));
+    out
+}
+
+/// The token sets of rule (c): the name, a space, the description; one text at
+/// a time, none held.
+fn token_sets<M: Named>(memories: &[M]) -> TokenSets {
+    TokenSets::of(memories.iter().map(token_text))
+}
+
+/// What rule (c) takes the tokens of: the name, a space, the description.
+fn token_text<M: Named>(m: &M) -> String {
+    format!(
+        "{} {}",
+        m.name().unwrap_or_default(),
+        m.description().unwrap_or_default()
+    )
+}
+
+/// [`similar_clusters`] from the sets [`token_sets`] took of `memories`.
+fn similar_clusters_of<M: Named>(toks: TokenSets, memories: &[M]) -> Vec<Cluster> {
     let mut out = Vec::new();
     for (members, sim) in similar_groups(toks) {
         let mut files: Vec<String> = members.iter().map(|&i| memories[i].rel().to_string()).collect();
@@ -274,422 +282,6 @@ pub fn similar_clusters<M: Named>(memories: &[M]) -> Vec<Cluster> {
         out.push(Cluster::new(ClusterReason::Similar(sim), files, vec![]));
     }
     out
-}
-
-/// A token set as the similarity step holds it: the 64 most common tokens of the
-/// whole input as bits, the others as ranks (rarest first), and the rank order.
-/// Its ranks are a part of one list that holds every set's.
-struct Set<'a> {
-    /// Every token's rank, rarest first (the prefix filter's order).
-    ranks: &'a [u32],
-    /// The ranks below the first common one (a prefix of `ranks`).
-    rare: &'a [u32],
-    common: u64,
-}
-
-impl Set<'_> {
-    fn len(&self) -> usize {
-        self.ranks.len()
-    }
-
-    fn overlap(&self, o: &Set) -> usize {
-        let (mut a, mut b, mut n) = (0, 0, (self.common & o.common).count_ones() as usize);
-        while a < self.rare.len() && b < o.rare.len() {
-            match self.rare[a].cmp(&o.rare[b]) {
-                std::cmp::Ordering::Less => a += 1,
-                std::cmp::Ordering::Greater => b += 1,
-                std::cmp::Ordering::Equal => {
-                    n += 1;
-                    a += 1;
-                    b += 1;
-                }
-            }
-        }
-        n
-    }
-}
-
-/// |A| − ⌈|A|/2⌉ + 1: two sets with J ≥ 0.5 share a token among this many of the
-/// rarest of each (prefix filtering).
-fn prefix_len(n: usize) -> usize {
-    if n == 0 { 0 } else { n - n.div_ceil(2) + 1 }
-}
-
-/// The groups of rule (c): the connected components (size > 1) of the graph whose
-/// edges are the pairs with a Jaccard similarity ≥ 0.5, each with its highest
-/// similarity, in the order of their first member. Exactly what comparing every
-/// pair gives (the unit tests check it against that), in two steps that each
-/// compare few pairs even on a dir where most memories are alike:
-///
-/// - [`components`]: which memories are connected. Candidates come from an
-///   inverted index of each set's prefix (prefix filtering), kept per token and
-///   per component, so that a probing set skips its own component's postings
-///   whole and stops at the first match in any other;
-/// - [`highest_similarity`]: each component's highest similarity, from the pairs
-///   met in the order of the most they can still reach, until none can beat the
-///   best found.
-fn similar_groups(toks: TokenSets) -> Vec<(Vec<usize>, f64)> {
-    let (ranks, ends, first_common) = ranked(toks);
-    let sets = sets_of(&ranks, &ends, first_common);
-    drop(ends);
-    let (mut members, best) = components(&sets);
-    let mut out = Vec::new();
-    for (group, found) in members.iter_mut().zip(best) {
-        if group.len() > 1 {
-            let (o, union) = highest_similarity(&sets, group, found);
-            out.push((std::mem::take(group), o as f64 / union as f64));
-        }
-    }
-    out
-}
-
-/// Every token set's ids turned in place into ranks by the token's frequency in
-/// the whole input (rarest first), each set sorted; with where each ends, and
-/// the first rank of the 64 most common tokens.
-fn ranked(toks: TokenSets) -> (Vec<u32>, Vec<u32>, u32) {
-    let mut freq: Vec<usize> = vec![0; toks.vocab.len()];
-    for &t in &toks.ids {
-        freq[t as usize] += 1;
-    }
-    let mut order: Vec<u32> = (0..toks.vocab.len() as u32).filter(|&t| freq[t as usize] > 0).collect();
-    order.sort_by(|&a, &b| {
-        freq[a as usize]
-            .cmp(&freq[b as usize])
-            .then_with(|| toks.vocab[a as usize].cmp(&toks.vocab[b as usize]))
-    });
-    let first_common = order.len().saturating_sub(64) as u32;
-    let mut rank: Vec<u32> = vec![u32::MAX; toks.vocab.len()];
-    for (r, &t) in order.iter().enumerate() {
-        rank[t as usize] = r as u32;
-    }
-    drop(order);
-    let TokenSets { mut ids, ends, vocab } = toks;
-    drop(vocab);
-    for t in &mut ids {
-        *t = rank[*t as usize];
-    }
-    let mut start = 0;
-    for &end in &ends {
-        ids[start..end as usize].sort_unstable();
-        start = end as usize;
-    }
-    (ids, ends, first_common)
-}
-
-/// The [`Set`]s of [`ranked`]'s lists.
-fn sets_of<'a>(ranks: &'a [u32], ends: &[u32], first_common: u32) -> Vec<Set<'a>> {
-    let mut start = 0;
-    ends.iter()
-        .map(|&end| {
-            let ranks = &ranks[start..end as usize];
-            start = end as usize;
-            let rare = &ranks[..ranks.partition_point(|&r| r < first_common)];
-            let common = ranks[rare.len()..]
-                .iter()
-                .fold(0u64, |m, &r| m | 1 << (r - first_common));
-            Set { ranks, rare, common }
-        })
-        .collect()
-}
-
-/// A set's entry in a posting list: the set and the token's position in it
-/// (what the cheap filter reads of the set is read from the set itself: at
-/// 20 000 files the lists were the search's largest table).
-struct Entry {
-    set: u32,
-    pos: u32,
-}
-
-/// An upper bound on the overlap of `a` and `b`, met at their first shared token
-/// (at `pos_a` in `a`, `pos_b` in `b`): the common tokens counted exactly by
-/// their bits, the rare ones at most as many as the smaller set has, and at most
-/// the shared token and what follows it in the shorter remainder (positional
-/// filtering).
-fn overlap_bound(a: &Set, pos_a: usize, b: &Set, pos_b: usize) -> usize {
-    let bits = (a.common & b.common).count_ones() as usize + a.rare.len().min(b.rare.len());
-    let rest = (a.len() - pos_a).min(b.len() - pos_b);
-    bits.min(rest)
-}
-
-/// A similarity o / union, compared exactly.
-type Ratio = (usize, usize);
-
-fn above(a: Ratio, b: Ratio) -> bool {
-    a.0 * b.1 > b.0 * a.1
-}
-
-/// The connected components of the pairs with J ≥ 0.5, as their members (in index
-/// order, the components in the order of their first member), each with the
-/// highest similarity among the pairs this step verified.
-///
-/// Sets are taken smallest first, so an indexed set is never larger than the one
-/// probing and needs only its first |B| − ⌈2|B|/3⌉ + 1 tokens in the index (J ≥ 0.5
-/// and |B| ≤ |A| give an overlap ≥ ⌈2|B|/3⌉); the prober looks at its first
-/// [`prefix_len`] tokens. Posting lists are kept per (token, component) and merged
-/// smaller into larger on a union. A pair is verified only when its sets are in
-/// different components at that moment, so every edge of the graph is either
-/// verified or already within one component: the components are exact.
-fn components(sets: &[Set]) -> (Vec<Vec<usize>>, Vec<Ratio>) {
-    let mut g = Components::new(sets);
-    let mut by_size: Vec<usize> = (0..sets.len()).collect();
-    by_size.sort_by_key(|&i| (sets[i].len(), i));
-    for &i in &by_size {
-        g.probe(i);
-        g.index(i);
-    }
-    g.groups()
-}
-
-/// The state of [`components`]: a union-find over the sets, each root's best
-/// similarity, and the posting lists per (token, root).
-struct Components<'s> {
-    sets: &'s [Set<'s>],
-    parent: Vec<usize>,
-    best: Vec<Ratio>,
-    /// Entries held per root, to merge the smaller into the larger.
-    held: Vec<usize>,
-    lists: HashMap<(u32, u32), Vec<Entry>>,
-    /// The roots with a list under each token (stale ones dropped when met).
-    tok_roots: Vec<Vec<u32>>,
-    /// The tokens under which each root has a list.
-    root_toks: Vec<Vec<u32>>,
-    /// Per set, the last prober that met it.
-    seen: Vec<u32>,
-}
-
-impl<'s> Components<'s> {
-    fn new(sets: &'s [Set<'s>]) -> Components<'s> {
-        let n = sets.len();
-        let ntok = sets
-            .iter()
-            .flat_map(|s| s.ranks.last())
-            .max()
-            .map_or(0, |&r| r as usize + 1);
-        Components {
-            sets,
-            parent: (0..n).collect(),
-            best: vec![(0, 1); n],
-            held: vec![0; n],
-            lists: HashMap::default(),
-            tok_roots: vec![Vec::new(); ntok],
-            root_toks: vec![Vec::new(); n],
-            seen: vec![u32::MAX; n],
-        }
-    }
-
-    /// The root of `x`'s component (paths compressed).
-    fn find(&mut self, x: usize) -> usize {
-        let p = &mut self.parent;
-        let mut r = x;
-        while p[r] != r {
-            r = p[r];
-        }
-        let mut y = x;
-        while p[y] != r {
-            let next = p[y];
-            p[y] = r;
-            y = next;
-        }
-        r
-    }
-
-    /// Set `i` against the components indexed under its prefix: joined with each
-    /// other component holding a set it is similar to.
-    fn probe(&mut self, i: usize) {
-        let a = &self.sets[i];
-        for (pos_a, &tok) in a.ranks[..prefix_len(a.len())].iter().enumerate() {
-            let t = tok as usize;
-            let mut r_at = 0;
-            while r_at < self.tok_roots[t].len() {
-                let r = self.tok_roots[t][r_at] as usize;
-                if self.parent[r] != r {
-                    self.tok_roots[t].swap_remove(r_at);
-                    continue;
-                }
-                r_at += 1;
-                let ri = self.find(i);
-                if r == ri {
-                    continue;
-                }
-                if let Some(sim) = self.meet(i, pos_a, tok, r) {
-                    self.union(r, ri, sim);
-                }
-            }
-        }
-    }
-
-    /// The first set under (`tok`, root `r`) similar to set `i` (met at its
-    /// `pos_a`-th token), with the similarity.
-    fn meet(&mut self, i: usize, pos_a: usize, tok: u32, r: usize) -> Option<Ratio> {
-        let a = &self.sets[i];
-        let la = a.len();
-        for e in &self.lists[&(tok, r as u32)] {
-            let j = e.set as usize;
-            // A set is met first at the pair's first shared token, where the
-            // positional bound holds; later meetings are skipped.
-            if self.seen[j] == i as u32 {
-                continue;
-            }
-            self.seen[j] = i as u32;
-            let b = &self.sets[j];
-            let total = la + b.len();
-            if 3 * overlap_bound(a, pos_a, b, e.pos as usize) < total {
-                continue;
-            }
-            let o = a.overlap(b);
-            if 3 * o >= total {
-                return Some((o, total - o));
-            }
-        }
-        None
-    }
-
-    /// Join roots `r` and `ri`, the root holding more entries surviving with the
-    /// other's lists merged into its own.
-    fn union(&mut self, r: usize, ri: usize, sim: Ratio) {
-        let (keep, gone) = if self.held[r] >= self.held[ri] {
-            (r, ri)
-        } else {
-            (ri, r)
-        };
-        self.parent[gone] = keep;
-        self.held[keep] += self.held[gone];
-        for b in [self.best[gone], sim] {
-            if above(b, self.best[keep]) {
-                self.best[keep] = b;
-            }
-        }
-        for t in std::mem::take(&mut self.root_toks[gone]) {
-            let moved = self.lists.remove(&(t, gone as u32)).unwrap_or_default();
-            match self.lists.entry((t, keep as u32)) {
-                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().extend(moved),
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(moved);
-                    self.root_toks[keep].push(t);
-                    self.tok_roots[t as usize].push(keep as u32);
-                }
-            }
-        }
-    }
-
-    /// Index set `i` under its first |A| − ⌈2|A|/3⌉ + 1 tokens, in its root's lists.
-    fn index(&mut self, i: usize) {
-        let a = &self.sets[i];
-        let la = a.len();
-        let ri = self.find(i);
-        let indexed = if la == 0 { 0 } else { la - (2 * la).div_ceil(3) + 1 };
-        for (pos, &tok) in a.ranks[..indexed].iter().enumerate() {
-            let entry = Entry {
-                set: i as u32,
-                pos: pos as u32,
-            };
-            match self.lists.entry((tok, ri as u32)) {
-                std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().push(entry),
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(vec![entry]);
-                    self.root_toks[ri].push(tok);
-                    self.tok_roots[tok as usize].push(ri as u32);
-                }
-            }
-            self.held[ri] += 1;
-        }
-    }
-
-    /// The components' members (in index order, the components in the order of
-    /// their first member), each with its best similarity.
-    fn groups(mut self) -> (Vec<Vec<usize>>, Vec<Ratio>) {
-        let n = self.sets.len();
-        let mut slot: Vec<usize> = vec![usize::MAX; n];
-        let (mut members, mut found) = (Vec::new(), Vec::new());
-        for i in 0..n {
-            let r = self.find(i);
-            if slot[r] == usize::MAX {
-                slot[r] = members.len();
-                members.push(Vec::new());
-                found.push(self.best[r]);
-            }
-            members[slot[r]].push(i);
-        }
-        (members, found)
-    }
-}
-
-/// A point in a set's prefix still to be indexed: what any pair first meeting
-/// there or later can reach at most, (|A| − k) / |A|.
-#[derive(PartialEq, Eq)]
-struct Step {
-    set: u32,
-    k: u32,
-    len: u32,
-}
-
-impl Ord for Step {
-    fn cmp(&self, o: &Step) -> std::cmp::Ordering {
-        let (a, b) = (
-            (self.len - self.k) as u64 * o.len as u64,
-            (o.len - o.k) as u64 * self.len as u64,
-        );
-        a.cmp(&b).then(o.set.cmp(&self.set)).then(o.k.cmp(&self.k))
-    }
-}
-
-impl PartialOrd for Step {
-    fn partial_cmp(&self, o: &Step) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-/// The highest similarity among the pairs of one component, at least `found` (a
-/// pair of it already verified). Each set's prefix is indexed token by token, the
-/// step that can reach the most first; a set whose next step cannot beat the best
-/// found stops there. A pair is met when the later of the two steps at its first
-/// shared token is taken, and both are taken if it beats the best found before:
-/// the result is exact.
-fn highest_similarity(sets: &[Set], group: &[usize], mut found: Ratio) -> Ratio {
-    use std::collections::BinaryHeap;
-    let mut index: HashMap<u32, Vec<Entry>> = HashMap::default();
-    let mut heap: BinaryHeap<Step> = group
-        .iter()
-        .filter(|&&i| !sets[i].ranks.is_empty())
-        .map(|&i| Step {
-            set: i as u32,
-            k: 0,
-            len: sets[i].len() as u32,
-        })
-        .collect();
-    while let Some(step) = heap.pop() {
-        let (i, k, la) = (step.set as usize, step.k as usize, step.len as usize);
-        if !above((la - k, la), found) {
-            continue;
-        }
-        let a = &sets[i];
-        let tok = a.ranks[k];
-        let list = index.entry(tok).or_default();
-        for e in list.iter() {
-            let b = &sets[e.set as usize];
-            let total = la + b.len();
-            let bound = overlap_bound(a, k, b, e.pos as usize);
-            if !above((bound, total - bound), found) {
-                continue;
-            }
-            let o = a.overlap(b);
-            if above((o, total - o), found) {
-                found = (o, total - o);
-            }
-        }
-        list.push(Entry {
-            set: i as u32,
-            pos: k as u32,
-        });
-        if k + 1 < prefix_len(la) {
-            heap.push(Step {
-                set: step.set,
-                k: step.k + 1,
-                len: step.len,
-            });
-        }
-    }
-    found
 }
 
 /// A memory that says it is superseded, or supersedes another.

@@ -20,6 +20,7 @@ mod permission;
 mod plan;
 mod record;
 mod render;
+mod similar;
 
 use serde::Serialize;
 

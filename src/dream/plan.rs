@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::caps::Caps;
 use super::citations::{Cited, Shape, citations};
-use super::duplicates::{Cluster, Superseded, exact_clusters, similar_clusters};
+use super::duplicates::{Cluster, Superseded, record_clusters};
 use super::record::Record;
 use crate::dates;
 use crate::index::{self, Link};
@@ -27,7 +27,9 @@ pub struct PlanInput<'a> {
     /// The main memory dir.
     pub dir: &'a Path,
     /// Its memories, newest first (the scan's order).
-    pub memories: &'a [Record],
+    /// Mutable only for the duplicate search, which lets each description go once
+    /// read ([`Record::forget_description`]).
+    pub memories: &'a mut [Record],
     /// What [`BodyFacts::of`] found in the text of each of `memories`, in the same
     /// order; `None` when nothing, or the file could not be read (most files:
     /// boxed, a pointer each).
@@ -245,7 +247,7 @@ pub struct IndexFinding {
 }
 
 /// Build the plan from what it takes of `MEMORY.md` and the rest.
-pub fn plan(i: &PlanInput, index: IndexPart) -> Plan {
+pub fn plan(i: &mut PlanInput, index: IndexPart) -> Plan {
     let IndexPart {
         links: index_links,
         targets,
@@ -255,9 +257,8 @@ pub fn plan(i: &PlanInput, index: IndexPart) -> Plan {
     // The duplicate search, the plan's largest part, runs on this thread: on a
     // second one (its own malloc arena) what it allocated and freed was not
     // reused by the rest, and at 20 000 files the peak RSS held both.
-    let mut duplicate_clusters = exact_clusters(i.memories, &targets);
-    drop(targets);
-    duplicate_clusters.extend(similar_clusters(i.memories));
+    let duplicate_clusters = record_clusters(i.memories, targets);
+    let i = &*i;
     let orient = orient(i, &caps, index_links, index_lines);
     let gather = gather(i);
     let relative_dates = relative_dates(i);
@@ -522,7 +523,7 @@ mod tests {
         let found = Found::from_sorted(findings.clone());
         let input = PlanInput {
             dir,
-            memories: &[],
+            memories: &mut [],
             bodies: &[],
             findings: &found,
             sessions: &[],

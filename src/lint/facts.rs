@@ -93,6 +93,15 @@ impl FileFacts {
         (self.description_len != NONE).then(|| &self.text[start..start + self.description_len as usize])
     }
 
+    /// Let the description's text go: the path and name are copied into a string
+    /// of their own, allocated on this thread (a reader thread's string is freed
+    /// into its arena), and [`FileFacts::description`] is `None` from now on.
+    pub fn forget_description(&mut self) {
+        let end = self.rel_len as usize + self.name().map_or(0, str::len);
+        self.text = Box::from(&self.text[..end]);
+        self.description_len = NONE;
+    }
+
     /// The file's path, `dir` being the linted dir.
     pub fn path(&self, dir: &Path) -> PathBuf {
         dir.join(self.rel())

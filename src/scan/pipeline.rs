@@ -187,12 +187,13 @@ where
     out.skipped = g.skipped;
     out.problems.extend(g.problems);
     match cap {
-        Some(c) => {
-            keep_newest(&mut memories, &mut results, c);
-            memories.shrink_to_fit();
-        }
+        Some(c) => keep_newest(&mut memories, &mut results, c),
         None => sort_claude_order_with(&mut memories, &mut results),
     }
+    // Cut back, or grown by doubling while the walk still found files (room for
+    // 32 768 at 20 000): the slack goes (a large list is a mapping, shrunk in place).
+    memories.shrink_to_fit();
+    results.shrink_to_fit();
     out.memories = memories;
     (out, results, extra)
 }
