@@ -464,7 +464,15 @@ pub(in crate::history) fn cache_vouches(store: &Path, head: ObjectId, files: &[O
 #[cfg(test)]
 pub(in crate::history) fn vouches(loaded: &Loaded, head: ObjectId, files: &[OnDisk], main: &Path) -> bool {
     matches!(
-        vouch_lines(&mut loaded.bytes.as_slice(), loaded.written, head, files, main, false, false),
+        vouch_lines(
+            &mut loaded.bytes.as_slice(),
+            loaded.written,
+            head,
+            files,
+            main,
+            false,
+            false
+        ),
         Vouch::All(_)
     )
 }
@@ -987,7 +995,12 @@ mod tests {
             }
             let written = rng.next(4) as i128;
             let want = line_vouched_by_fields(&line, &f, written);
-            assert_eq!(line_vouched(&line, &f, written), want, "round {round}: {:?}", String::from_utf8_lossy(&line));
+            assert_eq!(
+                line_vouched(&line, &f, written),
+                want,
+                "round {round}: {:?}",
+                String::from_utf8_lossy(&line)
+            );
             decided += usize::from(want.is_some());
         }
         assert!(decided > 100, "{decided} lines vouched");

@@ -3,6 +3,7 @@
 //! changed, write the blobs, the trees and one commit.
 
 mod cache;
+mod objhash;
 mod scan;
 mod tree;
 mod zchunk;

@@ -8,7 +8,7 @@ use gix::ObjectId;
 use super::super::Store;
 use super::super::outside::{self, OutsideChange};
 use super::super::read::{self, State};
-use super::{io, zchunk};
+use super::{io, objhash, zchunk};
 use crate::error::Error;
 
 impl Store {
@@ -26,8 +26,7 @@ impl Store {
         }
         let mtimes = render_mtimes(state);
         let kind = self.repo.object_hash();
-        let mtimes_id =
-            gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &mtimes).map_err(|e| io(self, &e.to_string()))?;
+        let mtimes_id = objhash::object_id(kind, gix::objs::Kind::Blob, &mtimes).map_err(|e| io(self, &e))?;
         let loose = gix::odb::loose::Store::at(self.path.join("objects"), kind);
         // The chunks of the last snapshot's root tree and mtimes blob: only the
         // chunks that changed are compressed again.
@@ -118,8 +117,7 @@ impl Store {
         let tree = root.tree(&self.repo).map_err(|e| io(self, &e))?;
         let mut body = Vec::new();
         gix::objs::WriteTo::write_to(&tree, &mut body).map_err(|e| io(self, &e.to_string()))?;
-        let id = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Tree, &body)
-            .map_err(|e| io(self, &e.to_string()))?;
+        let id = objhash::object_id(self.repo.object_hash(), gix::objs::Kind::Tree, &body).map_err(|e| io(self, &e))?;
         if self.repo.has_object(id) {
             return Ok((id, None));
         }
