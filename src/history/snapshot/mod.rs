@@ -186,12 +186,6 @@ impl Store {
             _ => None,
         };
         let (head, prev, cache) = self.last_state(req.now, loaded.as_ref())?;
-        // The files whose lines did not vouch are hashed, the rest have the
-        // state's blob ids (what the cache's lines give them).
-        let except = except.map(|touched| Patched {
-            replaced: Vec::new(),
-            touched,
-        });
         let (mut files, mut now_state, mut fresh) = match patched.as_ref().or(except.as_ref()) {
             Some(p) => self.scan_cached(main, &mut p.known(&prev), &prev, Some(walked))?,
             None => {
@@ -270,9 +264,12 @@ impl Store {
         }
         match said {
             cache::Vouch::No | cache::Vouch::Again => return Checked::No,
-            cache::Vouch::Except(state, changed) => {
+            cache::Vouch::Except(state, touched) => {
                 self.head = Some((h, state));
-                return Checked::Except(changed);
+                // Those files are hashed; the rest have the state's blob ids
+                // (what the cache's lines give them).
+                let replaced = Vec::new();
+                return Checked::Except(Patched { replaced, touched });
             }
             cache::Vouch::All(Some(state)) => {
                 self.head = Some((h, state));
@@ -476,9 +473,9 @@ impl Store {
 enum Checked {
     /// The stat cache vouches for every file: nothing changed.
     Vouched,
-    /// It vouches for every file but these (sorted paths); the store holds
-    /// the last state, made from the cache's lines.
-    Except(Vec<Vec<u8>>),
+    /// It vouches for every file but the ones touched (sorted paths, none
+    /// replaced); the store holds the last state, made from the cache's lines.
+    Except(Patched),
     /// It does not vouch.
     No,
 }
