@@ -11,6 +11,12 @@ use gix::ObjectId;
 use super::super::read::{FileState, State};
 use super::super::tracked::{self, OnDisk};
 
+mod fields;
+
+use fields::{dec_i128, dec_u64, line_vouched};
+#[cfg(test)]
+use fields::{line_vouched_by_fields, line_vouches};
+
 const CACHE: &str = "memctl-cache";
 /// The largest cache read: a larger one is no cache.
 const MAX_BYTES: u64 = 256 << 20;
@@ -463,7 +469,18 @@ pub(in crate::history) fn cache_vouches(store: &Path, head: ObjectId, files: &[O
 /// [`cache_vouches`] of the cache `loaded`.
 #[cfg(test)]
 pub(in crate::history) fn vouches(loaded: &Loaded, head: ObjectId, files: &[OnDisk], main: &Path) -> bool {
-    vouch_lines(&mut loaded.bytes.as_slice(), loaded.written, head, files, main, false).is_some()
+    matches!(
+        vouch_lines(
+            &mut loaded.bytes.as_slice(),
+            loaded.written,
+            head,
+            files,
+            main,
+            false,
+            false
+        ),
+        Vouch::All(_)
+    )
 }
 
 /// [`cache_vouches`] reading the store's cache file `piece` bytes at a time
@@ -478,14 +495,37 @@ pub(in crate::history) fn file_vouches(
     main: &Path,
     piece: usize,
 ) -> bool {
-    file_vouched(store, head, files, main, piece, false).is_some()
+    matches!(
+        file_vouched(store, head, files, main, piece, false, false),
+        Vouch::All(_)
+    )
+}
+
+/// What the stat cache says of a walk ([`file_vouched`]).
+#[derive(Debug, PartialEq)]
+pub(in crate::history) enum Vouch {
+    /// It does not vouch, and says nothing more (no cache, another head, a
+    /// file added or removed, the lock changed, a line that does not parse).
+    No,
+    /// It vouches for every file; the snapshot's state when it was wanted
+    /// and [`parse_full`] would make one.
+    All(Option<State>),
+    /// Every walked file has its line, in order, and the lock is the same,
+    /// but the lines of these walked files (sorted paths) do not vouch for
+    /// them: the snapshot's state, as [`parse_full`] makes it from the same
+    /// cache, and the files to hash (a write into a dir: one file changed).
+    Except(State, Vec<Vec<u8>>),
+    /// A line did not vouch while the state was not being made: ask again
+    /// with `want_state`.
+    Again,
 }
 
 /// [`file_vouches`], and when it vouches and `want_state`, the state of the
 /// snapshot `head` as [`parse_full`] would make it from the same cache (the
 /// cache read once: a writer's before-snapshot needs that state for its
-/// after-snapshot). `None`: it does not vouch; `Some(None)`: it vouches, and
-/// the state was not wanted or [`parse_full`] would make none.
+/// after-snapshot). With `except`, a file whose line names it but does not
+/// vouch for it is noted ([`Vouch::Except`]) instead of ending the check: the
+/// scan then hashes just those, the cache not read and parsed again.
 pub(in crate::history) fn file_vouched(
     store: &Path,
     head: ObjectId,
@@ -493,12 +533,14 @@ pub(in crate::history) fn file_vouched(
     main: &Path,
     piece: usize,
     want_state: bool,
-) -> Option<Option<State>> {
-    let file = crate::fsread::open_regular(&store.join(CACHE)).ok()?;
-    let md = file.metadata().ok()?;
-    if md.len() > MAX_BYTES {
-        return None;
-    }
+    except: bool,
+) -> Vouch {
+    let Some(file) = crate::fsread::open_regular(&store.join(CACHE)).ok() else {
+        return Vouch::No;
+    };
+    let Some(md) = file.metadata().ok().filter(|md| md.len() <= MAX_BYTES) else {
+        return Vouch::No;
+    };
     let written = tracked::mtime_ns(&md);
     vouch_lines(
         &mut crate::fsread::Lines::new(file, MAX_BYTES, piece),
@@ -507,6 +549,7 @@ pub(in crate::history) fn file_vouched(
         files,
         main,
         want_state,
+        except,
     )
 }
 
@@ -537,7 +580,8 @@ impl NextLine for crate::fsread::Lines {
 
 /// Whether the cache's `lines`, written at `written`, vouch for `files`: its
 /// head line, its `complete` line and one line per file; with `want_state`,
-/// the snapshot's state too ([`file_vouched`]).
+/// the snapshot's state too, and with `except`, the files whose lines do not
+/// vouch ([`file_vouched`]).
 fn vouch_lines(
     lines: &mut impl NextLine,
     written: i128,
@@ -545,47 +589,71 @@ fn vouch_lines(
     files: &[OnDisk],
     main: &Path,
     want_state: bool,
-) -> Option<Option<State>> {
+    except: bool,
+) -> Vouch {
     if lines.next_line() != head.to_hex().to_string().as_bytes() {
-        return None;
+        return Vouch::No;
     }
-    let complete = std::str::from_utf8(lines.next_line()).ok()?;
+    let Ok(complete) = std::str::from_utf8(lines.next_line()) else {
+        return Vouch::No;
+    };
     let mut c = complete.split('\t');
     if c.next() != Some("complete") || c.next() != Some(files.len().to_string().as_str()) {
-        return None;
+        return Vouch::No;
     }
     let lock = tracked::lock_state(main);
     if c.next() != Some(lock_field(lock.as_ref()).as_str()) {
-        return None;
+        return Vouch::No;
     }
     // The state as [`parse`] makes it: the `complete` line has no more fields,
     // every blob id parses, nothing follows the files' lines.
     let mut state = (want_state && c.next().is_none()).then(|| Vec::with_capacity(files.len()));
+    let mut changed: Vec<Vec<u8>> = Vec::new();
     // A line missing reads as empty, which vouches for nothing. Plain loops
     // here and below: at 20 000 lines they are the unchanged snapshot's cost.
     for f in files {
-        let oid = line_vouched(lines.next_line(), f, written)?;
+        let l = lines.next_line();
+        let (oid, link, mtime_ns) = match line_vouched(l, f, written) {
+            Some(oid) => (ObjectId::from_hex(oid).ok(), f.link, f.mtime_ns),
+            None if !except => return Vouch::No,
+            None if state.is_none() => return if want_state { Vouch::No } else { Vouch::Again },
+            // Its line must name it and parse, as [`parse`] reads it.
+            None => match line_naming(l, f, written) {
+                Some(e) => {
+                    changed.push(f.rel.clone());
+                    (Some(e.5), e.4, e.1)
+                }
+                None => return Vouch::No,
+            },
+        };
         if let Some(s) = state.as_mut() {
-            match ObjectId::from_hex(oid) {
-                Ok(oid) => s.push((
-                    f.rel.clone(),
-                    FileState {
-                        oid,
-                        link: f.link,
-                        mtime_ns: f.mtime_ns,
-                    },
-                )),
-                Err(_) => state = None,
+            match oid {
+                Some(oid) => s.push((f.rel.clone(), FileState { oid, link, mtime_ns })),
+                None => state = None,
             }
         }
     }
-    Some(match state {
+    let state = match state {
         Some(s) if lines.at_end() => Some(State {
             files: s.into_iter().collect(),
             lock,
         }),
         _ => None,
-    })
+    };
+    match (state, changed.is_empty()) {
+        (state, true) => Vouch::All(state),
+        (Some(state), false) => Vouch::Except(state, changed),
+        (None, false) => Vouch::No,
+    }
+}
+
+/// The entry of a line that names the walked `f` (its path in lower-case hex)
+/// and parses as [`parse`] reads it; `None` otherwise.
+fn line_naming(l: &[u8], f: &OnDisk, written: i128) -> Option<CacheEntry> {
+    let (l, cr) = strip_cr(l);
+    let mut rel = Vec::new();
+    let line = parse_line(l, cr, written, &mut rel)?;
+    (rel == f.rel).then_some(line.entry)
 }
 
 /// The text up to the next `\n` of `rest` (all of it when there is none), and
@@ -599,46 +667,6 @@ fn next_line<'a>(rest: &mut &'a [u8]) -> &'a [u8] {
         }
         None => std::mem::take(rest),
     }
-}
-
-/// Whether one line of a complete cache (`size mtime ctime ino link oid rel`,
-/// tab-separated, the oid valid UTF-8) is the walked `f`, its ctime older than
-/// the cache `written`.
-#[cfg(test)]
-fn line_vouches(l: &[u8], f: &OnDisk, written: i128) -> bool {
-    line_vouched(l, f, written).is_some()
-}
-
-/// [`line_vouches`]: the line's blob id field (as written) when it vouches.
-fn line_vouched<'a>(l: &'a [u8], f: &OnDisk, written: i128) -> Option<&'a [u8]> {
-    let mut rest = l;
-    let same = dec_u64(field(&mut rest)?) == Some(f.size)
-        && dec_i128(field(&mut rest)?) == Some(f.mtime_ns)
-        && dec_i128(field(&mut rest)?) == Some(f.ctime_ns)
-        && f.ctime_ns < written
-        && dec_u64(field(&mut rest)?) == Some(f.ino)
-        && field(&mut rest)? == if f.link { b"1" } else { b"0" };
-    if !same {
-        return None;
-    }
-    let oid = field(&mut rest).filter(|oid| oid.is_ascii() || std::str::from_utf8(oid).is_ok())?;
-    // The rest of the line: a tab in it is no hex digit.
-    same_hex(rest, &f.rel).then_some(oid)
-}
-
-/// The text of `rest` up to its next tab, and `rest` moved past that tab;
-/// `None` when there is no tab.
-fn field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
-    let mut i = 0;
-    while i < rest.len() && rest[i] != b'\t' {
-        i += 1;
-    }
-    if i == rest.len() {
-        return None;
-    }
-    let (f, r) = rest.split_at(i);
-    *rest = &r[1..];
-    Some(f)
 }
 
 /// Each byte's two lower-case hex digits, as one `u16` in memory order.
@@ -664,46 +692,6 @@ fn same_hex(hex: &[u8], rel: &[u8]) -> bool {
         i += 1;
     }
     same
-}
-
-/// The value of the decimal digits `d`; up to 19 of them never overflow a
-/// `u64`, longer ones are checked.
-fn digits(d: &[u8]) -> Option<u128> {
-    if d.is_empty() {
-        return None;
-    }
-    if d.len() <= 19 {
-        let mut n = 0u64;
-        let mut i = 0;
-        while i < d.len() {
-            let c = d[i].wrapping_sub(b'0');
-            if c > 9 {
-                return None;
-            }
-            n = n * 10 + u64::from(c);
-            i += 1;
-        }
-        return Some(u128::from(n));
-    }
-    d.iter().try_fold(0u128, |n, &c| {
-        let c = c.wrapping_sub(b'0');
-        (c < 10).then_some(())?;
-        n.checked_mul(10)?.checked_add(u128::from(c))
-    })
-}
-
-/// A decimal `u64` as `str::parse` reads it (an optional `+`, then digits).
-fn dec_u64(s: &[u8]) -> Option<u64> {
-    u64::try_from(digits(s.strip_prefix(b"+").unwrap_or(s))?).ok()
-}
-
-/// A decimal `i128` as `str::parse` reads it (an optional sign, then digits).
-fn dec_i128(s: &[u8]) -> Option<i128> {
-    match s {
-        [b'-', r @ ..] => 0i128.checked_sub_unsigned(digits(r)?),
-        [b'+', r @ ..] => i128::try_from(digits(r)?).ok(),
-        _ => i128::try_from(digits(s)?).ok(),
-    }
 }
 
 /// Lower-case hex digits, for the cache's paths.
@@ -835,6 +823,63 @@ mod tests {
             "not UTF-8"
         );
         assert!(!line_vouches(b"", &f, 21));
+    }
+
+    /// The one-pass reading of a plain line decides as the reading by fields:
+    /// lines as written and mangled (signs, leading zeros, long numbers, tabs
+    /// and other bytes put in or taken out anywhere).
+    #[test]
+    fn a_plain_line_read_in_one_pass_vouches_as_read_by_fields() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let oid = "3f".repeat(20);
+        let mut decided = 0;
+        for round in 0..20_000 {
+            let f = OnDisk {
+                rel: b"a/b.md".to_vec(),
+                link: rng.next(2) == 0,
+                size: rng.next(3),
+                mtime_ns: rng.next(3) as i128 * 1_000_000_000_000_000_000 / 2,
+                ctime_ns: rng.next(3) as i128,
+                ino: rng.next(3) * 9_999_999_999,
+            };
+            let pick = |rng: &mut Rng, v: i128| match rng.next(8) {
+                0 => format!("+{v}"),
+                1 => format!("0{v}"),
+                2 => format!("-{v}"),
+                3 => (v + 1).to_string(),
+                _ => v.to_string(),
+            };
+            let mut line = format!(
+                "{}\t{}\t{}\t{}\t{}\t{oid}\t612f622e6d64",
+                pick(&mut rng, i128::from(f.size)),
+                pick(&mut rng, f.mtime_ns),
+                pick(&mut rng, f.ctime_ns),
+                pick(&mut rng, i128::from(f.ino)),
+                u8::from(f.link ^ (rng.next(9) == 0)),
+            )
+            .into_bytes();
+            for _ in 0..rng.next(3) {
+                let at = rng.next(line.len() as u64 + 1) as usize;
+                match rng.next(4) {
+                    0 => line.insert(at, b'\t'),
+                    1 => line.insert(at, [b'0', b'9', b'x', 0xff][rng.next(4) as usize]),
+                    _ if at < line.len() => {
+                        line.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            let written = rng.next(4) as i128;
+            let want = line_vouched_by_fields(&line, &f, written);
+            assert_eq!(
+                line_vouched(&line, &f, written),
+                want,
+                "round {round}: {:?}",
+                String::from_utf8_lossy(&line)
+            );
+            decided += usize::from(want.is_some());
+        }
+        assert!(decided > 100, "{decided} lines vouched");
     }
 
     #[test]
@@ -1012,7 +1057,7 @@ mod tests {
             // The state made while vouching is the one the cache parses to.
             let parsed = parse_full(load(store.path()).as_ref(), Some(head)).1;
             for piece in [1, 7, 64 << 10] {
-                if let Some(state) = file_vouched(store.path(), head, &files, main.path(), piece, true) {
+                if let Vouch::All(state) = file_vouched(store.path(), head, &files, main.path(), piece, true, false) {
                     assert_eq!(state, parsed, "round {round}, {piece}-byte pieces");
                     assert!(
                         round % 4 != 3 || state.is_none(),
@@ -1027,6 +1072,81 @@ mod tests {
             }
         }
         assert!(vouched < 60, "some mangled caches vouch for nothing");
+    }
+
+    /// A check that notes the files whose lines do not vouch ([`Vouch::Except`])
+    /// gives the state [`parse_full`] makes of the same cache and exactly the
+    /// files [`Lines::vouched`] finds no blob id for: random dirs, some files
+    /// changed in place (size, mtime, ctime, inode, link), caches whole, cut,
+    /// with a line changed or lines added.
+    #[test]
+    fn a_check_past_changed_files_finds_what_the_parsed_cache_finds() {
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        let head = ObjectId::from_bytes_or_panic(&[3; 20]);
+        let store = tempfile::tempdir().unwrap();
+        let main = tempfile::tempdir().unwrap();
+        let mut excepted = 0;
+        for round in 0..80 {
+            let n = 1 + rng.next(200) as usize;
+            let (mut files, state) = random_dir(&mut rng, n, |rng| {
+                let m = rng.next(1 << 60) as i128;
+                (m, rng.next(1 << 60) as i128)
+            });
+            let (body, count) = render_cache_body(&files, &state, &Lines::default());
+            let mut text = format!("{}\ncomplete\t{count}\t-\n", head.to_hex()).into_bytes();
+            text.extend_from_slice(&body);
+            let at = rng.next(text.len() as u64) as usize;
+            match round % 5 {
+                0 | 1 => {}
+                2 => text.truncate(at),
+                3 => text.insert(at, [b'\r', b'\n', b'x', b'\t', b'A'][rng.next(5) as usize]),
+                _ => text.extend_from_slice(b"more\n"),
+            }
+            let path = store.path().join(CACHE);
+            fs::write(&path, &text).unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+                .unwrap();
+            // Some files changed in place since the cache was written.
+            for f in files.iter_mut() {
+                match rng.next(if round % 5 == 1 { 40 } else { 6 }) {
+                    0 => f.size += 1,
+                    1 => f.mtime_ns += 1,
+                    2 => f.ctime_ns += 1,
+                    3 => f.ino += 1,
+                    4 => f.link = !f.link,
+                    _ => {}
+                }
+            }
+            let loaded = load(store.path()).unwrap();
+            let (lines, parsed) = parse_full(Some(&loaded), Some(head));
+            let mut at = Cursor::default();
+            let unvouched: Vec<Vec<u8>> = files
+                .iter()
+                .filter(|f| lines.vouched(&mut at, f).is_none())
+                .map(|f| f.rel.clone())
+                .collect();
+            for piece in [1, 7, 64 << 10] {
+                let check = |want| file_vouched(store.path(), head, &files, main.path(), piece, want, true);
+                match check(true) {
+                    Vouch::Except(state, changed) => {
+                        assert_eq!(Some(state), parsed, "round {round}");
+                        assert_eq!(changed, unvouched, "round {round}");
+                        assert_eq!(check(false), Vouch::Again, "round {round}");
+                        excepted += 1;
+                    }
+                    Vouch::All(state) => {
+                        assert!(unvouched.is_empty(), "round {round}");
+                        assert!(state.is_none() || state == parsed, "round {round}");
+                    }
+                    Vouch::No | Vouch::Again => assert_ne!(check(false), Vouch::All(None), "round {round}"),
+                }
+            }
+        }
+        assert!(excepted > 30, "{excepted} checks went past a changed file");
     }
 
     /// `n` random files (sorted, names unique) and a state giving each a random

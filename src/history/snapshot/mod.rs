@@ -3,6 +3,7 @@
 //! changed, write the blobs, the trees and one commit.
 
 mod cache;
+mod objhash;
 mod scan;
 mod tree;
 mod zchunk;
@@ -156,9 +157,18 @@ impl Store {
         self.vouched_walk = None;
         self.vouched_state = false;
         let walked = walked.unwrap_or_else(|| walk(main));
+        let mut except = None;
         let vouched = match &patched {
             Some(p) => self.patch_vouched(main, &walked, p),
-            None => outside.is_empty() && self.vouched(main, &walked),
+            None if outside.is_empty() => match self.vouched(main, &walked) {
+                Checked::Vouched => true,
+                Checked::Except(changed) => {
+                    except = Some(changed);
+                    false
+                }
+                Checked::No => false,
+            },
+            None => false,
         };
         if vouched {
             if self.keep_walk {
@@ -168,13 +178,15 @@ impl Store {
         }
         // Read once for the scan: its lines and its racy rule's stamp are those
         // of the same bytes (20 000 files: a 3.5 MB file). Not read for a
-        // patched walk: its files' entries are the walk before and the state held.
-        let loaded = match patched {
-            None => self.head_id().and_then(|_| cache::load(&self.path)),
-            Some(_) => None,
+        // patched walk (its files' entries are the walk before and the state
+        // held) nor after a check that found which files' lines do not vouch
+        // (the state held, made from the same lines).
+        let loaded = match (&patched, &except) {
+            (None, None) => self.head_id().and_then(|_| cache::load(&self.path)),
+            _ => None,
         };
         let (head, prev, cache) = self.last_state(req.now, loaded.as_ref())?;
-        let (mut files, mut now_state, mut fresh) = match &patched {
+        let (mut files, mut now_state, mut fresh) = match patched.as_ref().or(except.as_ref()) {
             Some(p) => self.scan_cached(main, &mut p.known(&prev), &prev, Some(walked))?,
             None => {
                 let mut at = cache::Cursor::default();
@@ -229,27 +241,44 @@ impl Store {
     /// snapshot: no need to load that snapshot's state from its tree (at 20 000
     /// files most of an unchanged snapshot's time; SPEC v3 §7.2). Then the walk's
     /// warnings are kept and the last scan's findings cleared. The cache is read
-    /// in pieces, each line looked at once: a changed dir's check stops at the
-    /// first file that differs, and the scan then reads the cache whole.
-    fn vouched(&mut self, main: &Path, walked: &(Vec<OnDisk>, Vec<String>)) -> bool {
+    /// in pieces, each line looked at once. A dir whose files are the cached
+    /// ones, some changed in place, is [`Checked::Except`]: the state is made
+    /// from the lines and only the changed files are hashed. Any other changed
+    /// dir's check stops where it differs, and the scan reads the cache whole.
+    fn vouched(&mut self, main: &Path, walked: &(Vec<OnDisk>, Vec<String>)) -> Checked {
         let Some(h) = self.head_id() else {
-            return false;
+            return Checked::No;
         };
         // A writer's before-snapshot makes the last state from the lines it
         // checks (its `holds` and its after-snapshot need it): the cache is
         // not read and parsed again for it (20 000 files: a 3.5 MB file).
         let held = matches!(&self.head, Some((id, _)) if *id == h);
         let want_state = self.keep_walk && !held;
-        match cache::file_vouched(&self.path, h, &walked.0, main, 64 << 10, want_state) {
-            None => return false,
-            Some(Some(state)) => {
+        // Not held: a line that does not vouch is noted, not the end of the
+        // check (the state made from the lines then spares the scan reading
+        // and parsing the cache again: a write's snapshot, one file changed).
+        let check = |want_state| cache::file_vouched(&self.path, h, &walked.0, main, 64 << 10, want_state, !held);
+        let mut said = check(want_state);
+        if said == cache::Vouch::Again {
+            said = check(true);
+        }
+        match said {
+            cache::Vouch::No | cache::Vouch::Again => return Checked::No,
+            cache::Vouch::Except(state, touched) => {
+                self.head = Some((h, state));
+                // Those files are hashed; the rest have the state's blob ids
+                // (what the cache's lines give them).
+                let replaced = Vec::new();
+                return Checked::Except(Patched { replaced, touched });
+            }
+            cache::Vouch::All(Some(state)) => {
                 self.head = Some((h, state));
                 self.vouched_state = true;
             }
-            Some(None) => {}
+            cache::Vouch::All(None) => {}
         }
         self.vouched_done(walked);
-        true
+        Checked::Vouched
     }
 
     /// A vouched walk's warnings kept, the last scan's findings cleared.
@@ -438,6 +467,17 @@ impl Store {
         files.retain(|f| !unsettled.contains(&f.rel));
         unsettled
     }
+}
+
+/// What [`Store::vouched`] found of a walk.
+enum Checked {
+    /// The stat cache vouches for every file: nothing changed.
+    Vouched,
+    /// It vouches for every file but the ones touched (sorted paths, none
+    /// replaced); the store holds the last state, made from the cache's lines.
+    Except(Patched),
+    /// It does not vouch.
+    No,
 }
 
 /// A writer's after-snapshot of a patched walk ([`Store::snapshot_after`]):
