@@ -1026,9 +1026,7 @@ mod tests {
                 let m = rng.next(1 << 60) as i128;
                 (m, rng.next(1 << 60) as i128)
             });
-            let (body, count) = render_cache_body(&files, &state, &Lines::default());
-            let mut text = format!("{}\ncomplete\t{count}\t-\n", head.to_hex()).into_bytes();
-            text.extend_from_slice(&body);
+            let mut text = cache_text(head, &files, &state);
             // Whole, cut anywhere, a line changed, lines added at the end.
             let at = rng.next(text.len() as u64) as usize;
             match round % 4 {
@@ -1037,15 +1035,7 @@ mod tests {
                 2 => text.insert(at, [b'\r', b'\n', b'x', b'\t'][rng.next(4) as usize]),
                 _ => text.extend_from_slice(b"more\n\nlines"),
             }
-            let path = store.path().join(CACHE);
-            fs::write(&path, &text).unwrap();
-            // Every ctime older than the cache (the racy rule).
-            fs::File::options()
-                .write(true)
-                .open(&path)
-                .unwrap()
-                .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
-                .unwrap();
+            write_cache(store.path(), &text);
             let whole = load(store.path()).is_some_and(|l| vouches(&l, head, &files, main.path()));
             for piece in [1, 7, 100, 64 << 10] {
                 assert_eq!(
@@ -1092,9 +1082,7 @@ mod tests {
                 let m = rng.next(1 << 60) as i128;
                 (m, rng.next(1 << 60) as i128)
             });
-            let (body, count) = render_cache_body(&files, &state, &Lines::default());
-            let mut text = format!("{}\ncomplete\t{count}\t-\n", head.to_hex()).into_bytes();
-            text.extend_from_slice(&body);
+            let mut text = cache_text(head, &files, &state);
             let at = rng.next(text.len() as u64) as usize;
             match round % 5 {
                 0 | 1 => {}
@@ -1102,14 +1090,7 @@ mod tests {
                 3 => text.insert(at, [b'\r', b'\n', b'x', b'\t', b'A'][rng.next(5) as usize]),
                 _ => text.extend_from_slice(b"more\n"),
             }
-            let path = store.path().join(CACHE);
-            fs::write(&path, &text).unwrap();
-            fs::File::options()
-                .write(true)
-                .open(&path)
-                .unwrap()
-                .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
-                .unwrap();
+            write_cache(store.path(), &text);
             // Some files changed in place since the cache was written.
             for f in files.iter_mut() {
                 match rng.next(if round % 5 == 1 { 40 } else { 6 }) {
@@ -1147,6 +1128,27 @@ mod tests {
             }
         }
         assert!(excepted > 30, "{excepted} checks went past a changed file");
+    }
+
+    /// The cache memctl writes for `files` and `state` after commit `head`.
+    fn cache_text(head: ObjectId, files: &[OnDisk], state: &State) -> Vec<u8> {
+        let (body, count) = render_cache_body(files, state, &Lines::default());
+        let mut text = format!("{}\ncomplete\t{count}\t-\n", head.to_hex()).into_bytes();
+        text.extend_from_slice(&body);
+        text
+    }
+
+    /// Write `text` as the stat cache of the store at `store`, its mtime later
+    /// than every file's ctime (the racy rule).
+    fn write_cache(store: &Path, text: &[u8]) {
+        let path = store.join(CACHE);
+        fs::write(&path, text).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+            .unwrap();
     }
 
     /// `n` random files (sorted, names unique) and a state giving each a random

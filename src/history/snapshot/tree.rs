@@ -17,18 +17,7 @@ impl Store {
     pub(super) fn write_tree(&self, state: &State, outside: &[OutsideChange]) -> Result<ObjectId, Error> {
         // Every file at the top (no subdir): the root tree is rendered from
         // the state as it is, not built as a node of 20 000 copied names.
-        let root = (state.files.keys().any(|r| r.contains(&b'/'))).then(|| {
-            let mut root = Node::default();
-            for (rel, f) in &state.files {
-                let mode = if f.link {
-                    gix::objs::tree::EntryKind::Link
-                } else {
-                    gix::objs::tree::EntryKind::Blob
-                };
-                root.insert(rel, mode, f.oid);
-            }
-            root
-        });
+        let root = (state.files.keys().any(|r| r.contains(&b'/'))).then(|| Node::of_files(state));
         let mtimes = render_mtimes(state);
         let kind = self.repo.object_hash();
         let mtimes_id = objhash::object_id(kind, gix::objs::Kind::Blob, &mtimes).map_err(|e| io(self, &e))?;
@@ -222,6 +211,20 @@ pub(crate) struct Node {
 }
 
 impl Node {
+    /// The tree of a state's files, each at its path (a link as a link).
+    fn of_files(state: &State) -> Node {
+        let mut root = Node::default();
+        for (rel, f) in &state.files {
+            let mode = if f.link {
+                gix::objs::tree::EntryKind::Link
+            } else {
+                gix::objs::tree::EntryKind::Blob
+            };
+            root.insert(rel, mode, f.oid);
+        }
+        root
+    }
+
     pub(crate) fn insert(&mut self, rel: &[u8], mode: gix::objs::tree::EntryKind, oid: ObjectId) {
         match rel.iter().position(|b| *b == b'/') {
             Some(k) => self
@@ -298,15 +301,7 @@ mod tests {
     /// The trees as they were written before the mtimes blob moved to another
     /// thread: one thread, `read::render_mtimes` of a copy of each path.
     fn reference(store: &Store, state: &State, outside: &[OutsideChange]) -> ObjectId {
-        let mut root = Node::default();
-        for (rel, f) in &state.files {
-            let mode = if f.link {
-                gix::objs::tree::EntryKind::Link
-            } else {
-                gix::objs::tree::EntryKind::Blob
-            };
-            root.insert(rel, mode, f.oid);
-        }
+        let mut root = Node::of_files(state);
         let mtimes: Vec<(Vec<u8>, i128)> = state.files.iter().map(|(r, f)| (r.clone(), f.mtime_ns)).collect();
         let blob = |bytes: Vec<u8>| store.repo.write_blob(bytes).unwrap().detach();
         let mut meta = Node::default();
