@@ -163,6 +163,11 @@ pub struct Store {
     /// Whether a snapshot the stat cache vouched for keeps its walk in
     /// `vouched_walk` (a writer's before-snapshot: its after-snapshot patches it).
     pub(crate) keep_walk: bool,
+    /// Whether the next snapshot follows a write memctl did not make (the
+    /// PostToolUse hook's): a change is expected, so the stat cache's check
+    /// makes the last state from its first line, and the changed file's line
+    /// does not send it back to the start to make it.
+    pub(crate) expect_change: bool,
     /// The walk of the latest snapshot, kept when `keep_walk` and the stat cache
     /// vouched that it is exactly the newest snapshot.
     vouched_walk: Option<(Vec<tracked::OnDisk>, Vec<String>)>,
@@ -306,6 +311,7 @@ impl Store {
             unreadable: Vec::new(),
             streamed: std::collections::HashSet::new(),
             keep_walk: false,
+            expect_change: false,
             vouched_walk: None,
             vouched_state: false,
             pending: Default::default(),

@@ -415,6 +415,7 @@ fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) ->
         return (None, false, None);
     };
     let post = snap.recorded_by == "hook:PostToolUse";
+    store.expect_change = post;
     let dreaming = post && is_dream_write(snap.agent_id, snap.agent_type, &snap.main_dir, snap.now);
     let mut details: Vec<(&str, String)> = Vec::new();
     for (k, v) in [

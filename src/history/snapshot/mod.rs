@@ -250,10 +250,11 @@ impl Store {
             return Checked::No;
         };
         // A writer's before-snapshot makes the last state from the lines it
-        // checks (its `holds` and its after-snapshot need it): the cache is
+        // checks (its `holds` and its after-snapshot need it), and so does a
+        // snapshot that expects a change (the scan needs it): the cache is
         // not read and parsed again for it (20 000 files: a 3.5 MB file).
         let held = matches!(&self.head, Some((id, _)) if *id == h);
-        let want_state = self.keep_walk && !held;
+        let want_state = (self.keep_walk || self.expect_change) && !held;
         // Not held: a line that does not vouch is noted, not the end of the
         // check (the state made from the lines then spares the scan reading
         // and parsing the cache again: a write's snapshot, one file changed).
