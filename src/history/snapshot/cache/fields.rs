@@ -83,13 +83,7 @@ fn plain_dec(rest: &mut &[u8]) -> Option<u64> {
 /// The text of `rest` up to its next tab, and `rest` moved past that tab;
 /// `None` when there is no tab.
 fn field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
-    let mut i = 0;
-    while i < rest.len() && rest[i] != b'\t' {
-        i += 1;
-    }
-    if i == rest.len() {
-        return None;
-    }
+    let i = memchr::memchr(b'\t', rest)?;
     let (f, r) = rest.split_at(i);
     *rest = &r[1..];
     Some(f)
