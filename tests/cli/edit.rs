@@ -363,10 +363,15 @@ fn r14_no_fallback_editor_without_a_terminal() {
 fn r14_a_kept_draft_is_saved_with_from() {
     let env = with_editor("sed -i 's/Freeze\\./Freeze until the cut./' \"$1\"; exit 3");
     let d = env.dir();
+    // The same user's TMPDIR for both runs: the draft dir is memctl's own there.
+    let tmpdir = env.root().join("tmp");
     let run = env.args(["edit", "project_freeze"]).run().code(2);
     let draft = draft_from(&run.stderr);
     assert_eq!(read(&d, "project_freeze.md"), M);
-    let env = Env::new().memory("project_freeze.md", M).env("EDITOR", "/nonexistent");
+    let env = Env::new()
+        .memory("project_freeze.md", M)
+        .env("EDITOR", "/nonexistent")
+        .env("TMPDIR", &tmpdir);
     let d = env.dir();
     let _run = env
         .args(["edit", "project_freeze", "--from"])

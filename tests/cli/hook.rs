@@ -500,6 +500,7 @@ fn i2_round_trip_twice_and_idempotent() {
         c.env_clear()
             .env("HOME", root.join("home"))
             .env("CLAUDE_CONFIG_DIR", root.join("home/.claude"))
+            .env("XDG_STATE_HOME", root.join("state"))
             .current_dir(&root);
         let o = c.args(args).output().unwrap();
         (

@@ -39,6 +39,7 @@ impl Env {
         let tmp = tempfile::tempdir().expect("tempdir");
         fs::create_dir_all(tmp.path().join("home")).unwrap();
         fs::create_dir_all(tmp.path().join("mem")).unwrap();
+        fs::create_dir_all(tmp.path().join("tmp")).unwrap();
         Env {
             tmp,
             args: Vec::new(),
@@ -152,6 +153,9 @@ impl Env {
         cmd.env("MEMCTL_NOW", NOW);
         // History stores (SPEC §8.1) stay inside the temp dir.
         cmd.env("XDG_STATE_HOME", self.root().join("state"));
+        // Drafts a refused `edit` keeps (`$TMPDIR/memctl-edit-*`) too: a test run
+        // leaves nothing in the machine's /tmp.
+        cmd.env("TMPDIR", self.root().join("tmp"));
         if self.use_memctl_dir {
             cmd.env("MEMCTL_DIR", self.dir());
         }
