@@ -52,68 +52,18 @@ pub type Visit<'a> = dyn FnMut(&fs::DirEntry, &[u8], fs::FileType, Option<&fs::M
 /// shown, the same files found, an entry whose `lstat` failed (gone since the
 /// dir was read) skipped as before.
 pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) -> Vec<OnDisk> {
-    walk_threads(root, skipped, visit, None, &mut None)
-}
-
-/// A dir the walk entered, as `stat`ed just before it was read: while its
-/// (mtime, ctime, inode) stay these, its entries are the ones read (creating,
-/// removing or renaming an entry moves the mtime of the dir holding it).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DirSeen {
-    /// The path below the root, `/`-separated, raw bytes (empty: the root).
-    pub rel: Vec<u8>,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
-    pub ino: u64,
-}
-
-/// [`walk`], and every dir it entered as [`DirSeen`]; `None` for the dirs when
-/// a later walk could not be told from them alone: a dir that could not be
-/// `stat`ed or read, an entry whose `lstat` failed, or a `.memctl` dir (its
-/// files are not walked, yet they are counted for a warning).
-pub fn walk_seen(root: &Path, skipped: &mut Vec<String>) -> (Vec<OnDisk>, Option<Vec<DirSeen>>) {
-    let mut seen = Some(Vec::new());
-    let files = walk_threads(root, skipped, &mut |_, _, _, _| {}, None, &mut seen);
-    (files, seen)
-}
-
-/// The [`DirSeen`] of `md`, the dir at `rel`.
-pub fn dir_seen(rel: Vec<u8>, md: &fs::Metadata) -> DirSeen {
-    DirSeen {
-        rel,
-        mtime_ns: mtime_ns(md),
-        ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
-        ino: md.ino(),
-    }
+    walk_threads(root, skipped, visit, None)
 }
 
 /// [`walk_visiting`] on `threads` threads (`None`: the cores the process may
-/// run on, asked when a block is first large enough); each dir entered is
-/// added to `seen` while it is `Some` ([`walk_seen`]).
-fn walk_threads(
-    root: &Path,
-    skipped: &mut Vec<String>,
-    visit: &mut Visit,
-    mut threads: Option<usize>,
-    seen: &mut Option<Vec<DirSeen>>,
-) -> Vec<OnDisk> {
+/// run on, asked when a block is first large enough).
+fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut threads: Option<usize>) -> Vec<OnDisk> {
     let mut out = Vec::new();
     let mut stack: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_path_buf(), Vec::new())];
     let mut block: Vec<Entry> = Vec::new();
     let mut stats: Vec<Option<Option<fs::Metadata>>> = Vec::new();
     while let Some((dir, prefix)) = stack.pop() {
-        // Its stat before its entries: an entry made while they are read moves
-        // the mtime past the one kept.
-        if let Some(dirs) = seen {
-            match fs::metadata(&dir) {
-                Ok(md) if md.is_dir() => dirs.push(dir_seen(prefix.clone(), &md)),
-                _ => *seen = None,
-            }
-        }
-        let Ok(rd) = fs::read_dir(&dir) else {
-            *seen = None;
-            continue;
-        };
+        let Ok(rd) = fs::read_dir(&dir) else { continue };
         let mut rd = rd.flatten();
         loop {
             // On one core each entry is taken as it is read (no block held).
@@ -142,7 +92,6 @@ fn walk_threads(
                     }
                     if name == b".memctl" {
                         note_skipped(&e.path(), skipped);
-                        *seen = None;
                         continue;
                     }
                     stack.push((e.path(), rel));
@@ -164,7 +113,6 @@ fn walk_threads(
                 };
                 let Some(md) = md else {
                     visit(&e, &rel, ft, None);
-                    *seen = None;
                     continue;
                 };
                 visit(&e, &rel, ft, Some(md));
@@ -506,7 +454,7 @@ mod tests {
     /// and mtime when one was taken) in order, the files and the warnings.
     type Seen = (Vec<(Vec<u8>, bool, Option<(u64, i128)>)>, Vec<OnDisk>, Vec<String>);
 
-    fn walk_shown(root: &Path, threads: usize) -> Seen {
+    fn walk_seen(root: &Path, threads: usize) -> Seen {
         let mut shown = Vec::new();
         let mut skipped = Vec::new();
         let files = walk_threads(
@@ -514,7 +462,6 @@ mod tests {
             &mut skipped,
             &mut |_, rel, ft, md| shown.push((rel.to_vec(), ft.is_dir(), md.map(|m| (m.len(), mtime_ns(m))))),
             Some(threads),
-            &mut None,
         );
         (shown, files, skipped)
     }
@@ -528,7 +475,7 @@ mod tests {
         crate::fsread::more_than_a_block(d, ".md");
         fs::create_dir_all(d.join(".memctl")).unwrap();
         fs::write(d.join(".memctl/m.md"), "m").unwrap();
-        let one = walk_shown(d, 1);
+        let one = walk_seen(d, 1);
         assert_eq!(one.1.len(), BLOCK + 700 + 2 * 50, "every file, link and nested file");
         assert!(
             one.1
@@ -536,7 +483,7 @@ mod tests {
                 .all(|f| f.size == fs::symlink_metadata(d.join(OsStr::from_bytes(&f.rel))).unwrap().len())
         );
         for threads in [2, 3] {
-            assert_eq!(walk_shown(d, threads), one, "{threads} threads");
+            assert_eq!(walk_seen(d, threads), one, "{threads} threads");
         }
     }
 

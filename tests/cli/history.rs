@@ -192,64 +192,6 @@ fn each_trigger_is_labelled() {
     );
 }
 
-/// Every dir at and below `dir` set a day into the past (as a dir nobody has
-/// added to lately is): the store then keeps a listing of the walk.
-fn age_dirs(dir: &Path) {
-    let day_ago = std::time::SystemTime::now() - Duration::from_secs(86_400);
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            }
-        }
-        fs::File::open(&d).unwrap().set_modified(day_ago).unwrap();
-    }
-}
-
-/// A settled dir's snapshots go by the store's listing of the last walk (no dir
-/// read while no dir moved): a file changed in place, one made at the root or in
-/// a subdir, and one removed are each recorded, as a walk records them.
-#[test]
-fn snapshots_of_a_settled_dir_record_every_change() {
-    let env = with_memories().memory("notes/gamma.md", &memory_text("Gamma"));
-    let d = env.dir();
-    let listing = store(&env).join("memctl-walk");
-    let snap = |env: &Env| memctl(env, &["snapshot", "--json"]).ok().json();
-    let changed = |v: &Value| -> Vec<(String, String)> {
-        v["changes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| (c["file"].as_str().unwrap().into(), c["change"].as_str().unwrap().into()))
-            .collect()
-    };
-    let pair = |f: &str, c: &str| (f.to_string(), c.to_string());
-    // The baseline makes the write lock's file in the dir: the dir moves then.
-    assert_eq!(snap(&env)["trigger"], "baseline");
-    assert!(!listing.exists(), "a dir changed just now is not listed");
-    age_dirs(&d);
-    assert_eq!(snap(&env)["id"], Value::Null, "nothing changed");
-    assert!(listing.is_file(), "a settled dir is listed");
-    let mut f = fs::File::options().append(true).open(d.join("alpha.md")).unwrap();
-    std::io::Write::write_all(&mut f, b"One more line.\n").unwrap();
-    assert_eq!(changed(&snap(&env)), [pair("alpha.md", "modified")]);
-    fs::write(d.join("delta.md"), memory_text("Delta")).unwrap();
-    assert_eq!(changed(&snap(&env)), [pair("delta.md", "added")]);
-    assert!(!listing.exists(), "a dir changed just now is not listed");
-    age_dirs(&d);
-    assert_eq!(snap(&env)["id"], Value::Null, "nothing changed");
-    assert!(listing.is_file(), "listed again once settled");
-    fs::write(d.join("notes/epsilon.md"), memory_text("Epsilon")).unwrap();
-    assert_eq!(changed(&snap(&env)), [pair("notes/epsilon.md", "added")]);
-    age_dirs(&d);
-    assert_eq!(snap(&env)["id"], Value::Null);
-    fs::remove_file(d.join("beta.md")).unwrap();
-    assert_eq!(changed(&snap(&env)), [pair("beta.md", "deleted")]);
-    let walked = memctl(&env, &["history", "--json", "--limit", "1"]).ok().json();
-    assert_eq!(walked["snapshots"].as_array().unwrap().len(), 1);
-}
-
 #[test]
 fn snapshot_message_and_an_unchanged_dir() {
     let env = with_memories();

@@ -3,7 +3,6 @@
 //! changed, write the blobs, the trees and one commit.
 
 mod cache;
-mod listing;
 mod objhash;
 mod scan;
 mod tree;
@@ -157,7 +156,7 @@ impl Store {
         self.settle();
         self.vouched_walk = None;
         self.vouched_state = false;
-        let walked = walked.unwrap_or_else(|| self.walk_listed(main));
+        let walked = walked.unwrap_or_else(|| walk(main));
         let mut except = None;
         let vouched = match &patched {
             Some(p) => self.patch_vouched(main, &walked, p),
@@ -236,32 +235,6 @@ impl Store {
         }
         self.head = Some((id, now_state));
         Ok(Some(Recorded { id, trigger, changes }))
-    }
-
-    /// The tracked files below `main` and the warnings of the walk: the files of
-    /// the store's listing `lstat`ed when it vouches for every dir
-    /// ([`listing`]), else a walk, whose listing then replaces the store's (or
-    /// removes it, when a dir of the walk cannot be listed).
-    fn walk_listed(&self, main: &Path) -> (Vec<OnDisk>, Vec<String>) {
-        let old = listing::load(&self.path);
-        if let Some(files) = old.as_deref().and_then(|b| listing::walk_listed(main, b)) {
-            return (files, Vec::new());
-        }
-        let mut skipped = Vec::new();
-        let (files, dirs) = tracked::walk_seen(main, &mut skipped);
-        let now_ns = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(0));
-        match dirs.filter(|d| listing::settled(d, now_ns)) {
-            Some(dirs) => {
-                let bytes = listing::render(&dirs, &files);
-                let store = self.path.clone();
-                self.later(move || listing::write(&store, &bytes));
-            }
-            None if old.is_some() => listing::remove(&self.path),
-            None => {}
-        }
-        (files, skipped)
     }
 
     /// Nothing changed, as the stat cache vouches for every file of the last
