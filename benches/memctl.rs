@@ -1250,8 +1250,9 @@ fn fresh_state(root: &Path, name: &str) -> PathBuf {
 /// dir against `memctl --version` (target ≤ 1.5×), both exec'd directly; a write
 /// into a 200-file memory dir (target ≤ 20 ms); and a PostToolUse of a topic file
 /// that changed, in a 2 000- and a 20 000-file dir (SPEC v3 §7.2: ≤ 20 ms and
-/// ≤ 60 ms), each run after one more line was appended to it: the snapshot
-/// records a change every time, as after a real write.
+/// ≤ 60 ms), each run after one more line was added to it the way Claude Code
+/// writes (a temp file renamed over it): the snapshot records a change every
+/// time, as after a real write.
 fn hook_rows(bin: &str, root: &Path, startup: Duration, sizes: &[usize], pin: Option<&str>, report: &mut String) {
     let dir = workload(root, 200);
     let project = root.join("hook-project");
@@ -1341,10 +1342,15 @@ fn hook_rows(bin: &str, root: &Path, startup: Duration, sizes: &[usize], pin: Op
             ("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", copy.as_path()),
             ("XDG_STATE_HOME", state.as_path()),
         ];
+        // As the client writes (cc-harness, Claude Code 2.1.332: an Edit or a
+        // Write gives the file a new inode and moves the dir's mtime): the new
+        // text into a temp file beside it, renamed over it.
+        let tmp = copy.join(".bench-write.tmp");
         let mut append = || {
-            use std::io::Write as _;
-            let mut f = fs::File::options().append(true).open(&topic).unwrap();
-            f.write_all(b"One more line.\n").unwrap();
+            let mut text = fs::read(&topic).unwrap();
+            text.extend_from_slice(b"One more line.\n");
+            fs::write(&tmp, &text).unwrap();
+            fs::rename(&tmp, &topic).unwrap();
         };
         // The first call records the history baseline (not timed: time_hook's
         // warm-up); every timed call records the appended line.
