@@ -1346,15 +1346,15 @@ fn hook_rows(bin: &str, root: &Path, startup: Duration, sizes: &[usize], pin: Op
         // Write gives the file a new inode and moves the dir's mtime): the new
         // text into a temp file beside it, renamed over it.
         let tmp = copy.join(".bench-write.tmp");
-        let mut append = || {
+        let mut rewrite = || {
             let mut text = fs::read(&topic).unwrap();
             text.extend_from_slice(b"One more line.\n");
             fs::write(&tmp, &text).unwrap();
             fs::rename(&tmp, &topic).unwrap();
         };
         // The first call records the history baseline (not timed: time_hook's
-        // warm-up); every timed call records the appended line.
-        let t = time_hook(bin, &env, &p, runs, &mut append);
+        // warm-up); every timed call records the added line.
+        let t = time_hook(bin, &env, &p, runs, &mut rewrite);
         goal_ms("hook PostToolUse, topic file changed", n, pin, t, limit);
         rows.push(format!(
             "hook PostToolUse of a changed topic file, {n}-file dir: {} (target ≤ {target})",
