@@ -373,7 +373,7 @@ pub(super) fn cache_writer(
             f.write_all(&body)
         });
         if written.is_ok() {
-            let _ = fs::rename(&tmp, dest);
+            let _ = super::replace_cache(&tmp, &dest);
         }
     })
 }

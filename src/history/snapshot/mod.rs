@@ -551,6 +551,28 @@ pub(super) fn joined<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
     h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
 }
 
+/// Put the cache file `tmp` in place of `dest` (the stat cache, the chunk
+/// cache): exchanged with it, then the old one removed. A rename over an
+/// existing file makes ext4 (its default `auto_da_alloc`) start writing the new
+/// file back before the rename returns: 2.0–2.7 ms for the 3.5 MB stat cache of
+/// 20 000 files here, 0.3 ms exchanged and removed (issue 31). A cache needs no
+/// such care: a torn one costs a rehash. Where the exchange cannot be had (no
+/// `dest` yet, another kernel or filesystem), a plain rename. Readers see the
+/// old file or the new one, never none.
+pub(super) fn replace_cache(tmp: &Path, dest: &Path) -> std::io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        if renameat_with(CWD, tmp, CWD, dest, RenameFlags::EXCHANGE).is_ok() {
+            // `tmp` now names the old file; left behind, it is the next
+            // write's to replace (the same name for the same process id).
+            let _ = fs::remove_file(tmp);
+            return Ok(());
+        }
+    }
+    fs::rename(tmp, dest)
+}
+
 fn io(store: &Store, e: &str) -> Error {
     Error::new(
         Kind::Io,
@@ -668,6 +690,33 @@ mod tests {
                 body: b"1".to_vec(),
             }),
         }
+    }
+
+    /// A cache put in place replaces the old one whole, leaves no temp file
+    /// behind and keeps the old one's name for readers; the first one (nothing
+    /// to exchange with) is renamed.
+    #[test]
+    fn a_cache_replaces_the_old_one_and_leaves_no_temp_file() {
+        let t = tempfile::tempdir().unwrap();
+        let (tmp, dest) = (t.path().join("c.1.tmp"), t.path().join("c"));
+        fs::write(&tmp, "first\n").unwrap();
+        replace_cache(&tmp, &dest).unwrap();
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "first\n");
+        assert!(!tmp.exists());
+        let held = fs::File::open(&dest).unwrap();
+        fs::write(&tmp, "second, longer\n").unwrap();
+        replace_cache(&tmp, &dest).unwrap();
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "second, longer\n");
+        assert!(!tmp.exists(), "the old cache is not left under the temp name");
+        // A reader that opened the old one reads it whole.
+        assert_eq!(std::io::read_to_string(held).unwrap(), "first\n");
+        let names: Vec<_> = fs::read_dir(t.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("c")]);
+        assert!(replace_cache(&t.path().join("absent.tmp"), &dest).is_err());
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "second, longer\n");
     }
 
     #[test]

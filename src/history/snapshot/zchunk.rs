@@ -139,7 +139,7 @@ fn write_chunks(keys: [u64; 2], store: &Path, objects: &[Compressed]) {
     out.extend_from_slice(&sum.to_le_bytes());
     let tmp = store.join(format!("{FILE}.{}.tmp", std::process::id()));
     if fs::write(&tmp, out).is_ok() {
-        let _ = fs::rename(&tmp, store.join(FILE));
+        let _ = super::replace_cache(&tmp, &store.join(FILE));
     }
 }
 
