@@ -1231,6 +1231,16 @@ fn time_hook(bin: &str, env: &[(&str, &Path)], payload: &Path, runs: usize, befo
         e
     };
     run();
+    // The disk settled after the warm-up, as before the write rows: what the
+    // bench left dirty (this row's copy of the workload, the warm-up's
+    // baseline with a blob for every file, the rows before) is otherwise
+    // written back while the timed calls run, and competes with them for the
+    // cores. The same binary took 60-64 ms and, minutes later with the disk
+    // idle, 47-51 ms on the same sequence (hook on a changed file at 20 000);
+    // the round fifteen bench run read 62.5-66.5 ms where the disk was idle
+    // gave 52-54 ms. That cost is the set-up's, not the hook's; each timed
+    // call's own writes stay in.
+    let _ = Command::new("sync").status();
     let mut v: Vec<Duration> = (0..runs).map(|_| run()).collect();
     v.sort();
     v[v.len() / 2]
