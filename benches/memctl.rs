@@ -651,8 +651,8 @@ fn issue31_rows(bin: &str, root: &Path, dir: &Path, n: usize, runs: usize, pin: 
         // (this machine's) skips, for a minute or more, every inode deleted
         // while on disk when it allocates one (`recently_deleted`, most of
         // `tar`'s own profile then): after 20 000 removed files, `tar xzf` of
-        // this bundle took 0.2-5.3 s and import 3.9-5.7 s, against 0.32-0.37 s
-        // and 0.83-1.96 s into dirs that followed no removal. The row used to
+        // this bundle took 0.2-5.3 s and import 3.9-5.7 s, against 0.2-0.4 s
+        // and 0.6-2.0 s into dirs that followed no removal. The row used to
         // remove each run's output before the next and time all of import's
         // runs, then all of tar's: the two met different amounts of that.
         let runs_dir = root.join(format!("issue31-import-runs-{n}"));
