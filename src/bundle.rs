@@ -153,7 +153,8 @@ pub struct FileEntry {
 pub struct Project {
     pub entry: ProjectEntry,
     /// path → bytes, for every file of `entry.files`.
-    pub bytes: BTreeMap<String, Vec<u8>>,
+    /// Shared with the import plan that writes them (issue 31: no copy).
+    pub bytes: BTreeMap<String, std::sync::Arc<Vec<u8>>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -410,7 +411,7 @@ fn check(manifest: Manifest, mut members: BTreeMap<String, Vec<u8>>) -> Result<B
                     f.path, p.identity
                 )));
             }
-            if bytes.insert(f.path.clone(), b).is_some() {
+            if bytes.insert(f.path.clone(), std::sync::Arc::new(b)).is_some() {
                 return Err(refused(format!("file listed twice: {}", f.path)));
             }
         }
@@ -454,7 +455,7 @@ mod tests {
         let m = manifest(vec![entry_of(&f)]);
         let b = unpack(&pack(&m, &[vec![f]]).unwrap()[..]).unwrap();
         assert_eq!(b.manifest, m);
-        assert_eq!(b.projects[0].bytes["a.md"], b"hi");
+        assert_eq!(b.projects[0].bytes["a.md"].as_slice(), b"hi");
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! memory dir by identity, [`plan`] decides every file and the merged index
 //! (writes nothing), [`apply`] carries one project's plan out through its Writer.
 
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -92,11 +94,15 @@ pub struct Conflict {
     pub reason: &'static str,
 }
 
+/// An incoming file present afterwards under its name: the name and the bytes
+/// (shared with the bundle, never copied).
+type Present = (String, Arc<Vec<u8>>);
+
 /// One file to write: its name below the memory dir, bytes and mtime.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Write {
     pub rel: String,
-    pub bytes: Vec<u8>,
+    pub bytes: Arc<Vec<u8>>,
     pub mtime_ns: i64,
 }
 
@@ -295,16 +301,20 @@ fn place_files(
     suffix: &str,
     now: DateTime<Utc>,
     plan: &mut Plan,
-) -> Result<Vec<(String, Vec<u8>)>, Error> {
-    let mut present: Vec<(String, Vec<u8>)> = Vec::new();
+) -> Result<Vec<Present>, Error> {
+    let mut present: Vec<Present> = Vec::new();
     // Containment (SPEC §4.4) is a property of a file's directory: checked once
     // per directory, not once per file (two path resolutions each, issue 31).
     let dir_exists = dir.is_dir();
     let mut checked: Vec<&Path> = Vec::new();
-    for f in &p.entry.files {
-        if f.path == INDEX || f.path == TEAM_INDEX {
-            continue;
-        }
+    let files: Vec<&FileEntry> = p
+        .entry
+        .files
+        .iter()
+        .filter(|f| f.path != INDEX && f.path != TEAM_INDEX)
+        .collect();
+    let mut listings = Listings::new(&files);
+    for f in files {
         let bytes = &p.bytes[&f.path];
         let target = dir.join(&f.path);
         let parent = Path::new(&f.path).parent().unwrap_or(Path::new(""));
@@ -312,25 +322,109 @@ fn place_files(
             store::ensure_ancestor_contained(dir, &target)?;
             checked.push(parent);
         }
-        if place_file(plan, dir, f, bytes, suffix, now) {
+        let absent = listings.absent(dir, &f.path);
+        if place_file(plan, dir, f, bytes, absent, suffix, now) {
             present.push((f.path.clone(), bytes.clone()));
         }
     }
     Ok(present)
 }
 
+/// The names of the directories incoming files go to, each read once when
+/// that costs less than asking for each file (issue 31: an import into an
+/// empty dir made two failing `lstat`s a file, plan and plan again under the
+/// lock). A listing only ever says that a name is absent, and only where no
+/// filesystem could take it for another entry: every name read is ASCII and
+/// none equals the name but for ASCII case (a case-folding or normalizing
+/// filesystem maps nothing else onto an ASCII name). Anything else is asked
+/// of the filesystem, as before; a file that appears meanwhile is `exists`
+/// when it is written (the rename never replaces).
+struct Listings<'a> {
+    /// Incoming files per directory (below the memory dir).
+    incoming: HashMap<&'a str, usize>,
+    /// Each directory's names, ASCII-lowercased; `None`: not listed.
+    read: HashMap<&'a str, Option<HashSet<String>>>,
+}
+
+impl<'a> Listings<'a> {
+    fn new(files: &[&'a FileEntry]) -> Listings<'a> {
+        let mut incoming = HashMap::new();
+        for f in files {
+            *incoming.entry(parent_of(&f.path)).or_insert(0) += 1;
+        }
+        Listings {
+            incoming,
+            read: HashMap::new(),
+        }
+    }
+
+    /// Whether `rel` (below `dir`) is known not to exist.
+    fn absent(&mut self, dir: &Path, rel: &'a str) -> bool {
+        let parent = parent_of(rel);
+        let incoming = self.incoming.get(parent).copied().unwrap_or(0);
+        let names = self
+            .read
+            .entry(parent)
+            .or_insert_with(|| list(&dir.join(parent), incoming));
+        let name = &rel[rel.rfind('/').map_or(0, |i| i + 1)..];
+        names
+            .as_ref()
+            .is_some_and(|n| name.is_ascii() && !n.contains(&name.to_ascii_lowercase()))
+    }
+}
+
+/// `rel`'s directory below the memory dir (`""` for the top).
+fn parent_of(rel: &str) -> &str {
+    rel.rfind('/').map_or("", |i| &rel[..i])
+}
+
+/// The names in `dir`, ASCII-lowercased, when a listing is worth it for
+/// `incoming` files and says something: `Some(empty)` when `dir` does not
+/// exist; `None` when it cannot be read, holds a name that is not ASCII, or is
+/// large against the files coming in (a failing `lstat` costs a few times
+/// what one listed name does; a dir's size is at least 16 bytes a name on the
+/// common filesystems, and a dir of one 4 KiB block is always cheap to list).
+fn list(dir: &Path, incoming: usize) -> Option<HashSet<String>> {
+    const MIN_FILES: usize = 32;
+    match fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(HashSet::new()),
+        Ok(m) if m.is_dir() && incoming >= MIN_FILES && m.len() <= (64 * incoming as u64).max(4096) => {}
+        _ => return None,
+    }
+    let mut names = HashSet::new();
+    for e in fs::read_dir(dir).ok()? {
+        let name = e.ok()?.file_name();
+        let name = name.to_str().filter(|n| n.is_ascii())?;
+        names.insert(name.to_ascii_lowercase());
+    }
+    Some(names)
+}
+
 /// One incoming file: absent → added (with its mtime); identical → skipped;
 /// different → a conflict, the incoming copy kept beside it. Whether it is present
 /// afterwards under its name with these bytes (not when no conflict name is free).
-fn place_file(plan: &mut Plan, dir: &Path, f: &FileEntry, bytes: &[u8], suffix: &str, now: DateTime<Utc>) -> bool {
+fn place_file(
+    plan: &mut Plan,
+    dir: &Path,
+    f: &FileEntry,
+    bytes: &Arc<Vec<u8>>,
+    known_absent: bool,
+    suffix: &str,
+    now: DateTime<Utc>,
+) -> bool {
     let target = dir.join(&f.path);
-    match fs::symlink_metadata(&target) {
-        Err(_) => {
+    let found = if known_absent {
+        Err(())
+    } else {
+        fs::symlink_metadata(&target).map_err(drop)
+    };
+    match found {
+        Err(()) => {
             plan.added.push(f.path.clone());
             let mtime_ns = clamped(&mut plan.mtimes, &f.path, f.mtime_ns, now);
             plan.writes.push(Write {
                 rel: f.path.clone(),
-                bytes: bytes.to_vec(),
+                bytes: bytes.clone(),
                 mtime_ns,
             });
         }
@@ -344,7 +438,7 @@ fn place_file(plan: &mut Plan, dir: &Path, f: &FileEntry, bytes: &[u8], suffix: 
                 let mtime_ns = clamped(&mut plan.mtimes, &name, f.mtime_ns, now);
                 plan.writes.push(Write {
                     rel: name.clone(),
-                    bytes: bytes.to_vec(),
+                    bytes: bytes.clone(),
                     mtime_ns,
                 });
             }
@@ -363,7 +457,7 @@ fn place_file(plan: &mut Plan, dir: &Path, f: &FileEntry, bytes: &[u8], suffix: 
 fn merge_main_index(
     p: &Project,
     dir: &Path,
-    present: &[(String, Vec<u8>)],
+    present: &[Present],
     plan: &mut Plan,
     shown: Option<&Plan>,
 ) -> Result<(), Error> {
@@ -402,7 +496,7 @@ fn merge_main_index(
 fn merge_team_index(
     p: &Project,
     dir: &Path,
-    present: &[(String, Vec<u8>)],
+    present: &[Present],
     shown: Option<&(Option<String>, String)>,
 ) -> Result<Option<(Option<String>, String)>, Error> {
     let Some(incoming) = p.bytes.get(TEAM_INDEX) else {
@@ -421,7 +515,7 @@ fn merge_team_index(
     if let Some((b, after)) = shown.filter(|(b, _)| *b == before) {
         return Ok(Some((b.clone(), after.clone())));
     }
-    let team_files: Vec<(String, Vec<u8>)> = present
+    let team_files: Vec<Present> = present
         .iter()
         .filter_map(|(rel, b)| Some((rel.strip_prefix("team/")?.to_string(), b.clone())))
         .collect();
@@ -500,6 +594,10 @@ mod tests {
         "2026-03-10T12:00:00Z".parse().unwrap()
     }
 
+    fn arc(s: &str) -> Arc<Vec<u8>> {
+        Arc::new(s.as_bytes().to_vec())
+    }
+
     #[test]
     fn each_file_is_added_skipped_or_kept_beside_as_a_conflict() {
         let t = tempfile::tempdir().unwrap();
@@ -508,13 +606,30 @@ mod tests {
         fs::write(dir.join("other.md"), "local\n").unwrap();
         let mut plan = Plan::skipped("github.com/a/b");
         let suffix = conflict_suffix("laptop", now());
-        assert!(place_file(&mut plan, dir, &entry("new.md"), b"new\n", &suffix, now()));
-        assert!(place_file(&mut plan, dir, &entry("same.md"), b"same\n", &suffix, now()));
+        assert!(place_file(
+            &mut plan,
+            dir,
+            &entry("new.md"),
+            &arc("new\n"),
+            false,
+            &suffix,
+            now()
+        ));
+        assert!(place_file(
+            &mut plan,
+            dir,
+            &entry("same.md"),
+            &arc("same\n"),
+            false,
+            &suffix,
+            now()
+        ));
         assert!(place_file(
             &mut plan,
             dir,
             &entry("other.md"),
-            b"incoming\n",
+            &arc("incoming\n"),
+            false,
             &suffix,
             now()
         ));
@@ -544,12 +659,51 @@ mod tests {
             &mut plan,
             dir,
             &entry("a.md"),
-            b"incoming\n",
+            &arc("incoming\n"),
+            false,
             &suffix,
             now()
         ));
         assert!(plan.writes.is_empty());
         assert_eq!(plan.conflicts[0].kept_as, format!("a.md{suffix}"));
+    }
+
+    #[test]
+    fn a_listing_says_absent_only_where_no_filesystem_could_match_the_name() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path();
+        fs::write(dir.join("Taken.md"), "x").unwrap();
+        fs::create_dir(dir.join("sub")).unwrap();
+        let names: Vec<String> = (0..40).map(|i| format!("m{i}.md")).collect();
+        let mut files: Vec<FileEntry> = names.iter().map(|n| entry(n)).collect();
+        files.extend(names.iter().map(|n| entry(&format!("gone/{n}"))));
+        files.push(entry("taken.md"));
+        let refs: Vec<&FileEntry> = files.iter().collect();
+        let mut l = Listings::new(&refs);
+        assert!(l.absent(dir, "m1.md"));
+        // Another case of a name present: a case-folding filesystem finds it.
+        assert!(!l.absent(dir, "taken.md"));
+        assert!(!l.absent(dir, "TAKEN.md"));
+        // Not ASCII: asked of the filesystem.
+        assert!(!l.absent(dir, "café.md"));
+        // A dir that does not exist holds nothing.
+        assert!(l.absent(dir, "gone/m1.md"));
+        // A name that is not ASCII in the dir: nothing is known from the listing.
+        fs::write(dir.join("sub/Kelvin-\u{212a}.md"), "x").unwrap();
+        let sub: Vec<FileEntry> = names.iter().map(|n| entry(&format!("sub/{n}"))).collect();
+        let refs: Vec<&FileEntry> = sub.iter().collect();
+        assert!(!Listings::new(&refs).absent(dir, "sub/m1.md"));
+    }
+
+    #[test]
+    fn a_few_files_are_not_worth_a_listing() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path();
+        let one = [entry("a.md")];
+        let refs: Vec<&FileEntry> = one.iter().collect();
+        assert!(!Listings::new(&refs).absent(dir, "a.md"));
+        assert_eq!(list(dir, 1), None);
+        assert_eq!(list(&dir.join("missing"), 1), Some(HashSet::new()));
     }
 
     fn project(files: &[(&str, &str)]) -> Project {
@@ -560,10 +714,7 @@ mod tests {
                 project_path: None,
                 files: files.iter().map(|(p, _)| entry(p)).collect(),
             },
-            bytes: files
-                .iter()
-                .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
-                .collect(),
+            bytes: files.iter().map(|(p, b)| (p.to_string(), arc(b))).collect(),
         }
     }
 

@@ -820,3 +820,58 @@ fn import_inside_the_checkout_with_the_identity_finds_its_memory_dir() {
     assert!(mem.join("user_a.md").is_file(), "{out}\n{err}");
     drop(laptop);
 }
+
+/// From 32 files a directory, import reads each directory's names once rather
+/// than asking for each file: the files already there are still found, the
+/// same ones skipped and the different ones kept beside them.
+#[test]
+fn a_large_import_still_finds_each_file_already_there() {
+    let (laptop, proj, mem) = machine("app");
+    fs::create_dir(mem.join("notes")).unwrap();
+    let mut index = String::from("# Index\n");
+    for i in 0..40 {
+        for rel in [format!("user_m{i:02}.md"), format!("notes/n{i:02}.md")] {
+            fs::write(mem.join(&rel), memory(&rel, "user", &format!("laptop {rel}"))).unwrap();
+            index.push_str(&format!("- [{rel}]({rel}) — m\n"));
+        }
+    }
+    fs::write(mem.join("MEMORY.md"), &index).unwrap();
+    let bundle = laptop.root().join("many.tar.gz");
+    let (code, _, err) = memctl(
+        &laptop,
+        &proj,
+        &[("MEMCTL_MACHINE", "laptop")],
+        &["export", "-o", bundle.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (desk, dproj, dmem) = machine("elsewhere");
+    fs::create_dir(dmem.join("notes")).unwrap();
+    fs::copy(mem.join("user_m07.md"), dmem.join("user_m07.md")).unwrap();
+    fs::write(dmem.join("notes/n31.md"), memory("n31", "user", "desk")).unwrap();
+    let (code, out, err) = memctl(
+        &desk,
+        &dproj,
+        &[],
+        &["import", bundle.to_str().unwrap(), "--yes", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &doc["projects"][0];
+    assert_eq!(p["added"].as_array().unwrap().len(), 78, "{p}");
+    assert_eq!(p["skipped"], serde_json::json!(["user_m07.md"]));
+    let kept = "notes/n31.md.conflict-laptop-20260310";
+    assert_eq!(
+        p["conflicts"],
+        serde_json::json!([{"file": "notes/n31.md", "kept_as": kept, "reason": "the local file differs"}])
+    );
+    assert!(fs::read_to_string(dmem.join("notes/n31.md")).unwrap().contains("desk"));
+    assert!(
+        fs::read_to_string(dmem.join(kept))
+            .unwrap()
+            .contains("laptop notes/n31.md")
+    );
+    for i in [0, 39] {
+        let rel = format!("notes/n{i:02}.md");
+        assert_eq!(fs::read(dmem.join(&rel)).unwrap(), fs::read(mem.join(&rel)).unwrap());
+    }
+}

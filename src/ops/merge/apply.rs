@@ -74,7 +74,7 @@ pub fn apply(plan: &Plan, wf: &mut Writer, wi: &mut Writer) -> Result<Vec<String
     }
     for m in &plan.moves {
         let path = plan.from.main().join(&m.file);
-        let same = fsread::read_regular(&path, MAX_FILE_BYTES).is_ok_and(|b| b == m.bytes);
+        let same = fsread::read_regular(&path, MAX_FILE_BYTES).is_ok_and(|b| b == *m.bytes);
         if !same {
             warnings.push(format!(
                 "{} changed in FROM during the merge: both copies are kept",

@@ -12,9 +12,30 @@ use crate::memory::MemoryType;
 use crate::{frontmatter, index};
 
 fn memory_type(bytes: &[u8]) -> Option<MemoryType> {
-    let text = String::from_utf8_lossy(bytes);
+    let text = String::from_utf8_lossy(head(bytes));
     let (fm, _) = frontmatter::parse_document(&text);
     MemoryType::of(frontmatter::Fields::from(&fm).type_raw.as_ref())
+}
+
+/// The part of a memory file its frontmatter is read from: when line 1 opens a
+/// block, up to the end of the first later line holding `---` (all that
+/// [`frontmatter::parse_document`] reads of it then); else the whole file.
+/// An import decodes 10 000 headers, not 28 MB of bodies (issue 31).
+fn head(bytes: &[u8]) -> &[u8] {
+    let start = if bytes.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
+    let first_end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+    let first = &bytes[start..first_end];
+    if first_end == bytes.len() || !frontmatter::is_opening_bytes(first.strip_suffix(b"\r").unwrap_or(first)) {
+        return bytes;
+    }
+    let rest = &bytes[first_end + 1..];
+    match memchr::memmem::find(rest, b"---") {
+        Some(at) => {
+            let end = memchr::memchr(b'\n', &rest[at..]).map_or(bytes.len(), |i| first_end + 1 + at + i + 1);
+            &bytes[..end]
+        }
+        None => bytes,
+    }
 }
 
 /// The line without its line ending.
@@ -200,7 +221,7 @@ fn cut(before: &str, after: &str, added_files: &[String]) -> Option<Cut> {
 /// with their bytes) placed into `target` by §10.2, deduplicated by link target.
 /// The plan's `new_target_index`, `added`, `skipped`, `cut` and `target_*` say
 /// the result; nothing is read or written.
-pub fn merge_index(source: &str, target: &str, files: &[(String, Vec<u8>)]) -> Plan {
+pub fn merge_index(source: &str, target: &str, files: &[(String, std::sync::Arc<Vec<u8>>)]) -> Plan {
     let moves = files
         .iter()
         .map(|(f, b)| Move {
@@ -250,7 +271,9 @@ mod tests {
             file: file.into(),
             to: to.into(),
             action,
-            bytes: format!("---\nname: n\ndescription: d\ntype: {ty}\n---\nx\n").into_bytes(),
+            bytes: format!("---\nname: n\ndescription: d\ntype: {ty}\n---\nx\n")
+                .into_bytes()
+                .into(),
             mtime_ns: 0,
         }
     }
@@ -258,6 +281,29 @@ mod tests {
     fn planned(moves: Vec<Move>, src: &str, dst: &str) -> Plan {
         let (f, i) = (MemoryDir::open("/f", Scope::Main), MemoryDir::open("/i", Scope::Main));
         Plan::new(f, i, moves, vec![], Some(src.into()), dst.into())
+    }
+
+    #[test]
+    fn the_type_is_read_from_the_head_alone_as_from_the_whole_file() {
+        for text in [
+            "---\nname: n\ntype: user\n---\nbody\n---\nmore \u{fffd}\n",
+            "\u{feff}---\r\ntype: feedback\r\n---\r\nbody",
+            "---\nmetadata:\n  type: project\n--- trailing\nbody",
+            "---\ntype: user",
+            "no block\n---\ntype: user\n---\n",
+            "---",
+            "",
+        ] {
+            let whole = {
+                let (fm, _) = frontmatter::parse_document(text);
+                MemoryType::of(frontmatter::Fields::from(&fm).type_raw.as_ref())
+            };
+            assert_eq!(memory_type(text.as_bytes()), whole, "{text:?}");
+        }
+        let mut bad = b"---\ntype: reference\n---\n".to_vec();
+        bad.extend_from_slice(&[0xff, 0xfe, b'\n']);
+        assert_eq!(head(&bad), b"---\ntype: reference\n---\n");
+        assert_eq!(memory_type(&bad), Some(MemoryType::Reference));
     }
 
     #[test]

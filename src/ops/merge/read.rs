@@ -75,7 +75,7 @@ fn decide_moves(from: &Path, into: &Path, candidates: Vec<String>, left: &mut Ve
             file: rel,
             to,
             action,
-            bytes,
+            bytes: std::sync::Arc::new(bytes),
             mtime_ns: mtime_ns(&meta),
         });
     }
