@@ -3,7 +3,6 @@
 //! snapshot hashes only the files that differ; with its `complete` line it is the
 //! whole state of the snapshot it was written for.
 
-use std::fs;
 use std::path::Path;
 
 use gix::ObjectId;
@@ -360,21 +359,13 @@ pub(super) fn cache_writer(
     if n == state.files.len() {
         text.push_str(&format!("complete\t{n}\t{}\n", lock_field(state.lock.as_ref())));
     }
-    let tmp = store.join(format!("{CACHE}.{}.tmp", std::process::id()));
     let dest = store.join(CACHE);
     Some(move || {
         // The cache only saves hashing: a failed or torn write costs a rehash.
         // The head lines and the body are written one after the other, not
         // copied into one buffer first (20 000 files: 3 MB of memory touched
         // once more).
-        let written = fs::File::create(&tmp).and_then(|mut f| {
-            use std::io::Write as _;
-            f.write_all(text.as_bytes())?;
-            f.write_all(&body)
-        });
-        if written.is_ok() {
-            let _ = super::replace_cache(&tmp, &dest);
-        }
+        let _ = super::write_cache(&dest, &[text.as_bytes(), &body]);
     })
 }
 
@@ -755,6 +746,7 @@ fn seven_fields(l: &[u8]) -> Option<[&[u8]; 7]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn decimals_read_as_str_parse_reads_them() {

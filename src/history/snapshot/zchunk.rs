@@ -137,10 +137,7 @@ fn write_chunks(keys: [u64; 2], store: &Path, objects: &[Compressed]) {
     // object: the file ends with the Adler-32 of all before it.
     let sum = zlib_rs::adler32::adler32(1, &out);
     out.extend_from_slice(&sum.to_le_bytes());
-    let tmp = store.join(format!("{FILE}.{}.tmp", std::process::id()));
-    if fs::write(&tmp, out).is_ok() {
-        let _ = super::replace_cache(&tmp, &store.join(FILE));
-    }
+    let _ = super::write_cache(&store.join(FILE), &[&out]);
 }
 
 /// Store the zlib stream `zlib` as the loose object `id` in `objects` (the
