@@ -606,33 +606,17 @@ mod tests {
         fs::write(dir.join("other.md"), "local\n").unwrap();
         let mut plan = Plan::skipped("github.com/a/b");
         let suffix = conflict_suffix("laptop", now());
-        assert!(place_file(
-            &mut plan,
-            dir,
-            &entry("new.md"),
-            &arc("new\n"),
-            false,
-            &suffix,
-            now()
-        ));
-        assert!(place_file(
-            &mut plan,
-            dir,
-            &entry("same.md"),
-            &arc("same\n"),
-            false,
-            &suffix,
-            now()
-        ));
-        assert!(place_file(
-            &mut plan,
-            dir,
-            &entry("other.md"),
-            &arc("incoming\n"),
-            false,
-            &suffix,
-            now()
-        ));
+        for (name, bytes) in [("new.md", "new\n"), ("same.md", "same\n"), ("other.md", "incoming\n")] {
+            assert!(place_file(
+                &mut plan,
+                dir,
+                &entry(name),
+                &arc(bytes),
+                false,
+                &suffix,
+                now()
+            ));
+        }
         assert_eq!(plan.added, vec!["new.md".to_string()]);
         assert_eq!(plan.skipped, vec!["same.md".to_string()]);
         assert_eq!(
