@@ -350,7 +350,7 @@ impl<'a> Listings<'a> {
     fn new(files: &[&'a FileEntry]) -> Listings<'a> {
         let mut incoming = HashMap::new();
         for f in files {
-            *incoming.entry(parent_of(&f.path)).or_insert(0) += 1;
+            *incoming.entry(split(&f.path).0).or_insert(0) += 1;
         }
         Listings {
             incoming,
@@ -360,22 +360,21 @@ impl<'a> Listings<'a> {
 
     /// Whether `rel` (below `dir`) is known not to exist.
     fn absent(&mut self, dir: &Path, rel: &'a str) -> bool {
-        let parent = parent_of(rel);
+        let (parent, name) = split(rel);
         let incoming = self.incoming.get(parent).copied().unwrap_or(0);
         let names = self
             .read
             .entry(parent)
             .or_insert_with(|| list(&dir.join(parent), incoming));
-        let name = &rel[rel.rfind('/').map_or(0, |i| i + 1)..];
         names
             .as_ref()
             .is_some_and(|n| name.is_ascii() && !n.contains(&name.to_ascii_lowercase()))
     }
 }
 
-/// `rel`'s directory below the memory dir (`""` for the top).
-fn parent_of(rel: &str) -> &str {
-    rel.rfind('/').map_or("", |i| &rel[..i])
+/// `rel`'s directory below the memory dir (`""` for the top) and its name.
+fn split(rel: &str) -> (&str, &str) {
+    rel.rsplit_once('/').unwrap_or(("", rel))
 }
 
 /// The names in `dir`, ASCII-lowercased, when a listing is worth it for
@@ -413,13 +412,9 @@ fn place_file(
     now: DateTime<Utc>,
 ) -> bool {
     let target = dir.join(&f.path);
-    let found = if known_absent {
-        Err(())
-    } else {
-        fs::symlink_metadata(&target).map_err(drop)
-    };
-    match found {
-        Err(()) => {
+    let exists = !known_absent && fs::symlink_metadata(&target).is_ok();
+    match exists {
+        false => {
             plan.added.push(f.path.clone());
             let mtime_ns = clamped(&mut plan.mtimes, &f.path, f.mtime_ns, now);
             plan.writes.push(Write {
@@ -428,8 +423,8 @@ fn place_file(
                 mtime_ns,
             });
         }
-        Ok(_) if read_local(&target).as_deref() == Some(bytes) => plan.skipped.push(f.path.clone()),
-        Ok(_) => {
+        true if read_local(&target).as_deref() == Some(bytes) => plan.skipped.push(f.path.clone()),
+        true => {
             let Some((name, new)) = conflict_name(dir, &f.path, suffix, bytes) else {
                 plan.skipped.push(f.path.clone());
                 return false;

@@ -729,9 +729,9 @@ mod tests {
         }
     }
 
-    /// A cache put in place replaces the old one whole, leaves no temp file
-    /// behind and keeps the old one's name for readers; the first one (nothing
-    /// to exchange with) is renamed.
+    /// A cache is written whole over its spare, cut to its length, and
+    /// exchanged in: the old one becomes the spare, and no other file is left
+    /// (the first one, with nothing to exchange with, is renamed).
     #[test]
     fn a_cache_is_written_over_its_spare_and_exchanged() {
         let t = tempfile::tempdir().unwrap();
