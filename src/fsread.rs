@@ -277,15 +277,15 @@ pub fn stat_block<T: Sync>(
             }
         }
     };
+    // Every slice on a thread of its own, this one waiting: a thread spawned
+    // while its parent keeps running starts on the parent's core and moves only
+    // when the scheduler balances, after most of a block's few milliseconds of
+    // `statx` (20 000 files on two cores: 37-38 ms with the parent taking a
+    // slice, 28-29 ms with none, 41 ms on one thread).
     std::thread::scope(|s| {
-        let mut parts = block.chunks(each).zip(wanted.chunks(each)).zip(stats.chunks_mut(each));
-        let first = parts.next();
-        for ((entries, wanted), out) in parts {
+        for ((entries, wanted), out) in block.chunks(each).zip(wanted.chunks(each)).zip(stats.chunks_mut(each)) {
             // No thread (a process limit): the walk stats these itself.
             let _ = std::thread::Builder::new().spawn_scoped(s, move || fill(entries, wanted, out));
-        }
-        if let Some(((entries, wanted), out)) = first {
-            fill(entries, wanted, out);
         }
     });
 }
