@@ -240,6 +240,18 @@ fn memory_link_lines(lines: &[&str], from: usize, to: usize) -> std::collections
     linked
 }
 
+/// Whether `index` has a section for any memory type (SPEC §10.2): without one,
+/// [`place_all`] appends every line whatever its type, and a caller need not
+/// read the types of the lines it places (an import into a new dir: 10 000
+/// frontmatters, issue 31).
+pub fn has_type_sections(index: &str) -> bool {
+    let body = index.strip_prefix('\u{feff}').unwrap_or(index);
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    crate::memory::MemoryType::ALL
+        .iter()
+        .any(|t| section_range(&lines, t.as_str()).is_some())
+}
+
 /// [`section_end`], and whether the section runs to the end of the index (a line
 /// appended at the end then lands in it).
 fn section_span(lines: &[&str], ty: &str) -> Option<(usize, bool)> {
@@ -333,15 +345,21 @@ fn top_position(lines: &[&str]) -> Option<usize> {
 /// The memory files linked from lines Claude Code does not load in full.
 pub fn cut_targets(index: &str) -> BTreeSet<String> {
     let load = super::load::load(index);
+    dropped_links(index, &load).into_iter().map(|(t, _)| t).collect()
+}
+
+/// The links on the lines of `index` that its `load` drops, in order: each
+/// link's memory file and 1-based line.
+fn dropped_links(index: &str, load: &super::load::Load) -> Vec<(String, usize)> {
     let dropped: BTreeSet<usize> = load.dropped.iter().map(|d| d.line).collect();
     // Nothing cut (an index within its budget): no link to look for.
     if dropped.is_empty() {
-        return BTreeSet::new();
+        return Vec::new();
     }
     super::extract_links(index)
         .into_iter()
         .filter(|l| dropped.contains(&l.line))
-        .filter_map(|l| l.memory_target().map(str::to_string))
+        .filter_map(|l| l.memory_target().map(|t| (t.to_string(), l.line)))
         .collect()
 }
 
@@ -369,29 +387,60 @@ pub struct CutEntry {
 /// `import`, `sync`, `lint --fix`) pushed out or placed past the cut, one per
 /// file, at its first cut line.
 pub fn cut_entries(old: &str, new: &str) -> Vec<CutEntry> {
-    let load = super::load::load(new);
-    let dropped: BTreeSet<usize> = load.dropped.iter().map(|d| d.line).collect();
-    if dropped.is_empty() {
-        return Vec::new();
+    Cuts::of(old, new, &super::load::load(new)).entries(new)
+}
+
+/// What Claude Code's cut does to an index rewritten from `old` to `new`: the
+/// files `old`'s cut lines link and the links on `new`'s cut lines. A merge
+/// asks it once for both [`Cuts::entries`] and the files it cuts or pushes out
+/// (each index loaded and its links read once, not three times and twice:
+/// an import of 10 000 entries, issue 31).
+#[derive(Debug)]
+pub struct Cuts {
+    /// [`cut_targets`] of `old` (not read when nothing of `new` is cut).
+    pub before: BTreeSet<String>,
+    /// The links on `new`'s cut lines, in order: memory file and 1-based line.
+    pub after: Vec<(String, usize)>,
+}
+
+impl Cuts {
+    /// The cuts of `old` and of `new`, whose load is `new_load`.
+    pub fn of(old: &str, new: &str, new_load: &super::load::Load) -> Cuts {
+        let after = dropped_links(new, new_load);
+        let before = if after.is_empty() {
+            BTreeSet::new()
+        } else {
+            cut_targets(old)
+        };
+        Cuts { before, after }
     }
-    let before = cut_targets(old);
-    let lines = super::lines(new);
-    let mut seen = BTreeSet::new();
-    super::extract_links(new)
-        .into_iter()
-        .filter(|l| dropped.contains(&l.line))
-        .filter_map(|l| l.memory_target().map(|t| (t.to_string(), l.line)))
-        .filter(|(t, _)| !before.contains(t) && seen.insert(t.clone()))
-        .map(|(file, line)| CutEntry {
-            file,
-            text: lines
-                .get(line - 1)
-                .map_or("", |l| l.trim_end_matches(['\n', '\r']))
-                .trim_start_matches('\u{feff}')
-                .to_string(),
-            line,
-        })
-        .collect()
+
+    /// The memory files `new`'s cut lines link.
+    pub fn after_targets(&self) -> BTreeSet<&str> {
+        self.after.iter().map(|(t, _)| t.as_str()).collect()
+    }
+
+    /// [`cut_entries`] of `old` and `new` (the text these cuts are of).
+    pub fn entries(&self, new: &str) -> Vec<CutEntry> {
+        if self.after.is_empty() {
+            return Vec::new();
+        }
+        let lines = super::lines(new);
+        let mut seen = BTreeSet::new();
+        self.after
+            .iter()
+            .filter(|(t, _)| !self.before.contains(t) && seen.insert(t.as_str()))
+            .map(|(file, line)| CutEntry {
+                file: file.clone(),
+                text: lines
+                    .get(line - 1)
+                    .map_or("", |l| l.trim_end_matches(['\n', '\r']))
+                    .trim_start_matches('\u{feff}')
+                    .to_string(),
+                line: *line,
+            })
+            .collect()
+    }
 }
 
 /// The warnings for [`cut_entries`]: one per entry (`MEMORY.md:203: past Claude
@@ -442,6 +491,7 @@ mod tests {
             "## Feedback\n\n## Project notes\n- [P](p.md) — p\n\n\n",
             "no newline at the end",
             "## Users\n```\n## Feedback\n```\n- [U](u.md) — u",
+            "# Memory\n\n## Notes\nfree text\n- [A](a.md) — a\n",
         ];
         let lines: Vec<(String, Option<String>)> = [
             ("feedback", "f1"),
@@ -474,8 +524,15 @@ mod tests {
                 let (all, numbers) = place_all(index, batch);
                 assert_eq!(all, one, "{index:?} with {n} lines");
                 assert_eq!(numbers, at, "{index:?} with {n} lines");
+                // Without a section for any type, the types change nothing.
+                if !has_type_sections(index) {
+                    let untyped: Vec<(String, Option<String>)> = batch.iter().map(|(l, _)| (l.clone(), None)).collect();
+                    assert_eq!(place_all(index, &untyped), (all, numbers), "{index:?} untyped");
+                }
             }
         }
+        let with: Vec<bool> = indexes.iter().map(|i| has_type_sections(i)).collect();
+        assert_eq!(with, [false, false, true, true, false, true, false]);
     }
 
     const IDX: &str = "# Memory\n\n## User\n- [U](user_a.md) — u\n\n## Feedback and corrections\n- [F](feedback_a.md) — f\nfree text\n\n### Old feedback\n- [O](feedback_o.md) — o\n\n## Projects\n";

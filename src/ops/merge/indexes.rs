@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::{Action, Cut, Line, Move, Plan};
-use crate::index::load::load;
-use crate::index::place::cut_targets;
+use crate::index::load::{Load, load};
+use crate::index::place::Cuts;
 use crate::memdir::{MemoryDir, Scope};
 use crate::memory::MemoryType;
 use crate::{frontmatter, index};
@@ -56,11 +56,12 @@ pub(super) fn plan_indexes(p: &mut Plan) {
         p.new_source_index = source_after(sorted.remaining);
     }
     p.new_target_index = new_target;
-    measure_target(p);
+    let load = measure_target(p);
     if p.changes_target_index() {
-        p.cut = cut(&p.target_index, &p.new_target_index, &sorted.added_files);
+        let cuts = Cuts::of(&p.target_index, &p.new_target_index, &load);
+        p.cut = cut(&cuts, &sorted.added_files);
         if p.cut.is_some() {
-            p.cut_entries = crate::index::place::cut_entries(&p.target_index, &p.new_target_index);
+            p.cut_entries = cuts.entries(&p.new_target_index);
         }
     }
 }
@@ -82,7 +83,7 @@ struct Sorted {
     /// Moved files (names in FROM) that FROM's index links.
     indexed: HashSet<String>,
     /// The files INTO's index links once the lines are placed.
-    linked: BTreeSet<String>,
+    linked: HashSet<String>,
 }
 
 /// Sort the lines of `source` (FROM's index) against `target` (INTO's index):
@@ -96,7 +97,9 @@ fn sort_source_lines(source: &str, target: &str, moves: &[Move]) -> Sorted {
         linked: link_targets(target),
         ..Sorted::default()
     };
-    let mut target_lines: BTreeSet<String> = index::lines(target).iter().map(|l| l.trim_end().to_string()).collect();
+    // A line's type only chooses its section: none to choose, none read.
+    let typed = index::place::has_type_sections(target);
+    let mut target_lines: HashSet<String> = index::lines(target).iter().map(|l| l.trim_end().to_string()).collect();
     for (i, l) in body.split_inclusive('\n').enumerate() {
         let Some(links) = goes.get(&i) else {
             s.remaining.push_str(l);
@@ -120,7 +123,10 @@ fn sort_source_lines(source: &str, target: &str, moves: &[Move]) -> Sorted {
             s.added_files.push(m.to.clone());
         }
         target_lines.insert(text.trim_end().to_string());
-        let ty = memory_type(&links[0].0.bytes).map(|t| t.as_str().to_string());
+        let ty = typed
+            .then(|| memory_type(&links[0].0.bytes))
+            .flatten()
+            .map(|t| t.as_str().to_string());
         s.placing.push((text, ty));
     }
     s
@@ -140,7 +146,7 @@ fn lines_by_move<'a>(body: &str, moves: &'a [Move]) -> BTreeMap<usize, Vec<(&'a 
 }
 
 /// The memory files `text` links.
-fn link_targets(text: &str) -> BTreeSet<String> {
+fn link_targets(text: &str) -> HashSet<String> {
     index::extract_links(text)
         .iter()
         .filter_map(|l| l.memory_target().map(str::to_string))
@@ -176,7 +182,7 @@ fn place_lines(target: &str, placing: Vec<(String, Option<String>)>) -> (String,
 /// The moved files (names in INTO) that no index line links: FROM's index did not
 /// link them, and INTO's may link them already (its own copy, or one a killed
 /// merge moved and indexed before FROM's line went).
-fn unindexed(moves: &[Move], indexed: &HashSet<String>, linked: &BTreeSet<String>) -> Vec<String> {
+fn unindexed(moves: &[Move], indexed: &HashSet<String>, linked: &HashSet<String>) -> Vec<String> {
     moves
         .iter()
         .filter(|m| !indexed.contains(&m.file) && !linked.contains(&m.to))
@@ -193,25 +199,30 @@ fn source_after(remaining: String) -> Option<String> {
     }
 }
 
-/// The truncation model's counts of INTO's new index (§2.7).
-fn measure_target(p: &mut Plan) {
+/// The truncation model's counts of INTO's new index (§2.7), from its load.
+fn measure_target(p: &mut Plan) -> Load {
     let l = load(&p.new_target_index);
     p.target_lines = l.line_count;
     p.target_units = l.unit_count;
     p.target_truncated = l.line_truncated || l.unit_truncated;
     p.target_reason = l.reason.clone();
+    l
 }
 
-/// Whether the new index `after` cuts lines for `added_files` or pushes entries
-/// loaded in `before` past the cut (§10.2): `None` when neither.
-fn cut(before: &str, after: &str, added_files: &[String]) -> Option<Cut> {
-    let (before, after) = (cut_targets(before), cut_targets(after));
-    let added: BTreeSet<&String> = added_files.iter().collect();
-    let own: Vec<String> = after.iter().filter(|t| added.contains(t)).cloned().collect();
+/// Whether the new index cuts lines for `added_files` or pushes entries the
+/// old one loaded past the cut (§10.2): `None` when neither.
+fn cut(cuts: &Cuts, added_files: &[String]) -> Option<Cut> {
+    let after = cuts.after_targets();
+    let added: BTreeSet<&str> = added_files.iter().map(String::as_str).collect();
+    let own: Vec<String> = after
+        .iter()
+        .filter(|t| added.contains(*t))
+        .map(|t| t.to_string())
+        .collect();
     let pushed: Vec<String> = after
-        .difference(&before)
-        .filter(|t| !added.contains(t))
-        .cloned()
+        .iter()
+        .filter(|t| !cuts.before.contains(**t) && !added.contains(*t))
+        .map(|t| t.to_string())
         .collect();
     (!own.is_empty() || !pushed.is_empty()).then_some(Cut { own, pushed })
 }
@@ -375,7 +386,7 @@ mod tests {
             mv("b.md", "b.md", Action::MergedIdentical, "user"),
         ];
         let src = "\u{feff}# S\n- [A](a.md) — a\n- [B](b.md) — b\n- [K](k.md) — k\n";
-        let s = sort_source_lines(src, "- [B](b.md) — other\n", &moves);
+        let s = sort_source_lines(src, "## User\n- [B](b.md) — other\n", &moves);
         assert_eq!(s.remaining, "\u{feff}# S\n- [K](k.md) — k\n");
         assert_eq!(s.kept.iter().map(|l| l.line).collect::<Vec<_>>(), vec![1, 4]);
         assert_eq!(s.skipped.iter().map(|l| l.line).collect::<Vec<_>>(), vec![3]);
@@ -386,6 +397,9 @@ mod tests {
         assert_eq!(s.added_files, vec!["a-2.md".to_string()]);
         assert!(s.indexed.contains("a.md") && s.indexed.contains("b.md"));
         assert!(s.linked.contains("a-2.md") && s.linked.contains("b.md"));
+        // No section for any type: every line is appended, its type unread.
+        let s = sort_source_lines(src, "# Index\n- [B](b.md) — other\n", &moves);
+        assert_eq!(s.placing, vec![("- [A](a-2.md) — a".to_string(), None)]);
     }
 
     #[test]
@@ -404,7 +418,7 @@ mod tests {
             mv("c.md", "c.md", Action::Moved, "user"),
         ];
         let indexed: HashSet<String> = ["a.md".to_string()].into();
-        let linked: BTreeSet<String> = ["c.md".to_string()].into();
+        let linked: HashSet<String> = ["c.md".to_string()].into();
         assert_eq!(unindexed(&moves, &indexed, &linked), vec!["b-2.md".to_string()]);
     }
 
@@ -417,6 +431,7 @@ mod tests {
 
     #[test]
     fn the_cut_names_added_lines_and_pushed_entries() {
+        let cut = |before: &str, after: &str, added: &[String]| cut(&Cuts::of(before, after, &load(after)), added);
         let within = "- [A](a.md) — a\n- [B](b.md) — b\n";
         assert_eq!(cut("- [A](a.md) — a\n", within, &["b.md".into()]), None);
         let many: String = (0..199).map(|i| format!("- [M{i}](m{i}.md) — m\n")).collect();

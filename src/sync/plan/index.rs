@@ -113,8 +113,9 @@ fn replaced(base: &str, remote: &str, merged: &str, gone: &BTreeSet<String>, tip
 /// cut that `local` loaded or did not have.
 fn check_truncation(local: &str, merged: &str) -> (Option<String>, Vec<CutEntry>) {
     let load = crate::index::load::load(merged);
+    let entries = crate::index::place::Cuts::of(local, merged, &load).entries(merged);
     let cut = (load.line_truncated || load.unit_truncated).then(|| load.reason.unwrap_or_else(|| "over a cap".into()));
-    (cut, crate::index::place::cut_entries(local, merged))
+    (cut, entries)
 }
 
 #[cfg(test)]
