@@ -637,11 +637,15 @@ fn a_large_import_syncs_the_filesystem_once_not_each_file() {
 /// file is renamed into place leaves exactly those k files, each whole, and the
 /// rest of its batch only as temp files (dot names, never scanned as memories);
 /// importing again completes it. Both ways a batch is made durable: an fsync per
-/// file (a few files), one `syncfs` per group (64 files or more, Linux).
+/// file (a few files), one `syncfs` per group (64 files or more, Linux), a
+/// group synced while the next is written (more than 256).
 #[test]
 fn an_import_killed_between_its_files_leaves_whole_files_and_only_dot_temp_files() {
     killed_import(6, &[1, 2, 3]);
     killed_import(70, &[1, 64, 69]);
+    // Groups of 256 synced while the next is written: killed while the first
+    // group is renamed (the second written), and within the second.
+    killed_import(600, &[100, 300]);
 }
 
 fn killed_import(n: usize, kill_after: &[usize]) {
