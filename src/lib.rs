@@ -59,6 +59,7 @@ pub mod scan;
 pub mod search;
 pub mod sessions;
 pub mod settings_file;
+pub mod spare;
 pub mod store;
 pub mod sync;
 pub mod text;
