@@ -6,9 +6,9 @@
 //! Layers, lowest first: a module uses its own layer and those below, never one
 //! above (`scripts/structure` checks it; modules of one layer may use each other).
 //!
-//! 1. text, error, dates, age, fx, claude, fsread, yaml, frontmatter, prompt, lock, sessions, bundle, tmpname, heap:
+//! 1. text, error, dates, age, fx, claude, fsread, yaml, frontmatter, prompt, lock, sessions, bundle, tmpname, heap, spare:
 //!    base utilities (`tmpname`: the temp-file names the store writes and the scan skips;
-//!    `heap`: free memory given back)
+//!    `heap`: free memory given back; `spare`: cache files written over a spare)
 //! 2. cli, command_tree, output, diff: the command line as data and the output it asks
 //!    for; below the model because `output` takes its colour choice from `cli` and
 //!    `history` renders diffs
