@@ -182,9 +182,10 @@ const SYNCFS_BYTES: usize = 64 << 20;
 const SYNCFS_GROUP_MIN: usize = 256;
 
 /// [`create_batch`] by groups: the calling thread writes a group's temp files
-/// (bytes, mode 0600, `mtime`; each closed when written); another thread makes
-/// them durable with one `syncfs` of each filesystem the group's directories are
-/// on (Linux ≥ 5.8 reports a write-back error of any of them) while this one
+/// (bytes, mode 0600, `mtime`; each closed when written, but the first on each
+/// filesystem); another thread makes them durable with one `syncfs` of each
+/// filesystem the group's directories are on, by that first file (Linux ≥ 5.8
+/// reports a write-back error of any of them since it was opened) while this one
 /// writes the next group; once that sync returns, the group's files are renamed
 /// to their targets in order, each unless its target exists (`exists`: the temp
 /// files not renamed are removed, and nothing after it is renamed). As with
@@ -209,9 +210,14 @@ fn create_batch_syncfs(
         let mut syncing: Option<(std::ops::Range<usize>, Synced<'_>)> = None;
         let mut start = 0;
         while start < files.len() {
-            // Each filesystem the group's directories are on, by one of them.
+            // One open file per filesystem the group's directories are on: the
+            // handle `syncfs` needs, the group's first temp file there, opened
+            // before the group's writes to it. `syncfs` reports a write-back
+            // error that happened after its file was opened (Linux errseq): a
+            // handle opened once the group is written would miss an error that
+            // another process's sync saw in between.
             let mut dirs: Vec<&Path> = Vec::new();
-            let mut devs: Vec<(u64, &Path)> = Vec::new();
+            let mut handles: Vec<(u64, &Path, File)> = Vec::new();
             let (mut end, mut bytes) = (start, 0);
             while end < files.len() && end - start < per_group && (end == start || bytes < SYNCFS_BYTES) {
                 let (target, content, mtime) = files[end];
@@ -222,8 +228,8 @@ fn create_batch_syncfs(
                     dirs.push(parent);
                     let dev = f.metadata().map_err(|e| io_err("cannot write", target, e))?;
                     let dev = std::os::unix::fs::MetadataExt::dev(&dev);
-                    if !devs.iter().any(|(d, _)| *d == dev) {
-                        devs.push((dev, parent));
+                    if !handles.iter().any(|(d, _, _)| *d == dev) {
+                        handles.push((dev, parent, f));
                     }
                 }
                 bytes += content.len();
@@ -237,7 +243,7 @@ fn create_batch_syncfs(
                 }
                 None => None,
             };
-            syncing = Some((start..end, Synced::start(s, devs)));
+            syncing = Some((start..end, Synced::start(s, handles)));
             if let Some(range) = before {
                 rename_group(files, &temps, range, &mut renamed, done)?;
             }
@@ -258,7 +264,8 @@ fn create_batch_syncfs(
 }
 
 /// The `syncfs` of a group of [`create_batch_syncfs`]: on a thread of its own, or
-/// done here when no thread can be had (a process limit).
+/// done here when no thread can be had (a process limit). A panic of that thread
+/// goes on in the caller when it waits (none can: it only calls `syncfs`).
 #[cfg(any(target_os = "linux", target_os = "android"))]
 enum Synced<'s> {
     Thread(std::thread::ScopedJoinHandle<'s, Result<(), Error>>),
@@ -267,19 +274,14 @@ enum Synced<'s> {
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 impl<'s> Synced<'s> {
-    /// `syncfs` of each filesystem of `devs` (a directory on it each), begun.
-    fn start<'e>(s: &'s std::thread::Scope<'s, 'e>, devs: Vec<(u64, &'e Path)>) -> Synced<'s> {
-        let sync = move || -> Result<(), Error> {
-            for (_, dir) in &devs {
-                let f = File::open(dir).map_err(|e| io_err("cannot sync", dir, e))?;
-                rustix::fs::syncfs(&f).map_err(|e| io_err("cannot sync", dir, e.into()))?;
-            }
-            Ok(())
-        };
-        let copy = sync.clone();
-        match std::thread::Builder::new().spawn_scoped(s, sync) {
+    /// `syncfs` of each filesystem of `handles` (a file open on it each), begun.
+    fn start<'e>(s: &'s std::thread::Scope<'s, 'e>, handles: Vec<(u64, &'e Path, File)>) -> Synced<'s> {
+        // Shared, so that the handles are still here if no thread can be had.
+        let handles = std::sync::Arc::new(handles);
+        let here = std::sync::Arc::clone(&handles);
+        match std::thread::Builder::new().spawn_scoped(s, move || sync_handles(&handles)) {
             Ok(h) => Synced::Thread(h),
-            Err(_) => Synced::Here(copy()),
+            Err(_) => Synced::Here(sync_handles(&here)),
         }
     }
 
@@ -290,6 +292,15 @@ impl<'s> Synced<'s> {
             Synced::Here(r) => r,
         }
     }
+}
+
+/// `syncfs` of the filesystem of each handle.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn sync_handles(handles: &[(u64, &Path, File)]) -> Result<(), Error> {
+    for (_, dir, f) in handles {
+        rustix::fs::syncfs(f).map_err(|e| io_err("cannot sync", dir, e.into()))?;
+    }
+    Ok(())
 }
 
 /// The files `range` of a batch, synced, renamed to their targets in order (see
