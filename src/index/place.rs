@@ -193,17 +193,7 @@ type Section = (usize, usize, Vec<bool>);
 /// The section for `ty`: its heading's line, its end, the fence state of each
 /// line. No link is parsed: an index without the section is read once.
 fn section_range(lines: &[&str], ty: &str) -> Option<Section> {
-    let code = fenced(lines);
-    // No line is a comment without a `<!--` (issue 31: at 20 000 lines the
-    // comment model was most of placing a line).
-    // One finder for every line (20 000 lines: building one per line was most of this).
-    let open = memchr::memmem::Finder::new(b"<!--");
-    let comment = if lines.iter().any(|l| open.find(l.as_bytes()).is_some()) {
-        super::comment_lines(&lines.concat())
-    } else {
-        Vec::new()
-    };
-    let headings = headings(lines, &code, &comment);
+    let (code, headings) = index_headings(lines);
     // (first line of the heading, level, text, its last line)
     let (start, level, _, last) = headings.iter().filter(|(_, _, t, _)| names_type(t, ty)).fold(
         None::<(usize, usize, &str, usize)>,
@@ -218,6 +208,22 @@ fn section_range(lines: &[&str], ty: &str) -> Option<Section> {
         .map_or(lines.len(), |h| h.0);
     // A Setext heading's section starts below its underline.
     Some((last, end, code))
+}
+
+/// The fence state of each line of an index and its headings ([`headings`]).
+fn index_headings<'a>(lines: &[&'a str]) -> (Vec<bool>, Vec<(usize, usize, &'a str, usize)>) {
+    let code = fenced(lines);
+    // No line is a comment without a `<!--` (issue 31: at 20 000 lines the
+    // comment model was most of placing a line).
+    // One finder for every line (20 000 lines: building one per line was most of this).
+    let open = memchr::memmem::Finder::new(b"<!--");
+    let comment = if lines.iter().any(|l| open.find(l.as_bytes()).is_some()) {
+        super::comment_lines(&lines.concat())
+    } else {
+        Vec::new()
+    };
+    let headings = headings(lines, &code, &comment);
+    (code, headings)
 }
 
 /// The lines (0-based) among `from..to` that link a memory, as
@@ -247,9 +253,14 @@ fn memory_link_lines(lines: &[&str], from: usize, to: usize) -> std::collections
 pub fn has_type_sections(index: &str) -> bool {
     let body = index.strip_prefix('\u{feff}').unwrap_or(index);
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
-    crate::memory::MemoryType::ALL
-        .iter()
-        .any(|t| section_range(&lines, t.as_str()).is_some())
+    // A type has a section when a heading names it ([`section_range`]): the
+    // headings read once for the four types.
+    let (_, headings) = index_headings(&lines);
+    headings.iter().any(|(_, _, t, _)| {
+        crate::memory::MemoryType::ALL
+            .iter()
+            .any(|ty| names_type(t, ty.as_str()))
+    })
 }
 
 /// [`section_end`], and whether the section runs to the end of the index (a line
