@@ -210,8 +210,11 @@ fn section_range(lines: &[&str], ty: &str) -> Option<Section> {
     Some((last, end, code))
 }
 
+/// A heading of an index: its first line, level, text and last line ([`headings`]).
+type Heading<'a> = (usize, usize, &'a str, usize);
+
 /// The fence state of each line of an index and its headings ([`headings`]).
-fn index_headings<'a>(lines: &[&'a str]) -> (Vec<bool>, Vec<(usize, usize, &'a str, usize)>) {
+fn index_headings<'a>(lines: &[&'a str]) -> (Vec<bool>, Vec<Heading<'a>>) {
     let code = fenced(lines);
     // No line is a comment without a `<!--` (issue 31: at 20 000 lines the
     // comment model was most of placing a line).
