@@ -233,6 +233,127 @@ impl Lines {
     }
 }
 
+/// A file's `lstat` as the snapshot's walk takes it: one `statx` by the
+/// dir's handle and the entry's name (no path walked, no `Metadata` built).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lstat {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    /// The type and permission bits (`st_mode`).
+    pub mode: u32,
+    pub mtime_ns: i128,
+    /// The inode's change time.
+    pub ctime_ns: i128,
+    /// The modification time as the kernel gives it: whole seconds (before the
+    /// epoch, negative) and the nanoseconds after them.
+    pub mtime: (i64, u32),
+}
+
+const S_IFMT: u32 = 0o170_000;
+
+impl Lstat {
+    /// The same facts from std's metadata (a path's `lstat`, or its `stat`).
+    pub fn of(m: &std::fs::Metadata) -> Lstat {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Lstat {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mode: m.mode(),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
+            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+            mtime: (m.mtime(), u32::try_from(m.mtime_nsec()).unwrap_or(0)),
+        }
+    }
+
+    /// The `lstat` of `name` in the dir open as `dir`; `None` when it fails
+    /// (gone since the dir was read).
+    pub fn at(dir: rustix::fd::BorrowedFd<'_>, name: &std::ffi::CStr) -> Option<Lstat> {
+        lstat_at(dir, name)
+    }
+
+    pub fn is_file(&self) -> bool {
+        self.mode & S_IFMT == 0o100_000
+    }
+
+    pub fn is_dir(&self) -> bool {
+        self.mode & S_IFMT == 0o040_000
+    }
+
+    pub fn is_symlink(&self) -> bool {
+        self.mode & S_IFMT == 0o120_000
+    }
+
+    /// The modification time in fractional milliseconds since the epoch, as
+    /// [`crate::scan::mtime_ms`] gives it from the same file's metadata.
+    pub fn mtime_ms(&self) -> f64 {
+        let (secs, nanos) = self.mtime;
+        let t = if secs >= 0 {
+            std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(secs.unsigned_abs(), nanos))
+        } else {
+            std::time::UNIX_EPOCH
+                .checked_sub(std::time::Duration::from_secs(secs.unsigned_abs()))
+                .and_then(|t| t.checked_add(std::time::Duration::from_nanos(u64::from(nanos))))
+        };
+        t.map_or(0.0, system_time_ms)
+    }
+}
+
+/// A time in fractional milliseconds since the epoch (negative before it): the
+/// scan's and the survey's order of memories ([`crate::scan::mtime_ms`]).
+pub(crate) fn system_time_ms(t: std::time::SystemTime) -> f64 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6,
+        Err(before) => {
+            let d = before.duration();
+            -(d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6)
+        }
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn lstat_at(dir: rustix::fd::BorrowedFd<'_>, name: &std::ffi::CStr) -> Option<Lstat> {
+    use rustix::fs::{AtFlags, StatxFlags};
+    let mask = StatxFlags::TYPE
+        | StatxFlags::MODE
+        | StatxFlags::INO
+        | StatxFlags::SIZE
+        | StatxFlags::MTIME
+        | StatxFlags::CTIME;
+    let st = rustix::fs::statx(dir, name, AtFlags::SYMLINK_NOFOLLOW, mask).ok()?;
+    let ns = |t: rustix::fs::StatxTimestamp| i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec);
+    Some(Lstat {
+        // As std makes `st_dev` of a `statx` (glibc's `makedev`).
+        dev: rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
+        ino: st.stx_ino,
+        size: st.stx_size,
+        mode: u32::from(st.stx_mode),
+        mtime_ns: ns(st.stx_mtime),
+        ctime_ns: ns(st.stx_ctime),
+        mtime: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec),
+    })
+}
+
+// `struct stat`'s field types differ between targets (the casts are no-ops on some).
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+#[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+fn lstat_at(dir: rustix::fd::BorrowedFd<'_>, name: &std::ffi::CStr) -> Option<Lstat> {
+    let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+    let (ms, mn) = (st.st_mtime as i64, st.st_mtime_nsec as i64);
+    Some(Lstat {
+        dev: st.st_dev as u64,
+        ino: st.st_ino as u64,
+        size: st.st_size as u64,
+        mode: st.st_mode as u32,
+        mtime_ns: ns(ms, mn),
+        ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        mtime: (ms, u32::try_from(mn).unwrap_or(0)),
+    })
+}
+
 /// Entries of a dir a walk takes at a time: their `lstat`s held at once stay
 /// small (about 1 MB of entries and stats, the same memory for every block).
 pub const BLOCK: usize = 4096;
@@ -241,18 +362,18 @@ pub const BLOCK: usize = 4096;
 /// µs; a `statx` one to two).
 pub const PARALLEL_FROM: usize = 256;
 
-/// The `lstat` (by its dir entry) of each entry of `block` that is `wanted`, at
+/// The `lstat` (`stat`, by its dir entry) of each entry of `block` that is `wanted`, at
 /// its index in `stats` (`Some(None)`: it failed), taken on every core when the
 /// block has many (each thread a contiguous slice). `stats` is left empty, or a
 /// slot `None`, where one thread would do as well or a thread could not be had:
 /// the walk then stats that entry as it comes to it. `threads` is how many
 /// cores the process may run on, asked once per walk and only when a block is
 /// large. `wanted` is asked once per entry.
-pub fn stat_block<T: Sync>(
+pub fn stat_block<T: Sync, S: Send>(
     block: &[T],
     wanted: impl Fn(&T) -> bool,
-    entry: impl Fn(&T) -> &std::fs::DirEntry + Sync,
-    stats: &mut Vec<Option<Option<std::fs::Metadata>>>,
+    stat: impl Fn(&T) -> Option<S> + Sync,
+    stats: &mut Vec<Option<Option<S>>>,
     threads: &mut Option<usize>,
 ) {
     stats.clear();
@@ -269,11 +390,11 @@ pub fn stat_block<T: Sync>(
     }
     stats.resize_with(block.len(), || None);
     let each = block.len().div_ceil(n);
-    let entry = &entry;
-    let fill = |entries: &[T], wanted: &[bool], out: &mut [Option<Option<std::fs::Metadata>>]| {
+    let stat = &stat;
+    let fill = |entries: &[T], wanted: &[bool], out: &mut [Option<Option<S>>]| {
         for ((x, &w), slot) in entries.iter().zip(wanted).zip(out) {
             if w {
-                *slot = Some(entry(x).metadata().ok());
+                *slot = Some(stat(x));
             }
         }
     };
@@ -310,6 +431,55 @@ pub(crate) fn more_than_a_block(d: &Path, dir_suffix: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walk's `lstat` by the dir's handle says what std's `lstat` of the
+    /// path says, for every kind of entry and for times before the epoch.
+    #[test]
+    fn an_lstat_by_the_dir_handle_is_std_s_lstat() {
+        use rustix::fs::{Timespec, Timestamps};
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        std::fs::write(p.join("a.md"), "hello").unwrap();
+        std::fs::write(p.join("old.md"), "x").unwrap();
+        std::os::unix::fs::symlink("a.md", p.join("l.md")).unwrap();
+        std::fs::create_dir(p.join("sub")).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            p.join("fifo.md"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let fd = rustix::fs::open(p, rustix::fs::OFlags::DIRECTORY, rustix::fs::Mode::empty()).unwrap();
+        // Half a second and a bit before the epoch, and a time with nanoseconds.
+        for (name, sec, nsec) in [("old.md", -2, 499_999_999), ("a.md", 1_790_000_000, 123_456_789)] {
+            let t = Timespec {
+                tv_sec: sec,
+                tv_nsec: nsec,
+            };
+            let times = Timestamps {
+                last_access: t,
+                last_modification: t,
+            };
+            rustix::fs::utimensat(&fd, name, &times, rustix::fs::AtFlags::empty()).unwrap();
+        }
+        for name in ["a.md", "old.md", "l.md", "sub", "fifo.md"] {
+            let c = std::ffi::CString::new(name).unwrap();
+            let got = Lstat::at(rustix::fd::AsFd::as_fd(&fd), &c).unwrap();
+            let md = std::fs::symlink_metadata(p.join(name)).unwrap();
+            assert_eq!(got, Lstat::of(&md), "{name}");
+            assert_eq!(got.mtime_ms().to_bits(), crate::scan::mtime_ms(&md).to_bits(), "{name}");
+            assert_eq!(
+                (got.is_file(), got.is_dir(), got.is_symlink()),
+                (md.is_file(), md.is_dir(), md.file_type().is_symlink()),
+                "{name}"
+            );
+        }
+        let old = Lstat::at(rustix::fd::AsFd::as_fd(&fd), c"old.md").unwrap();
+        assert_eq!(old.mtime, (-2, 499_999_999));
+        assert_eq!(old.mtime_ns, -1_500_000_001);
+        assert!((old.mtime_ms() + 1500.000001).abs() < 1e-6, "{}", old.mtime_ms());
+        assert_eq!(Lstat::at(rustix::fd::AsFd::as_fd(&fd), c"gone.md"), None);
+    }
 
     #[test]
     fn refuses_dev_zero_and_reads_a_file() {

@@ -29,13 +29,13 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     let mut writer = if args.dry_run || confirm {
         None
     } else {
-        let mut visit = |e: &_, rel: &_, ft, md: Option<&_>| {
+        let visit: &mut crate::history::tracked::Visit = &mut |e, rel, ft, md| {
             if let Some(s) = seen.as_mut() {
                 s.visit(e, rel, ft, md);
             }
         };
         let rec = ctx.recording("add", &res);
-        Some(Writer::open_visiting(dir, ctx.now, args.force, &rec, Some(&mut visit))?)
+        Some(Writer::open_visiting(dir, ctx.now, args.force, &rec, Some(visit))?)
     };
     let enabled = (res.enabled.value, res.enabled.lever.as_str());
     let placement = add::Placement {

@@ -61,13 +61,13 @@ fn forget_now(
     let dir = &res.memdir;
     let targets = forget::targets(dir, &args.references)?;
     let mut seen = (!dir.is_team()).then(Seen::default);
-    let mut visit = |e: &_, rel: &_, ft, md: Option<&_>| {
+    let visit: &mut crate::history::tracked::Visit = &mut |e, rel, ft, md| {
         if let Some(s) = seen.as_mut() {
             s.visit(e, rel, ft, md);
         }
     };
     let rec = ctx.recording("forget", res);
-    let mut writer = Writer::open_visiting(dir, ctx.now, args.force, &rec, Some(&mut visit))?;
+    let mut writer = Writer::open_visiting(dir, ctx.now, args.force, &rec, Some(visit))?;
     let plan = forget::plan_targets(dir, targets, args.force, (cache, seen))?;
     for w in &plan.warnings {
         out.warn(w.clone());

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use crate::fsread::{self, BLOCK};
+use crate::fsread::{self, BLOCK, Lstat};
 
 /// One tracked file as it is on disk now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +41,67 @@ pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
 /// bytes, `/`-separated), its type and its `lstat` when the walk took one. Every
 /// entry of every dir the walk enters is shown once, so that one walk and one
 /// `stat` per file serve both.
-pub type Visit<'a> = dyn FnMut(&fs::DirEntry, &[u8], fs::FileType, Option<&fs::Metadata>) + 'a;
+pub type Visit<'a> = dyn FnMut(&Entered, &[u8], Kind, Option<&Lstat>) + 'a;
+
+/// An entry of a dir the walk read: the dir's path and the entry's name.
+pub struct Entered<'a> {
+    dir: &'a Path,
+    name: &'a [u8],
+}
+
+impl<'a> Entered<'a> {
+    /// The entry `name` of the dir `dir`.
+    pub fn new(dir: &'a Path, name: &'a [u8]) -> Entered<'a> {
+        Entered { dir, name }
+    }
+
+    /// The entry's name in its dir.
+    pub fn name(&self) -> &[u8] {
+        self.name
+    }
+
+    pub fn path(&self) -> std::path::PathBuf {
+        self.dir.join(std::ffi::OsStr::from_bytes(self.name))
+    }
+
+    /// The entry's `lstat`, taken now (the walk took none for it).
+    pub fn lstat(&self) -> Option<Lstat> {
+        fs::symlink_metadata(self.path()).ok().map(|m| Lstat::of(&m))
+    }
+}
+
+/// An entry's type as its dir gives it (`lstat`'s when the dir does not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    /// A FIFO, a socket, a device.
+    Other,
+}
+
+impl Kind {
+    pub fn is_file(self) -> bool {
+        self == Kind::File
+    }
+
+    pub fn is_dir(self) -> bool {
+        self == Kind::Dir
+    }
+
+    pub fn is_symlink(self) -> bool {
+        self == Kind::Symlink
+    }
+
+    fn of_mode(mode: u32) -> Kind {
+        match mode & 0o170_000 {
+            0o100_000 => Kind::File,
+            0o040_000 => Kind::Dir,
+            0o120_000 => Kind::Symlink,
+            _ => Kind::Other,
+        }
+    }
+}
 
 /// [`walk`], showing each entry to `visit` too.
 ///
@@ -50,7 +110,9 @@ pub type Visit<'a> = dyn FnMut(&fs::DirEntry, &[u8], fs::FileType, Option<&fs::M
 /// the walk's 20 000 `statx` are most of a snapshot's system time), then its
 /// entries are taken in the order read, as one thread would: the same entries
 /// shown, the same files found, an entry whose `lstat` failed (gone since the
-/// dir was read) skipped as before.
+/// dir was read) skipped as before. The dir is read by `getdents` and each file
+/// `statx`ed by the dir's handle and its name (rustix: no `DirEntry` nor
+/// `Metadata` built per file; 20 000 files on one core: 41 → 35 ms).
 pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) -> Vec<OnDisk> {
     walk_threads(root, skipped, visit, None)
 }
@@ -58,35 +120,57 @@ pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) 
 /// [`walk_visiting`] on `threads` threads (`None`: the cores the process may
 /// run on, asked when a block is first large enough).
 fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut threads: Option<usize>) -> Vec<OnDisk> {
+    use rustix::fs::{Mode, OFlags};
     let mut out = Vec::new();
     let mut stack: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_path_buf(), Vec::new())];
     let mut block: Vec<Entry> = Vec::new();
-    let mut stats: Vec<Option<Option<fs::Metadata>>> = Vec::new();
+    let mut stats: Vec<Option<Option<Lstat>>> = Vec::new();
     while let Some((dir, prefix)) = stack.pop() {
-        let Ok(rd) = fs::read_dir(&dir) else { continue };
-        let mut rd = rd.flatten();
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let Ok(fd) = rustix::fs::open(&dir, flags, Mode::empty()) else {
+            continue;
+        };
+        let Ok(mut rd) = rustix::fs::Dir::read_from(&fd) else {
+            continue;
+        };
+        let fd = rustix::fd::AsFd::as_fd(&fd);
+        // An entry that cannot be read ends the dir's listing, as std's does.
+        let mut entries = std::iter::from_fn(|| rd.read().and_then(Result::ok))
+            .filter(|e| !matches!(e.file_name().to_bytes(), b"." | b".."));
         loop {
             // On one core each entry is taken as it is read (no block held).
             let take = if threads == Some(1) { 1 } else { BLOCK };
-            block.extend(rd.by_ref().filter_map(|e| Entry::new(e, &prefix)).take(take));
+            block.extend(entries.by_ref().filter_map(|e| Entry::new(fd, &e, &prefix)).take(take));
             if block.is_empty() {
                 break;
             }
-            stat_block(&block, &mut stats, &mut threads);
-            for (
-                i,
-                Entry {
-                    e,
-                    ft,
-                    rel,
-                    name_at,
-                    stated,
-                },
-            ) in block.drain(..).enumerate()
-            {
+            fsread::stat_block(
+                &block,
+                |x| x.stated,
+                |x| Lstat::at(fd, x.c_name()),
+                &mut stats,
+                &mut threads,
+            );
+            for (i, x) in block.drain(..).enumerate() {
+                let here;
+                let md = match stats.get(i) {
+                    _ if !x.stated => None,
+                    Some(Some(md)) => md.as_ref(),
+                    _ => {
+                        // By the directory's handle: one name looked up, not the
+                        // path (here, unless a thread of `stat_block` took it).
+                        here = Lstat::at(fd, x.c_name());
+                        here.as_ref()
+                    }
+                };
+                let Entry {
+                    mut rel, kind, name_at, ..
+                } = x;
+                rel.pop(); // the name's NUL
                 let name = &rel[name_at..];
-                if ft.is_dir() {
-                    visit(&e, &rel, ft, None);
+                let e = Entered { dir: &dir, name };
+                if kind.is_dir() {
+                    visit(&e, &rel, kind, None);
                     if name == b".trash" {
                         continue;
                     }
@@ -94,35 +178,22 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
                         note_skipped(&e.path(), skipped);
                         continue;
                     }
-                    stack.push((e.path(), rel));
+                    let sub = e.path();
+                    stack.push((sub, rel));
                     continue;
                 }
-                if !stated {
-                    visit(&e, &rel, ft, None);
-                    continue;
-                }
-                // `lstat` by the directory's handle: one name looked up, not the
-                // path (here, unless a thread of `stat_block` took it).
-                let here;
-                let md = match stats.get(i) {
-                    Some(Some(md)) => md.as_ref(),
-                    _ => {
-                        here = e.metadata().ok();
-                        here.as_ref()
-                    }
-                };
                 let Some(md) = md else {
-                    visit(&e, &rel, ft, None);
+                    visit(&e, &rel, kind, None);
                     continue;
                 };
-                visit(&e, &rel, ft, Some(md));
+                visit(&e, &rel, kind, Some(md));
                 out.push(OnDisk {
                     rel,
-                    link: ft.is_symlink(),
-                    size: md.len(),
-                    mtime_ns: mtime_ns(md),
-                    ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
-                    ino: md.ino(),
+                    link: kind.is_symlink(),
+                    size: md.size,
+                    mtime_ns: md.mtime_ns,
+                    ctime_ns: md.ctime_ns,
+                    ino: md.ino,
                 });
             }
         }
@@ -132,12 +203,12 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
     out
 }
 
-/// An entry of a dir as read: its type, its path below the root (raw bytes,
-/// `/`-separated) and whether the walk takes its `lstat` (a memory file).
+/// An entry of a dir as read: its path below the root (raw bytes,
+/// `/`-separated, then the NUL that ends its name for `statx`), its type and
+/// whether the walk takes its `lstat` (a memory file).
 struct Entry {
-    e: fs::DirEntry,
-    ft: fs::FileType,
     rel: Vec<u8>,
+    kind: Kind,
     /// Where the entry's own name starts in `rel`.
     name_at: usize,
     stated: bool,
@@ -145,10 +216,18 @@ struct Entry {
 
 impl Entry {
     /// `None`: an entry whose type cannot be had (skipped, as it always was).
-    fn new(e: fs::DirEntry, prefix: &[u8]) -> Option<Entry> {
-        let ft = e.file_type().ok()?;
-        let name = e.file_name();
-        let name = name.as_bytes();
+    fn new(dir: rustix::fd::BorrowedFd<'_>, e: &rustix::fs::DirEntry, prefix: &[u8]) -> Option<Entry> {
+        use rustix::fs::FileType;
+        let cname = e.file_name();
+        let kind = match e.file_type() {
+            FileType::RegularFile => Kind::File,
+            FileType::Directory => Kind::Dir,
+            FileType::Symlink => Kind::Symlink,
+            // A file system that gives no type in its listing: the `lstat`'s.
+            FileType::Unknown => Kind::of_mode(Lstat::at(dir, cname)?.mode),
+            _ => Kind::Other,
+        };
+        let name = cname.to_bytes_with_nul();
         // Sized once: a path is the one allocation a walked file needs.
         let mut rel = Vec::with_capacity(prefix.len() + 1 + name.len());
         rel.extend_from_slice(prefix);
@@ -157,20 +236,20 @@ impl Entry {
         }
         let name_at = rel.len();
         rel.extend_from_slice(name);
-        let stated = !ft.is_dir() && name.ends_with(b".md") && (ft.is_file() || ft.is_symlink());
+        let name = &name[..name.len() - 1];
+        let stated = !kind.is_dir() && name.ends_with(b".md") && (kind.is_file() || kind.is_symlink());
         Some(Entry {
-            e,
-            ft,
             rel,
+            kind,
             name_at,
             stated,
         })
     }
-}
 
-/// The `lstat` of each memory file of `block` ([`fsread::stat_block`]).
-fn stat_block(block: &[Entry], stats: &mut Vec<Option<Option<fs::Metadata>>>, threads: &mut Option<usize>) {
-    fsread::stat_block(block, |x| x.stated, |x| &x.e, stats, threads);
+    /// The entry's name, as `statx` takes it.
+    fn c_name(&self) -> &std::ffi::CStr {
+        std::ffi::CStr::from_bytes_with_nul(&self.rel[self.name_at..]).unwrap_or_default()
+    }
 }
 
 fn note_skipped(dir: &Path, skipped: &mut Vec<String>) {
@@ -460,7 +539,7 @@ mod tests {
         let files = walk_threads(
             root,
             &mut skipped,
-            &mut |_, rel, ft, md| shown.push((rel.to_vec(), ft.is_dir(), md.map(|m| (m.len(), mtime_ns(m))))),
+            &mut |_, rel, ft, md| shown.push((rel.to_vec(), ft.is_dir(), md.map(|m| (m.size, m.mtime_ns)))),
             Some(threads),
         );
         (shown, files, skipped)
@@ -494,13 +573,19 @@ mod tests {
         for i in 0..PARALLEL_FROM + 10 {
             fs::write(d.join(format!("m{i:04}.md")), "x").unwrap();
         }
-        let block: Vec<Entry> = fs::read_dir(d)
-            .unwrap()
+        let fd = rustix::fs::open(d, rustix::fs::OFlags::DIRECTORY, rustix::fs::Mode::empty()).unwrap();
+        let fd = rustix::fd::AsFd::as_fd(&fd);
+        let mut rd = rustix::fs::Dir::read_from(fd).unwrap();
+        let block: Vec<Entry> = std::iter::from_fn(|| rd.read())
             .flatten()
-            .filter_map(|e| Entry::new(e, b""))
+            .filter_map(|e| Entry::new(fd, &e, b""))
+            .filter(|x| x.rel.ends_with(b".md\0"))
             .collect();
+        let stat_block = |block: &[Entry], stats: &mut Vec<_>, threads: &mut Option<usize>| {
+            crate::fsread::stat_block(block, |x| x.stated, |x| Lstat::at(fd, x.c_name()), stats, threads);
+        };
         // Gone between the dir's read and the stats, as another program may do.
-        let gone = block.iter().rposition(|x| x.rel == b"m0007.md").unwrap();
+        let gone = block.iter().rposition(|x| x.rel == b"m0007.md\0").unwrap();
         fs::remove_file(d.join("m0007.md")).unwrap();
         let mut stats = Vec::new();
         stat_block(&block, &mut stats, &mut Some(2));

@@ -12,6 +12,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::fsread::Lstat;
+use crate::history::tracked::{Entered, Kind};
 use crate::lint::RuleId;
 use crate::paths::Env;
 use crate::scan::ScanRules;
@@ -124,7 +126,7 @@ pub fn walk(main: &Path, rules: &ScanRules) -> (Vec<Found>, Vec<String>) {
                 stack.push((e.path(), rel));
                 continue;
             }
-            w.visit(&e, &rel, None);
+            w.visit(&Entered::new(&dir, name.as_bytes()), &rel, None);
         }
     }
     w.finish()
@@ -150,7 +152,7 @@ impl<'a> Walk<'a> {
 
     /// An entry of any dir below `main`, at `rel`; only what [`walk`] enters
     /// counts (UTF-8 names, none starting with a dot).
-    pub fn visit_raw(&mut self, e: &fs::DirEntry, rel: &[u8], ft: fs::FileType, lstat: Option<&fs::Metadata>) {
+    pub fn visit_raw(&mut self, e: &Entered, rel: &[u8], ft: Kind, lstat: Option<&Lstat>) {
         if ft.is_dir() {
             return;
         }
@@ -162,7 +164,7 @@ impl<'a> Walk<'a> {
     }
 
     /// A non-dir entry at `rel`, in a dir [`walk`] enters, its name not hidden.
-    fn visit(&mut self, e: &fs::DirEntry, rel: &str, lstat: Option<&fs::Metadata>) {
+    fn visit(&mut self, e: &Entered, rel: &str, lstat: Option<&Lstat>) {
         let (prefix, name) = match rel.rsplit_once('/') {
             Some((p, n)) => (p, n),
             None => ("", rel),
@@ -180,22 +182,22 @@ impl<'a> Walk<'a> {
         // By the directory's handle (no walk down the path); a symlink is
         // followed to what it names.
         let meta = match lstat {
-            Some(m) => Ok(m.clone()),
-            None => e.metadata(),
+            Some(m) => Some(*m),
+            None => e.lstat(),
         };
         let meta = match meta {
-            Ok(m) if m.file_type().is_symlink() => fs::metadata(e.path()),
+            Some(m) if m.is_symlink() => fs::metadata(e.path()).ok().map(|m| Lstat::of(&m)),
             other => other,
         };
-        let Ok(meta) = meta else { return };
+        let Some(meta) = meta else { return };
         if !meta.is_file() {
             return;
         }
         self.files.push(Found {
             rel: rel.to_string(),
             path: e.path(),
-            size: meta.len(),
-            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            size: meta.size,
+            mtime_ns: meta.mtime_ns,
         });
     }
 

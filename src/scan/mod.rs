@@ -360,14 +360,7 @@ fn open_memory(path: &Path, rel: &str) -> io::Result<(Memory, File, Vec<u8>)> {
 /// A file's modification time in fractional milliseconds since the epoch (the
 /// scan's, and the survey's order).
 pub(crate) fn mtime_ms(meta: &fs::Metadata) -> f64 {
-    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
-        Ok(Ok(d)) => d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6,
-        Ok(Err(before)) => {
-            let d = before.duration();
-            -(d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6)
-        }
-        Err(_) => 0.0,
-    }
+    meta.modified().map_or(0.0, crate::fsread::system_time_ms)
 }
 
 #[cfg(test)]

@@ -49,6 +49,18 @@ impl Stat {
         }
     }
 
+    /// The same facts from the snapshot walk's `lstat` (a regular file's).
+    pub(super) fn of_lstat(m: &crate::fsread::Lstat) -> Stat {
+        Stat {
+            dev: m.dev,
+            ino: m.ino,
+            size: m.size,
+            mode: m.mode,
+            mtime_ns: m.mtime_ns,
+            ctime_ns: m.ctime_ns,
+        }
+    }
+
     /// Whether a cache stamped `stamp` may keep it: the racy rule, and a ctime
     /// older than `young` before it.
     pub(super) fn keepable(&self, stamp: i128, young: i128) -> bool {

@@ -19,6 +19,8 @@ mod tests;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::fsread::Lstat;
+use crate::history::tracked::{Entered, Kind};
 use crate::index;
 use crate::scan;
 
@@ -316,7 +318,7 @@ pub struct Seen {
 impl Seen {
     /// Look at one entry of the walk (its path below the dir, its type, its
     /// `lstat` when the walk took one).
-    pub fn visit(&mut self, e: &std::fs::DirEntry, rel: &[u8], ft: std::fs::FileType, md: Option<&std::fs::Metadata>) {
+    pub fn visit(&mut self, e: &Entered, rel: &[u8], ft: Kind, md: Option<&Lstat>) {
         self.walked = true;
         if self.other || (ft.is_dir() && rel == scan::TRASH.as_bytes()) {
             return;
@@ -332,11 +334,11 @@ impl Seen {
         let (Some(md), Ok(rel)) = (md.filter(|m| m.is_file()), std::str::from_utf8(rel)) else {
             return;
         };
-        debug_assert_eq!(e.file_name().as_encoded_bytes(), rel.as_bytes());
+        debug_assert_eq!(e.name(), rel.as_bytes());
         self.found.push(walk::Found {
             rel: rel.to_string(),
-            stat: cache::Stat::of(md),
-            mtime_ms: scan::mtime_ms(md),
+            stat: cache::Stat::of_lstat(md),
+            mtime_ms: md.mtime_ms(),
             plain: true,
         });
     }

@@ -155,7 +155,7 @@ fn stated(e: &DirEntry, prefix: Option<&str>) -> bool {
 fn stat_block(block: &[DirEntry], prefix: Option<&str>, threads: &mut Option<usize>) -> Vec<Option<Option<Metadata>>> {
     let mut stats = Vec::new();
     if prefix.is_some() {
-        fsread::stat_block(block, |e| stated(e, prefix), |e| e, &mut stats, threads);
+        fsread::stat_block(block, |e| stated(e, prefix), |e| e.metadata().ok(), &mut stats, threads);
     }
     stats
 }
