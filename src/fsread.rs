@@ -313,33 +313,42 @@ pub(crate) fn system_time_ms(t: std::time::SystemTime) -> f64 {
     }
 }
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
 fn lstat_at(dir: rustix::fd::BorrowedFd<'_>, name: &std::ffi::CStr) -> Option<Lstat> {
-    use rustix::fs::{AtFlags, StatxFlags};
-    let mask = StatxFlags::TYPE
-        | StatxFlags::MODE
-        | StatxFlags::INO
-        | StatxFlags::SIZE
-        | StatxFlags::MTIME
-        | StatxFlags::CTIME;
-    let st = rustix::fs::statx(dir, name, AtFlags::SYMLINK_NOFOLLOW, mask).ok()?;
-    let ns = |t: rustix::fs::StatxTimestamp| i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec);
-    Some(Lstat {
-        // As std makes `st_dev` of a `statx` (glibc's `makedev`).
-        dev: rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
-        ino: st.stx_ino,
-        size: st.stx_size,
-        mode: u32::from(st.stx_mode),
-        mtime_ns: ns(st.stx_mtime),
-        ctime_ns: ns(st.stx_ctime),
-        mtime: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec),
-    })
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{AtFlags, StatxFlags};
+        let mask = StatxFlags::TYPE
+            | StatxFlags::MODE
+            | StatxFlags::INO
+            | StatxFlags::SIZE
+            | StatxFlags::MTIME
+            | StatxFlags::CTIME;
+        let ns = |t: rustix::fs::StatxTimestamp| i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec);
+        match rustix::fs::statx(dir, name, AtFlags::SYMLINK_NOFOLLOW, mask) {
+            Ok(st) => {
+                return Some(Lstat {
+                    // As std makes `st_dev` of a `statx` (glibc's `makedev`).
+                    dev: rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
+                    ino: st.stx_ino,
+                    size: st.stx_size,
+                    mode: u32::from(st.stx_mode),
+                    mtime_ns: ns(st.stx_mtime),
+                    ctime_ns: ns(st.stx_ctime),
+                    mtime: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec),
+                });
+            }
+            // No `statx` (a kernel before 4.11, a seccomp filter that denies
+            // it): `fstatat`, as std falls back to.
+            Err(rustix::io::Errno::NOSYS) => {}
+            Err(_) => return None,
+        }
+    }
+    lstat_by_fstatat(dir, name)
 }
 
 // `struct stat`'s field types differ between targets (the casts are no-ops on some).
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
 #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-fn lstat_at(dir: rustix::fd::BorrowedFd<'_>, name: &std::ffi::CStr) -> Option<Lstat> {
+fn lstat_by_fstatat(dir: rustix::fd::BorrowedFd<'_>, name: &std::ffi::CStr) -> Option<Lstat> {
     let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
     let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
     let (ms, mn) = (st.st_mtime as i64, st.st_mtime_nsec as i64);
@@ -362,9 +371,9 @@ pub const BLOCK: usize = 4096;
 /// µs; a `statx` one to two).
 pub const PARALLEL_FROM: usize = 256;
 
-/// The `lstat` (`stat`, by its dir entry) of each entry of `block` that is `wanted`, at
-/// its index in `stats` (`Some(None)`: it failed), taken on every core when the
-/// block has many (each thread a contiguous slice). `stats` is left empty, or a
+/// `stat` (the walk's `lstat` of an entry by its dir's handle) of each entry of
+/// `block` that is `wanted`, at its index in `stats` (`Some(None)`: it failed),
+/// taken on every core when the block has many (each thread a contiguous slice). `stats` is left empty, or a
 /// slot `None`, where one thread would do as well or a thread could not be had:
 /// the walk then stats that entry as it comes to it. `threads` is how many
 /// cores the process may run on, asked once per walk and only when a block is
@@ -450,7 +459,7 @@ mod tests {
         )
         .unwrap();
         let fd = rustix::fs::open(p, rustix::fs::OFlags::DIRECTORY, rustix::fs::Mode::empty()).unwrap();
-        // Half a second and a bit before the epoch, and a time with nanoseconds.
+        // 1.5 s and a nanosecond before the epoch, and a time with nanoseconds.
         for (name, sec, nsec) in [("old.md", -2, 499_999_999), ("a.md", 1_790_000_000, 123_456_789)] {
             let t = Timespec {
                 tv_sec: sec,
@@ -479,6 +488,11 @@ mod tests {
         assert_eq!(old.mtime_ns, -1_500_000_001);
         assert!((old.mtime_ms() + 1500.000001).abs() < 1e-6, "{}", old.mtime_ms());
         assert_eq!(Lstat::at(rustix::fd::AsFd::as_fd(&fd), c"gone.md"), None);
+        // Without `statx`, `fstatat` says the same.
+        for name in [c"a.md", c"old.md", c"l.md", c"sub", c"fifo.md"] {
+            let fd = rustix::fd::AsFd::as_fd(&fd);
+            assert_eq!(lstat_by_fstatat(fd, name), Lstat::at(fd, name), "{name:?}");
+        }
     }
 
     #[test]

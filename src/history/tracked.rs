@@ -43,16 +43,28 @@ pub fn walk(root: &Path, skipped: &mut Vec<String>) -> Vec<OnDisk> {
 /// `stat` per file serve both.
 pub type Visit<'a> = dyn FnMut(&Entered, &[u8], Kind, Option<&Lstat>) + 'a;
 
-/// An entry of a dir the walk read: the dir's path and the entry's name.
+/// An entry of a dir the walk read: the dir's path, its handle and the entry's name.
 pub struct Entered<'a> {
     dir: &'a Path,
+    handle: Handle<'a>,
     name: &'a [u8],
 }
 
+/// How an entry's `lstat` is taken: by the dir's handle, either way.
+#[derive(Clone, Copy)]
+enum Handle<'a> {
+    Fd(rustix::fd::BorrowedFd<'a>),
+    Std(&'a fs::DirEntry),
+}
+
 impl<'a> Entered<'a> {
-    /// The entry `name` of the dir `dir`.
-    pub fn new(dir: &'a Path, name: &'a [u8]) -> Entered<'a> {
-        Entered { dir, name }
+    /// The entry `e` of the dir `dir`, read by std.
+    pub fn of_std(dir: &'a Path, e: &'a fs::DirEntry, name: &'a [u8]) -> Entered<'a> {
+        Entered {
+            dir,
+            handle: Handle::Std(e),
+            name,
+        }
     }
 
     /// The entry's name in its dir.
@@ -64,9 +76,13 @@ impl<'a> Entered<'a> {
         self.dir.join(std::ffi::OsStr::from_bytes(self.name))
     }
 
-    /// The entry's `lstat`, taken now (the walk took none for it).
+    /// The entry's `lstat`, taken now (the walk took none for it) by the dir's
+    /// handle: one name looked up, not the path.
     pub fn lstat(&self) -> Option<Lstat> {
-        fs::symlink_metadata(self.path()).ok().map(|m| Lstat::of(&m))
+        match self.handle {
+            Handle::Fd(fd) => Lstat::at(fd, &std::ffi::CString::new(self.name).ok()?),
+            Handle::Std(e) => e.metadata().ok().map(|m| Lstat::of(&m)),
+        }
     }
 }
 
@@ -130,13 +146,17 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
         let Ok(fd) = rustix::fs::open(&dir, flags, Mode::empty()) else {
             continue;
         };
-        let Ok(mut rd) = rustix::fs::Dir::read_from(&fd) else {
+        // Read by a copy of the handle (`Dir::read_from` opens the dir again,
+        // which needs the search permission a listing does not).
+        let Ok(mut rd) = rustix::io::dup(&fd).and_then(rustix::fs::Dir::new) else {
             continue;
         };
         let fd = rustix::fd::AsFd::as_fd(&fd);
-        // An entry that cannot be read ends the dir's listing, as std's does.
+        // As glibc's `readdir` lists: an entry that cannot be read ends the
+        // listing, no entry of inode 0, nothing read after the end.
         let mut entries = std::iter::from_fn(|| rd.read().and_then(Result::ok))
-            .filter(|e| !matches!(e.file_name().to_bytes(), b"." | b".."));
+            .fuse()
+            .filter(|e| e.ino() != 0 && !matches!(e.file_name().to_bytes(), b"." | b".."));
         loop {
             // On one core each entry is taken as it is read (no block held).
             let take = if threads == Some(1) { 1 } else { BLOCK };
@@ -168,7 +188,11 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
                 } = x;
                 rel.pop(); // the name's NUL
                 let name = &rel[name_at..];
-                let e = Entered { dir: &dir, name };
+                let e = Entered {
+                    dir: &dir,
+                    handle: Handle::Fd(fd),
+                    name,
+                };
                 if kind.is_dir() {
                     visit(&e, &rel, kind, None);
                     if name == b".trash" {

@@ -126,7 +126,7 @@ pub fn walk(main: &Path, rules: &ScanRules) -> (Vec<Found>, Vec<String>) {
                 stack.push((e.path(), rel));
                 continue;
             }
-            w.visit(&Entered::new(&dir, name.as_bytes()), &rel, None);
+            w.visit(&Entered::of_std(&dir, &e, name.as_bytes()), &rel, None);
         }
     }
     w.finish()
