@@ -136,19 +136,12 @@ pub fn walk_visiting(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit) 
 /// [`walk_visiting`] on `threads` threads (`None`: the cores the process may
 /// run on, asked when a block is first large enough).
 fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut threads: Option<usize>) -> Vec<OnDisk> {
-    use rustix::fs::{Mode, OFlags};
     let mut out = Vec::new();
     let mut stack: Vec<(std::path::PathBuf, Vec<u8>)> = vec![(root.to_path_buf(), Vec::new())];
     let mut block: Vec<Entry> = Vec::new();
     let mut stats: Vec<Option<Option<Lstat>>> = Vec::new();
     while let Some((dir, prefix)) = stack.pop() {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let Ok(fd) = rustix::fs::open(&dir, flags, Mode::empty()) else {
-            continue;
-        };
-        // Read by a copy of the handle (`Dir::read_from` opens the dir again,
-        // which needs the search permission a listing does not).
-        let Ok(mut rd) = rustix::io::dup(&fd).and_then(rustix::fs::Dir::new) else {
+        let Some((fd, mut rd)) = open_listing(&dir) else {
             continue;
         };
         let fd = rustix::fd::AsFd::as_fd(&fd);
@@ -225,6 +218,16 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
     // Paths are unique: the unstable sort gives the one order, for less.
     out.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// The dir `dir` opened: its handle (the `lstat`s are taken by it) and its
+/// listing, read by a copy of the handle (`Dir::read_from` opens the dir again,
+/// which needs the search permission a listing does not).
+fn open_listing(dir: &Path) -> Option<(rustix::fd::OwnedFd, rustix::fs::Dir)> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok()?;
+    let listing = rustix::io::dup(&fd).and_then(rustix::fs::Dir::new).ok()?;
+    Some((fd, listing))
 }
 
 /// An entry of a dir as read: its path below the root (raw bytes,
