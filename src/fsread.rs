@@ -373,11 +373,11 @@ pub const PARALLEL_FROM: usize = 256;
 
 /// `stat` (the walk's `lstat` of an entry by its dir's handle) of each entry of
 /// `block` that is `wanted`, at its index in `stats` (`Some(None)`: it failed),
-/// taken on every core when the block has many (each thread a contiguous slice). `stats` is left empty, or a
-/// slot `None`, where one thread would do as well or a thread could not be had:
-/// the walk then stats that entry as it comes to it. `threads` is how many
-/// cores the process may run on, asked once per walk and only when a block is
-/// large. `wanted` is asked once per entry.
+/// taken on every core when the block has many (each thread a contiguous
+/// slice). `stats` is left empty, or a slot `None`, where one thread would do
+/// as well or a thread could not be had: the walk then stats that entry as it
+/// comes to it. `threads` is how many cores the process may run on, asked once
+/// per walk and only when a block is large. `wanted` is asked once per entry.
 pub fn stat_block<T: Sync, S: Send>(
     block: &[T],
     wanted: impl Fn(&T) -> bool,
