@@ -23,6 +23,20 @@ pub struct OnDisk {
     pub ino: u64,
 }
 
+impl OnDisk {
+    /// The file at `rel` as its `lstat` says.
+    fn of(rel: Vec<u8>, md: &Lstat) -> OnDisk {
+        OnDisk {
+            rel,
+            link: md.is_symlink(),
+            size: md.size,
+            mtime_ns: md.mtime_ns,
+            ctime_ns: md.ctime_ns,
+            ino: md.ino,
+        }
+    }
+}
+
 /// The `.consolidate-lock` file: its mtime in ns and its body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockState {
@@ -109,12 +123,15 @@ impl Kind {
         self == Kind::Symlink
     }
 
-    fn of_mode(mode: u32) -> Kind {
-        match mode & 0o170_000 {
-            0o100_000 => Kind::File,
-            0o040_000 => Kind::Dir,
-            0o120_000 => Kind::Symlink,
-            _ => Kind::Other,
+    fn of(md: &Lstat) -> Kind {
+        if md.is_file() {
+            Kind::File
+        } else if md.is_dir() {
+            Kind::Dir
+        } else if md.is_symlink() {
+            Kind::Symlink
+        } else {
+            Kind::Other
         }
     }
 }
@@ -204,14 +221,7 @@ fn walk_threads(root: &Path, skipped: &mut Vec<String>, visit: &mut Visit, mut t
                     continue;
                 };
                 visit(&e, &rel, kind, Some(md));
-                out.push(OnDisk {
-                    rel,
-                    link: kind.is_symlink(),
-                    size: md.size,
-                    mtime_ns: md.mtime_ns,
-                    ctime_ns: md.ctime_ns,
-                    ino: md.ino,
-                });
+                out.push(OnDisk::of(rel, md));
             }
         }
     }
@@ -251,7 +261,7 @@ impl Entry {
             FileType::Directory => Kind::Dir,
             FileType::Symlink => Kind::Symlink,
             // A file system that gives no type in its listing: the `lstat`'s.
-            FileType::Unknown => Kind::of_mode(Lstat::at(dir, cname)?.mode),
+            FileType::Unknown => Kind::of(&Lstat::at(dir, cname)?),
             _ => Kind::Other,
         };
         let name = cname.to_bytes_with_nul();
@@ -390,21 +400,14 @@ fn lstat_tracked(root: &Path, rel: &[u8]) -> Result<Option<OnDisk>, ()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(_) => return Err(()),
     };
-    let ft = md.file_type();
-    if ft.is_dir() {
+    let md = Lstat::of(&md);
+    if md.is_dir() {
         return Err(());
     }
-    if !name.ends_with(b".md") || !(ft.is_file() || ft.is_symlink()) {
+    if !name.ends_with(b".md") || !(md.is_file() || md.is_symlink()) {
         return Ok(None);
     }
-    Ok(Some(OnDisk {
-        rel: rel.to_vec(),
-        link: ft.is_symlink(),
-        size: md.len(),
-        mtime_ns: mtime_ns(&md),
-        ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
-        ino: md.ino(),
-    }))
+    Ok(Some(OnDisk::of(rel.to_vec(), &md)))
 }
 
 /// The lock's state, `None` when there is no lock file. The body is read bounded

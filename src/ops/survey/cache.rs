@@ -39,14 +39,7 @@ pub(super) struct Stat {
 
 impl Stat {
     pub(super) fn of(m: &Metadata) -> Stat {
-        Stat {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.size(),
-            mode: m.mode(),
-            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-            ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
-        }
+        Stat::of_lstat(&crate::fsread::Lstat::of(m))
     }
 
     /// The same facts from the snapshot walk's `lstat` (a regular file's).
