@@ -7,9 +7,9 @@
 //! before any memory is stat'ed or read; an entry is kept only if its ctime and
 //! mtime are older than the stamp, so any write after the read moves its ctime
 //! past what is cached (no `touch -r` puts a ctime back). Files changed in the
-//! last [`YOUNG_NS`] are not kept either: they are the ones likely to change
-//! again (the file just added), and keeping them would rewrite the cache for
-//! nothing.
+//! last [`YOUNG_NS`] are not kept either, when they are few: they are the ones
+//! likely to change again (the file just added), and keeping them would
+//! rewrite the cache for nothing. Many at once (a copy, a checkout) are kept.
 
 use std::fs::{self, Metadata};
 use std::hash::Hasher;

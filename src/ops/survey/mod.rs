@@ -148,12 +148,19 @@ impl Survey {
         // Entries of files gone, or changed: the cache is rewritten without them.
         changed |= matcher.matched < old.len();
         let read = read_all(dir, &found, &misses);
+        // Young files are kept out only when they are few (the files a command
+        // or the model just wrote): when many are (a copy, a checkout, an
+        // import), keeping them out would read them all again at every survey
+        // for [`cache::YOUNG_NS`] (20 000 files: ~50 ms a command).
+        let racy_ok = |i: usize, young| stamp.as_ref().is_some_and(|s| found[i].stat.keepable(s.ns, young));
+        let young_ones = misses.iter().filter(|&&i| racy_ok(i, 0) && !racy_ok(i, young)).count();
+        let young = if young_ones > YOUNG_FEW { 0 } else { young };
         let mut kept = vec![true; found.len()];
         for (&i, r) in misses.iter().zip(read) {
             match r {
                 Some((f, whole)) => {
                     // A failed read is not kept: it may succeed next time.
-                    kept[i] = whole && stamp.as_ref().is_some_and(|s| found[i].stat.keepable(s.ns, young));
+                    kept[i] = whole && racy_ok(i, young);
                     changed |= kept[i];
                     held[i] = Held::Read(Box::new(f));
                 }
@@ -347,6 +354,10 @@ impl Seen {
         (self.walked && !self.other).then_some(self.found)
     }
 }
+
+/// The most young files a survey keeps out of the cache: more than this many
+/// are a batch written at once, not files likely to change again.
+const YOUNG_FEW: usize = 32;
 
 /// How recent a change keeps a file out of the cache: [`cache::YOUNG_NS`]; in
 /// debug builds `MEMCTL_DEBUG_SURVEY_YOUNG_MS` sets it, so that the CLI tests

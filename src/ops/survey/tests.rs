@@ -243,3 +243,28 @@ fn a_survey_from_the_snapshots_walk_is_the_surveys_own() {
     assert!(seen(&dir).files().is_none(), "a symlink");
     assert!(Seen::default().files().is_none(), "no walk");
 }
+
+/// Files changed within the young window stay out of the cache while they are
+/// few (the file a command just wrote: the next survey reads it again), and
+/// are kept when many changed at once (a copy, a checkout, an import: the next
+/// survey does not read them all again). Either way the answers are the scan's.
+#[test]
+fn a_few_young_files_stay_out_of_the_cache_and_a_batch_of_them_is_kept() {
+    let hour = 3_600 * 1_000_000_000;
+    for (n, kept) in [(YOUNG_FEW, false), (YOUNG_FEW + 1, true)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("mem");
+        let state = tmp.path().join("state");
+        fs::create_dir_all(&dir).unwrap();
+        for i in 0..n {
+            fs::write(dir.join(format!("m{i}.md")), text((i % 4) as u8, false, &[], 0)).unwrap();
+        }
+        // A clock tick, so that the stamp is past every write (the racy rule).
+        std::thread::sleep(std::time::Duration::from_millis(12));
+        let first = Survey::take_with(&dir, Some(&state), hour);
+        agree(&dir, &first).unwrap();
+        let second = Survey::take_with(&dir, Some(&state), hour);
+        agree(&dir, &second).unwrap();
+        assert_eq!(second.hits, if kept { n } else { 0 }, "{n} young files");
+    }
+}
