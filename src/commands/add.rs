@@ -85,7 +85,7 @@ fn report(out: &mut Output, args: &AddArgs, plan: &add::Plan) -> Result<()> {
     } else if args.dry_run {
         out.print(&format!("would create {}:\n{}", plan.file, plan.content))?;
         if !args.no_index {
-            let diff = unified_diff(label, &plan.old_index, &plan.new_index);
+            let diff = unified_diff(label, &plan.old_index, plan.new_index());
             out.print(&crate::diff::paint(out.color_stdout, &diff))?;
         }
     } else {

@@ -68,7 +68,7 @@ fn forget_now(
     };
     let rec = ctx.recording("forget", res);
     let mut writer = Writer::open_visiting(dir, ctx.now, args.force, &rec, Some(visit))?;
-    let plan = forget::plan_targets(dir, targets, args.force, (cache, seen))?;
+    let plan = forget::plan_targets(dir, targets, args.force, (cache, seen), false)?;
     for w in &plan.warnings {
         out.warn(w.clone());
     }

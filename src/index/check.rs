@@ -122,6 +122,14 @@ impl Checked {
         }
     }
 
+    /// The whole text checked, when the check holds it (not a streamed load's).
+    pub fn text(&self) -> Option<&str> {
+        match &self.quotes {
+            Quotes::Text { text, .. } => Some(text),
+            Quotes::Lines { .. } => None,
+        }
+    }
+
     /// Line `n` (1-based) of the file, without its LF and one CR.
     pub fn file_line(&self, n: usize) -> Option<&str> {
         let (text, line_starts) = match &self.quotes {

@@ -40,8 +40,8 @@ pub struct Plan {
     /// The index line, `None` with `--no-index`.
     pub entry: Option<String>,
     pub old_index: String,
-    pub new_index: String,
-    /// The truncation check of the index with the new line.
+    /// The truncation check of the index with the new line: it holds that
+    /// index's text ([`Plan::new_index`]; 20 000 lines are not copied twice).
     pub check: Checked,
     /// 1-based line of the new entry in the new index.
     pub line_number: Option<usize>,
@@ -68,6 +68,12 @@ pub struct Outcome<'a> {
 }
 
 impl Plan {
+    /// The index with the new line (the old one with `--no-index`).
+    pub fn new_index(&self) -> &str {
+        // `checked` holds the text it is given.
+        self.check.text().unwrap_or_default()
+    }
+
     pub fn outcome(&self, dry_run: bool) -> Outcome<'_> {
         let indexed = self.entry.is_some();
         Outcome {
@@ -135,9 +141,9 @@ pub fn plan(
         (p.text, Some(p.line))
     };
     let label = dir.index_label();
-    let check = checked(label.into(), Some(dir.index_path()), &new_index);
+    let check = checked(label.into(), Some(dir.index_path()), new_index);
     if !no_index {
-        ensure_loads(&old_index, &new_index, &m.file, label, placement)?;
+        ensure_loads(&old_index, check.text().unwrap_or_default(), &m.file, label, placement)?;
         if let Some(w) = truncation_warning(&check, label, &entry) {
             warnings.push(w);
         }
@@ -148,7 +154,6 @@ pub fn plan(
         content,
         entry: (!no_index).then_some(entry),
         old_index,
-        new_index,
         check,
         line_number,
         warnings,
@@ -176,7 +181,7 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
             // The index as planned (the usual case): the text placed then is the
             // one placing it again gives (20 000 lines: not scanned a second time).
             if fresh == plan.old_index {
-                return Ok(plan.new_index.clone());
+                return Ok(plan.new_index().to_string());
             }
             Ok(with_entry(fresh, entry, plan.ty, plan.at_top).text)
         }) {

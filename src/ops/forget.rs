@@ -57,7 +57,8 @@ pub struct Plan {
     pub targets: Vec<Target>,
     /// The removed lines as the index reads now (the apply step re-reads it).
     pub removed: Removed,
-    /// Per index file: its label, text now and text after.
+    /// Per index file: its label, text now and text after (empty when
+    /// planned without them, see [`plan_targets`]).
     pub diffs: Vec<(String, String, String)>,
     pub warnings: Vec<String>,
 }
@@ -72,7 +73,7 @@ pub fn plan(dir: &MemoryDir, refs: &[String], force: bool) -> Result<Plan, Error
 /// [`plan`], surveying the dir through the cache under `cache` (`None`: every
 /// memory is read).
 pub fn plan_cached(dir: &MemoryDir, refs: &[String], force: bool, cache: Option<&Path>) -> Result<Plan, Error> {
-    plan_targets(dir, targets(dir, refs)?, force, (cache, None))
+    plan_targets(dir, targets(dir, refs)?, force, (cache, None), true)
 }
 
 /// The memories `refs` name: the first step of [`plan`], which refuses a `REF`
@@ -86,12 +87,14 @@ pub struct Targets(Vec<Target>);
 
 /// The rest of [`plan_cached`] for `targets`, the survey through `cache` taking
 /// its files from `seen` (a walk of the dir under the lock, see [`Seen`]) when it
-/// can tell them.
+/// can tell them. Without `with_diffs`, [`Plan::diffs`] is left empty (a
+/// `forget --yes` shows none: 20 000 index lines not copied).
 pub fn plan_targets(
     dir: &MemoryDir,
     Targets(mut targets): Targets,
     force: bool,
     (cache, seen): (Option<&Path>, Option<Seen>),
+    with_diffs: bool,
 ) -> Result<Plan, Error> {
     // One survey answers which files are hubs and which still link a target.
     let survey = Survey::take_seen(dir.dir(), cache, seen);
@@ -135,6 +138,9 @@ pub fn plan_targets(
                 .entry(t.rel.clone())
                 .or_default()
                 .extend(removed_at(&label, lines));
+        }
+        if !with_diffs {
+            continue;
         }
         let files: Vec<&str> = ts.iter().map(|(_, l)| *l).collect();
         let (all, _) = lines_linking(&text, &files);
@@ -320,21 +326,15 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Don
                 .extend(removed_at(&label, lines));
         }
         if index_path.exists() {
-            let original = store::read_for_update(&index_path)?;
             let mtime = std::fs::metadata(&index_path)
                 .ok()
                 .map(|m| crate::history::tracked::mtime_ns(&m));
-            let (old, new) = w.update(&index_path, Some(fresh.as_bytes()), |text| {
+            // The bytes it replaced are what undo puts back (valid UTF-8 or not).
+            let updated = w.update_raw(&index_path, Some(fresh.as_bytes()), |text| {
                 Ok(without_lines(text, &lines_linking(text, &files).0))
             })?;
-            if old != new {
-                // Valid UTF-8 (the usual index) is compared as is, not copied lossily.
-                let same = match std::str::from_utf8(&original) {
-                    Ok(text) => text == old,
-                    Err(_) => String::from_utf8_lossy(&original) == old,
-                };
-                let bytes = if same { original } else { old.into_bytes() };
-                done.indexes.push((index_path, bytes, mtime));
+            if updated.old != updated.new {
+                done.indexes.push((index_path, updated.old_bytes(), mtime));
             }
         }
     }
@@ -548,15 +548,20 @@ fn lines_linking(text: &str, files: &[&str]) -> (BTreeMap<usize, String>, Vec<St
     // Only the lines that name one of the files are parsed (issue 31).
     let names: Vec<&str> = files.iter().map(|f| f.rsplit('/').next().unwrap_or(f)).collect();
     let links = index::one::links_on_lines_naming(text, &names).unwrap_or_else(|| index::extract_links(text));
-    let raw: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut lines = BTreeMap::new();
-    for l in &links {
-        if l.memory_target().is_some_and(|t| files.contains(&t)) {
-            // Copied once per line, not once per link (a long line of links).
-            lines
-                .entry(l.line)
-                .or_insert_with(|| raw.get(l.line - 1).map_or(String::new(), |s| s.to_string()));
-        }
+    let wanted: std::collections::BTreeSet<usize> = links
+        .iter()
+        .filter(|l| l.memory_target().is_some_and(|t| files.contains(&t)))
+        .map(|l| l.line)
+        .collect();
+    // Each line copied once (a long line of links), found by memchr up to the
+    // last one wanted, not every line of the index split.
+    let last = wanted.last().copied().unwrap_or(0);
+    let mut lines: BTreeMap<usize, String> = line_ranges(text, last)
+        .filter(|(n, _)| wanted.contains(n))
+        .map(|(n, r)| (n, text[r].to_string()))
+        .collect();
+    for n in wanted {
+        lines.entry(n).or_default();
     }
     let others: Vec<String> = links
         .iter()
@@ -575,16 +580,39 @@ fn without_lines(text: &str, remove: &BTreeMap<usize, String>) -> String {
     } else {
         "\n"
     };
-    let mut s: String = text
-        .split_inclusive('\n')
-        .enumerate()
-        .filter(|(i, _)| !remove.contains_key(&(i + 1)))
-        .map(|(_, l)| l)
-        .collect();
+    // The text between removed lines copied whole, not line by line.
+    let last = remove.keys().next_back().copied().unwrap_or(0);
+    let mut s = String::with_capacity(text.len());
+    let mut from = 0;
+    for (n, r) in line_ranges(text, last) {
+        if remove.contains_key(&n) {
+            s.push_str(&text[from..r.start]);
+            from = r.end;
+        }
+    }
+    s.push_str(&text[from..]);
     if !s.is_empty() && !s.ends_with('\n') {
         s.push_str(eol);
     }
     s
+}
+
+/// The lines of `text` as `split_inclusive('\n')` cuts them, each its 1-based
+/// number and byte range (its terminator included), up to line `last`.
+fn line_ranges(text: &str, last: usize) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + '_ {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut n = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() || n >= last {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1);
+        n += 1;
+        let range = start..end;
+        start = end;
+        Some((n, range))
+    })
 }
 
 fn read(p: &Path) -> String {
@@ -743,6 +771,42 @@ mod tests {
             without_lines("- [A](a.md)", &lines_linking("- [A](a.md)", &["a.md"]).0),
             ""
         );
+    }
+
+    /// The lines removed by number are the ones `split_inclusive` numbers, for
+    /// every subset of lines of texts with and without a last line ending,
+    /// with CRLF and with empty lines.
+    #[test]
+    fn lines_are_removed_as_split_inclusive_numbers_them() {
+        let reference = |text: &str, remove: &BTreeMap<usize, String>| -> String {
+            let s: String = text
+                .split_inclusive('\n')
+                .enumerate()
+                .filter(|(i, _)| !remove.contains_key(&(i + 1)))
+                .map(|(_, l)| l)
+                .collect();
+            if !s.is_empty() && !s.ends_with('\n') {
+                let crlf = text.split('\n').next().is_some_and(|l| l.ends_with('\r'));
+                return s + if crlf { "\r\n" } else { "\n" };
+            }
+            s
+        };
+        for text in ["", "a", "a\n", "a\nb", "a\n\nb\n", "\n\n", "a\r\nb\r\nc", "é\n— x\ny"] {
+            let n = text.split_inclusive('\n').count() + 2;
+            for mask in 0u32..(1 << n) {
+                let remove: BTreeMap<usize, String> = (1..=n)
+                    .filter(|i| mask & (1 << (i - 1)) != 0)
+                    .map(|i| (i, String::new()))
+                    .collect();
+                assert_eq!(
+                    without_lines(text, &remove),
+                    reference(text, &remove),
+                    "{text:?} {mask:b}"
+                );
+            }
+            let ranges: Vec<&str> = line_ranges(text, usize::MAX).map(|(_, r)| &text[r]).collect();
+            assert_eq!(ranges, text.split_inclusive('\n').collect::<Vec<_>>(), "{text:?}");
+        }
     }
 
     /// Only the lines naming a file are parsed: the same lines and other links

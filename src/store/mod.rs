@@ -29,7 +29,9 @@ pub use atomic::{Stamp, create_new, parse_temp_name, random_hex, stamp, temp_nam
 pub use lock::{WRITE_LOCK, WriteLock, ensure_no_dream, ensure_no_dream_for, lock, lock_within, open_lock};
 pub use outside::{outside_real, read_outside};
 pub use trash::{move_entry, trash_dir};
-pub use update::{MAX_INDEX_BYTES, ensure_updatable, keep_original_bytes, read_for_update, update};
+pub use update::{
+    MAX_INDEX_BYTES, Updated, ensure_updatable, keep_original_bytes, read_for_update, update, update_raw,
+};
 pub use writer::{Recording, Writer};
 
 pub(super) fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {

@@ -135,8 +135,36 @@ pub fn update(
     root: &Path,
     target: &Path,
     seen: Option<&[u8]>,
-    mut change: impl FnMut(&str) -> Result<String, Error>,
+    change: impl FnMut(&str) -> Result<String, Error>,
 ) -> Result<(String, String), Error> {
+    update_raw(root, target, seen, change).map(|u| (u.old, u.new))
+}
+
+/// What [`update_raw`] replaced and wrote.
+pub struct Updated {
+    /// The text replaced (lossy when the file was not valid UTF-8).
+    pub old: String,
+    /// The text written (or, when it equals `old`, not written).
+    pub new: String,
+    /// The bytes replaced when they were not valid UTF-8 (`old` is then lossy).
+    pub invalid: Option<Vec<u8>>,
+}
+
+impl Updated {
+    /// The exact bytes replaced.
+    pub fn old_bytes(self) -> Vec<u8> {
+        self.invalid.unwrap_or_else(|| self.old.into_bytes())
+    }
+}
+
+/// [`update`], also giving the exact bytes it replaced (a command that puts
+/// them back on failure needs no read of its own).
+pub fn update_raw(
+    root: &Path,
+    target: &Path,
+    seen: Option<&[u8]>,
+    mut change: impl FnMut(&str) -> Result<String, Error>,
+) -> Result<Updated, Error> {
     let mut watch = settle::Watch::new();
     loop {
         if watch.expired() {
@@ -174,11 +202,16 @@ pub fn update(
         let old_bytes = invalid.as_deref().unwrap_or(old.as_bytes());
         let new = change(&old)?;
         if new == old {
-            return Ok((old, new));
+            return Ok(Updated { old, new, invalid });
         }
-        let content = keep_original_bytes(old_bytes, &new);
+        // Valid UTF-8 (the usual index) is written as the new text, not checked again.
+        let content = match &invalid {
+            Some(bytes) => keep_original_bytes(bytes, &new),
+            None => std::borrow::Cow::Borrowed(new.as_bytes()),
+        };
         if write_if_unchanged(root, target, &content, before, old_bytes)? {
-            return Ok((old, new));
+            drop(content);
+            return Ok(Updated { old, new, invalid });
         }
         watch.pause();
     }

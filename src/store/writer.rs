@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::atomic::{Stamp, create_batch, write_checked, write_checked_at};
 use super::lock::{WriteLock, ensure_no_dream, lock};
 use super::trash::{move_entry, trash_dir};
-use super::update::{keep_original_bytes, read_for_update, update};
+use super::update::{keep_original_bytes, read_for_update};
 use super::{create_dir, create_new, ensure_ancestor_contained, io_err};
 use crate::error::{Error, Kind};
 use crate::history::{self, Store, Trigger};
@@ -599,13 +599,23 @@ impl Writer {
     }
 
     /// Read-modify-write `target` against its fresh content; `seen` is what the
-    /// command read when it planned (see [`update`]).
+    /// command read when it planned (see [`super::update`]).
     pub fn update(
         &mut self,
         target: &Path,
         seen: Option<&[u8]>,
         change: impl FnMut(&str) -> Result<String, Error>,
     ) -> Result<(String, String), Error> {
+        self.update_raw(target, seen, change).map(|u| (u.old, u.new))
+    }
+
+    /// [`Writer::update`], also giving the exact bytes it replaced.
+    pub fn update_raw(
+        &mut self,
+        target: &Path,
+        seen: Option<&[u8]>,
+        change: impl FnMut(&str) -> Result<String, Error>,
+    ) -> Result<super::Updated, Error> {
         // The before-snapshot found the index shrunk and just changed (possibly
         // another program's half-write, which the command may also have planned
         // from): the last settled copy is the baseline no read may lose lines of.
@@ -616,7 +626,7 @@ impl Writer {
             (Some(b), None) => Some(b),
             (_, s) => s,
         };
-        let done = update(self.root_for(target), target, seen, change)?;
+        let done = super::update_raw(self.root_for(target), target, seen, change)?;
         super::fault_point();
         Ok(done)
     }
