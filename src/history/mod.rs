@@ -569,6 +569,86 @@ mod store_tests {
         assert!(super::snapshot::read_cache_full(s.path(), Some(second.id)).is_none());
     }
 
+    /// The hook's snapshot of the model's write (SPEC v3 §7.3, §8.2): the last
+    /// snapshot with only the written file looked at again. Another program's
+    /// change to another file is not in it (it is not the model's); the next
+    /// snapshot that walks the dir records it. An entry of the stat cache that
+    /// did not vouch (racy) is written smudged, so the next cache does not
+    /// vouch for it either; the written file's entry is its stat now.
+    #[test]
+    fn a_snapshot_of_the_written_file_leaves_other_changes_to_the_next_walk() {
+        use std::time::{Duration, SystemTime};
+        let t = tempfile::tempdir().unwrap();
+        let mem = t.path().join("memory");
+        fs::create_dir_all(&mem).unwrap();
+        fs::write(
+            mem.join("MEMORY.md"),
+            "- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n",
+        )
+        .unwrap();
+        for f in ["a", "b", "c"] {
+            fs::write(mem.join(format!("{f}.md")), format!("{f}\n")).unwrap();
+        }
+        let settings = Settings::On {
+            root: t.path().join("state"),
+        };
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        let mut s = Store::open(&settings, &mem, None, true, now).unwrap().unwrap();
+        let base = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        s.settle();
+        let before = read::load_state(&s.repo, base.id).unwrap();
+        let cache = s.path().join("memctl-cache");
+        let set_cache_mtime = |at: SystemTime| {
+            fs::File::options()
+                .write(true)
+                .open(&cache)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+        };
+        // Every entry racy: the cache older than every file's ctime.
+        set_cache_mtime(SystemTime::UNIX_EPOCH + Duration::from_secs(1));
+        fs::write(mem.join("b.md"), "b, by another program\n").unwrap();
+        fs::write(mem.join("a.md"), "a, by the model\n").unwrap();
+        let mut claude = req("hook:PostToolUse");
+        claude.claude = true;
+        let rec = s.snapshot_touched(&mem, &claude, &[b"a.md".to_vec()]).unwrap().unwrap();
+        assert_eq!(rec.trigger, Trigger::Claude);
+        let changed: Vec<String> = rec.changes.iter().map(read::Change::file).collect();
+        assert_eq!(changed, ["a.md"]);
+        let after = read::load_state(&s.repo, rec.id).unwrap();
+        assert_eq!(after.files[b"b.md".as_slice()], before.files[b"b.md".as_slice()]);
+        assert_eq!(
+            read::blob(&s.repo, after.files[b"a.md".as_slice()].oid).unwrap(),
+            b"a, by the model\n"
+        );
+        s.settle();
+        let text = fs::read_to_string(&cache).unwrap();
+        let line = |name: &str| {
+            let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+            text.lines()
+                .find(|l| l.ends_with(&format!("\t{hex}")))
+                .unwrap()
+                .to_string()
+        };
+        let smudged = format!("\t{}\t", i128::MIN);
+        for f in ["MEMORY.md", "b.md", "c.md"] {
+            assert!(line(f).contains(&smudged), "{f}: {text}");
+        }
+        assert!(!line("a.md").contains(&smudged), "{text}");
+        // Not vouched even once the racy rule would pass: c.md is hashed again.
+        set_cache_mtime(SystemTime::now() + Duration::from_secs(5));
+        let walk = |mem: &Path| super::tracked::walk(mem, &mut Vec::new());
+        fs::write(mem.join("b.md"), "b\n").unwrap();
+        assert!(!super::snapshot::cache_vouches(s.path(), rec.id, &walk(&mem), &mem));
+        // The next walk records the other program's change, as its own.
+        fs::write(mem.join("b.md"), "b, by another program\n").unwrap();
+        let next = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        assert_eq!(next.trigger, Trigger::External);
+        let changed: Vec<String> = next.changes.iter().map(read::Change::file).collect();
+        assert_eq!(changed, ["b.md"]);
+    }
+
     /// Issue 29 point 7: a large memory is hashed and stored as a stream, never
     /// held whole in memory by the snapshot (its bytes are not in the scan's
     /// `Fresh`), and the stored blob is byte-exact.

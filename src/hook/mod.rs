@@ -117,6 +117,7 @@ fn post_tool_use(p: &Payload, call: &Call) -> Result<Option<HookOutput>, Error> 
     };
     let mut snap = Snapshot::of(p, &res, "hook:PostToolUse", call);
     snap.file = Some(w.rel.clone());
+    snap.written = Some(w.label());
     // The store is let go after the reaction: the snapshot's cache writes,
     // on their own thread, end while the written file is checked.
     let (_, _, store) = record_snapshot_walking(&snap, None);
@@ -346,6 +347,9 @@ pub struct Snapshot<'a> {
     pub tool: Option<&'a str>,
     /// The written file, relative to the main memory dir's scope.
     pub file: Option<String>,
+    /// The written file below the main memory dir (`team/` kept), when the
+    /// snapshot need only look at it ([`crate::history::Store::snapshot_touched`]).
+    pub written: Option<String>,
     pub now: DateTime<Utc>,
     pub res: &'a Resolution,
     pub history: &'a crate::history::Settings,
@@ -361,6 +365,7 @@ impl<'a> Snapshot<'a> {
             agent_type: p.agent_type.get(),
             tool: p.tool_name.get().filter(|_| recorded_by == "hook:PostToolUse"),
             file: None,
+            written: None,
             now: call.now,
             res,
             history: call.history,
@@ -447,7 +452,12 @@ fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) ->
             });
             store.snapshot_walked(&snap.main_dir, &req, (files, skipped))
         }
-        None => store.snapshot(&snap.main_dir, &req),
+        // The model's write: that file against the last snapshot, not a walk
+        // of the dir (what else changed is recorded by the next walk, Stop's).
+        None => match snap.written.as_deref().filter(|_| post) {
+            Some(rel) => store.snapshot_touched(&snap.main_dir, &req, &[rel.as_bytes().to_vec()]),
+            None => store.snapshot(&snap.main_dir, &req),
+        },
     };
     let between = r.ok().flatten().map(|r| react::Between {
         trigger: r.trigger.as_str(),

@@ -792,6 +792,56 @@ fn h_history_records_the_models_write_as_claude_with_its_session() {
     assert_eq!(snaps[1]["trigger"], "baseline");
 }
 
+/// The model's write is recorded alone (SPEC v3 §7.3, §8.2; issue 31: the hook
+/// looks at the written file, not at every file): a memory another program
+/// changed meanwhile is not the model's, and the Stop hook's snapshot, which
+/// walks the dir, records it as `external`. Both snapshots are byte-exact.
+#[test]
+fn h_the_models_write_is_recorded_alone_and_stop_records_the_rest() {
+    let e = env()
+        .index("- [A](a.md) — a\n- [B](b.md) — b\n")
+        .memory("a.md", GOOD)
+        .memory("b.md", GOOD);
+    let p = payload(&e, "Write", "a.md", Some(None));
+    hook_with(&e, &p);
+    let by_hand = format!("{GOOD}edited by hand\n");
+    let by_model = format!("{GOOD}written by the model\n");
+    fs::write(e.dir().join("b.md"), &by_hand).unwrap();
+    fs::write(e.dir().join("a.md"), &by_model).unwrap();
+    hook_with(&e, &p);
+    hook_with(&e, &stop_payload(&e));
+    let out = memctl_in(&e, &["--json", "history"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let snaps = doc["snapshots"].as_array().unwrap();
+    let files = |s: &Value| -> Vec<String> {
+        s["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["file"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(snaps.len(), 3, "{doc}");
+    assert_eq!(
+        (snaps[0]["trigger"].as_str(), files(&snaps[0])),
+        (Some("external"), vec!["b.md".to_string()])
+    );
+    assert_eq!(snaps[0]["recorded_by"], "hook:Stop");
+    assert_eq!(
+        (snaps[1]["trigger"].as_str(), files(&snaps[1])),
+        (Some("claude"), vec!["a.md".to_string()])
+    );
+    assert_eq!(snaps[2]["trigger"], "baseline");
+    // Each file as it was written, in the snapshot that recorded it.
+    let at = |rev: &str, rel: &str| {
+        let o = memctl_in(&e, &["diff", "--from", rev, "--to", "@~0", rel]);
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert_eq!(at("@~1", "a.md"), "", "a.md is the same in both");
+    assert!(at("@~1", "b.md").contains("+edited by hand"), "{}", at("@~1", "b.md"));
+    assert_eq!(fs::read_to_string(e.dir().join("a.md")).unwrap(), by_model);
+}
+
 #[test]
 fn h_session_start_reports_what_a_dream_changed_since_the_last_session() {
     let e = env()

@@ -20,6 +20,10 @@ const CACHE: &str = "memctl-cache";
 /// The largest cache read: a larger one is no cache.
 const MAX_BYTES: u64 = 256 << 20;
 
+/// A ctime no `stat` gives (seconds and nanoseconds of any file time make a
+/// far smaller number): an entry with it never matches a file on disk.
+pub(super) const SMUDGED: i128 = i128::MIN;
+
 pub(super) type CacheEntry = (u64, i128, i128, u64, bool, ObjectId);
 
 /// The (size, mtime, ctime, inode, link, blob) of a file as last seen on disk.
@@ -105,6 +109,32 @@ impl<'a> Lines<'a> {
         let c = &l.entry;
         (l.vouches && c.0 == f.size && c.1 == f.mtime_ns && c.2 == f.ctime_ns && c.3 == f.ino && c.4 == f.link)
             .then_some(c.5)
+    }
+
+    /// The files of the cache's snapshot as a walk would find them if none had
+    /// changed since, in walk order: each line's path and stat. A line that
+    /// does not vouch (racy: its file may have changed in the tick the cache
+    /// was written) gets a ctime no file has ([`SMUDGED`]), so that a cache
+    /// written from these files does not vouch for it either (git smudges
+    /// racily clean entries the same way). `None` when a path is no hex.
+    pub(super) fn as_walked(&self) -> Option<Vec<OnDisk>> {
+        let mut out = Vec::with_capacity(self.lines.len());
+        let mut rel = Vec::new();
+        for l in &self.lines {
+            if !unhex_into(l.hex, &mut rel) {
+                return None;
+            }
+            let (size, mtime_ns, ctime_ns, ino, link, _) = l.entry;
+            out.push(OnDisk {
+                rel: rel.clone(),
+                link,
+                size,
+                mtime_ns,
+                ctime_ns: if l.vouches { ctime_ns } else { SMUDGED },
+                ino,
+            });
+        }
+        Some(out)
     }
 
     #[cfg(test)]
