@@ -19,6 +19,10 @@ a verdict line per session:
                   shape is recorded; memctl says nothing.
   broken-write    A Write with unreadable frontmatter over a good memory is denied
                   before it lands; the file on disk is unchanged.
+  shell-edit      A memory edited through the shell, then a two-step save: history
+                  records each Write/Edit alone as the model's (PostToolUse looks
+                  at the written file only, issue 31) and the shell's edit as
+                  external, by the Stop hook's snapshot.
 
 --record DIR writes each session's hook payloads (the client's stdin to memctl) as
 DIR/<session>.jsonl with the run's paths replaced by $MEMDIR, $PROJECT, $RUN: the
@@ -46,6 +50,8 @@ type: project
 Run `cargo build`, then `cargo test`.
 """
 BUILD_LINE = "- [Build](project_build.md) — how to build and test the project\n"
+HAND = "---\nname: hand\ndescription: Written by hand\ntype: user\n---\n\nThe user keeps this one by hand.\n"
+HAND_LINE = "- [Hand](user_hand.md) — written by hand\n"
 TERSE = ("---\nname: terse-replies\ndescription: No recap of what was just done at the end of a reply\n"
          "metadata:\n  type: feedback\n---\n\nEnd replies without a summary of the work just done.\n\n"
          "**Why:** the user reads the diff and finds the recap noise.\n"
@@ -103,6 +109,17 @@ SESSIONS = {
             {"type": "tool_use", "name": "Agent",
              "input": {"description": "look around", "prompt": "List the files.", "subagent_type": "general-purpose"}},
             "Done here.",
+        ],
+    },
+    "shell-edit": {
+        "seed": {"project_build.md": BUILD, "user_hand.md": HAND, "MEMORY.md": BUILD_LINE + HAND_LINE},
+        "prompt": "Append a line to my hand-kept memory, and remember: no recaps.",
+        "script": [
+            {"type": "tool_use", "name": "Bash",
+             "input": {"command": "echo 'Edited in the shell.' >> {{memdir}}user_hand.md"}},
+            [{"type": "text", "text": "I'll remember that."}, write("Write", "feedback_terse.md", content=TERSE)],
+            write("Edit", "MEMORY.md", old_string=BUILD_LINE, new_string=BUILD_LINE + TERSE_LINE),
+            "Saved.",
         ],
     },
     "broken-write": {
@@ -191,7 +208,30 @@ def verdict(name, s, memdir):
         ok = denied and unchanged and not post and len(msgs) == 1
         return ok, "denied by PreToolUse: %s, file on disk unchanged: %s, PostToolUse calls: %d" % (
             denied, unchanged, len(post))
+    if name == "shell-edit":
+        snaps = history(memdir)
+        got = [(x["trigger"], x["recorded_by"], sorted(c["file"] for c in x["changes"])) for x in snaps]
+        want = [("external", "hook:Stop", ["user_hand.md"]),
+                ("claude", "hook:PostToolUse", ["MEMORY.md"]),
+                ("claude", "hook:PostToolUse", ["feedback_terse.md"])]
+        ok = got[:3] == want and len(got) == 4 and got[3][0] == "baseline" and not msgs
+        print("History (newest first):\n" + indent("\n".join("%s %s %s" % g for g in got)))
+        return ok, "the model's writes alone as claude: %s, the shell's edit as external by Stop: %s, %d memctl messages" % (
+            got[1:3] == want[1:], got[:1] == want[:1], len(msgs))
     return False, "unknown session"
+
+
+def history(memdir):
+    """`memctl history --json` of the run's memory dir, in the run's own environment."""
+    run = RUN["dir"]
+    env = dict(os.environ, HOME=os.path.join(run, "home"), CLAUDE_CONFIG_DIR=os.path.join(run, "home", ".claude"),
+               XDG_STATE_HOME=os.path.join(run, "xdg", "state"), XDG_CONFIG_HOME=os.path.join(run, "xdg", "config"))
+    p = subprocess.run([RUN["memctl"], "--dir", memdir, "--json", "history"], stdout=subprocess.PIPE, text=True, env=env)
+    return json.loads(p.stdout or "{}").get("snapshots", [])
+
+
+# The run being judged: its dir and the memctl it ran (for `history`).
+RUN = {}
 
 
 def main():
@@ -207,6 +247,7 @@ def main():
         if args.only and name != args.only:
             continue
         run = tempfile.mkdtemp(prefix="hook-sessions.")
+        RUN.update(dir=run, memctl=args.memctl)
         memdir = cc_run("--run-dir", run)["memory_dir"]
         for rel, text in sess["seed"].items():
             with open(os.path.join(memdir, rel), "w") as f:
