@@ -177,13 +177,14 @@ pub fn apply(plan: &Plan, w: &mut Writer) -> Result<(), Error> {
     w.create(&target, plan.content.as_bytes())?;
     if let Some(entry) = &plan.entry {
         let index = w.memdir().index_path();
-        if let Err(e) = w.update(&index, Some(plan.old_index.as_bytes()), |fresh| {
+        if let Err(e) = w.update_raw(&index, Some(plan.old_index.as_bytes()), |fresh| {
             // The index as planned (the usual case): the text placed then is the
-            // one placing it again gives (20 000 lines: not scanned a second time).
+            // one placing it again gives (20 000 lines: not scanned a second
+            // time, nor copied).
             if fresh == plan.old_index {
-                return Ok(plan.new_index().to_string());
+                return Ok(plan.new_index().into());
             }
-            Ok(with_entry(fresh, entry, plan.ty, plan.at_top).text)
+            Ok(with_entry(fresh, entry, plan.ty, plan.at_top).text.into())
         }) {
             w.roll_back();
             return Err(e);

@@ -331,7 +331,7 @@ fn unindex_all(plan: &Plan, w: &mut Writer, trash: Option<&Path>, done: &mut Don
                 .map(|m| crate::history::tracked::mtime_ns(&m));
             // The bytes it replaced are what undo puts back (valid UTF-8 or not).
             let updated = w.update_raw(&index_path, Some(fresh.as_bytes()), |text| {
-                Ok(without_lines(text, &lines_linking(text, &files).0))
+                Ok(without_lines(text, &lines_linking(text, &files).0).into())
             })?;
             if updated.old != updated.new {
                 done.indexes.push((index_path, updated.old_bytes(), mtime));

@@ -604,18 +604,20 @@ impl Writer {
         &mut self,
         target: &Path,
         seen: Option<&[u8]>,
-        change: impl FnMut(&str) -> Result<String, Error>,
+        mut change: impl FnMut(&str) -> Result<String, Error>,
     ) -> Result<(String, String), Error> {
-        self.update_raw(target, seen, change).map(|u| (u.old, u.new))
+        self.update_raw(target, seen, |t| change(t).map(std::borrow::Cow::Owned))
+            .map(|u| (u.old, u.new.into_owned()))
     }
 
-    /// [`Writer::update`], also giving the exact bytes it replaced.
-    pub fn update_raw(
+    /// [`Writer::update`], also giving the exact bytes it replaced; `change`
+    /// may give a text it holds already (see [`super::update_raw`]).
+    pub fn update_raw<'c>(
         &mut self,
         target: &Path,
         seen: Option<&[u8]>,
-        change: impl FnMut(&str) -> Result<String, Error>,
-    ) -> Result<super::Updated, Error> {
+        change: impl FnMut(&str) -> Result<std::borrow::Cow<'c, str>, Error>,
+    ) -> Result<super::Updated<'c>, Error> {
         // The before-snapshot found the index shrunk and just changed (possibly
         // another program's half-write, which the command may also have planned
         // from): the last settled copy is the baseline no read may lose lines of.
