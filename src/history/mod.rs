@@ -175,6 +175,10 @@ pub struct Store {
     /// vouched for `vouched_walk` (the after-snapshot of a patched walk then
     /// reads no cache).
     vouched_state: bool,
+    /// Whether the snapshot under way keeps the last snapshot's consolidation
+    /// lock instead of reading it ([`Store::snapshot_touched`]: a moved lock is
+    /// the dream clock, left to the next walk with the dream's other changes).
+    keep_lock: bool,
     /// Cache writes still under way on other threads ([`Store::later`]).
     pending: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>,
 }
@@ -314,6 +318,7 @@ impl Store {
             expect_change: false,
             vouched_walk: None,
             vouched_state: false,
+            keep_lock: false,
             pending: Default::default(),
         };
         store.check_head(now, load_head)?;
@@ -571,10 +576,11 @@ mod store_tests {
 
     /// The hook's snapshot of the model's write (SPEC v3 §7.3, §8.2): the last
     /// snapshot with only the written file looked at again. Another program's
-    /// change to another file is not in it (it is not the model's); the next
-    /// snapshot that walks the dir records it. An entry of the stat cache that
-    /// did not vouch (racy) is written smudged, so the next cache does not
-    /// vouch for it either; the written file's entry is its stat now.
+    /// change to another file is not in it (it is not the model's), nor a moved
+    /// consolidation lock; the next snapshot that walks the dir records them.
+    /// An entry of the stat cache that did not vouch (racy) is written
+    /// smudged, so the next cache does not vouch for it either; one that
+    /// vouched is carried as it is; the written file's entry is its stat now.
     #[test]
     fn a_snapshot_of_the_written_file_leaves_other_changes_to_the_next_walk() {
         use std::time::{Duration, SystemTime};
@@ -636,17 +642,30 @@ mod store_tests {
             assert!(line(f).contains(&smudged), "{f}: {text}");
         }
         assert!(!line("a.md").contains(&smudged), "{text}");
-        // Not vouched even once the racy rule would pass: c.md is hashed again.
-        set_cache_mtime(SystemTime::now() + Duration::from_secs(5));
-        let walk = |mem: &Path| super::tracked::walk(mem, &mut Vec::new());
-        fs::write(mem.join("b.md"), "b\n").unwrap();
-        assert!(!super::snapshot::cache_vouches(s.path(), rec.id, &walk(&mem), &mem));
         // The next walk records the other program's change, as its own.
-        fs::write(mem.join("b.md"), "b, by another program\n").unwrap();
         let next = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
         assert_eq!(next.trigger, Trigger::External);
         let changed: Vec<String> = next.changes.iter().map(read::Change::file).collect();
         assert_eq!(changed, ["b.md"]);
+        s.settle();
+        // Lines that vouch are carried as they are, and the lock as the last
+        // snapshot had it: a lock taken since (a dream starting) and what goes
+        // with it are the next walk's, labelled `dream`.
+        set_cache_mtime(SystemTime::now() + Duration::from_secs(5));
+        fs::write(mem.join(".consolidate-lock"), "4242").unwrap();
+        fs::remove_file(mem.join("c.md")).unwrap();
+        fs::write(mem.join("a.md"), "a, by the model again\n").unwrap();
+        let rec = s.snapshot_touched(&mem, &claude, &[b"a.md".to_vec()]).unwrap().unwrap();
+        let changed: Vec<String> = rec.changes.iter().map(read::Change::file).collect();
+        assert_eq!(changed, ["a.md"]);
+        assert_eq!(read::load_state(&s.repo, rec.id).unwrap().lock, None);
+        s.settle();
+        let text = fs::read_to_string(&cache).unwrap();
+        assert!(!text.contains(&smudged), "{text}");
+        let dream = s.snapshot(&mem, &req("snapshot")).unwrap().unwrap();
+        assert_eq!(dream.trigger, Trigger::Dream);
+        let changed: Vec<String> = dream.changes.iter().map(read::Change::file).collect();
+        assert_eq!(changed, ["c.md"]);
     }
 
     /// Issue 29 point 7: a large memory is hashed and stored as a stream, never

@@ -454,7 +454,8 @@ fn record_snapshot_walking(snap: &Snapshot, walk: Option<&mut session::Walk>) ->
         }
         // The model's write: that file against the last snapshot, not a walk
         // of the dir (what else changed is recorded by the next walk, Stop's).
-        None => match snap.written.as_deref().filter(|_| post) {
+        // A dream's write walks: the run's shell deletions are the dream's too.
+        None => match snap.written.as_deref().filter(|_| post && !dreaming) {
             Some(rel) => store.snapshot_touched(&snap.main_dir, &req, &[rel.as_bytes().to_vec()]),
             None => store.snapshot(&snap.main_dir, &req),
         },

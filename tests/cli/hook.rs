@@ -978,6 +978,86 @@ fn triggers(e: &Env) -> Vec<String> {
 const BUILD_INDEX: &str = "- [Build](project_build.md) — how to build and test the project\n";
 const BUILD: &str = "---\nname: Build\ndescription: How to build and test the project\ntype: project\n---\n\nRun `cargo build`, then `cargo test`.\n";
 
+/// A dream deletes through the shell and writes through Write/Edit (SPEC v3
+/// §2.14, §8.2): its write's snapshot walks the dir, so the deletion is in the
+/// same `dream` snapshot, which `diff --dream` and `undo --dream` take whole. A
+/// model's write while a lock moved keeps the last snapshot's lock: the next
+/// walk sees the lock moved and labels what changed `dream`.
+#[test]
+fn h_a_dreams_shell_deletion_is_the_dreams_and_the_models_write_leaves_the_lock() {
+    let e = env()
+        .index(BUILD_INDEX)
+        .memory("project_build.md", BUILD)
+        .memory("old.md", GOOD);
+    let start = serde_json::to_vec(&json!({"session_id": "7d3e91c2-5b08-4f6a-a1e4-0c9b2f6d8e17",
+        "hook_event_name": "SessionStart", "source": "startup", "cwd": e.root().join("proj")}))
+    .unwrap();
+    hook_with(&e, &start);
+    let payloads = dream_payloads(&e);
+    fs::write(e.dir().join(".consolidate-lock"), std::process::id().to_string()).unwrap();
+    fs::remove_file(e.dir().join("old.md")).unwrap();
+    let write: Value = serde_json::from_slice(&payloads[0]).unwrap();
+    fs::write(
+        e.dir().join("feedback_terse.md"),
+        write["tool_response"]["content"].as_str().unwrap(),
+    )
+    .unwrap();
+    hook_with(&e, &payloads[0]);
+    let snaps = |e: &Env| -> Vec<(String, Vec<String>)> {
+        let out = memctl_in(e, &["--json", "history"]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let mut files: Vec<String> = s["changes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| format!("{}:{}", c["file"].as_str().unwrap(), c["change"].as_str().unwrap()))
+                    .collect();
+                files.sort();
+                (s["trigger"].as_str().unwrap().to_string(), files)
+            })
+            .collect()
+    };
+    let got = snaps(&e);
+    assert_eq!(
+        got[0],
+        (
+            "dream".to_string(),
+            vec!["feedback_terse.md:added".to_string(), "old.md:deleted".to_string()]
+        ),
+        "{got:?}"
+    );
+    // The model writes while the lock moves again (another dream starts) and
+    // a memory goes: the model's snapshot has its file only, the lock as it was.
+    let lock = e.dir().join(".consolidate-lock");
+    fs::write(&lock, "0").unwrap();
+    crate::support::set_age(&lock, 0.01);
+    fs::remove_file(e.dir().join("project_build.md")).unwrap();
+    fs::write(e.dir().join("feedback_terse.md"), format!("{GOOD}by the model\n")).unwrap();
+    hook_with(&e, &payload(&e, "Write", "feedback_terse.md", Some(None)));
+    hook_with(&e, &stop_payload(&e));
+    let got = snaps(&e);
+    assert_eq!(
+        got[1],
+        ("claude".to_string(), vec!["feedback_terse.md:modified".to_string()]),
+        "{got:?}"
+    );
+    assert_eq!(
+        got[0],
+        ("dream".to_string(), vec!["project_build.md:deleted".to_string()]),
+        "{got:?}"
+    );
+    let out = memctl_in(&e, &["--json", "history", "--limit", "3"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lock_at = |i: usize| doc["snapshots"][i]["lock_mtime"].clone();
+    assert_eq!(lock_at(1), lock_at(2), "the model's snapshot keeps the lock: {doc}");
+    assert_ne!(lock_at(0), lock_at(1), "the walk records it moved: {doc}");
+}
+
 #[test]
 fn h_every_write_of_a_dream_is_labelled_dream_and_undo_dream_reverts_them_all() {
     let e = env().index(BUILD_INDEX).memory("project_build.md", BUILD);

@@ -140,8 +140,9 @@ impl Store {
     /// snapshot: no walk of the dir (20 000 files: 20 000 `statx`). What else
     /// changed since the last snapshot is not this write: the next snapshot
     /// that walks (the Stop hook's, SessionEnd's, a memctl write's) records it,
-    /// as `external`. Without such a cache, or for a path only a walk can
-    /// place, a snapshot of the whole dir.
+    /// as `external`, or as `dream` when the consolidation lock moved: the lock
+    /// is kept as the last snapshot had it, not read. Without such a cache, or
+    /// for a path only a walk can place, a snapshot of the whole dir.
     pub fn snapshot_touched(
         &mut self,
         main: &Path,
@@ -157,6 +158,9 @@ impl Store {
         let Some((h, state, mut files)) = last else {
             return self.snapshot(main, req);
         };
+        if touched.iter().any(|t| may_name_another(&files, t)) {
+            return self.snapshot(main, req);
+        }
         let Some(replaced) = tracked::patch(main, &mut files, touched) else {
             return self.snapshot(main, req);
         };
@@ -165,13 +169,16 @@ impl Store {
         let mut touched = touched.to_vec();
         touched.sort_unstable();
         touched.dedup();
-        self.record(
+        self.keep_lock = true;
+        let recorded = self.record(
             main,
             req,
             &[],
             Some((files, Vec::new())),
             Some(Patched { replaced, touched }),
-        )
+        );
+        self.keep_lock = false;
+        recorded
     }
 
     /// Whether the state the store holds is the newest snapshot's.
@@ -336,7 +343,7 @@ impl Store {
     fn patch_vouched(&mut self, main: &Path, walked: &(Vec<OnDisk>, Vec<String>), p: &Patched) -> bool {
         let now: Vec<&OnDisk> = p.touched.iter().filter_map(|rel| find(&walked.0, rel)).collect();
         let same = now.len() == p.replaced.len() && now.iter().zip(&p.replaced).all(|(a, b)| *a == b);
-        let lock_same = matches!(&self.head, Some((_, st)) if st.lock == tracked::lock_state(main));
+        let lock_same = self.keep_lock || matches!(&self.head, Some((_, st)) if st.lock == tracked::lock_state(main));
         if !(same && lock_same) {
             return false;
         }
@@ -552,6 +559,14 @@ impl Patched {
             }
         }
     }
+}
+
+/// Whether `rel`, a path the last snapshot did not have, may be another name
+/// of one of its `files` on a file system that folds case or normalises
+/// Unicode (macOS): a name with other than ASCII bytes, or one of `files` in
+/// another ASCII case. Only a walk tells the name the dir lists then.
+fn may_name_another(files: &[OnDisk], rel: &[u8]) -> bool {
+    find(files, rel).is_none() && (!rel.is_ascii() || files.iter().any(|f| f.rel.eq_ignore_ascii_case(rel)))
 }
 
 /// The entry of `rel` in the sorted `files`.
@@ -787,6 +802,34 @@ mod tests {
                 read::blob(&s.repo, f.oid).is_ok(),
                 "every blob of the baseline is stored"
             );
+        }
+    }
+
+    /// A new path the hook's snapshot cannot place without a walk: another
+    /// ASCII case of a recorded file, or any name beyond ASCII (macOS folds
+    /// case and normalises Unicode); a recorded path or a plainly new one it can.
+    #[test]
+    fn a_new_name_that_may_be_another_files_is_left_to_a_walk() {
+        let on = |rel: &str| OnDisk {
+            rel: rel.as_bytes().to_vec(),
+            link: false,
+            size: 1,
+            mtime_ns: 1,
+            ctime_ns: 1,
+            ino: 1,
+        };
+        let files = [on("a.md"), on("caf\u{e9}.md"), on("sub/b.md")];
+        for (rel, walk) in [
+            ("a.md", false),
+            ("c.md", false),
+            ("sub/c.md", false),
+            ("caf\u{e9}.md", false),
+            ("A.md", true),
+            ("SUB/b.md", true),
+            ("cafe\u{301}.md", true),
+            ("\u{e9}t\u{e9}.md", true),
+        ] {
+            assert_eq!(may_name_another(&files, rel.as_bytes()), walk, "{rel}");
         }
     }
 

@@ -55,7 +55,10 @@ impl Store {
         let mut fresh: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
         // `files` is sorted by path: the state is built from the sorted list at
         // once, not searched for each insert.
-        let lock = tracked::lock_state(main);
+        let lock = match self.keep_lock {
+            true => prev.lock.clone(),
+            false => tracked::lock_state(main),
+        };
         let mut now: Vec<(Vec<u8>, FileState)> = Vec::with_capacity(files.len());
         for f in &files {
             match self.blob_id(main, f, known(f), &mut fresh)? {
