@@ -810,28 +810,14 @@ fn h_the_models_write_is_recorded_alone_and_stop_records_the_rest() {
     fs::write(e.dir().join("a.md"), &by_model).unwrap();
     hook_with(&e, &p);
     hook_with(&e, &stop_payload(&e));
-    let out = memctl_in(&e, &["--json", "history"]);
+    let got = changes(&e);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[0], ("external".to_string(), vec!["b.md:modified".to_string()]));
+    assert_eq!(got[1], ("claude".to_string(), vec!["a.md:modified".to_string()]));
+    assert_eq!(got[2].0, "baseline");
+    let out = memctl_in(&e, &["--json", "history", "--limit", "1"]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let snaps = doc["snapshots"].as_array().unwrap();
-    let files = |s: &Value| -> Vec<String> {
-        s["changes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["file"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert_eq!(snaps.len(), 3, "{doc}");
-    assert_eq!(
-        (snaps[0]["trigger"].as_str(), files(&snaps[0])),
-        (Some("external"), vec!["b.md".to_string()])
-    );
-    assert_eq!(snaps[0]["recorded_by"], "hook:Stop");
-    assert_eq!(
-        (snaps[1]["trigger"].as_str(), files(&snaps[1])),
-        (Some("claude"), vec!["a.md".to_string()])
-    );
-    assert_eq!(snaps[2]["trigger"], "baseline");
+    assert_eq!(doc["snapshots"][0]["recorded_by"], "hook:Stop");
     // Each file as it was written, in the snapshot that recorded it.
     let at = |rev: &str, rel: &str| {
         let o = memctl_in(&e, &["diff", "--from", rev, "--to", "@~0", rel]);
@@ -964,6 +950,27 @@ fn memctl_in(e: &Env, args: &[&str]) -> std::process::Output {
     e.command().arg("--dir").arg(e.dir()).args(args).output().unwrap()
 }
 
+/// Each snapshot, newest first: its trigger and its changes as `file:change`, sorted.
+fn changes(e: &Env) -> Vec<(String, Vec<String>)> {
+    let out = memctl_in(e, &["--json", "history"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let mut files: Vec<String> = s["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| format!("{}:{}", c["file"].as_str().unwrap(), c["change"].as_str().unwrap()))
+                .collect();
+            files.sort();
+            (s["trigger"].as_str().unwrap().to_string(), files)
+        })
+        .collect()
+}
+
 fn triggers(e: &Env) -> Vec<String> {
     let out = memctl_in(e, &["--json", "history"]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1003,26 +1010,7 @@ fn h_a_dreams_shell_deletion_is_the_dreams_and_the_models_write_leaves_the_lock(
     )
     .unwrap();
     hook_with(&e, &payloads[0]);
-    let snaps = |e: &Env| -> Vec<(String, Vec<String>)> {
-        let out = memctl_in(e, &["--json", "history"]);
-        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-        doc["snapshots"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| {
-                let mut files: Vec<String> = s["changes"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|c| format!("{}:{}", c["file"].as_str().unwrap(), c["change"].as_str().unwrap()))
-                    .collect();
-                files.sort();
-                (s["trigger"].as_str().unwrap().to_string(), files)
-            })
-            .collect()
-    };
-    let got = snaps(&e);
+    let got = changes(&e);
     assert_eq!(
         got[0],
         (
@@ -1040,7 +1028,7 @@ fn h_a_dreams_shell_deletion_is_the_dreams_and_the_models_write_leaves_the_lock(
     fs::write(e.dir().join("feedback_terse.md"), format!("{GOOD}by the model\n")).unwrap();
     hook_with(&e, &payload(&e, "Write", "feedback_terse.md", Some(None)));
     hook_with(&e, &stop_payload(&e));
-    let got = snaps(&e);
+    let got = changes(&e);
     assert_eq!(
         got[1],
         ("claude".to_string(), vec!["feedback_terse.md:modified".to_string()]),
