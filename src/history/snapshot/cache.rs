@@ -329,17 +329,11 @@ pub(super) fn render_cache_body(files: &[OnDisk], state: &State, old: &Lines) ->
     // Both lists are sorted by path: each file's state is the next of the map's
     // (a lookup only if the walk were ever out of order).
     let mut states = state.files.iter().peekable();
-    let mut max: Option<&[u8]> = None;
     let mut at = Cursor::default();
     for f in files {
-        let found = if max.is_none_or(|m| f.rel.as_slice() > m) {
-            max = Some(&f.rel);
-            while states.next_if(|(r, _)| r.as_slice() < f.rel.as_slice()).is_some() {}
-            states.next_if(|(r, _)| **r == f.rel).map(|(_, s)| s)
-        } else {
-            state.files.get(&f.rel)
+        let Some(s) = in_step(&mut states, &f.rel).or_else(|| state.files.get(&f.rel)) else {
+            continue;
         };
-        let Some(s) = found else { continue };
         n += 1;
         if let Some(l) = old.find(&mut at, &f.rel)
             && let Some(bytes) = l.canonical
@@ -364,6 +358,32 @@ pub(super) fn render_cache_body(files: &[OnDisk], state: &State, old: &Lines) ->
         body.push(b'\n');
     }
     (body, n)
+}
+
+/// The entry of `rel` among `states`, a map's entries in order, passed in step
+/// with paths asked in that order: those before `rel` are passed, the one of
+/// `rel` taken; one compare of each path (20 000 files at a time). `None` when
+/// the next entry is after `rel` (a path not there, or one asked out of order:
+/// the caller looks it up then).
+pub(super) fn in_step<'m, V>(
+    states: &mut std::iter::Peekable<std::collections::btree_map::Iter<'m, Vec<u8>, V>>,
+    rel: &[u8],
+) -> Option<&'m V> {
+    use std::cmp::Ordering;
+    while let Some((r, v)) = states.peek() {
+        match r.as_slice().cmp(rel) {
+            Ordering::Less => {
+                states.next();
+            }
+            Ordering::Equal => {
+                let v = *v;
+                states.next();
+                return Some(v);
+            }
+            Ordering::Greater => return None,
+        }
+    }
+    None
 }
 
 /// Write the cache for the snapshot `head` from its [`render_cache_body`].
@@ -776,6 +796,25 @@ fn seven_fields(l: &[u8]) -> Option<[&[u8]; 7]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Asked in order, each path's entry is found and the ones between are
+    /// passed; a path not there, or asked again or out of order, is `None`
+    /// (the callers look it up) and passes nothing the next path needs.
+    #[test]
+    fn in_step_finds_each_entry_of_paths_asked_in_order() {
+        let map: std::collections::BTreeMap<Vec<u8>, u32> =
+            [(b"a.md".to_vec(), 1), (b"b.md".to_vec(), 2), (b"d.md".to_vec(), 4)].into();
+        let mut states = map.iter().peekable();
+        assert_eq!(in_step(&mut states, b"a.md"), Some(&1));
+        assert_eq!(in_step(&mut states, b"a.md"), None, "asked again");
+        assert_eq!(in_step(&mut states, b"c.md"), None, "not there, after b.md");
+        assert_eq!(in_step(&mut states, b"b.md"), None, "out of order: passed");
+        assert_eq!(in_step(&mut states, b"d.md"), Some(&4));
+        assert_eq!(in_step(&mut states, b"e.md"), None);
+        let mut states = map.iter().peekable();
+        assert_eq!(in_step(&mut states, b"b.md"), Some(&2), "a.md passed on the way");
+        assert_eq!(in_step(&mut states, b"d.md"), Some(&4));
+    }
     use std::fs;
 
     #[test]

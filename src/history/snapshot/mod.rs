@@ -551,12 +551,10 @@ impl Patched {
                     .and_then(|_| prev.files.get(&f.rel))
                     .map(|s| s.oid);
             }
-            while states.next_if(|(r, _)| r.as_slice() < f.rel.as_slice()).is_some() {}
-            match states.peek() {
-                Some((r, s)) if **r == f.rel => Some(s.oid),
-                // Out of walk order (never, as walked): looked up.
-                _ => prev.files.get(&f.rel).map(|s| s.oid),
-            }
+            // Out of walk order (never, as walked): looked up.
+            cache::in_step(&mut states, &f.rel)
+                .or_else(|| prev.files.get(&f.rel))
+                .map(|s| s.oid)
         }
     }
 }
