@@ -44,7 +44,7 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
         force: args.force,
     };
     let cache = crate::ops::survey::cache_root(&ctx.env, &ctx.history, args.dry_run);
-    let plan = add::plan(dir, &m, placement, enabled, ctx.now, (cache.as_deref(), seen))?;
+    let mut plan = add::plan(dir, &m, placement, enabled, ctx.now, (cache.as_deref(), seen))?;
     if args.strict && !plan.warnings.is_empty() {
         return Err(Error::new(
             Kind::StrictRefused,
@@ -69,6 +69,9 @@ pub fn run(args: &AddArgs, ctx: &Context, out: &mut Output) -> Result<ExitCode> 
     }
     if let Some(w) = writer.as_mut() {
         add::apply(&plan, w)?;
+        // Written: the index read at planning is not needed again, and its
+        // memory serves the after-snapshot (20 000 lines: 3.3 MB).
+        plan.old_index = String::new();
         for warning in w.finish() {
             out.warn(warning);
         }
