@@ -93,6 +93,19 @@ impl Checked {
         }
     }
 
+    /// Let go of what a [`Checked::report`] quoting at most `quote` dropped
+    /// entries does not read: the processed copy of the text (the file's own
+    /// text quotes the dropped lines) and the dropped entries past `quote`
+    /// (their total is kept). `add` holds its plan's check through its write
+    /// and its snapshot: at 20 000 index lines, 3.3 MB and 10 000 entries.
+    pub fn keep_for_report(&mut self, quote: usize) {
+        if self.text().is_some() {
+            self.load.processed.text = String::new();
+        }
+        self.load.dropped.truncate(quote);
+        self.load.dropped.shrink_to_fit();
+    }
+
     /// [`Checked::report`] that moves the loaded text into the report instead of
     /// copying it.
     pub fn into_report(mut self, warn_at: Option<f64>, quote: usize) -> TruncationReport {
@@ -270,4 +283,33 @@ fn count(n: i64, noun: &str) -> String {
 /// A count with its digits grouped (`25 000`).
 fn g(n: usize) -> String {
     group_digits(n as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After [`Checked::keep_for_report`] a report quoting as many dropped
+    /// entries is the same, word for word: an index cut by both caps (CRLF
+    /// lines, a comment and frontmatter, so the processed text is not the
+    /// file's), and one cut inside its first line.
+    #[test]
+    fn a_check_kept_for_its_report_reports_the_same() {
+        let mut long = String::from("---\ntitle: x\n---\n<!-- note -->\n");
+        for i in 0..400 {
+            long.push_str(&format!("- [entry {i}](e{i}.md) — {}\r\n", "w".repeat(i % 90)));
+        }
+        let one_line = format!("{}\n- [a](a.md)\n", "x".repeat(30_000));
+        for text in [long, one_line] {
+            for quote in [0, 3, 150, 10_000] {
+                let full = crate::index::check::checked("MEMORY.md".into(), None, text.clone());
+                let want = full.report(Some(50.0), quote);
+                assert!(want.dropped_entries_total > 0);
+                let mut kept = crate::index::check::checked("MEMORY.md".into(), None, text.clone());
+                kept.keep_for_report(quote);
+                assert_eq!(kept.report(Some(50.0), quote), want, "quote {quote}");
+                assert!(kept.load.dropped.len() <= quote);
+            }
+        }
+    }
 }

@@ -141,13 +141,15 @@ pub fn plan(
         (p.text, Some(p.line))
     };
     let label = dir.index_label();
-    let check = checked(label.into(), Some(dir.index_path()), new_index);
+    let mut check = checked(label.into(), Some(dir.index_path()), new_index);
     if !no_index {
         ensure_loads(&old_index, check.text().unwrap_or_default(), &m.file, label, placement)?;
         if let Some(w) = truncation_warning(&check, label, &entry) {
             warnings.push(w);
         }
     }
+    // What is left to read of it: the index to write and the JSON report.
+    check.keep_for_report(JSON_DROPPED);
     Ok(Plan {
         dir: dir.clone(),
         file: m.file.clone(),
