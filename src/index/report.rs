@@ -287,7 +287,7 @@ fn g(n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::index::check::checked;
 
     /// After [`Checked::keep_for_report`] a report quoting as many dropped
     /// entries is the same, word for word: an index cut by both caps (CRLF
@@ -302,10 +302,10 @@ mod tests {
         let one_line = format!("{}\n- [a](a.md)\n", "x".repeat(30_000));
         for text in [long, one_line] {
             for quote in [0, 3, 150, 10_000] {
-                let full = crate::index::check::checked("MEMORY.md".into(), None, text.clone());
+                let full = checked("MEMORY.md".into(), None, text.clone());
                 let want = full.report(Some(50.0), quote);
                 assert!(want.dropped_entries_total > 0);
-                let mut kept = crate::index::check::checked("MEMORY.md".into(), None, text.clone());
+                let mut kept = checked("MEMORY.md".into(), None, text.clone());
                 kept.keep_for_report(quote);
                 assert_eq!(kept.report(Some(50.0), quote), want, "quote {quote}");
                 assert!(kept.load.dropped.len() <= quote);
