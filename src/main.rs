@@ -22,7 +22,9 @@ fn main() -> ExitCode {
     if reads_whole_dir(&cli.command) {
         fixed_mmap_threshold();
     } else if takes_snapshots(&cli.command) {
-        heap_kept();
+        // Not the hook: it runs inside every turn of Claude Code, where a fault
+        // that waits for the kernel to compact memory would be felt.
+        heap_kept(!matches!(cli.command, memctl::cli::Command::Hook(_)));
     }
     let json = memctl::wants_json(&cli);
     let policy = memctl::exit_policy(&cli);
@@ -105,36 +107,52 @@ fn takes_snapshots(command: &memctl::cli::Command) -> bool {
 /// 11 000 page faults, `forget` 12 400 → 9 070, the hook 7 300 → 6 700, about
 /// 8 % of their time; peak RSS the same or lower (56 / 48 / 39 MiB).
 ///
-/// What is left is the first touch of the ~35 MB such a command holds at 20 000
-/// files, 8 500 faults of 4 KiB: the heap is also grown by 64 MiB at a time (its
-/// address space only) and marked for transparent huge pages, as glibc's own
-/// `glibc.malloc.hugetlb=1` tunable does, so that it is faulted in 2 MiB at a
-/// time where the kernel has them (`madvise` mode, the usual default): `add` at
-/// 20 000 files 8 500 → 2 200 faults and ~10 % of its time, the hook on a write
-/// 36 → 30 ms; at 200 files nothing changes. Only a hint: where the kernel has no
-/// huge pages to give (or THP is off) the pages are the usual ones.
-///
 /// Their threads (the stat cache rendered beside the tree, `lstat`s and reads
 /// split over the cores) allocate from that one heap too, not each from an arena
-/// of its own faulted in 4 KiB at a time: `add` at 20 000 files ~2 200 → ~900
-/// faults and 2–3 ms less on one core; their few large blocks make the shared
-/// lock no cost on two (a cold-cache `add`, 20 000 files read on both cores,
-/// was no slower).
+/// of its own: `add` at 20 000 files ~2 200 → ~900 faults and 2–3 ms less on one
+/// core; their few large blocks make the shared lock no cost on two (a cold-cache
+/// `add`, 20 000 files read on both cores, was no slower).
+///
+/// With `huge_pages`, see [`mark_heap_huge`].
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn heap_kept() {
-    /// The huge page of x86-64 and of 4 KiB-page arm64 (where it is larger,
-    /// the hint covers too little to matter and nothing changes).
-    const HUGE: usize = 2 << 20;
+fn heap_kept(huge_pages: bool) {
     // SAFETY: as in `fixed_mmap_threshold`: parameters of glibc's allocator, set
-    // before any other thread exists. `sbrk(0)` only reads the program break;
-    // the block is malloc's own, freed at once; `madvise(MADV_HUGEPAGE)` is a
-    // hint on pages of the heap (between the block and the break) that changes
-    // no byte of them.
+    // before any other thread exists.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
-        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
         libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+    if huge_pages {
+        mark_heap_huge();
+    }
+}
+
+/// What is left once the heap is kept is the first touch of the ~35 MB such a
+/// command holds at 20 000 files: 8 500 faults of 4 KiB for `add`. The heap is
+/// grown by 64 MiB of address space at once, and those 64 MiB are marked for
+/// transparent huge pages, as glibc's own `glibc.malloc.hugetlb=1` tunable marks
+/// every growth (a program cannot set it for itself; growth past the first
+/// 64 MiB stays unmarked here). In THP's `madvise` mode (Debian's and Ubuntu's
+/// default) the heap is then faulted in 2 MiB at a time where the kernel has
+/// huge pages free: `add` at 20 000 files 8 500 → 2 200 faults and ~10 % of its
+/// time, `import` ~20 % on one core; at 200 files nothing changes. In `always`
+/// mode (RHEL's, Fedora's) the heap was on huge pages already; with THP off, or
+/// no huge page free, the pages are the usual ones. With the kernel's default
+/// `defrag` setting a fault in marked memory may first compact memory, which
+/// can stall: the hook does not take the hint.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn mark_heap_huge() {
+    /// The huge page of x86-64 and of 4 KiB-page arm64 (where it is larger,
+    /// the hint covers too little to matter and nothing changes).
+    const HUGE: usize = 2 << 20;
+    // SAFETY: a parameter of glibc's allocator, set before any other thread
+    // exists; `sbrk(0)` only reads the program break (`-1` when it cannot); the
+    // block is malloc's own, freed at once; `madvise(MADV_HUGEPAGE)` is a hint
+    // on pages of the heap (between the block and the break) that changes no
+    // byte of them.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
         let before = libc::sbrk(0) as usize;
         let block = libc::malloc(1 << 20);
         let after = libc::sbrk(0) as usize;
@@ -142,7 +160,8 @@ fn heap_kept() {
         let (start, stop) = (at.next_multiple_of(HUGE), after & !(HUGE - 1));
         // The heap grew by `brk` to hold the block, which ends below the new
         // break (else, as for a block `mmap`ped on its own: no hint, as before).
-        if !block.is_null() && after > before && at.saturating_add(1 << 20) <= after && start < stop {
+        let grew = before != usize::MAX && after != usize::MAX && after > before;
+        if !block.is_null() && grew && at.saturating_add(1 << 20) <= after && start < stop {
             libc::madvise(start as *mut libc::c_void, stop - start, libc::MADV_HUGEPAGE);
         }
         libc::free(block);
@@ -150,4 +169,4 @@ fn heap_kept() {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn heap_kept() {}
+fn heap_kept(_huge_pages: bool) {}
