@@ -40,7 +40,9 @@ impl Corpus {
     fn idf(&self, k: usize) -> f64 {
         let n = self.df.get(k).copied().unwrap_or(0) as f64;
         let docs = self.docs as f64;
-        (1.0 + (docs - n + 0.5) / (n + 0.5)).ln()
+        // libm's `log`: std's `ln` would link glibc's libm, which every start of
+        // memctl then loads for this one function.
+        libm::log(1.0 + (docs - n + 0.5) / (n + 0.5))
     }
 
     /// The BM25 score of a body with term frequencies `tf` and length `len`.
