@@ -1,8 +1,5 @@
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
-use memctl::cli::Cli;
-
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // The hidden dynamic-completion entry point the shell scripts call (SPEC §3.13).
@@ -12,7 +9,7 @@ fn main() -> ExitCode {
     }
     let json_arg = args.iter().any(|a| a == "--json");
     memctl::install_panic_hook(json_arg);
-    let cli = match parse(&args) {
+    let cli = match memctl::command_tree::parse(&args) {
         Ok(cli) => cli,
         Err(e) => match memctl::usage_error(&e, &args) {
             Some(err) => return memctl::print_error(&err, json_arg),
@@ -36,15 +33,6 @@ fn main() -> ExitCode {
         Err(err) if memctl::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => memctl::report_with(&err, json, policy),
     }
-}
-
-/// `Cli::try_parse_from`, without dropping the command tree it builds: freeing
-/// every argument, help text and subcommand costs about a third as much as
-/// building them, on every run, for memory the process returns at exit anyway.
-fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
-    let mut cmd = std::mem::ManuallyDrop::new(Cli::command());
-    let mut matches = std::mem::ManuallyDrop::new(cmd.try_get_matches_from_mut(args)?);
-    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
 }
 
 /// The commands whose peak RSS is a target (issue 31: flat in N, ≤ 16 MiB): they
