@@ -204,8 +204,11 @@ impl Loaded {
             .with_context(|| format!("could not read {}", m.path.display()))?;
         let size = f.metadata()?.len();
         let streamed = size > STREAM_ABOVE;
-        let mut bytes = Vec::new();
         let limit = if streamed { HEAD_BYTES } else { STREAM_ABOVE };
+        // Room for the whole file and one byte more, so that it is read in one
+        // call and its end found by the next (`take` hides the size from
+        // `read_to_end`, which would otherwise start at 32 bytes and double).
+        let mut bytes = Vec::with_capacity(usize::try_from(size.min(limit)).unwrap_or(0).saturating_add(1));
         (&mut f)
             .take(limit)
             .read_to_end(&mut bytes)
