@@ -12,6 +12,15 @@
 //! libraries, heap and stack). `MEMCTL_PIE=1` links a PIE, as a distribution whose
 //! policy asks for one would.
 //!
+//! The unwinder from `libgcc_eh.a` (glibc targets): Rust's std unwinds panics
+//! with libgcc's unwinder, which it links as the shared `libgcc_s.so.1`. Loading
+//! that library, and its constructor's CPUID probes (each one a trap to the
+//! hypervisor on a virtual machine), cost ~0.2 ms of every start measured on the
+//! reference VM, more than `show FILE.md` spends reading a 3 MB index. Linked
+//! from the static archive GCC ships beside it (as Rust's `crt-static` builds
+//! link it), the same unwinder is in the binary, and `libgcc_s` is no longer
+//! needed (the linker drops it: `--as-needed`). Panics unwind as before.
+//!
 //! The hot-text script: the functions `lint`, `lint --project` and
 //! `dream --dry-run` run (start-up included) are laid out together in a section
 //! before `.text`. Why: a page fault on the binary's text maps its whole 64 KiB
@@ -41,10 +50,13 @@ fn main() {
     if !linux {
         return;
     }
-    // glibc only: a static musl build relocates itself, and is left as it is.
+    // glibc only: a static musl build relocates itself and has its unwinder.
     let gnu = env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|e| e == "gnu");
-    if gnu && env::var_os("MEMCTL_PIE").is_none() && links_with("-no-pie") {
+    if gnu && env::var_os("MEMCTL_PIE").is_none() && links_with(&["-Clink-arg=-no-pie"]) {
         println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
+    if gnu && links_with(&["-lstatic=gcc_eh"]) {
+        println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
     if env::var_os("MEMCTL_PLAIN_LAYOUT").is_some() {
         return;
@@ -54,14 +66,14 @@ fn main() {
     };
     let script = Path::new(&dir).join("link").join("hot-text.ld");
     let arg = format!("-Wl,-T,{}", script.display());
-    if script.is_file() && links_with(&arg) {
+    if script.is_file() && links_with(&[&format!("-Clink-arg={arg}")]) {
         println!("cargo:rustc-link-arg-bins={arg}");
     }
 }
 
-/// Whether an empty program links with the linker argument `arg`, built as cargo
-/// builds memctl.
-fn links_with(arg: &str) -> bool {
+/// Whether an empty program links with the rustc arguments `args` added, built as
+/// cargo builds memctl.
+fn links_with(args: &[&str]) -> bool {
     let Some(out) = env::var_os("OUT_DIR").map(PathBuf::from) else {
         return false;
     };
@@ -80,7 +92,7 @@ fn links_with(arg: &str) -> bool {
     if let Ok(flags) = env::var("CARGO_ENCODED_RUSTFLAGS") {
         rustc.args(flags.split('\x1f').filter(|f| !f.is_empty()));
     }
-    rustc.arg(format!("-Clink-arg={arg}"));
+    rustc.args(args);
     rustc.stdout(Stdio::null()).stderr(Stdio::null());
     if !rustc.status().is_ok_and(|s| s.success()) {
         return false;

@@ -1,11 +1,19 @@
 //! The binary's layout (build.rs, link/hot-text.ld): on Linux the functions `lint`
 //! and `dream --dry-run` run sit together in `.text.hot`, before the rest of the
 //! code, so that fewer 64 KiB blocks of text count in their peak RSS; on glibc the
-//! binary is linked at a fixed address, so that nothing of it is relocated at start.
+//! binary is linked at a fixed address and needs no shared library but libc, so
+//! that a start relocates nothing of its own and loads one library.
 
 /// The ELF64 little-endian section headers of `elf`: (name, address, size).
 #[cfg(target_os = "linux")]
 fn sections(elf: &[u8]) -> Vec<(String, u64, u64)> {
+    section_headers(elf).into_iter().map(|(n, a, s, _)| (n, a, s)).collect()
+}
+
+/// The ELF64 little-endian section headers of `elf`: (name, address, size, offset
+/// in the file).
+#[cfg(target_os = "linux")]
+fn section_headers(elf: &[u8]) -> Vec<(String, u64, u64, usize)> {
     let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
     let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
     let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
@@ -19,7 +27,7 @@ fn sections(elf: &[u8]) -> Vec<(String, u64, u64)> {
             let start = names + u32_at(h);
             let len = elf[start..].iter().position(|&b| b == 0).unwrap();
             let name = String::from_utf8_lossy(&elf[start..start + len]).into_owned();
-            (name, u64_at(h + 0x10), u64_at(h + 0x20))
+            (name, u64_at(h + 0x10), u64_at(h + 0x20), u64_at(h + 0x18) as usize)
         })
         .collect()
 }
@@ -57,4 +65,34 @@ fn the_binary_is_linked_at_a_fixed_address_unless_a_pie_is_asked_for() {
     // ET_EXEC (2): position-dependent; ET_DYN (3): a PIE.
     let want = if option_env!("MEMCTL_PIE").is_some() { 3 } else { 2 };
     assert_eq!(e_type, want, "ELF type of the memctl binary");
+}
+
+/// On glibc, the unwinder is linked in from `libgcc_eh.a` (build.rs): the dynamic
+/// loader does not load `libgcc_s.so.1` at every start. The libraries the binary
+/// needs are its DT_NEEDED entries.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_binary_needs_no_shared_libgcc_nor_libm() {
+    let elf = std::fs::read(env!("CARGO_BIN_EXE_memctl")).unwrap();
+    let headers = section_headers(&elf);
+    let find = |n: &str| headers.iter().find(|s| s.0 == n).cloned().unwrap();
+    let (_, _, dynamic_size, dynamic_at) = find(".dynamic");
+    let (_, _, _, strings_at) = find(".dynstr");
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
+    let needed: Vec<String> = (0..dynamic_size as usize / 16)
+        .map(|i| dynamic_at + 16 * i)
+        .filter(|&e| u64_at(e) == 1)
+        .map(|e| {
+            let start = strings_at + u64_at(e + 8) as usize;
+            let len = elf[start..].iter().position(|&b| b == 0).unwrap();
+            String::from_utf8_lossy(&elf[start..start + len]).into_owned()
+        })
+        .collect();
+    assert!(needed.iter().any(|n| n.starts_with("libc.so")), "{needed:?}");
+    assert!(
+        !needed
+            .iter()
+            .any(|n| n.starts_with("libgcc_s") || n.starts_with("libm.so")),
+        "{needed:?}"
+    );
 }
