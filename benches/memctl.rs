@@ -318,6 +318,23 @@ fn time_pinned(cmd: &str, runs: usize, pin: Option<&str>) -> Duration {
     v[v.len() / 2]
 }
 
+/// Median wall times of two shell command lines run in turn, `runs` times each
+/// (after one warm-up each), under `pin`: for a command held to a ratio to its
+/// floor where both take milliseconds, so that a drift of the machine weighs on
+/// both alike and the median of many runs is not one slow moment's.
+fn time_alternating(a: &str, b: &str, runs: usize, pin: Option<&str>) -> (Duration, Duration) {
+    run_once(a, pin);
+    run_once(b, pin);
+    let (mut va, mut vb) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for _ in 0..runs {
+        va.push(run_once(a, pin));
+        vb.push(run_once(b, pin));
+    }
+    va.sort();
+    vb.sort();
+    (va[runs / 2], vb[runs / 2])
+}
+
 /// Wall time of one run of a shell command line (under `pin`); it must exit 0 or 1.
 fn run_once(cmd: &str, pin: Option<&str>) -> Duration {
     let t = Instant::now();
@@ -581,6 +598,11 @@ fn git_work_tree(root: &Path, dir: &Path, n: usize) -> Option<PathBuf> {
 /// [`review_project`]), so that ML119 runs.
 const LINT_IN_PROJECT: &str = "lint --project (300-line CLAUDE.md)";
 
+/// Runs of `show FILE.md` and of `cat FILE` at least (each a few milliseconds: the
+/// median of 7, as the 20 000-file rows take, moved the ratio by ±0.2 from run
+/// to run).
+const SHOW_RUNS: usize = 101;
+
 /// Issue 31's rows at one size, each against its floor in the same run: `show` of
 /// one exact file against `cat` of it (goal ≤ 2x), one `add` and one `forget` of
 /// a memory (history off: the snapshot is the hook rows' business; goal ≤ 100 ms
@@ -597,8 +619,13 @@ fn issue31_rows(bin: &str, root: &Path, dir: &Path, n: usize, runs: usize, pin: 
         .filter(|f| f.ends_with(".md") && f != "MEMORY.md")
         .min()
         .unwrap();
-    let show = time(&format!("{bin} --dir {d} show {topic}"), runs);
-    let cat = time(&format!("cat {d}/{topic}"), runs);
+    // Both take milliseconds: many runs, in turn (SHOW_RUNS).
+    let (show, cat) = time_alternating(
+        &format!("{bin} --dir {d} show {topic}"),
+        &format!("cat {d}/{topic}"),
+        runs.max(SHOW_RUNS),
+        pin,
+    );
     goal_ratio("show FILE.md", n, pin, show, cat, "cat FILE", 2.0);
     writeln!(
         report,
