@@ -355,20 +355,23 @@ fn run_once(cmd: &str, pin: Option<&str>) -> Duration {
 
 /// Median wall time of a direct exec (no shell), for start-up.
 fn time_exec(program: &str, args: &[&str], runs: usize) -> Duration {
-    let run = || {
-        let t = Instant::now();
-        Command::new(program)
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .unwrap();
-        t.elapsed()
-    };
+    let run = || exec_once(program, args);
     run();
     let mut v: Vec<Duration> = (0..runs).map(|_| run()).collect();
     v.sort();
     v[v.len() / 2]
+}
+
+/// Wall time of one direct exec of `program` (no shell), its output discarded.
+fn exec_once(program: &str, args: &[&str]) -> Duration {
+    let t = Instant::now();
+    Command::new(program)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    t.elapsed()
 }
 
 /// Peak RSS in KiB via GNU time, if installed (under `pin`, e.g. [`ONE_CORE`]).
@@ -1311,18 +1314,7 @@ fn time_hook_beside(
     before: &mut dyn FnMut(),
     also: Option<(&str, &[&str])>,
 ) -> (Duration, Duration) {
-    let time_also = || {
-        also.map_or(Duration::ZERO, |(program, args)| {
-            let t = Instant::now();
-            Command::new(program)
-                .args(args)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .unwrap();
-            t.elapsed()
-        })
-    };
+    let time_also = || also.map_or(Duration::ZERO, |(program, args)| exec_once(program, args));
     let mut run = || {
         before();
         let stdin = fs::File::open(payload).unwrap();

@@ -210,25 +210,15 @@ mod tests {
     #[test]
     fn the_lines_users_run_most_are_parsed_by_the_one_command_tree() {
         for words in [
-            &["--dir", "/m", "show", "feedback_x.md"][..],
-            &["show", "x", "--json"],
-            &["hook"],
-            &["list"],
-            &["--json", "lint"],
-            &[
-                "add",
-                "--type",
-                "user",
-                "--name",
-                "n",
-                "--description",
-                "d",
-                "--body",
-                "b",
-            ],
-            &["forget", "x", "--dir=/m"],
+            "--dir /m show feedback_x.md",
+            "show x --json",
+            "hook",
+            "list",
+            "--json lint",
+            "add --type user --name n --description d --body b",
+            "forget x --dir=/m",
         ] {
-            let args = line(words);
+            let args = line(&words.split(' ').collect::<Vec<_>>());
             assert!(parse_in_one(&Cli::command(), &args).is_some(), "{words:?}");
         }
     }
