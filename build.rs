@@ -52,11 +52,17 @@ fn main() {
     }
     // glibc only: a static musl build relocates itself and has its unwinder.
     let gnu = env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|e| e == "gnu");
-    if gnu && env::var_os("MEMCTL_PIE").is_none() && links_with(&["-Clink-arg=-no-pie"]) {
+    // Each setting is tried with the ones taken before it, as the binary links.
+    let mut taken: Vec<String> = Vec::new();
+    let pie = env::var("MEMCTL_PIE").is_ok_and(|v| !v.is_empty() && v != "0");
+    if gnu && !pie && links_with(&taken, "-Clink-arg=-no-pie", MAIN) {
         println!("cargo:rustc-link-arg-bins=-no-pie");
+        taken.push("-Clink-arg=-no-pie".into());
     }
-    if gnu && links_with(&["-lstatic=gcc_eh"]) {
+    // The probe panics and catches it: the static unwinder must unwind.
+    if gnu && links_with(&taken, "-lstatic=gcc_eh", UNWINDS) {
         println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
+        taken.push("-lstatic=gcc_eh".into());
     }
     if env::var_os("MEMCTL_PLAIN_LAYOUT").is_some() {
         return;
@@ -66,19 +72,26 @@ fn main() {
     };
     let script = Path::new(&dir).join("link").join("hot-text.ld");
     let arg = format!("-Wl,-T,{}", script.display());
-    if script.is_file() && links_with(&[&format!("-Clink-arg={arg}")]) {
+    if script.is_file() && links_with(&taken, &format!("-Clink-arg={arg}"), MAIN) {
         println!("cargo:rustc-link-arg-bins={arg}");
     }
 }
 
-/// Whether an empty program links with the rustc arguments `args` added, built as
-/// cargo builds memctl.
-fn links_with(args: &[&str]) -> bool {
+/// The probe program.
+const MAIN: &str = "fn main() {}\n";
+
+/// The probe program for the unwinder: a panic caught, or a failed run.
+const UNWINDS: &str = "fn main() {\n    std::panic::set_hook(Box::new(|_| {}));\n    \
+                       assert!(std::panic::catch_unwind(|| panic!()).is_err());\n}\n";
+
+/// Whether the program `source` links with the rustc arguments `taken` and `arg`
+/// added, built as cargo builds memctl (and runs, when built for this machine).
+fn links_with(taken: &[String], arg: &str, source: &str) -> bool {
     let Some(out) = env::var_os("OUT_DIR").map(PathBuf::from) else {
         return false;
     };
     let src = out.join("link_probe.rs");
-    if std::fs::write(&src, "fn main() {}\n").is_err() {
+    if std::fs::write(&src, source).is_err() {
         return false;
     }
     let mut rustc = Command::new(env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
@@ -92,7 +105,7 @@ fn links_with(args: &[&str]) -> bool {
     if let Ok(flags) = env::var("CARGO_ENCODED_RUSTFLAGS") {
         rustc.args(flags.split('\x1f').filter(|f| !f.is_empty()));
     }
-    rustc.args(args);
+    rustc.args(taken).arg(arg);
     rustc.stdout(Stdio::null()).stderr(Stdio::null());
     if !rustc.status().is_ok_and(|s| s.success()) {
         return false;

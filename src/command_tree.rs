@@ -150,11 +150,16 @@ mod tests {
             .collect()
     }
 
-    /// What the whole tree alone reads of `args`, as text.
+    /// What the whole tree alone reads of `args`, as text (an error as its kind,
+    /// exit code and message).
     fn by_whole_tree(args: &[OsString]) -> Result<String, String> {
         Cli::try_parse_from(args)
             .map(|c| format!("{c:?}"))
-            .map_err(|e| e.kind().to_string())
+            .map_err(|e| error_text(&e))
+    }
+
+    fn error_text(e: &clap::Error) -> String {
+        format!("{} {} {}", e.kind(), e.exit_code(), e.render())
     }
 
     #[test]
@@ -186,6 +191,21 @@ mod tests {
                 lines.push(line(&words));
             }
         }
+        // Nested commands, and values that look like options.
+        for words in [
+            "hook install --scope project -n",
+            "--json lock status",
+            "lock status --json --dir d",
+            "config set autoMemoryEnabled -1",
+            "path --x -y",
+            "index rebuild --dry-run",
+            "hook status --color=never",
+            "--dir=-d show x",
+            "show -",
+            "show --raw -- --json",
+        ] {
+            lines.push(line(&words.split(' ').collect::<Vec<_>>()));
+        }
         let mut one_parsed = 0;
         for args in &lines {
             let Some(cli) = parse_in_one(&Cli::command(), args) else {
@@ -202,7 +222,7 @@ mod tests {
         );
         // And `parse` reads every line as the whole tree does, errors included.
         for args in &lines {
-            let got = parse(args).map(|c| format!("{c:?}")).map_err(|e| e.kind().to_string());
+            let got = parse(args).map(|c| format!("{c:?}")).map_err(|e| error_text(&e));
             assert_eq!(got, by_whole_tree(args), "{args:?}");
         }
     }
