@@ -1,6 +1,6 @@
-//! On Linux, link the memctl binary as a position-dependent executable (glibc
-//! targets) and with `link/hot-text.ld`. Only how the binary is linked changes,
-//! not the code.
+//! On Linux, link the memctl binary as a position-dependent executable and with
+//! libgcc's static unwinder (both on glibc targets), and with `link/hot-text.ld`.
+//! Only how the binary is linked changes, not the code.
 //!
 //! Non-PIE (`-no-pie`): a position-independent executable is relocated by the
 //! dynamic loader at every start: ~13 500 pointers (vtables, string tables, panic
@@ -16,10 +16,11 @@
 //! with libgcc's unwinder, which it links as the shared `libgcc_s.so.1`. Loading
 //! that library, and its constructor's CPUID probes (each one a trap to the
 //! hypervisor on a virtual machine), cost ~0.2 ms of every start measured on the
-//! reference VM, more than `show FILE.md` spends reading a 3 MB index. Linked
-//! from the static archive GCC ships beside it (as Rust's `crt-static` builds
-//! link it), the same unwinder is in the binary, and `libgcc_s` is no longer
-//! needed (the linker drops it: `--as-needed`). Panics unwind as before.
+//! reference VM. Linked from the static archive GCC ships beside it (as Rust's
+//! `crt-static` builds link it), the same unwinder is in the binary, and
+//! `libgcc_s` is no longer needed (the linker drops it: `--as-needed`). Panics
+//! unwind as before. GCC 12's and later unwinder calls glibc 2.35's
+//! `_dl_find_object`, so a binary built with it needs glibc 2.35 or later.
 //!
 //! The hot-text script: the functions `lint`, `lint --project` and
 //! `dream --dry-run` run (start-up included) are laid out together in a section
@@ -30,12 +31,13 @@
 //! `scripts/hot-text` from callgrind runs; a function it no longer names is only
 //! placed as before. `MEMCTL_PLAIN_LAYOUT=1` links without it.
 //!
-//! Each is first tried on an empty program linked as this build links (the same
-//! rustc, target, linker and RUSTFLAGS), which must also run when built for this
-//! machine, and left out when that fails: lld and
-//! GNU ld take the script's `INSERT BEFORE`, gold refuses it and mold takes no
-//! `SECTIONS` at all. A linker that refuses either builds memctl as before, which
-//! only costs time or memory, never a failed build.
+//! Each is first tried on a small program linked as this build links (the same
+//! rustc, target, linker and RUSTFLAGS, and the settings taken before it), which
+//! must also run when built for this machine (the unwinder's probe catches a
+//! panic), and left out when that fails: lld and GNU ld take the script's
+//! `INSERT BEFORE`, gold refuses it and mold takes no `SECTIONS` at all. A
+//! toolchain that refuses one builds memctl without it, which only costs time or
+//! memory, never a failed build.
 
 use std::env;
 use std::path::{Path, PathBuf};
